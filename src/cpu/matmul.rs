@@ -1,0 +1,150 @@
+//! Matrix products of strided 2-d blocks into a contiguous `m × n` output: f32, f64 and f16
+//! through the `gemm` crate (it takes arbitrary strides, so transposed operands are not
+//! copied; AVX-512 kernels are picked at run time), bf16 through f32, integers through a
+//! simple row-parallel kernel that wraps on overflow.
+
+use crate::dtype::NumElement;
+use half::{bf16, f16};
+use rayon::prelude::*;
+use std::any::TypeId;
+
+/// A 2-d operand: storage, offset and strides (rows, columns) in elements.
+#[derive(Clone, Copy, Debug)]
+pub struct Mat<'a, T> {
+    /// The whole storage.
+    pub data: &'a [T],
+    /// Offset of element (0, 0).
+    pub offset: usize,
+    /// Row stride.
+    pub rs: isize,
+    /// Column stride.
+    pub cs: isize,
+}
+
+impl<T: Copy> Mat<'_, T> {
+    #[inline(always)]
+    fn at(&self, i: usize, j: usize) -> T {
+        self.data[(self.offset as isize + i as isize * self.rs + j as isize * self.cs) as usize]
+    }
+    /// Panics unless every element of a `rows × cols` block lies inside the storage.
+    fn check(&self, rows: usize, cols: usize) {
+        if rows == 0 || cols == 0 {
+            return;
+        }
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (d, s) in [(rows, self.rs), (cols, self.cs)] {
+            let e = (d as isize - 1) * s;
+            if e < 0 { lo += e } else { hi += e }
+        }
+        assert!(lo >= 0 && (hi as usize) < self.data.len(), "matmul operand out of bounds");
+    }
+}
+
+/// Above this many multiply-adds `gemm` uses all threads.
+const PAR_FLOPS: usize = 1 << 18;
+
+fn cast_slice<T: 'static, U: 'static>(s: &[T]) -> &[U] {
+    assert_eq!(TypeId::of::<T>(), TypeId::of::<U>());
+    // SAFETY: T and U are the same type.
+    unsafe { std::slice::from_raw_parts(s.as_ptr() as *const U, s.len()) }
+}
+
+fn cast_slice_mut<T: 'static, U: 'static>(s: &mut [T]) -> &mut [U] {
+    assert_eq!(TypeId::of::<T>(), TypeId::of::<U>());
+    // SAFETY: T and U are the same type.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut U, s.len()) }
+}
+
+fn cast_mat<'a, T: 'static, U: 'static>(a: Mat<'a, T>) -> Mat<'a, U> {
+    Mat {
+        data: cast_slice(a.data),
+        offset: a.offset,
+        rs: a.rs,
+        cs: a.cs,
+    }
+}
+
+/// `dst (m × n, row-major) = a (m × k) · b (k × n)`.
+pub fn matmul<T: NumElement>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, m: usize, n: usize, k: usize) {
+    assert_eq!(dst.len(), m * n);
+    a.check(m, k);
+    b.check(k, n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        dst.fill(T::ZERO);
+        return;
+    }
+    let id = TypeId::of::<T>();
+    if id == TypeId::of::<f32>() {
+        gemm_call::<f32>(cast_slice_mut(dst), cast_mat(a), cast_mat(b), m, n, k, 0.0, 1.0);
+    } else if id == TypeId::of::<f64>() {
+        gemm_call::<f64>(cast_slice_mut(dst), cast_mat(a), cast_mat(b), m, n, k, 0.0, 1.0);
+    } else if id == TypeId::of::<f16>() {
+        gemm_call::<f16>(cast_slice_mut(dst), cast_mat(a), cast_mat(b), m, n, k, f16::ZERO, f16::ONE);
+    } else if id == TypeId::of::<bf16>() {
+        // gemm has no bf16 kernel: compute in f32 and round once.
+        let af: Vec<f32> = (0..m * k).map(|x| a.at(x / k, x % k).to_f64() as f32).collect();
+        let bf: Vec<f32> = (0..k * n).map(|x| b.at(x / n, x % n).to_f64() as f32).collect();
+        let mut out = vec![0f32; m * n];
+        let am = Mat { data: &af, offset: 0, rs: k as isize, cs: 1 };
+        let bm = Mat { data: &bf, offset: 0, rs: n as isize, cs: 1 };
+        gemm_call::<f32>(&mut out, am, bm, m, n, k, 0.0, 1.0);
+        for (d, &v) in dst.iter_mut().zip(&out) {
+            *d = T::from_f64(v as f64);
+        }
+    } else {
+        int_matmul(dst, a, b, n, k);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gemm_call<T: 'static + Copy>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, m: usize, n: usize, k: usize, zero: T, one: T) {
+    let par = if m * n * k >= PAR_FLOPS {
+        gemm::Parallelism::Rayon(rayon::current_num_threads())
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: `check` proved both operands' blocks lie inside their slices; dst is m × n.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.data.as_ptr().add(a.offset),
+            a.cs,
+            a.rs,
+            b.data.as_ptr().add(b.offset),
+            b.cs,
+            b.rs,
+            zero,
+            one,
+            false,
+            false,
+            false,
+            par,
+        );
+    }
+}
+
+fn int_matmul<T: NumElement>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, n: usize, k: usize) {
+    let row = |(i, out): (usize, &mut [T])| {
+        out.fill(T::ZERO);
+        for p in 0..k {
+            let x = a.at(i, p);
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = o.add(x.mul(b.at(p, j)));
+            }
+        }
+    };
+    if dst.len() * k >= PAR_FLOPS {
+        dst.par_chunks_mut(n).enumerate().for_each(row);
+    } else {
+        dst.chunks_mut(n).enumerate().for_each(row);
+    }
+}

@@ -1,0 +1,339 @@
+//! Generic element-wise drivers over strided blocks (candle's `layout.rs` idea): dimensions
+//! that are contiguous for every operand are merged, so a contiguous tensor is one flat loop
+//! the compiler vectorises, a strided one is a sequence of inner runs, and broadcasting is
+//! stride 0. Work is split across rayon threads above [`PAR_THRESHOLD`] elements.
+
+use crate::device::AlignedBuf;
+use crate::dtype::Element;
+use crate::shape::Layout;
+use rayon::prelude::*;
+
+/// Below this many elements an element-wise op runs on one thread: spawning costs more than
+/// it saves (measured: a 32 Ki-element f32 add takes about 5 µs on one core).
+pub const PAR_THRESHOLD: usize = 1 << 15;
+
+/// An iteration plan for `K` operands that share one logical shape.
+pub struct Plan<const K: usize> {
+    dims: Vec<usize>,
+    strides: [Vec<isize>; K],
+    offsets: [isize; K],
+}
+
+impl<const K: usize> Plan<K> {
+    /// Merges dimensions that are contiguous with respect to every operand and drops size-1
+    /// dimensions; the logical row-major order is preserved.
+    pub fn new(layouts: [&Layout; K]) -> Self {
+        let shape = layouts[0].shape.dims();
+        let mut dims: Vec<usize> = Vec::new();
+        let mut strides: [Vec<isize>; K] = std::array::from_fn(|_| Vec::new());
+        for (i, &d) in shape.iter().enumerate() {
+            if d == 1 {
+                continue;
+            }
+            let mergeable = !dims.is_empty()
+                && (0..K).all(|k| {
+                    *strides[k].last().unwrap() == layouts[k].strides[i] * d as isize
+                });
+            if mergeable {
+                *dims.last_mut().unwrap() *= d;
+                for k in 0..K {
+                    *strides[k].last_mut().unwrap() = layouts[k].strides[i];
+                }
+            } else {
+                dims.push(d);
+                for k in 0..K {
+                    strides[k].push(layouts[k].strides[i]);
+                }
+            }
+        }
+        Plan {
+            dims,
+            strides,
+            offsets: std::array::from_fn(|k| layouts[k].offset as isize),
+        }
+    }
+
+    /// Calls `f(pos, offsets, inner_strides, len)` for each run of the logical positions
+    /// `start..end`, where `offsets` are the storage indices of position `pos` in each operand.
+    pub fn for_runs(
+        &self,
+        start: usize,
+        end: usize,
+        mut f: impl FnMut(usize, [isize; K], [isize; K], usize),
+    ) {
+        if start >= end {
+            return;
+        }
+        let nd = self.dims.len();
+        if nd == 0 {
+            f(0, self.offsets, [0; K], 1);
+            return;
+        }
+        let last = nd - 1;
+        let mut idx = vec![0usize; nd];
+        let mut rem = start;
+        for d in (0..nd).rev() {
+            idx[d] = rem % self.dims[d];
+            rem /= self.dims[d];
+        }
+        let mut offs = self.offsets;
+        for k in 0..K {
+            for d in 0..nd {
+                offs[k] += idx[d] as isize * self.strides[k][d];
+            }
+        }
+        let inner: [isize; K] = std::array::from_fn(|k| self.strides[k][last]);
+        let mut pos = start;
+        while pos < end {
+            let len = (self.dims[last] - idx[last]).min(end - pos);
+            f(pos, offs, inner, len);
+            pos += len;
+            idx[last] += len;
+            for k in 0..K {
+                offs[k] += len as isize * inner[k];
+            }
+            if idx[last] == self.dims[last] {
+                for k in 0..K {
+                    offs[k] -= self.dims[last] as isize * inner[k];
+                }
+                idx[last] = 0;
+                for d in (0..last).rev() {
+                    idx[d] += 1;
+                    for k in 0..K {
+                        offs[k] += self.strides[k][d];
+                    }
+                    if idx[d] < self.dims[d] {
+                        break;
+                    }
+                    for k in 0..K {
+                        offs[k] -= self.dims[d] as isize * self.strides[k][d];
+                    }
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+}
+
+/// Splits `0..n` into ranges and runs `f(start, end)` on each, in parallel above the threshold.
+pub fn par_ranges(n: usize, f: impl Fn(usize, usize) + Sync) {
+    if n < PAR_THRESHOLD {
+        f(0, n);
+        return;
+    }
+    let chunk = chunk_len(n);
+    (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .for_each(|i| f(i * chunk, ((i + 1) * chunk).min(n)));
+}
+
+fn chunk_len(n: usize) -> usize {
+    let parts = rayon::current_num_threads() * 4;
+    n.div_ceil(parts).max(PAR_THRESHOLD / 2).next_multiple_of(64)
+}
+
+/// Runs `f(start, out_chunk)` over disjoint chunks of a contiguous output.
+fn par_out<O: Send>(out: &mut [O], f: impl Fn(usize, &mut [O]) + Sync) {
+    if out.len() < PAR_THRESHOLD {
+        f(0, out);
+        return;
+    }
+    let chunk = chunk_len(out.len());
+    out.par_chunks_mut(chunk)
+        .enumerate()
+        .for_each(|(i, c)| f(i * chunk, c));
+}
+
+#[inline(always)]
+fn at(o: isize, j: usize, s: isize) -> usize {
+    (o + j as isize * s) as usize
+}
+
+/// `out[i] = f(src[i])` into a new contiguous buffer, in the logical order of `l`.
+pub fn map<I: Element, O: Element>(
+    src: &[I],
+    l: &Layout,
+    f: impl Fn(I) -> O + Sync,
+) -> AlignedBuf<O> {
+    let mut out = AlignedBuf::zeros(l.shape.numel()).expect("shape validated");
+    map_into(src, l, &mut out, &f);
+    out
+}
+
+/// `out[i] = f(src[i])` into a contiguous `out` of `l.shape.numel()` elements.
+pub fn map_into<I: Element, O: Element>(
+    src: &[I],
+    l: &Layout,
+    out: &mut [O],
+    f: &(impl Fn(I) -> O + Sync),
+) {
+    let plan = Plan::new([l]);
+    par_out(out, |start, chunk| {
+        plan.for_runs(start, start + chunk.len(), |pos, [o], [s], len| {
+            let dst = &mut chunk[pos - start..pos - start + len];
+            if s == 1 {
+                let o = o as usize;
+                for (d, &x) in dst.iter_mut().zip(&src[o..o + len]) {
+                    *d = f(x);
+                }
+            } else if s == 0 {
+                dst.fill(f(src[o as usize]));
+            } else {
+                for (j, d) in dst.iter_mut().enumerate() {
+                    *d = f(src[at(o, j, s)]);
+                }
+            }
+        })
+    });
+}
+
+/// `out[i] = f(a[i], b[i])` into a new contiguous buffer; `la` and `lb` are already broadcast
+/// to the output shape.
+pub fn zip<A: Element, B: Element, O: Element>(
+    a: &[A],
+    la: &Layout,
+    b: &[B],
+    lb: &Layout,
+    f: impl Fn(A, B) -> O + Sync,
+) -> AlignedBuf<O> {
+    let mut out = AlignedBuf::zeros(la.shape.numel()).expect("shape validated");
+    zip_into(a, la, b, lb, &mut out, &f);
+    out
+}
+
+/// `out[i] = f(a[i], b[i])` into a contiguous `out`.
+pub fn zip_into<A: Element, B: Element, O: Element>(
+    a: &[A],
+    la: &Layout,
+    b: &[B],
+    lb: &Layout,
+    out: &mut [O],
+    f: &(impl Fn(A, B) -> O + Sync),
+) {
+    let plan = Plan::new([la, lb]);
+    par_out(out, |start, chunk| {
+        plan.for_runs(start, start + chunk.len(), |pos, [oa, ob], [sa, sb], len| {
+            let dst = &mut chunk[pos - start..pos - start + len];
+            match (sa, sb) {
+                (1, 1) => {
+                    let (oa, ob) = (oa as usize, ob as usize);
+                    for ((d, &x), &y) in dst.iter_mut().zip(&a[oa..oa + len]).zip(&b[ob..ob + len])
+                    {
+                        *d = f(x, y);
+                    }
+                }
+                (1, 0) => {
+                    let (oa, y) = (oa as usize, b[ob as usize]);
+                    for (d, &x) in dst.iter_mut().zip(&a[oa..oa + len]) {
+                        *d = f(x, y);
+                    }
+                }
+                (0, 1) => {
+                    let (x, ob) = (a[oa as usize], ob as usize);
+                    for (d, &y) in dst.iter_mut().zip(&b[ob..ob + len]) {
+                        *d = f(x, y);
+                    }
+                }
+                _ => {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = f(a[at(oa, j, sa)], b[at(ob, j, sb)]);
+                    }
+                }
+            }
+        })
+    });
+}
+
+/// `out[i] = f(a[i], b[i], c[i])` into a new contiguous buffer (for `where_`, `clip`).
+pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
+    (a, la): (&[A], &Layout),
+    (b, lb): (&[B], &Layout),
+    (c, lc): (&[C], &Layout),
+    f: impl Fn(A, B, C) -> O + Sync,
+) -> AlignedBuf<O> {
+    let mut out = AlignedBuf::zeros(la.shape.numel()).expect("shape validated");
+    let plan = Plan::new([la, lb, lc]);
+    par_out(&mut out, |start, chunk| {
+        plan.for_runs(start, start + chunk.len(), |pos, o, s, len| {
+            for j in 0..len {
+                chunk[pos - start + j] = f(a[at(o[0], j, s[0])], b[at(o[1], j, s[1])], c[at(o[2], j, s[2])]);
+            }
+        })
+    });
+    out
+}
+
+/// A raw pointer that may cross threads; each thread writes a disjoint set of indices.
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+fn check_writable<T>(dst: &[T], l: &Layout) {
+    let (lo, hi) = l.span();
+    assert!(
+        lo <= hi && hi <= dst.len().max(lo),
+        "layout exceeds its storage"
+    );
+    assert!(!l.has_aliasing(), "in-place write through a broadcast view");
+}
+
+/// `dst[i] = f(dst[i], src[i])` in place; `ls` is already broadcast to `ld`'s shape. `ld`
+/// must not alias (no stride 0 on a dimension longer than 1); callers check this.
+pub fn zip_inplace<T: Element, U: Element>(
+    dst: &mut [T],
+    ld: &Layout,
+    src: &[U],
+    ls: &Layout,
+    f: impl Fn(T, U) -> T + Sync,
+) {
+    check_writable(dst, ld);
+    let plan = Plan::new([ld, ls]);
+    let p = SendPtr(dst.as_mut_ptr());
+    par_ranges(ld.shape.numel(), |start, end| {
+        let p = p;
+        plan.for_runs(start, end, |_, [od, os], [sd, ss], len| {
+            // SAFETY: the span check above keeps every index in bounds; the layout does not
+            // alias, so threads (which get disjoint logical ranges) write disjoint elements.
+            unsafe {
+                if sd == 1 && ss == 1 {
+                    let d = std::slice::from_raw_parts_mut(p.0.add(od as usize), len);
+                    for (x, &y) in d.iter_mut().zip(&src[os as usize..os as usize + len]) {
+                        *x = f(*x, y);
+                    }
+                } else {
+                    for j in 0..len {
+                        let q = p.0.add(at(od, j, sd));
+                        *q = f(*q, src[at(os, j, ss)]);
+                    }
+                }
+            }
+        })
+    });
+}
+
+/// `dst[i] = f(dst[i])` in place.
+pub fn map_inplace<T: Element>(dst: &mut [T], ld: &Layout, f: impl Fn(T) -> T + Sync) {
+    check_writable(dst, ld);
+    let plan = Plan::new([ld]);
+    let p = SendPtr(dst.as_mut_ptr());
+    par_ranges(ld.shape.numel(), |start, end| {
+        let p = p;
+        plan.for_runs(start, end, |_, [od], [sd], len| {
+            // SAFETY: as in `zip_inplace`.
+            unsafe {
+                if sd == 1 {
+                    let d = std::slice::from_raw_parts_mut(p.0.add(od as usize), len);
+                    for x in d.iter_mut() {
+                        *x = f(*x);
+                    }
+                } else {
+                    for j in 0..len {
+                        let q = p.0.add(at(od, j, sd));
+                        *q = f(*q);
+                    }
+                }
+            }
+        })
+    });
+}

@@ -1,0 +1,114 @@
+//! Host storage: 64-byte aligned buffers shared behind `Arc<RwLock<..>>`, so views share memory
+//! with their base and writes through one handle are seen by all (the seed's `owns_data`).
+
+use super::{Device, DeviceIndex, DeviceKind, sealed};
+use crate::dtype::Element;
+use std::alloc::{self, Layout as AllocLayout};
+use std::ptr::NonNull;
+use std::sync::{Arc, RwLock};
+
+/// The alignment of every CPU buffer, in bytes (a cache line; enough for AVX-512 loads).
+pub const CPU_ALIGN: usize = 64;
+
+/// A zero-initialised, 64-byte aligned, fixed-length buffer of elements.
+pub struct AlignedBuf<T: Element> {
+    ptr: NonNull<T>,
+    len: usize,
+}
+
+// SAFETY: the buffer owns its elements, which are Send + Sync.
+unsafe impl<T: Element> Send for AlignedBuf<T> {}
+unsafe impl<T: Element> Sync for AlignedBuf<T> {}
+
+impl<T: Element> AlignedBuf<T> {
+    fn layout(len: usize) -> AllocLayout {
+        AllocLayout::from_size_align(len * T::SIZE, CPU_ALIGN).expect("size checked by caller")
+    }
+    /// `len` zero elements (all-zero bytes are zero for every element type).
+    ///
+    /// Returns `None` when `len * size_of::<T>()` overflows `isize`.
+    pub fn zeros(len: usize) -> Option<Self> {
+        let bytes = len.checked_mul(T::SIZE)?;
+        if bytes > isize::MAX as usize - CPU_ALIGN {
+            return None;
+        }
+        if bytes == 0 {
+            return Some(AlignedBuf {
+                ptr: NonNull::dangling(),
+                len,
+            });
+        }
+        // SAFETY: non-zero size, valid layout; T is Zeroable so zeroed memory is a valid T.
+        let p = unsafe { alloc::alloc_zeroed(Self::layout(len)) } as *mut T;
+        let ptr = NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(Self::layout(len)));
+        Some(AlignedBuf { ptr, len })
+    }
+    /// A buffer holding a copy of `data`.
+    pub fn from_slice(data: &[T]) -> Self {
+        let mut b = Self::zeros(data.len()).expect("a slice's size fits in isize");
+        b.copy_from_slice(data);
+        b
+    }
+    /// Bytes allocated (0 for an empty buffer).
+    pub fn allocated_bytes(&self) -> usize {
+        if self.len * T::SIZE == 0 {
+            0
+        } else {
+            Self::layout(self.len).size()
+        }
+    }
+}
+
+impl<T: Element> std::ops::Deref for AlignedBuf<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: ptr is valid for len initialised elements (or dangling with len*size == 0).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+impl<T: Element> std::ops::DerefMut for AlignedBuf<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as above, and we hold &mut self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Element> Drop for AlignedBuf<T> {
+    fn drop(&mut self) {
+        if self.len * T::SIZE != 0 {
+            // SAFETY: allocated in `zeros` with this layout.
+            unsafe { alloc::dealloc(self.ptr.as_ptr() as *mut u8, Self::layout(self.len)) }
+        }
+    }
+}
+
+/// A shared handle to a host buffer. Readers and writers lock it; an op that would read and
+/// write the same buffer copies its input first.
+pub type CpuStorage<T> = Arc<RwLock<AlignedBuf<T>>>;
+
+/// The host as a device (a unit type: there is one CPU).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cpu;
+
+impl sealed::Sealed for Cpu {}
+
+impl Device for Cpu {
+    type Storage<T: Element> = CpuStorage<T>;
+    const KIND: DeviceKind = DeviceKind::Cpu;
+    fn index(&self) -> DeviceIndex {
+        DeviceIndex::cpu()
+    }
+    fn zeros<T: Element>(&self, len: usize) -> crate::Result<CpuStorage<T>> {
+        let buf = AlignedBuf::zeros(len).ok_or_else(|| crate::Error::ShapeOverflow {
+            op: "alloc",
+            dims: vec![len],
+        })?;
+        Ok(Arc::new(RwLock::new(buf)))
+    }
+    fn allocated_bytes<T: Element>(s: &CpuStorage<T>) -> usize {
+        crate::tensor::read(s).allocated_bytes()
+    }
+    fn same_storage<T: Element>(a: &CpuStorage<T>, b: &CpuStorage<T>) -> bool {
+        Arc::ptr_eq(a, b)
+    }
+}

@@ -1,0 +1,80 @@
+//! Devices as types (`Cpu`, `Cuda`) and at run time (`DeviceKind`, `DeviceIndex`).
+
+mod cpu;
+mod cuda;
+
+pub use cpu::{AlignedBuf, Cpu, CpuStorage};
+pub use cuda::{Cuda, CudaStorage};
+
+use crate::dtype::Element;
+use std::fmt;
+
+/// The kind of a device (the seed's `Device::CPU` / `Device::CUDA`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// Host memory.
+    Cpu,
+    /// An NVIDIA GPU.
+    Cuda,
+}
+
+/// A device at run time: its kind and ordinal (the seed's `DeviceIndex`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DeviceIndex {
+    /// CPU or CUDA.
+    pub kind: DeviceKind,
+    /// The ordinal (0 for the CPU).
+    pub index: usize,
+}
+
+impl DeviceIndex {
+    /// The host.
+    pub const fn cpu() -> Self {
+        DeviceIndex {
+            kind: DeviceKind::Cpu,
+            index: 0,
+        }
+    }
+    /// CUDA device number `n`.
+    pub const fn cuda(n: usize) -> Self {
+        DeviceIndex {
+            kind: DeviceKind::Cuda,
+            index: n,
+        }
+    }
+}
+
+impl fmt::Display for DeviceIndex {
+    /// `cpu` or `cuda:N`, as PyTorch prints devices.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            DeviceKind::Cpu => write!(f, "cpu"),
+            DeviceKind::Cuda => write!(f, "cuda:{}", self.index),
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A device as a type. Each device owns its storage type; binary ops take two tensors with the
+/// same `D`, so mixing a CPU and a CUDA tensor does not compile.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device",
+    note = "devices are `Cpu` and `Cuda`"
+)]
+pub trait Device: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static {
+    /// The buffer type holding `T` elements on this device; cloning it shares the memory.
+    type Storage<T: Element>: Clone + Send + Sync;
+    /// The device kind.
+    const KIND: DeviceKind;
+    /// The runtime description of this device.
+    fn index(&self) -> DeviceIndex;
+    /// A zero-filled buffer of `len` elements.
+    fn zeros<T: Element>(&self, len: usize) -> crate::Result<Self::Storage<T>>;
+    /// Bytes actually allocated for a buffer (may exceed `len * size` through alignment).
+    fn allocated_bytes<T: Element>(storage: &Self::Storage<T>) -> usize;
+    /// True when two handles share one buffer.
+    fn same_storage<T: Element>(a: &Self::Storage<T>, b: &Self::Storage<T>) -> bool;
+}

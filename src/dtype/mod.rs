@@ -1,0 +1,107 @@
+//! Element types, their runtime tags and the type-level promotion table.
+
+mod element;
+mod promote;
+
+pub use element::{Element, FloatElement, IntElement, NumElement};
+pub use promote::{FloatOf, SquareOf, SumOf};
+
+/// The runtime tag of an element type (the seed's `Dtype`).
+///
+/// Names follow the seed (`Dtype::Float32`, `Dtype::Bfloat16`, ...); `UInt8` and `Bool` hold
+/// masks and comparison results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    /// IEEE 754 binary32, 4 bytes.
+    Float32,
+    /// IEEE 754 binary64, 8 bytes.
+    Float64,
+    /// IEEE 754 binary16, 2 bytes.
+    Float16,
+    /// bfloat16 (8-bit exponent, 7-bit mantissa), 2 bytes.
+    Bfloat16,
+    /// Signed 16-bit integer.
+    Int16,
+    /// Signed 32-bit integer.
+    Int32,
+    /// Signed 64-bit integer.
+    Int64,
+    /// Unsigned 8-bit integer.
+    UInt8,
+    /// Boolean, stored as one byte (0 or 1).
+    Bool,
+}
+
+impl Dtype {
+    /// Every dtype, in declaration order.
+    pub const ALL: [Dtype; 9] = [
+        Dtype::Float32,
+        Dtype::Float64,
+        Dtype::Float16,
+        Dtype::Bfloat16,
+        Dtype::Int16,
+        Dtype::Int32,
+        Dtype::Int64,
+        Dtype::UInt8,
+        Dtype::Bool,
+    ];
+
+    /// Size of one element in bytes (the seed's `dtype_size`): `Float32.size() == 4`.
+    pub const fn size(self) -> usize {
+        match self {
+            Dtype::Float64 | Dtype::Int64 => 8,
+            Dtype::Float32 | Dtype::Int32 => 4,
+            Dtype::Float16 | Dtype::Bfloat16 | Dtype::Int16 => 2,
+            Dtype::UInt8 | Dtype::Bool => 1,
+        }
+    }
+
+    /// True for the four floating-point dtypes.
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            Dtype::Float32 | Dtype::Float64 | Dtype::Float16 | Dtype::Bfloat16
+        )
+    }
+
+    /// The dtype of a float-valued op (`sin`, `sqrt`, `mean`) on this dtype: the runtime form of
+    /// [`FloatOf`] (the seed's promotion table: Int16/Int32/UInt8/Bool → Float32, Int64 → Float64).
+    pub const fn float_of(self) -> Dtype {
+        match self {
+            Dtype::Int64 => Dtype::Float64,
+            Dtype::Int16 | Dtype::Int32 | Dtype::UInt8 | Dtype::Bool => Dtype::Float32,
+            d => d,
+        }
+    }
+
+    /// The dtype of `sum`/`product`: Int64 for integer and bool dtypes (as NumPy), else itself.
+    /// The runtime form of [`SumOf`].
+    pub const fn sum_of(self) -> Dtype {
+        if self.is_float() {
+            self
+        } else {
+            Dtype::Int64
+        }
+    }
+
+    /// The dtype of `square`: Float64 for integer dtypes (the seed's overflow rule), else itself.
+    /// The runtime form of [`SquareOf`].
+    pub const fn square_of(self) -> Dtype {
+        if self.is_float() {
+            self
+        } else {
+            Dtype::Float64
+        }
+    }
+}
+
+impl std::fmt::Display for Dtype {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Size in bytes of one element of `dtype` (the seed's static `Tensor::dtype_size`).
+pub const fn dtype_size(dtype: Dtype) -> usize {
+    dtype.size()
+}

@@ -1,0 +1,350 @@
+//! Binary element-wise ops between tensors (NumPy broadcasting) and with scalars, their
+//! in-place and `_into` forms, and the `+ - * /` operators.
+//!
+//! Integer `+ - *` wrap; integer `/` truncates toward zero; integer division by zero is an
+//! `Err` (the seed), float division follows IEEE 754. `floor_divide` and `remainder` follow
+//! NumPy (floor semantics, the remainder takes the divisor's sign).
+
+use super::{map_assign, map_new, storage_id, write_into, zip_assign, zip_new};
+use crate::cpu::strided;
+use crate::device::Cpu;
+use crate::dtype::{Element, NumElement};
+use crate::error::{Error, Result};
+use crate::shape::broadcast_shapes;
+use crate::tensor::Tensor;
+
+/// A binary op on numeric elements, defined once.
+pub trait BinaryOp: Send + Sync + 'static {
+    /// The op's name.
+    const NAME: &'static str;
+    /// The element-wise function. For integers it is only called with right operands that
+    /// pass [`BinaryOp::valid_rhs`].
+    fn apply<T: NumElement>(a: T, b: T) -> T;
+    /// False for a right operand without a defined integer result (division by zero).
+    #[inline(always)]
+    fn valid_rhs<T: NumElement>(_b: T) -> bool {
+        true
+    }
+    /// The error for an invalid right operand.
+    fn invalid(dtype: crate::Dtype) -> Error {
+        Error::DivisionByZero {
+            op: Self::NAME,
+            dtype,
+        }
+    }
+}
+
+macro_rules! binary_ops {
+    ($($(#[$doc:meta])* $op:ident, $name:ident, |$a:ident, $b:ident| $body:expr, valid: |$v:ident| $valid:expr;)*) => {
+        /// Zero-sized op types.
+        pub mod ops {
+            use super::*;
+            $(
+                #[doc = concat!("The `", stringify!($name), "` op.")]
+                pub struct $op;
+                impl BinaryOp for $op {
+                    const NAME: &'static str = stringify!($name);
+                    #[inline(always)]
+                    fn apply<T: NumElement>($a: T, $b: T) -> T { $body }
+                    #[inline(always)]
+                    fn valid_rhs<T: NumElement>($v: T) -> bool { $valid }
+                }
+            )*
+        }
+    };
+}
+
+binary_ops! {
+    Add, add, |a, b| a.add(b), valid: |_b| true;
+    Sub, sub, |a, b| a.sub(b), valid: |_b| true;
+    Mul, mul, |a, b| a.mul(b), valid: |_b| true;
+    Div, div, |a, b| a.div(b).unwrap_or(T::ZERO), valid: |b| T::DTYPE.is_float() || b != T::ZERO;
+    FloorDivide, floor_divide, |a, b| a.floor_div(b).unwrap_or(T::ZERO), valid: |b| T::DTYPE.is_float() || b != T::ZERO;
+    Remainder, remainder, |a, b| a.rem(b).unwrap_or(T::ZERO), valid: |b| T::DTYPE.is_float() || b != T::ZERO;
+    Maximum, maximum, |a, b| a.max_of(b), valid: |_b| true;
+    Minimum, minimum, |a, b| a.min_of(b), valid: |_b| true;
+}
+
+/// Element-wise `a ^ b` (NumPy `power`); a negative integer exponent is an `Err`.
+pub struct PowOp;
+impl BinaryOp for PowOp {
+    const NAME: &'static str = "pow";
+    #[inline(always)]
+    fn apply<T: NumElement>(a: T, b: T) -> T {
+        a.pow(b).unwrap_or(T::ZERO)
+    }
+    #[inline(always)]
+    fn valid_rhs<T: NumElement>(b: T) -> bool {
+        T::DTYPE.is_float() || b >= T::ZERO
+    }
+    fn invalid(dtype: crate::Dtype) -> Error {
+        Error::InvalidArgument {
+            op: "pow",
+            msg: format!(
+                "a negative exponent in a {dtype} tensor has no integer result; cast to a float dtype first"
+            ),
+        }
+    }
+}
+
+/// Checks every right operand of an integer op before anything is computed or written, so an
+/// `Err` leaves all inputs unchanged.
+fn check_rhs<Op: BinaryOp, T: NumElement>(b: &Tensor<T, Cpu>) -> Result<()> {
+    if T::DTYPE.is_float() {
+        return Ok(());
+    }
+    let any_bad = b.to_vec().iter().any(|&x| !Op::valid_rhs(x));
+    if any_bad { Err(Op::invalid(T::DTYPE)) } else { Ok(()) }
+}
+
+fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
+    if Op::valid_rhs(s) { Ok(()) } else { Err(Op::invalid(T::DTYPE)) }
+}
+
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// `Op(self, other)` with broadcasting into a new tensor.
+    pub fn try_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
+        check_rhs::<Op, T>(other)?;
+        zip_new(Op::NAME, self, other, Op::apply::<T>)
+    }
+
+    /// `self = Op(self, other)`, `other` broadcast into `self`'s shape.
+    pub fn try_binary_<Op: BinaryOp>(&mut self, other: &Self) -> Result<()> {
+        check_rhs::<Op, T>(other)?;
+        zip_assign(Op::NAME, self, other, Op::apply::<T>)
+    }
+
+    /// `out = Op(self, other)`; `out` must have the broadcast shape and may be an input.
+    pub fn try_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
+        check_rhs::<Op, T>(other)?;
+        let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
+        let la = self.layout.broadcast_to(Op::NAME, &shape)?;
+        let lb = other.layout.broadcast_to(Op::NAME, &shape)?;
+        let ids = [storage_id(self), storage_id(other)];
+        write_into(Op::NAME, out, &shape, &ids, |o| {
+            let ga = crate::tensor::read(&self.storage);
+            let gb = crate::tensor::read(&other.storage);
+            strided::zip_into(&ga, &la, &gb, &lb, o, &Op::apply::<T>);
+        })
+    }
+
+    /// `Op(self, s)` for every element.
+    pub fn try_scalar<Op: BinaryOp>(&self, s: T) -> Result<Self> {
+        check_scalar::<Op, T>(s)?;
+        map_new(Op::NAME, self, move |x| Op::apply(x, s))
+    }
+
+    /// `Op(s, self)` for every element (`s - t`, `s / t`).
+    pub fn try_scalar_lhs<Op: BinaryOp>(&self, s: T) -> Result<Self> {
+        check_rhs::<Op, T>(self)?;
+        map_new(Op::NAME, self, move |x| Op::apply(s, x))
+    }
+
+    /// `self = Op(self, s)` in place.
+    pub fn try_scalar_<Op: BinaryOp>(&mut self, s: T) -> Result<()> {
+        check_scalar::<Op, T>(s)?;
+        map_assign(Op::NAME, self, move |x| Op::apply(x, s))
+    }
+
+    /// `out = Op(self, s)`.
+    pub fn try_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
+        check_scalar::<Op, T>(s)?;
+        let shape = self.shape().clone();
+        write_into(Op::NAME, out, &shape, &[storage_id(self)], |o| {
+            let g = crate::tensor::read(&self.storage);
+            strided::map_into(&g, &self.layout, o, &move |x| Op::apply(x, s));
+        })
+    }
+}
+
+macro_rules! binary_methods {
+    ($($op:ident: $name:ident, $try_name:ident, $inplace:ident, $into:ident,
+       $sname:ident, $try_sname:ident, $sinplace:ident, $sinto:ident, $rname:ident;)*) => {
+        impl<T: NumElement> Tensor<T, Cpu> {
+            $(
+                #[doc = concat!("Element-wise `", stringify!($name), "` with NumPy broadcasting.")]
+                ///
+                /// # Errors
+                /// `Broadcast` naming both shapes; `DivisionByZero` for an integer zero divisor.
+                pub fn $try_name(&self, other: &Self) -> Result<Self> {
+                    self.try_binary::<ops::$op>(other)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`] that panics with the error's message.")]
+                pub fn $name(&self, other: &Self) -> Self {
+                    self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                }
+                #[doc = concat!("In-place `", stringify!($name), "`; `other` broadcasts into `self`'s shape, which cannot grow.")]
+                pub fn $inplace(&mut self, other: &Self) -> Result<()> {
+                    self.try_binary_::<ops::$op>(other)
+                }
+                #[doc = concat!("Writes `", stringify!($name), "(self, other)` into `out` (seed 001's `Fill*`).")]
+                pub fn $into(&self, other: &Self, out: &mut Self) -> Result<()> {
+                    self.try_binary_into::<ops::$op>(other, out)
+                }
+                #[doc = concat!("`", stringify!($name), "(self, s)` for a scalar `s`; errors as the tensor form.")]
+                pub fn $try_sname(&self, s: T) -> Result<Self> {
+                    self.try_scalar::<ops::$op>(s)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($try_sname), "`] that panics with the error's message.")]
+                pub fn $sname(&self, s: T) -> Self {
+                    self.$try_sname(s).unwrap_or_else(|e| panic!("{e}"))
+                }
+                #[doc = concat!("In-place `", stringify!($name), "` with a scalar.")]
+                pub fn $sinplace(&mut self, s: T) -> Result<()> {
+                    self.try_scalar_::<ops::$op>(s)
+                }
+                #[doc = concat!("Writes `", stringify!($name), "(self, s)` into `out`.")]
+                pub fn $sinto(&self, s: T, out: &mut Self) -> Result<()> {
+                    self.try_scalar_into::<ops::$op>(s, out)
+                }
+                #[doc = concat!("`", stringify!($name), "(s, self)`: the scalar on the left (`s - t`).")]
+                pub fn $rname(&self, s: T) -> Result<Self> {
+                    self.try_scalar_lhs::<ops::$op>(s)
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    Add: add, try_add, add_, add_into, add_scalar, try_add_scalar, add_scalar_, add_scalar_into, radd_scalar;
+    Sub: sub, try_sub, sub_, sub_into, sub_scalar, try_sub_scalar, sub_scalar_, sub_scalar_into, rsub_scalar;
+    Mul: mul, try_mul, mul_, mul_into, mul_scalar, try_mul_scalar, mul_scalar_, mul_scalar_into, rmul_scalar;
+    Div: div, try_div, div_, div_into, div_scalar, try_div_scalar, div_scalar_, div_scalar_into, rdiv_scalar;
+    FloorDivide: floor_divide, try_floor_divide, floor_divide_, floor_divide_into, floor_divide_scalar, try_floor_divide_scalar, floor_divide_scalar_, floor_divide_scalar_into, rfloor_divide_scalar;
+    Remainder: remainder, try_remainder, remainder_, remainder_into, remainder_scalar, try_remainder_scalar, remainder_scalar_, remainder_scalar_into, rremainder_scalar;
+    Maximum: maximum, try_maximum, maximum_, maximum_into, maximum_scalar, try_maximum_scalar, maximum_scalar_, maximum_scalar_into, rmaximum_scalar;
+    Minimum: minimum, try_minimum, minimum_, minimum_into, minimum_scalar, try_minimum_scalar, minimum_scalar_, minimum_scalar_into, rminimum_scalar;
+}
+
+impl<T: NumElement> super::unary::PowExponent<T> for &Tensor<T, Cpu> {
+    type Output = T;
+    fn pow(self, t: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
+        t.try_binary::<PowOp>(self)
+    }
+}
+
+impl<T: NumElement> super::unary::PowExponentInplace<T> for &Tensor<T, Cpu> {
+    fn pow_(self, t: &mut Tensor<T, Cpu>) -> Result<()> {
+        t.try_binary_::<PowOp>(self)
+    }
+}
+
+impl<T: Element> Tensor<T, Cpu> {
+    /// `f(a, b)` element-wise with broadcasting, in parallel; the element types may all differ
+    /// (seed 001's `map2`, seed 002's `F2`).
+    pub fn zip_map<U: Element, O: Element>(
+        &self,
+        other: &Tensor<U, Cpu>,
+        f: impl Fn(T, U) -> O + Sync + Send,
+    ) -> Result<Tensor<O, Cpu>> {
+        zip_new("zip_map", self, other, f)
+    }
+}
+
+macro_rules! operators {
+    ($($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $op:ident;)*) => {$(
+        impl<T: NumElement> std::ops::$tr<&Tensor<T, Cpu>> for &Tensor<T, Cpu> {
+            type Output = Tensor<T, Cpu>;
+            fn $m(self, rhs: &Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+                self.$try(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl<T: NumElement> std::ops::$tr<Tensor<T, Cpu>> for Tensor<T, Cpu> {
+            type Output = Tensor<T, Cpu>;
+            fn $m(self, rhs: Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+                std::ops::$tr::$m(&self, &rhs)
+            }
+        }
+        impl<T: NumElement> std::ops::$tr<&Tensor<T, Cpu>> for Tensor<T, Cpu> {
+            type Output = Tensor<T, Cpu>;
+            fn $m(self, rhs: &Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+                std::ops::$tr::$m(&self, rhs)
+            }
+        }
+        impl<T: NumElement> std::ops::$tr<Tensor<T, Cpu>> for &Tensor<T, Cpu> {
+            type Output = Tensor<T, Cpu>;
+            fn $m(self, rhs: Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+                std::ops::$tr::$m(self, &rhs)
+            }
+        }
+        impl<T: NumElement> std::ops::$tr<T> for &Tensor<T, Cpu> {
+            type Output = Tensor<T, Cpu>;
+            fn $m(self, rhs: T) -> Tensor<T, Cpu> {
+                self.try_scalar::<ops::$op>(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl<T: NumElement> std::ops::$tr<T> for Tensor<T, Cpu> {
+            type Output = Tensor<T, Cpu>;
+            fn $m(self, rhs: T) -> Tensor<T, Cpu> {
+                std::ops::$tr::$m(&self, rhs)
+            }
+        }
+        impl<T: NumElement> std::ops::$atr<&Tensor<T, Cpu>> for Tensor<T, Cpu> {
+            fn $am(&mut self, rhs: &Tensor<T, Cpu>) {
+                self.try_binary_::<ops::$op>(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl<T: NumElement> std::ops::$atr<Tensor<T, Cpu>> for Tensor<T, Cpu> {
+            fn $am(&mut self, rhs: Tensor<T, Cpu>) {
+                std::ops::$atr::$am(self, &rhs)
+            }
+        }
+        impl<T: NumElement> std::ops::$atr<T> for Tensor<T, Cpu> {
+            fn $am(&mut self, rhs: T) {
+                self.try_scalar_::<ops::$op>(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+    )*};
+}
+
+operators! {
+    Add, add, AddAssign, add_assign, try_add, Add;
+    Sub, sub, SubAssign, sub_assign, try_sub, Sub;
+    Mul, mul, MulAssign, mul_assign, try_mul, Mul;
+    Div, div, DivAssign, div_assign, try_div, Div;
+}
+
+macro_rules! scalar_lhs {
+    ($($t:ty),*) => {$(
+        impl std::ops::Add<&Tensor<$t, Cpu>> for $t {
+            type Output = Tensor<$t, Cpu>;
+            fn add(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
+                rhs.try_scalar_lhs::<ops::Add>(self).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::Sub<&Tensor<$t, Cpu>> for $t {
+            type Output = Tensor<$t, Cpu>;
+            fn sub(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
+                rhs.try_scalar_lhs::<ops::Sub>(self).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::Mul<&Tensor<$t, Cpu>> for $t {
+            type Output = Tensor<$t, Cpu>;
+            fn mul(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
+                rhs.try_scalar_lhs::<ops::Mul>(self).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::Div<&Tensor<$t, Cpu>> for $t {
+            type Output = Tensor<$t, Cpu>;
+            fn div(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
+                rhs.try_scalar_lhs::<ops::Div>(self).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+    )*};
+}
+
+scalar_lhs!(f32, f64, half::f16, half::bf16, i16, i32, i64, u8);
+
+impl<T: NumElement> std::ops::Neg for &Tensor<T, Cpu> {
+    type Output = Tensor<T, Cpu>;
+    fn neg(self) -> Tensor<T, Cpu> {
+        Tensor::neg(self)
+    }
+}
+impl<T: NumElement> std::ops::Neg for Tensor<T, Cpu> {
+    type Output = Tensor<T, Cpu>;
+    fn neg(self) -> Tensor<T, Cpu> {
+        Tensor::neg(&self)
+    }
+}

@@ -1,0 +1,128 @@
+//! Matrix products: `matmul` with NumPy's rules (batched, broadcast batch dimensions, 1-d
+//! operands promoted and their dimension removed), `dot`, `outer`, `vecdot`.
+//!
+//! The seed's broadcasting example `A(4, 1, 2, 3) @ B(5, 3, 2) -> (4, 5, 3, 2)` has the wrong
+//! matrix dimensions: NumPy gives `(4, 5, 2, 2)`, and so does this crate. The seed's code example
+//! `(1, 4, 2, 3) @ (5, 3, 4)` is not broadcastable (batch 4 against 5), so it is an `Err`.
+
+use crate::cpu::matmul::{Mat, matmul as mm};
+use crate::cpu::strided::Plan;
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::NumElement;
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape, broadcast_shapes};
+use crate::tensor::{Tensor, try_read};
+use rayon::prelude::*;
+
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// The matrix product (NumPy `matmul`, the seed's `matmul`): 2-d × 2-d is `(m, k) · (k, n)
+    /// → (m, n)`; for N-d operands the last two dimensions are matrices and the earlier ones
+    /// broadcast; a 1-d left operand is a row vector and a 1-d right one a column vector, and
+    /// their dimension is removed from the result. Transposed and sliced operands are read
+    /// through their strides, not copied.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` naming both shapes when an operand is 0-d, the inner dimensions differ,
+    /// or the batch dimensions do not broadcast.
+    pub fn matmul(&self, other: &Self) -> Result<Self> {
+        let op = "matmul";
+        let bad = |msg: &str| Error::ShapeMismatch {
+            op,
+            lhs: self.shape().clone(),
+            rhs: other.shape().clone(),
+            msg: msg.into(),
+        };
+        if self.ndim() == 0 || other.ndim() == 0 {
+            return Err(bad("both operands need at least one dimension"));
+        }
+        let a = if self.ndim() == 1 { self.unsqueeze(0)? } else { self.clone() };
+        let b = if other.ndim() == 1 { other.unsqueeze(-1)? } else { other.clone() };
+        let (ra, rb) = (a.ndim(), b.ndim());
+        let (m, k) = (a.dims()[ra - 2], a.dims()[ra - 1]);
+        let (k2, n) = (b.dims()[rb - 2], b.dims()[rb - 1]);
+        if k != k2 {
+            return Err(bad(&format!(
+                "the last dimension of the left operand ({k}) must equal the second-to-last of the right ({k2})"
+            )));
+        }
+        let batch_a = Shape::new(a.dims()[..ra - 2].to_vec());
+        let batch_b = Shape::new(b.dims()[..rb - 2].to_vec());
+        let batch = broadcast_shapes(op, &batch_a, &batch_b)
+            .map_err(|_| bad("the batch dimensions (all but the last two) do not broadcast"))?;
+        let sub = |t: &Tensor<T, Cpu>, r: usize| Layout {
+            shape: Shape::new(t.dims()[..r - 2].to_vec()),
+            strides: t.stride()[..r - 2].to_vec(),
+            offset: t.layout.offset,
+        };
+        let la = sub(&a, ra).broadcast_to(op, &batch)?;
+        let lb = sub(&b, rb).broadcast_to(op, &batch)?;
+        let nb = batch.numel();
+        let mut offsets = Vec::with_capacity(nb);
+        Plan::new([&la, &lb]).for_runs(0, nb, |_, [oa, ob], [sa, sb], len| {
+            offsets.extend((0..len).map(|j| (oa + j as isize * sa, ob + j as isize * sb)));
+        });
+        let (ars, acs) = (a.stride()[ra - 2], a.stride()[ra - 1]);
+        let (brs, bcs) = (b.stride()[rb - 2], b.stride()[rb - 1]);
+        let ga = try_read(op, &a.storage)?;
+        let gb = try_read(op, &b.storage)?;
+        let mut out = AlignedBuf::<T>::zeros(nb * m * n).ok_or_else(|| bad("the result is too large"))?;
+        let one = |(dst, &(oa, ob)): (&mut [T], &(isize, isize))| {
+            let am = Mat { data: &ga, offset: oa as usize, rs: ars, cs: acs };
+            let bm = Mat { data: &gb, offset: ob as usize, rs: brs, cs: bcs };
+            mm(dst, am, bm, m, n, k);
+        };
+        if m * n > 0 {
+            if nb > 1 && m * n * k < (1 << 18) {
+                out.par_chunks_mut(m * n).zip(offsets.par_iter()).for_each(one);
+            } else {
+                out.chunks_mut(m * n).zip(offsets.iter()).for_each(one);
+            }
+        }
+        drop((ga, gb));
+        let mut dims = batch.dims().to_vec();
+        if self.ndim() > 1 {
+            dims.push(m);
+        }
+        if other.ndim() > 1 {
+            dims.push(n);
+        }
+        Ok(Tensor::from_buf(out, Shape::new(dims)))
+    }
+
+    /// The inner product of two 1-d tensors of equal length, as a 0-d tensor (NumPy `dot` for
+    /// vectors; for 2-d operands use [`Tensor::matmul`]).
+    pub fn dot(&self, other: &Self) -> Result<Self> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            return Err(Error::ShapeMismatch {
+                op: "dot",
+                lhs: self.shape().clone(),
+                rhs: other.shape().clone(),
+                msg: "dot takes two 1-d tensors; use matmul for matrices".into(),
+            });
+        }
+        self.matmul(other)
+    }
+
+    /// The outer product of two 1-d tensors: `(m,) ⊗ (n,) → (m, n)` (NumPy `outer`).
+    pub fn outer(&self, other: &Self) -> Result<Self> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            return Err(Error::ShapeMismatch {
+                op: "outer",
+                lhs: self.shape().clone(),
+                rhs: other.shape().clone(),
+                msg: "outer takes two 1-d tensors".into(),
+            });
+        }
+        self.unsqueeze(1)?.try_mul(&other.unsqueeze(0)?)
+    }
+
+    /// The dot product along the last dimension with broadcasting (NumPy `vecdot`):
+    /// `(..., n) · (..., n) → (...)`.
+    pub fn vecdot(&self, other: &Self) -> Result<Self> {
+        let p = self.try_mul(other)?;
+        if p.ndim() == 0 {
+            return Ok(p);
+        }
+        Ok(p.sum(&[-1], false)?.cast::<T>())
+    }
+}

@@ -1,0 +1,139 @@
+//! The typed API: each op family in one file, each op defined once (a zero-sized op type or a
+//! line in a macro table) and run by the generic drivers in `cpu/`.
+
+pub mod binary;
+pub mod compare;
+pub mod matmul;
+pub mod reduce;
+pub mod unary;
+
+use crate::cpu::strided;
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape, broadcast_shapes};
+use crate::tensor::{Tensor, try_read, try_write};
+
+/// A type-erased identity of a tensor's buffer, to detect an output that is also an input.
+pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> *const () {
+    std::sync::Arc::as_ptr(&t.storage) as *const ()
+}
+
+/// `f(a, b)` element-wise with NumPy broadcasting, into a new tensor.
+pub(crate) fn zip_new<A: Element, B: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<A, Cpu>,
+    b: &Tensor<B, Cpu>,
+    f: impl Fn(A, B) -> O + Sync,
+) -> Result<Tensor<O, Cpu>> {
+    let shape = broadcast_shapes(op, a.shape(), b.shape())?;
+    let la = a.layout.broadcast_to(op, &shape)?;
+    let lb = b.layout.broadcast_to(op, &shape)?;
+    let ga = try_read(op, &a.storage)?;
+    let gb = try_read(op, &b.storage)?;
+    Ok(Tensor::from_buf(strided::zip(&ga, &la, &gb, &lb, f), shape))
+}
+
+/// `f(x)` element-wise into a new tensor.
+pub(crate) fn map_new<I: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<I, Cpu>,
+    f: impl Fn(I) -> O + Sync,
+) -> Result<Tensor<O, Cpu>> {
+    let g = try_read(op, &a.storage)?;
+    Ok(Tensor::from_buf(strided::map(&g, &a.layout, f), a.shape().clone()))
+}
+
+/// `dst = f(dst, src)` with `src` broadcast into `dst`'s shape (which must not grow). When
+/// `src` shares `dst`'s buffer it is copied first, so overlapping views give NumPy's results.
+pub(crate) fn zip_assign<T: Element, U: Element>(
+    op: &'static str,
+    dst: &mut Tensor<T, Cpu>,
+    src: &Tensor<U, Cpu>,
+    f: impl Fn(T, U) -> T + Sync,
+) -> Result<()> {
+    dst.check_writable(op)?;
+    let copy;
+    let src = if storage_id(dst) == storage_id(src) {
+        copy = src.deep_copy();
+        &copy
+    } else {
+        src
+    };
+    let ls = src
+        .layout
+        .broadcast_to(op, dst.shape())
+        .map_err(|_| Error::Broadcast {
+            op,
+            lhs: dst.shape().clone(),
+            rhs: src.shape().clone(),
+        })?;
+    let gs = try_read(op, &src.storage)?;
+    let mut gd = try_write(op, &dst.storage)?;
+    strided::zip_inplace(&mut gd, &dst.layout, &gs, &ls, f);
+    Ok(())
+}
+
+/// `dst = f(dst)` in place.
+pub(crate) fn map_assign<T: Element>(
+    op: &'static str,
+    dst: &mut Tensor<T, Cpu>,
+    f: impl Fn(T) -> T + Sync,
+) -> Result<()> {
+    dst.check_writable(op)?;
+    let mut g = try_write(op, &dst.storage)?;
+    strided::map_inplace(&mut g, &dst.layout, f);
+    Ok(())
+}
+
+/// Copies a freshly computed contiguous result into `out` (the `*_into` forms), after checking
+/// that `out` has the result's shape. `out` may share storage with an input: the result was
+/// computed before anything is written.
+pub(crate) fn assign_result<O: Element>(
+    op: &'static str,
+    out: &mut Tensor<O, Cpu>,
+    result: AlignedBuf<O>,
+    shape: &Shape,
+) -> Result<()> {
+    if out.shape() != shape {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: out.shape().clone(),
+            rhs: shape.clone(),
+            msg: "the output tensor must have the result's shape".into(),
+        });
+    }
+    out.check_writable(op)?;
+    let l = Layout::contiguous(shape.clone());
+    let mut g = try_write(op, &out.storage)?;
+    if out.is_contiguous() {
+        let o = out.layout.offset;
+        g[o..o + result.len()].copy_from_slice(&result);
+    } else {
+        strided::zip_inplace(&mut g, &out.layout, &result, &l, |_, v| v);
+    }
+    Ok(())
+}
+
+/// Writes `compute(out_slice)` straight into `out` when it is contiguous, has `shape`, and
+/// shares no buffer with the inputs (`input_ids`); otherwise computes into a fresh buffer and
+/// copies (see [`assign_result`]).
+pub(crate) fn write_into<O: Element>(
+    op: &'static str,
+    out: &mut Tensor<O, Cpu>,
+    shape: &Shape,
+    input_ids: &[*const ()],
+    compute: impl FnOnce(&mut [O]),
+) -> Result<()> {
+    let id = storage_id(out);
+    if out.shape() == shape && out.is_contiguous() && !input_ids.contains(&id) {
+        let o = out.layout.offset;
+        let n = shape.numel();
+        let mut g = try_write(op, &out.storage)?;
+        compute(&mut g[o..o + n]);
+        return Ok(());
+    }
+    let mut buf = AlignedBuf::zeros(shape.numel()).expect("shape validated");
+    compute(&mut buf);
+    assign_result(op, out, buf, shape)
+}

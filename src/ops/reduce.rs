@@ -1,0 +1,490 @@
+//! Reductions with `axes` (empty = all; negative counts from the end) and `keepdim`, as the
+//! seed's Reduction Module documents them, plus `var`/`std` (seed 002, PyTorch's `correction`),
+//! `any`/`all` (seed 003's truth semantics), `logsumexp`, `cumsum`/`cumprod`.
+//!
+//! Output dtypes are types: `sum`/`product` return [`SumOf<T>`] (i64 for integers), `mean`,
+//! `var`, `std` return [`FloatOf<T>`], `argmin`/`argmax` return i64, `any`/`all` bool. Float
+//! sums accumulate in f64. NaN propagates through the plain forms; the `nan*` forms, which
+//! exist only for float tensors, skip it.
+
+use crate::cpu::reduce::{Reducer, reduce, scan};
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SumOf};
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::{Tensor, try_read};
+
+/// Sum (or product) in f64 for floats and wrapping i64 for integers; optionally skipping NaN.
+struct SumR {
+    product: bool,
+    skip_nan: bool,
+}
+
+impl<T: Element> Reducer<T> for SumR {
+    type Acc = (f64, i64);
+    fn init(&self) -> (f64, i64) {
+        if self.product { (1.0, 1) } else { (0.0, 0) }
+    }
+    #[inline(always)]
+    fn step(&self, (f, i): (f64, i64), x: T, _: usize) -> (f64, i64) {
+        if T::DTYPE.is_float() {
+            if self.skip_nan && x.is_nan() {
+                (f, i)
+            } else if self.product {
+                (f * x.to_f64(), i)
+            } else {
+                (f + x.to_f64(), i)
+            }
+        } else if self.product {
+            (f, i.wrapping_mul(x.to_i64()))
+        } else {
+            (f, i.wrapping_add(x.to_i64()))
+        }
+    }
+    fn merge(&self, a: (f64, i64), b: (f64, i64)) -> (f64, i64) {
+        if self.product {
+            (a.0 * b.0, a.1.wrapping_mul(b.1))
+        } else {
+            (a.0 + b.0, a.1.wrapping_add(b.1))
+        }
+    }
+    #[inline]
+    fn run(&self, acc: (f64, i64), xs: &[T], _: usize) -> (f64, i64) {
+        if self.product || self.skip_nan || !T::DTYPE.is_float() {
+            return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
+        }
+        // Eight independent lanes so the compiler vectorises the f64 accumulation.
+        let mut lanes = [0f64; 8];
+        let chunks = xs.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for k in 0..8 {
+                lanes[k] += c[k].to_f64();
+            }
+        }
+        let mut s = acc.0 + lanes.iter().sum::<f64>();
+        for &x in tail {
+            s += x.to_f64();
+        }
+        (s, acc.1)
+    }
+}
+
+/// Best value with its block index: min or max, NaN sticky (or skipped), first occurrence wins.
+struct ExtremeR {
+    max: bool,
+    skip_nan: bool,
+}
+
+impl ExtremeR {
+    #[inline(always)]
+    fn better<T: Element>(&self, x: T, b: T) -> bool {
+        if self.max { x > b } else { x < b }
+    }
+}
+
+impl<T: Element> Reducer<T> for ExtremeR {
+    type Acc = Option<(T, usize)>;
+    fn init(&self) -> Self::Acc {
+        None
+    }
+    #[inline(always)]
+    fn step(&self, acc: Self::Acc, x: T, i: usize) -> Self::Acc {
+        if x.is_nan() && self.skip_nan {
+            return acc;
+        }
+        match acc {
+            None => Some((x, i)),
+            Some((b, _)) if b.is_nan() => acc,
+            Some(_) if x.is_nan() => Some((x, i)),
+            Some((b, _)) if self.better(x, b) => Some((x, i)),
+            _ => acc,
+        }
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        match (a, b) {
+            (None, b) => b,
+            (a, None) => a,
+            (Some((x, _)), _) if x.is_nan() => a,
+            (_, Some((y, _))) if y.is_nan() => b,
+            (Some((x, _)), Some((y, _))) => {
+                if self.better(y, x) {
+                    b
+                } else {
+                    a
+                }
+            }
+        }
+    }
+}
+
+/// Count, mean and sum of squared deviations (Welford, merged with Chan's formula), in f64.
+struct MomentsR {
+    skip_nan: bool,
+}
+
+impl<T: Element> Reducer<T> for MomentsR {
+    type Acc = (f64, f64, f64);
+    fn init(&self) -> Self::Acc {
+        (0.0, 0.0, 0.0)
+    }
+    #[inline(always)]
+    fn step(&self, (n, m, m2): Self::Acc, x: T, _: usize) -> Self::Acc {
+        if self.skip_nan && x.is_nan() {
+            return (n, m, m2);
+        }
+        let x = x.to_f64();
+        let n1 = n + 1.0;
+        let d = x - m;
+        let m1 = m + d / n1;
+        (n1, m1, m2 + d * (x - m1))
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        if a.0 == 0.0 {
+            return b;
+        }
+        if b.0 == 0.0 {
+            return a;
+        }
+        let n = a.0 + b.0;
+        let d = b.1 - a.1;
+        (n, a.1 + d * b.0 / n, a.2 + b.2 + d * d * a.0 * b.0 / n)
+    }
+}
+
+/// Mean as (sum, count) in f64.
+struct MeanR {
+    skip_nan: bool,
+}
+
+impl<T: Element> Reducer<T> for MeanR {
+    type Acc = (f64, usize);
+    fn init(&self) -> Self::Acc {
+        (0.0, 0)
+    }
+    #[inline(always)]
+    fn step(&self, (s, c): Self::Acc, x: T, _: usize) -> Self::Acc {
+        if self.skip_nan && x.is_nan() { (s, c) } else { (s + x.to_f64(), c + 1) }
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        (a.0 + b.0, a.1 + b.1)
+    }
+    #[inline]
+    fn run(&self, acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
+        if self.skip_nan {
+            return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
+        }
+        let s = SumR { product: false, skip_nan: false }.run((acc.0, 0), xs, i0).0;
+        (s, acc.1 + xs.len())
+    }
+}
+
+/// Truth reductions (seed 003: non-zero, including NaN, is true).
+struct TruthR {
+    all: bool,
+}
+
+impl<T: Element> Reducer<T> for TruthR {
+    type Acc = bool;
+    fn init(&self) -> bool {
+        self.all
+    }
+    #[inline(always)]
+    fn step(&self, acc: bool, x: T, _: usize) -> bool {
+        if self.all { acc && x != T::ZERO } else { acc || x != T::ZERO }
+    }
+    fn merge(&self, a: bool, b: bool) -> bool {
+        if self.all { a && b } else { a || b }
+    }
+}
+
+impl<T: Element> Tensor<T, Cpu> {
+    /// Runs reducer `r` over `axes` and maps each state to an output element.
+    fn reduce_with<R: Reducer<T>, O: Element>(
+        &self,
+        op: &'static str,
+        axes: &[i64],
+        keepdim: bool,
+        r: R,
+        finish: impl Fn(R::Acc, usize) -> Result<O>,
+    ) -> Result<Tensor<O, Cpu>> {
+        let mask = self.shape().axes_mask(op, axes)?;
+        let g = try_read(op, &self.storage)?;
+        let (accs, kept, blk) = reduce(&g, &self.layout, &mask, &r);
+        drop(g);
+        let dims: Vec<usize> = if keepdim {
+            self.dims()
+                .iter()
+                .zip(&mask)
+                .map(|(&d, &m)| if m { 1 } else { d })
+                .collect()
+        } else {
+            kept
+        };
+        let mut buf = AlignedBuf::zeros(accs.len()).expect("no larger than the input");
+        for (o, a) in buf.iter_mut().zip(accs) {
+            *o = finish(a, blk)?;
+        }
+        Ok(Tensor::from_buf(buf, Shape::new(dims)))
+    }
+
+    fn extreme<O: Element>(
+        &self,
+        op: &'static str,
+        axes: &[i64],
+        keepdim: bool,
+        max: bool,
+        skip_nan: bool,
+        pick: impl Fn(T, usize) -> O,
+    ) -> Result<Tensor<O, Cpu>> {
+        let shape = self.shape().clone();
+        self.reduce_with(op, axes, keepdim, ExtremeR { max, skip_nan }, |a, blk| match a {
+            Some((v, i)) => Ok(pick(v, i)),
+            None => Err(Error::EmptyReduction {
+                op,
+                msg: if blk == 0 {
+                    format!("a reduced slice of the tensor of shape {shape} is empty, and the {op} of nothing is undefined")
+                } else {
+                    format!("a reduced slice of the tensor of shape {shape} is all NaN, so it has no {op}; use the plain form to get the NaN's index")
+                },
+            }),
+        })
+    }
+
+    /// Sum over `axes` (seed `reduce_sum`); integers and bool give i64, floats accumulate in f64
+    /// and keep their type. An empty sum is 0.
+    ///
+    /// # Errors
+    /// `Axis` for an out-of-range or repeated axis.
+    pub fn sum(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
+        let r = SumR { product: false, skip_nan: false };
+        self.reduce_with("reduce_sum", axes, keepdim, r, |a, _| Ok(sum_out::<T>(a)))
+    }
+
+    /// Product over `axes` (seed `reduce_product`); an empty product is 1. Errors as [`Tensor::sum`].
+    pub fn product(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
+        let r = SumR { product: true, skip_nan: false };
+        self.reduce_with("reduce_product", axes, keepdim, r, |a, _| Ok(sum_out::<T>(a)))
+    }
+
+    /// Minimum over `axes` (seed `reduce_min`); NaN propagates.
+    ///
+    /// # Errors
+    /// `Axis` for bad axes; `EmptyReduction` when a reduced slice is empty.
+    pub fn min(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.extreme("reduce_min", axes, keepdim, false, false, |v, _| v)
+    }
+
+    /// Maximum over `axes` (seed `reduce_max`); NaN propagates. Errors as [`Tensor::min`].
+    pub fn max(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.extreme("reduce_max", axes, keepdim, true, false, |v, _| v)
+    }
+
+    /// Index of the minimum (seed `reduce_argmin`), as i64: with several axes, the row-major
+    /// flat index inside the reduced block; ties give the first; a NaN's index wins (PyTorch).
+    /// Errors as [`Tensor::min`].
+    pub fn argmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+        self.extreme("reduce_argmin", axes, keepdim, false, false, |_, i| i as i64)
+    }
+
+    /// Index of the maximum (seed `reduce_argmax`), as [`Tensor::argmin`].
+    pub fn argmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+        self.extreme("reduce_argmax", axes, keepdim, true, false, |_, i| i as i64)
+    }
+
+    /// Mean over `axes` (seed `reduce_mean`) as [`FloatOf<T>`], accumulated in f64; an empty
+    /// mean is NaN. Errors as [`Tensor::sum`].
+    pub fn mean(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let r = MeanR { skip_nan: false };
+        self.reduce_with("reduce_mean", axes, keepdim, r, |(s, c), _| {
+            Ok(FloatOf::<T>::from_f64(s / c as f64))
+        })
+    }
+
+    /// Variance over `axes` with `correction` (divides by `n - correction`; PyTorch's default is
+    /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`]. NaN when `n <= correction`.
+    pub fn var(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let r = MomentsR { skip_nan: false };
+        self.reduce_with("reduce_var", axes, keepdim, r, move |(n, _, m2), _| {
+            let d = n - correction as f64;
+            Ok(FloatOf::<T>::from_f64(if d > 0.0 { m2 / d } else { f64::NAN }))
+        })
+    }
+
+    /// Standard deviation: the square root of [`Tensor::var`].
+    pub fn std(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let r = MomentsR { skip_nan: false };
+        self.reduce_with("reduce_std", axes, keepdim, r, move |(n, _, m2), _| {
+            let d = n - correction as f64;
+            Ok(FloatOf::<T>::from_f64(if d > 0.0 { (m2 / d).sqrt() } else { f64::NAN }))
+        })
+    }
+
+    /// True where any element of the slice is non-zero (NaN counts as true; empty → false).
+    pub fn any(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cpu>> {
+        self.reduce_with("reduce_any", axes, keepdim, TruthR { all: false }, |a, _| Ok(a))
+    }
+
+    /// True where every element of the slice is non-zero (empty → true).
+    pub fn all(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cpu>> {
+        self.reduce_with("reduce_all", axes, keepdim, TruthR { all: true }, |a, _| Ok(a))
+    }
+
+    /// Running sum along `axis` (NumPy `cumsum`), as [`SumOf<T>`].
+    pub fn cumsum(&self, axis: i64) -> Result<Tensor<SumOf<T>, Cpu>> {
+        self.scan_with("cumsum", axis, <SumOf<T>>::ZERO, |a, x: T| a.add(x.to_sum()))
+    }
+
+    /// Running product along `axis` (NumPy `cumprod`), as [`SumOf<T>`].
+    pub fn cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, Cpu>> {
+        self.scan_with("cumprod", axis, <SumOf<T>>::ONE, |a, x: T| a.mul(x.to_sum()))
+    }
+
+    fn scan_with<O: Element>(
+        &self,
+        op: &'static str,
+        axis: i64,
+        init: O,
+        f: impl Fn(O, T) -> O + Sync,
+    ) -> Result<Tensor<O, Cpu>> {
+        let ax = self.shape().axis(op, axis)?;
+        let g = try_read(op, &self.storage)?;
+        let v = scan(&g, &self.layout, ax, init, f);
+        Tensor::from_vec(v, self.shape().clone())
+    }
+}
+
+fn sum_out<T: Element>((f, i): (f64, i64)) -> SumOf<T> {
+    if T::DTYPE.is_float() {
+        <SumOf<T>>::from_f64(f)
+    } else {
+        <SumOf<T>>::from_i64(i)
+    }
+}
+
+impl<T: FloatElement> Tensor<T, Cpu> {
+    /// Sum skipping NaN (seed `reduce_nansum`); an all-NaN slice sums to 0.
+    pub fn nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        let r = SumR { product: false, skip_nan: true };
+        self.reduce_with("reduce_nansum", axes, keepdim, r, |a, _| Ok(T::from_f64(a.0)))
+    }
+    /// Product skipping NaN (seed `reduce_nanproduct`).
+    pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        let r = SumR { product: true, skip_nan: true };
+        self.reduce_with("reduce_nanproduct", axes, keepdim, r, |a, _| Ok(T::from_f64(a.0)))
+    }
+    /// Minimum skipping NaN (seed `reduce_nanmin`); an all-NaN slice gives NaN (NumPy).
+    pub fn nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nan_extreme("reduce_nanmin", axes, keepdim, false)
+    }
+    /// Maximum skipping NaN (seed `reduce_nanmax`); an all-NaN slice gives NaN.
+    pub fn nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nan_extreme("reduce_nanmax", axes, keepdim, true)
+    }
+    fn nan_extreme(&self, op: &'static str, axes: &[i64], keepdim: bool, max: bool) -> Result<Self> {
+        let shape = self.shape().clone();
+        self.reduce_with(op, axes, keepdim, ExtremeR { max, skip_nan: true }, |a, blk| match a {
+            Some((v, _)) => Ok(v),
+            None if blk > 0 => Ok(T::from_f64(f64::NAN)),
+            None => Err(Error::EmptyReduction {
+                op,
+                msg: format!("a reduced slice of the tensor of shape {shape} is empty"),
+            }),
+        })
+    }
+    /// Mean of the non-NaN values, dividing by their count (seed `reduce_nanmean`); an all-NaN
+    /// slice gives NaN.
+    pub fn nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        let r = MeanR { skip_nan: true };
+        self.reduce_with("reduce_nanmean", axes, keepdim, r, |(s, c), _| Ok(T::from_f64(s / c as f64)))
+    }
+    /// Index of the minimum skipping NaN (seed `reduce_nanargmin`).
+    ///
+    /// # Errors
+    /// `EmptyReduction` for an all-NaN or empty slice.
+    pub fn nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+        self.extreme("reduce_nanargmin", axes, keepdim, false, true, |_, i| i as i64)
+    }
+    /// Index of the maximum skipping NaN (seed `reduce_nanargmax`). Errors as
+    /// [`Tensor::nanargmin`].
+    pub fn nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+        self.extreme("reduce_nanargmax", axes, keepdim, true, true, |_, i| i as i64)
+    }
+
+    /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
+    /// the maximum (PyTorch `logsumexp`). An all-`-inf` slice gives `-inf`.
+    pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        let m = self.max(axes, true)?;
+        // A slice whose max is ±inf shifts by 0 instead, so inf - inf never makes NaN.
+        let shift = m.map(|v| if v.is_inf() { T::ZERO } else { v });
+        let e = self.try_sub(&shift)?.exp();
+        let out = e.sum(axes, true)?.log().try_add(&shift)?;
+        if keepdim {
+            Ok(out)
+        } else {
+            let mask = self.shape().axes_mask("logsumexp", axes)?;
+            let dims: Vec<usize> = self
+                .dims()
+                .iter()
+                .zip(&mask)
+                .filter(|(_, m)| !**m)
+                .map(|(&d, _)| d)
+                .collect();
+            out.reshape(dims)
+        }
+    }
+}
+
+macro_rules! free_fns {
+    ($($(#[$doc:meta])* $f:ident => $m:ident -> $out:ty, $bound:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $f<T: $bound>(t: &Tensor<T, Cpu>, axes: &[i64], keepdim: bool) -> Result<$out> {
+            t.$m(axes, keepdim)
+        }
+    )*};
+}
+
+free_fns! {
+    /// The seed's `reduce_sum`: [`Tensor::sum`].
+    reduce_sum => sum -> Tensor<SumOf<T>, Cpu>, Element;
+    /// The seed's `reduce_product`: [`Tensor::product`].
+    reduce_product => product -> Tensor<SumOf<T>, Cpu>, Element;
+    /// The seed's `reduce_min`: [`Tensor::min`].
+    reduce_min => min -> Tensor<T, Cpu>, Element;
+    /// The seed's `reduce_max`: [`Tensor::max`].
+    reduce_max => max -> Tensor<T, Cpu>, Element;
+    /// The seed's `reduce_mean`: [`Tensor::mean`].
+    reduce_mean => mean -> Tensor<FloatOf<T>, Cpu>, Element;
+    /// The seed's `reduce_nansum`: [`Tensor::nansum`].
+    reduce_nansum => nansum -> Tensor<T, Cpu>, FloatElement;
+    /// The seed's `reduce_nanproduct`: [`Tensor::nanproduct`].
+    reduce_nanproduct => nanproduct -> Tensor<T, Cpu>, FloatElement;
+    /// The seed's `reduce_nanmin`: [`Tensor::nanmin`].
+    reduce_nanmin => nanmin -> Tensor<T, Cpu>, FloatElement;
+    /// The seed's `reduce_nanmax`: [`Tensor::nanmax`].
+    reduce_nanmax => nanmax -> Tensor<T, Cpu>, FloatElement;
+    /// The seed's `reduce_nanmean`: [`Tensor::nanmean`].
+    reduce_nanmean => nanmean -> Tensor<T, Cpu>, FloatElement;
+    /// The seed's `reduce_argmin`: [`Tensor::argmin`].
+    reduce_argmin => argmin -> Tensor<i64, Cpu>, Element;
+    /// The seed's `reduce_argmax`: [`Tensor::argmax`].
+    reduce_argmax => argmax -> Tensor<i64, Cpu>, Element;
+    /// The seed's `reduce_nanargmin`: [`Tensor::nanargmin`].
+    reduce_nanargmin => nanargmin -> Tensor<i64, Cpu>, FloatElement;
+    /// The seed's `reduce_nanargmax`: [`Tensor::nanargmax`].
+    reduce_nanargmax => nanargmax -> Tensor<i64, Cpu>, FloatElement;
+    /// [`Tensor::any`].
+    reduce_any => any -> Tensor<bool, Cpu>, Element;
+    /// [`Tensor::all`].
+    reduce_all => all -> Tensor<bool, Cpu>, Element;
+}
+
+/// [`Tensor::var`] with PyTorch's default correction of 1.
+pub fn reduce_var<T: Element>(t: &Tensor<T, Cpu>, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    t.var(axes, 1, keepdim)
+}
+
+/// [`Tensor::std`] with PyTorch's default correction of 1.
+pub fn reduce_std<T: Element>(t: &Tensor<T, Cpu>, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    t.std(axes, 1, keepdim)
+}

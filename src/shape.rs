@@ -1,0 +1,263 @@
+//! Shapes, strides (in elements), broadcasting and axis normalisation.
+
+use crate::error::{Error, Result};
+use std::fmt;
+
+/// The dimensions of a tensor, outermost first. `[]` is a 0-d scalar; a zero-length dimension
+/// (`[0, 3]`) is a valid, empty tensor, as in NumPy.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Shape(Vec<usize>);
+
+impl Shape {
+    /// A shape from its dimensions.
+    pub fn new(dims: Vec<usize>) -> Self {
+        Shape(dims)
+    }
+    /// The dimensions (the seed's `.dims`).
+    pub fn dims(&self) -> &[usize] {
+        &self.0
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.0.len()
+    }
+    /// Number of elements, or `Err(ShapeOverflow)` when it does not fit in `usize`.
+    pub fn try_numel(&self, op: &'static str) -> Result<usize> {
+        self.0
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::ShapeOverflow {
+                op,
+                dims: self.0.clone(),
+            })
+    }
+    /// Number of elements (the product of the dimensions; 1 for a 0-d shape).
+    ///
+    /// Panics on overflow; tensors are only created from shapes that passed [`Shape::try_numel`].
+    pub fn numel(&self) -> usize {
+        self.0.iter().product()
+    }
+    /// Row-major (C-contiguous) strides in elements: `(3, 4)` gives `[4, 1]`.
+    pub fn contiguous_strides(&self) -> Vec<isize> {
+        let mut s = vec![0isize; self.0.len()];
+        let mut acc = 1isize;
+        for i in (0..self.0.len()).rev() {
+            s[i] = acc;
+            acc = acc.wrapping_mul(self.0[i].max(1) as isize);
+        }
+        s
+    }
+    /// Normalises an axis that may count from the end (`-1` is the last), as NumPy does.
+    pub fn axis(&self, op: &'static str, axis: i64) -> Result<usize> {
+        let n = self.0.len() as i64;
+        let a = if axis < 0 { axis + n } else { axis };
+        if a < 0 || a >= n {
+            return Err(Error::Axis {
+                op,
+                axis,
+                shape: self.clone(),
+                ndim: self.0.len(),
+                msg: "axes must lie in -ndim..ndim",
+            });
+        }
+        Ok(a as usize)
+    }
+    /// Normalises a list of axes; empty means all axes. Repeated axes are an `Err`.
+    /// Returns a mask with `true` for each reduced axis.
+    pub fn axes_mask(&self, op: &'static str, axes: &[i64]) -> Result<Vec<bool>> {
+        let mut mask = vec![axes.is_empty(); self.0.len()];
+        for &a in axes {
+            let i = self.axis(op, a)?;
+            if mask[i] {
+                return Err(Error::Axis {
+                    op,
+                    axis: a,
+                    shape: self.clone(),
+                    ndim: self.0.len(),
+                    msg: "an axis is listed twice",
+                });
+            }
+            mask[i] = true;
+        }
+        Ok(mask)
+    }
+}
+
+/// The NumPy broadcast of two shapes: align on the right, pad with 1s, stretch size-1
+/// dimensions. `(3, 4)` with `(5,)` is an `Err` naming both shapes.
+pub fn broadcast_shapes(op: &'static str, a: &Shape, b: &Shape) -> Result<Shape> {
+    let n = a.ndim().max(b.ndim());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i + a.ndim() >= n { a.0[i + a.ndim() - n] } else { 1 };
+        let db = if i + b.ndim() >= n { b.0[i + b.ndim() - n] } else { 1 };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(Error::Broadcast {
+                    op,
+                    lhs: a.clone(),
+                    rhs: b.clone(),
+                });
+            }
+        };
+    }
+    Ok(Shape(out))
+}
+
+impl fmt::Display for Shape {
+    /// `(2, 3)`; a 1-d shape prints as `(5,)` and a 0-d one as `()`, as in Python.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        if self.0.len() == 1 {
+            write!(f, ",")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl fmt::Debug for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl<const N: usize> From<[usize; N]> for Shape {
+    fn from(d: [usize; N]) -> Self {
+        Shape(d.to_vec())
+    }
+}
+impl From<Vec<usize>> for Shape {
+    fn from(d: Vec<usize>) -> Self {
+        Shape(d)
+    }
+}
+impl From<&[usize]> for Shape {
+    fn from(d: &[usize]) -> Self {
+        Shape(d.to_vec())
+    }
+}
+impl From<&Vec<usize>> for Shape {
+    fn from(d: &Vec<usize>) -> Self {
+        Shape(d.clone())
+    }
+}
+impl From<&Shape> for Shape {
+    fn from(s: &Shape) -> Self {
+        s.clone()
+    }
+}
+impl From<()> for Shape {
+    fn from(_: ()) -> Self {
+        Shape(vec![])
+    }
+}
+impl From<usize> for Shape {
+    fn from(d: usize) -> Self {
+        Shape(vec![d])
+    }
+}
+
+/// Where a tensor's elements live inside its storage: shape, strides in elements (0 for a
+/// broadcast dimension, negative for a flipped one) and the offset of element `[0, ..., 0]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The logical shape.
+    pub shape: Shape,
+    /// Strides in elements, one per dimension.
+    pub strides: Vec<isize>,
+    /// Offset in elements of the first element.
+    pub offset: usize,
+}
+
+impl Layout {
+    /// A row-major layout at offset 0.
+    pub fn contiguous(shape: Shape) -> Self {
+        let strides = shape.contiguous_strides();
+        Layout {
+            shape,
+            strides,
+            offset: 0,
+        }
+    }
+    /// True when the elements are one row-major run (size-1 dimensions' strides ignored).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1isize;
+        for i in (0..self.shape.ndim()).rev() {
+            let d = self.shape.0[i];
+            if d == 1 {
+                continue;
+            }
+            if d == 0 {
+                return true;
+            }
+            if self.strides[i] != expected {
+                return false;
+            }
+            expected *= d as isize;
+        }
+        true
+    }
+    /// This layout seen through a broadcast to `target` (stride 0 for stretched dimensions).
+    pub fn broadcast_to(&self, op: &'static str, target: &Shape) -> Result<Layout> {
+        let n = target.ndim();
+        if self.shape.ndim() > n {
+            return Err(Error::Broadcast {
+                op,
+                lhs: self.shape.clone(),
+                rhs: target.clone(),
+            });
+        }
+        let pad = n - self.shape.ndim();
+        let mut strides = vec![0isize; n];
+        for i in 0..n {
+            if i < pad {
+                continue;
+            }
+            let d = self.shape.0[i - pad];
+            if d == target.0[i] {
+                strides[i] = self.strides[i - pad];
+            } else if d != 1 {
+                return Err(Error::Broadcast {
+                    op,
+                    lhs: self.shape.clone(),
+                    rhs: target.clone(),
+                });
+            }
+        }
+        Ok(Layout {
+            shape: target.clone(),
+            strides,
+            offset: self.offset,
+        })
+    }
+    /// The lowest and one-past-highest storage index this layout touches (empty: `(offset, offset)`).
+    pub fn span(&self) -> (usize, usize) {
+        if self.shape.numel() == 0 {
+            return (self.offset, self.offset);
+        }
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (d, s) in self.shape.0.iter().zip(&self.strides) {
+            let ext = (*d as isize - 1) * s;
+            if ext < 0 {
+                lo += ext
+            } else {
+                hi += ext
+            }
+        }
+        (lo as usize, hi as usize + 1)
+    }
+    /// True when two different logical indices may map to one storage element (a stride 0 on a
+    /// dimension longer than 1): such a layout cannot be written in place.
+    pub fn has_aliasing(&self) -> bool {
+        self.shape.0.iter().zip(&self.strides).any(|(&d, &s)| d > 1 && s == 0)
+    }
+}

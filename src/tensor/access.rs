@@ -1,0 +1,191 @@
+//! Reading and writing elements: `to_vec`, borrowed slices, the gradient buffer.
+
+use super::{Tensor, try_read, try_write};
+use crate::cpu::strided;
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use std::ops::{Deref, DerefMut, Range};
+use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+
+/// A read-only borrow of a contiguous CPU tensor's elements (the seed's `const T* data<T>()`).
+/// The tensor cannot be moved or written while it is alive.
+pub struct DataRef<'a, T: Element> {
+    guard: RwLockReadGuard<'a, AlignedBuf<T>>,
+    range: Range<usize>,
+}
+
+impl<T: Element> Deref for DataRef<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.guard[self.range.clone()]
+    }
+}
+
+/// A mutable borrow of a contiguous CPU tensor's elements (the seed's `T* data<T>()`).
+pub struct DataMut<'a, T: Element> {
+    guard: RwLockWriteGuard<'a, AlignedBuf<T>>,
+    range: Range<usize>,
+}
+
+impl<T: Element> Deref for DataMut<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.guard[self.range.clone()]
+    }
+}
+impl<T: Element> DerefMut for DataMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.guard[self.range.clone()]
+    }
+}
+
+impl<T: Element> Tensor<T, Cpu> {
+    fn contiguous_range(&self, op: &'static str) -> Result<Range<usize>> {
+        if !self.is_contiguous() {
+            return Err(Error::Layout {
+                op,
+                msg: format!(
+                    "a tensor of shape {} with strides {:?} is not contiguous; call `contiguous()` first or use `to_vec()`",
+                    self.shape(),
+                    self.stride()
+                ),
+            });
+        }
+        Ok(self.layout.offset..self.layout.offset + self.numel())
+    }
+
+    /// The elements in logical row-major order, copied (works for every layout).
+    pub fn to_vec(&self) -> Vec<T> {
+        let g = super::read(&self.storage);
+        let mut out = vec![T::ZERO; self.numel()];
+        strided::map_into(&g, &self.layout, &mut out, &|x| x);
+        out
+    }
+
+    /// The single value of a tensor with one element (any shape whose numel is 1).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `numel() != 1`.
+    pub fn item(&self) -> Result<T> {
+        if self.numel() != 1 {
+            return Err(Error::InvalidArgument {
+                op: "item",
+                msg: format!(
+                    "a tensor of shape {} has {} elements; item() needs exactly one",
+                    self.shape(),
+                    self.numel()
+                ),
+            });
+        }
+        Ok(self.to_vec()[0])
+    }
+
+    /// Borrows the elements of a contiguous tensor (the seed's `data<T>()`, read-only).
+    ///
+    /// # Errors
+    /// `Layout` when the tensor is not contiguous, or its buffer is mutably borrowed elsewhere.
+    pub fn data(&self) -> Result<DataRef<'_, T>> {
+        let range = self.contiguous_range("data")?;
+        Ok(DataRef {
+            guard: try_read("data", &self.storage)?,
+            range,
+        })
+    }
+
+    /// Borrows the elements of a contiguous tensor for writing (the seed's `data<T>()`).
+    /// Views and clones that share the buffer see the writes.
+    ///
+    /// # Errors
+    /// `Layout` when the tensor is not contiguous or its buffer is borrowed elsewhere.
+    pub fn data_mut(&mut self) -> Result<DataMut<'_, T>> {
+        let range = self.contiguous_range("data_mut")?;
+        Ok(DataMut {
+            guard: try_write("data_mut", &self.storage)?,
+            range,
+        })
+    }
+
+    /// Copies `values` (logical row-major order) into the tensor (the seed's `set_data`).
+    /// Works on strided views too.
+    ///
+    /// # Errors
+    /// `DataLength` when `values.len() != numel()`.
+    pub fn set_data(&mut self, values: &[T]) -> Result<()> {
+        if values.len() != self.numel() {
+            return Err(Error::DataLength {
+                op: "set_data",
+                len: values.len(),
+                shape: self.shape().clone(),
+                numel: self.numel(),
+            });
+        }
+        let src = crate::shape::Layout::contiguous(self.shape().clone());
+        let mut g = try_write("set_data", &self.storage)?;
+        strided::zip_inplace(&mut g, &self.layout, values, &src, |_, v| v);
+        Ok(())
+    }
+
+    /// Sets every element to `value` (the seed's `fill<T>` / `fill_`).
+    pub fn fill_(&mut self, value: T) -> Result<()> {
+        self.check_writable("fill_")?;
+        let mut g = try_write("fill_", &self.storage)?;
+        strided::map_inplace(&mut g, &self.layout, |_| value);
+        Ok(())
+    }
+
+    /// Attaches (or drops) a zero-filled gradient buffer of the same dtype and `numel()`
+    /// elements (the seed's `requires_grad`).
+    pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()> {
+        self.requires_grad = requires_grad;
+        self.grad = if requires_grad {
+            Some(std::sync::Arc::new(std::sync::RwLock::new(
+                AlignedBuf::zeros(self.numel()).expect("shape validated"),
+            )))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Builder form of [`Tensor::set_requires_grad`].
+    pub fn with_requires_grad(mut self, requires_grad: bool) -> Result<Self> {
+        self.set_requires_grad(requires_grad)?;
+        Ok(self)
+    }
+
+    /// Borrows the gradient buffer (`numel()` elements, row-major), `None` without `requires_grad`.
+    pub fn grad(&self) -> Option<DataRef<'_, T>> {
+        let g = self.grad.as_ref()?;
+        Some(DataRef {
+            guard: super::read(g),
+            range: 0..self.numel(),
+        })
+    }
+
+    /// Borrows the gradient buffer for writing, `None` without `requires_grad`.
+    pub fn grad_mut(&mut self) -> Option<DataMut<'_, T>> {
+        let n = self.numel();
+        let g = self.grad.as_ref()?;
+        Some(DataMut {
+            guard: g.write().unwrap_or_else(|p| p.into_inner()),
+            range: 0..n,
+        })
+    }
+
+    /// `Err` when the layout maps several logical elements onto one memory element (a
+    /// broadcast view), which cannot be written in place (PyTorch refuses the same).
+    pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
+        if self.layout.has_aliasing() {
+            return Err(Error::Layout {
+                op,
+                msg: format!(
+                    "the tensor of shape {} with strides {:?} is a broadcast view: several elements share one memory location, so it cannot be written in place; call `contiguous()` first",
+                    self.shape(),
+                    self.stride()
+                ),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,225 @@
+//! Creation: from data, constant fills, ranges, identity matrices, random tensors.
+
+use super::Tensor;
+use crate::cpu::strided;
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::{Element, FloatElement, NumElement};
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use rand_distr::{Distribution, StandardNormal, StandardUniform};
+use std::sync::Mutex;
+
+/// PyTorch's default seed, so that unseeded programs are reproducible too.
+const DEFAULT_SEED: u64 = 67280421310721;
+
+static GLOBAL_RNG: Mutex<Option<StdRng>> = Mutex::new(None);
+
+/// Seeds the global generator behind [`Tensor::rand`] and [`Tensor::randn`] (PyTorch's
+/// `manual_seed`). The same seed gives the same values on every run and machine.
+pub fn manual_seed(seed: u64) {
+    *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(StdRng::seed_from_u64(seed));
+}
+
+fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
+    let mut g = GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(|| StdRng::seed_from_u64(DEFAULT_SEED)))
+}
+
+fn numel(op: &'static str, shape: &Shape) -> Result<usize> {
+    let n = shape.try_numel(op)?;
+    if n.checked_mul(std::mem::size_of::<u64>()).is_none() {
+        return Err(Error::ShapeOverflow {
+            op,
+            dims: shape.dims().to_vec(),
+        });
+    }
+    Ok(n)
+}
+
+impl<T: Element> Tensor<T, Cpu> {
+    /// A tensor holding `data` in row-major order.
+    ///
+    /// # Errors
+    /// `DataLength` when `data.len()` differs from the shape's element count; `ShapeOverflow`
+    /// when that count overflows `usize`.
+    pub fn from_vec(data: Vec<T>, shape: impl Into<Shape>) -> Result<Self> {
+        Self::from_slice(&data, shape)
+    }
+
+    /// A tensor holding a copy of `data` in row-major order. Errors as [`Tensor::from_vec`].
+    pub fn from_slice(data: &[T], shape: impl Into<Shape>) -> Result<Self> {
+        let shape = shape.into();
+        let n = numel("from_slice", &shape)?;
+        if n != data.len() {
+            return Err(Error::DataLength {
+                op: "from_slice",
+                len: data.len(),
+                shape,
+                numel: n,
+            });
+        }
+        Ok(Self::from_buf(AlignedBuf::from_slice(data), shape))
+    }
+
+    /// A tensor filled with `value`.
+    ///
+    /// # Errors
+    /// `ShapeOverflow` when the element count overflows `usize`.
+    pub fn full(shape: impl Into<Shape>, value: T) -> Result<Self> {
+        let shape = shape.into();
+        let n = numel("full", &shape)?;
+        let mut buf = AlignedBuf::zeros(n).ok_or_else(|| Error::ShapeOverflow {
+            op: "full",
+            dims: shape.dims().to_vec(),
+        })?;
+        if value != T::ZERO {
+            let l = crate::shape::Layout::contiguous(shape.clone());
+            strided::map_inplace(&mut buf, &l, |_| value);
+        }
+        Ok(Self::from_buf(buf, shape))
+    }
+
+    /// A tensor of zeros. Errors as [`Tensor::full`].
+    pub fn zeros(shape: impl Into<Shape>) -> Result<Self> {
+        Self::full(shape, T::ZERO)
+    }
+
+    /// A tensor of ones (`true` for bool). Errors as [`Tensor::full`].
+    pub fn ones(shape: impl Into<Shape>) -> Result<Self> {
+        Self::full(shape, T::ONE)
+    }
+
+    /// PyTorch's `empty`; uninitialised memory is never exposed, so this is [`Tensor::zeros`].
+    pub fn empty(shape: impl Into<Shape>) -> Result<Self> {
+        Self::zeros(shape)
+    }
+
+    /// A 0-d tensor (shape `[]`) holding `value`.
+    pub fn scalar(value: T) -> Self {
+        Self::from_buf(AlignedBuf::from_slice(&[value]), Shape::from(()))
+    }
+
+    /// Zeros with this tensor's shape.
+    pub fn zeros_like(&self) -> Self {
+        Self::zeros(self.shape()).expect("an existing shape is valid")
+    }
+    /// Ones with this tensor's shape.
+    pub fn ones_like(&self) -> Self {
+        Self::ones(self.shape()).expect("an existing shape is valid")
+    }
+    /// `value` with this tensor's shape.
+    pub fn full_like(&self, value: T) -> Self {
+        Self::full(self.shape(), value).expect("an existing shape is valid")
+    }
+
+    /// A `(rows, cols)` matrix with ones on the main diagonal (NumPy `eye(N, M)`).
+    pub fn identity(rows: usize, cols: usize) -> Result<Self> {
+        let mut t = Self::zeros([rows, cols])?;
+        {
+            let mut d = t.data_mut()?;
+            for i in 0..rows.min(cols) {
+                d[i * cols + i] = T::ONE;
+            }
+        }
+        Ok(t)
+    }
+
+    /// The `n × n` identity matrix (NumPy `eye(n)`).
+    pub fn eye(n: usize) -> Result<Self> {
+        Self::identity(n, n)
+    }
+}
+
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// The 1-d tensor `start, start + step, ...` up to but excluding `stop` (NumPy `arange`):
+    /// `ceil((stop - start) / step)` elements, computed as `start + i * step` in f64 and cast.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a zero or NaN step, or non-finite bounds.
+    pub fn arange(start: T, stop: T, step: T) -> Result<Self> {
+        let (a, b, s) = (start.to_f64(), stop.to_f64(), step.to_f64());
+        if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
+            return Err(Error::InvalidArgument {
+                op: "arange",
+                msg: format!(
+                    "arange({start:?}, {stop:?}, {step:?}) needs a finite, non-zero step and finite bounds"
+                ),
+            });
+        }
+        let n = ((b - a) / s).ceil().max(0.0);
+        if n > (isize::MAX as f64) / 8.0 {
+            return Err(Error::InvalidArgument {
+                op: "arange",
+                msg: format!("arange({start:?}, {stop:?}, {step:?}) would have {n} elements"),
+            });
+        }
+        let n = n as usize;
+        let v: Vec<T> = if T::DTYPE.is_float() {
+            (0..n).map(|i| T::from_f64(a + i as f64 * s)).collect()
+        } else {
+            let (a, s) = (start.to_i64(), step.to_i64());
+            (0..n).map(|i| T::from_i64(a + i as i64 * s)).collect()
+        };
+        Self::from_vec(v, [n])
+    }
+
+    /// `n` evenly spaced values from `start` to `stop` inclusive (NumPy `linspace`), computed in
+    /// f64 and cast (integers truncate).
+    pub fn linspace(start: T, stop: T, n: usize) -> Result<Self> {
+        let (a, b) = (start.to_f64(), stop.to_f64());
+        let step = if n > 1 { (b - a) / (n - 1) as f64 } else { 0.0 };
+        let v: Vec<T> = (0..n)
+            .map(|i| {
+                if i + 1 == n && n > 1 {
+                    stop
+                } else {
+                    T::from_f64(a + i as f64 * step)
+                }
+            })
+            .collect();
+        Self::from_vec(v, [n])
+    }
+}
+
+impl<T: FloatElement> Tensor<T, Cpu>
+where
+    StandardUniform: Distribution<T::Acc>,
+    StandardNormal: Distribution<T::Acc>,
+{
+    /// Uniform samples on `[0, 1)` from the global generator (see [`manual_seed`]); 16-bit
+    /// floats are drawn in f32 and rounded. Float dtypes only: `rand` for an integer element
+    /// type does not compile.
+    pub fn rand(shape: impl Into<Shape>) -> Result<Self> {
+        with_global_rng(|r| Self::rand_with(shape, r))
+    }
+
+    /// Standard-normal samples from the global generator (see [`manual_seed`]).
+    pub fn randn(shape: impl Into<Shape>) -> Result<Self> {
+        with_global_rng(|r| Self::randn_with(shape, r))
+    }
+
+    /// Uniform samples on `[0, 1)` from a caller-provided generator.
+    pub fn rand_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self> {
+        let shape = shape.into();
+        let n = numel("rand", &shape)?;
+        let v: Vec<T> = (0..n)
+            .map(|_| {
+                // Rounding a value just below 1 to a 16-bit float can give 1; keep [0, 1).
+                let x = T::from_acc(rng.sample(StandardUniform));
+                if x.to_f64() >= 1.0 { T::ZERO } else { x }
+            })
+            .collect();
+        Self::from_vec(v, shape)
+    }
+
+    /// Standard-normal samples from a caller-provided generator.
+    pub fn randn_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self> {
+        let shape = shape.into();
+        let n = numel("randn", &shape)?;
+        let v: Vec<T> = (0..n)
+            .map(|_| T::from_acc(rng.sample(StandardNormal)))
+            .collect();
+        Self::from_vec(v, shape)
+    }
+}

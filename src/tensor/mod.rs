@@ -1,0 +1,203 @@
+//! The typed tensor: shared storage, a layout (shape, strides, offset) and an optional gradient
+//! buffer of the same dtype.
+
+mod access;
+mod create;
+mod display;
+mod view;
+
+pub use access::{DataMut, DataRef};
+pub use create::manual_seed;
+
+use crate::device::{AlignedBuf, Cpu, CpuStorage, Device, DeviceIndex};
+use crate::dtype::{Dtype, Element};
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape};
+use std::sync::{RwLockReadGuard, RwLockWriteGuard};
+
+/// An n-dimensional array whose element type `T` and device `D` are part of its type.
+///
+/// `Clone` is a cheap handle copy that **shares storage** (as in candle): writing through one
+/// handle is seen by the other. Use [`Tensor::deep_copy`] for an independent copy. Views
+/// (`transpose`, `narrow`, `reshape` of a contiguous tensor, ...) share storage too and report
+/// `owns_data() == false`, as the seed describes.
+pub struct Tensor<T: Element, D: Device = Cpu> {
+    pub(crate) storage: D::Storage<T>,
+    pub(crate) layout: Layout,
+    pub(crate) device: D,
+    pub(crate) requires_grad: bool,
+    pub(crate) grad: Option<D::Storage<T>>,
+    pub(crate) is_view: bool,
+}
+
+impl<T: Element, D: Device> Clone for Tensor<T, D> {
+    fn clone(&self) -> Self {
+        Tensor {
+            storage: self.storage.clone(),
+            layout: self.layout.clone(),
+            device: self.device.clone(),
+            requires_grad: self.requires_grad,
+            grad: self.grad.clone(),
+            is_view: self.is_view,
+        }
+    }
+}
+
+/// Metadata, with the seed's names. None of these touch the data.
+impl<T: Element, D: Device> Tensor<T, D> {
+    /// The shape (the seed's `.shape()`).
+    pub fn shape(&self) -> &Shape {
+        &self.layout.shape
+    }
+    /// The shape's dimensions as a slice.
+    pub fn dims(&self) -> &[usize] {
+        self.layout.shape.dims()
+    }
+    /// The runtime dtype tag, `T::DTYPE`.
+    pub fn dtype(&self) -> Dtype {
+        T::DTYPE
+    }
+    /// The device this tensor lives on.
+    pub fn device(&self) -> DeviceIndex {
+        self.device.index()
+    }
+    /// The type-level device handle.
+    pub fn device_handle(&self) -> &D {
+        &self.device
+    }
+    /// Number of elements (the product of the dimensions; 1 for a 0-d tensor).
+    pub fn numel(&self) -> usize {
+        self.layout.shape.numel()
+    }
+    /// `numel() * dtype_size()` in bytes: the size if the tensor were contiguous.
+    pub fn nbytes(&self) -> usize {
+        self.numel() * T::SIZE
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.layout.shape.ndim()
+    }
+    /// Strides in elements (a contiguous (3, 4) tensor has `[4, 1]`).
+    pub fn stride(&self) -> &[isize] {
+        &self.layout.strides
+    }
+    /// Offset of the first element inside the storage, in elements.
+    pub fn offset(&self) -> usize {
+        self.layout.offset
+    }
+    /// The full layout (shape, strides, offset).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// Size in bytes of one element of `dtype` (the seed's static `dtype_size`).
+    pub fn dtype_size(dtype: Dtype) -> usize {
+        dtype.size()
+    }
+    /// True on the host.
+    pub fn is_cpu(&self) -> bool {
+        D::KIND == crate::device::DeviceKind::Cpu
+    }
+    /// True on a CUDA device.
+    pub fn is_cuda(&self) -> bool {
+        D::KIND == crate::device::DeviceKind::Cuda
+    }
+    /// Whether a gradient buffer is attached.
+    pub fn requires_grad(&self) -> bool {
+        self.requires_grad
+    }
+    /// Bytes of the gradient buffer (`nbytes()` when `requires_grad`, else 0).
+    pub fn grad_nbytes(&self) -> usize {
+        if self.grad.is_some() { self.nbytes() } else { 0 }
+    }
+    /// Bytes really allocated for the data buffer (64-byte aligned, so it may exceed `nbytes()`;
+    /// a view reports its base's allocation).
+    pub fn allocated_bytes(&self) -> usize {
+        D::allocated_bytes(&self.storage)
+    }
+    /// Bytes really allocated for the gradient buffer, 0 without one.
+    pub fn grad_allocated_bytes(&self) -> usize {
+        self.grad.as_ref().map_or(0, |g| D::allocated_bytes(g))
+    }
+    /// False for a view that points into another tensor's memory.
+    pub fn owns_data(&self) -> bool {
+        !self.is_view
+    }
+    /// True when this tensor allocated its own gradient buffer.
+    pub fn owns_grad(&self) -> bool {
+        self.grad.is_some() && !self.is_view
+    }
+    /// True when the elements are one row-major run in memory.
+    pub fn is_contiguous(&self) -> bool {
+        self.layout.is_contiguous()
+    }
+    /// True when `self` and `other` share one data buffer.
+    pub fn shares_storage_with(&self, other: &Self) -> bool {
+        D::same_storage(&self.storage, &other.storage)
+    }
+    /// A view of the same storage with another layout.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Self {
+        Tensor {
+            storage: self.storage.clone(),
+            layout,
+            device: self.device.clone(),
+            requires_grad: false,
+            grad: None,
+            is_view: true,
+        }
+    }
+}
+
+/// Locks a host buffer for reading; `Err` instead of a deadlock when a `data_mut()` borrow of
+/// the same buffer is alive.
+pub(crate) fn read<T: Element>(s: &CpuStorage<T>) -> RwLockReadGuard<'_, AlignedBuf<T>> {
+    match s.try_read() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => s.read().unwrap_or_else(|p| p.into_inner()),
+    }
+}
+
+pub(crate) fn try_read<'a, T: Element>(
+    op: &'static str,
+    s: &'a CpuStorage<T>,
+) -> Result<RwLockReadGuard<'a, AlignedBuf<T>>> {
+    match s.try_read() {
+        Ok(g) => Ok(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => Err(busy(op)),
+    }
+}
+
+pub(crate) fn try_write<'a, T: Element>(
+    op: &'static str,
+    s: &'a CpuStorage<T>,
+) -> Result<RwLockWriteGuard<'a, AlignedBuf<T>>> {
+    match s.try_write() {
+        Ok(g) => Ok(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => Err(busy(op)),
+    }
+}
+
+fn busy(op: &'static str) -> Error {
+    Error::Layout {
+        op,
+        msg: "the tensor's buffer is borrowed through another handle (a live `data()`/`data_mut()` guard of a view or clone); drop that borrow first".into(),
+    }
+}
+
+impl<T: Element> Tensor<T, Cpu> {
+    /// A fresh, contiguous tensor that owns `buf`. `buf.len()` must equal `shape.numel()`.
+    pub(crate) fn from_buf(buf: AlignedBuf<T>, shape: Shape) -> Self {
+        debug_assert_eq!(buf.len(), shape.numel());
+        Tensor {
+            storage: std::sync::Arc::new(std::sync::RwLock::new(buf)),
+            layout: Layout::contiguous(shape),
+            device: Cpu,
+            requires_grad: false,
+            grad: None,
+            is_view: false,
+        }
+    }
+
+}
