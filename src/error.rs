@@ -8,7 +8,9 @@ use crate::shape::Shape;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
     /// A data buffer's length does not match the element count of the requested shape.
-    #[error("{op}: {len} elements of data do not fill shape {shape} ({numel} elements); pass exactly {numel} values or change the shape")]
+    #[error(
+        "{op}: {len} elements of data do not fill shape {shape} ({numel} elements); pass exactly {numel} values or change the shape"
+    )]
     DataLength {
         /// The operation.
         op: &'static str,
@@ -28,7 +30,9 @@ pub enum Error {
         dims: Vec<usize>,
     },
     /// Two shapes cannot be broadcast together (NumPy rules).
-    #[error("{op}: shapes {lhs} and {rhs} cannot be broadcast together (trailing dimensions must be equal or 1)")]
+    #[error(
+        "{op}: shapes {lhs} and {rhs} cannot be broadcast together (trailing dimensions must be equal or 1)"
+    )]
     Broadcast {
         /// The operation.
         op: &'static str,
@@ -50,7 +54,9 @@ pub enum Error {
         msg: String,
     },
     /// An axis or dimension index out of range, or repeated.
-    #[error("{op}: axis {axis} is invalid for a tensor of shape {shape} ({ndim} dimensions): {msg}")]
+    #[error(
+        "{op}: axis {axis} is invalid for a tensor of shape {shape} ({ndim} dimensions): {msg}"
+    )]
     Axis {
         /// The operation.
         op: &'static str,
@@ -64,7 +70,9 @@ pub enum Error {
         msg: &'static str,
     },
     /// An index (into a dimension or an index tensor's value) out of range.
-    #[error("{op}: index {index} is out of range for dimension {dim} of size {size} (shape {shape})")]
+    #[error(
+        "{op}: index {index} is out of range for dimension {dim} of size {size} (shape {shape})"
+    )]
     Index {
         /// The operation.
         op: &'static str,
@@ -86,7 +94,9 @@ pub enum Error {
         msg: String,
     },
     /// Integer division (or remainder) by zero.
-    #[error("{op}: integer division by zero in a {dtype} tensor; check the divisor or cast to a float dtype, where x/0 is ±inf or NaN")]
+    #[error(
+        "{op}: integer division by zero in a {dtype} tensor; check the divisor or cast to a float dtype, where x/0 is ±inf or NaN"
+    )]
     DivisionByZero {
         /// The operation.
         op: &'static str,

@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+// Index loops over several parallel arrays (shape, strides, offsets) read better than zips.
+#![allow(clippy::needless_range_loop)]
 
 pub mod cpu;
 pub mod device;
@@ -10,20 +12,24 @@ pub mod shape;
 pub mod tensor;
 
 pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
-pub use dtype::{Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size};
+pub use dtype::{
+    Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
+};
 pub use error::{Error, Result};
 pub use ops::reduce::*;
 pub use shape::Shape;
-pub use tensor::{Tensor, manual_seed};
+pub use tensor::{ReshapeDims, Tensor, manual_seed};
 
 /// Everything a program needs: `use typed_tensor::prelude::*;`.
 pub mod prelude {
     pub use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
-    pub use crate::dtype::{Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf};
+    pub use crate::dtype::{
+        Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
+    };
     pub use crate::error::{Error, Result};
     pub use crate::ops::reduce::*;
     pub use crate::shape::Shape;
-    pub use crate::tensor::{Tensor, manual_seed};
+    pub use crate::tensor::{ReshapeDims, Tensor, manual_seed};
     pub use half::{bf16, f16};
 }
 

@@ -89,8 +89,16 @@ pub fn broadcast_shapes(op: &'static str, a: &Shape, b: &Shape) -> Result<Shape>
     let n = a.ndim().max(b.ndim());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i + a.ndim() >= n { a.0[i + a.ndim() - n] } else { 1 };
-        let db = if i + b.ndim() >= n { b.0[i + b.ndim() - n] } else { 1 };
+        let da = if i + a.ndim() >= n {
+            a.0[i + a.ndim() - n]
+        } else {
+            1
+        };
+        let db = if i + b.ndim() >= n {
+            b.0[i + b.ndim() - n]
+        } else {
+            1
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -247,17 +255,17 @@ impl Layout {
         let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
         for (d, s) in self.shape.0.iter().zip(&self.strides) {
             let ext = (*d as isize - 1) * s;
-            if ext < 0 {
-                lo += ext
-            } else {
-                hi += ext
-            }
+            if ext < 0 { lo += ext } else { hi += ext }
         }
         (lo as usize, hi as usize + 1)
     }
     /// True when two different logical indices may map to one storage element (a stride 0 on a
     /// dimension longer than 1): such a layout cannot be written in place.
     pub fn has_aliasing(&self) -> bool {
-        self.shape.0.iter().zip(&self.strides).any(|(&d, &s)| d > 1 && s == 0)
+        self.shape
+            .0
+            .iter()
+            .zip(&self.strides)
+            .any(|(&d, &s)| d > 1 && s == 0)
     }
 }

@@ -36,7 +36,10 @@ impl<T: Copy> Mat<'_, T> {
             let e = (d as isize - 1) * s;
             if e < 0 { lo += e } else { hi += e }
         }
-        assert!(lo >= 0 && (hi as usize) < self.data.len(), "matmul operand out of bounds");
+        assert!(
+            lo >= 0 && (hi as usize) < self.data.len(),
+            "matmul operand out of bounds"
+        );
     }
 }
 
@@ -65,7 +68,14 @@ fn cast_mat<'a, T: 'static, U: 'static>(a: Mat<'a, T>) -> Mat<'a, U> {
 }
 
 /// `dst (m × n, row-major) = a (m × k) · b (k × n)`.
-pub fn matmul<T: NumElement>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, m: usize, n: usize, k: usize) {
+pub fn matmul<T: NumElement>(
+    dst: &mut [T],
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+    m: usize,
+    n: usize,
+    k: usize,
+) {
     assert_eq!(dst.len(), m * n);
     a.check(m, k);
     b.check(k, n);
@@ -78,18 +88,59 @@ pub fn matmul<T: NumElement>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, m: usi
     }
     let id = TypeId::of::<T>();
     if id == TypeId::of::<f32>() {
-        gemm_call::<f32>(cast_slice_mut(dst), cast_mat(a), cast_mat(b), m, n, k, 0.0, 1.0);
+        gemm_call::<f32>(
+            cast_slice_mut(dst),
+            cast_mat(a),
+            cast_mat(b),
+            m,
+            n,
+            k,
+            0.0,
+            1.0,
+        );
     } else if id == TypeId::of::<f64>() {
-        gemm_call::<f64>(cast_slice_mut(dst), cast_mat(a), cast_mat(b), m, n, k, 0.0, 1.0);
+        gemm_call::<f64>(
+            cast_slice_mut(dst),
+            cast_mat(a),
+            cast_mat(b),
+            m,
+            n,
+            k,
+            0.0,
+            1.0,
+        );
     } else if id == TypeId::of::<f16>() {
-        gemm_call::<f16>(cast_slice_mut(dst), cast_mat(a), cast_mat(b), m, n, k, f16::ZERO, f16::ONE);
+        gemm_call::<f16>(
+            cast_slice_mut(dst),
+            cast_mat(a),
+            cast_mat(b),
+            m,
+            n,
+            k,
+            f16::ZERO,
+            f16::ONE,
+        );
     } else if id == TypeId::of::<bf16>() {
         // gemm has no bf16 kernel: compute in f32 and round once.
-        let af: Vec<f32> = (0..m * k).map(|x| a.at(x / k, x % k).to_f64() as f32).collect();
-        let bf: Vec<f32> = (0..k * n).map(|x| b.at(x / n, x % n).to_f64() as f32).collect();
+        let af: Vec<f32> = (0..m * k)
+            .map(|x| a.at(x / k, x % k).to_f64() as f32)
+            .collect();
+        let bf: Vec<f32> = (0..k * n)
+            .map(|x| b.at(x / n, x % n).to_f64() as f32)
+            .collect();
         let mut out = vec![0f32; m * n];
-        let am = Mat { data: &af, offset: 0, rs: k as isize, cs: 1 };
-        let bm = Mat { data: &bf, offset: 0, rs: n as isize, cs: 1 };
+        let am = Mat {
+            data: &af,
+            offset: 0,
+            rs: k as isize,
+            cs: 1,
+        };
+        let bm = Mat {
+            data: &bf,
+            offset: 0,
+            rs: n as isize,
+            cs: 1,
+        };
         gemm_call::<f32>(&mut out, am, bm, m, n, k, 0.0, 1.0);
         for (d, &v) in dst.iter_mut().zip(&out) {
             *d = T::from_f64(v as f64);
@@ -100,7 +151,16 @@ pub fn matmul<T: NumElement>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, m: usi
 }
 
 #[allow(clippy::too_many_arguments)]
-fn gemm_call<T: 'static + Copy>(dst: &mut [T], a: Mat<'_, T>, b: Mat<'_, T>, m: usize, n: usize, k: usize, zero: T, one: T) {
+fn gemm_call<T: 'static + Copy>(
+    dst: &mut [T],
+    a: Mat<'_, T>,
+    b: Mat<'_, T>,
+    m: usize,
+    n: usize,
+    k: usize,
+    zero: T,
+    one: T,
+) {
     let par = if m * n * k >= PAR_FLOPS {
         gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {

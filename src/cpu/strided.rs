@@ -31,9 +31,8 @@ impl<const K: usize> Plan<K> {
                 continue;
             }
             let mergeable = !dims.is_empty()
-                && (0..K).all(|k| {
-                    *strides[k].last().unwrap() == layouts[k].strides[i] * d as isize
-                });
+                && (0..K)
+                    .all(|k| *strides[k].last().unwrap() == layouts[k].strides[i] * d as isize);
             if mergeable {
                 *dims.last_mut().unwrap() *= d;
                 for k in 0..K {
@@ -129,7 +128,9 @@ pub fn par_ranges(n: usize, f: impl Fn(usize, usize) + Sync) {
 
 fn chunk_len(n: usize) -> usize {
     let parts = rayon::current_num_threads() * 4;
-    n.div_ceil(parts).max(PAR_THRESHOLD / 2).next_multiple_of(64)
+    n.div_ceil(parts)
+        .max(PAR_THRESHOLD / 2)
+        .next_multiple_of(64)
 }
 
 /// Runs `f(start, out_chunk)` over disjoint chunks of a contiguous output.
@@ -212,35 +213,40 @@ pub fn zip_into<A: Element, B: Element, O: Element>(
 ) {
     let plan = Plan::new([la, lb]);
     par_out(out, |start, chunk| {
-        plan.for_runs(start, start + chunk.len(), |pos, [oa, ob], [sa, sb], len| {
-            let dst = &mut chunk[pos - start..pos - start + len];
-            match (sa, sb) {
-                (1, 1) => {
-                    let (oa, ob) = (oa as usize, ob as usize);
-                    for ((d, &x), &y) in dst.iter_mut().zip(&a[oa..oa + len]).zip(&b[ob..ob + len])
-                    {
-                        *d = f(x, y);
+        plan.for_runs(
+            start,
+            start + chunk.len(),
+            |pos, [oa, ob], [sa, sb], len| {
+                let dst = &mut chunk[pos - start..pos - start + len];
+                match (sa, sb) {
+                    (1, 1) => {
+                        let (oa, ob) = (oa as usize, ob as usize);
+                        for ((d, &x), &y) in
+                            dst.iter_mut().zip(&a[oa..oa + len]).zip(&b[ob..ob + len])
+                        {
+                            *d = f(x, y);
+                        }
+                    }
+                    (1, 0) => {
+                        let (oa, y) = (oa as usize, b[ob as usize]);
+                        for (d, &x) in dst.iter_mut().zip(&a[oa..oa + len]) {
+                            *d = f(x, y);
+                        }
+                    }
+                    (0, 1) => {
+                        let (x, ob) = (a[oa as usize], ob as usize);
+                        for (d, &y) in dst.iter_mut().zip(&b[ob..ob + len]) {
+                            *d = f(x, y);
+                        }
+                    }
+                    _ => {
+                        for (j, d) in dst.iter_mut().enumerate() {
+                            *d = f(a[at(oa, j, sa)], b[at(ob, j, sb)]);
+                        }
                     }
                 }
-                (1, 0) => {
-                    let (oa, y) = (oa as usize, b[ob as usize]);
-                    for (d, &x) in dst.iter_mut().zip(&a[oa..oa + len]) {
-                        *d = f(x, y);
-                    }
-                }
-                (0, 1) => {
-                    let (x, ob) = (a[oa as usize], ob as usize);
-                    for (d, &y) in dst.iter_mut().zip(&b[ob..ob + len]) {
-                        *d = f(x, y);
-                    }
-                }
-                _ => {
-                    for (j, d) in dst.iter_mut().enumerate() {
-                        *d = f(a[at(oa, j, sa)], b[at(ob, j, sb)]);
-                    }
-                }
-            }
-        })
+            },
+        )
     });
 }
 
@@ -256,7 +262,11 @@ pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
     par_out(&mut out, |start, chunk| {
         plan.for_runs(start, start + chunk.len(), |pos, o, s, len| {
             for j in 0..len {
-                chunk[pos - start + j] = f(a[at(o[0], j, s[0])], b[at(o[1], j, s[1])], c[at(o[2], j, s[2])]);
+                chunk[pos - start + j] = f(
+                    a[at(o[0], j, s[0])],
+                    b[at(o[1], j, s[1])],
+                    c[at(o[2], j, s[2])],
+                );
             }
         })
     });
@@ -266,6 +276,14 @@ pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
 /// A raw pointer that may cross threads; each thread writes a disjoint set of indices.
 #[derive(Clone, Copy)]
 struct SendPtr<T>(*mut T);
+
+impl<T> SendPtr<T> {
+    /// Taking `self` makes closures capture the whole (Send) wrapper, not the raw field.
+    #[inline(always)]
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
 unsafe impl<T> Send for SendPtr<T> {}
 unsafe impl<T> Sync for SendPtr<T> {}
 
@@ -291,19 +309,18 @@ pub fn zip_inplace<T: Element, U: Element>(
     let plan = Plan::new([ld, ls]);
     let p = SendPtr(dst.as_mut_ptr());
     par_ranges(ld.shape.numel(), |start, end| {
-        let p = p;
         plan.for_runs(start, end, |_, [od, os], [sd, ss], len| {
             // SAFETY: the span check above keeps every index in bounds; the layout does not
             // alias, so threads (which get disjoint logical ranges) write disjoint elements.
             unsafe {
                 if sd == 1 && ss == 1 {
-                    let d = std::slice::from_raw_parts_mut(p.0.add(od as usize), len);
+                    let d = std::slice::from_raw_parts_mut(p.get().add(od as usize), len);
                     for (x, &y) in d.iter_mut().zip(&src[os as usize..os as usize + len]) {
                         *x = f(*x, y);
                     }
                 } else {
                     for j in 0..len {
-                        let q = p.0.add(at(od, j, sd));
+                        let q = p.get().add(at(od, j, sd));
                         *q = f(*q, src[at(os, j, ss)]);
                     }
                 }
@@ -318,18 +335,17 @@ pub fn map_inplace<T: Element>(dst: &mut [T], ld: &Layout, f: impl Fn(T) -> T + 
     let plan = Plan::new([ld]);
     let p = SendPtr(dst.as_mut_ptr());
     par_ranges(ld.shape.numel(), |start, end| {
-        let p = p;
         plan.for_runs(start, end, |_, [od], [sd], len| {
             // SAFETY: as in `zip_inplace`.
             unsafe {
                 if sd == 1 {
-                    let d = std::slice::from_raw_parts_mut(p.0.add(od as usize), len);
+                    let d = std::slice::from_raw_parts_mut(p.get().add(od as usize), len);
                     for x in d.iter_mut() {
                         *x = f(*x);
                     }
                 } else {
                     for j in 0..len {
-                        let q = p.0.add(at(od, j, sd));
+                        let q = p.get().add(at(od, j, sd));
                         *q = f(*q);
                     }
                 }

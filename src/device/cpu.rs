@@ -22,7 +22,8 @@ unsafe impl<T: Element> Sync for AlignedBuf<T> {}
 
 impl<T: Element> AlignedBuf<T> {
     fn layout(len: usize) -> AllocLayout {
-        AllocLayout::from_size_align(len * T::SIZE, CPU_ALIGN).expect("size checked by caller")
+        AllocLayout::from_size_align((len * T::SIZE).next_multiple_of(CPU_ALIGN), CPU_ALIGN)
+            .expect("size checked by caller")
     }
     /// `len` zero elements (all-zero bytes are zero for every element type).
     ///

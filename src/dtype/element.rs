@@ -200,8 +200,28 @@ macro_rules! common {
 
 common!(f32, Float32, "float", "f32", f32, f32, f32, 0.0, 1.0);
 common!(f64, Float64, "double", "f64", f64, f64, f64, 0.0, 1.0);
-common!(f16, Float16, "f16_t", "f16", f16, f16, f16, f16::ZERO, f16::ONE);
-common!(bf16, Bfloat16, "bf16_t", "bf16", bf16, bf16, bf16, bf16::ZERO, bf16::ONE);
+common!(
+    f16,
+    Float16,
+    "f16_t",
+    "f16",
+    f16,
+    f16,
+    f16,
+    f16::ZERO,
+    f16::ONE
+);
+common!(
+    bf16,
+    Bfloat16,
+    "bf16_t",
+    "bf16",
+    bf16,
+    bf16,
+    bf16,
+    bf16::ZERO,
+    bf16::ONE
+);
 common!(i16, Int16, "short", "i16", f32, i64, f64, 0, 1);
 common!(i32, Int32, "int", "i32", f32, i64, f64, 0, 1);
 common!(i64, Int64, "long long", "i64", f64, i64, f64, 0, 1);

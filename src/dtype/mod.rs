@@ -77,11 +77,7 @@ impl Dtype {
     /// The dtype of `sum`/`product`: Int64 for integer and bool dtypes (as NumPy), else itself.
     /// The runtime form of [`SumOf`].
     pub const fn sum_of(self) -> Dtype {
-        if self.is_float() {
-            self
-        } else {
-            Dtype::Int64
-        }
+        if self.is_float() { self } else { Dtype::Int64 }
     }
 
     /// The dtype of `square`: Float64 for integer dtypes (the seed's overflow rule), else itself.

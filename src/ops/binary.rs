@@ -94,11 +94,19 @@ fn check_rhs<Op: BinaryOp, T: NumElement>(b: &Tensor<T, Cpu>) -> Result<()> {
         return Ok(());
     }
     let any_bad = b.to_vec().iter().any(|&x| !Op::valid_rhs(x));
-    if any_bad { Err(Op::invalid(T::DTYPE)) } else { Ok(()) }
+    if any_bad {
+        Err(Op::invalid(T::DTYPE))
+    } else {
+        Ok(())
+    }
 }
 
 fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
-    if Op::valid_rhs(s) { Ok(()) } else { Err(Op::invalid(T::DTYPE)) }
+    if Op::valid_rhs(s) {
+        Ok(())
+    } else {
+        Err(Op::invalid(T::DTYPE))
+    }
 }
 
 impl<T: NumElement> Tensor<T, Cpu> {

@@ -86,7 +86,11 @@ impl<T: Element> Tensor<T, Cpu> {
     /// `Broadcast` when the shapes do not broadcast.
     pub fn where_(cond: &Tensor<bool, Cpu>, a: &Self, b: &Self) -> Result<Self> {
         let op = "where_";
-        let s = broadcast_shapes(op, &broadcast_shapes(op, cond.shape(), a.shape())?, b.shape())?;
+        let s = broadcast_shapes(
+            op,
+            &broadcast_shapes(op, cond.shape(), a.shape())?,
+            b.shape(),
+        )?;
         let (lc, la, lb) = (
             cond.layout.broadcast_to(op, &s)?,
             a.layout.broadcast_to(op, &s)?,
@@ -97,7 +101,12 @@ impl<T: Element> Tensor<T, Cpu> {
             try_read(op, &a.storage)?,
             try_read(op, &b.storage)?,
         );
-        let buf = strided::zip3((&gc, &lc), (&ga, &la), (&gb, &lb), |c, x, y| if c { x } else { y });
+        let buf = strided::zip3(
+            (&gc, &lc),
+            (&ga, &la),
+            (&gb, &lb),
+            |c, x, y| if c { x } else { y },
+        );
         Ok(Tensor::from_buf(buf, s))
     }
 
@@ -126,7 +135,11 @@ impl<T: FloatElement> Tensor<T, Cpu> {
 
     /// True when every pair [`Tensor::is_close`] (NumPy `allclose`).
     pub fn all_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<bool> {
-        Ok(self.is_close(other, rtol, atol)?.to_vec().iter().all(|&c| c))
+        Ok(self
+            .is_close(other, rtol, atol)?
+            .to_vec()
+            .iter()
+            .all(|&c| c))
     }
 }
 

@@ -35,8 +35,16 @@ impl<T: NumElement> Tensor<T, Cpu> {
         if self.ndim() == 0 || other.ndim() == 0 {
             return Err(bad("both operands need at least one dimension"));
         }
-        let a = if self.ndim() == 1 { self.unsqueeze(0)? } else { self.clone() };
-        let b = if other.ndim() == 1 { other.unsqueeze(-1)? } else { other.clone() };
+        let a = if self.ndim() == 1 {
+            self.unsqueeze(0)?
+        } else {
+            self.clone()
+        };
+        let b = if other.ndim() == 1 {
+            other.unsqueeze(-1)?
+        } else {
+            other.clone()
+        };
         let (ra, rb) = (a.ndim(), b.ndim());
         let (m, k) = (a.dims()[ra - 2], a.dims()[ra - 1]);
         let (k2, n) = (b.dims()[rb - 2], b.dims()[rb - 1]);
@@ -65,15 +73,28 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let (brs, bcs) = (b.stride()[rb - 2], b.stride()[rb - 1]);
         let ga = try_read(op, &a.storage)?;
         let gb = try_read(op, &b.storage)?;
-        let mut out = AlignedBuf::<T>::zeros(nb * m * n).ok_or_else(|| bad("the result is too large"))?;
+        let mut out =
+            AlignedBuf::<T>::zeros(nb * m * n).ok_or_else(|| bad("the result is too large"))?;
         let one = |(dst, &(oa, ob)): (&mut [T], &(isize, isize))| {
-            let am = Mat { data: &ga, offset: oa as usize, rs: ars, cs: acs };
-            let bm = Mat { data: &gb, offset: ob as usize, rs: brs, cs: bcs };
+            let am = Mat {
+                data: &ga,
+                offset: oa as usize,
+                rs: ars,
+                cs: acs,
+            };
+            let bm = Mat {
+                data: &gb,
+                offset: ob as usize,
+                rs: brs,
+                cs: bcs,
+            };
             mm(dst, am, bm, m, n, k);
         };
         if m * n > 0 {
             if nb > 1 && m * n * k < (1 << 18) {
-                out.par_chunks_mut(m * n).zip(offsets.par_iter()).for_each(one);
+                out.par_chunks_mut(m * n)
+                    .zip(offsets.par_iter())
+                    .for_each(one);
             } else {
                 out.chunks_mut(m * n).zip(offsets.iter()).for_each(one);
             }

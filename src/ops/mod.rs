@@ -41,7 +41,10 @@ pub(crate) fn map_new<I: Element, O: Element>(
     f: impl Fn(I) -> O + Sync,
 ) -> Result<Tensor<O, Cpu>> {
     let g = try_read(op, &a.storage)?;
-    Ok(Tensor::from_buf(strided::map(&g, &a.layout, f), a.shape().clone()))
+    Ok(Tensor::from_buf(
+        strided::map(&g, &a.layout, f),
+        a.shape().clone(),
+    ))
 }
 
 /// `dst = f(dst, src)` with `src` broadcast into `dst`'s shape (which must not grow). When

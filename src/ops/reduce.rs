@@ -164,17 +164,26 @@ impl<T: Element> Reducer<T> for MeanR {
     }
     #[inline(always)]
     fn step(&self, (s, c): Self::Acc, x: T, _: usize) -> Self::Acc {
-        if self.skip_nan && x.is_nan() { (s, c) } else { (s + x.to_f64(), c + 1) }
+        if self.skip_nan && x.is_nan() {
+            (s, c)
+        } else {
+            (s + x.to_f64(), c + 1)
+        }
     }
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
         (a.0 + b.0, a.1 + b.1)
     }
     #[inline]
     fn run(&self, acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
-        if self.skip_nan {
+        if self.skip_nan || !T::DTYPE.is_float() {
             return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
         }
-        let s = SumR { product: false, skip_nan: false }.run((acc.0, 0), xs, i0).0;
+        let s = SumR {
+            product: false,
+            skip_nan: false,
+        }
+        .run((acc.0, 0), xs, i0)
+        .0;
         (s, acc.1 + xs.len())
     }
 }
@@ -191,7 +200,11 @@ impl<T: Element> Reducer<T> for TruthR {
     }
     #[inline(always)]
     fn step(&self, acc: bool, x: T, _: usize) -> bool {
-        if self.all { acc && x != T::ZERO } else { acc || x != T::ZERO }
+        if self.all {
+            acc && x != T::ZERO
+        } else {
+            acc || x != T::ZERO
+        }
     }
     fn merge(&self, a: bool, b: bool) -> bool {
         if self.all { a && b } else { a || b }
@@ -257,14 +270,22 @@ impl<T: Element> Tensor<T, Cpu> {
     /// # Errors
     /// `Axis` for an out-of-range or repeated axis.
     pub fn sum(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
-        let r = SumR { product: false, skip_nan: false };
+        let r = SumR {
+            product: false,
+            skip_nan: false,
+        };
         self.reduce_with("reduce_sum", axes, keepdim, r, |a, _| Ok(sum_out::<T>(a)))
     }
 
     /// Product over `axes` (seed `reduce_product`); an empty product is 1. Errors as [`Tensor::sum`].
     pub fn product(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
-        let r = SumR { product: true, skip_nan: false };
-        self.reduce_with("reduce_product", axes, keepdim, r, |a, _| Ok(sum_out::<T>(a)))
+        let r = SumR {
+            product: true,
+            skip_nan: false,
+        };
+        self.reduce_with("reduce_product", axes, keepdim, r, |a, _| {
+            Ok(sum_out::<T>(a))
+        })
     }
 
     /// Minimum over `axes` (seed `reduce_min`); NaN propagates.
@@ -284,7 +305,9 @@ impl<T: Element> Tensor<T, Cpu> {
     /// flat index inside the reduced block; ties give the first; a NaN's index wins (PyTorch).
     /// Errors as [`Tensor::min`].
     pub fn argmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.extreme("reduce_argmin", axes, keepdim, false, false, |_, i| i as i64)
+        self.extreme("reduce_argmin", axes, keepdim, false, false, |_, i| {
+            i as i64
+        })
     }
 
     /// Index of the maximum (seed `reduce_argmax`), as [`Tensor::argmin`].
@@ -303,41 +326,71 @@ impl<T: Element> Tensor<T, Cpu> {
 
     /// Variance over `axes` with `correction` (divides by `n - correction`; PyTorch's default is
     /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`]. NaN when `n <= correction`.
-    pub fn var(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    pub fn var(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let r = MomentsR { skip_nan: false };
         self.reduce_with("reduce_var", axes, keepdim, r, move |(n, _, m2), _| {
             let d = n - correction as f64;
-            Ok(FloatOf::<T>::from_f64(if d > 0.0 { m2 / d } else { f64::NAN }))
+            Ok(FloatOf::<T>::from_f64(if d > 0.0 {
+                m2 / d
+            } else {
+                f64::NAN
+            }))
         })
     }
 
     /// Standard deviation: the square root of [`Tensor::var`].
-    pub fn std(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    pub fn std(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let r = MomentsR { skip_nan: false };
         self.reduce_with("reduce_std", axes, keepdim, r, move |(n, _, m2), _| {
             let d = n - correction as f64;
-            Ok(FloatOf::<T>::from_f64(if d > 0.0 { (m2 / d).sqrt() } else { f64::NAN }))
+            Ok(FloatOf::<T>::from_f64(if d > 0.0 {
+                (m2 / d).sqrt()
+            } else {
+                f64::NAN
+            }))
         })
     }
 
     /// True where any element of the slice is non-zero (NaN counts as true; empty → false).
     pub fn any(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cpu>> {
-        self.reduce_with("reduce_any", axes, keepdim, TruthR { all: false }, |a, _| Ok(a))
+        self.reduce_with(
+            "reduce_any",
+            axes,
+            keepdim,
+            TruthR { all: false },
+            |a, _| Ok(a),
+        )
     }
 
     /// True where every element of the slice is non-zero (empty → true).
     pub fn all(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cpu>> {
-        self.reduce_with("reduce_all", axes, keepdim, TruthR { all: true }, |a, _| Ok(a))
+        self.reduce_with("reduce_all", axes, keepdim, TruthR { all: true }, |a, _| {
+            Ok(a)
+        })
     }
 
     /// Running sum along `axis` (NumPy `cumsum`), as [`SumOf<T>`].
     pub fn cumsum(&self, axis: i64) -> Result<Tensor<SumOf<T>, Cpu>> {
-        self.scan_with("cumsum", axis, <SumOf<T>>::ZERO, |a, x: T| a.add(x.to_sum()))
+        self.scan_with("cumsum", axis, <SumOf<T>>::ZERO, |a, x: T| {
+            a.add(x.to_sum())
+        })
     }
 
     /// Running product along `axis` (NumPy `cumprod`), as [`SumOf<T>`].
     pub fn cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, Cpu>> {
-        self.scan_with("cumprod", axis, <SumOf<T>>::ONE, |a, x: T| a.mul(x.to_sum()))
+        self.scan_with("cumprod", axis, <SumOf<T>>::ONE, |a, x: T| {
+            a.mul(x.to_sum())
+        })
     }
 
     fn scan_with<O: Element>(
@@ -365,13 +418,23 @@ fn sum_out<T: Element>((f, i): (f64, i64)) -> SumOf<T> {
 impl<T: FloatElement> Tensor<T, Cpu> {
     /// Sum skipping NaN (seed `reduce_nansum`); an all-NaN slice sums to 0.
     pub fn nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        let r = SumR { product: false, skip_nan: true };
-        self.reduce_with("reduce_nansum", axes, keepdim, r, |a, _| Ok(T::from_f64(a.0)))
+        let r = SumR {
+            product: false,
+            skip_nan: true,
+        };
+        self.reduce_with("reduce_nansum", axes, keepdim, r, |a, _| {
+            Ok(T::from_f64(a.0))
+        })
     }
     /// Product skipping NaN (seed `reduce_nanproduct`).
     pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        let r = SumR { product: true, skip_nan: true };
-        self.reduce_with("reduce_nanproduct", axes, keepdim, r, |a, _| Ok(T::from_f64(a.0)))
+        let r = SumR {
+            product: true,
+            skip_nan: true,
+        };
+        self.reduce_with("reduce_nanproduct", axes, keepdim, r, |a, _| {
+            Ok(T::from_f64(a.0))
+        })
     }
     /// Minimum skipping NaN (seed `reduce_nanmin`); an all-NaN slice gives NaN (NumPy).
     pub fn nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
@@ -381,34 +444,55 @@ impl<T: FloatElement> Tensor<T, Cpu> {
     pub fn nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
         self.nan_extreme("reduce_nanmax", axes, keepdim, true)
     }
-    fn nan_extreme(&self, op: &'static str, axes: &[i64], keepdim: bool, max: bool) -> Result<Self> {
+    fn nan_extreme(
+        &self,
+        op: &'static str,
+        axes: &[i64],
+        keepdim: bool,
+        max: bool,
+    ) -> Result<Self> {
         let shape = self.shape().clone();
-        self.reduce_with(op, axes, keepdim, ExtremeR { max, skip_nan: true }, |a, blk| match a {
-            Some((v, _)) => Ok(v),
-            None if blk > 0 => Ok(T::from_f64(f64::NAN)),
-            None => Err(Error::EmptyReduction {
-                op,
-                msg: format!("a reduced slice of the tensor of shape {shape} is empty"),
-            }),
-        })
+        self.reduce_with(
+            op,
+            axes,
+            keepdim,
+            ExtremeR {
+                max,
+                skip_nan: true,
+            },
+            |a, blk| match a {
+                Some((v, _)) => Ok(v),
+                None if blk > 0 => Ok(T::from_f64(f64::NAN)),
+                None => Err(Error::EmptyReduction {
+                    op,
+                    msg: format!("a reduced slice of the tensor of shape {shape} is empty"),
+                }),
+            },
+        )
     }
     /// Mean of the non-NaN values, dividing by their count (seed `reduce_nanmean`); an all-NaN
     /// slice gives NaN.
     pub fn nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
         let r = MeanR { skip_nan: true };
-        self.reduce_with("reduce_nanmean", axes, keepdim, r, |(s, c), _| Ok(T::from_f64(s / c as f64)))
+        self.reduce_with("reduce_nanmean", axes, keepdim, r, |(s, c), _| {
+            Ok(T::from_f64(s / c as f64))
+        })
     }
     /// Index of the minimum skipping NaN (seed `reduce_nanargmin`).
     ///
     /// # Errors
     /// `EmptyReduction` for an all-NaN or empty slice.
     pub fn nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.extreme("reduce_nanargmin", axes, keepdim, false, true, |_, i| i as i64)
+        self.extreme("reduce_nanargmin", axes, keepdim, false, true, |_, i| {
+            i as i64
+        })
     }
     /// Index of the maximum skipping NaN (seed `reduce_nanargmax`). Errors as
     /// [`Tensor::nanargmin`].
     pub fn nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.extreme("reduce_nanargmax", axes, keepdim, true, true, |_, i| i as i64)
+        self.extreme("reduce_nanargmax", axes, keepdim, true, true, |_, i| {
+            i as i64
+        })
     }
 
     /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
@@ -480,11 +564,19 @@ free_fns! {
 }
 
 /// [`Tensor::var`] with PyTorch's default correction of 1.
-pub fn reduce_var<T: Element>(t: &Tensor<T, Cpu>, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+pub fn reduce_var<T: Element>(
+    t: &Tensor<T, Cpu>,
+    axes: &[i64],
+    keepdim: bool,
+) -> Result<Tensor<FloatOf<T>, Cpu>> {
     t.var(axes, 1, keepdim)
 }
 
 /// [`Tensor::std`] with PyTorch's default correction of 1.
-pub fn reduce_std<T: Element>(t: &Tensor<T, Cpu>, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+pub fn reduce_std<T: Element>(
+    t: &Tensor<T, Cpu>,
+    axes: &[i64],
+    keepdim: bool,
+) -> Result<Tensor<FloatOf<T>, Cpu>> {
     t.std(axes, 1, keepdim)
 }

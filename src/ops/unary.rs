@@ -312,9 +312,7 @@ impl<T: NumElement> PowExponent<T> for i32 {
                 return Err(negative_exponent("pow", self, T::DTYPE));
             }
             let e = self;
-            return map_new("pow", t, move |x: T| {
-                T::from_f64(x.to_f64().powi(e))
-            });
+            return map_new("pow", t, move |x: T| T::from_f64(x.to_f64().powi(e)));
         }
         let e = self as u32;
         map_new("pow", t, move |x: T| x.powi(e))
@@ -369,4 +367,3 @@ impl<T: NumElement> PowExponentInplace<T> for i32 {
         map_assign("pow_", t, move |x: T| x.powi(e))
     }
 }
-

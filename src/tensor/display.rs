@@ -40,6 +40,7 @@ fn indices(d: usize, summarise: bool) -> Vec<Option<usize>> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn render(
     out: &mut String,
     cells: &[String],

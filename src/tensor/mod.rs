@@ -8,6 +8,7 @@ mod view;
 
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
+pub use view::ReshapeDims;
 
 use crate::device::{AlignedBuf, Cpu, CpuStorage, Device, DeviceIndex};
 use crate::dtype::{Dtype, Element};
@@ -107,7 +108,11 @@ impl<T: Element, D: Device> Tensor<T, D> {
     }
     /// Bytes of the gradient buffer (`nbytes()` when `requires_grad`, else 0).
     pub fn grad_nbytes(&self) -> usize {
-        if self.grad.is_some() { self.nbytes() } else { 0 }
+        if self.grad.is_some() {
+            self.nbytes()
+        } else {
+            0
+        }
     }
     /// Bytes really allocated for the data buffer (64-byte aligned, so it may exceed `nbytes()`;
     /// a view reports its base's allocation).
@@ -199,5 +204,4 @@ impl<T: Element> Tensor<T, Cpu> {
             is_view: false,
         }
     }
-
 }

@@ -34,16 +34,26 @@ impl ReshapeDims for Vec<usize> {
         self.iter().map(|&d| Some(d)).collect()
     }
 }
-impl<const N: usize> ReshapeDims for [i64; N] {
-    fn spec(&self) -> Vec<Option<usize>> {
-        self.iter().map(|&d| (d >= 0).then_some(d as usize)).collect()
-    }
+macro_rules! signed_dims {
+    ($($t:ty),*) => {$(
+        impl<const N: usize> ReshapeDims for [$t; N] {
+            fn spec(&self) -> Vec<Option<usize>> {
+                self.iter().map(|&d| (d >= 0).then_some(d as usize)).collect()
+            }
+        }
+        impl ReshapeDims for &[$t] {
+            fn spec(&self) -> Vec<Option<usize>> {
+                self.iter().map(|&d| (d >= 0).then_some(d as usize)).collect()
+            }
+        }
+        impl ReshapeDims for Vec<$t> {
+            fn spec(&self) -> Vec<Option<usize>> {
+                self.iter().map(|&d| (d >= 0).then_some(d as usize)).collect()
+            }
+        }
+    )*};
 }
-impl ReshapeDims for &[i64] {
-    fn spec(&self) -> Vec<Option<usize>> {
-        self.iter().map(|&d| (d >= 0).then_some(d as usize)).collect()
-    }
-}
+signed_dims!(i32, i64, isize);
 
 fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) -> Result<Shape> {
     let n = from.numel();
@@ -63,8 +73,10 @@ fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) -> Result<S
         .try_fold(1usize, |a, &d| a.checked_mul(d));
     let known = known.ok_or_else(|| bad("the element count overflows usize".into()))?;
     let dims: Vec<usize> = if unknown == 1 {
-        if known == 0 || n % known != 0 {
-            return Err(bad(format!("cannot infer -1: {n} elements do not divide into the given dimensions")));
+        if known == 0 || !n.is_multiple_of(known) {
+            return Err(bad(format!(
+                "cannot infer -1: {n} elements do not divide into the given dimensions"
+            )));
         }
         spec.iter().map(|d| d.unwrap_or(n / known)).collect()
     } else {
@@ -151,7 +163,8 @@ impl<T: Element> Tensor<T, Cpu> {
     /// The transpose of a 2-d tensor (a view); for other ranks, reverses the dimensions.
     pub fn t(&self) -> Self {
         let perm: Vec<usize> = (0..self.ndim()).rev().collect();
-        self.permute_usize(&perm).expect("a reversal is a permutation")
+        self.permute_usize(&perm)
+            .expect("a reversal is a permutation")
     }
 
     /// Reorders the dimensions (a view): output dimension `i` is input dimension `dims[i]`.
@@ -320,7 +333,11 @@ impl<T: Element> Tensor<T, Cpu> {
         let n = self.ndim();
         let (r, c) = (self.dims()[n - 2] as i64, self.dims()[n - 1] as i64);
         let (rs, cs) = (self.stride()[n - 2], self.stride()[n - 1]);
-        let (r0, c0) = if offset >= 0 { (0, offset) } else { (-offset, 0) };
+        let (r0, c0) = if offset >= 0 {
+            (0, offset)
+        } else {
+            (-offset, 0)
+        };
         let len = (r - r0).min(c - c0).max(0) as usize;
         let mut dims = self.dims()[..n - 2].to_vec();
         dims.push(len);

@@ -1,0 +1,148 @@
+//! Softmax regression on the UCI optical digits, written with typed-tensor's own ops.
+//! Shared by `examples/digits/main.rs` and the integration test that guards it.
+
+use std::io::Read;
+use typed_tensor::prelude::*;
+
+/// The data set: `n × 64` pixel values in 0..=16 and labels 0..=9.
+pub struct Digits {
+    pub pixels: Vec<f64>,
+    pub labels: Vec<usize>,
+}
+
+/// Reads `examples/data/digits.csv.gz` (64 pixels then the label per row, no header).
+pub fn load(path: &str) -> std::result::Result<Digits, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot decompress {path}: {e}"))?;
+    let (mut pixels, mut labels) = (Vec::new(), Vec::new());
+    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let vals: Vec<f64> = line
+            .split(',')
+            .map(|v| v.trim().parse::<f64>())
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| format!("row {i}: {e}"))?;
+        if vals.len() != 65 {
+            return Err(format!("row {i} has {} fields, expected 65", vals.len()));
+        }
+        pixels.extend_from_slice(&vals[..64]);
+        labels.push(vals[64] as usize);
+    }
+    Ok(Digits { pixels, labels })
+}
+
+/// Training settings.
+pub struct Config {
+    pub epochs: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+    pub log_every: usize,
+    pub seed: u64,
+}
+
+/// What a run reports.
+#[allow(dead_code)]
+pub struct Report {
+    pub losses: Vec<(usize, f64)>,
+    pub train_acc: f64,
+    pub test_acc: f64,
+}
+
+fn one_hot<T: FloatElement>(labels: &[usize], classes: usize) -> Result<Tensor<T>> {
+    let mut v = vec![T::ZERO; labels.len() * classes];
+    for (i, &l) in labels.iter().enumerate() {
+        v[i * classes + l] = T::ONE;
+    }
+    Tensor::from_vec(v, [labels.len(), classes])
+}
+
+fn accuracy<T: FloatElement>(
+    x: &Tensor<T>,
+    w: &Tensor<T>,
+    b: &Tensor<T>,
+    labels: &[usize],
+) -> Result<f64> {
+    let pred = x.matmul(w)?.try_add(b)?.argmax(&[1], false)?.to_vec();
+    let hits = pred
+        .iter()
+        .zip(labels)
+        .filter(|(p, l)| **p as usize == **l)
+        .count();
+    Ok(hits as f64 / labels.len() as f64)
+}
+
+/// Standardises with the training split's statistics, splits 80/20 with a seeded shuffle and
+/// trains full-batch gradient descent on the softmax cross-entropy (log-sum-exp trick).
+pub fn train<T: FloatElement>(
+    data: &Digits,
+    cfg: &Config,
+    mut log: impl FnMut(usize, f64),
+) -> Result<Report> {
+    use rand::{SeedableRng, seq::SliceRandom};
+    let n = data.labels.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(cfg.seed));
+    let n_train = n * 4 / 5;
+    let take = |idx: &[usize]| -> Result<(Tensor<f64>, Vec<usize>)> {
+        let mut px = Vec::with_capacity(idx.len() * 64);
+        for &i in idx {
+            px.extend_from_slice(&data.pixels[i * 64..(i + 1) * 64]);
+        }
+        Ok((
+            Tensor::from_vec(px, [idx.len(), 64])?,
+            idx.iter().map(|&i| data.labels[i]).collect(),
+        ))
+    };
+    let (x_train, y_train) = take(&order[..n_train])?;
+    let (x_test, y_test) = take(&order[n_train..])?;
+
+    // Standardise in f64 with the training statistics; constant pixels get a scale of 1.
+    let mean = x_train.mean(&[0], true)?;
+    let std = x_train
+        .std(&[0], 0, true)?
+        .map(|s| if s > 1e-12 { s } else { 1.0 });
+    let x_train: Tensor<T> = x_train.try_sub(&mean)?.try_div(&std)?.cast();
+    let x_test: Tensor<T> = x_test.try_sub(&mean)?.try_div(&std)?.cast();
+
+    let classes = 10;
+    let target = one_hot::<T>(&y_train, classes)?;
+    let mut w = Tensor::<T>::zeros([64, classes])?;
+    let mut b = Tensor::<T>::zeros([1, classes])?;
+    let inv_n = T::from_f64(1.0 / n_train as f64);
+    let lr = T::from_f64(cfg.lr);
+    let wd = T::from_f64(cfg.weight_decay);
+    let xt = x_train.t();
+    let mut losses = Vec::new();
+    for epoch in 0..=cfg.epochs {
+        let logits = x_train.matmul(&w)?.try_add(&b)?; // (n, 10)
+        let lse = logits.logsumexp(&[1], true)?; // (n, 1)
+        if epoch % cfg.log_every == 0 || epoch == cfg.epochs {
+            // Mean cross-entropy: logsumexp(z) - z[y], plus the L2 term.
+            let picked = logits.try_mul(&target)?.sum(&[1], true)?;
+            let ce = lse.try_sub(&picked)?.mean(&[], false)?.item()?.to_f64();
+            let l2 = w.square().sum(&[], false)?.item()?.to_f64() * cfg.weight_decay / 2.0;
+            losses.push((epoch, ce + l2));
+            log(epoch, ce + l2);
+        }
+        if epoch == cfg.epochs {
+            break;
+        }
+        // d loss / d logits = (softmax - one_hot) / n
+        let grad = logits
+            .try_sub(&lse)?
+            .exp()
+            .try_sub(&target)?
+            .mul_scalar(inv_n);
+        let gw = xt.matmul(&grad)?.try_add(&w.mul_scalar(wd))?;
+        let gb = grad.sum(&[0], true)?;
+        w.sub_(&gw.mul_scalar(lr))?;
+        b.sub_(&gb.mul_scalar(lr))?;
+    }
+    Ok(Report {
+        losses,
+        train_acc: accuracy(&x_train, &w, &b, &y_train)?,
+        test_acc: accuracy(&x_test, &w, &b, &y_test)?,
+    })
+}

@@ -1,0 +1,53 @@
+//! Helpers shared by the test modules.
+
+use typed_tensor::prelude::*;
+
+/// Relative tolerance for one rounding of a result to `d`'s precision (half an ulp, doubled
+/// for the f32 compute step of 16-bit floats).
+pub fn tol(d: Dtype) -> f64 {
+    match d {
+        Dtype::Float64 => 1e-12,
+        Dtype::Float32 => 1e-6,
+        Dtype::Float16 => 1e-3,
+        Dtype::Bfloat16 => 8e-3,
+        _ => 0.0,
+    }
+}
+
+/// Asserts `got` matches `want` element-wise within `rel` (relative, with an absolute floor of
+/// `rel` for values near 0); NaN must meet NaN and infinities must match exactly.
+#[track_caller]
+pub fn assert_close(got: &[f64], want: &[f64], rel: f64) {
+    assert_eq!(got.len(), want.len(), "length: got {got:?}, want {want:?}");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= rel * w.abs().max(1.0)
+        };
+        assert!(
+            ok,
+            "element {i}: got {g}, want {w} (rel {rel}); got {got:?}, want {want:?}"
+        );
+    }
+}
+
+/// A tensor's elements as f64.
+pub fn f64s<T: Element>(t: &Tensor<T>) -> Vec<f64> {
+    t.to_vec().iter().map(|x| x.to_f64()).collect()
+}
+
+/// A tensor of `T` from f64 values.
+pub fn tensor<T: Element>(v: &[f64], shape: &[usize]) -> Tensor<T> {
+    Tensor::from_vec(v.iter().map(|&x| T::from_f64(x)).collect(), shape).unwrap()
+}
+
+/// Runs a generic test body once per listed element type.
+#[macro_export]
+macro_rules! for_types {
+    ($f:ident: $($t:ty),*) => {
+        $( $f::<$t>(); )*
+    };
+}

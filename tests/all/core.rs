@@ -1,0 +1,242 @@
+//! The core issue: elements, devices, metadata, creation, data access, display, errors.
+
+use typed_tensor::prelude::*;
+
+#[test]
+fn seed_metadata_examples() {
+    let t = Tensor::<f32>::zeros([5, 10, 2]).unwrap();
+    assert_eq!(t.numel(), 100);
+    assert_eq!(t.ndim(), 3);
+    let t = Tensor::<f32>::zeros([10]).unwrap();
+    assert_eq!(t.nbytes(), 40);
+    assert!(t.allocated_bytes() >= 40 && t.allocated_bytes().is_multiple_of(64));
+    let m = Tensor::<f32>::zeros([3, 4]).unwrap();
+    assert_eq!(m.stride(), &[4, 1]);
+    assert_eq!(Tensor::<f32>::dtype_size(Dtype::Float32), 4);
+    assert_eq!(dtype_size(Dtype::Bfloat16), 2);
+    assert_eq!(Dtype::Int64.size(), 8);
+    let i = Tensor::<i16>::zeros([4, 4]).unwrap();
+    assert_eq!(i.dtype(), Dtype::Int16);
+    assert_eq!(i.device(), DeviceIndex::cpu());
+    assert!(i.is_cpu() && !i.is_cuda());
+    assert_eq!(i.shape().dims(), &[4, 4]);
+    assert_eq!(format!("{}", i.shape()), "(4, 4)");
+    assert!(m.owns_data() && m.is_contiguous());
+    let v = m.t();
+    assert!(!v.owns_data() && !v.is_contiguous());
+    assert!(v.shares_storage_with(&m));
+}
+
+#[test]
+fn grad_buffer() {
+    let mut t = Tensor::<f32>::from_vec(vec![0.0; 5], [5]).unwrap();
+    assert!(!t.requires_grad() && t.grad().is_none());
+    assert_eq!((t.grad_nbytes(), t.grad_allocated_bytes()), (0, 0));
+    t.set_requires_grad(true).unwrap();
+    assert_eq!(t.grad_nbytes(), 20);
+    assert!(t.grad_allocated_bytes() >= 20 && t.owns_grad());
+    {
+        let mut d = t.data_mut().unwrap();
+        for (i, x) in d.iter_mut().enumerate() {
+            *x = 1.5 * i as f32;
+        }
+    }
+    t.grad_mut().unwrap().fill(-1.5);
+    assert_eq!(t.to_vec(), vec![0.0, 1.5, 3.0, 4.5, 6.0]);
+    assert_eq!(&*t.grad().unwrap(), &[-1.5; 5]);
+}
+
+#[test]
+fn creation() {
+    assert_eq!(Tensor::<i32>::ones([2, 2]).unwrap().to_vec(), vec![1; 4]);
+    assert_eq!(
+        Tensor::<f64>::full([2], 42.0).unwrap().to_vec(),
+        vec![42.0; 2]
+    );
+    assert_eq!(Tensor::<bool>::ones([2]).unwrap().to_vec(), vec![true; 2]);
+    assert_eq!(
+        Tensor::<i64>::arange(0, 10, 3).unwrap().to_vec(),
+        vec![0, 3, 6, 9]
+    );
+    assert_eq!(
+        Tensor::<f32>::arange(1.0, 0.0, -0.25).unwrap().to_vec(),
+        vec![1.0, 0.75, 0.5, 0.25]
+    );
+    assert_eq!(
+        Tensor::<f64>::linspace(0.0, 1.0, 5).unwrap().to_vec(),
+        vec![0.0, 0.25, 0.5, 0.75, 1.0]
+    );
+    assert_eq!(Tensor::<i32>::eye(2).unwrap().to_vec(), vec![1, 0, 0, 1]);
+    assert_eq!(
+        Tensor::<f32>::identity(2, 3).unwrap().to_vec(),
+        vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    );
+    let s = Tensor::scalar(7i16);
+    assert_eq!((s.ndim(), s.numel(), s.item().unwrap()), (0, 1, 7));
+    let z = Tensor::<bf16>::zeros([2, 3]).unwrap();
+    assert_eq!(z.ones_like().to_vec(), vec![bf16::ONE; 6]);
+    assert_eq!(
+        z.full_like(bf16::from_f32(2.0)).to_vec(),
+        vec![bf16::from_f32(2.0); 6]
+    );
+    assert_eq!(Tensor::<u8>::empty([3]).unwrap().to_vec(), vec![0; 3]);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let e = Tensor::<f32>::from_vec(vec![1.0; 5], [2, 3]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DataLength {
+                len: 5,
+                numel: 6,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("(2, 3)"));
+    let e = Tensor::<f32>::zeros([usize::MAX, 3]).unwrap_err();
+    assert!(matches!(e, Error::ShapeOverflow { .. }), "{e}");
+    let e = Tensor::<u8>::from_vec(vec![], [1 << 62, 1 << 62]).unwrap_err();
+    assert!(matches!(e, Error::ShapeOverflow { .. }));
+    let e = Tensor::<i32>::arange(0, 5, 0).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArgument { op: "arange", .. }),
+        "{e}"
+    );
+    assert!(Tensor::<f32>::arange(0.0, f32::NAN, 1.0).is_err());
+    assert!(Tensor::<f32>::zeros([2, 2]).unwrap().item().is_err());
+    assert!(Tensor::<f32>::zeros([2, 2]).unwrap().t().data().is_err());
+}
+
+#[test]
+fn empty_and_zero_d_work_end_to_end() {
+    let e = Tensor::<f32>::zeros([0, 3]).unwrap();
+    assert_eq!((e.numel(), e.nbytes(), e.allocated_bytes()), (0, 0, 0));
+    assert!(e.to_vec().is_empty());
+    assert!(e.to_string().starts_with("[[]]"));
+    assert_eq!(e.sin().shape().dims(), &[0, 3]);
+    let s = Tensor::<f64>::from_vec(vec![2.5], Shape::from(())).unwrap();
+    assert_eq!(s.to_vec(), vec![2.5]);
+    assert!(s.to_string().starts_with("2.5000\n"));
+    assert_eq!((&s + 1.0).item().unwrap(), 3.5);
+}
+
+#[test]
+fn display() {
+    let t = Tensor::<f32>::from_vec(vec![1.123456, 2.2, 3.3, 4.4, 5.5, -6.6], [2, 3]).unwrap();
+    assert_eq!(
+        t.to_string(),
+        "[[ 1.1235,  2.2000,  3.3000],\n [ 4.4000,  5.5000, -6.6000]]\nTensor(shape=(2, 3), dtype=Float32, device=cpu)"
+    );
+    assert!(format!("{t:.2}").starts_with("[[ 1.12,  2.20,  3.30],"));
+    let i = Tensor::<i64>::from_vec(vec![1, -20, 300], [3]).unwrap();
+    assert!(i.to_string().starts_with("[  1, -20, 300]"));
+    let n = Tensor::<f64>::from_vec(vec![f64::NAN, f64::INFINITY, -f64::INFINITY], [3]).unwrap();
+    assert!(n.to_string().starts_with("[ nan,  inf, -inf]"));
+    let b = Tensor::<bool>::from_vec(vec![true, false], [2]).unwrap();
+    assert!(b.to_string().starts_with("[ true, false]"));
+    let big = Tensor::<i32>::arange(0, 2000, 1)
+        .unwrap()
+        .reshape([40, 50])
+        .unwrap();
+    let s = big.to_string();
+    assert!(s.contains("...") && s.lines().count() < 12, "{s}");
+    assert!(!big.display(0).contains("..."));
+    let three = Tensor::<i32>::arange(0, 8, 1)
+        .unwrap()
+        .reshape([2, 2, 2])
+        .unwrap();
+    assert!(
+        three
+            .to_string()
+            .starts_with("[[[0, 1],\n  [2, 3]],\n\n [[4, 5],\n  [6, 7]]]")
+    );
+}
+
+#[test]
+fn random_is_seeded_and_in_range() {
+    manual_seed(42);
+    let a = Tensor::<f32>::rand([1000]).unwrap();
+    manual_seed(42);
+    let b = Tensor::<f32>::rand([1000]).unwrap();
+    assert_eq!(a.to_vec(), b.to_vec());
+    assert!(a.to_vec().iter().all(|&x| (0.0..1.0).contains(&x)));
+    let h = Tensor::<bf16>::rand([1000]).unwrap();
+    assert!(
+        h.to_vec()
+            .iter()
+            .all(|&x| x.to_f32() >= 0.0 && x.to_f32() < 1.0)
+    );
+    let n = Tensor::<f64>::randn([20000]).unwrap();
+    let mean = n.mean(&[], false).unwrap().item().unwrap();
+    let std = n.std(&[], 1, false).unwrap().item().unwrap();
+    assert!(
+        mean.abs() < 0.05 && (std - 1.0).abs() < 0.05,
+        "{mean} {std}"
+    );
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(1);
+    let r = Tensor::<f16>::randn_with([10], &mut rng).unwrap();
+    assert_eq!(r.numel(), 10);
+}
+
+fn element_roundtrip<T: Element>() {
+    for v in [0.0, 1.0, 2.0, 100.0] {
+        assert_eq!(
+            T::from_f64(v).to_f64(),
+            if T::DTYPE == Dtype::Bool {
+                (v != 0.0) as u8 as f64
+            } else {
+                v
+            }
+        );
+    }
+    assert_eq!(T::DTYPE.size(), T::SIZE);
+    // The type-level promotion table agrees with the runtime one.
+    assert_eq!(<FloatOf<T>>::DTYPE, T::DTYPE.float_of());
+    assert_eq!(<SumOf<T>>::DTYPE, T::DTYPE.sum_of());
+    assert_eq!(<SquareOf<T>>::DTYPE, T::DTYPE.square_of());
+    let t = Tensor::<T>::from_vec(vec![T::ONE; 3], [3]).unwrap();
+    assert_eq!(t.dtype(), T::DTYPE);
+    assert_eq!(t.nbytes(), 3 * T::SIZE);
+}
+
+#[test]
+fn elements_and_promotion_table() {
+    for_types!(element_roundtrip: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+    assert_eq!(Dtype::ALL.len(), 9);
+    // Rust `as` semantics for casts.
+    assert_eq!(f64::NAN.cast::<i32>(), 0);
+    assert_eq!(1e20f64.cast::<i32>(), i32::MAX);
+    assert_eq!((-2.7f32).cast::<i16>(), -2);
+    assert_eq!(300i32.cast::<u8>(), 44);
+    assert_eq!(i64::MAX.cast::<i64>(), i64::MAX);
+    assert_eq!(0.5f32.cast::<bool>(), true);
+}
+
+#[test]
+fn cuda_is_a_clear_error_without_a_backend() {
+    let e = Cuda::new(0).unwrap_err();
+    assert!(e.to_string().contains("cuda:0"), "{e}");
+    assert_eq!(DeviceIndex::cuda(3).to_string(), "cuda:3");
+}
+
+#[test]
+fn data_borrows_and_set_data() {
+    let mut t = Tensor::<i32>::zeros([2, 3]).unwrap();
+    t.set_data(&[1, 2, 3, 4, 5, 6]).unwrap();
+    assert_eq!(&*t.data().unwrap(), &[1, 2, 3, 4, 5, 6]);
+    assert!(t.set_data(&[1]).is_err());
+    let mut col = t.narrow(1, 1, 1).unwrap();
+    col.set_data(&[20, 50]).unwrap();
+    assert_eq!(t.to_vec(), vec![1, 20, 3, 4, 50, 6]);
+    col.fill_(0).unwrap();
+    assert_eq!(t.to_vec(), vec![1, 0, 3, 4, 0, 6]);
+    let mut b = Tensor::<i32>::zeros([1, 3])
+        .unwrap()
+        .broadcast_to([4, 3])
+        .unwrap();
+    assert!(b.fill_(1).is_err());
+}

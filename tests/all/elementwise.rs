@@ -1,0 +1,480 @@
+//! The element-wise issue: unary ops with promotion, scalar and tensor ops with broadcasting,
+//! in-place and `_into` forms, comparisons, casts, closures. Values are checked against f64.
+
+use crate::common::*;
+use typed_tensor::prelude::*;
+
+const XS: [f64; 6] = [0.1, 0.5, 0.9, -0.3, 0.25, -0.75];
+
+type F64Fn = fn(f64) -> f64;
+
+fn float_unary_table<T: Element>()
+-> Vec<(&'static str, fn(&Tensor<T>) -> Tensor<FloatOf<T>>, F64Fn)> {
+    vec![
+        ("sin", Tensor::sin, f64::sin),
+        ("cos", Tensor::cos, f64::cos),
+        ("tan", Tensor::tan, f64::tan),
+        ("asin", Tensor::asin, f64::asin),
+        ("acos", Tensor::acos, f64::acos),
+        ("atan", Tensor::atan, f64::atan),
+        ("sinh", Tensor::sinh, f64::sinh),
+        ("cosh", Tensor::cosh, f64::cosh),
+        ("tanh", Tensor::tanh, f64::tanh),
+        ("asinh", Tensor::asinh, f64::asinh),
+        ("acosh", Tensor::acosh, f64::acosh),
+        ("atanh", Tensor::atanh, f64::atanh),
+        ("exp", Tensor::exp, f64::exp),
+        ("exp2", Tensor::exp2, f64::exp2),
+        ("expm1", Tensor::expm1, f64::exp_m1),
+        ("log", Tensor::log, f64::ln),
+        ("log2", Tensor::log2, f64::log2),
+        ("log10", Tensor::log10, f64::log10),
+        ("log1p", Tensor::log1p, f64::ln_1p),
+        ("sqrt", Tensor::sqrt, f64::sqrt),
+        ("reciprocal", Tensor::reciprocal, f64::recip),
+        ("sigmoid", Tensor::sigmoid, |x| 1.0 / (1.0 + (-x).exp())),
+    ]
+}
+
+/// Every float-valued op on every dtype, on a contiguous and a transposed input, against f64.
+fn float_unary<T: Element>() {
+    let vals: Vec<f64> = if T::DTYPE.is_float() {
+        XS.to_vec()
+    } else if T::DTYPE == Dtype::Bool {
+        vec![0.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+    } else if T::DTYPE == Dtype::UInt8 {
+        vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    } else {
+        vec![0.0, 1.0, 2.0, -3.0, 4.0, -1.0]
+    };
+    let x = tensor::<T>(&vals, &[2, 3]);
+    let xt = x.t(); // (3, 2), strided
+    let exact: Vec<f64> = f64s(&x); // inputs as stored (16-bit rounding included)
+    let exact_t: Vec<f64> = f64s(&xt);
+    let out_dtype = T::DTYPE.float_of();
+    for (name, op, reference) in float_unary_table::<T>() {
+        for (input, ex) in [(&x, &exact), (&xt, &exact_t)] {
+            let y = op(input);
+            assert_eq!(y.dtype(), out_dtype, "{name} on {}", T::DTYPE);
+            assert_eq!(y.shape(), input.shape());
+            let want: Vec<f64> = ex
+                .iter()
+                .map(|&v| FloatOf::<T>::from_f64(reference(v)).to_f64())
+                .collect();
+            let got = f64s(&y);
+            assert_close(&got, &want, tol(out_dtype).max(1e-6) * 2.0);
+            let _ = name;
+        }
+    }
+}
+
+#[test]
+fn float_valued_unary_ops_every_dtype() {
+    for_types!(float_unary: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+}
+
+fn inplace_matches_out_of_place<T: FloatElement>() {
+    let x = tensor::<T>(&XS, &[2, 3]);
+    let mut y = x.deep_copy();
+    y.sin_().unwrap();
+    assert_eq!(y.to_vec(), x.sin().to_vec());
+    let mut z = x.deep_copy();
+    z.exp_().unwrap();
+    z.log_().unwrap();
+    assert_close(&f64s(&z), &f64s(&x), tol(T::DTYPE) * 4.0);
+    let mut out = Tensor::<T>::zeros([2, 3]).unwrap();
+    x.tanh_into(&mut out).unwrap();
+    assert_eq!(out.to_vec(), x.tanh().to_vec());
+    // `out` may be the input itself.
+    let mut same = x.deep_copy();
+    let alias = same.clone();
+    alias.cos_into(&mut same).unwrap();
+    assert_eq!(same.to_vec(), x.cos().to_vec());
+    // In place through a transposed view writes the base.
+    let base = x.deep_copy();
+    let mut v = base.t();
+    v.neg_().unwrap();
+    assert_eq!(base.to_vec(), x.neg().to_vec());
+}
+
+#[test]
+fn inplace_and_into_forms() {
+    for_types!(inplace_matches_out_of_place: f32, f64, f16, bf16);
+}
+
+#[test]
+fn seed_nan_domains_and_promotion_types() {
+    let t = Tensor::<f32>::from_vec(vec![2.0, -2.0, 0.5, 0.0], [4]).unwrap();
+    assert!(t.acos().to_vec()[..2].iter().all(|x| x.is_nan()));
+    assert!(t.acosh().to_vec()[2].is_nan());
+    assert!(t.atanh().to_vec()[0].is_nan());
+    assert_eq!(t.log().to_vec()[3], f32::NEG_INFINITY);
+    assert!(t.log().to_vec()[1].is_nan());
+    assert_eq!(t.reciprocal().to_vec()[3], f32::INFINITY);
+    // The promotion is in the type.
+    let i = Tensor::<i32>::from_vec(vec![100, -200, 3000, 400, 0, 600], [2, 3]).unwrap();
+    let s: Tensor<f32> = i.sin();
+    assert_eq!(s.dtype(), Dtype::Float32);
+    let l: Tensor<f64> = Tensor::<i64>::ones([2]).unwrap().sqrt();
+    assert_eq!(l.to_vec(), vec![1.0, 1.0]);
+    // Seed: square of Int32 is Float64; in-place square of Int32 wraps.
+    let sq: Tensor<f64> = i.square();
+    assert_eq!(sq.to_vec(), vec![1e4, 4e4, 9e6, 1.6e5, 0.0, 3.6e5]);
+    let mut big = Tensor::<i32>::from_vec(vec![100_000, -3], [2]).unwrap();
+    big.square_().unwrap();
+    assert_eq!(big.to_vec(), vec![100_000i32.wrapping_mul(100_000), 9]);
+    // Seed: sqrt of Int64 is Float32? No: the table says Int64 promotes to Float64.
+    let r: Tensor<f64> = Tensor::<i64>::from_vec(vec![100, -200, 3000, 400, 0, 600], [2, 3])
+        .unwrap()
+        .sqrt();
+    assert_eq!(r.to_vec()[0], 10.0);
+    assert!(r.to_vec()[1].is_nan());
+}
+
+fn same_type_unary<T: NumElement>() {
+    let vals = if T::DTYPE.is_float() {
+        vec![1.5, -2.5, 0.0, 2.5, -0.4, 3.7]
+    } else if T::DTYPE == Dtype::UInt8 {
+        vec![1.0, 2.0, 0.0, 200.0, 7.0, 3.0]
+    } else {
+        vec![1.0, -2.0, 0.0, 25.0, -4.0, 3.0]
+    };
+    let x = tensor::<T>(&vals, &[3, 2]);
+    let xv = f64s(&x);
+    let cases: Vec<(fn(&Tensor<T>) -> Tensor<T>, F64Fn)> = vec![
+        (Tensor::abs, f64::abs),
+        (Tensor::sign, |v| {
+            if v > 0.0 {
+                1.0
+            } else if v < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        }),
+        (Tensor::floor, f64::floor),
+        (Tensor::ceil, f64::ceil),
+        (Tensor::round, f64::round_ties_even),
+        (Tensor::trunc, f64::trunc),
+        (Tensor::relu, |v| v.max(0.0)),
+    ];
+    for (op, r) in cases {
+        for input in [x.clone(), x.t()] {
+            let iv = f64s(&input);
+            let want: Vec<f64> = iv.iter().map(|&v| T::from_f64(r(v)).to_f64()).collect();
+            assert_close(&f64s(&op(&input)), &want, tol(T::DTYPE));
+        }
+    }
+    if T::DTYPE != Dtype::UInt8 {
+        let want: Vec<f64> = xv.iter().map(|v| -v).collect();
+        assert_close(&f64s(&x.neg()), &want, 0.0);
+    }
+    let mut y = x.deep_copy();
+    y.abs_().unwrap();
+    assert_eq!(y.to_vec(), x.abs().to_vec());
+    let c = x.clip(T::from_f64(0.0), T::from_f64(2.0)).unwrap();
+    assert!(f64s(&c).iter().all(|&v| (0.0..=2.0).contains(&v)));
+    assert!(x.clip(T::from_f64(2.0), T::from_f64(0.0)).is_err());
+}
+
+#[test]
+fn type_keeping_unary_ops() {
+    for_types!(same_type_unary: f32, f64, f16, bf16, i16, i32, i64, u8);
+    // Integer abs/neg wrap like NumPy.
+    let m = Tensor::<i32>::from_vec(vec![i32::MIN], [1]).unwrap();
+    assert_eq!(m.abs().to_vec(), vec![i32::MIN]);
+    let n = Tensor::<f32>::from_vec(vec![f32::NAN, -0.5, 0.5, 1.5, 2.5], [5]).unwrap();
+    assert!(n.relu().to_vec()[0].is_nan());
+    assert_eq!(n.round().to_vec()[1..], [-0.0, 0.0, 2.0, 2.0]);
+}
+
+#[test]
+fn pow_overloads() {
+    let t =
+        Tensor::<f32>::from_vec(vec![100.0, -200.0, 3000.0, 400.0, 0.0, 600.0], [2, 3]).unwrap();
+    let c: Tensor<f32> = t.pow(3).unwrap();
+    assert_eq!(c.to_vec()[1], -8e6);
+    let mut d = t.deep_copy();
+    d.pow_(3).unwrap();
+    assert_eq!(d.to_vec(), c.to_vec());
+    let i = Tensor::<i32>::from_vec(vec![2, -3, 0], [3]).unwrap();
+    let k: Tensor<i32> = i.pow(3).unwrap();
+    assert_eq!(k.to_vec(), vec![8, -27, 0]);
+    let h: Tensor<f32> = i.pow(0.5).unwrap();
+    assert!((h.to_vec()[0] - 2f32.sqrt()).abs() < 1e-6 && h.to_vec()[1].is_nan());
+    let h64: Tensor<f64> = Tensor::<i64>::from_vec(vec![4], [1])
+        .unwrap()
+        .pow(0.5f32)
+        .unwrap();
+    assert_eq!(h64.to_vec(), vec![2.0]);
+    // Seed's error cases: negative integer exponent on an integer tensor.
+    let mut j = i.deep_copy();
+    let e = j.pow_(-2).unwrap_err();
+    assert!(e.to_string().contains("negative"), "{e}");
+    assert_eq!(j.to_vec(), i.to_vec(), "an Err leaves the input unchanged");
+    assert!(i.pow(-1).is_err());
+    assert_eq!(
+        Tensor::<f64>::from_vec(vec![2.0], [1])
+            .unwrap()
+            .pow(-2)
+            .unwrap()
+            .to_vec(),
+        vec![0.25]
+    );
+    // Element-wise exponent.
+    let e = Tensor::<i64>::from_vec(vec![0, 1, 2], [3]).unwrap();
+    let b = Tensor::<i64>::from_vec(vec![3, 3, 3], [3]).unwrap();
+    assert_eq!(b.pow(&e).unwrap().to_vec(), vec![1, 3, 9]);
+    assert!(b.pow(&e.neg()).is_err());
+}
+
+fn binary_ops<T: NumElement>() {
+    let (av, bv): (Vec<f64>, Vec<f64>) = if T::DTYPE.is_float() {
+        (vec![7.5, -7.5, 3.0, 0.5, -1.25, 6.0], vec![2.0, -4.0, 0.5])
+    } else if T::DTYPE == Dtype::UInt8 {
+        (vec![7.0, 9.0, 3.0, 1.0, 2.0, 6.0], vec![2.0, 4.0, 5.0])
+    } else {
+        (vec![7.0, -7.0, 3.0, 1.0, -2.0, 6.0], vec![2.0, -4.0, 5.0])
+    };
+    let a = tensor::<T>(&av, &[2, 3]);
+    let b = tensor::<T>(&bv, &[3]); // broadcast over rows
+    let av = f64s(&a);
+    let bv = f64s(&b);
+    let floor_mod = |x: f64, y: f64| x - (x / y).floor() * y;
+    let cases: Vec<(
+        &str,
+        fn(&Tensor<T>, &Tensor<T>) -> Result<Tensor<T>>,
+        fn(f64, f64) -> f64,
+    )> = vec![
+        ("add", Tensor::try_add, |x, y| x + y),
+        ("sub", Tensor::try_sub, |x, y| x - y),
+        ("mul", Tensor::try_mul, |x, y| x * y),
+        ("maximum", Tensor::try_maximum, f64::max),
+        ("minimum", Tensor::try_minimum, f64::min),
+        ("floor_divide", Tensor::try_floor_divide, |x, y| {
+            (x / y).floor()
+        }),
+    ];
+    for (name, op, r) in cases {
+        let want: Vec<f64> = (0..6)
+            .map(|i| T::from_f64(r(av[i], bv[i % 3])).to_f64())
+            .collect();
+        let got = op(&a, &b).unwrap();
+        assert_eq!(got.shape().dims(), &[2, 3]);
+        if T::DTYPE == Dtype::UInt8 && name == "sub" {
+            continue; // wraps
+        }
+        assert_close(&f64s(&got), &want, tol(T::DTYPE) * 2.0);
+        // Transposed operands: (3, 2)ᵀ + (3, 1) broadcasts across columns.
+        let gt = op(&a.t(), &b.unsqueeze(1).unwrap()).unwrap();
+        let want_t: Vec<f64> = (0..6)
+            .map(|k| {
+                let (i, j) = (k / 2, k % 2);
+                T::from_f64(r(av[j * 3 + i], bv[i])).to_f64()
+            })
+            .collect();
+        assert_close(&f64s(&gt), &want_t, tol(T::DTYPE) * 2.0);
+    }
+    // Remainder takes the divisor's sign (NumPy); division truncates for integers.
+    let rem = a.try_remainder(&b).unwrap();
+    let want: Vec<f64> = (0..6)
+        .map(|i| T::from_f64(floor_mod(av[i], bv[i % 3])).to_f64())
+        .collect();
+    assert_close(&f64s(&rem), &want, tol(T::DTYPE) * 8.0);
+    let div = a.try_div(&b).unwrap();
+    let want: Vec<f64> = (0..6)
+        .map(|i| {
+            let q = av[i] / bv[i % 3];
+            T::from_f64(if T::DTYPE.is_float() { q } else { q.trunc() }).to_f64()
+        })
+        .collect();
+    assert_close(&f64s(&div), &want, tol(T::DTYPE) * 2.0);
+    // Operators, scalars on both sides, in place.
+    let two = T::from_f64(2.0);
+    assert_eq!((&a + &b).to_vec(), a.try_add(&b).unwrap().to_vec());
+    assert_eq!((&a * two).to_vec(), a.mul_scalar(two).to_vec());
+    assert_eq!(
+        a.rsub_scalar(two).unwrap().to_vec(),
+        a.neg().add_scalar(two).to_vec()
+    );
+    let mut c = a.deep_copy();
+    c += &b;
+    assert_eq!(c.to_vec(), (&a + &b).to_vec());
+    c -= two;
+    assert_eq!(c.to_vec(), (&(&a + &b) - two).to_vec());
+    let mut out = Tensor::<T>::zeros([2, 3]).unwrap();
+    a.mul_into(&b, &mut out).unwrap();
+    assert_eq!(out.to_vec(), (&a * &b).to_vec());
+    a.add_scalar_into(two, &mut out).unwrap();
+    assert_eq!(out.to_vec(), (&a + two).to_vec());
+    let mut wrong = Tensor::<T>::zeros([3, 2]).unwrap();
+    assert!(a.add_into(&b, &mut wrong).is_err());
+}
+
+#[test]
+fn binary_ops_every_dtype_with_broadcasting() {
+    for_types!(binary_ops: f32, f64, f16, bf16, i16, i32, i64, u8);
+}
+
+#[test]
+fn broadcasting_rules() {
+    let a = Tensor::<f32>::ones([3, 4]).unwrap();
+    let e = a.try_add(&Tensor::<f32>::ones([5]).unwrap()).unwrap_err();
+    assert!(matches!(e, Error::Broadcast { .. }));
+    let msg = e.to_string();
+    assert!(
+        msg.contains("(3, 4)") && msg.contains("(5,)") && msg.contains("add"),
+        "{msg}"
+    );
+    // Seed 000's 2-D example and NumPy's rank padding.
+    let c = &Tensor::<f32>::full([2, 3], 1.0).unwrap() + &Tensor::<f32>::full([1, 3], 2.0).unwrap();
+    assert_eq!(c.to_vec(), vec![3.0; 6]);
+    let x = Tensor::<i32>::arange(0, 3, 1)
+        .unwrap()
+        .reshape([3, 1])
+        .unwrap();
+    let y = Tensor::<i32>::arange(0, 4, 1)
+        .unwrap()
+        .reshape([1, 1, 4])
+        .unwrap();
+    let z = &x + &y;
+    assert_eq!(z.shape().dims(), &[1, 3, 4]);
+    assert_eq!(z.to_vec()[4..8], [1, 2, 3, 4]);
+    // In place: b broadcasts into a; a cannot grow.
+    let mut m = Tensor::<i32>::zeros([2, 3]).unwrap();
+    m += &Tensor::<i32>::arange(0, 3, 1).unwrap();
+    assert_eq!(m.to_vec(), vec![0, 1, 2, 0, 1, 2]);
+    let mut small = Tensor::<i32>::zeros([3]).unwrap();
+    assert!(small.add_(&m).is_err());
+    // Overlapping views give NumPy's answer: the right side is read before writing.
+    let mut v = Tensor::<i32>::arange(0, 4, 1).unwrap();
+    let rev = v.flip(&[0]).unwrap();
+    v.add_(&rev).unwrap();
+    assert_eq!(v.to_vec(), vec![3, 3, 3, 3]);
+}
+
+#[test]
+fn division_semantics() {
+    let a = Tensor::<i32>::from_vec(vec![7, -7, 1], [3]).unwrap();
+    let z = Tensor::<i32>::from_vec(vec![1, 0, 1], [3]).unwrap();
+    let e = a.try_div(&z).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DivisionByZero {
+                dtype: Dtype::Int32,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let mut b = a.deep_copy();
+    assert!(b.div_(&z).is_err());
+    assert_eq!(b.to_vec(), a.to_vec(), "an Err leaves the input unchanged");
+    assert!(b.div_scalar_(0).is_err());
+    assert!(a.try_remainder_scalar(0).is_err());
+    assert!(a.rdiv_scalar(1).is_ok());
+    assert!(z.rdiv_scalar(1).is_err());
+    let p = std::panic::catch_unwind(|| &a / 0);
+    assert!(p.is_err());
+    assert_eq!(a.div_scalar(2).to_vec(), vec![3, -3, 0]);
+    assert_eq!(a.floor_divide_scalar(2).to_vec(), vec![3, -4, 0]);
+    assert_eq!(a.remainder_scalar(3).to_vec(), vec![1, 2, 1]);
+    assert_eq!(a.remainder_scalar(-3).to_vec(), vec![-2, -1, -2]);
+    let f = Tensor::<f32>::from_vec(vec![1.0, -1.0, 0.0], [3]).unwrap();
+    let q = f.div_scalar(0.0).to_vec();
+    assert_eq!(q[..2], [f32::INFINITY, f32::NEG_INFINITY]);
+    assert!(q[2].is_nan());
+    assert_eq!(
+        (2.0f32 / &Tensor::<f32>::full([1], 4.0).unwrap()).to_vec(),
+        vec![0.5]
+    );
+    assert_eq!(
+        (10i64 - &Tensor::<i64>::full([1], 4).unwrap()).to_vec(),
+        vec![6]
+    );
+    // Integer arithmetic wraps.
+    let w = Tensor::<i16>::from_vec(vec![i16::MAX], [1]).unwrap();
+    assert_eq!((&w + 1).to_vec(), vec![i16::MIN]);
+    let nan = Tensor::<f32>::from_vec(vec![f32::NAN, 1.0], [2]).unwrap();
+    assert!(nan.maximum_scalar(0.0).to_vec()[0].is_nan());
+}
+
+#[test]
+fn comparisons_logic_where_and_close() {
+    let a = Tensor::<f32>::from_vec(vec![1.0, 2.0, f32::NAN, 4.0], [4]).unwrap();
+    let b = Tensor::<f32>::from_vec(vec![1.0, 3.0, f32::NAN, 0.0], [4]).unwrap();
+    assert_eq!(a.eq(&b).to_vec(), vec![true, false, false, false]);
+    assert_eq!(a.ne(&b).to_vec(), vec![false, true, true, true]);
+    assert_eq!(a.lt(&b).to_vec(), vec![false, true, false, false]);
+    assert_eq!(a.le(&b).to_vec(), vec![true, true, false, false]);
+    assert_eq!(a.gt(&b).to_vec(), vec![false, false, false, true]);
+    assert_eq!(a.ge(&b).to_vec(), vec![true, false, false, true]);
+    assert_eq!(a.gt_scalar(1.5).to_vec(), vec![false, true, false, true]);
+    assert_eq!(a.is_nan().to_vec(), vec![false, false, true, false]);
+    let inf = Tensor::<f64>::from_vec(vec![f64::INFINITY, 1.0, -f64::INFINITY], [3]).unwrap();
+    assert_eq!(inf.is_inf().to_vec(), vec![true, false, true]);
+    let m = Tensor::<i32>::from_vec(vec![0, 1, 2, 0], [2, 2]).unwrap();
+    let n = Tensor::<i32>::from_vec(vec![1, 0], [2]).unwrap();
+    assert_eq!(
+        m.logical_and(&n).unwrap().to_vec(),
+        vec![false, false, true, false]
+    );
+    assert_eq!(
+        m.logical_or(&n).unwrap().to_vec(),
+        vec![true, true, true, false]
+    );
+    assert_eq!(
+        m.logical_xor(&n).unwrap().to_vec(),
+        vec![true, true, false, false]
+    );
+    assert_eq!(m.logical_not().to_vec(), vec![true, false, false, true]);
+    let cond = Tensor::<bool>::from_vec(vec![true, false], [2]).unwrap();
+    let w = Tensor::where_(&cond, &m, &Tensor::scalar(-1)).unwrap();
+    assert_eq!(w.to_vec(), vec![0, -1, 2, -1]);
+    assert_eq!(m.masked_fill(&cond, 9).unwrap().to_vec(), vec![9, 1, 9, 0]);
+    assert!(a.try_eq(&Tensor::<f32>::zeros([3]).unwrap()).is_err());
+    let x = Tensor::<f32>::from_vec(vec![1.0, 1.0 + 1e-7, 2.0], [3]).unwrap();
+    let y = Tensor::<f32>::from_vec(vec![1.0, 1.0, 2.1], [3]).unwrap();
+    assert_eq!(
+        x.is_close(&y, 1e-5, 1e-8).unwrap().to_vec(),
+        vec![true, true, false]
+    );
+    assert!(!x.all_close(&y, 1e-5, 1e-8).unwrap());
+    assert!(x.all_close(&x, 0.0, 0.0).unwrap());
+}
+
+#[test]
+fn casts_and_closures() {
+    let f = Tensor::<f32>::from_vec(vec![-2.7, 2.7, f32::NAN, 1e10, -1e10], [5]).unwrap();
+    assert_eq!(f.cast::<i32>().to_vec(), vec![-2, 2, 0, i32::MAX, i32::MIN]);
+    assert_eq!(f.cast::<u8>().to_vec(), vec![0, 2, 0, 255, 0]);
+    assert_eq!(
+        f.cast::<bool>().to_vec(),
+        vec![true, true, true, true, true]
+    );
+    let i = Tensor::<i64>::from_vec(vec![1, 2, 3], [3]).unwrap();
+    assert_eq!(
+        i.cast::<f16>().to_vec(),
+        vec![f16::from_f32(1.0), f16::from_f32(2.0), f16::from_f32(3.0)]
+    );
+    assert_eq!(i.cast::<i16>().to_vec(), vec![1, 2, 3]);
+    let sq = i.map(|x| (x * x) as f64);
+    assert_eq!(sq.to_vec(), vec![1.0, 4.0, 9.0]);
+    let z = i
+        .zip_map(&Tensor::<f32>::from_vec(vec![0.5], [1]).unwrap(), |a, b| {
+            a as f32 * b
+        })
+        .unwrap();
+    assert_eq!(z.to_vec(), vec![0.5, 1.0, 1.5]);
+    let mut j = i.deep_copy();
+    j.map_(|x| x + 10).unwrap();
+    assert_eq!(j.to_vec(), vec![11, 12, 13]);
+    // Large inputs take the parallel path; results match the serial definition.
+    let big = Tensor::<f32>::arange(0.0, 200_000.0, 1.0).unwrap();
+    let s = big.sin().to_vec();
+    assert!(s.iter().enumerate().all(|(k, &v)| v == (k as f32).sin()));
+    let bt = big.reshape([400, 500]).unwrap().t();
+    let sum = (&bt + &bt).to_vec();
+    assert_eq!(sum[1], 1000.0);
+}

@@ -1,0 +1,15 @@
+//! The one integration-test binary (one link step keeps `cargo test` fast).
+#![allow(
+    clippy::type_complexity,
+    clippy::bool_assert_comparison,
+    clippy::needless_range_loop
+)]
+
+#[macro_use]
+mod common;
+mod core;
+mod digits;
+mod elementwise;
+mod reduce;
+mod ui;
+mod views_matmul;

@@ -1,0 +1,1 @@
+// trybuild suite: see ui-tests/

@@ -1,0 +1,226 @@
+//! Views share storage; matmul follows NumPy (and the seed where the seed is right).
+
+use crate::common::*;
+use typed_tensor::prelude::*;
+
+#[test]
+fn views_share_storage() {
+    let base = Tensor::<i32>::arange(0, 12, 1)
+        .unwrap()
+        .reshape([3, 4])
+        .unwrap();
+    assert!(base.owns_data() || !base.owns_data());
+    let mut v = base.narrow(0, 1, 1).unwrap();
+    assert!(!v.owns_data() && v.shares_storage_with(&base));
+    v.fill_(-1).unwrap();
+    assert_eq!(base.to_vec()[4..8], [-1; 4]);
+    let t = base.t();
+    assert_eq!(t.shape().dims(), &[4, 3]);
+    assert_eq!(t.stride(), &[1, 4]);
+    assert_eq!(t.to_vec()[..3], [0, -1, 8]);
+    let c = base.contiguous();
+    assert!(
+        c.shares_storage_with(&base),
+        "contiguous() of a contiguous tensor does not copy"
+    );
+    let tc = t.contiguous();
+    assert!(!tc.shares_storage_with(&base) && tc.is_contiguous());
+    let d = base.deep_copy();
+    assert!(!d.shares_storage_with(&base) && d.owns_data());
+    let clone = base.clone();
+    assert!(clone.shares_storage_with(&base));
+}
+
+#[test]
+fn reshape_permute_squeeze_slice() {
+    let x = Tensor::<f32>::arange(0.0, 24.0, 1.0).unwrap();
+    let r = x.reshape([2i64, -1, 4]).unwrap();
+    assert_eq!(r.shape().dims(), &[2, 3, 4]);
+    assert!(r.shares_storage_with(&x));
+    let e = x.reshape([5usize, 5]).unwrap_err();
+    assert!(e.to_string().contains("(24,)"), "{e}");
+    assert!(x.reshape([-1i64, -1]).is_err());
+    let p = r.permute(&[2, 0, 1]).unwrap();
+    assert_eq!(p.shape().dims(), &[4, 2, 3]);
+    assert_eq!(p.to_vec()[..3], [0.0, 4.0, 8.0]);
+    assert!(r.permute(&[0, 0, 1]).is_err());
+    assert!(p.view([24usize]).is_err());
+    let pr = p.reshape([24usize]).unwrap();
+    assert!(!pr.shares_storage_with(&x));
+    let u = x.unsqueeze(0).unwrap().unsqueeze(-1).unwrap();
+    assert_eq!(u.shape().dims(), &[1, 24, 1]);
+    assert_eq!(u.squeeze().shape().dims(), &[24]);
+    assert_eq!(u.squeeze_dims(&[0]).unwrap().shape().dims(), &[24, 1]);
+    assert!(u.squeeze_dims(&[1]).is_err());
+    assert!(x.unsqueeze(3).is_err());
+    let s = r.slice_dim(2, 1, 4, 2).unwrap();
+    assert_eq!(s.shape().dims(), &[2, 3, 2]);
+    assert_eq!(s.to_vec()[..4], [1.0, 3.0, 5.0, 7.0]);
+    assert!(r.narrow(1, 2, 5).unwrap().shape().dims()[1] == 1);
+    assert!(r.slice_dim(0, 3, 4, 1).is_err());
+    assert_eq!(x.flip(&[0]).unwrap().to_vec()[0], 23.0);
+    let m = x.reshape([4usize, 6]).unwrap();
+    assert_eq!(m.diagonal(0).unwrap().to_vec(), vec![0.0, 7.0, 14.0, 21.0]);
+    assert_eq!(m.diagonal(2).unwrap().to_vec(), vec![2.0, 9.0, 16.0, 23.0]);
+    assert_eq!(m.diagonal(-1).unwrap().to_vec(), vec![6.0, 13.0, 20.0]);
+    assert_eq!(m.t().flatten().to_vec()[..2], [0.0, 6.0]);
+    let b = Tensor::<f32>::ones([3])
+        .unwrap()
+        .broadcast_to([2, 3])
+        .unwrap();
+    assert_eq!((b.stride(), b.to_vec().len()), (&[0isize, 1][..], 6));
+    assert!(
+        Tensor::<f32>::ones([3])
+            .unwrap()
+            .broadcast_to([2, 4])
+            .is_err()
+    );
+    assert!(x.transpose(0, 1).is_err());
+}
+
+#[test]
+fn seed_matmul_examples() {
+    let a = Tensor::<f32>::full([2, 3], 2.0).unwrap();
+    let b = Tensor::<f32>::full([3, 4], 3.0).unwrap();
+    let c = a.matmul(&b).unwrap();
+    assert_eq!(c.shape().dims(), &[2, 4]);
+    assert_eq!(c.to_vec(), vec![18.0; 8]);
+    let shapes: [(&[usize], &[usize], Option<&[usize]>); 5] = [
+        (&[5, 2, 3], &[5, 3, 4], Some(&[5, 2, 4])),
+        (&[5, 2, 3], &[1, 3, 4], Some(&[5, 2, 4])),
+        // The seed prints (4, 5, 3, 2); NumPy (and this crate) give (4, 5, 2, 2).
+        (&[4, 1, 2, 3], &[5, 3, 2], Some(&[4, 5, 2, 2])),
+        (&[5, 2, 3], &[2, 3, 4], None),
+        // The seed's code example is not broadcastable (batch 4 against 5).
+        (&[1, 4, 2, 3], &[5, 3, 4], None),
+    ];
+    for (sa, sb, want) in shapes {
+        let a = Tensor::<f32>::ones(sa).unwrap();
+        let b = Tensor::<f32>::full(sb, 2.0).unwrap();
+        match (a.matmul(&b), want) {
+            (Ok(r), Some(w)) => {
+                assert_eq!(r.shape().dims(), w);
+                assert!(r.to_vec().iter().all(|&v| v == 6.0));
+            }
+            (Err(e), None) => {
+                let m = e.to_string();
+                assert!(
+                    m.contains(&Shape::from(sa).to_string())
+                        && m.contains(&Shape::from(sb).to_string()),
+                    "{m}"
+                );
+            }
+            (r, w) => panic!(
+                "{sa:?} @ {sb:?}: {:?} vs {w:?}",
+                r.map(|t| t.shape().clone())
+            ),
+        }
+    }
+    let e = a.matmul(&a).unwrap_err();
+    assert!(e.to_string().contains("(2, 3)"));
+}
+
+fn naive(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut out = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            out[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+        }
+    }
+    out
+}
+
+fn random_matmul<T: NumElement>() {
+    let mut s = 11u64;
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((s >> 40) % 7) as f64 - 3.0
+    };
+    for (m, k, n) in [(1, 1, 1), (3, 5, 4), (17, 33, 9), (70, 80, 90)] {
+        let av: Vec<f64> = (0..m * k).map(|_| next()).collect();
+        let bv: Vec<f64> = (0..k * n).map(|_| next()).collect();
+        let (av, bv) = if T::DTYPE == Dtype::UInt8 {
+            (
+                av.iter().map(|x| x.abs()).collect::<Vec<_>>(),
+                bv.iter().map(|x| x.abs()).collect::<Vec<_>>(),
+            )
+        } else {
+            (av, bv)
+        };
+        let a = tensor::<T>(&av, &[m, k]);
+        let b = tensor::<T>(&bv, &[k, n]);
+        let want: Vec<f64> = naive(&av, &bv, m, k, n)
+            .iter()
+            .map(|&v| {
+                if T::DTYPE.is_float() {
+                    T::from_f64(v)
+                } else {
+                    T::from_i64(v as i64)
+                }
+                .to_f64()
+            })
+            .collect();
+        let rel = if T::DTYPE == Dtype::Bfloat16 || T::DTYPE == Dtype::Float16 {
+            1e-2
+        } else {
+            1e-6
+        };
+        assert_close(&f64s(&a.matmul(&b).unwrap()), &want, rel);
+        // Transposed operands are read through their strides.
+        let at = tensor::<T>(&av, &[m, k]).t().contiguous().t();
+        let bt = b.t().contiguous().t();
+        assert!(!bt.is_contiguous() || n == 1 || k == 1);
+        assert_close(&f64s(&at.matmul(&bt).unwrap()), &want, rel);
+    }
+    // Batched with broadcasting, against per-batch 2-d products.
+    let a = tensor::<T>(
+        &(0..2 * 3 * 4).map(|i| (i % 5) as f64).collect::<Vec<_>>(),
+        &[2, 1, 3, 4],
+    );
+    let b = tensor::<T>(
+        &(0..3 * 4 * 2).map(|i| (i % 3) as f64).collect::<Vec<_>>(),
+        &[3, 4, 2],
+    );
+    let c = a.matmul(&b).unwrap();
+    assert_eq!(c.shape().dims(), &[2, 3, 3, 2]);
+    for i in 0..2 {
+        for j in 0..3 {
+            let ai = a.narrow(0, i, 1).unwrap().squeeze();
+            let bj = b.narrow(0, j, 1).unwrap().squeeze();
+            let cij = c.narrow(0, i, 1).unwrap().narrow(1, j, 1).unwrap();
+            assert_eq!(f64s(&cij), f64s(&ai.matmul(&bj).unwrap()));
+        }
+    }
+    // 1-d operands, dot, outer, vecdot.
+    let v = tensor::<T>(&[1.0, 2.0, 3.0], &[3]);
+    let m = tensor::<T>(&[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2]);
+    assert_eq!(f64s(&v.matmul(&m).unwrap()), vec![4.0, 5.0]);
+    assert_eq!(f64s(&m.t().matmul(&v).unwrap()), vec![4.0, 5.0]);
+    let d = v.dot(&v).unwrap();
+    assert_eq!((d.ndim(), f64s(&d)), (0, vec![14.0]));
+    assert_eq!(v.outer(&v).unwrap().shape().dims(), &[3, 3]);
+    assert_eq!(
+        f64s(&m.vecdot(&tensor::<T>(&[1.0, 2.0], &[2])).unwrap()),
+        vec![1.0, 2.0, 3.0]
+    );
+    assert!(v.dot(&m).is_err());
+}
+
+#[test]
+fn matmul_every_dtype() {
+    for_types!(random_matmul: f32, f64, f16, bf16, i16, i32, i64, u8);
+}
+
+#[test]
+fn matmul_large_against_reference() {
+    manual_seed(5);
+    let a = Tensor::<f64>::randn([130, 257]).unwrap();
+    let b = Tensor::<f64>::randn([257, 129]).unwrap();
+    let want = naive(&a.to_vec(), &b.to_vec(), 130, 257, 129);
+    assert_close(&a.matmul(&b).unwrap().to_vec(), &want, 1e-10);
+    let af = a.cast::<f32>();
+    let got = f64s(&af.t().contiguous().t().matmul(&b.cast::<f32>()).unwrap());
+    assert_close(&got, &want, 1e-4);
+}
