@@ -6,6 +6,10 @@ use half::{bf16, f16};
 use std::fmt::Debug;
 
 mod sealed {
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tensor element: `Element` is sealed",
+        note = "the element types are fixed by typed-tensor (f32, f64, f16, bf16, i16, i32, i64, u8, bool) because every CPU and CUDA kernel is instantiated for exactly those; store your data as one of them"
+    )]
     pub trait Sealed {}
 }
 

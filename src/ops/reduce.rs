@@ -415,9 +415,14 @@ fn sum_out<T: Element>((f, i): (f64, i64)) -> SumOf<T> {
     }
 }
 
-impl<T: FloatElement> Tensor<T, Cpu> {
+/// The NaN-aware reductions and `logsumexp` exist only for float tensors: calling them on an
+/// integer tensor does not compile.
+impl<T: Element> Tensor<T, Cpu> {
     /// Sum skipping NaN (seed `reduce_nansum`); an all-NaN slice sums to 0.
-    pub fn nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+    pub fn nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let r = SumR {
             product: false,
             skip_nan: true,
@@ -427,7 +432,10 @@ impl<T: FloatElement> Tensor<T, Cpu> {
         })
     }
     /// Product skipping NaN (seed `reduce_nanproduct`).
-    pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+    pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let r = SumR {
             product: true,
             skip_nan: true,
@@ -437,11 +445,17 @@ impl<T: FloatElement> Tensor<T, Cpu> {
         })
     }
     /// Minimum skipping NaN (seed `reduce_nanmin`); an all-NaN slice gives NaN (NumPy).
-    pub fn nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+    pub fn nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         self.nan_extreme("reduce_nanmin", axes, keepdim, false)
     }
     /// Maximum skipping NaN (seed `reduce_nanmax`); an all-NaN slice gives NaN.
-    pub fn nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+    pub fn nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         self.nan_extreme("reduce_nanmax", axes, keepdim, true)
     }
     fn nan_extreme(
@@ -450,7 +464,10 @@ impl<T: FloatElement> Tensor<T, Cpu> {
         axes: &[i64],
         keepdim: bool,
         max: bool,
-    ) -> Result<Self> {
+    ) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let shape = self.shape().clone();
         self.reduce_with(
             op,
@@ -472,7 +489,10 @@ impl<T: FloatElement> Tensor<T, Cpu> {
     }
     /// Mean of the non-NaN values, dividing by their count (seed `reduce_nanmean`); an all-NaN
     /// slice gives NaN.
-    pub fn nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+    pub fn nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let r = MeanR { skip_nan: true };
         self.reduce_with("reduce_nanmean", axes, keepdim, r, |(s, c), _| {
             Ok(T::from_f64(s / c as f64))
@@ -482,14 +502,20 @@ impl<T: FloatElement> Tensor<T, Cpu> {
     ///
     /// # Errors
     /// `EmptyReduction` for an all-NaN or empty slice.
-    pub fn nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+    pub fn nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>>
+    where
+        T: FloatElement,
+    {
         self.extreme("reduce_nanargmin", axes, keepdim, false, true, |_, i| {
             i as i64
         })
     }
     /// Index of the maximum skipping NaN (seed `reduce_nanargmax`). Errors as
     /// [`Tensor::nanargmin`].
-    pub fn nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+    pub fn nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>>
+    where
+        T: FloatElement,
+    {
         self.extreme("reduce_nanargmax", axes, keepdim, true, true, |_, i| {
             i as i64
         })
@@ -497,7 +523,10 @@ impl<T: FloatElement> Tensor<T, Cpu> {
 
     /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
     /// the maximum (PyTorch `logsumexp`). An all-`-inf` slice gives `-inf`.
-    pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+    pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let m = self.max(axes, true)?;
         // A slice whose max is ±inf shifts by 0 instead, so inf - inf never makes NaN.
         let shift = m.map(|v| if v.is_inf() { T::ZERO } else { v });

@@ -59,10 +59,13 @@ macro_rules! float_ops {
                 }
             )*
         }
-        impl<T: FloatElement> Tensor<T, Cpu> {
+        impl<T: Element> Tensor<T, Cpu> {
             $(
-                #[doc = concat!("In-place `", stringify!($name), "`; float tensors only (an integer tensor cannot hold the result: use `", stringify!($name), "()`).")]
-                pub fn $inplace(&mut self) -> Result<()> {
+                #[doc = concat!("In-place `", stringify!($name), "`; float tensors only (an integer tensor cannot hold the result: use `", stringify!($name), "()`, which returns a float tensor). Calling it on an integer tensor does not compile.")]
+                pub fn $inplace(&mut self) -> Result<()>
+                where
+                    T: FloatElement,
+                {
                     self.float_unary_::<float_ops::$op>()
                 }
             )*

@@ -7,7 +7,7 @@ use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use rand_distr::{Distribution, StandardNormal, StandardUniform};
+use rand_distr::{StandardNormal, StandardUniform};
 use std::sync::Mutex;
 
 /// PyTorch's default seed, so that unseeded programs are reproducible too.
@@ -182,44 +182,67 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
 }
 
-impl<T: FloatElement> Tensor<T, Cpu>
-where
-    StandardUniform: Distribution<T::Acc>,
-    StandardNormal: Distribution<T::Acc>,
-{
-    /// Uniform samples on `[0, 1)` from the global generator (see [`manual_seed`]); 16-bit
-    /// floats are drawn in f32 and rounded. Float dtypes only: `rand` for an integer element
-    /// type does not compile.
-    pub fn rand(shape: impl Into<Shape>) -> Result<Self> {
+/// One uniform draw on [0, 1): f64 draws for f64, f32 draws (rounded once) for the others.
+fn uniform<T: FloatElement>(rng: &mut impl Rng) -> T {
+    let x = if T::DTYPE == crate::Dtype::Float64 {
+        T::from_f64(rng.sample::<f64, _>(StandardUniform))
+    } else {
+        T::from_f64(rng.sample::<f32, _>(StandardUniform) as f64)
+    };
+    // Rounding a value just below 1 to a 16-bit float can give 1; keep [0, 1).
+    if x.to_f64() >= 1.0 { T::ZERO } else { x }
+}
+
+fn normal<T: FloatElement>(rng: &mut impl Rng) -> T {
+    if T::DTYPE == crate::Dtype::Float64 {
+        T::from_f64(rng.sample::<f64, _>(StandardNormal))
+    } else {
+        T::from_f64(rng.sample::<f32, _>(StandardNormal) as f64)
+    }
+}
+
+/// Random tensors exist only for float element types: calling them for an integer type does
+/// not compile.
+impl<T: Element> Tensor<T, Cpu> {
+    /// Uniform samples on `[0, 1)` from the global generator (see [`manual_seed`]); f32, f16 and
+    /// bf16 are drawn in f32 (16-bit floats then rounded), f64 in f64.
+    ///
+    /// # Errors
+    /// `ShapeOverflow` when the element count overflows `usize`.
+    pub fn rand(shape: impl Into<Shape>) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         with_global_rng(|r| Self::rand_with(shape, r))
     }
 
     /// Standard-normal samples from the global generator (see [`manual_seed`]).
-    pub fn randn(shape: impl Into<Shape>) -> Result<Self> {
+    pub fn randn(shape: impl Into<Shape>) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         with_global_rng(|r| Self::randn_with(shape, r))
     }
 
     /// Uniform samples on `[0, 1)` from a caller-provided generator.
-    pub fn rand_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self> {
+    pub fn rand_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let shape = shape.into();
         let n = numel("rand", &shape)?;
-        let v: Vec<T> = (0..n)
-            .map(|_| {
-                // Rounding a value just below 1 to a 16-bit float can give 1; keep [0, 1).
-                let x = T::from_acc(rng.sample(StandardUniform));
-                if x.to_f64() >= 1.0 { T::ZERO } else { x }
-            })
-            .collect();
+        let v: Vec<T> = (0..n).map(|_| uniform::<T>(rng)).collect();
         Self::from_vec(v, shape)
     }
 
     /// Standard-normal samples from a caller-provided generator.
-    pub fn randn_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self> {
+    pub fn randn_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self>
+    where
+        T: FloatElement,
+    {
         let shape = shape.into();
         let n = numel("randn", &shape)?;
-        let v: Vec<T> = (0..n)
-            .map(|_| T::from_acc(rng.sample(StandardNormal)))
-            .collect();
+        let v: Vec<T> = (0..n).map(|_| normal::<T>(rng)).collect();
         Self::from_vec(v, shape)
     }
 }
