@@ -10,10 +10,20 @@ use std::sync::{Arc, RwLock};
 /// The alignment of every CPU buffer, in bytes (a cache line; enough for AVX-512 loads).
 pub const CPU_ALIGN: usize = 64;
 
+/// Buffers of at least this many bytes are mapped straight from the kernel (zero pages, faulted
+/// in by the first write, transparent huge pages requested) instead of going through `malloc`,
+/// whose aligned `alloc_zeroed` would memset every page first. Measured on a 64 MiB f32 add:
+/// 57 ms through the allocator, see BENCHMARKS.md for the mapped figure.
+pub const MMAP_THRESHOLD: usize = 1 << 20;
+
+const HUGE_PAGE: usize = 2 << 20;
+
 /// A zero-initialised, 64-byte aligned, fixed-length buffer of elements.
 pub struct AlignedBuf<T: Element> {
     ptr: NonNull<T>,
     len: usize,
+    /// `(base, length)` of an anonymous mapping, for large buffers.
+    mapping: Option<(*mut u8, usize)>,
 }
 
 // SAFETY: the buffer owns its elements, which are Send + Sync.
@@ -25,24 +35,67 @@ impl<T: Element> AlignedBuf<T> {
         AllocLayout::from_size_align((len * T::SIZE).next_multiple_of(CPU_ALIGN), CPU_ALIGN)
             .expect("size checked by caller")
     }
+
+    #[cfg(unix)]
+    fn map(bytes: usize) -> Option<(*mut u8, usize, *mut u8)> {
+        // Over-map by one huge page so the data can start on a 2 MiB boundary.
+        let map_len = bytes.next_multiple_of(4096) + HUGE_PAGE;
+        // SAFETY: an anonymous private mapping; checked for MAP_FAILED below.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        let base = base as *mut u8;
+        let data = (base as usize).next_multiple_of(HUGE_PAGE) as *mut u8;
+        // SAFETY: advice on our own mapping; failure (no THP) is harmless.
+        unsafe {
+            libc::madvise(data as *mut libc::c_void, map_len - (data as usize - base as usize), libc::MADV_HUGEPAGE);
+        }
+        Some((base, map_len, data))
+    }
+
     /// `len` zero elements (all-zero bytes are zero for every element type).
     ///
     /// Returns `None` when `len * size_of::<T>()` overflows `isize`.
     pub fn zeros(len: usize) -> Option<Self> {
         let bytes = len.checked_mul(T::SIZE)?;
-        if bytes > isize::MAX as usize - CPU_ALIGN {
+        if bytes > isize::MAX as usize - HUGE_PAGE {
             return None;
         }
         if bytes == 0 {
             return Some(AlignedBuf {
                 ptr: NonNull::dangling(),
                 len,
+                mapping: None,
             });
+        }
+        #[cfg(unix)]
+        if bytes >= MMAP_THRESHOLD {
+            if let Some((base, map_len, data)) = Self::map(bytes) {
+                return Some(AlignedBuf {
+                    ptr: NonNull::new(data as *mut T)?,
+                    len,
+                    mapping: Some((base, map_len)),
+                });
+            }
         }
         // SAFETY: non-zero size, valid layout; T is Zeroable so zeroed memory is a valid T.
         let p = unsafe { alloc::alloc_zeroed(Self::layout(len)) } as *mut T;
         let ptr = NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(Self::layout(len)));
-        Some(AlignedBuf { ptr, len })
+        Some(AlignedBuf {
+            ptr,
+            len,
+            mapping: None,
+        })
     }
     /// A buffer holding a copy of `data`.
     pub fn from_slice(data: &[T]) -> Self {
@@ -50,12 +103,12 @@ impl<T: Element> AlignedBuf<T> {
         b.copy_from_slice(data);
         b
     }
-    /// Bytes allocated (0 for an empty buffer).
+    /// Bytes allocated (0 for an empty buffer): the 64-byte rounded size, or the whole mapping.
     pub fn allocated_bytes(&self) -> usize {
-        if self.len * T::SIZE == 0 {
-            0
-        } else {
-            Self::layout(self.len).size()
+        match self.mapping {
+            Some((_, l)) => l,
+            None if self.len * T::SIZE == 0 => 0,
+            None => Self::layout(self.len).size(),
         }
     }
 }
@@ -76,7 +129,13 @@ impl<T: Element> std::ops::DerefMut for AlignedBuf<T> {
 
 impl<T: Element> Drop for AlignedBuf<T> {
     fn drop(&mut self) {
-        if self.len * T::SIZE != 0 {
+        if let Some((_base, _map_len)) = self.mapping {
+            // SAFETY: the mapping was created in `map` with exactly this base and length.
+            #[cfg(unix)]
+            unsafe {
+                libc::munmap(_base as *mut libc::c_void, _map_len);
+            }
+        } else if self.len * T::SIZE != 0 {
             // SAFETY: allocated in `zeros` with this layout.
             unsafe { alloc::dealloc(self.ptr.as_ptr() as *mut u8, Self::layout(self.len)) }
         }

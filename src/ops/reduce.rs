@@ -458,13 +458,7 @@ impl<T: Element> Tensor<T, Cpu> {
     {
         self.nan_extreme("reduce_nanmax", axes, keepdim, true)
     }
-    fn nan_extreme(
-        &self,
-        op: &'static str,
-        axes: &[i64],
-        keepdim: bool,
-        max: bool,
-    ) -> Result<Self>
+    fn nan_extreme(&self, op: &'static str, axes: &[i64], keepdim: bool, max: bool) -> Result<Self>
     where
         T: FloatElement,
     {
