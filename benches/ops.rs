@@ -24,10 +24,17 @@ fn elementwise(c: &mut Criterion) {
         x.iter(|| black_box(Zip::from(&na).and(&nb).par_map_collect(|&p, &q| p + q)))
     });
     let mut out = Tensor::<f32>::zeros([N]).unwrap();
-    g.bench_function("add_into/typed-tensor", |x| x.iter(|| a.add_into(&b, &mut out).unwrap()));
+    g.bench_function("add_into/typed-tensor", |x| {
+        x.iter(|| a.add_into(&b, &mut out).unwrap())
+    });
     let mut nout = Array1::<f32>::zeros(N);
     g.bench_function("add_into/ndarray-par", |x| {
-        x.iter(|| Zip::from(&mut nout).and(&na).and(&nb).par_for_each(|o, &p, &q| *o = p + q))
+        x.iter(|| {
+            Zip::from(&mut nout)
+                .and(&na)
+                .and(&nb)
+                .par_for_each(|o, &p, &q| *o = p + q)
+        })
     });
     let (sa, sb) = (a.to_vec(), b.to_vec());
     let mut sout = vec![0f32; N];
@@ -42,25 +49,41 @@ fn elementwise(c: &mut Criterion) {
     let m = a.reshape([4096, 4096]).unwrap();
     let row = b.narrow(0, 0, 4096).unwrap().reshape([1, 4096]).unwrap();
     let nm = na.clone().into_shape_with_order((4096, 4096)).unwrap();
-    let nrow = nb.slice(ndarray::s![..4096]).to_owned().into_shape_with_order((1, 4096)).unwrap();
-    g.bench_function("broadcast_add/typed-tensor", |x| x.iter(|| black_box(&m + &row)));
-    g.bench_function("broadcast_add/ndarray", |x| x.iter(|| black_box(&nm + &nrow)));
+    let nrow = nb
+        .slice(ndarray::s![..4096])
+        .to_owned()
+        .into_shape_with_order((1, 4096))
+        .unwrap();
+    g.bench_function("broadcast_add/typed-tensor", |x| {
+        x.iter(|| black_box(&m + &row))
+    });
+    g.bench_function("broadcast_add/ndarray", |x| {
+        x.iter(|| black_box(&nm + &nrow))
+    });
     let mt = m.t();
-    g.bench_function("transposed_add/typed-tensor", |x| x.iter(|| black_box(&mt + &m)));
-    g.bench_function("transposed_add/ndarray", |x| x.iter(|| black_box(&nm.t() + &nm)));
+    g.bench_function("transposed_add/typed-tensor", |x| {
+        x.iter(|| black_box(&mt + &m))
+    });
+    g.bench_function("transposed_add/ndarray", |x| {
+        x.iter(|| black_box(&nm.t() + &nm))
+    });
     g.bench_function("sin/typed-tensor", |x| x.iter(|| black_box(a.sin())));
     g.bench_function("sin/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.sin())))
     });
     let ha = a.cast::<f16>();
     let hb = b.cast::<f16>();
-    g.bench_function("add_new_f16/typed-tensor", |x| x.iter(|| black_box(&ha + &hb)));
+    g.bench_function("add_new_f16/typed-tensor", |x| {
+        x.iter(|| black_box(&ha + &hb))
+    });
     let nha = Array1::from_vec(ha.to_vec());
     let nhb = Array1::from_vec(hb.to_vec());
     g.bench_function("add_new_f16/ndarray", |x| x.iter(|| black_box(&nha + &nhb)));
     let ba = a.cast::<bf16>();
     let bb = b.cast::<bf16>();
-    g.bench_function("add_new_bf16/typed-tensor", |x| x.iter(|| black_box(&ba + &bb)));
+    g.bench_function("add_new_bf16/typed-tensor", |x| {
+        x.iter(|| black_box(&ba + &bb))
+    });
     g.finish();
 }
 
@@ -72,17 +95,32 @@ fn reductions(c: &mut Criterion) {
     let nm = na.clone().into_shape_with_order((4096, 4096)).unwrap();
     let mut g = c.benchmark_group("reduce");
     g.sample_size(10).measurement_time(Duration::from_secs(3));
-    g.bench_function("sum_all/typed-tensor", |x| x.iter(|| black_box(a.sum(&[], false).unwrap())));
+    g.bench_function("sum_all/typed-tensor", |x| {
+        x.iter(|| black_box(a.sum(&[], false).unwrap()))
+    });
     g.bench_function("sum_all/ndarray", |x| x.iter(|| black_box(na.sum())));
-    g.bench_function("sum_axis0/typed-tensor", |x| x.iter(|| black_box(m.sum(&[0], false).unwrap())));
-    g.bench_function("sum_axis0/ndarray", |x| x.iter(|| black_box(nm.sum_axis(Axis(0)))));
-    g.bench_function("sum_axis1/typed-tensor", |x| x.iter(|| black_box(m.sum(&[1], false).unwrap())));
-    g.bench_function("sum_axis1/ndarray", |x| x.iter(|| black_box(nm.sum_axis(Axis(1)))));
-    g.bench_function("argmax_axis1/typed-tensor", |x| x.iter(|| black_box(m.argmax(&[1], false).unwrap())));
+    g.bench_function("sum_axis0/typed-tensor", |x| {
+        x.iter(|| black_box(m.sum(&[0], false).unwrap()))
+    });
+    g.bench_function("sum_axis0/ndarray", |x| {
+        x.iter(|| black_box(nm.sum_axis(Axis(0))))
+    });
+    g.bench_function("sum_axis1/typed-tensor", |x| {
+        x.iter(|| black_box(m.sum(&[1], false).unwrap()))
+    });
+    g.bench_function("sum_axis1/ndarray", |x| {
+        x.iter(|| black_box(nm.sum_axis(Axis(1))))
+    });
+    g.bench_function("argmax_axis1/typed-tensor", |x| {
+        x.iter(|| black_box(m.argmax(&[1], false).unwrap()))
+    });
     g.bench_function("argmax_axis1/ndarray", |x| {
         x.iter(|| {
             black_box(nm.map_axis(Axis(1), |r| {
-                r.iter().enumerate().fold((0, f32::MIN), |b, (i, &v)| if v > b.1 { (i, v) } else { b }).0
+                r.iter()
+                    .enumerate()
+                    .fold((0, f32::MIN), |b, (i, &v)| if v > b.1 { (i, v) } else { b })
+                    .0
             }))
         })
     });
@@ -92,8 +130,24 @@ fn reductions(c: &mut Criterion) {
 fn gemm_direct(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     unsafe {
         gemm::gemm(
-            n, n, n, c.as_mut_ptr(), 1, n as isize, false, a.as_ptr(), 1, n as isize, b.as_ptr(), 1,
-            n as isize, 0.0, 1.0, false, false, false,
+            n,
+            n,
+            n,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            n as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
             gemm::Parallelism::Rayon(rayon::current_num_threads()),
         )
     }
@@ -106,24 +160,40 @@ fn matmul(c: &mut Criterion) {
     for n in [1024usize, 2048] {
         let a = Tensor::<f32>::randn([n, n]).unwrap();
         let b = Tensor::<f32>::randn([n, n]).unwrap();
-        g.bench_with_input(BenchmarkId::new("f32/typed-tensor", n), &n, |x, _| x.iter(|| black_box(a.matmul(&b).unwrap())));
+        g.bench_with_input(BenchmarkId::new("f32/typed-tensor", n), &n, |x, _| {
+            x.iter(|| black_box(a.matmul(&b).unwrap()))
+        });
         let (av, bv) = (a.to_vec(), b.to_vec());
         let mut cv = vec![0f32; n * n];
-        g.bench_with_input(BenchmarkId::new("f32/gemm", n), &n, |x, _| x.iter(|| gemm_direct(&av, &bv, &mut cv, n)));
+        g.bench_with_input(BenchmarkId::new("f32/gemm", n), &n, |x, _| {
+            x.iter(|| gemm_direct(&av, &bv, &mut cv, n))
+        });
         let na = Array2::from_shape_vec((n, n), av.clone()).unwrap();
         let nb = Array2::from_shape_vec((n, n), bv.clone()).unwrap();
-        g.bench_with_input(BenchmarkId::new("f32/ndarray", n), &n, |x, _| x.iter(|| black_box(na.dot(&nb))));
+        g.bench_with_input(BenchmarkId::new("f32/ndarray", n), &n, |x, _| {
+            x.iter(|| black_box(na.dot(&nb)))
+        });
     }
     let a = Tensor::<f64>::randn([1024, 1024]).unwrap();
-    g.bench_function("f64/typed-tensor/1024", |x| x.iter(|| black_box(a.matmul(&a).unwrap())));
+    g.bench_function("f64/typed-tensor/1024", |x| {
+        x.iter(|| black_box(a.matmul(&a).unwrap()))
+    });
     let h = Tensor::<f32>::randn([1024, 1024]).unwrap().cast::<f16>();
-    g.bench_function("f16/typed-tensor/1024", |x| x.iter(|| black_box(h.matmul(&h).unwrap())));
+    g.bench_function("f16/typed-tensor/1024", |x| {
+        x.iter(|| black_box(h.matmul(&h).unwrap()))
+    });
     let bh = h.cast::<bf16>();
-    g.bench_function("bf16/typed-tensor/1024", |x| x.iter(|| black_box(bh.matmul(&bh).unwrap())));
+    g.bench_function("bf16/typed-tensor/1024", |x| {
+        x.iter(|| black_box(bh.matmul(&bh).unwrap()))
+    });
     let ba = Tensor::<f32>::randn([64, 128, 128]).unwrap();
-    g.bench_function("batched_64x128/typed-tensor", |x| x.iter(|| black_box(ba.matmul(&ba).unwrap())));
+    g.bench_function("batched_64x128/typed-tensor", |x| {
+        x.iter(|| black_box(ba.matmul(&ba).unwrap()))
+    });
     let big = Tensor::<f32>::randn([4096, 4096]).unwrap();
-    g.bench_function("transpose_contiguous_4096/typed-tensor", |x| x.iter(|| black_box(big.t().contiguous())));
+    g.bench_function("transpose_contiguous_4096/typed-tensor", |x| {
+        x.iter(|| black_box(big.t().contiguous()))
+    });
     let nbig = Array2::from_shape_vec((4096, 4096), big.to_vec()).unwrap();
     g.bench_function("transpose_contiguous_4096/ndarray", |x| {
         x.iter(|| black_box(nbig.t().as_standard_layout().into_owned()))

@@ -1,6 +1,8 @@
 //! CPU kernels. They take slices and layouts and know nothing of `Tensor`, so each can be read,
 //! tested and benchmarked alone.
 
+pub mod convert;
 pub mod matmul;
 pub mod reduce;
 pub mod strided;
+pub mod vmath;

@@ -353,3 +353,84 @@ pub fn map_inplace<T: Element>(dst: &mut [T], ld: &Layout, f: impl Fn(T) -> T + 
         })
     });
 }
+
+/// Elements per chunk on the f32 compute paths: two buffers stay in L1.
+const CHUNK: usize = 512;
+
+fn gather<T: Element>(src: &[T], o: isize, s: isize, len: usize, buf: &mut [T; CHUNK]) {
+    if s == 1 {
+        buf[..len].copy_from_slice(&src[o as usize..o as usize + len]);
+    } else {
+        for (j, b) in buf[..len].iter_mut().enumerate() {
+            *b = src[at(o, j, s)];
+        }
+    }
+}
+
+/// `out = store(f(load(src)))` in chunks of f32: 16-bit floats convert whole runs with SIMD
+/// conversions and ops like `sin` run vectorised over the buffer.
+pub fn map_into_f32<I: Element, O: Element>(
+    src: &[I],
+    l: &Layout,
+    out: &mut [O],
+    f: &(impl Fn(&mut [f32]) + Sync),
+) {
+    let plan = Plan::new([l]);
+    par_out(out, |start, chunk| {
+        let mut tmp = [I::ZERO; CHUNK];
+        let mut buf = [0f32; CHUNK];
+        plan.for_runs(start, start + chunk.len(), |pos, [o], [s], len| {
+            let mut done = 0;
+            while done < len {
+                let n = (len - done).min(CHUNK);
+                let oo = o + done as isize * s;
+                if s == 1 {
+                    super::convert::load_f32(&src[oo as usize..oo as usize + n], &mut buf[..n]);
+                } else {
+                    gather(src, oo, s, n, &mut tmp);
+                    super::convert::load_f32(&tmp[..n], &mut buf[..n]);
+                }
+                f(&mut buf[..n]);
+                let d = pos - start + done;
+                super::convert::store_f32(&buf[..n], &mut chunk[d..d + n]);
+                done += n;
+            }
+        })
+    });
+}
+
+/// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_f32`]).
+pub fn zip_into_f32<T: Element>(
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    out: &mut [T],
+    f: &(impl Fn(f32, f32) -> f32 + Sync),
+) {
+    let plan = Plan::new([la, lb]);
+    par_out(out, |start, chunk| {
+        let (mut ta, mut tb) = ([T::ZERO; CHUNK], [T::ZERO; CHUNK]);
+        let (mut fa, mut fb) = ([0f32; CHUNK], [0f32; CHUNK]);
+        plan.for_runs(
+            start,
+            start + chunk.len(),
+            |pos, [oa, ob], [sa, sb], len| {
+                let mut done = 0;
+                while done < len {
+                    let n = (len - done).min(CHUNK);
+                    gather(a, oa + done as isize * sa, sa, n, &mut ta);
+                    gather(b, ob + done as isize * sb, sb, n, &mut tb);
+                    super::convert::load_f32(&ta[..n], &mut fa[..n]);
+                    super::convert::load_f32(&tb[..n], &mut fb[..n]);
+                    for (x, &y) in fa[..n].iter_mut().zip(&fb[..n]) {
+                        *x = f(*x, y);
+                    }
+                    let d = pos - start + done;
+                    super::convert::store_f32(&fa[..n], &mut chunk[d..d + n]);
+                    done += n;
+                }
+            },
+        )
+    });
+}

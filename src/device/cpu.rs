@@ -58,7 +58,11 @@ impl<T: Element> AlignedBuf<T> {
         let data = (base as usize).next_multiple_of(HUGE_PAGE) as *mut u8;
         // SAFETY: advice on our own mapping; failure (no THP) is harmless.
         unsafe {
-            libc::madvise(data as *mut libc::c_void, map_len - (data as usize - base as usize), libc::MADV_HUGEPAGE);
+            libc::madvise(
+                data as *mut libc::c_void,
+                map_len - (data as usize - base as usize),
+                libc::MADV_HUGEPAGE,
+            );
         }
         Some((base, map_len, data))
     }

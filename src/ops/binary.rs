@@ -12,6 +12,7 @@ use crate::dtype::{Element, NumElement};
 use crate::error::{Error, Result};
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
+use std::any::TypeId;
 
 /// A binary op on numeric elements, defined once.
 pub trait BinaryOp: Send + Sync + 'static {
@@ -112,8 +113,10 @@ fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `Op(self, other)` with broadcasting into a new tensor.
     pub fn try_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
-        check_rhs::<Op, T>(other)?;
-        zip_new(Op::NAME, self, other, Op::apply::<T>)
+        let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
+        let mut out = Tensor::zeros(shape)?;
+        self.try_binary_into::<Op>(other, &mut out)?;
+        Ok(out)
     }
 
     /// `self = Op(self, other)`, `other` broadcast into `self`'s shape.
@@ -132,7 +135,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
         write_into(Op::NAME, out, &shape, &ids, |o| {
             let ga = crate::tensor::read(&self.storage);
             let gb = crate::tensor::read(&other.storage);
-            strided::zip_into(&ga, &la, &gb, &lb, o, &Op::apply::<T>);
+            if TypeId::of::<T>() == TypeId::of::<half::f16>() {
+                // f16 has no cheap scalar conversion: convert whole chunks with SIMD.
+                strided::zip_into_f32(&ga, &la, &gb, &lb, o, &Op::apply::<f32>);
+            } else {
+                strided::zip_into(&ga, &la, &gb, &lb, o, &Op::apply::<T>);
+            }
         })
     }
 

@@ -5,10 +5,11 @@
 //! basic-arithmetic tables; rounding and `clip` follow NumPy (seed `004`).
 
 use super::{map_assign, map_new, storage_id, write_into};
-use crate::cpu::strided;
+use crate::cpu::{convert, strided};
 use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
 use crate::error::{Error, Result};
+use crate::shape::Layout;
 use crate::tensor::Tensor;
 use num_traits::Float;
 
@@ -19,6 +20,8 @@ pub trait FloatUnaryOp: Send + Sync + 'static {
     const NAME: &'static str;
     /// The scalar function.
     fn apply<F: Float>(x: F) -> F;
+    /// A vectorised version over f32 buffers, where one exists (`sin`, `cos`).
+    const F32_SLICE: Option<fn(&mut [f32])> = None;
 }
 
 /// A unary op whose result keeps the element type (`neg`, `abs`, `floor`, ...).
@@ -30,7 +33,7 @@ pub trait SameUnaryOp: Send + Sync + 'static {
 }
 
 macro_rules! float_ops {
-    ($($(#[$doc:meta])* $op:ident, $name:ident, $inplace:ident, $into:ident, |$x:ident| $body:expr;)*) => {
+    ($($(#[$doc:meta])* $op:ident, $name:ident, $inplace:ident, $into:ident, |$x:ident| $body:expr $(, fast = $fast:path)?;)*) => {
         /// Zero-sized op types, one per float-valued unary op.
         pub mod float_ops {
             use super::*;
@@ -41,6 +44,7 @@ macro_rules! float_ops {
                     const NAME: &'static str = stringify!($name);
                     #[inline(always)]
                     fn apply<F: Float>($x: F) -> F { $body }
+                    $(const F32_SLICE: Option<fn(&mut [f32])> = Some($fast);)?
                 }
             )*
         }
@@ -75,9 +79,9 @@ macro_rules! float_ops {
 
 float_ops! {
     /// Sine of radians (seed: Trigonometric).
-    Sin, sin, sin_, sin_into, |x| x.sin();
+    Sin, sin, sin_, sin_into, |x| x.sin(), fast = crate::cpu::vmath::sin;
     /// Cosine of radians.
-    Cos, cos, cos_, cos_into, |x| x.cos();
+    Cos, cos, cos_, cos_into, |x| x.cos(), fast = crate::cpu::vmath::cos;
     /// Tangent of radians.
     Tan, tan, tan_, tan_into, |x| x.tan();
     /// Inverse sine; NaN outside [-1, 1].
@@ -179,20 +183,16 @@ same_ops! {
 
 impl<T: Element> Tensor<T, Cpu> {
     fn float_unary<Op: FloatUnaryOp>(&self) -> Tensor<FloatOf<T>, Cpu> {
-        map_new(Op::NAME, self, |x: T| {
-            let f: FloatOf<T> = x.to_float();
-            <FloatOf<T>>::from_acc(Op::apply(f.to_acc()))
-        })
-        .expect("fresh read")
+        let mut out = Tensor::zeros(self.shape()).expect("an existing shape is valid");
+        self.float_unary_into::<Op>(&mut out).expect("fresh output");
+        out
     }
 
     fn float_unary_into<Op: FloatUnaryOp>(&self, out: &mut Tensor<FloatOf<T>, Cpu>) -> Result<()> {
         let shape = self.shape().clone();
         write_into(Op::NAME, out, &shape, &[storage_id(self)], |o| {
             let g = crate::tensor::read(&self.storage);
-            strided::map_into(&g, &self.layout, o, &|x: T| {
-                <FloatOf<T>>::from_acc(Op::apply(x.to_float().to_acc()))
-            });
+            float_unary_kernel::<T, Op>(&g, &self.layout, o);
         })
     }
 
@@ -210,6 +210,18 @@ impl<T: Element> Tensor<T, Cpu> {
 
 impl<T: FloatElement> Tensor<T, Cpu> {
     fn float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
+        if convert::computes_in_f32::<T>() {
+            // Compute into a fresh buffer on the vectorised path, then write back.
+            let r = self.float_unary::<Op>();
+            let shape = self.shape().clone();
+            let g = crate::tensor::read(&r.storage);
+            return super::assign_result(
+                Op::NAME,
+                self,
+                crate::device::AlignedBuf::from_slice(&g),
+                &shape,
+            );
+        }
         map_assign(Op::NAME, self, |x: T| T::from_acc(Op::apply(x.to_acc())))
     }
 }
@@ -368,5 +380,21 @@ impl<T: NumElement> PowExponentInplace<T> for i32 {
         }
         let e = self as u32;
         map_assign("pow_", t, move |x: T| x.powi(e))
+    }
+}
+
+/// One float-valued op over a strided input into a contiguous output: the chunked f32 path
+/// (vectorised conversions and, for `sin`/`cos`, a vectorised kernel) when the result computes
+/// in f32, the scalar path otherwise.
+fn float_unary_kernel<T: Element, Op: FloatUnaryOp>(src: &[T], l: &Layout, out: &mut [FloatOf<T>]) {
+    if convert::computes_in_f32::<FloatOf<T>>() {
+        strided::map_into_f32(src, l, out, &|buf: &mut [f32]| match Op::F32_SLICE {
+            Some(fast) => fast(buf),
+            None => buf.iter_mut().for_each(|x| *x = Op::apply(*x)),
+        });
+    } else {
+        strided::map_into(src, l, out, &|x: T| {
+            <FloatOf<T>>::from_acc(Op::apply(x.to_float().to_acc()))
+        });
     }
 }
