@@ -19,6 +19,13 @@ pub trait Reducer<T: Element>: Sync {
     fn step(&self, acc: Self::Acc, x: T, i: usize) -> Self::Acc;
     /// Combines the states of two consecutive parts, `a` before `b`.
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// Folds element `xs[k]` (all at block index `i`) into `accs[k]` for a strip of outputs.
+    #[inline]
+    fn step_strip(&self, accs: &mut [Self::Acc], xs: &[T], i: usize) {
+        for (a, &x) in accs.iter_mut().zip(xs) {
+            *a = self.step(*a, x, i);
+        }
+    }
     /// Folds a contiguous run starting at block index `i0`; override to vectorise.
     #[inline]
     fn run(&self, mut acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
@@ -72,10 +79,43 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         });
         acc
     };
+    // Output runs: (storage offset, stride, length) of consecutive output elements.
+    let mut runs: Vec<(isize, isize, usize)> = Vec::new();
+    Plan::new([&out_l]).for_runs(0, n_out, |_, [o], [s], len| runs.push((o, s, len)));
+    if runs.first().is_some_and(|r| r.1 == 1 && r.2 >= 16) && blk > 1 {
+        // The kept dimension is the contiguous one (a column reduction such as axis 0 of a
+        // row-major matrix): fold whole rows into a strip of accumulators, which vectorises
+        // and reads memory in order, instead of walking each column with a large stride.
+        const STRIP: usize = 2048;
+        let strips: Vec<(isize, usize)> = runs
+            .iter()
+            .flat_map(|&(o, _, len)| {
+                (0..len)
+                    .step_by(STRIP)
+                    .map(move |k| (o + k as isize, STRIP.min(len - k)))
+            })
+            .collect();
+        let fold_strip = |&(o, len): &(isize, usize)| -> Vec<R::Acc> {
+            let mut acc = vec![r.init(); len];
+            bplan.for_runs(0, blk, |pos, [ob], [sb], blen| {
+                for j in 0..blen {
+                    let start = (o + ob + j as isize * sb) as usize;
+                    r.step_strip(&mut acc, &src[start..start + len], pos + j);
+                }
+            });
+            acc
+        };
+        let parts: Vec<Vec<R::Acc>> = if n_out.saturating_mul(blk) < PAR_THRESHOLD {
+            strips.iter().map(fold_strip).collect()
+        } else {
+            strips.par_iter().map(fold_strip).collect()
+        };
+        return (parts.concat(), kd, blk);
+    }
     let mut bases = Vec::with_capacity(n_out);
-    Plan::new([&out_l]).for_runs(0, n_out, |_, [o], [s], len| {
+    for &(o, s, len) in &runs {
         bases.extend((0..len).map(|j| o + j as isize * s));
-    });
+    }
     let threads = rayon::current_num_threads();
     let accs: Vec<R::Acc> = if n_out.saturating_mul(blk) < PAR_THRESHOLD {
         bases.iter().map(|&b| fold(b, 0, blk, r.init())).collect()

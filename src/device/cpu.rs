@@ -83,14 +83,14 @@ impl<T: Element> AlignedBuf<T> {
             });
         }
         #[cfg(unix)]
-        if bytes >= MMAP_THRESHOLD {
-            if let Some((base, map_len, data)) = Self::map(bytes) {
-                return Some(AlignedBuf {
-                    ptr: NonNull::new(data as *mut T)?,
-                    len,
-                    mapping: Some((base, map_len)),
-                });
-            }
+        if bytes >= MMAP_THRESHOLD
+            && let Some((base, map_len, data)) = Self::map(bytes)
+        {
+            return Some(AlignedBuf {
+                ptr: NonNull::new(data as *mut T)?,
+                len,
+                mapping: Some((base, map_len)),
+            });
         }
         // SAFETY: non-zero size, valid layout; T is Zeroable so zeroed memory is a valid T.
         let p = unsafe { alloc::alloc_zeroed(Self::layout(len)) } as *mut T;

@@ -3,6 +3,7 @@
 
 pub mod binary;
 pub mod compare;
+pub mod index;
 pub mod matmul;
 pub mod reduce;
 pub mod unary;

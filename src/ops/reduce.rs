@@ -14,43 +14,45 @@ use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::{Tensor, try_read};
 
-/// Sum (or product) in f64 for floats and wrapping i64 for integers; optionally skipping NaN.
-struct SumR {
+/// Float sum (or product) accumulated in f64, optionally skipping NaN.
+struct FloatSumR {
     product: bool,
     skip_nan: bool,
 }
 
-impl<T: Element> Reducer<T> for SumR {
-    type Acc = (f64, i64);
-    fn init(&self) -> (f64, i64) {
-        if self.product { (1.0, 1) } else { (0.0, 0) }
+impl<T: Element> Reducer<T> for FloatSumR {
+    type Acc = f64;
+    fn init(&self) -> f64 {
+        if self.product { 1.0 } else { 0.0 }
     }
     #[inline(always)]
-    fn step(&self, (f, i): (f64, i64), x: T, _: usize) -> (f64, i64) {
-        if T::DTYPE.is_float() {
-            if self.skip_nan && x.is_nan() {
-                (f, i)
-            } else if self.product {
-                (f * x.to_f64(), i)
-            } else {
-                (f + x.to_f64(), i)
-            }
+    fn step(&self, f: f64, x: T, _: usize) -> f64 {
+        if self.skip_nan && x.is_nan() {
+            f
         } else if self.product {
-            (f, i.wrapping_mul(x.to_i64()))
+            f * x.to_f64()
         } else {
-            (f, i.wrapping_add(x.to_i64()))
+            f + x.to_f64()
         }
     }
-    fn merge(&self, a: (f64, i64), b: (f64, i64)) -> (f64, i64) {
-        if self.product {
-            (a.0 * b.0, a.1.wrapping_mul(b.1))
+    fn merge(&self, a: f64, b: f64) -> f64 {
+        if self.product { a * b } else { a + b }
+    }
+    #[inline]
+    fn step_strip(&self, accs: &mut [f64], xs: &[T], _: usize) {
+        if self.product || self.skip_nan {
+            for (a, &x) in accs.iter_mut().zip(xs) {
+                *a = self.step(*a, x, 0);
+            }
         } else {
-            (a.0 + b.0, a.1.wrapping_add(b.1))
+            for (a, &x) in accs.iter_mut().zip(xs) {
+                *a += x.to_f64();
+            }
         }
     }
     #[inline]
-    fn run(&self, acc: (f64, i64), xs: &[T], _: usize) -> (f64, i64) {
-        if self.product || self.skip_nan || !T::DTYPE.is_float() {
+    fn run(&self, acc: f64, xs: &[T], _: usize) -> f64 {
+        if self.product || self.skip_nan {
             return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
         }
         // Eight independent lanes so the compiler vectorises the f64 accumulation.
@@ -62,11 +64,38 @@ impl<T: Element> Reducer<T> for SumR {
                 lanes[k] += c[k].to_f64();
             }
         }
-        let mut s = acc.0 + lanes.iter().sum::<f64>();
+        let mut s = acc + lanes.iter().sum::<f64>();
         for &x in tail {
             s += x.to_f64();
         }
-        (s, acc.1)
+        s
+    }
+}
+
+/// Integer and bool sum (or product) in i64, wrapping like NumPy.
+struct IntSumR {
+    product: bool,
+}
+
+impl<T: Element> Reducer<T> for IntSumR {
+    type Acc = i64;
+    fn init(&self) -> i64 {
+        if self.product { 1 } else { 0 }
+    }
+    #[inline(always)]
+    fn step(&self, a: i64, x: T, _: usize) -> i64 {
+        if self.product {
+            a.wrapping_mul(x.to_i64())
+        } else {
+            a.wrapping_add(x.to_i64())
+        }
+    }
+    fn merge(&self, a: i64, b: i64) -> i64 {
+        if self.product {
+            a.wrapping_mul(b)
+        } else {
+            a.wrapping_add(b)
+        }
     }
 }
 
@@ -178,12 +207,11 @@ impl<T: Element> Reducer<T> for MeanR {
         if self.skip_nan || !T::DTYPE.is_float() {
             return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
         }
-        let s = SumR {
+        let s = FloatSumR {
             product: false,
             skip_nan: false,
         }
-        .run((acc.0, 0), xs, i0)
-        .0;
+        .run(acc.0, xs, i0);
         (s, acc.1 + xs.len())
     }
 }
@@ -270,22 +298,31 @@ impl<T: Element> Tensor<T, Cpu> {
     /// # Errors
     /// `Axis` for an out-of-range or repeated axis.
     pub fn sum(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
-        let r = SumR {
-            product: false,
-            skip_nan: false,
-        };
-        self.reduce_with("reduce_sum", axes, keepdim, r, |a, _| Ok(sum_out::<T>(a)))
+        self.sum_or_product("reduce_sum", axes, keepdim, false)
     }
 
     /// Product over `axes` (seed `reduce_product`); an empty product is 1. Errors as [`Tensor::sum`].
     pub fn product(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
-        let r = SumR {
-            product: true,
-            skip_nan: false,
-        };
-        self.reduce_with("reduce_product", axes, keepdim, r, |a, _| {
-            Ok(sum_out::<T>(a))
-        })
+        self.sum_or_product("reduce_product", axes, keepdim, true)
+    }
+
+    fn sum_or_product(
+        &self,
+        op: &'static str,
+        axes: &[i64],
+        keepdim: bool,
+        product: bool,
+    ) -> Result<Tensor<SumOf<T>, Cpu>> {
+        if T::DTYPE.is_float() {
+            let r = FloatSumR {
+                product,
+                skip_nan: false,
+            };
+            self.reduce_with(op, axes, keepdim, r, |a, _| Ok(<SumOf<T>>::from_f64(a)))
+        } else {
+            let r = IntSumR { product };
+            self.reduce_with(op, axes, keepdim, r, |a, _| Ok(<SumOf<T>>::from_i64(a)))
+        }
     }
 
     /// Minimum over `axes` (seed `reduce_min`); NaN propagates.
@@ -407,14 +444,6 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 }
 
-fn sum_out<T: Element>((f, i): (f64, i64)) -> SumOf<T> {
-    if T::DTYPE.is_float() {
-        <SumOf<T>>::from_f64(f)
-    } else {
-        <SumOf<T>>::from_i64(i)
-    }
-}
-
 /// The NaN-aware reductions and `logsumexp` exist only for float tensors: calling them on an
 /// integer tensor does not compile.
 impl<T: Element> Tensor<T, Cpu> {
@@ -423,25 +452,23 @@ impl<T: Element> Tensor<T, Cpu> {
     where
         T: FloatElement,
     {
-        let r = SumR {
+        let r = FloatSumR {
             product: false,
             skip_nan: true,
         };
-        self.reduce_with("reduce_nansum", axes, keepdim, r, |a, _| {
-            Ok(T::from_f64(a.0))
-        })
+        self.reduce_with("reduce_nansum", axes, keepdim, r, |a, _| Ok(T::from_f64(a)))
     }
     /// Product skipping NaN (seed `reduce_nanproduct`).
     pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self>
     where
         T: FloatElement,
     {
-        let r = SumR {
+        let r = FloatSumR {
             product: true,
             skip_nan: true,
         };
         self.reduce_with("reduce_nanproduct", axes, keepdim, r, |a, _| {
-            Ok(T::from_f64(a.0))
+            Ok(T::from_f64(a))
         })
     }
     /// Minimum skipping NaN (seed `reduce_nanmin`); an all-NaN slice gives NaN (NumPy).

@@ -224,3 +224,113 @@ fn matmul_large_against_reference() {
     let got = f64s(&af.t().contiguous().t().matmul(&b.cast::<f32>()).unwrap());
     assert_close(&got, &want, 1e-4);
 }
+
+#[test]
+fn combining_and_indexing() {
+    let a = Tensor::<i32>::arange(0, 6, 1)
+        .unwrap()
+        .reshape([2, 3])
+        .unwrap();
+    let b = Tensor::<i32>::arange(6, 12, 1)
+        .unwrap()
+        .reshape([2, 3])
+        .unwrap();
+    let c = Tensor::concat(&[&a, &b], 0).unwrap();
+    assert_eq!(
+        (c.shape().dims(), c.to_vec()),
+        (&[4, 3][..], (0..12).collect::<Vec<_>>())
+    );
+    let c1 = Tensor::cat(&[&a, &b.t().contiguous().t()], 1).unwrap();
+    assert_eq!(c1.to_vec(), vec![0, 1, 2, 6, 7, 8, 3, 4, 5, 9, 10, 11]);
+    let e = Tensor::concat(&[&a, &b.t()], 0).unwrap_err();
+    assert!(
+        e.to_string().contains("(2, 3)") && e.to_string().contains("(3, 2)"),
+        "{e}"
+    );
+    let s = Tensor::stack(&[&a, &b], 1).unwrap();
+    assert_eq!(s.shape().dims(), &[2, 2, 3]);
+    assert_eq!(s.to_vec()[3..6], [6, 7, 8]);
+    let parts = c.split(&[1, 3], 0).unwrap();
+    assert_eq!(
+        (parts[0].to_vec(), parts[1].shape().dims()),
+        (vec![0, 1, 2], &[3, 3][..])
+    );
+    assert!(c.split(&[1, 1], 0).is_err());
+    assert_eq!(
+        c.chunk(3, 0)
+            .unwrap()
+            .iter()
+            .map(|t| t.dims()[0])
+            .collect::<Vec<_>>(),
+        vec![2, 2]
+    );
+    let idx = Tensor::<i64>::from_vec(vec![2, 0, -1], [3]).unwrap();
+    assert_eq!(
+        a.index_select(1, &idx).unwrap().to_vec(),
+        vec![2, 0, 2, 5, 3, 5]
+    );
+    let bad = Tensor::<i64>::from_vec(vec![3], [1]).unwrap();
+    assert!(matches!(
+        a.take(1, &bad).unwrap_err(),
+        Error::Index {
+            index: 3,
+            size: 3,
+            ..
+        }
+    ));
+    let g = Tensor::<i64>::from_vec(vec![0, 0, 1, 1, 0, 1], [2, 3]).unwrap();
+    assert_eq!(
+        c.narrow(0, 0, 2).unwrap().gather(0, &g).unwrap().to_vec(),
+        vec![0, 1, 5, 3, 1, 5]
+    );
+    let sa = Tensor::<i32>::zeros([2, 3])
+        .unwrap()
+        .scatter_add(0, &g, &Tensor::ones([2, 3]).unwrap())
+        .unwrap();
+    assert_eq!(sa.to_vec(), vec![1, 2, 0, 1, 0, 2]);
+    assert!(
+        a.gather(0, &Tensor::<i64>::from_vec(vec![2], [1, 1]).unwrap())
+            .is_err()
+    );
+    assert_eq!(a.roll(1, 1).unwrap().to_vec(), vec![2, 0, 1, 5, 3, 4]);
+    assert_eq!(a.roll(-1, 0).unwrap().to_vec(), vec![3, 4, 5, 0, 1, 2]);
+    let t = Tensor::<i32>::from_vec(vec![1, 2], [2]).unwrap();
+    assert_eq!(
+        t.tile(&[2, 2]).unwrap().to_vec(),
+        vec![1, 2, 1, 2, 1, 2, 1, 2]
+    );
+    assert_eq!(t.repeat(&[3]).unwrap().to_vec(), vec![1, 2, 1, 2, 1, 2]);
+    assert_eq!(
+        t.repeat_interleave(2, 0).unwrap().to_vec(),
+        vec![1, 1, 2, 2]
+    );
+    let m = Tensor::<f32>::ones([3, 3]).unwrap();
+    assert_eq!(
+        m.tril(0).unwrap().to_vec(),
+        vec![1., 0., 0., 1., 1., 0., 1., 1., 1.]
+    );
+    assert_eq!(
+        m.triu(1).unwrap().to_vec(),
+        vec![0., 1., 1., 0., 0., 1., 0., 0., 0.]
+    );
+    assert_eq!(t.diag(0).unwrap().to_vec(), vec![1, 0, 0, 2]);
+    assert_eq!(t.diag(1).unwrap().to_vec(), vec![0, 1, 0, 0, 0, 2, 0, 0, 0]);
+    assert_eq!(a.diag(0).unwrap().to_vec(), vec![0, 4]);
+    let de = a.diag_embed().unwrap();
+    assert_eq!(de.shape().dims(), &[2, 3, 3]);
+    assert_eq!(de.to_vec()[9..18], [3, 0, 0, 0, 4, 0, 0, 0, 5]);
+    let p = t.pad(&[(1, 2)], -1).unwrap();
+    assert_eq!(p.to_vec(), vec![-1, 1, 2, -1, -1]);
+    assert!(t.pad(&[(1, 1), (1, 1)], 0).is_err());
+    let v = Tensor::<f32>::from_vec(vec![3.0, f32::NAN, 1.0, 2.0, 1.0, 0.5], [2, 3]).unwrap();
+    assert_eq!(
+        v.argsort(1, false).unwrap().to_vec(),
+        vec![2, 0, 1, 2, 1, 0]
+    );
+    let (sv, si) = v.sort(0, true).unwrap();
+    assert_eq!(si.to_vec(), vec![0, 1, 0, 1, 0, 1]);
+    assert_eq!(sv.to_vec()[..3], [3.0, 1.0, 1.0]);
+    let (tv, ti) = v.narrow(0, 1, 1).unwrap().topk(2, 1).unwrap();
+    assert_eq!((tv.to_vec(), ti.to_vec()), (vec![2.0, 1.0], vec![0, 1]));
+    assert!(v.topk(4, 1).is_err());
+}
