@@ -434,3 +434,37 @@ pub fn zip_into_f32<T: Element>(
         )
     });
 }
+
+/// Copies `src` (layout `l`) into a new contiguous buffer. A layout that coalesces to a
+/// transposed matrix (the inner logical dimension strided, the outer one contiguous) is copied
+/// in cache-sized tiles on all threads instead of walking columns.
+pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
+    let plan = Plan::new([l]);
+    if plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] != 1 {
+        let (rows, cols) = (plan.dims[0], plan.dims[1]);
+        let (rs, cs, off) = (plan.strides[0][0], plan.strides[0][1], plan.offsets[0]);
+        let mut out = AlignedBuf::zeros(rows * cols).expect("shape validated");
+        const TILE: usize = 32;
+        let fill = |(bi, block): (usize, &mut [T])| {
+            let r0 = bi * TILE;
+            let nr = block.len() / cols;
+            for c0 in (0..cols).step_by(TILE) {
+                let c1 = (c0 + TILE).min(cols);
+                for r in 0..nr {
+                    let base = off + (r0 + r) as isize * rs;
+                    let dst = &mut block[r * cols + c0..r * cols + c1];
+                    for (k, d) in dst.iter_mut().enumerate() {
+                        *d = src[(base + (c0 + k) as isize * cs) as usize];
+                    }
+                }
+            }
+        };
+        if rows * cols < PAR_THRESHOLD {
+            out.chunks_mut(TILE * cols).enumerate().for_each(fill);
+        } else {
+            out.par_chunks_mut(TILE * cols).enumerate().for_each(fill);
+        }
+        return out;
+    }
+    map(src, l, |x| x)
+}

@@ -95,7 +95,7 @@ impl<T: Element> Tensor<T, Cpu> {
     /// An independent contiguous copy (PyTorch `clone()`; here `Clone` shares storage).
     pub fn deep_copy(&self) -> Self {
         let g = super::read(&self.storage);
-        Self::from_buf(strided::map(&g, &self.layout, |x| x), self.shape().clone())
+        Self::from_buf(strided::copy(&g, &self.layout), self.shape().clone())
     }
 
     /// `self` (a shared handle) when already contiguous, otherwise a packed copy. The copy is
