@@ -6,6 +6,7 @@
 pub mod cpu;
 pub mod device;
 pub mod dtype;
+pub mod dynamic;
 pub mod error;
 pub mod ops;
 pub mod shape;
@@ -26,6 +27,7 @@ pub mod prelude {
     pub use crate::dtype::{
         Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
     };
+    pub use crate::dynamic::*;
     pub use crate::error::{Error, Result};
     pub use crate::ops::reduce::*;
     pub use crate::shape::Shape;

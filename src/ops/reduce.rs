@@ -569,64 +569,158 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 }
 
+/// The seed's reductions as free functions over any tensor kind: the typed `Tensor<T>` (where
+/// each output dtype is a type) and `DynTensor` (where it is a run-time value).
+pub trait Reductions {
+    /// Output of `reduce_sum`/`reduce_product`.
+    type Sum;
+    /// Output of `reduce_min`/`reduce_max`.
+    type Same;
+    /// Output of `reduce_mean`/`reduce_var`/`reduce_std`.
+    type Mean;
+    /// Output of the arg-reductions (i64).
+    type Index;
+    /// Output of `reduce_any`/`reduce_all` (bool).
+    type Truth;
+    /// See [`Tensor::sum`].
+    fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum>;
+    /// See [`Tensor::product`].
+    fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum>;
+    /// See [`Tensor::min`].
+    fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::max`].
+    fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::mean`].
+    fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean>;
+    /// See [`Tensor::var`] (correction 1).
+    fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean>;
+    /// See [`Tensor::std`] (correction 1).
+    fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean>;
+    /// See [`Tensor::argmin`].
+    fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
+    /// See [`Tensor::argmax`].
+    fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
+    /// See [`Tensor::any`].
+    fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth>;
+    /// See [`Tensor::all`].
+    fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth>;
+}
+
+/// The seed's NaN-aware reductions; float tensors only (a compile error for a typed integer
+/// tensor, an `Err` for an integer `DynTensor`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no NaN-aware reductions: its elements are not floating-point",
+    label = "integers cannot be NaN",
+    note = "use the plain reduction (`reduce_sum` instead of `reduce_nansum`, ...), or `cast::<f32>()` first"
+)]
+pub trait NanReductions: Reductions {
+    /// See [`Tensor::nansum`].
+    fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::nanproduct`].
+    fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::nanmin`].
+    fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::nanmax`].
+    fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::nanmean`].
+    fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
+    /// See [`Tensor::nanargmin`].
+    fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
+    /// See [`Tensor::nanargmax`].
+    fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
+}
+
+impl<T: Element> Reductions for Tensor<T, Cpu> {
+    type Sum = Tensor<SumOf<T>, Cpu>;
+    type Same = Tensor<T, Cpu>;
+    type Mean = Tensor<FloatOf<T>, Cpu>;
+    type Index = Tensor<i64, Cpu>;
+    type Truth = Tensor<bool, Cpu>;
+    fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
+        self.sum(axes, keepdim)
+    }
+    fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
+        self.product(axes, keepdim)
+    }
+    fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
+        self.min(axes, keepdim)
+    }
+    fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
+        self.max(axes, keepdim)
+    }
+    fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+        self.mean(axes, keepdim)
+    }
+    fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+        self.var(axes, 1, keepdim)
+    }
+    fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+        self.std(axes, 1, keepdim)
+    }
+    fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
+        self.argmin(axes, keepdim)
+    }
+    fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
+        self.argmax(axes, keepdim)
+    }
+    fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
+        self.any(axes, keepdim)
+    }
+    fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
+        self.all(axes, keepdim)
+    }
+}
+
+impl<T: FloatElement> NanReductions for Tensor<T, Cpu> {
+    fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nansum(axes, keepdim)
+    }
+    fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nanproduct(axes, keepdim)
+    }
+    fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nanmin(axes, keepdim)
+    }
+    fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nanmax(axes, keepdim)
+    }
+    fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.nanmean(axes, keepdim)
+    }
+    fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+        self.nanargmin(axes, keepdim)
+    }
+    fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
+        self.nanargmax(axes, keepdim)
+    }
+}
+
 macro_rules! free_fns {
-    ($($(#[$doc:meta])* $f:ident => $m:ident -> $out:ty, $bound:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $f<T: $bound>(t: &Tensor<T, Cpu>, axes: &[i64], keepdim: bool) -> Result<$out> {
-            t.$m(axes, keepdim)
+    ($($f:ident -> $out:ident, $tr:ident;)*) => {$(
+        #[doc = concat!("The seed's `", stringify!($f), "` over `axes` (empty = all) with `keepdim`, for a typed tensor or a `DynTensor`.")]
+        pub fn $f<X: $tr>(t: &X, axes: &[i64], keepdim: bool) -> Result<X::$out> {
+            t.$f(axes, keepdim)
         }
     )*};
 }
 
 free_fns! {
-    /// The seed's `reduce_sum`: [`Tensor::sum`].
-    reduce_sum => sum -> Tensor<SumOf<T>, Cpu>, Element;
-    /// The seed's `reduce_product`: [`Tensor::product`].
-    reduce_product => product -> Tensor<SumOf<T>, Cpu>, Element;
-    /// The seed's `reduce_min`: [`Tensor::min`].
-    reduce_min => min -> Tensor<T, Cpu>, Element;
-    /// The seed's `reduce_max`: [`Tensor::max`].
-    reduce_max => max -> Tensor<T, Cpu>, Element;
-    /// The seed's `reduce_mean`: [`Tensor::mean`].
-    reduce_mean => mean -> Tensor<FloatOf<T>, Cpu>, Element;
-    /// The seed's `reduce_nansum`: [`Tensor::nansum`].
-    reduce_nansum => nansum -> Tensor<T, Cpu>, FloatElement;
-    /// The seed's `reduce_nanproduct`: [`Tensor::nanproduct`].
-    reduce_nanproduct => nanproduct -> Tensor<T, Cpu>, FloatElement;
-    /// The seed's `reduce_nanmin`: [`Tensor::nanmin`].
-    reduce_nanmin => nanmin -> Tensor<T, Cpu>, FloatElement;
-    /// The seed's `reduce_nanmax`: [`Tensor::nanmax`].
-    reduce_nanmax => nanmax -> Tensor<T, Cpu>, FloatElement;
-    /// The seed's `reduce_nanmean`: [`Tensor::nanmean`].
-    reduce_nanmean => nanmean -> Tensor<T, Cpu>, FloatElement;
-    /// The seed's `reduce_argmin`: [`Tensor::argmin`].
-    reduce_argmin => argmin -> Tensor<i64, Cpu>, Element;
-    /// The seed's `reduce_argmax`: [`Tensor::argmax`].
-    reduce_argmax => argmax -> Tensor<i64, Cpu>, Element;
-    /// The seed's `reduce_nanargmin`: [`Tensor::nanargmin`].
-    reduce_nanargmin => nanargmin -> Tensor<i64, Cpu>, FloatElement;
-    /// The seed's `reduce_nanargmax`: [`Tensor::nanargmax`].
-    reduce_nanargmax => nanargmax -> Tensor<i64, Cpu>, FloatElement;
-    /// [`Tensor::any`].
-    reduce_any => any -> Tensor<bool, Cpu>, Element;
-    /// [`Tensor::all`].
-    reduce_all => all -> Tensor<bool, Cpu>, Element;
-}
-
-/// [`Tensor::var`] with PyTorch's default correction of 1.
-pub fn reduce_var<T: Element>(
-    t: &Tensor<T, Cpu>,
-    axes: &[i64],
-    keepdim: bool,
-) -> Result<Tensor<FloatOf<T>, Cpu>> {
-    t.var(axes, 1, keepdim)
-}
-
-/// [`Tensor::std`] with PyTorch's default correction of 1.
-pub fn reduce_std<T: Element>(
-    t: &Tensor<T, Cpu>,
-    axes: &[i64],
-    keepdim: bool,
-) -> Result<Tensor<FloatOf<T>, Cpu>> {
-    t.std(axes, 1, keepdim)
+    reduce_sum -> Sum, Reductions;
+    reduce_product -> Sum, Reductions;
+    reduce_min -> Same, Reductions;
+    reduce_max -> Same, Reductions;
+    reduce_mean -> Mean, Reductions;
+    reduce_var -> Mean, Reductions;
+    reduce_std -> Mean, Reductions;
+    reduce_argmin -> Index, Reductions;
+    reduce_argmax -> Index, Reductions;
+    reduce_any -> Truth, Reductions;
+    reduce_all -> Truth, Reductions;
+    reduce_nansum -> Same, NanReductions;
+    reduce_nanproduct -> Same, NanReductions;
+    reduce_nanmin -> Same, NanReductions;
+    reduce_nanmax -> Same, NanReductions;
+    reduce_nanmean -> Same, NanReductions;
+    reduce_nanargmin -> Index, NanReductions;
+    reduce_nanargmax -> Index, NanReductions;
 }

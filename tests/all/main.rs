@@ -9,6 +9,7 @@
 mod common;
 mod core;
 mod digits;
+mod dynamic;
 mod elementwise;
 mod reduce;
 mod ui;

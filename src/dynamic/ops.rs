@@ -1,0 +1,425 @@
+//! `DynTensor` operations: each dispatches to the typed op of the same name; what the typed API
+//! rejects at compile time is an `Err` here, naming the op, the dtypes and the form to use.
+
+use super::{DynTensor, Scalar};
+use crate::dtype::Dtype;
+use crate::error::{Error, Result};
+use crate::ops::reduce::{NanReductions, Reductions};
+use crate::tensor::ReshapeDims;
+
+fn not_float(op: &'static str, alt: &str, dtype: Dtype) -> Error {
+    let msg = if alt.is_empty() {
+        format!("{op} needs a float tensor and this one is {dtype}; convert with to_dtype() first")
+    } else {
+        format!(
+            "{op} cannot store its {} result in a {dtype} tensor; use {alt}(), which returns a new {} tensor",
+            dtype.float_of(),
+            dtype.float_of()
+        )
+    };
+    Error::InvalidArgument { op, msg }
+}
+
+fn not_numeric(op: &'static str) -> Error {
+    Error::InvalidArgument {
+        op,
+        msg: format!(
+            "{op} is not defined for Bool tensors; use the logical ops or to_dtype() first"
+        ),
+    }
+}
+
+fn pair_mismatch(op: &'static str, a: Dtype, b: Dtype) -> Error {
+    Error::DtypeMismatch {
+        op,
+        expected: a,
+        actual: b,
+        hint: "make sure the datatypes of both tensors are the same (convert one with to_dtype())",
+    }
+}
+
+/// Runs `$body` on the typed tensor of a numeric variant; Bool is an `Err`.
+macro_rules! numeric {
+    ($v:expr, $op:expr, $t:ident => $body:expr) => {
+        match $v {
+            DynTensor::F32($t) => $body,
+            DynTensor::F64($t) => $body,
+            DynTensor::F16($t) => $body,
+            DynTensor::BF16($t) => $body,
+            DynTensor::I16($t) => $body,
+            DynTensor::I32($t) => $body,
+            DynTensor::I64($t) => $body,
+            DynTensor::U8($t) => $body,
+            DynTensor::Bool(_) => Err(not_numeric($op)),
+        }
+    };
+}
+
+/// Runs `$body` on the typed tensor of a float variant; others are an `Err`.
+macro_rules! float {
+    ($v:expr, $op:expr, $alt:expr, $t:ident => $body:expr) => {{
+        let dtype = $v.dtype();
+        match $v {
+            DynTensor::F32($t) => $body,
+            DynTensor::F64($t) => $body,
+            DynTensor::F16($t) => $body,
+            DynTensor::BF16($t) => $body,
+            _ => Err(not_float($op, $alt, dtype)),
+        }
+    }};
+}
+
+/// Runs `$body` on two typed tensors of the same variant; mixed dtypes are an `Err`.
+macro_rules! pair {
+    ($a:expr, $b:expr, $op:expr, $x:ident, $y:ident => $body:expr, bool: $bool_ok:expr) => {
+        match ($a, $b) {
+            (DynTensor::F32($x), DynTensor::F32($y)) => $body,
+            (DynTensor::F64($x), DynTensor::F64($y)) => $body,
+            (DynTensor::F16($x), DynTensor::F16($y)) => $body,
+            (DynTensor::BF16($x), DynTensor::BF16($y)) => $body,
+            (DynTensor::I16($x), DynTensor::I16($y)) => $body,
+            (DynTensor::I32($x), DynTensor::I32($y)) => $body,
+            (DynTensor::I64($x), DynTensor::I64($y)) => $body,
+            (DynTensor::U8($x), DynTensor::U8($y)) => $body,
+            (DynTensor::Bool($x), DynTensor::Bool($y)) => {
+                let _ = (&$x, &$y);
+                $bool_ok
+            }
+            (a, b) => Err(pair_mismatch($op, a.dtype(), b.dtype())),
+        }
+    };
+}
+
+macro_rules! float_unary {
+    ($($name:ident, $inplace:ident;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("`", stringify!($name), "`; integer dtypes promote (Int64 → Float64, others → Float32), as the seed's tables say.")]
+                pub fn $name(&self) -> Result<DynTensor> {
+                    Ok(dyn_each!(self, t => DynTensor::from(t.$name())))
+                }
+                #[doc = concat!("In-place `", stringify!($name), "`; float dtypes only (an `Err` naming `", stringify!($name), "` for integers).")]
+                pub fn $inplace(&mut self) -> Result<()> {
+                    float!(self, stringify!($inplace), stringify!($name), t => t.$inplace())
+                }
+            )*
+        }
+        $(
+            #[doc = concat!("The seed's `", stringify!($name), "(x)`: [`DynTensor::", stringify!($name), "`].")]
+            pub fn $name(t: &DynTensor) -> Result<DynTensor> {
+                t.$name()
+            }
+            #[doc = concat!("The seed's `", stringify!($inplace), "(x)`: [`DynTensor::", stringify!($inplace), "`].")]
+            pub fn $inplace(t: &mut DynTensor) -> Result<()> {
+                t.$inplace()
+            }
+        )*
+    };
+}
+
+float_unary! {
+    sin, sin_; cos, cos_; tan, tan_; asin, asin_; acos, acos_; atan, atan_;
+    sinh, sinh_; cosh, cosh_; tanh, tanh_; asinh, asinh_; acosh, acosh_; atanh, atanh_;
+    exp, exp_; exp2, exp2_; expm1, expm1_; log, log_; log2, log2_; log10, log10_; log1p, log1p_;
+    sqrt, sqrt_; reciprocal, reciprocal_; sigmoid, sigmoid_;
+}
+
+macro_rules! same_unary {
+    ($($name:ident, $inplace:ident;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("`", stringify!($name), "`, keeping the dtype; numeric dtypes only.")]
+                pub fn $name(&self) -> Result<DynTensor> {
+                    numeric!(self, stringify!($name), t => Ok(DynTensor::from(t.$name())))
+                }
+                #[doc = concat!("In-place `", stringify!($name), "`.")]
+                pub fn $inplace(&mut self) -> Result<()> {
+                    numeric!(self, stringify!($inplace), t => t.$inplace())
+                }
+            )*
+        }
+        $(
+            #[doc = concat!("The seed's `", stringify!($name), "(x)`.")]
+            pub fn $name(t: &DynTensor) -> Result<DynTensor> {
+                t.$name()
+            }
+            #[doc = concat!("The seed's `", stringify!($inplace), "(x)`.")]
+            pub fn $inplace(t: &mut DynTensor) -> Result<()> {
+                t.$inplace()
+            }
+        )*
+    };
+}
+
+same_unary! {
+    neg, neg_; abs, abs_; sign, sign_; floor, floor_; ceil, ceil_; round, round_; trunc, trunc_; relu, relu_;
+}
+
+impl DynTensor {
+    /// `x * x`; integer dtypes give Float64 (the seed's overflow rule).
+    pub fn square(&self) -> Result<DynTensor> {
+        numeric!(self, "square", t => Ok(DynTensor::from(t.square())))
+    }
+    /// In-place `x * x`, keeping the dtype (integers wrap, as the seed's Int32 example).
+    pub fn square_(&mut self) -> Result<()> {
+        numeric!(self, "square_", t => t.square_())
+    }
+    /// `x ^ exponent`: an integer exponent keeps the dtype (negative on an integer tensor is an
+    /// `Err`), a float exponent returns a float tensor (the seed's three `pow` overloads).
+    pub fn pow(&self, exponent: impl Into<Scalar>) -> Result<DynTensor> {
+        match exponent.into() {
+            Scalar::Float(e) => numeric!(self, "pow", t => Ok(DynTensor::from(t.pow(e)?))),
+            s => {
+                let e = i32::try_from(s.to::<i64>()).map_err(|_| Error::InvalidArgument {
+                    op: "pow",
+                    msg: format!("integer exponent {s:?} does not fit in i32"),
+                })?;
+                numeric!(self, "pow", t => Ok(DynTensor::from(t.pow(e)?)))
+            }
+        }
+    }
+    /// In-place power; a float exponent (or a negative integer one) on an integer tensor is an
+    /// `Err` naming `pow`, and nothing is modified (the seed's listed error cases).
+    pub fn pow_(&mut self, exponent: impl Into<Scalar>) -> Result<()> {
+        match exponent.into() {
+            Scalar::Float(e) => float!(self, "pow_", "pow", t => t.pow_(e)),
+            s => {
+                let e = i32::try_from(s.to::<i64>()).map_err(|_| Error::InvalidArgument {
+                    op: "pow_",
+                    msg: format!("integer exponent {s:?} does not fit in i32"),
+                })?;
+                numeric!(self, "pow_", t => t.pow_(e))
+            }
+        }
+    }
+    /// Clamps into `[min, max]`.
+    pub fn clip(&self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<DynTensor> {
+        let (lo, hi) = (min.into(), max.into());
+        numeric!(self, "clip", t => Ok(DynTensor::from(t.clip(lo.to(), hi.to())?)))
+    }
+}
+
+/// The seed's `square(x)`.
+pub fn square(t: &DynTensor) -> Result<DynTensor> {
+    t.square()
+}
+/// The seed's `square_(x)`.
+pub fn square_(t: &mut DynTensor) -> Result<()> {
+    t.square_()
+}
+/// The seed's `pow(x, exponent)` for int, float and double exponents.
+pub fn pow(t: &DynTensor, exponent: impl Into<Scalar>) -> Result<DynTensor> {
+    t.pow(exponent)
+}
+/// The seed's `pow_(x, exponent)`.
+pub fn pow_(t: &mut DynTensor, exponent: impl Into<Scalar>) -> Result<()> {
+    t.pow_(exponent)
+}
+/// The seed's `matmul(A, B)`: [`crate::Tensor::matmul`] for matching dtypes.
+pub fn matmul(a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
+    a.matmul(b)
+}
+
+macro_rules! binary {
+    ($($name:ident, $try:ident, $inplace:ident, $scalar:ident, $scalar_:ident, $rscalar:ident;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("Element-wise `", stringify!($name), "` with NumPy broadcasting; both dtypes must match.")]
+                pub fn $name(&self, other: &DynTensor) -> Result<DynTensor> {
+                    pair!(self, other, stringify!($name), a, b => Ok(DynTensor::from(a.$try(b)?)), bool: Err(not_numeric(stringify!($name))))
+                }
+                #[doc = concat!("In-place `", stringify!($name), "`; `other` broadcasts into `self`.")]
+                pub fn $inplace(&mut self, other: &DynTensor) -> Result<()> {
+                    pair!(self, other, stringify!($inplace), a, b => a.$inplace(b), bool: Err(not_numeric(stringify!($inplace))))
+                }
+                #[doc = concat!("`", stringify!($name), "` with a scalar of any Rust type; an integer tensor with a float scalar is promoted to its float dtype first (PyTorch).")]
+                pub fn $scalar(&self, s: impl Into<Scalar>) -> Result<DynTensor> {
+                    let s = s.into();
+                    let t = self.promoted_for(s);
+                    numeric!(&t, stringify!($scalar), x => Ok(DynTensor::from(x.$try(&crate::Tensor::scalar(s.to()))?)))
+                }
+                #[doc = concat!("`", stringify!($name), "` with the scalar on the left (`s - t`).")]
+                pub fn $rscalar(&self, s: impl Into<Scalar>) -> Result<DynTensor> {
+                    let s = s.into();
+                    let t = self.promoted_for(s);
+                    numeric!(&t, stringify!($rscalar), x => Ok(DynTensor::from(crate::Tensor::scalar(s.to()).$try(x)?)))
+                }
+                #[doc = concat!("In-place `", stringify!($name), "` with a scalar; the dtype is kept, so a float scalar on an integer tensor is an `Err`.")]
+                pub fn $scalar_(&mut self, s: impl Into<Scalar>) -> Result<()> {
+                    let s = s.into();
+                    if s.is_float() && !self.dtype().is_float() {
+                        return Err(not_float(stringify!($scalar_), stringify!($scalar), self.dtype()));
+                    }
+                    numeric!(self, stringify!($scalar_), x => x.$inplace(&crate::Tensor::scalar(s.to())))
+                }
+            )*
+        }
+    };
+}
+
+binary! {
+    add, try_add, add_, add_scalar, add_scalar_, radd_scalar;
+    sub, try_sub, sub_, sub_scalar, sub_scalar_, rsub_scalar;
+    mul, try_mul, mul_, mul_scalar, mul_scalar_, rmul_scalar;
+    div, try_div, div_, div_scalar, div_scalar_, rdiv_scalar;
+    floor_divide, try_floor_divide, floor_divide_, floor_divide_scalar, floor_divide_scalar_, rfloor_divide_scalar;
+    remainder, try_remainder, remainder_, remainder_scalar, remainder_scalar_, rremainder_scalar;
+    maximum, try_maximum, maximum_, maximum_scalar, maximum_scalar_, rmaximum_scalar;
+    minimum, try_minimum, minimum_, minimum_scalar, minimum_scalar_, rminimum_scalar;
+}
+
+macro_rules! compare {
+    ($($name:ident, $try:ident;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("Element-wise `", stringify!($name), "`, a Bool tensor; both dtypes must match.")]
+                pub fn $name(&self, other: &DynTensor) -> Result<DynTensor> {
+                    pair!(self, other, stringify!($name), a, b => Ok(DynTensor::from(a.$try(b)?)), bool: Ok(DynTensor::from(a.$try(b)?)))
+                }
+            )*
+        }
+    };
+}
+
+compare! { eq, try_eq; ne, try_ne; lt, try_lt; le, try_le; gt, try_gt; ge, try_ge; }
+
+impl DynTensor {
+    /// An integer tensor meeting a float scalar computes in its float dtype (PyTorch's rule).
+    fn promoted_for(&self, s: Scalar) -> DynTensor {
+        if s.is_float() && !self.dtype().is_float() {
+            self.to_dtype(self.dtype().float_of())
+        } else {
+            self.clone()
+        }
+    }
+
+    /// The matrix product (see [`crate::Tensor::matmul`]); both dtypes must match.
+    pub fn matmul(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "matmul", a, b => Ok(DynTensor::from(a.matmul(b)?)), bool: Err(not_numeric("matmul")))
+    }
+    /// True where NaN.
+    pub fn is_nan(&self) -> DynTensor {
+        dyn_each!(self, t => DynTensor::from(t.is_nan()))
+    }
+    /// `cond ? a : b` with broadcasting; `cond` must be Bool and `a`, `b` of one dtype.
+    pub fn where_(cond: &DynTensor, a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
+        let DynTensor::Bool(c) = cond else {
+            return Err(pair_mismatch("where_", Dtype::Bool, cond.dtype()));
+        };
+        pair!(a, b, "where_", x, y => Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?)), bool: Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?)))
+    }
+    /// Another shape with the same element count (a view when contiguous).
+    pub fn reshape(&self, shape: impl ReshapeDims) -> Result<DynTensor> {
+        let spec = shape.spec();
+        dyn_each!(self, t => Ok(DynTensor::from(t.reshape(spec.iter().map(|d| d.map_or(-1, |v| v as i64)).collect::<Vec<i64>>())?)))
+    }
+    /// Swaps two dimensions (a view).
+    pub fn transpose(&self, d0: i64, d1: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.transpose(d0, d1)?)))
+    }
+    /// Reorders dimensions (a view).
+    pub fn permute(&self, dims: &[i64]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.permute(dims)?)))
+    }
+    /// Inserts a size-1 dimension (a view).
+    pub fn unsqueeze(&self, dim: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.unsqueeze(dim)?)))
+    }
+    /// A sub-range of one dimension (a view).
+    pub fn narrow(&self, dim: i64, start: usize, len: usize) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.narrow(dim, start, len)?)))
+    }
+    /// `self` when contiguous, else a packed copy.
+    pub fn contiguous(&self) -> DynTensor {
+        dyn_each!(self, t => DynTensor::from(t.contiguous()))
+    }
+    /// An independent copy.
+    pub fn deep_copy(&self) -> DynTensor {
+        dyn_each!(self, t => DynTensor::from(t.deep_copy()))
+    }
+}
+
+macro_rules! dyn_reductions {
+    ($($f:ident => $m:ident $(($c:expr))?;)*) => {$(
+        fn $f(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+            Ok(dyn_each!(self, t => DynTensor::from(t.$m(axes, $($c,)? keepdim)?)))
+        }
+    )*};
+}
+
+impl Reductions for DynTensor {
+    type Sum = DynTensor;
+    type Same = DynTensor;
+    type Mean = DynTensor;
+    type Index = DynTensor;
+    type Truth = DynTensor;
+    dyn_reductions! {
+        reduce_sum => sum; reduce_product => product; reduce_min => min; reduce_max => max;
+        reduce_mean => mean; reduce_var => var(1); reduce_std => std(1);
+        reduce_argmin => argmin; reduce_argmax => argmax; reduce_any => any; reduce_all => all;
+    }
+}
+
+macro_rules! dyn_nan_reductions {
+    ($($f:ident => $m:ident;)*) => {$(
+        fn $f(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+            float!(self, stringify!($f), "", t => Ok(DynTensor::from(t.$m(axes, keepdim)?)))
+        }
+    )*};
+}
+
+impl NanReductions for DynTensor {
+    dyn_nan_reductions! {
+        reduce_nansum => nansum; reduce_nanproduct => nanproduct; reduce_nanmin => nanmin;
+        reduce_nanmax => nanmax; reduce_nanmean => nanmean; reduce_nanargmin => nanargmin;
+        reduce_nanargmax => nanargmax;
+    }
+}
+
+macro_rules! operators {
+    ($($tr:ident, $m:ident, $atr:ident, $am:ident, $op:ident, $op_:ident, $sop:ident, $sop_:ident, $rop:ident;)*) => {$(
+        impl std::ops::$tr<&DynTensor> for &DynTensor {
+            type Output = DynTensor;
+            fn $m(self, rhs: &DynTensor) -> DynTensor {
+                self.$op(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$atr<&DynTensor> for DynTensor {
+            fn $am(&mut self, rhs: &DynTensor) {
+                self.$op_(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        // Only f64 and i64: with one float and one integer type, literals (`&t * 3.5`, `t += 1`)
+        // infer without annotations. Other scalar types go through `add_scalar` and friends.
+        scalar_operators!($tr, $m, $atr, $am, $sop, $sop_, $rop; f64, i64);
+    )*};
+}
+
+macro_rules! scalar_operators {
+    ($tr:ident, $m:ident, $atr:ident, $am:ident, $sop:ident, $sop_:ident, $rop:ident; $($s:ty),*) => {$(
+        impl std::ops::$tr<$s> for &DynTensor {
+            type Output = DynTensor;
+            fn $m(self, rhs: $s) -> DynTensor {
+                self.$sop(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<&DynTensor> for $s {
+            type Output = DynTensor;
+            fn $m(self, rhs: &DynTensor) -> DynTensor {
+                rhs.$rop(self).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$atr<$s> for DynTensor {
+            fn $am(&mut self, rhs: $s) {
+                self.$sop_(rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+    )*};
+}
+
+operators! {
+    Add, add, AddAssign, add_assign, add, add_, add_scalar, add_scalar_, radd_scalar;
+    Sub, sub, SubAssign, sub_assign, sub, sub_, sub_scalar, sub_scalar_, rsub_scalar;
+    Mul, mul, MulAssign, mul_assign, mul, mul_, mul_scalar, mul_scalar_, rmul_scalar;
+    Div, div, DivAssign, div_assign, div, div_, div_scalar, div_scalar_, rdiv_scalar;
+}

@@ -1,0 +1,457 @@
+//! DynTensor: the seed's code examples ported to Rust (documented outputs asserted), the
+//! runtime rules that replace compile errors, and typed-versus-dynamic agreement.
+
+use crate::common::*;
+use typed_tensor::prelude::*;
+
+fn t_simple() -> DynTensor {
+    DynTensor::from_vec(
+        vec![1.0f32, 5.0, 3.0, 4.0, 2.0, 6.0],
+        [2, 3],
+        DeviceIndex::cpu(),
+    )
+    .unwrap()
+}
+fn t_complex() -> DynTensor {
+    DynTensor::from_vec(
+        vec![1.0f32, 5.0, 3.0, 4.0, f32::NAN, 6.0],
+        [2, 3],
+        DeviceIndex::cpu(),
+    )
+    .unwrap()
+}
+fn f32s(t: &DynTensor) -> Vec<f32> {
+    t.to_vec::<f32>().unwrap()
+}
+
+#[test]
+fn seed_creating_a_tensor() {
+    // Method 1: direct construction; CUDA is an error in this build, CPU works.
+    assert!(DynTensor::new([4, 4], Dtype::Float32, DeviceIndex::cuda(0), true).is_err());
+    let cpu = DynTensor::new([10, 20], Dtype::Int32, DeviceIndex::cpu(), false).unwrap();
+    assert_eq!(
+        (cpu.dtype(), cpu.numel(), cpu.requires_grad()),
+        (Dtype::Int32, 200, false)
+    );
+    // Method 2: TensorOptions.
+    let opts = TensorOptions::new().dtype(Dtype::Float16);
+    let a = DynTensor::with_options([128, 128], opts).unwrap();
+    let b = DynTensor::with_options([64, 32, 8], opts).unwrap();
+    assert_eq!(
+        (a.dtype(), b.shape().dims()),
+        (Dtype::Float16, &[64, 32, 8][..])
+    );
+    let d = TensorOptions::default();
+    assert_eq!(
+        (d.dtype, d.device, d.requires_grad),
+        (Dtype::Float32, DeviceIndex::cpu(), false)
+    );
+    assert_eq!(Shape::from([10, 100]).dims()[1], 100);
+    assert_eq!(Shape::from(vec![2, 3]).to_string(), "(2, 3)");
+}
+
+#[test]
+fn seed_metadata_and_data_access() {
+    let t = DynTensor::new([5, 10, 2], Dtype::Float32, DeviceIndex::cpu(), false).unwrap();
+    assert_eq!((t.numel(), t.ndim()), (100, 3));
+    let t = DynTensor::new([10], Dtype::Float32, DeviceIndex::cpu(), false).unwrap();
+    assert_eq!(t.nbytes(), 40);
+    assert_eq!(
+        DynTensor::new([3, 4], Dtype::Float32, DeviceIndex::cpu(), false)
+            .unwrap()
+            .stride(),
+        &[4, 1]
+    );
+    assert_eq!(DynTensor::dtype_size(Dtype::Float32), 4);
+    assert_eq!(
+        DynTensor::new([4, 4], Dtype::Int16, DeviceIndex::cpu(), false)
+            .unwrap()
+            .dtype(),
+        Dtype::Int16
+    );
+    // Writing and reading data and gradients.
+    let mut t = DynTensor::new([5], Dtype::Float32, DeviceIndex::cpu(), true).unwrap();
+    t.set_data(&[0.0f32, 1.5, 3.0, 4.5, 6.0]).unwrap();
+    assert_eq!(f32s(&t), vec![0.0, 1.5, 3.0, 4.5, 6.0]);
+    assert_eq!(&*t.data::<f32>().unwrap(), &[0.0, 1.5, 3.0, 4.5, 6.0]);
+    assert_eq!(t.grad::<f32>().unwrap().unwrap().len(), 5);
+    assert_eq!((t.grad_nbytes(), t.owns_grad()), (20, true));
+    // The wrong element type is an error, not garbage.
+    assert!(matches!(
+        t.to_vec::<f64>().unwrap_err(),
+        Error::DtypeMismatch {
+            expected: Dtype::Float64,
+            actual: Dtype::Float32,
+            ..
+        }
+    ));
+    assert!(t.set_data(&[1i32; 5]).is_err());
+    assert_eq!(f32s(&t)[1], 1.5, "an Err leaves the tensor unchanged");
+}
+
+#[test]
+fn seed_factories_display_and_transfers() {
+    let opts = TensorOptions::new().dtype(Dtype::Float64);
+    assert_eq!(
+        DynTensor::zeros([2, 3], opts)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        vec![0.0; 6]
+    );
+    assert_eq!(
+        DynTensor::ones([2], TensorOptions::default())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![1.0; 2]
+    );
+    let f = DynTensor::full([3, 3], TensorOptions::new().dtype(Dtype::Int32), 42.0f32).unwrap();
+    assert_eq!(f.to_vec::<i32>().unwrap(), vec![42; 9]);
+    let r = DynTensor::rand([100], TensorOptions::new().dtype(Dtype::Bfloat16)).unwrap();
+    assert_eq!(r.dtype(), Dtype::Bfloat16);
+    assert!(DynTensor::randn([3], TensorOptions::new().dtype(Dtype::Int32)).is_err());
+    // display(): the seed's example, default precision 4 and precision 2.
+    let mut m =
+        DynTensor::with_options([2, 3], TensorOptions::new().dtype(Dtype::Float32)).unwrap();
+    m.set_data(&[1.123456f32, 2.2, 3.3, 4.4, 5.5, 6.6]).unwrap();
+    assert!(
+        m.display(4)
+            .starts_with("[[1.1235, 2.2000, 3.3000],\n [4.4000, 5.5000, 6.6000]]")
+    );
+    assert!(m.display(2).starts_with("[[1.12, 2.20, 3.30],"));
+    assert_eq!(format!("{m:.2}"), m.display(2));
+    // Same-device `to` shares data; CUDA is a clear error here.
+    let c = m.to(DeviceIndex::cpu()).unwrap();
+    assert!(dyn_shares(&c, &m));
+    assert!(m.to_cuda().unwrap_err().to_string().contains("cuda:0"));
+    assert!(m.to_cpu().is_ok());
+    let mut g = DynTensor::new([10, 10], Dtype::Float32, DeviceIndex::cpu(), false).unwrap();
+    g.fill_(5.0f32).unwrap();
+    assert_eq!(f32s(&g), vec![5.0; 100]);
+}
+
+fn dyn_shares(a: &DynTensor, b: &DynTensor) -> bool {
+    a.clone()
+        .downcast::<f32>()
+        .unwrap()
+        .shares_storage_with(&b.clone().downcast::<f32>().unwrap())
+}
+
+#[test]
+fn seed_unary_examples() {
+    // Trigonometry on Float32 and Bfloat16: sin out of place, cos_ in place.
+    for dtype in [Dtype::Float32, Dtype::Bfloat16] {
+        let mut a = DynTensor::new([2, 3], dtype, DeviceIndex::cpu(), false).unwrap();
+        a.fill_(0.5f32).unwrap();
+        let s = sin(&a).unwrap();
+        cos_(&mut a).unwrap();
+        let (sv, cv) = (f64s_dyn(&s), f64s_dyn(&a));
+        assert!(
+            sv.iter().all(|v| (v - 0.5f64.sin()).abs() < 4e-3)
+                && cv.iter().all(|v| (v - 0.5f64.cos()).abs() < 4e-3)
+        );
+        assert_eq!(s.dtype(), dtype);
+    }
+    let data = vec![100i32, -200, 3000, 400, 0, 600];
+    let mut t = DynTensor::from_vec(data.clone(), [2, 3], DeviceIndex::cpu()).unwrap();
+    let sq = square(&t).unwrap();
+    assert_eq!(sq.dtype(), Dtype::Float64);
+    assert_eq!(
+        sq.to_vec::<f64>().unwrap(),
+        vec![1e4, 4e4, 9e6, 1.6e5, 0.0, 3.6e5]
+    );
+    square_(&mut t).unwrap();
+    assert_eq!(
+        t.to_vec::<i32>().unwrap(),
+        vec![10000, 40000, 9000000, 160000, 0, 360000]
+    );
+    let i64t = DynTensor::from_vec(
+        vec![100i64, -200, 3000, 400, 0, 600],
+        [2, 3],
+        DeviceIndex::cpu(),
+    )
+    .unwrap();
+    let r = sqrt(&i64t).unwrap();
+    assert_eq!(
+        r.dtype(),
+        Dtype::Float64,
+        "the trig table: Int64 promotes to Float64"
+    );
+    assert_eq!(r.to_vec::<f64>().unwrap()[0], 10.0);
+    assert!(r.to_vec::<f64>().unwrap()[1].is_nan());
+    let mut f = DynTensor::from_vec(
+        vec![100.0f32, -200.0, 3000.0, 400.0, 0.0, 600.0],
+        [2, 3],
+        DeviceIndex::cpu(),
+    )
+    .unwrap();
+    assert_eq!(neg(&i64t).unwrap().to_vec::<i64>().unwrap()[1], 200);
+    assert_eq!(abs(&i64t).unwrap().to_vec::<i64>().unwrap()[1], 200);
+    assert_eq!(
+        sign(&i64t).unwrap().to_vec::<i64>().unwrap(),
+        vec![1, -1, 1, 1, 0, 1]
+    );
+    assert_eq!(
+        reciprocal(&f).unwrap().to_vec::<f32>().unwrap()[4],
+        f32::INFINITY
+    );
+    assert_eq!(pow(&f, 3).unwrap().to_vec::<f32>().unwrap()[1], -8e6);
+    pow_(&mut f, 3).unwrap();
+    assert_eq!(f.to_vec::<f32>().unwrap()[0], 1e6);
+    assert_eq!(exp(&i64t).unwrap().dtype(), Dtype::Float64);
+    assert_eq!(
+        log(&DynTensor::from_vec(vec![0i32], [1], DeviceIndex::cpu()).unwrap())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![f32::NEG_INFINITY]
+    );
+    assert!(
+        acos(&DynTensor::from_vec(vec![2.0f64], [1], DeviceIndex::cpu()).unwrap())
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()[0]
+            .is_nan()
+    );
+}
+
+fn f64s_dyn(t: &DynTensor) -> Vec<f64> {
+    t.to_dtype(Dtype::Float64).to_vec::<f64>().unwrap()
+}
+
+#[test]
+fn runtime_rules_replace_compile_errors() {
+    let mut i = DynTensor::from_vec(vec![1i32, 4, 9], [3], DeviceIndex::cpu()).unwrap();
+    let e = sin_(&mut i).unwrap_err();
+    assert!(e.to_string().contains("sin()"), "{e}");
+    // The seed's pow_ error cases.
+    assert!(pow_(&mut i, -2).is_err());
+    assert!(pow_(&mut i, 0.5).is_err());
+    assert_eq!(
+        i.to_vec::<i32>().unwrap(),
+        vec![1, 4, 9],
+        "nothing was modified"
+    );
+    assert_eq!(
+        pow(&i, 0.5).unwrap().to_vec::<f32>().unwrap(),
+        vec![1.0, 2.0, 3.0]
+    );
+    assert!(reduce_nansum(&i, &[], false).is_err());
+    let z = DynTensor::from_vec(vec![0i32, 1, 1], [3], DeviceIndex::cpu()).unwrap();
+    assert!(matches!(
+        i.div(&z).unwrap_err(),
+        Error::DivisionByZero { .. }
+    ));
+    assert!(i.div_scalar(0).is_err());
+    let f = DynTensor::ones([3], TensorOptions::default()).unwrap();
+    let e = f.add(&i).unwrap_err();
+    assert!(
+        e.to_string().contains("Float32") && e.to_string().contains("Int32"),
+        "{e}"
+    );
+    assert!(f.matmul(&i).is_err());
+    assert!(std::panic::catch_unwind(|| &f + &i).is_err());
+    let mut j = i.clone();
+    assert!(
+        j.add_scalar_(1.5).is_err(),
+        "an integer tensor cannot hold 1.5 in place"
+    );
+    assert_eq!(
+        (&i * 3.5).to_vec::<f32>().unwrap(),
+        vec![3.5, 14.0, 31.5],
+        "int * float promotes"
+    );
+    assert_eq!((&i + 1).to_vec::<i32>().unwrap(), vec![2, 5, 10]);
+    assert!(i.clone().downcast::<f32>().is_err());
+    let typed: Result<Tensor<i32>> = i.clone().try_into();
+    assert!(typed.is_ok());
+}
+
+#[test]
+fn seed_scalar_and_tensor_operations() {
+    let mut a = DynTensor::new([2, 3], Dtype::Float32, DeviceIndex::cpu(), false).unwrap();
+    a.fill_(2.0f32).unwrap();
+    let result = &a * 3.5;
+    a += 1.5;
+    assert_eq!((f32s(&result), f32s(&a)), (vec![7.0; 6], vec![3.5; 6]));
+    assert_eq!(f32s(&(2.0 - &a)), vec![-1.5; 6]);
+    assert_eq!(f32s(&(&a / 0.0)), vec![f32::INFINITY; 6]);
+    let mut x = DynTensor::new([2, 3], Dtype::Float32, DeviceIndex::cpu(), false).unwrap();
+    x.fill_(1.0f32).unwrap();
+    let mut y = DynTensor::new([1, 3], Dtype::Float32, DeviceIndex::cpu(), false).unwrap();
+    y.fill_(2.0f32).unwrap();
+    assert_eq!(f32s(&(&x + &y)), vec![3.0; 6]);
+    x -= &y;
+    assert_eq!(f32s(&x), vec![-1.0; 6]);
+    assert!(
+        x.add(&DynTensor::ones([5], TensorOptions::default()).unwrap())
+            .is_err()
+    );
+    assert_eq!(x.lt(&y).unwrap().to_vec::<bool>().unwrap(), vec![true; 6]);
+}
+
+#[test]
+fn seed_reductions_through_dyn() {
+    let (s, c) = (t_simple(), t_complex());
+    assert_eq!(f32s(&reduce_sum(&s, &[], false).unwrap()), vec![21.0]);
+    assert_eq!(
+        f32s(&reduce_sum(&s, &[0], false).unwrap()),
+        vec![5.0, 7.0, 9.0]
+    );
+    let k = reduce_sum(&s, &[1], true).unwrap();
+    assert_eq!((k.shape().dims(), f32s(&k)), (&[2, 1][..], vec![9.0, 12.0]));
+    assert_eq!(f32s(&reduce_product(&s, &[], false).unwrap()), vec![720.0]);
+    assert_eq!(f32s(&reduce_min(&s, &[1], false).unwrap()), vec![1.0, 2.0]);
+    assert_eq!(
+        f32s(&reduce_max(&s, &[0], false).unwrap()),
+        vec![4.0, 5.0, 6.0]
+    );
+    assert_eq!(f32s(&reduce_mean(&s, &[1], false).unwrap()), vec![3.0, 4.0]);
+    assert_eq!(
+        f32s(&reduce_nansum(&c, &[0], false).unwrap()),
+        vec![5.0, 5.0, 9.0]
+    );
+    assert_eq!(
+        f32s(&reduce_nanproduct(&c, &[1], false).unwrap()),
+        vec![15.0, 24.0]
+    );
+    assert_eq!(
+        f32s(&reduce_nanmin(&c, &[0], false).unwrap()),
+        vec![1.0, 5.0, 3.0]
+    );
+    assert_eq!(f32s(&reduce_nanmax(&c, &[], false).unwrap()), vec![6.0]);
+    assert!((f32s(&reduce_nanmean(&c, &[], false).unwrap())[0] - 3.8).abs() < 1e-6);
+    let am = reduce_argmax(&s, &[0], false).unwrap();
+    assert_eq!(
+        (am.dtype(), am.to_vec::<i64>().unwrap()),
+        (Dtype::Int64, vec![1, 0, 1])
+    );
+    assert_eq!(
+        reduce_argmin(&s, &[1], true)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![0, 1]
+    );
+    assert_eq!(
+        reduce_nanargmin(&c, &[0], false)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![0, 0, 0]
+    );
+    assert_eq!(
+        reduce_nanargmax(&c, &[1], false)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 2]
+    );
+    let i = s.to_dtype(Dtype::Int32);
+    assert_eq!(reduce_sum(&i, &[], false).unwrap().dtype(), Dtype::Int64);
+    assert_eq!(reduce_mean(&i, &[], false).unwrap().dtype(), Dtype::Float32);
+}
+
+#[test]
+fn seed_matmul_through_dyn() {
+    let mut a = DynTensor::with_options([2, 3], TensorOptions::default()).unwrap();
+    let mut b = DynTensor::with_options([3, 4], TensorOptions::default()).unwrap();
+    a.fill_(2.0f32).unwrap();
+    b.fill_(3.0f32).unwrap();
+    let r = matmul(&a, &b).unwrap();
+    assert_eq!(
+        (r.shape().to_string(), f32s(&r)),
+        ("(2, 4)".to_string(), vec![18.0; 8])
+    );
+    let ba = DynTensor::ones([1, 4, 2, 3], TensorOptions::default()).unwrap();
+    let bb = DynTensor::ones([5, 3, 4], TensorOptions::default()).unwrap();
+    assert!(
+        matmul(&ba, &bb).is_err(),
+        "batch 4 against 5 does not broadcast (NumPy)"
+    );
+}
+
+/// The dynamic path dispatches to the typed one: results are bit-identical for every family.
+fn agree<T: Element>()
+where
+    DynTensor: From<Tensor<T>>,
+{
+    fn bits_t<U: Element>(t: &Tensor<U>) -> Vec<u64> {
+        t.to_vec().iter().map(|v| v.to_f64().to_bits()).collect()
+    }
+    fn bits_d(t: &DynTensor) -> Vec<u64> {
+        t.to_dtype(Dtype::Float64)
+            .to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+    }
+    let vals: Vec<f64> = (0..12).map(|i| (i as f64 - 5.0) * 0.75).collect();
+    let t = tensor::<T>(&vals, &[3, 4]);
+    let d = DynTensor::from(t.clone());
+    assert_eq!(bits_d(&d.sin().unwrap()), bits_t(&t.sin()));
+    assert_eq!(bits_d(&d.exp().unwrap()), bits_t(&t.exp()));
+    assert_eq!(
+        bits_d(&reduce_sum(&d, &[1], false).unwrap()),
+        bits_t(&t.sum(&[1], false).unwrap())
+    );
+    assert_eq!(
+        bits_d(&reduce_mean(&d, &[0], true).unwrap()),
+        bits_t(&t.mean(&[0], true).unwrap())
+    );
+    assert_eq!(
+        bits_d(&reduce_argmax(&d, &[0], true).unwrap()),
+        bits_t(&t.argmax(&[0], true).unwrap())
+    );
+    assert_eq!(bits_d(&d.eq(&d).unwrap()), bits_t(&t.eq(&t)));
+    assert_eq!(bits_d(&d.to_dtype(Dtype::Int16)), bits_t(&t.cast::<i16>()));
+    assert_eq!(
+        bits_d(&d.transpose(0, 1).unwrap().contiguous()),
+        bits_t(&t.t().contiguous())
+    );
+}
+
+fn agree_numeric<T: NumElement>()
+where
+    DynTensor: From<Tensor<T>>,
+{
+    fn bits_t<U: Element>(t: &Tensor<U>) -> Vec<u64> {
+        t.to_vec().iter().map(|v| v.to_f64().to_bits()).collect()
+    }
+    fn bits_d(t: &DynTensor) -> Vec<u64> {
+        t.to_dtype(Dtype::Float64)
+            .to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+    }
+    let vals: Vec<f64> = (0..12).map(|i| (i as f64) * 0.5 + 1.0).collect();
+    let t = tensor::<T>(&vals, &[3, 4]);
+    let d = DynTensor::from(t.clone());
+    let m = t.t().contiguous();
+    let dm = DynTensor::from(m.clone());
+    assert_eq!(bits_d(&d.add(&d).unwrap()), bits_t(&(&t + &t)));
+    assert_eq!(
+        bits_d(&d.maximum(&d.neg().unwrap()).unwrap()),
+        bits_t(&t.maximum(&t.neg()))
+    );
+    assert_eq!(
+        bits_d(&d.matmul(&dm).unwrap()),
+        bits_t(&t.matmul(&m).unwrap())
+    );
+    assert_eq!(bits_d(&d.square().unwrap()), bits_t(&t.square()));
+    assert_eq!(bits_d(&d.pow(2).unwrap()), bits_t(&t.pow(2).unwrap()));
+    assert_eq!(
+        bits_d(&reduce_max(&d, &[], false).unwrap()),
+        bits_t(&t.max(&[], false).unwrap())
+    );
+}
+
+#[test]
+fn dynamic_and_typed_agree_bitwise() {
+    for_types!(agree: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+    for_types!(agree_numeric: f32, f64, f16, bf16, i16, i32, i64, u8);
+}
