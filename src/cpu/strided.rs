@@ -367,6 +367,24 @@ fn gather<T: Element>(src: &[T], o: isize, s: isize, len: usize, buf: &mut [T; C
     }
 }
 
+/// Widens `n` elements at `o` with stride `s` into `f`: straight from `src` when contiguous,
+/// through the gather buffer `tmp` otherwise.
+fn load_run<T: Element>(
+    src: &[T],
+    o: isize,
+    s: isize,
+    n: usize,
+    tmp: &mut [T; CHUNK],
+    f: &mut [f32; CHUNK],
+) {
+    if s == 1 {
+        super::convert::load_f32(&src[o as usize..o as usize + n], &mut f[..n]);
+    } else {
+        gather(src, o, s, n, tmp);
+        super::convert::load_f32(&tmp[..n], &mut f[..n]);
+    }
+}
+
 /// `out = store(f(load(src)))` in chunks of f32: 16-bit floats convert whole runs with SIMD
 /// conversions and ops like `sin` run vectorised over the buffer.
 pub fn map_into_f32<I: Element, O: Element>(
@@ -383,13 +401,7 @@ pub fn map_into_f32<I: Element, O: Element>(
             let mut done = 0;
             while done < len {
                 let n = (len - done).min(CHUNK);
-                let oo = o + done as isize * s;
-                if s == 1 {
-                    super::convert::load_f32(&src[oo as usize..oo as usize + n], &mut buf[..n]);
-                } else {
-                    gather(src, oo, s, n, &mut tmp);
-                    super::convert::load_f32(&tmp[..n], &mut buf[..n]);
-                }
+                load_run(src, o + done as isize * s, s, n, &mut tmp, &mut buf);
                 f(&mut buf[..n]);
                 let d = pos - start + done;
                 super::convert::store_f32(&buf[..n], &mut chunk[d..d + n]);
@@ -419,10 +431,8 @@ pub fn zip_into_f32<T: Element>(
                 let mut done = 0;
                 while done < len {
                     let n = (len - done).min(CHUNK);
-                    gather(a, oa + done as isize * sa, sa, n, &mut ta);
-                    gather(b, ob + done as isize * sb, sb, n, &mut tb);
-                    super::convert::load_f32(&ta[..n], &mut fa[..n]);
-                    super::convert::load_f32(&tb[..n], &mut fb[..n]);
+                    load_run(a, oa + done as isize * sa, sa, n, &mut ta, &mut fa);
+                    load_run(b, ob + done as isize * sb, sb, n, &mut tb, &mut fb);
                     for (x, &y) in fa[..n].iter_mut().zip(&fb[..n]) {
                         *x = f(*x, y);
                     }

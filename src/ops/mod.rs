@@ -4,6 +4,7 @@
 pub mod binary;
 pub mod compare;
 pub mod index;
+pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod unary;

@@ -334,3 +334,46 @@ fn combining_and_indexing() {
     assert_eq!((tv.to_vec(), ti.to_vec()), (vec![2.0, 1.0], vec![0, 1]));
     assert!(v.topk(4, 1).is_err());
 }
+
+#[test]
+fn norms_and_tensordot() {
+    let m = Tensor::<i32>::from_vec(vec![3, -4, 0, 12], [2, 2]).unwrap();
+    let fro: Tensor<f32> = m.norm(2.0, &[], false).unwrap();
+    assert_eq!(fro.item().unwrap(), 13.0);
+    assert_eq!(m.norm(1.0, &[1], false).unwrap().to_vec(), vec![7.0, 12.0]);
+    assert_eq!(
+        m.norm(f64::INFINITY, &[0], true).unwrap().to_vec(),
+        vec![3.0, 12.0]
+    );
+    assert_eq!(m.norm(0.0, &[], false).unwrap().item().unwrap(), 3.0);
+    let p3 = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])
+        .unwrap()
+        .norm(3.0, &[], false)
+        .unwrap();
+    assert!((p3.item().unwrap() - 9f64.powf(1.0 / 3.0)).abs() < 1e-12);
+    assert!(m.norm(-1.0, &[], false).is_err());
+    let a = Tensor::<f64>::arange(0.0, 24.0, 1.0)
+        .unwrap()
+        .reshape([2, 3, 4])
+        .unwrap();
+    let b = Tensor::<f64>::arange(0.0, 12.0, 1.0)
+        .unwrap()
+        .reshape([4, 3])
+        .unwrap();
+    let c = a.tensordot(&b, &[1, 2], &[1, 0]).unwrap();
+    let want: Vec<f64> = (0..2)
+        .map(|i| {
+            (0..3)
+                .flat_map(|j| (0..4).map(move |k| (j, k)))
+                .map(|(j, k)| ((i * 12 + j * 4 + k) * (k * 3 + j)) as f64)
+                .sum()
+        })
+        .collect();
+    assert_eq!(c.to_vec(), want);
+    assert_eq!(
+        a.tensordot(&b, &[], &[]).unwrap().shape().dims(),
+        &[2, 3, 4, 4, 3]
+    );
+    assert!(a.tensordot(&b, &[1], &[1, 0]).is_err());
+    assert!(a.tensordot(&b, &[2], &[1]).is_err());
+}

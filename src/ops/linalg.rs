@@ -1,0 +1,103 @@
+//! Linear algebra beyond matmul (seed 001): vector/matrix norms and `tensordot`.
+
+use crate::device::Cpu;
+use crate::dtype::{Element, FloatOf, NumElement};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+impl<T: Element> Tensor<T, Cpu> {
+    /// The `p`-norm over `axes` (empty = all; NumPy `linalg.norm` of the flattened slice, PyTorch
+    /// `linalg.vector_norm`): `(Σ|x|^p)^(1/p)`; `p = 2` is the Frobenius norm of a matrix, `p = 1`
+    /// the sum of magnitudes, `p = f64::INFINITY` the largest magnitude, `p = 0` the count of
+    /// non-zeros. Computed in f64, returned as [`FloatOf<T>`].
+    ///
+    /// # Errors
+    /// `Axis` for bad axes; `InvalidArgument` for a negative or NaN `p`.
+    pub fn norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        if p.is_nan() || p < 0.0 {
+            return Err(Error::InvalidArgument {
+                op: "norm",
+                msg: format!("p = {p} is not a norm order; use p >= 0 or f64::INFINITY"),
+            });
+        }
+        let a = self.map(|x| x.to_f64().abs());
+        let r = if p.is_infinite() {
+            a.max(axes, keepdim)?
+        } else if p == 0.0 {
+            a.map(|x| (x != 0.0) as u8 as f64).sum(axes, keepdim)?
+        } else if p == 1.0 {
+            a.sum(axes, keepdim)?
+        } else if p == 2.0 {
+            a.map(|x| x * x).sum(axes, keepdim)?.map(f64::sqrt)
+        } else {
+            a.map(|x| x.powf(p))
+                .sum(axes, keepdim)?
+                .map(|s| s.powf(1.0 / p))
+        };
+        Ok(r.cast())
+    }
+}
+
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// Contracts `axes_a` of `self` with `axes_b` of `other` (NumPy `tensordot` with explicit
+    /// axes, seed 001's tensor product): the result has `self`'s remaining dimensions followed by
+    /// `other`'s. Computed as one matmul of the permuted operands.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the axis lists differ in length; `Axis` for bad axes;
+    /// `ShapeMismatch` when paired dimensions differ.
+    pub fn tensordot(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
+        if axes_a.len() != axes_b.len() {
+            return Err(Error::InvalidArgument {
+                op: "tensordot",
+                msg: format!("axes lists {axes_a:?} and {axes_b:?} must have the same length"),
+            });
+        }
+        let ma = self.shape().axes_mask("tensordot", axes_a)?;
+        let mb = other.shape().axes_mask("tensordot", axes_b)?;
+        let ca: Vec<usize> = axes_a
+            .iter()
+            .map(|&a| self.shape().axis("tensordot", a))
+            .collect::<Result<_>>()?;
+        let cb: Vec<usize> = axes_b
+            .iter()
+            .map(|&b| other.shape().axis("tensordot", b))
+            .collect::<Result<_>>()?;
+        if axes_a.is_empty() {
+            // An outer product: every element of self times every element of other.
+            let a = self.reshape([self.numel(), 1])?;
+            let b = other.reshape([1, other.numel()])?;
+            let dims: Vec<usize> = self.dims().iter().chain(other.dims()).copied().collect();
+            return a.try_mul(&b)?.reshape(dims);
+        }
+        for (&i, &j) in ca.iter().zip(&cb) {
+            if self.dims()[i] != other.dims()[j] {
+                return Err(Error::ShapeMismatch {
+                    op: "tensordot",
+                    lhs: self.shape().clone(),
+                    rhs: other.shape().clone(),
+                    msg: format!(
+                        "dimension {i} of the left ({}) differs from dimension {j} of the right ({})",
+                        self.dims()[i],
+                        other.dims()[j]
+                    ),
+                });
+            }
+        }
+        let free_a: Vec<usize> = (0..self.ndim()).filter(|&i| !ma[i]).collect();
+        let free_b: Vec<usize> = (0..other.ndim()).filter(|&i| !mb[i]).collect();
+        let k: usize = ca.iter().map(|&i| self.dims()[i]).product();
+        let m: usize = free_a.iter().map(|&i| self.dims()[i]).product();
+        let n: usize = free_b.iter().map(|&i| other.dims()[i]).product();
+        let pa: Vec<usize> = free_a.iter().chain(&ca).copied().collect();
+        let pb: Vec<usize> = cb.iter().chain(&free_b).copied().collect();
+        let a2 = self.permute_usize(&pa)?.reshape([m, k])?;
+        let b2 = other.permute_usize(&pb)?.reshape([k, n])?;
+        let dims: Vec<usize> = free_a
+            .iter()
+            .map(|&i| self.dims()[i])
+            .chain(free_b.iter().map(|&i| other.dims()[i]))
+            .collect();
+        a2.matmul(&b2)?.reshape(dims)
+    }
+}
