@@ -46,21 +46,9 @@ impl<T: Copy> Mat<'_, T> {
 /// Above this many multiply-adds `gemm` uses all threads.
 const PAR_FLOPS: usize = 1 << 18;
 
-fn cast_slice<T: 'static, U: 'static>(s: &[T]) -> &[U] {
-    assert_eq!(TypeId::of::<T>(), TypeId::of::<U>());
-    // SAFETY: T and U are the same type.
-    unsafe { std::slice::from_raw_parts(s.as_ptr() as *const U, s.len()) }
-}
-
-fn cast_slice_mut<T: 'static, U: 'static>(s: &mut [T]) -> &mut [U] {
-    assert_eq!(TypeId::of::<T>(), TypeId::of::<U>());
-    // SAFETY: T and U are the same type.
-    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut U, s.len()) }
-}
-
 fn cast_mat<'a, T: 'static, U: 'static>(a: Mat<'a, T>) -> Mat<'a, U> {
     Mat {
-        data: cast_slice(a.data),
+        data: super::convert::same(a.data).expect("same type"),
         offset: a.offset,
         rs: a.rs,
         cs: a.cs,
@@ -89,7 +77,7 @@ pub fn matmul<T: NumElement>(
     let id = TypeId::of::<T>();
     if id == TypeId::of::<f32>() {
         gemm_call::<f32>(
-            cast_slice_mut(dst),
+            super::convert::same_mut(dst).expect("same type"),
             cast_mat(a),
             cast_mat(b),
             m,
@@ -100,7 +88,7 @@ pub fn matmul<T: NumElement>(
         );
     } else if id == TypeId::of::<f64>() {
         gemm_call::<f64>(
-            cast_slice_mut(dst),
+            super::convert::same_mut(dst).expect("same type"),
             cast_mat(a),
             cast_mat(b),
             m,
@@ -111,7 +99,7 @@ pub fn matmul<T: NumElement>(
         );
     } else if id == TypeId::of::<f16>() {
         gemm_call::<f16>(
-            cast_slice_mut(dst),
+            super::convert::same_mut(dst).expect("same type"),
             cast_mat(a),
             cast_mat(b),
             m,

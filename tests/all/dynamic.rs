@@ -372,22 +372,19 @@ fn seed_matmul_through_dyn() {
     );
 }
 
+fn bits_t<U: Element>(t: &Tensor<U>) -> Vec<u64> {
+    t.to_vec().iter().map(|v| v.to_f64().to_bits()).collect()
+}
+
+fn bits_d(t: &DynTensor) -> Vec<u64> {
+    f64s_dyn(t).iter().map(|v| v.to_bits()).collect()
+}
+
 /// The dynamic path dispatches to the typed one: results are bit-identical for every family.
 fn agree<T: Element>()
 where
     DynTensor: From<Tensor<T>>,
 {
-    fn bits_t<U: Element>(t: &Tensor<U>) -> Vec<u64> {
-        t.to_vec().iter().map(|v| v.to_f64().to_bits()).collect()
-    }
-    fn bits_d(t: &DynTensor) -> Vec<u64> {
-        t.to_dtype(Dtype::Float64)
-            .to_vec::<f64>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect()
-    }
     let vals: Vec<f64> = (0..12).map(|i| (i as f64 - 5.0) * 0.75).collect();
     let t = tensor::<T>(&vals, &[3, 4]);
     let d = DynTensor::from(t.clone());
@@ -417,17 +414,6 @@ fn agree_numeric<T: NumElement>()
 where
     DynTensor: From<Tensor<T>>,
 {
-    fn bits_t<U: Element>(t: &Tensor<U>) -> Vec<u64> {
-        t.to_vec().iter().map(|v| v.to_f64().to_bits()).collect()
-    }
-    fn bits_d(t: &DynTensor) -> Vec<u64> {
-        t.to_dtype(Dtype::Float64)
-            .to_vec::<f64>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect()
-    }
     let vals: Vec<f64> = (0..12).map(|i| (i as f64) * 0.5 + 1.0).collect();
     let t = tensor::<T>(&vals, &[3, 4]);
     let d = DynTensor::from(t.clone());
