@@ -151,7 +151,10 @@ fn check_device(op: &'static str, device: DeviceIndex) -> Result<()> {
 }
 
 /// `Ok(x)` when `x`'s element type is `T`, else a `DtypeMismatch` naming both.
-fn cast_ref<'a, T: Element>(op: &'static str, d: &'a DynTensor) -> Result<&'a Tensor<T, Cpu>> {
+pub(crate) fn cast_ref<'a, T: Element>(
+    op: &'static str,
+    d: &'a DynTensor,
+) -> Result<&'a Tensor<T, Cpu>> {
     dyn_each!(d, t => (t as &dyn std::any::Any).downcast_ref::<Tensor<T, Cpu>>())
         .ok_or_else(|| mismatch(op, T::DTYPE, d.dtype()))
 }

@@ -423,3 +423,86 @@ operators! {
     Mul, mul, MulAssign, mul_assign, mul, mul_, mul_scalar, mul_scalar_, rmul_scalar;
     Div, div, DivAssign, div_assign, div, div_, div_scalar, div_scalar_, rdiv_scalar;
 }
+
+/// Concatenates `tensors`, all of `first`'s dtype, as typed tensors.
+fn concat_like<T: crate::Element>(
+    _first: &crate::Tensor<T, crate::Cpu>,
+    tensors: &[&DynTensor],
+    axis: i64,
+) -> Result<crate::Tensor<T, crate::Cpu>> {
+    let typed = tensors
+        .iter()
+        .map(|d| super::cast_ref::<T>("concat", d).cloned())
+        .collect::<Result<Vec<_>>>()?;
+    crate::Tensor::concat(&typed.iter().collect::<Vec<_>>(), axis)
+}
+
+fn index_of<'a>(op: &'static str, t: &'a DynTensor) -> Result<&'a crate::Tensor<i64, crate::Cpu>> {
+    match t {
+        DynTensor::I64(i) => Ok(i),
+        other => Err(pair_mismatch(op, Dtype::Int64, other.dtype())),
+    }
+}
+
+impl DynTensor {
+    /// Removes every size-1 dimension (a view).
+    pub fn squeeze(&self) -> DynTensor {
+        dyn_each!(self, t => DynTensor::from(t.squeeze()))
+    }
+    /// A 1-d view (or copy) of all elements.
+    pub fn flatten(&self) -> DynTensor {
+        dyn_each!(self, t => DynTensor::from(t.flatten()))
+    }
+    /// Joins tensors of one dtype along an existing axis (see [`crate::Tensor::concat`]).
+    pub fn concat(tensors: &[&DynTensor], axis: i64) -> Result<DynTensor> {
+        let first = tensors.first().ok_or_else(|| Error::InvalidArgument {
+            op: "concat",
+            msg: "needs at least one tensor".into(),
+        })?;
+        dyn_each!(*first, f => Ok(DynTensor::from(concat_like(f, tensors, axis)?)))
+    }
+    /// Joins tensors of one dtype along a new axis.
+    pub fn stack(tensors: &[&DynTensor], axis: i64) -> Result<DynTensor> {
+        let expanded = tensors
+            .iter()
+            .map(|t| t.unsqueeze(axis))
+            .collect::<Result<Vec<_>>>()?;
+        Self::concat(&expanded.iter().collect::<Vec<_>>(), axis)
+    }
+    /// The slices at Int64 `indices` along `axis` (see [`crate::Tensor::index_select`]).
+    pub fn index_select(&self, axis: i64, indices: &DynTensor) -> Result<DynTensor> {
+        let i = index_of("index_select", indices)?;
+        dyn_each!(self, t => Ok(DynTensor::from(t.index_select(axis, i)?)))
+    }
+    /// PyTorch `gather` with an Int64 index tensor.
+    pub fn gather(&self, axis: i64, index: &DynTensor) -> Result<DynTensor> {
+        let i = index_of("gather", index)?;
+        dyn_each!(self, t => Ok(DynTensor::from(t.gather(axis, i)?)))
+    }
+    /// Stable sort along `axis`: values and Int64 indices.
+    pub fn sort(&self, axis: i64, descending: bool) -> Result<(DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (v, i) = t.sort(axis, descending)?;
+            Ok((DynTensor::from(v), DynTensor::from(i)))
+        })
+    }
+    /// The `k` largest values along `axis` with their Int64 indices.
+    pub fn topk(&self, k: usize, axis: i64) -> Result<(DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (v, i) = t.topk(k, axis)?;
+            Ok((DynTensor::from(v), DynTensor::from(i)))
+        })
+    }
+    /// Stable `log(sum(exp(x)))` over `axes`; float dtypes only.
+    pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+        float!(self, "logsumexp", "", t => Ok(DynTensor::from(t.logsumexp(axes, keepdim)?)))
+    }
+    /// Running sum along `axis` (integers and bool give Int64).
+    pub fn cumsum(&self, axis: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.cumsum(axis)?)))
+    }
+    /// Running product along `axis` (integers and bool give Int64).
+    pub fn cumprod(&self, axis: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.cumprod(axis)?)))
+    }
+}

@@ -441,3 +441,54 @@ fn dynamic_and_typed_agree_bitwise() {
     for_types!(agree: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
     for_types!(agree_numeric: f32, f64, f16, bf16, i16, i32, i64, u8);
 }
+
+#[test]
+fn dyn_shape_index_and_scan_ops() {
+    let a = DynTensor::from_vec(vec![3i32, 1, 2, 6, 5, 4], [2, 3], DeviceIndex::cpu()).unwrap();
+    let c = DynTensor::concat(&[&a, &a], 0).unwrap();
+    assert_eq!(c.shape().dims(), &[4, 3]);
+    assert!(DynTensor::concat(&[&a, &a.to_dtype(Dtype::Float32)], 0).is_err());
+    assert_eq!(
+        DynTensor::stack(&[&a, &a], 0).unwrap().shape().dims(),
+        &[2, 2, 3]
+    );
+    let idx = DynTensor::from_vec(vec![2i64, 0], [2], DeviceIndex::cpu()).unwrap();
+    assert_eq!(
+        a.index_select(1, &idx).unwrap().to_vec::<i32>().unwrap(),
+        vec![2, 3, 4, 6]
+    );
+    assert!(a.index_select(1, &a).is_err(), "indices must be Int64");
+    let (v, i) = a.sort(1, false).unwrap();
+    assert_eq!(
+        (v.to_vec::<i32>().unwrap(), i.to_vec::<i64>().unwrap()),
+        (vec![1, 2, 3, 4, 5, 6], vec![1, 2, 0, 2, 1, 0])
+    );
+    let (tv, _) = a.topk(1, 1).unwrap();
+    assert_eq!(tv.to_vec::<i32>().unwrap(), vec![3, 6]);
+    assert_eq!(
+        a.gather(1, &i).unwrap().to_vec::<i32>().unwrap(),
+        vec![1, 2, 3, 4, 5, 6]
+    );
+    let cs = a.cumsum(1).unwrap();
+    assert_eq!(
+        (cs.dtype(), cs.to_vec::<i64>().unwrap()),
+        (Dtype::Int64, vec![3, 4, 6, 6, 11, 15])
+    );
+    assert_eq!(
+        a.cumprod(0).unwrap().to_vec::<i64>().unwrap(),
+        vec![3, 1, 2, 18, 5, 8]
+    );
+    assert!(a.logsumexp(&[1], false).is_err());
+    let f = a.to_dtype(Dtype::Float64);
+    let l = f.logsumexp(&[1], false).unwrap().to_vec::<f64>().unwrap();
+    assert!((l[0] - (3f64.exp() + 1f64.exp() + 2f64.exp()).ln()).abs() < 1e-12);
+    assert_eq!(a.unsqueeze(0).unwrap().squeeze().shape().dims(), &[2, 3]);
+    assert_eq!(
+        a.transpose(0, 1)
+            .unwrap()
+            .flatten()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![3, 6, 1, 5, 2, 4]
+    );
+}
