@@ -120,19 +120,3 @@ mod tests {
         assert_eq!(special[2], 1e10f32.sin());
     }
 }
-
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn time_sin() {
-        let mut xs: Vec<f32> = (0..1 << 24).map(|i| (i as f32) * 1e-4).collect();
-        let t = std::time::Instant::now();
-        super::sin(&mut xs);
-        eprintln!("vmath::sin 2^24: {:?}", t.elapsed());
-        let mut ys: Vec<f32> = (0..1 << 24).map(|i| (i as f32) * 1e-4).collect();
-        let t = std::time::Instant::now();
-        ys.iter_mut().for_each(|y| *y = y.sin());
-        eprintln!("f32::sin 2^24: {:?} {}", t.elapsed(), xs[5] + ys[5]);
-    }
-}

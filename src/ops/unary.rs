@@ -211,16 +211,15 @@ impl<T: Element> Tensor<T, Cpu> {
 impl<T: FloatElement> Tensor<T, Cpu> {
     fn float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
         if convert::computes_in_f32::<T>() {
-            // Compute into a fresh buffer on the vectorised path, then write back.
-            let r = self.float_unary::<Op>();
+            // Compute into a fresh buffer on the vectorised path, then write it back once.
             let shape = self.shape().clone();
-            let g = crate::tensor::read(&r.storage);
-            return super::assign_result(
-                Op::NAME,
-                self,
-                crate::device::AlignedBuf::from_slice(&g),
-                &shape,
+            let mut buf = crate::device::AlignedBuf::zeros(self.numel()).expect("shape validated");
+            float_unary_kernel::<T, Op>(
+                &crate::tensor::read(&self.storage),
+                &self.layout,
+                &mut buf,
             );
+            return super::assign_result(Op::NAME, self, buf, &shape);
         }
         map_assign(Op::NAME, self, |x: T| T::from_acc(Op::apply(x.to_acc())))
     }
