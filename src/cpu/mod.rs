@@ -2,6 +2,7 @@
 //! tested and benchmarked alone.
 
 pub mod convert;
+pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod strided;

@@ -446,35 +446,67 @@ pub fn zip_into_f32<T: Element>(
 }
 
 /// Copies `src` (layout `l`) into a new contiguous buffer. A layout that coalesces to a
-/// transposed matrix (the inner logical dimension strided, the outer one contiguous) is copied
-/// in cache-sized tiles on all threads instead of walking columns.
+/// transposed matrix (the inner logical dimension strided, the outer one contiguous) goes
+/// through [`transpose_rows`] on all threads instead of walking columns.
 pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
     let plan = Plan::new([l]);
-    if plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] != 1 {
+    if plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] > 1 {
         let (rows, cols) = (plan.dims[0], plan.dims[1]);
-        let (rs, cs, off) = (plan.strides[0][0], plan.strides[0][1], plan.offsets[0]);
+        let (cs, off) = (plan.strides[0][1] as usize, plan.offsets[0] as usize);
         let mut out = AlignedBuf::zeros(rows * cols).expect("shape validated");
-        const TILE: usize = 32;
+        let band = 64;
         let fill = |(bi, block): (usize, &mut [T])| {
-            let r0 = bi * TILE;
-            let nr = block.len() / cols;
-            for c0 in (0..cols).step_by(TILE) {
-                let c1 = (c0 + TILE).min(cols);
-                for r in 0..nr {
-                    let base = off + (r0 + r) as isize * rs;
-                    let dst = &mut block[r * cols + c0..r * cols + c1];
-                    for (k, d) in dst.iter_mut().enumerate() {
-                        *d = src[(base + (c0 + k) as isize * cs) as usize];
-                    }
-                }
-            }
+            transpose_rows(src, off + bi * band, cs, cols, block);
         };
         if rows * cols < PAR_THRESHOLD {
-            out.chunks_mut(TILE * cols).enumerate().for_each(fill);
+            out.chunks_mut(band * cols).enumerate().for_each(fill);
         } else {
-            out.par_chunks_mut(TILE * cols).enumerate().for_each(fill);
+            out.par_chunks_mut(band * cols).enumerate().for_each(fill);
         }
         return out;
     }
     map(src, l, |x| x)
+}
+
+/// Fills `out` (`out.len() / cols` rows of `cols`) with `out[r][c] = src[base + r + c * cs]`:
+/// a transpose, done in 8×8 blocks through registers so that each source cache line is used
+/// whole and only eight rows are read or written at a time (no 4 KiB set-aliasing storms).
+fn transpose_rows<T: Element>(src: &[T], base: usize, cs: usize, cols: usize, out: &mut [T]) {
+    const B: usize = 8;
+    // Column blocks keep the eight-row output band being written and its source lines in L1/L2.
+    const BLOCK: usize = 64;
+    let rows = out.len() / cols;
+    // Bounds: the layout was validated, so the last element read, `base + (rows-1) + (cols-1)*cs`,
+    // is inside `src`; checked once here so the loop can skip per-element checks.
+    assert!(rows == 0 || base + (rows - 1) + (cols - 1) * cs < src.len());
+    for cb in (0..cols).step_by(BLOCK) {
+        let cb_end = (cb + BLOCK).min(cols);
+        for r0 in (0..rows).step_by(B) {
+            let nr = B.min(rows - r0);
+            for c0 in (cb..cb_end).step_by(B) {
+                let nc = B.min(cb_end - c0);
+                if nr == B && nc == B {
+                    // Full tile: fixed trip counts, unrolled into register shuffles.
+                    let mut tile = [[T::ZERO; B]; B];
+                    for (i, row) in tile.iter_mut().enumerate() {
+                        let s = base + r0 + (c0 + i) * cs;
+                        // SAFETY: s + B - 1 <= base + (rows-1) + (cols-1)*cs, asserted above.
+                        *row = unsafe { *(src.as_ptr().add(s) as *const [T; B]) };
+                    }
+                    for j in 0..B {
+                        let d: &mut [T; B] = (&mut out[(r0 + j) * cols + c0..][..B])
+                            .try_into()
+                            .expect("B elements");
+                        *d = std::array::from_fn(|i| tile[i][j]);
+                    }
+                    continue;
+                }
+                for j in 0..nr {
+                    for i in 0..nc {
+                        out[(r0 + j) * cols + c0 + i] = src[base + r0 + j + (c0 + i) * cs];
+                    }
+                }
+            }
+        }
+    }
 }

@@ -4,10 +4,12 @@
 mod access;
 mod create;
 mod display;
+mod slice;
 mod view;
 
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
+pub use slice::Slice;
 pub use view::ReshapeDims;
 
 use crate::device::{AlignedBuf, Cpu, CpuStorage, Device, DeviceIndex};

@@ -11,6 +11,7 @@ mod core;
 mod digits;
 mod dynamic;
 mod elementwise;
+mod linalg;
 mod reduce;
 mod ui;
 mod views_matmul;

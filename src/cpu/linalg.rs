@@ -1,0 +1,68 @@
+//! Dense factorizations of one row-major f64 matrix at a time, through `faer` (partial-pivot LU,
+//! SVD, self-adjoint eigendecomposition). Callers loop over batches and convert dtypes; f64 keeps
+//! one instantiation of faer's generic code and the best accuracy for every float dtype.
+
+use faer::linalg::solvers::{DenseSolveCore, Solve};
+use faer::{Mat, MatRef, Side};
+
+/// An `m × n` faer view of a row-major slice.
+fn view(a: &[f64], m: usize, n: usize) -> MatRef<'_, f64> {
+    MatRef::from_row_major_slice(a, m, n)
+}
+
+/// The row-major elements of `m`.
+fn rows(m: &Mat<f64>) -> Vec<f64> {
+    let (r, c) = (m.nrows(), m.ncols());
+    (0..r * c).map(|k| m[(k / c, k % c)]).collect()
+}
+
+/// LU of the `n × n` matrix `a`, or the index of the first pivot that is numerically zero
+/// (`|u_ii| <= n · ε · max_j |u_jj|`, or not finite).
+fn lu(a: &[f64], n: usize) -> Result<faer::linalg::solvers::PartialPivLu<f64>, usize> {
+    let lu = view(a, n, n).partial_piv_lu();
+    let u = lu.U();
+    let diag: Vec<f64> = (0..n).map(|i| u[(i, i)].abs()).collect();
+    let tol = diag.iter().cloned().fold(0.0, f64::max) * n as f64 * f64::EPSILON;
+    match diag.iter().position(|&d| !(d > tol) || !d.is_finite()) {
+        Some(p) => Err(p),
+        None => Ok(lu),
+    }
+}
+
+/// The inverse of the `n × n` matrix `a`; `Err(pivot)` when it is singular.
+pub fn inverse(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
+    if n == 0 {
+        return Ok(vec![]);
+    }
+    Ok(rows(&lu(a, n)?.inverse()))
+}
+
+/// `x` with `a · x = b` for the `n × n` matrix `a` and the `n × k` matrix `b`.
+pub fn solve(a: &[f64], n: usize, b: &[f64], k: usize) -> Result<Vec<f64>, usize> {
+    if n == 0 || k == 0 {
+        return Ok(vec![0.0; n * k]);
+    }
+    Ok(rows(&lu(a, n)?.solve(view(b, n, k))))
+}
+
+/// The thin SVD of the `m × n` matrix `a`: `(u: m×r, s: r, vh: r×n)` with `r = min(m, n)` and `s`
+/// descending (NumPy's `full_matrices=False`). `None` when the iteration does not converge.
+pub fn svd(a: &[f64], m: usize, n: usize) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let d = view(a, m, n).thin_svd().ok()?;
+    let s: Vec<f64> = d.S().column_vector().iter().copied().collect();
+    let vh = d.V().transpose().to_owned();
+    Some((rows(&d.U().to_owned()), s, rows(&vh)))
+}
+
+/// The Moore–Penrose pseudo-inverse (`n × m`) of the `m × n` matrix `a`.
+pub fn pinv(a: &[f64], m: usize, n: usize) -> Option<Vec<f64>> {
+    Some(rows(&view(a, m, n).thin_svd().ok()?.pseudoinverse()))
+}
+
+/// Eigenvalues (ascending) and eigenvectors (columns) of the symmetric `n × n` matrix `a`, read
+/// from its lower triangle (NumPy's `eigh` with `UPLO='L'`).
+pub fn eigh(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+    let e = view(a, n, n).self_adjoint_eigen(Side::Lower).ok()?;
+    let w: Vec<f64> = e.S().column_vector().iter().copied().collect();
+    Some((w, rows(&e.U().to_owned())))
+}
