@@ -23,7 +23,10 @@ fn lu(a: &[f64], n: usize) -> Result<faer::linalg::solvers::PartialPivLu<f64>, u
     let u = lu.U();
     let diag: Vec<f64> = (0..n).map(|i| u[(i, i)].abs()).collect();
     let tol = diag.iter().cloned().fold(0.0, f64::max) * n as f64 * f64::EPSILON;
-    match diag.iter().position(|&d| !(d > tol) || !d.is_finite()) {
+    match diag
+        .iter()
+        .position(|&d| d.is_nan() || d <= tol || !d.is_finite())
+    {
         Some(p) => Err(p),
         None => Ok(lu),
     }

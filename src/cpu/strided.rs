@@ -447,7 +447,7 @@ pub fn zip_into_f32<T: Element>(
 
 /// Copies `src` (layout `l`) into a new contiguous buffer. A layout that coalesces to a
 /// transposed matrix (the inner logical dimension strided, the outer one contiguous) goes
-/// through [`transpose_rows`] on all threads instead of walking columns.
+/// through `transpose_rows` (8×8 register tiles) on all threads instead of walking columns.
 pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
     let plan = Plan::new([l]);
     if plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] > 1 {

@@ -32,7 +32,11 @@ fn with_batch(batch: &[usize], dims: &[usize]) -> Vec<usize> {
 }
 
 /// Packs one output per matrix into a tensor of shape `batch + dims`.
-fn pack<T: NumElement>(parts: Vec<Vec<f64>>, batch: &[usize], dims: &[usize]) -> Result<Tensor<FloatOf<T>, Cpu>> {
+fn pack<T: NumElement>(
+    parts: Vec<Vec<f64>>,
+    batch: &[usize],
+    dims: &[usize],
+) -> Result<Tensor<FloatOf<T>, Cpu>> {
     Ok(Tensor::<f64, Cpu>::from_vec(parts.concat(), with_batch(batch, dims))?.cast())
 }
 
@@ -41,10 +45,17 @@ impl<T: NumElement> Tensor<T, Cpu> {
     fn matrices(&self, op: &'static str, square: bool) -> Result<Stack> {
         let d = self.dims();
         if d.len() < 2 || (square && d[d.len() - 1] != d[d.len() - 2]) {
-            let what = if square { "square matrices" } else { "matrices" };
+            let what = if square {
+                "square matrices"
+            } else {
+                "matrices"
+            };
             return Err(Error::InvalidArgument {
                 op,
-                msg: format!("needs {what} in the last two dimensions, got shape {}", self.shape()),
+                msg: format!(
+                    "needs {what} in the last two dimensions, got shape {}",
+                    self.shape()
+                ),
             });
         }
         let (m, n) = (d[d.len() - 2], d[d.len() - 1]);
@@ -66,7 +77,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub fn inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("inverse", true)?;
         let parts = (0..s.count())
-            .map(|i| k::inverse(s.matrix(i), s.n).map_err(|pivot| Error::Singular { op: "inverse", pivot }))
+            .map(|i| {
+                k::inverse(s.matrix(i), s.n).map_err(|pivot| Error::Singular {
+                    op: "inverse",
+                    pivot,
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         pack::<T>(parts, &s.batch, &[s.n, s.n])
     }
@@ -99,8 +115,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
             &Shape::new(bd[..bd.len() - 2].to_vec()),
         )?;
         let batch = batch.dims().to_vec();
-        let a = self.broadcast_to(with_batch(&batch, &[n, n]))?.matrices(OP, true)?;
-        let rhs = b2.broadcast_to(with_batch(&batch, &[n, kc]))?.matrices(OP, false)?;
+        let a = self
+            .broadcast_to(with_batch(&batch, &[n, n]))?
+            .matrices(OP, true)?;
+        let rhs = b2
+            .broadcast_to(with_batch(&batch, &[n, kc]))?
+            .matrices(OP, false)?;
         let parts = (0..a.count())
             .map(|i| {
                 k::solve(a.matrix(i), n, rhs.matrix(i), kc)
@@ -170,6 +190,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     ///
     /// # Errors
     /// `InvalidArgument` for non-square input or when the iteration does not converge.
+    #[allow(clippy::type_complexity)]
     pub fn eigh(&self) -> Result<(Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>)> {
         let s = self.matrices("eigh", true)?;
         let (mut ws, mut vs) = (vec![], vec![]);
