@@ -41,8 +41,8 @@ fn pack<T: NumElement>(
 }
 
 impl<T: NumElement> Tensor<T, Cpu> {
-    /// The matrices of the last two dimensions, converted to f64; `square` demands `m == n`.
-    fn matrices(&self, op: &'static str, square: bool) -> Result<Stack> {
+    /// `(m, n)` of the matrices in the last two dimensions; `square` demands `m == n`.
+    fn matrix_dims(&self, op: &'static str, square: bool) -> Result<(usize, usize)> {
         let d = self.dims();
         if d.len() < 2 || (square && d[d.len() - 1] != d[d.len() - 2]) {
             let what = if square {
@@ -58,10 +58,15 @@ impl<T: NumElement> Tensor<T, Cpu> {
                 ),
             });
         }
-        let (m, n) = (d[d.len() - 2], d[d.len() - 1]);
+        Ok((d[d.len() - 2], d[d.len() - 1]))
+    }
+
+    /// The matrices of the last two dimensions, converted to f64 (checked as in `matrix_dims`).
+    fn matrices(&self, op: &'static str, square: bool) -> Result<Stack> {
+        let (m, n) = self.matrix_dims(op, square)?;
         Ok(Stack {
             data: self.cast::<f64>().to_vec(),
-            batch: d[..d.len() - 2].to_vec(),
+            batch: self.dims()[..self.ndim() - 2].to_vec(),
             m,
             n,
         })
@@ -96,7 +101,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// batch dimensions do not broadcast.
     pub fn solve(&self, b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         const OP: &str = "solve";
-        let n = self.matrices(OP, true)?.n;
+        let n = self.matrix_dims(OP, true)?.1;
         let vector = b.ndim() == 1;
         let b2 = if vector { b.unsqueeze(-1)? } else { b.clone() };
         let bd = b2.dims();
