@@ -26,6 +26,14 @@ pub trait Reducer<T: Element>: Sync {
             *a = self.step(*a, x, i);
         }
     }
+    /// Folds four consecutive rows (block indices `i..i + 4`) into a strip of outputs, in
+    /// order; override to touch the accumulators once per four rows.
+    #[inline]
+    fn step_strip4(&self, accs: &mut [Self::Acc], rows: [&[T]; 4], i: usize) {
+        for (k, xs) in rows.into_iter().enumerate() {
+            self.step_strip(accs, xs, i + k);
+        }
+    }
     /// Folds a contiguous run starting at block index `i0`; override to vectorise.
     #[inline]
     fn run(&self, mut acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
@@ -95,21 +103,56 @@ pub fn reduce<T: Element, R: Reducer<T>>(
                     .map(move |k| (o + k as isize, STRIP.min(len - k)))
             })
             .collect();
-        let fold_strip = |&(o, len): &(isize, usize)| -> Vec<R::Acc> {
+        let serial = n_out.saturating_mul(blk) < PAR_THRESHOLD;
+        // Few strips (a narrow matrix, or many threads): split the rows into bands too, and
+        // merge each strip's band results in order afterwards.
+        let threads = rayon::current_num_threads();
+        let bands = if serial || strips.len() >= 2 * threads {
+            1
+        } else {
+            (2 * threads).div_ceil(strips.len()).min(blk.div_ceil(64))
+        };
+        let band = blk.div_ceil(bands);
+        let fold_strip = |&((o, len), b): &((isize, usize), usize)| -> Vec<R::Acc> {
             let mut acc = vec![r.init(); len];
-            bplan.for_runs(0, blk, |pos, [ob], [sb], blen| {
-                for j in 0..blen {
-                    let start = (o + ob + j as isize * sb) as usize;
-                    r.step_strip(&mut acc, &src[start..start + len], pos + j);
-                }
-            });
+            let row = |start: isize| &src[start as usize..start as usize + len];
+            bplan.for_runs(
+                b * band,
+                ((b + 1) * band).min(blk),
+                |pos, [ob], [sb], blen| {
+                    let at = |j: usize| o + ob + j as isize * sb;
+                    let mut j = 0;
+                    while j + 4 <= blen {
+                        let rows = [row(at(j)), row(at(j + 1)), row(at(j + 2)), row(at(j + 3))];
+                        r.step_strip4(&mut acc, rows, pos + j);
+                        j += 4;
+                    }
+                    for j in j..blen {
+                        r.step_strip(&mut acc, row(at(j)), pos + j);
+                    }
+                },
+            );
             acc
         };
-        let parts: Vec<Vec<R::Acc>> = if n_out.saturating_mul(blk) < PAR_THRESHOLD {
-            strips.iter().map(fold_strip).collect()
+        let work: Vec<_> = strips
+            .iter()
+            .flat_map(|&s| (0..bands).map(move |b| (s, b)))
+            .collect();
+        let parts: Vec<Vec<R::Acc>> = if serial {
+            work.iter().map(fold_strip).collect()
         } else {
-            strips.par_iter().map(fold_strip).collect()
+            work.par_iter().map(fold_strip).collect()
         };
+        let parts: Vec<Vec<R::Acc>> = parts
+            .chunks(bands)
+            .map(|bs| {
+                let mut it = bs.iter();
+                let first = it.next().cloned().unwrap_or_default();
+                it.fold(first, |a, b| {
+                    a.iter().zip(b).map(|(&x, &y)| r.merge(x, y)).collect()
+                })
+            })
+            .collect();
         return (parts.concat(), kd, blk);
     }
     let mut bases = Vec::with_capacity(n_out);
@@ -177,4 +220,38 @@ pub fn scan<T: Element, O: Element>(
         }
     });
     out
+}
+
+/// `accs[k] += rows[0][k] + rows[1][k] + rows[2][k] + rows[3][k]`, widened to f64: a column
+/// sum touches its accumulators once per four rows. The default x86-64 target has only SSE2,
+/// so the widening is also compiled for AVX2 and AVX-512 and picked at run time.
+pub fn sum_rows4<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
+    #[inline(always)]
+    fn body<T: Element>(accs: &mut [f64], [a, b, c, d]: [&[T]; 4]) {
+        let n = accs.len();
+        let (a, b, c, d) = (&a[..n], &b[..n], &c[..n], &d[..n]);
+        for k in 0..n {
+            accs[k] += (a[k].to_f64() + b[k].to_f64()) + (c[k].to_f64() + d[k].to_f64());
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        fn avx512<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
+            body(accs, rows)
+        }
+        #[target_feature(enable = "avx2")]
+        fn avx2<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
+            body(accs, rows)
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { avx512(accs, rows) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { avx2(accs, rows) };
+        }
+    }
+    body(accs, rows)
 }

@@ -175,4 +175,10 @@ impl Device for Cpu {
     fn same_storage<T: Element>(a: &CpuStorage<T>, b: &CpuStorage<T>) -> bool {
         Arc::ptr_eq(a, b)
     }
+    fn upload<T: Element>(&self, data: &[T]) -> crate::Result<CpuStorage<T>> {
+        Ok(Arc::new(RwLock::new(AlignedBuf::from_slice(data))))
+    }
+    fn download<T: Element>(&self, s: &CpuStorage<T>) -> crate::Result<Vec<T>> {
+        Ok(crate::tensor::try_read("download", s)?.to_vec())
+    }
 }

@@ -1,7 +1,7 @@
 //! Devices as types (`Cpu`, `Cuda`) and at run time (`DeviceKind`, `DeviceIndex`).
 
 mod cpu;
-mod cuda;
+pub mod cuda;
 
 pub use cpu::{AlignedBuf, Cpu, CpuStorage};
 pub use cuda::{Cuda, CudaStorage};
@@ -77,4 +77,8 @@ pub trait Device: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static {
     fn allocated_bytes<T: Element>(storage: &Self::Storage<T>) -> usize;
     /// True when two handles share one buffer.
     fn same_storage<T: Element>(a: &Self::Storage<T>, b: &Self::Storage<T>) -> bool;
+    /// A buffer on this device holding a copy of `data` (a host-to-device copy for CUDA).
+    fn upload<T: Element>(&self, data: &[T]) -> crate::Result<Self::Storage<T>>;
+    /// The whole buffer copied to the host (a device-to-host copy for CUDA).
+    fn download<T: Element>(&self, storage: &Self::Storage<T>) -> crate::Result<Vec<T>>;
 }

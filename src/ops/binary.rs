@@ -40,6 +40,8 @@ macro_rules! binary_ops {
         /// Zero-sized op types.
         pub mod ops {
             use super::*;
+            /// Every op's name (and [`PowOp`]'s), which is also its CUDA kernel root.
+            pub const NAMES: &[&str] = &[$(stringify!($name),)* PowOp::NAME];
             $(
                 #[doc = concat!("The `", stringify!($name), "` op.")]
                 pub struct $op;
@@ -355,12 +357,12 @@ scalar_lhs!(f32, f64, half::f16, half::bf16, i16, i32, i64, u8);
 impl<T: NumElement> std::ops::Neg for &Tensor<T, Cpu> {
     type Output = Tensor<T, Cpu>;
     fn neg(self) -> Tensor<T, Cpu> {
-        Tensor::neg(self)
+        Tensor::<T, Cpu>::neg(self)
     }
 }
 impl<T: NumElement> std::ops::Neg for Tensor<T, Cpu> {
     type Output = Tensor<T, Cpu>;
     fn neg(self) -> Tensor<T, Cpu> {
-        Tensor::neg(&self)
+        Tensor::<T, Cpu>::neg(&self)
     }
 }

@@ -11,6 +11,8 @@ use crate::tensor::{Tensor, try_read};
 
 macro_rules! comparisons {
     ($($(#[$doc:meta])* $name:ident, $try_name:ident, $sname:ident, |$a:ident, $b:ident| $body:expr;)*) => {
+        /// Every comparison's name, which is also its CUDA kernel root.
+        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
         impl<T: Element> Tensor<T, Cpu> {
             $(
                 $(#[$doc])*

@@ -3,6 +3,7 @@
 
 pub mod binary;
 pub mod compare;
+pub mod cuda;
 pub mod decomp;
 pub mod index;
 pub mod linalg;

@@ -51,6 +51,16 @@ impl<T: Element> Reducer<T> for FloatSumR {
         }
     }
     #[inline]
+    fn step_strip4(&self, accs: &mut [f64], rows: [&[T]; 4], i: usize) {
+        if self.product || self.skip_nan {
+            for (k, xs) in rows.into_iter().enumerate() {
+                Reducer::<T>::step_strip(self, accs, xs, i + k);
+            }
+        } else {
+            crate::cpu::reduce::sum_rows4(accs, rows);
+        }
+    }
+    #[inline]
     fn run(&self, acc: f64, xs: &[T], _: usize) -> f64 {
         if self.product || self.skip_nan {
             return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));

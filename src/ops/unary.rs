@@ -6,7 +6,7 @@
 
 use super::{map_assign, map_new, storage_id, write_into};
 use crate::cpu::{convert, strided};
-use crate::device::Cpu;
+use crate::device::{Cpu, Cuda};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
 use crate::error::{Error, Result};
 use crate::shape::Layout;
@@ -37,6 +37,8 @@ macro_rules! float_ops {
         /// Zero-sized op types, one per float-valued unary op.
         pub mod float_ops {
             use super::*;
+            /// Every op's name, which is also its CUDA kernel root.
+            pub const NAMES: &[&str] = &[$(stringify!($name)),*];
             $(
                 #[doc = concat!("The `", stringify!($name), "` op.")]
                 pub struct $op;
@@ -60,6 +62,14 @@ macro_rules! float_ops {
                 #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` (shape must match; `out` may be `self`).")]
                 pub fn $into(&self, out: &mut Tensor<FloatOf<T>, Cpu>) -> Result<()> {
                     self.float_unary_into::<float_ops::$op>(out)
+                }
+            )*
+        }
+        impl<T: Element> Tensor<T, Cuda> {
+            $(
+                #[doc = concat!("`", stringify!($name), "` on the GPU (see the CPU form); `Err` when the launch fails.")]
+                pub fn $name(&self) -> Result<Tensor<FloatOf<T>, Cuda>> {
+                    self.try_float_unary::<float_ops::$op>()
                 }
             )*
         }
@@ -129,6 +139,8 @@ macro_rules! same_ops {
         /// Zero-sized op types, one per type-keeping unary op.
         pub mod same_ops {
             use super::*;
+            /// Every op's name, which is also its CUDA kernel root.
+            pub const NAMES: &[&str] = &[$(stringify!($name)),*];
             $(
                 #[doc = concat!("The `", stringify!($name), "` op.")]
                 pub struct $op;
@@ -156,6 +168,14 @@ macro_rules! same_ops {
                         let g = crate::tensor::read(&src.storage);
                         strided::map_into(&g, &src.layout, o, &same_ops::$op::apply);
                     })
+                }
+            )*
+        }
+        impl<T: NumElement> Tensor<T, Cuda> {
+            $(
+                #[doc = concat!("`", stringify!($name), "` on the GPU (see the CPU form); `Err` when the launch fails.")]
+                pub fn $name(&self) -> Result<Tensor<T, Cuda>> {
+                    self.try_same_unary::<same_ops::$op>()
                 }
             )*
         }

@@ -1,7 +1,6 @@
 //! Basic slicing with a start/stop/step per dimension (NumPy's `t[a:b:c, ...]`), as a view.
 
 use super::Tensor;
-use crate::device::Cpu;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
@@ -102,7 +101,7 @@ impl From<RangeToInclusive<i64>> for Slice {
     }
 }
 
-impl<T: Element> Tensor<T, Cpu> {
+impl<T: Element, D: crate::device::Device> Tensor<T, D> {
     /// A view selecting `start:stop:step` in each leading dimension (NumPy basic slicing; the
     /// dimensions after `slices.len()` are kept whole). Bounds are clamped like Python's; a
     /// negative step walks backwards (a view with a negative stride).

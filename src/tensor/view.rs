@@ -3,7 +3,7 @@
 
 use super::Tensor;
 use crate::cpu::strided;
-use crate::device::Cpu;
+use crate::device::{Cpu, Device};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
@@ -107,7 +107,9 @@ impl<T: Element> Tensor<T, Cpu> {
             self.deep_copy()
         }
     }
+}
 
+impl<T: Element, D: Device> Tensor<T, D> {
     /// A view with another shape of the same element count, or an `Err` when the strides do not
     /// allow one (PyTorch `view`). One dimension may be `-1`.
     pub fn view(&self, shape: impl ReshapeDims) -> Result<Self> {
@@ -126,7 +128,9 @@ impl<T: Element> Tensor<T, Cpu> {
         l.offset = self.layout.offset;
         Ok(self.with_layout(l))
     }
+}
 
+impl<T: Element> Tensor<T, Cpu> {
     /// Another shape with the same element count: a view when contiguous, otherwise a copy
     /// (NumPy, PyTorch `reshape`). One dimension may be `-1`.
     ///
@@ -150,7 +154,9 @@ impl<T: Element> Tensor<T, Cpu> {
     pub fn flatten(&self) -> Self {
         self.reshape([self.numel()]).expect("same element count")
     }
+}
 
+impl<T: Element, D: Device> Tensor<T, D> {
     /// Swaps two dimensions (a view). Negative dims count from the end.
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Self> {
         let a = self.shape().axis("transpose", d0)?;

@@ -11,28 +11,30 @@ type F64Fn = fn(f64) -> f64;
 fn float_unary_table<T: Element>()
 -> Vec<(&'static str, fn(&Tensor<T>) -> Tensor<FloatOf<T>>, F64Fn)> {
     vec![
-        ("sin", Tensor::sin, f64::sin),
-        ("cos", Tensor::cos, f64::cos),
-        ("tan", Tensor::tan, f64::tan),
-        ("asin", Tensor::asin, f64::asin),
-        ("acos", Tensor::acos, f64::acos),
-        ("atan", Tensor::atan, f64::atan),
-        ("sinh", Tensor::sinh, f64::sinh),
-        ("cosh", Tensor::cosh, f64::cosh),
-        ("tanh", Tensor::tanh, f64::tanh),
-        ("asinh", Tensor::asinh, f64::asinh),
-        ("acosh", Tensor::acosh, f64::acosh),
-        ("atanh", Tensor::atanh, f64::atanh),
-        ("exp", Tensor::exp, f64::exp),
-        ("exp2", Tensor::exp2, f64::exp2),
-        ("expm1", Tensor::expm1, f64::exp_m1),
-        ("log", Tensor::log, f64::ln),
-        ("log2", Tensor::log2, f64::log2),
-        ("log10", Tensor::log10, f64::log10),
-        ("log1p", Tensor::log1p, f64::ln_1p),
-        ("sqrt", Tensor::sqrt, f64::sqrt),
-        ("reciprocal", Tensor::reciprocal, f64::recip),
-        ("sigmoid", Tensor::sigmoid, |x| 1.0 / (1.0 + (-x).exp())),
+        ("sin", Tensor::<_, Cpu>::sin, f64::sin),
+        ("cos", Tensor::<_, Cpu>::cos, f64::cos),
+        ("tan", Tensor::<_, Cpu>::tan, f64::tan),
+        ("asin", Tensor::<_, Cpu>::asin, f64::asin),
+        ("acos", Tensor::<_, Cpu>::acos, f64::acos),
+        ("atan", Tensor::<_, Cpu>::atan, f64::atan),
+        ("sinh", Tensor::<_, Cpu>::sinh, f64::sinh),
+        ("cosh", Tensor::<_, Cpu>::cosh, f64::cosh),
+        ("tanh", Tensor::<_, Cpu>::tanh, f64::tanh),
+        ("asinh", Tensor::<_, Cpu>::asinh, f64::asinh),
+        ("acosh", Tensor::<_, Cpu>::acosh, f64::acosh),
+        ("atanh", Tensor::<_, Cpu>::atanh, f64::atanh),
+        ("exp", Tensor::<_, Cpu>::exp, f64::exp),
+        ("exp2", Tensor::<_, Cpu>::exp2, f64::exp2),
+        ("expm1", Tensor::<_, Cpu>::expm1, f64::exp_m1),
+        ("log", Tensor::<_, Cpu>::log, f64::ln),
+        ("log2", Tensor::<_, Cpu>::log2, f64::log2),
+        ("log10", Tensor::<_, Cpu>::log10, f64::log10),
+        ("log1p", Tensor::<_, Cpu>::log1p, f64::ln_1p),
+        ("sqrt", Tensor::<_, Cpu>::sqrt, f64::sqrt),
+        ("reciprocal", Tensor::<_, Cpu>::reciprocal, f64::recip),
+        ("sigmoid", Tensor::<_, Cpu>::sigmoid, |x| {
+            1.0 / (1.0 + (-x).exp())
+        }),
     ]
 }
 
@@ -142,8 +144,8 @@ fn same_type_unary<T: NumElement>() {
     let x = tensor::<T>(&vals, &[3, 2]);
     let xv = f64s(&x);
     let cases: Vec<(fn(&Tensor<T>) -> Tensor<T>, F64Fn)> = vec![
-        (Tensor::abs, f64::abs),
-        (Tensor::sign, |v| {
+        (Tensor::<_, Cpu>::abs, f64::abs),
+        (Tensor::<_, Cpu>::sign, |v| {
             if v > 0.0 {
                 1.0
             } else if v < 0.0 {
@@ -152,11 +154,11 @@ fn same_type_unary<T: NumElement>() {
                 0.0
             }
         }),
-        (Tensor::floor, f64::floor),
-        (Tensor::ceil, f64::ceil),
-        (Tensor::round, f64::round_ties_even),
-        (Tensor::trunc, f64::trunc),
-        (Tensor::relu, |v| v.max(0.0)),
+        (Tensor::<_, Cpu>::floor, f64::floor),
+        (Tensor::<_, Cpu>::ceil, f64::ceil),
+        (Tensor::<_, Cpu>::round, f64::round_ties_even),
+        (Tensor::<_, Cpu>::trunc, f64::trunc),
+        (Tensor::<_, Cpu>::relu, |v| v.max(0.0)),
     ];
     for (op, r) in cases {
         for input in [x.clone(), x.t()] {
@@ -246,14 +248,16 @@ fn binary_ops<T: NumElement>() {
         fn(&Tensor<T>, &Tensor<T>) -> Result<Tensor<T>>,
         fn(f64, f64) -> f64,
     )> = vec![
-        ("add", Tensor::try_add, |x, y| x + y),
-        ("sub", Tensor::try_sub, |x, y| x - y),
-        ("mul", Tensor::try_mul, |x, y| x * y),
-        ("maximum", Tensor::try_maximum, f64::max),
-        ("minimum", Tensor::try_minimum, f64::min),
-        ("floor_divide", Tensor::try_floor_divide, |x, y| {
-            (x / y).floor()
-        }),
+        ("add", Tensor::<_, Cpu>::try_add, |x, y| x + y),
+        ("sub", Tensor::<_, Cpu>::try_sub, |x, y| x - y),
+        ("mul", Tensor::<_, Cpu>::try_mul, |x, y| x * y),
+        ("maximum", Tensor::<_, Cpu>::try_maximum, f64::max),
+        ("minimum", Tensor::<_, Cpu>::try_minimum, f64::min),
+        (
+            "floor_divide",
+            Tensor::<_, Cpu>::try_floor_divide,
+            |x, y| (x / y).floor(),
+        ),
     ];
     for (name, op, r) in cases {
         let want: Vec<f64> = (0..6)

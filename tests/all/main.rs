@@ -8,6 +8,7 @@
 #[macro_use]
 mod common;
 mod core;
+mod cuda;
 mod digits;
 mod dynamic;
 mod elementwise;

@@ -1,0 +1,92 @@
+// Binary element-wise kernels with broadcasting: `info` holds dims, then a's strides, then b's
+// strides (0 on broadcast dimensions); ndim == 0 means both inputs are contiguous. Integer
+// division by zero and negative integer exponents write 1 to `*flag` (the host turns that into
+// the CPU's Err) and store 0.
+
+// Integers add, subtract and multiply in u64 so that overflow wraps (signed overflow is UB).
+template <typename C> __device__ __forceinline__ C add_op(C a, C b, int*) {
+    if constexpr (is_float_c<C>()) return a + b;
+    else return (C)((u64)a + (u64)b);
+}
+template <typename C> __device__ __forceinline__ C sub_op(C a, C b, int*) {
+    if constexpr (is_float_c<C>()) return a - b;
+    else return (C)((u64)a - (u64)b);
+}
+template <typename C> __device__ __forceinline__ C mul_op(C a, C b, int*) {
+    if constexpr (is_float_c<C>()) return a * b;
+    else return (C)((u64)a * (u64)b);
+}
+template <typename C> __device__ __forceinline__ C maximum_op(C a, C b, int*) {
+    return (a != a || b != b) ? (C)(a != a ? a : b) : (a >= b ? a : b);
+}
+template <typename C> __device__ __forceinline__ C minimum_op(C a, C b, int*) {
+    return (a != a || b != b) ? (C)(a != a ? a : b) : (a <= b ? a : b);
+}
+// Integer quotient truncating toward zero; MIN / -1 wraps to MIN as Rust's wrapping_div.
+template <typename C> __device__ __forceinline__ C idiv(C a, C b, int* flag) {
+    if (b == 0) { *flag = 1; return 0; }
+    if (b == (C)-1) return (C)(0ull - (u64)a);
+    return (C)(a / b);
+}
+template <typename C> __device__ __forceinline__ C irem(C a, C b) {
+    return b == (C)-1 ? (C)0 : (C)(a % b);
+}
+// `if constexpr ... else` keeps the integer-only code (%, the flag) out of float instances.
+template <typename C> __device__ __forceinline__ C div_op(C a, C b, int* flag) {
+    if constexpr (is_float_c<C>()) {
+        return a / b;
+    } else {
+        return idiv(a, b, flag);
+    }
+}
+template <typename C> __device__ __forceinline__ C floor_divide_op(C a, C b, int* flag) {
+    if constexpr (is_float_c<C>()) {
+        return floor(a / b);
+    } else {
+        C q = idiv(a, b, flag);
+        if (b != 0 && irem(a, b) != 0 && ((a < 0) != (b < 0))) q -= 1;
+        return q;
+    }
+}
+template <typename C> __device__ __forceinline__ C remainder_op(C a, C b, int* flag) {
+    C r;
+    if constexpr (is_float_c<C>()) {
+        r = fmod(a, b);
+    } else {
+        if (b == 0) { *flag = 1; return 0; }
+        r = irem(a, b);
+    }
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+template <typename C> __device__ __forceinline__ C pow_op(C a, C b, int* flag) {
+    if constexpr (is_float_c<C>()) {
+        return pow(a, b);
+    } else {
+        if (b < 0) { *flag = 1; return 0; }
+        u64 base = (u64)a, acc = 1, e = (u64)b;
+        while (e) { if (e & 1) acc *= base; base *= base; e >>= 1; }
+        return (C)acc;
+    }
+}
+
+#define CMP_OP(NAME, OP) \
+    template <typename C> __device__ __forceinline__ bool NAME##_op(C a, C b, int*) { return a OP b; }
+CMP_OP(eq, ==)
+CMP_OP(ne, !=)
+CMP_OP(lt, <)
+CMP_OP(le, <=)
+CMP_OP(gt, >)
+CMP_OP(ge, >=)
+
+// O is T for arithmetic and bool for comparisons.
+#define BINARY(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 a_off, \
+                                            const T* a, i64 b_off, const T* b, O* out, int* flag) { \
+        typedef typename Cmp<T>::C C; \
+        GRID_STRIDE(i, n) { \
+            C x = ld(a[a_off + strided(i, ndim, info, info + ndim)]); \
+            C y = ld(b[b_off + strided(i, ndim, info, info + 2 * ndim)]); \
+            out[i] = st<O>(NAME##_op<C>(x, y, flag)); \
+        } \
+    }

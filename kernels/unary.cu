@@ -1,0 +1,58 @@
+// Unary element-wise kernels. Each op is one expression in `x`, the input widened to the compute
+// type; the Rust kernel table (src/device/cuda/table.rs) appends one UNARY(root, suffix, T, O)
+// line per (op, dtype), so the symbol is `<root>_<suffix>`, e.g. `sin_f32`. The input may be
+// strided (ndim > 0: dims then strides in `info`); the output is contiguous.
+
+// Float-valued ops: O is FloatOf<T>, computed in Cmp<O>::C (float or double).
+#define FLOAT_OP(NAME, EXPR) \
+    template <typename F> __device__ __forceinline__ F NAME##_op(F x) { return EXPR; }
+
+FLOAT_OP(sin, sin(x))
+FLOAT_OP(cos, cos(x))
+FLOAT_OP(tan, tan(x))
+FLOAT_OP(asin, asin(x))
+FLOAT_OP(acos, acos(x))
+FLOAT_OP(atan, atan(x))
+FLOAT_OP(sinh, sinh(x))
+FLOAT_OP(cosh, cosh(x))
+FLOAT_OP(tanh, tanh(x))
+FLOAT_OP(asinh, asinh(x))
+FLOAT_OP(acosh, acosh(x))
+FLOAT_OP(atanh, atanh(x))
+FLOAT_OP(exp, exp(x))
+FLOAT_OP(exp2, exp2(x))
+FLOAT_OP(expm1, expm1(x))
+FLOAT_OP(log, log(x))
+FLOAT_OP(log2, log2(x))
+FLOAT_OP(log10, log10(x))
+FLOAT_OP(log1p, log1p(x))
+FLOAT_OP(sqrt, sqrt(x))
+FLOAT_OP(reciprocal, F(1) / x)
+FLOAT_OP(sigmoid, x >= F(0) ? F(1) / (F(1) + exp(-x)) : exp(x) / (F(1) + exp(x)))
+
+// Type-keeping ops: floats in their compute type, integers with wrap-around (as Rust's
+// wrapping_neg / wrapping_abs), rounding is the identity on integers.
+#define SAME_OP(NAME, FEXPR, IEXPR) \
+    __device__ __forceinline__ float NAME##_op(float x) { return FEXPR; } \
+    __device__ __forceinline__ double NAME##_op(double x) { return FEXPR; } \
+    template <typename I> __device__ __forceinline__ I NAME##_op(I x) { return IEXPR; }
+
+#define WRAP_NEG(x) ((decltype(x))(0ull - (u64)(x)))
+SAME_OP(neg, -x, WRAP_NEG(x))
+SAME_OP(abs, fabs(x), x < 0 ? WRAP_NEG(x) : x)
+SAME_OP(sign, x > 0 ? 1 : (x < 0 ? -1 : x), (decltype(x))((x > 0) - (x < 0)))
+SAME_OP(floor, floor(x), x)
+SAME_OP(ceil, ceil(x), x)
+SAME_OP(round, rint(x), x)
+SAME_OP(trunc, trunc(x), x)
+SAME_OP(relu, (x > 0 || x != x) ? x : 0, x > 0 ? x : 0)
+
+#define UNARY(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 off, \
+                                            const T* in, O* out) { \
+        typedef typename Cmp<O>::C C; \
+        GRID_STRIDE(i, n) { \
+            C x = (C)ld(in[off + strided(i, ndim, info, info + ndim)]); \
+            out[i] = st<O>(NAME##_op(x)); \
+        } \
+    }

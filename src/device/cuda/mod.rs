@@ -1,0 +1,219 @@
+//! The CUDA device: one context and stream per ordinal, byte buffers, NVRTC-compiled modules
+//! and a non-generic launcher.
+//!
+//! With the `cuda` feature (on by default) the driver, NVRTC and cuBLAS are loaded at run time
+//! by `cudarc`, so nothing CUDA is needed to build, and a machine without a driver gets an
+//! `Err` from [`Cuda::new`], never a panic. Without the feature, the type still exists (code
+//! written against `Tensor<T, Cuda>` compiles everywhere) and `Cuda::new` always errs.
+
+#[cfg(feature = "cuda")]
+mod driver;
+#[cfg(not(feature = "cuda"))]
+mod driver {
+    //! No CUDA backend compiled in: the context and buffer types are uninhabited.
+    use crate::error::Result;
+
+    /// Uninhabited: no context can exist.
+    pub enum Context {}
+    /// Uninhabited: no buffer can exist.
+    pub enum Buffer {}
+
+    pub fn open(ordinal: usize) -> Result<std::sync::Arc<Context>> {
+        Err(super::device_error(
+            ordinal,
+            "this build of typed-tensor has no CUDA backend (the `cuda` feature is off)",
+        ))
+    }
+    pub fn device_count() -> usize {
+        0
+    }
+    impl Context {
+        pub fn name(&self) -> String {
+            match *self {}
+        }
+        pub fn alloc_zeros(&self, _bytes: usize) -> Result<Buffer> {
+            match *self {}
+        }
+        pub fn upload(&self, _bytes: &[u8]) -> Result<Buffer> {
+            match *self {}
+        }
+        pub fn download(&self, _buf: &Buffer) -> Result<Vec<u8>> {
+            match *self {}
+        }
+        pub fn launch(
+            &self,
+            _m: super::KernelModule,
+            _sym: &str,
+            _grid: (u32, u32),
+            _args: &[super::Arg<'_>],
+        ) -> Result<()> {
+            match *self {}
+        }
+    }
+    impl Buffer {
+        pub fn num_bytes(&self) -> usize {
+            match *self {}
+        }
+    }
+}
+
+#[cfg(feature = "cuda")]
+pub use driver::compile_ptx;
+pub(crate) use driver::{Buffer, Context};
+
+/// A kernel module: its file name and a function producing its full NVRTC source.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelModule {
+    /// The `.cu` file name, for messages and the cache key.
+    pub name: &'static str,
+    /// The source with the prelude and every instantiation line.
+    pub source: fn() -> String,
+}
+
+/// One argument of a kernel launch, in the order of the kernel's parameters.
+pub enum Arg<'a> {
+    /// An element count (`u64` in the kernel), or a null pointer as 0.
+    U64(u64),
+    /// A rank (`int`).
+    I32(i32),
+    /// A signed offset in elements (`i64`).
+    I64(i64),
+    /// A device pointer.
+    Buf(&'a Buffer),
+}
+
+use super::{Device, DeviceIndex, DeviceKind, sealed};
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+fn device_error(ordinal: usize, why: &str) -> Error {
+    Error::Device {
+        op: "Cuda::new",
+        msg: format!("cannot open cuda:{ordinal}: {why}"),
+    }
+}
+
+/// An NVIDIA GPU, selected by ordinal. Cloning shares the device's context and stream.
+#[derive(Clone)]
+pub struct Cuda {
+    ordinal: usize,
+    pub(crate) ctx: Arc<Context>,
+}
+
+impl Cuda {
+    /// Opens CUDA device `ordinal` (its primary context and one stream, cached per ordinal).
+    ///
+    /// # Errors
+    /// `Error::Device` when no CUDA driver can be loaded ("no CUDA driver found"), when the
+    /// ordinal is out of range ("device 3 not present; 1 device available"), when the driver
+    /// fails, or when this build lacks the `cuda` feature.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        Ok(Cuda {
+            ordinal,
+            ctx: driver::open(ordinal)?,
+        })
+    }
+    /// The number of CUDA devices; 0 when no driver can be loaded.
+    pub fn device_count() -> usize {
+        driver::device_count()
+    }
+    /// The ordinal of this device.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+    /// The device's name, as the driver reports it (e.g. "NVIDIA H100 80GB HBM3").
+    pub fn name(&self) -> String {
+        self.ctx.name()
+    }
+}
+
+impl std::fmt::Debug for Cuda {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Cuda({})", self.ordinal)
+    }
+}
+
+impl PartialEq for Cuda {
+    fn eq(&self, other: &Self) -> bool {
+        self.ordinal == other.ordinal
+    }
+}
+impl Eq for Cuda {}
+
+/// Device memory holding `len` elements of `T`: a shared byte buffer (so the launcher is not
+/// generic), at least one byte long. Cloning shares the memory, as views do on the CPU.
+pub struct CudaStorage<T: Element> {
+    pub(crate) buf: Arc<Buffer>,
+    pub(crate) len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> CudaStorage<T> {
+    pub(crate) fn new(buf: Buffer, len: usize) -> Self {
+        CudaStorage {
+            buf: Arc::new(buf),
+            len,
+            _t: PhantomData,
+        }
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True when the buffer holds no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: Element> Clone for CudaStorage<T> {
+    fn clone(&self) -> Self {
+        CudaStorage {
+            buf: self.buf.clone(),
+            len: self.len,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl sealed::Sealed for Cuda {}
+
+impl Device for Cuda {
+    type Storage<T: Element> = CudaStorage<T>;
+    const KIND: DeviceKind = DeviceKind::Cuda;
+    fn index(&self) -> DeviceIndex {
+        DeviceIndex::cuda(self.ordinal)
+    }
+    fn zeros<T: Element>(&self, len: usize) -> Result<CudaStorage<T>> {
+        let bytes = len.checked_mul(T::SIZE).ok_or(Error::ShapeOverflow {
+            op: "alloc",
+            dims: vec![len],
+        })?;
+        Ok(CudaStorage::new(self.ctx.alloc_zeros(bytes)?, len))
+    }
+    fn allocated_bytes<T: Element>(s: &CudaStorage<T>) -> usize {
+        s.buf.num_bytes()
+    }
+    fn same_storage<T: Element>(a: &CudaStorage<T>, b: &CudaStorage<T>) -> bool {
+        Arc::ptr_eq(&a.buf, &b.buf)
+    }
+    fn upload<T: Element>(&self, data: &[T]) -> Result<CudaStorage<T>> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        Ok(CudaStorage::new(self.ctx.upload(bytes)?, data.len()))
+    }
+    fn download<T: Element>(&self, s: &CudaStorage<T>) -> Result<Vec<T>> {
+        let bytes = self.ctx.download(&s.buf)?;
+        let n = s.len * T::SIZE;
+        assert!(
+            bytes.len() >= n,
+            "a CUDA buffer is at least its elements' size"
+        );
+        let mut out = vec![T::ZERO; s.len];
+        // SAFETY: `out` has room for `n` bytes, and the bytes were written from valid `T`s (bool
+        // kernels store only 0 or 1), so every element is a valid `T`.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, n) };
+        Ok(out)
+    }
+}

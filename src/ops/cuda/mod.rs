@@ -1,0 +1,384 @@
+//! The typed API on `Tensor<T, Cuda>`: transfers, `contiguous`, casts, unary and binary
+//! element-wise ops with broadcasting, comparisons, and sum/product/min/max/arg reductions.
+//! Each launches a kernel from [`table`], looked up by the op's root and `T`'s suffix, so an op
+//! exists on CUDA for exactly the dtypes its CPU form accepts. Every CUDA op returns `Result`
+//! (allocation, compilation and launch can fail); results match the CPU's within float
+//! tolerance (sums are reordered), and integer division by zero is the CPU's `Err`.
+
+pub mod table;
+
+use super::binary::BinaryOp;
+use super::unary::{FloatUnaryOp, SameUnaryOp};
+use crate::device::cuda::Arg;
+use crate::device::{Cpu, Cuda, CudaStorage, Device};
+use crate::dtype::{Element, FloatOf, NumElement, SumOf};
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape, broadcast_shapes};
+use crate::tensor::Tensor;
+use table::{Module, symbol};
+
+const THREADS: u32 = 256;
+
+/// Blocks for a grid-stride loop over `n` items.
+fn blocks(n: usize) -> u32 {
+    n.div_ceil(THREADS as usize).clamp(1, 1 << 16) as u32
+}
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// A contiguous tensor owning `storage` on `device`.
+    fn from_storage(storage: CudaStorage<T>, shape: Shape, device: &Cuda) -> Self {
+        Tensor {
+            storage,
+            layout: Layout::contiguous(shape),
+            device: device.clone(),
+            requires_grad: false,
+            grad: None,
+            is_view: false,
+        }
+    }
+
+    /// A CUDA tensor holding `data` (a host-to-device copy), shaped `shape`.
+    ///
+    /// # Errors
+    /// `DataLength` when `data.len()` is not the shape's element count; `Device` on failure.
+    pub fn from_vec_on(data: Vec<T>, shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
+        let host = Tensor::<T, Cpu>::from_vec(data, shape)?;
+        host.to_cuda(device)
+    }
+
+    /// A zero-filled CUDA tensor.
+    pub fn zeros_on(shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
+        let shape = shape.into();
+        let storage = device.zeros(shape.numel())?;
+        Ok(Self::from_storage(storage, shape, device))
+    }
+
+    /// A host copy (device-to-host; a strided view is packed on the device first).
+    pub fn to_cpu(&self) -> Result<Tensor<T, Cpu>> {
+        Tensor::<T, Cpu>::from_vec(self.to_vec()?, self.shape().clone())
+    }
+
+    /// The elements in row-major order, copied to the host.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let c = self.try_contiguous()?;
+        let all = c.device.download(&c.storage)?;
+        let start = c.layout.offset;
+        Ok(all[start..start + c.numel()].to_vec())
+    }
+
+    /// On device `device`: the same tensor (shared storage) when it is already there,
+    /// otherwise a copy through the host.
+    pub fn to_cuda(&self, device: &Cuda) -> Result<Tensor<T, Cuda>> {
+        if *device == self.device {
+            return Ok(self.clone());
+        }
+        self.to_cpu()?.to_cuda(device)
+    }
+
+    /// `self` when contiguous, otherwise a packed copy made by the `copy` kernel.
+    pub fn try_contiguous(&self) -> Result<Self> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.map_kernel(Module::Cast, symbol::<T>("copy"))
+    }
+
+    /// Converts every element to `U` with Rust `as` semantics, as [`Tensor::cast`] on the CPU.
+    pub fn try_cast<U: Element>(&self) -> Result<Tensor<U, Cuda>> {
+        let root = table::cast_root(T::DTYPE);
+        self.map_kernel(Module::Cast, symbol::<U>(&root))
+    }
+
+    /// A float-valued unary op (`sin`, `exp`, ...): integers promote to [`FloatOf<T>`], 16-bit
+    /// floats compute in f32.
+    pub fn try_float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cuda>> {
+        self.map_kernel(Module::Unary, symbol::<T>(Op::NAME))
+    }
+
+    /// Launches a `(n, ndim, info, offset, in, out)` kernel into a new contiguous tensor.
+    fn map_kernel<O: Element>(&self, module: Module, sym: String) -> Result<Tensor<O, Cuda>> {
+        let n = self.numel();
+        let out: CudaStorage<O> = self.device.zeros(n)?;
+        if n > 0 {
+            let info = Info::new(&self.device, &[&self.layout])?;
+            launch(
+                &self.device,
+                module,
+                &sym,
+                n,
+                |info_arg| {
+                    vec![
+                        Arg::U64(n as u64),
+                        Arg::I32(info.ndim),
+                        info_arg,
+                        Arg::I64(self.layout.offset as i64),
+                        Arg::Buf(&self.storage.buf),
+                        Arg::Buf(&out.buf),
+                    ]
+                },
+                &info,
+            )?;
+        }
+        Ok(Tensor::from_storage(
+            out,
+            self.shape().clone(),
+            &self.device,
+        ))
+    }
+}
+
+impl<T: NumElement> Tensor<T, Cuda> {
+    /// A type-keeping unary op (`neg`, `abs`, `floor`, ...); integers wrap as on the CPU.
+    pub fn try_same_unary<Op: SameUnaryOp>(&self) -> Result<Self> {
+        self.map_kernel(Module::Unary, symbol::<T>(Op::NAME))
+    }
+
+    /// Element-wise `Op(self, other)` with NumPy broadcasting.
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `DivisionByZero` when an integer divisor is zero (or an
+    /// integer `pow` exponent is negative), detected by the kernel, as on the CPU.
+    pub fn try_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
+        let out = self.zip_kernel::<T>(other, Op::NAME)?;
+        Ok(out)
+    }
+}
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// Launches a BINARY kernel `root` over the broadcast shape; checks the kernel's flag.
+    fn zip_kernel<O: Element>(&self, other: &Self, root: &'static str) -> Result<Tensor<O, Cuda>> {
+        if self.device != other.device {
+            return Err(Error::Device {
+                op: root,
+                msg: format!(
+                    "the operands are on {} and {}; move one with to_cuda() first",
+                    self.device(),
+                    other.device()
+                ),
+            });
+        }
+        let shape = broadcast_shapes(root, self.shape(), other.shape())?;
+        let la = self.layout.broadcast_to(root, &shape)?;
+        let lb = other.layout.broadcast_to(root, &shape)?;
+        let n = shape.numel();
+        let dev = &self.device;
+        let out: CudaStorage<O> = dev.zeros(n)?;
+        if n > 0 {
+            let flag: CudaStorage<i32> = dev.zeros(1)?;
+            let info = Info::new(dev, &[&la, &lb])?;
+            let sym = symbol::<T>(root);
+            launch(
+                dev,
+                Module::Binary,
+                &sym,
+                n,
+                |info_arg| {
+                    vec![
+                        Arg::U64(n as u64),
+                        Arg::I32(info.ndim),
+                        info_arg,
+                        Arg::I64(la.offset as i64),
+                        Arg::Buf(&self.storage.buf),
+                        Arg::I64(lb.offset as i64),
+                        Arg::Buf(&other.storage.buf),
+                        Arg::Buf(&out.buf),
+                        Arg::Buf(&flag.buf),
+                    ]
+                },
+                &info,
+            )?;
+            if !T::DTYPE.is_float() && dev.download(&flag)?[0] != 0 {
+                return Err(Error::DivisionByZero {
+                    op: root,
+                    dtype: T::DTYPE,
+                });
+            }
+        }
+        Ok(Tensor::from_storage(out, shape, dev))
+    }
+}
+
+macro_rules! cuda_binary {
+    ($($name:ident: $op:ty;)*) => {
+        impl<T: NumElement> Tensor<T, Cuda> {
+            $(
+                #[doc = concat!("Element-wise `", stringify!($name), "` with broadcasting, on the GPU; see [`Tensor::try_binary`].")]
+                pub fn $name(&self, other: &Self) -> Result<Self> {
+                    self.try_binary::<$op>(other)
+                }
+            )*
+        }
+    };
+}
+
+cuda_binary! {
+    try_add: super::binary::ops::Add;
+    try_sub: super::binary::ops::Sub;
+    try_mul: super::binary::ops::Mul;
+    try_div: super::binary::ops::Div;
+    try_floor_divide: super::binary::ops::FloorDivide;
+    try_remainder: super::binary::ops::Remainder;
+    try_maximum: super::binary::ops::Maximum;
+    try_minimum: super::binary::ops::Minimum;
+    try_pow: super::binary::PowOp;
+}
+
+macro_rules! cuda_compare {
+    ($($name:ident, $root:literal;)*) => {
+        impl<T: Element> Tensor<T, Cuda> {
+            $(
+                #[doc = concat!("`", $root, "` element-wise with broadcasting, on the GPU; a bool tensor.")]
+                pub fn $name(&self, other: &Self) -> Result<Tensor<bool, Cuda>> {
+                    self.zip_kernel::<bool>(other, $root)
+                }
+            )*
+        }
+    };
+}
+
+cuda_compare! {
+    try_eq, "eq";
+    try_ne, "ne";
+    try_lt, "lt";
+    try_le, "le";
+    try_gt, "gt";
+    try_ge, "ge";
+}
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// Sum over `axes` (empty = all) as on the CPU: integers give i64, floats sum in f64.
+    pub fn sum(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cuda>> {
+        self.reduce_kernel("sum", axes, keepdim)
+    }
+    /// Product over `axes`, with the output dtype of [`Tensor::sum`].
+    pub fn product(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cuda>> {
+        self.reduce_kernel("product", axes, keepdim)
+    }
+    /// Maximum over `axes`; NaN propagates. `EmptyReduction` for an empty slice.
+    pub fn max(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("max", axes, keepdim)
+    }
+    /// Minimum over `axes`; NaN propagates. `EmptyReduction` for an empty slice.
+    pub fn min(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("min", axes, keepdim)
+    }
+    /// Index of the maximum (row-major inside the reduced block; first NaN or first tie).
+    pub fn argmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
+        self.reduce_kernel("argmax", axes, keepdim)
+    }
+    /// Index of the minimum, as [`Tensor::argmax`].
+    pub fn argmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
+        self.reduce_kernel("argmin", axes, keepdim)
+    }
+
+    /// Moves the reduced axes last, packs the input, and reduces each row with `root`.
+    fn reduce_kernel<O: Element>(
+        &self,
+        root: &'static str,
+        axes: &[i64],
+        keepdim: bool,
+    ) -> Result<Tensor<O, Cuda>> {
+        let mask = self.shape().axes_mask(root, axes)?;
+        let dims = self.dims();
+        let kept: Vec<usize> = (0..dims.len()).filter(|&i| !mask[i]).collect();
+        let reduced: Vec<usize> = (0..dims.len()).filter(|&i| mask[i]).collect();
+        let rows: usize = kept.iter().map(|&i| dims[i]).product();
+        let len: usize = reduced.iter().map(|&i| dims[i]).product();
+        let out_dims: Vec<usize> = if keepdim {
+            dims.iter()
+                .zip(&mask)
+                .map(|(&d, &m)| if m { 1 } else { d })
+                .collect()
+        } else {
+            kept.iter().map(|&i| dims[i]).collect()
+        };
+        if len == 0 && rows > 0 && !matches!(root, "sum" | "product") {
+            return Err(Error::EmptyReduction {
+                op: root,
+                msg: format!(
+                    "a reduced slice of the tensor of shape {} is empty, and the {root} of nothing is undefined",
+                    self.shape()
+                ),
+            });
+        }
+        let perm: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
+        let packed = self.permute_usize(&perm)?.try_contiguous()?;
+        let dev = &self.device;
+        let out: CudaStorage<O> = dev.zeros(rows)?;
+        if rows > 0 {
+            let sym = symbol::<T>(root);
+            let no_info = Info::none();
+            launch(
+                dev,
+                Module::Reduce,
+                &sym,
+                rows * THREADS as usize,
+                |_| {
+                    vec![
+                        Arg::U64(rows as u64),
+                        Arg::U64(len as u64),
+                        Arg::Buf(&packed.storage.buf),
+                        Arg::Buf(&out.buf),
+                    ]
+                },
+                &no_info,
+            )?;
+        }
+        Ok(Tensor::from_storage(out, Shape::new(out_dims), dev))
+    }
+}
+
+impl<T: Element> Tensor<T, Cpu> {
+    /// A copy on CUDA device `device` (host-to-device).
+    ///
+    /// # Errors
+    /// `Device` when the allocation or the copy fails.
+    pub fn to_cuda(&self, device: &Cuda) -> Result<Tensor<T, Cuda>> {
+        let storage = device.upload(&self.to_vec())?;
+        Ok(Tensor::from_storage(storage, self.shape().clone(), device))
+    }
+}
+
+/// The dims and strides of a launch's inputs, uploaded once (none when all are contiguous, so
+/// the kernel takes its `ndim == 0` fast path).
+struct Info {
+    ndim: i32,
+    buf: Option<CudaStorage<i64>>,
+}
+
+impl Info {
+    fn none() -> Self {
+        Info { ndim: 0, buf: None }
+    }
+    fn new(dev: &Cuda, layouts: &[&Layout]) -> Result<Self> {
+        if layouts.iter().all(|l| l.is_contiguous()) {
+            return Ok(Info::none());
+        }
+        let dims = layouts[0].shape.dims();
+        let mut v: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        for l in layouts {
+            v.extend(l.strides.iter().map(|&s| s as i64));
+        }
+        Ok(Info {
+            ndim: dims.len() as i32,
+            buf: Some(dev.upload(&v)?),
+        })
+    }
+}
+
+/// Launches `sym` over `n` grid-stride items; `args` receives the info pointer argument.
+fn launch<'a>(
+    dev: &Cuda,
+    module: Module,
+    sym: &str,
+    n: usize,
+    args: impl FnOnce(Arg<'a>) -> Vec<Arg<'a>>,
+    info: &'a Info,
+) -> Result<()> {
+    let info_arg = match &info.buf {
+        Some(b) => Arg::Buf(&b.buf),
+        None => Arg::U64(0),
+    };
+    dev.ctx
+        .launch(module.kernels(), sym, (blocks(n), THREADS), &args(info_arg))
+}

@@ -1,0 +1,159 @@
+//! The kernel table: which kernels each module in `kernels/` instantiates, and their names.
+//!
+//! A kernel's symbol is `<root>_<suffix>`: the op's root (its `NAME`, e.g. `sin`) and the
+//! element type's [`Element::KERNEL_SUFFIX`]. [`instance`] builds both the instantiation line
+//! appended to the module source and the symbol looked up at launch, so the Rust and CUDA names
+//! cannot drift. The dtype sets below match the typed API's bounds (float-valued unary ops and
+//! comparisons on every dtype, arithmetic on the numeric ones), so every (op, dtype) pair that
+//! type-checks has a kernel; a test checks that.
+
+use crate::dtype::{Dtype, Element};
+use crate::ops::{binary, compare, unary};
+use half::{bf16, f16};
+
+/// One `.cu` family, compiled by NVRTC as one module per device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Module {
+    /// `kernels/unary.cu`: float-valued and type-keeping unary ops.
+    Unary,
+    /// `kernels/binary.cu`: arithmetic with broadcasting, and comparisons.
+    Binary,
+    /// `kernels/cast.cu`: casts between every pair of dtypes, and strided copies.
+    Cast,
+    /// `kernels/reduce.cu`: sum, product, min, max and arg-reductions over rows.
+    Reduce,
+}
+
+/// The reductions `kernels/reduce.cu` defines, by kernel root.
+pub const REDUCTIONS: [&str; 6] = ["sum", "product", "max", "min", "argmax", "argmin"];
+
+const PRELUDE: &str = include_str!("../../../kernels/prelude.cuh");
+
+impl Module {
+    /// Every module.
+    pub const ALL: [Module; 4] = [Module::Unary, Module::Binary, Module::Cast, Module::Reduce];
+
+    /// The module as the launcher takes it: its name and its source function.
+    pub fn kernels(self) -> crate::device::cuda::KernelModule {
+        crate::device::cuda::KernelModule {
+            name: self.name(),
+            source: match self {
+                Module::Unary => || Module::Unary.source(),
+                Module::Binary => || Module::Binary.source(),
+                Module::Cast => || Module::Cast.source(),
+                Module::Reduce => || Module::Reduce.source(),
+            },
+        }
+    }
+
+    /// The module's name, for messages and NVRTC's program name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::Unary => "unary.cu",
+            Module::Binary => "binary.cu",
+            Module::Cast => "cast.cu",
+            Module::Reduce => "reduce.cu",
+        }
+    }
+
+    fn body(self) -> &'static str {
+        match self {
+            Module::Unary => include_str!("../../../kernels/unary.cu"),
+            Module::Binary => include_str!("../../../kernels/binary.cu"),
+            Module::Cast => include_str!("../../../kernels/cast.cu"),
+            Module::Reduce => include_str!("../../../kernels/reduce.cu"),
+        }
+    }
+
+    /// Every (instantiation line, symbol) pair of this module.
+    pub fn instances(self) -> Vec<(String, String)> {
+        let numeric = || Dtype::ALL.into_iter().filter(|&d| d != Dtype::Bool);
+        let mut v = Vec::new();
+        match self {
+            Module::Unary => {
+                for root in unary::float_ops::NAMES {
+                    v.extend(Dtype::ALL.map(|d| instance("UNARY", root, d, d, d.float_of())));
+                }
+                for root in unary::same_ops::NAMES {
+                    v.extend(numeric().map(|d| instance("UNARY", root, d, d, d)));
+                }
+            }
+            Module::Binary => {
+                for root in binary::ops::NAMES {
+                    v.extend(numeric().map(|d| instance("BINARY", root, d, d, d)));
+                }
+                for root in compare::NAMES {
+                    v.extend(Dtype::ALL.map(|d| instance("BINARY", root, d, d, Dtype::Bool)));
+                }
+            }
+            Module::Cast => {
+                for from in Dtype::ALL {
+                    let root = cast_root(from);
+                    v.extend(Dtype::ALL.map(|to| instance("CAST", &root, to, from, to)));
+                    v.push(instance("COPY", "copy", from, from, from));
+                }
+            }
+            Module::Reduce => {
+                for d in Dtype::ALL {
+                    v.push(instance("REDUCE", "sum", d, d, d.sum_of()));
+                    v.push(instance("REDUCE", "product", d, d, d.sum_of()));
+                    v.push(instance("REDUCE", "max", d, d, d));
+                    v.push(instance("REDUCE", "min", d, d, d));
+                    v.push(instance("REDUCE", "argmax", d, d, Dtype::Int64));
+                    v.push(instance("REDUCE", "argmin", d, d, Dtype::Int64));
+                }
+            }
+        }
+        v
+    }
+
+    /// The full NVRTC source: the prelude, the family's templates, then one line per kernel.
+    pub fn source(self) -> String {
+        let mut s = format!("{PRELUDE}\n{}\n", self.body());
+        for (line, _) in self.instances() {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// The symbol of kernel `root` for element type `T`: `symbol::<f32>("sin") == "sin_f32"`.
+pub fn symbol<T: Element>(root: &str) -> String {
+    format!("{root}_{}", T::KERNEL_SUFFIX)
+}
+
+/// The root of the casts from `from`: `cast_f32`, so `cast_f32_i64` casts f32 to i64.
+pub fn cast_root(from: Dtype) -> String {
+    format!("cast_{}", names(from).1)
+}
+
+/// `MACRO(root, suffix, T, O)` and its symbol `root_suffix`, with `suffix` the kernel suffix of
+/// `named`, `T` the CUDA type of `input` and `O` that of `output`.
+fn instance(mac: &str, root: &str, named: Dtype, input: Dtype, output: Dtype) -> (String, String) {
+    let sfx = names(named).1;
+    let line = format!(
+        "{mac}({root}, {sfx}, {}, {})",
+        names(input).0,
+        names(output).0
+    );
+    (line, format!("{root}_{sfx}"))
+}
+
+/// (CUDA type name, kernel suffix) of a dtype, read from its element type.
+fn names(d: Dtype) -> (&'static str, &'static str) {
+    fn of<T: Element>() -> (&'static str, &'static str) {
+        (T::CUDA_TYPE, T::KERNEL_SUFFIX)
+    }
+    match d {
+        Dtype::Float32 => of::<f32>(),
+        Dtype::Float64 => of::<f64>(),
+        Dtype::Float16 => of::<f16>(),
+        Dtype::Bfloat16 => of::<bf16>(),
+        Dtype::Int16 => of::<i16>(),
+        Dtype::Int32 => of::<i32>(),
+        Dtype::Int64 => of::<i64>(),
+        Dtype::UInt8 => of::<u8>(),
+        Dtype::Bool => of::<bool>(),
+    }
+}

@@ -1,0 +1,370 @@
+//! CUDA: kernel-table coverage and NVRTC compile checks (everywhere), the no-driver errors, and
+//! GPU results against the CPU (only where a device exists; otherwise they say they skipped).
+
+use crate::common::{assert_close, tol};
+use half::{bf16, f16};
+use typed_tensor::ops::cuda::table::{Module, REDUCTIONS, cast_root, symbol};
+use typed_tensor::ops::{binary, compare, unary};
+use typed_tensor::prelude::*;
+
+fn symbols(m: Module) -> Vec<String> {
+    m.instances().into_iter().map(|(_, s)| s).collect()
+}
+
+/// Every (op, dtype) pair that the typed CUDA API can name has an instantiation line.
+#[test]
+fn kernel_table_covers_the_typed_ops() {
+    fn check<T: Element>(numeric: bool) {
+        let has = |m: Module, s: String| assert!(symbols(m).contains(&s), "{s} missing from {m:?}");
+        for root in unary::float_ops::NAMES {
+            has(Module::Unary, symbol::<T>(root));
+        }
+        for root in compare::NAMES {
+            has(Module::Binary, symbol::<T>(root));
+        }
+        if numeric {
+            for root in unary::same_ops::NAMES.iter().chain(binary::ops::NAMES) {
+                let m = if unary::same_ops::NAMES.contains(root) {
+                    Module::Unary
+                } else {
+                    Module::Binary
+                };
+                has(m, symbol::<T>(root));
+            }
+        }
+        for root in REDUCTIONS {
+            has(Module::Reduce, symbol::<T>(root));
+        }
+        has(Module::Cast, symbol::<T>("copy"));
+        for d in Dtype::ALL {
+            has(
+                Module::Cast,
+                format!("{}_{}", cast_root(d), T::KERNEL_SUFFIX),
+            );
+        }
+    }
+    check::<f32>(true);
+    check::<f64>(true);
+    check::<f16>(true);
+    check::<bf16>(true);
+    check::<i16>(true);
+    check::<i32>(true);
+    check::<i64>(true);
+    check::<u8>(true);
+    check::<bool>(false);
+    // No symbol is instantiated twice.
+    for m in Module::ALL {
+        let mut s = symbols(m);
+        let n = s.len();
+        s.sort();
+        s.dedup();
+        assert_eq!(s.len(), n, "{m:?} instantiates a symbol twice");
+    }
+}
+
+/// True when NVRTC can be loaded; CI sets TYPED_TENSOR_REQUIRE_NVRTC=1 so that a missing
+/// library fails instead of skipping.
+#[cfg(feature = "cuda")]
+fn nvrtc_or_skip(test: &str) -> bool {
+    use typed_tensor::device::cuda::compile_ptx;
+    let present = compile_ptx(
+        "probe.cu",
+        "extern \"C\" __global__ void k() {}",
+        "compute_80",
+    )
+    .is_ok();
+    if !present {
+        assert!(
+            std::env::var("TYPED_TENSOR_REQUIRE_NVRTC").is_err(),
+            "{test}: TYPED_TENSOR_REQUIRE_NVRTC is set but NVRTC could not be loaded (LD_LIBRARY_PATH?)"
+        );
+        eprintln!("{test}: skipped, NVRTC (libnvrtc.so.13) not found");
+    }
+    present
+}
+
+/// Every module compiles for every element type, and every symbol of the table is an entry of
+/// the PTX. Fails if a kernel source breaks.
+#[cfg(feature = "cuda")]
+#[test]
+fn nvrtc_compiles_every_kernel() {
+    use typed_tensor::device::cuda::compile_ptx;
+    if !nvrtc_or_skip("nvrtc_compiles_every_kernel") {
+        return;
+    }
+    let mut total = 0;
+    for m in Module::ALL {
+        let ptx =
+            compile_ptx(m.name(), &m.source(), "compute_80").unwrap_or_else(|e| panic!("{e}"));
+        for s in symbols(m) {
+            assert!(
+                ptx.contains(&format!(".entry {s}(")),
+                "{s} is not in the PTX of {}",
+                m.name()
+            );
+            total += 1;
+        }
+    }
+    assert!(total > 400, "only {total} kernels");
+}
+
+/// A broken source is an `Err` carrying NVRTC's log, not a panic.
+#[cfg(feature = "cuda")]
+#[test]
+fn nvrtc_error_carries_the_log() {
+    use typed_tensor::device::cuda::compile_ptx;
+    if !nvrtc_or_skip("nvrtc_error_carries_the_log") {
+        return;
+    }
+    let e = compile_ptx(
+        "broken.cu",
+        "extern \"C\" __global__ void k() { undefined_name; }",
+        "compute_80",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("broken.cu") && e.contains("undefined_name"),
+        "{e}"
+    );
+}
+
+/// Without a device, opening one is a clear `Err`; with one, an absent ordinal says how many
+/// there are.
+#[test]
+fn cuda_new_errors_are_clear() {
+    let n = Cuda::device_count();
+    let e = Cuda::new(n + 2).unwrap_err().to_string();
+    if n == 0 {
+        assert!(
+            e.contains("no CUDA driver found")
+                || e.contains("not present")
+                || e.contains("no CUDA backend"),
+            "{e}"
+        );
+    } else {
+        let s = if n == 1 { "" } else { "s" };
+        assert!(
+            e.contains(&format!(
+                "device {} not present; {n} device{s} available",
+                n + 2
+            )),
+            "{e}"
+        );
+    }
+}
+
+fn gpu(test: &str) -> Option<Cuda> {
+    if Cuda::device_count() == 0 {
+        eprintln!("{test}: skipped, no CUDA device");
+        return None;
+    }
+    Some(Cuda::new(0).expect("device 0 opens"))
+}
+
+fn f64v<T: Element>(v: Vec<T>) -> Vec<f64> {
+    v.into_iter().map(|x| x.to_f64()).collect()
+}
+
+/// Values with NaN, infinities, zeros and negatives, as `T` (integers saturate).
+fn sample<T: Element>(n: usize) -> Vec<T> {
+    let special = [
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+    ];
+    (0..n)
+        .map(|i| {
+            let x = if i < special.len() {
+                special[i]
+            } else {
+                ((i * 37 % 101) as f64 - 50.0) / 7.0
+            };
+            T::from_f64(x)
+        })
+        .collect()
+}
+
+/// Element-wise ops, casts and reductions on the GPU equal the CPU's, for contiguous,
+/// transposed and broadcast inputs.
+#[test]
+fn gpu_matches_cpu() {
+    let Some(dev) = gpu("gpu_matches_cpu") else {
+        return;
+    };
+    fn run<T: NumElement>(dev: &Cuda) {
+        let d = T::DTYPE;
+        let rel = tol(d).max(tol(d.float_of())) * 4.0;
+        let a = Tensor::<T>::from_vec(sample::<T>(24), [4, 6]).unwrap();
+        let b = Tensor::<T>::from_vec(sample::<T>(30)[6..].to_vec(), [4, 6]).unwrap();
+        let (ga, gb) = (a.to_cuda(dev).unwrap(), b.to_cuda(dev).unwrap());
+        assert_eq!(ga.to_vec().unwrap(), a.to_vec(), "round trip {d}");
+        // Strided and broadcast layouts.
+        let at = a.t();
+        let gat = ga.t();
+        assert_eq!(
+            gat.try_contiguous().unwrap().to_vec().unwrap(),
+            at.to_vec(),
+            "copy {d}"
+        );
+        let row = b.narrow(0, 1, 1).unwrap();
+        let grow = gb.narrow(0, 1, 1).unwrap();
+        // Unary.
+        assert_close(
+            &f64v(ga.sin().unwrap().to_vec().unwrap()),
+            &f64v(a.sin().to_vec()),
+            rel,
+        );
+        assert_close(
+            &f64v(gat.exp().unwrap().to_vec().unwrap()),
+            &f64v(at.exp().to_vec()),
+            rel,
+        );
+        assert_close(
+            &f64v(ga.sqrt().unwrap().to_vec().unwrap()),
+            &f64v(a.sqrt().to_vec()),
+            rel,
+        );
+        assert_eq!(
+            gat.neg().unwrap().to_vec().unwrap(),
+            at.neg().to_vec(),
+            "neg {d}"
+        );
+        assert_close(
+            &f64v(ga.round().unwrap().to_vec().unwrap()),
+            &f64v(a.round().to_vec()),
+            0.0,
+        );
+        // Binary with broadcasting.
+        assert_close(
+            &f64v(ga.try_add(&grow).unwrap().to_vec().unwrap()),
+            &f64v(a.try_add(&row).unwrap().to_vec()),
+            rel,
+        );
+        assert_close(
+            &f64v(gat.try_mul(&gat).unwrap().to_vec().unwrap()),
+            &f64v(at.try_mul(&at).unwrap().to_vec()),
+            rel,
+        );
+        assert_close(
+            &f64v(ga.try_maximum(&gb).unwrap().to_vec().unwrap()),
+            &f64v(a.try_maximum(&b).unwrap().to_vec()),
+            0.0,
+        );
+        assert_eq!(
+            ga.try_lt(&grow).unwrap().to_vec().unwrap(),
+            a.try_lt(&row).unwrap().to_vec(),
+            "lt {d}"
+        );
+        let nz = Tensor::<T>::from_vec(vec![T::from_f64(3.0); 6], [6]).unwrap();
+        let gnz = nz.to_cuda(dev).unwrap();
+        assert_close(
+            &f64v(ga.try_remainder(&gnz).unwrap().to_vec().unwrap()),
+            &f64v(a.try_remainder(&nz).unwrap().to_vec()),
+            rel,
+        );
+        assert_close(
+            &f64v(ga.try_floor_divide(&gnz).unwrap().to_vec().unwrap()),
+            &f64v(a.try_floor_divide(&nz).unwrap().to_vec()),
+            rel,
+        );
+        if !d.is_float() {
+            let z = Tensor::<T>::zeros([6]).unwrap().to_cuda(dev).unwrap();
+            let ec = a.try_div(&z.to_cpu().unwrap()).unwrap_err().to_string();
+            let eg = ga
+                .try_div(&z)
+                .err()
+                .expect("integer division by zero is an Err")
+                .to_string();
+            assert_eq!(ec, eg);
+        }
+        // Casts.
+        assert_eq!(
+            ga.try_cast::<i32>().unwrap().to_vec().unwrap(),
+            a.cast::<i32>().to_vec(),
+            "cast {d}->i32"
+        );
+        assert_eq!(
+            gat.try_cast::<u8>().unwrap().to_vec().unwrap(),
+            at.cast::<u8>().to_vec(),
+            "cast {d}->u8"
+        );
+        assert_close(
+            &f64v(ga.try_cast::<f32>().unwrap().to_vec().unwrap()),
+            &f64v(a.cast::<f32>().to_vec()),
+            0.0,
+        );
+        // Reductions: every axis set, keepdim both ways, on the transposed view too.
+        let finite = Tensor::<T>::from_vec(sample::<T>(32)[8..].to_vec(), [2, 3, 4]).unwrap();
+        let gf = finite.to_cuda(dev).unwrap();
+        for axes in [&[][..], &[0], &[1], &[2], &[0, 2], &[-1, -2]] {
+            for keep in [false, true] {
+                let (c, g) = (finite.sum(axes, keep).unwrap(), gf.sum(axes, keep).unwrap());
+                assert_eq!(g.dims(), c.dims());
+                assert_close(&f64v(g.to_vec().unwrap()), &f64v(c.to_vec()), rel * 8.0);
+                assert_eq!(
+                    gf.argmax(axes, keep).unwrap().to_vec().unwrap(),
+                    finite.argmax(axes, keep).unwrap().to_vec()
+                );
+                assert_eq!(
+                    gf.argmin(axes, keep).unwrap().to_vec().unwrap(),
+                    finite.argmin(axes, keep).unwrap().to_vec()
+                );
+                assert_close(
+                    &f64v(gf.max(axes, keep).unwrap().to_vec().unwrap()),
+                    &f64v(finite.max(axes, keep).unwrap().to_vec()),
+                    0.0,
+                );
+            }
+        }
+        // NaN rules (first rows of `a` hold NaN and infinities for float types).
+        assert_eq!(
+            ga.argmax(&[1], false).unwrap().to_vec().unwrap(),
+            a.argmax(&[1], false).unwrap().to_vec()
+        );
+        assert_close(
+            &f64v(gat.max(&[0], false).unwrap().to_vec().unwrap()),
+            &f64v(at.max(&[0], false).unwrap().to_vec()),
+            0.0,
+        );
+        // Empty.
+        let e = Tensor::<T>::zeros([3, 0]).unwrap().to_cuda(dev).unwrap();
+        assert_eq!(
+            f64v(e.sum(&[1], false).unwrap().to_vec().unwrap()),
+            vec![0.0; 3]
+        );
+        assert!(e.max(&[1], false).is_err());
+    }
+    run::<f32>(&dev);
+    run::<f64>(&dev);
+    run::<f16>(&dev);
+    run::<bf16>(&dev);
+    run::<i16>(&dev);
+    run::<i32>(&dev);
+    run::<i64>(&dev);
+    run::<u8>(&dev);
+}
+
+/// A 2^24-element f32 sum on the GPU meets the CPU's accuracy bound against f64.
+#[test]
+fn gpu_sum_accuracy() {
+    let Some(dev) = gpu("gpu_sum_accuracy") else {
+        return;
+    };
+    manual_seed(7);
+    let a = Tensor::<f32>::rand([1 << 24]).unwrap();
+    let want: f64 = a.to_vec().iter().map(|&x| x as f64).sum();
+    let got = a
+        .to_cuda(&dev)
+        .unwrap()
+        .sum(&[], false)
+        .unwrap()
+        .to_vec()
+        .unwrap()[0] as f64;
+    assert!(((got - want) / want).abs() <= 1e-6, "{got} vs {want}");
+}
