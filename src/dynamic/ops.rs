@@ -506,3 +506,4 @@ impl DynTensor {
         dyn_each!(self, t => Ok(DynTensor::from(t.cumprod(axis)?)))
     }
 }
+mod combine;

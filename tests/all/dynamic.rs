@@ -492,3 +492,147 @@ fn dyn_shape_index_and_scan_ops() {
         vec![3, 6, 1, 5, 2, 4]
     );
 }
+
+// Outside the generic test: its `DynTensor: From<Tensor<T>>` bound would capture these.
+fn dyn_bool(t: Tensor<bool>) -> DynTensor {
+    DynTensor::from(t)
+}
+fn dyn_i64(t: Tensor<i64>) -> DynTensor {
+    DynTensor::from(t)
+}
+
+/// The shape, indexing, combining and linear-algebra forms dispatch to the typed ops: results
+/// are bit-identical, for every dtype each op accepts.
+fn agree_combine<T: NumElement>()
+where
+    DynTensor: From<Tensor<T>>,
+{
+    let vals: Vec<f64> = (0..12).map(|i| ((i * 5 % 12) as f64) * 0.5 - 2.0).collect();
+    let t = tensor::<T>(&vals, &[3, 4]);
+    let d = DynTensor::from(t.clone());
+    let same = |a: &DynTensor, b: &Tensor<T>| {
+        assert_eq!((a.dtype(), a.shape().dims()), (T::DTYPE, b.dims()));
+        assert_eq!(bits_d(a), bits_t(b));
+    };
+    for (a, b) in d
+        .split(&[1, 3], 1)
+        .unwrap()
+        .iter()
+        .zip(t.split(&[1, 3], 1).unwrap())
+    {
+        same(a, &b);
+    }
+    for (a, b) in d.chunk(2, 0).unwrap().iter().zip(t.chunk(2, 0).unwrap()) {
+        same(a, &b);
+    }
+    let sl = [Slice::from(1..), Slice::all().step(-2)];
+    same(&d.slice(&sl).unwrap(), &t.slice(&sl).unwrap());
+    same(&d.flip(&[0, 1]).unwrap(), &t.flip(&[0, 1]).unwrap());
+    same(
+        &d.broadcast_to([2, 3, 4]).unwrap(),
+        &t.broadcast_to([2, 3, 4]).unwrap(),
+    );
+    same(&d.unsqueeze(0).unwrap().squeeze_dims(&[0]).unwrap(), &t);
+    same(&d.diagonal(1).unwrap(), &t.diagonal(1).unwrap());
+    same(&d.roll(5, -1).unwrap(), &t.roll(5, -1).unwrap());
+    same(&d.tile(&[2, 1]).unwrap(), &t.tile(&[2, 1]).unwrap());
+    same(&d.repeat(&[1, 2]).unwrap(), &t.repeat(&[1, 2]).unwrap());
+    same(
+        &d.repeat_interleave(2, 0).unwrap(),
+        &t.repeat_interleave(2, 0).unwrap(),
+    );
+    same(&d.tril(0).unwrap(), &t.tril(0).unwrap());
+    same(&d.triu(1).unwrap(), &t.triu(1).unwrap());
+    same(&d.diag(0).unwrap(), &t.diag(0).unwrap());
+    let row = t.narrow(0, 0, 1).unwrap().squeeze();
+    let drow = DynTensor::from(row.clone());
+    same(&drow.diag_embed().unwrap(), &row.diag_embed().unwrap());
+    same(
+        &d.pad(&[(1, 0), (0, 2)], 7).unwrap(),
+        &t.pad(&[(1, 0), (0, 2)], T::from_f64(7.0)).unwrap(),
+    );
+    let mask = t.gt_scalar(T::ZERO);
+    same(
+        &d.masked_fill(&dyn_bool(mask.clone()), 3.0).unwrap(),
+        &t.masked_fill(&mask, T::from_f64(3.0)).unwrap(),
+    );
+    assert!(d.masked_fill(&d, 1).is_err(), "the mask must be Bool");
+    assert_eq!(
+        bits_d(&d.argsort(1, true).unwrap()),
+        bits_t(&t.argsort(1, true).unwrap())
+    );
+    let idx = Tensor::<i64>::from_vec(vec![2, 0, 2], [3]).unwrap();
+    let didx = dyn_i64(idx.clone());
+    same(&d.take(1, &didx).unwrap(), &t.take(1, &idx).unwrap());
+    let gi = Tensor::<i64>::from_vec(vec![0, 1, 2, 0], [1, 4]).unwrap();
+    let src = t.narrow(0, 0, 1).unwrap().contiguous();
+    same(
+        &d.scatter_add(0, &dyn_i64(gi.clone()), &DynTensor::from(src.clone()))
+            .unwrap(),
+        &t.scatter_add(0, &gi, &src).unwrap(),
+    );
+    assert!(
+        d.scatter_add(0, &dyn_i64(gi), &d.to_dtype(Dtype::Bool))
+            .is_err()
+    );
+    assert_eq!(
+        bits_d(&d.var(&[1], 0, false).unwrap()),
+        bits_t(&t.var(&[1], 0, false).unwrap())
+    );
+    assert_eq!(
+        bits_d(&d.std(&[0], 2, true).unwrap()),
+        bits_t(&t.std(&[0], 2, true).unwrap())
+    );
+    assert_eq!(
+        bits_d(&d.norm(1.0, &[1], false).unwrap()),
+        bits_t(&t.norm(1.0, &[1], false).unwrap())
+    );
+    let tt = t.t().contiguous();
+    let dt = DynTensor::from(tt.clone());
+    same(
+        &d.tensordot(&dt, &[1], &[0]).unwrap(),
+        &t.tensordot(&tt, &[1], &[0]).unwrap(),
+    );
+    same(&drow.dot(&drow).unwrap(), &row.dot(&row).unwrap());
+    same(&drow.outer(&drow).unwrap(), &row.outer(&row).unwrap());
+    assert!(d.dot(&d.to_dtype(Dtype::Float64)).is_err() || T::DTYPE == Dtype::Float64);
+    // Factorizations on a well-conditioned matrix (the identity plus a small perturbation).
+    let sq: Vec<f64> = (0..9)
+        .map(|i| if i % 4 == 0 { 4.0 } else { (i % 3) as f64 })
+        .collect();
+    let m = tensor::<T>(&sq, &[3, 3]);
+    let dm = DynTensor::from(m.clone());
+    assert_eq!(
+        bits_d(&dm.inverse().unwrap()),
+        bits_t(&m.inverse().unwrap())
+    );
+    assert_eq!(
+        bits_d(&dm.solve(&dm).unwrap()),
+        bits_t(&m.solve(&m).unwrap())
+    );
+    assert_eq!(bits_d(&dm.pinv().unwrap()), bits_t(&m.pinv().unwrap()));
+    let (u, s, vh) = dm.svd().unwrap();
+    let (tu, ts, tvh) = m.svd().unwrap();
+    assert_eq!(
+        (bits_d(&u), bits_d(&s), bits_d(&vh)),
+        (bits_t(&tu), bits_t(&ts), bits_t(&tvh))
+    );
+    let sym = m.try_add(&m.t()).unwrap();
+    let (w, v) = DynTensor::from(sym.clone()).eigh().unwrap();
+    let (tw, tv) = sym.eigh().unwrap();
+    assert_eq!((bits_d(&w), bits_d(&v)), (bits_t(&tw), bits_t(&tv)));
+}
+
+#[test]
+fn dynamic_combine_and_linalg_agree_with_typed() {
+    for_types!(agree_combine: f32, f64, f16, bf16, i16, i32, i64, u8);
+    let b = DynTensor::from_vec(vec![true, false, true, true], [2, 2], DeviceIndex::cpu()).unwrap();
+    assert_eq!(
+        b.flip(&[1]).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, true, true, true]
+    );
+    assert!(
+        b.inverse().is_err() && b.dot(&b).is_err(),
+        "bool has no linear algebra"
+    );
+}

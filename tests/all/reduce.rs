@@ -337,3 +337,51 @@ fn large_float_sum_is_accurate() {
     let best = row0.iter().cloned().fold(f32::MIN, f32::max);
     assert_eq!(row0[am[0] as usize], best);
 }
+
+/// Column reductions of tall matrices go through the four-rows-per-pass strip path, split into
+/// row bands across threads: sums, products and arg-reductions (NaN, ties) against a scalar
+/// reference, contiguous and as a column slice of a wider matrix, for every dtype.
+fn long_columns<T: Element>() {
+    let (rows, cols) = (1003, 70);
+    let mut seed = 11u64;
+    let mut v: Vec<f64> = (0..rows * 2 * cols)
+        .map(|_| (lcg(&mut seed) * 8.0).floor() - 3.0)
+        .collect();
+    if T::DTYPE.is_float() {
+        v[5 * 2 * cols + 3] = f64::NAN; // column 3, row 5
+        v[(rows - 1) * 2 * cols + 7] = f64::NAN; // column 7, last row
+        v[2 * cols + 9] = f64::INFINITY;
+    }
+    let wide = tensor::<T>(&v, &[rows, 2 * cols]);
+    for t in [
+        wide.narrow(1, 0, cols).unwrap().contiguous(),
+        wide.narrow(1, cols / 2, cols).unwrap(),
+    ] {
+        let x = f64s(&t);
+        let col = |c: usize| (0..rows).map(|r| x[r * cols + c]).collect::<Vec<f64>>();
+        let want_sum: Vec<f64> = (0..cols).map(|c| col(c).iter().sum()).collect();
+        let got = t.sum(&[0], false).unwrap();
+        assert_close(&f64s(&got), &want_sum, tol(T::DTYPE).max(1e-12) * 4.0);
+        let want_arg: Vec<i64> = (0..cols)
+            .map(|c| {
+                let xs = col(c);
+                if let Some(i) = xs.iter().position(|x| x.is_nan()) {
+                    return i as i64;
+                }
+                let m = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                xs.iter().position(|&x| x == m).unwrap() as i64
+            })
+            .collect();
+        assert_eq!(
+            t.argmax(&[0], false).unwrap().to_vec(),
+            want_arg,
+            "{}",
+            T::DTYPE
+        );
+    }
+}
+
+#[test]
+fn long_column_reductions_every_dtype() {
+    for_types!(long_columns: f32, f64, f16, bf16, i16, i32, i64, u8);
+}

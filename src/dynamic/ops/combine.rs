@@ -1,0 +1,160 @@
+//! `DynTensor` forms of the shape, indexing, combining and linear-algebra ops (issue 5's
+//! list), each a dispatch to the typed op of the same name: no kernel is written twice.
+
+use super::{index_of, not_numeric, pair_mismatch};
+use crate::dtype::Dtype;
+use crate::dynamic::{DynTensor, Scalar};
+use crate::error::Result;
+use crate::shape::Shape;
+use crate::tensor::Slice;
+
+fn all(v: Vec<impl Into<DynTensor>>) -> Vec<DynTensor> {
+    v.into_iter().map(Into::into).collect()
+}
+
+impl DynTensor {
+    /// Splits `axis` into pieces of `sizes` (see [`crate::Tensor::split`]); views.
+    pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.split(sizes, axis)?)))
+    }
+    /// Splits `axis` into `n` near-equal pieces (PyTorch `chunk`); views.
+    pub fn chunk(&self, n: usize, axis: i64) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.chunk(n, axis)?)))
+    }
+    /// NumPy basic slicing, a start/stop/step per leading dimension (a view).
+    pub fn slice(&self, slices: &[Slice]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.slice(slices)?.into()))
+    }
+    /// Reverses the order along `axes` (a view with negative strides).
+    pub fn flip(&self, axes: &[i64]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.flip(axes)?.into()))
+    }
+    /// Stretches size-1 dimensions to `shape` (a view with zero strides).
+    pub fn broadcast_to(&self, shape: impl Into<Shape>) -> Result<DynTensor> {
+        let shape = shape.into();
+        dyn_each!(self, t => Ok(t.broadcast_to(shape.clone())?.into()))
+    }
+    /// Removes the listed size-1 dimensions (a view).
+    pub fn squeeze_dims(&self, dims: &[i64]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.squeeze_dims(dims)?.into()))
+    }
+    /// The `offset`-th diagonal of the last two dimensions (a view).
+    pub fn diagonal(&self, offset: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.diagonal(offset)?.into()))
+    }
+    /// Rolls elements by `shift` along `axis`, wrapping around (NumPy `roll`).
+    pub fn roll(&self, shift: i64, axis: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.roll(shift, axis)?.into()))
+    }
+    /// Repeats the whole tensor `reps` times per dimension (NumPy `tile`).
+    pub fn tile(&self, reps: &[usize]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.tile(reps)?.into()))
+    }
+    /// PyTorch `repeat` (the same as [`DynTensor::tile`]).
+    pub fn repeat(&self, reps: &[usize]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.repeat(reps)?.into()))
+    }
+    /// Repeats each element `n` times along `axis`.
+    pub fn repeat_interleave(&self, n: usize, axis: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.repeat_interleave(n, axis)?.into()))
+    }
+    /// Zeroes the elements above the `k`-th diagonal of the last two dimensions.
+    pub fn tril(&self, k: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.tril(k)?.into()))
+    }
+    /// Zeroes the elements below the `k`-th diagonal of the last two dimensions.
+    pub fn triu(&self, k: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.triu(k)?.into()))
+    }
+    /// NumPy `diag`: a 1-d input becomes a diagonal matrix, a 2-d one gives its `k`-th diagonal.
+    pub fn diag(&self, k: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.diag(k)?.into()))
+    }
+    /// Each last-dimension vector becomes a diagonal matrix (PyTorch `diag_embed`).
+    pub fn diag_embed(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.diag_embed()?.into()))
+    }
+    /// Pads each dimension with `(before, after)` copies of `value`, converted to the dtype.
+    pub fn pad(&self, pads: &[(usize, usize)], value: impl Into<Scalar>) -> Result<DynTensor> {
+        let v = value.into();
+        dyn_each!(self, t => Ok(t.pad(pads, v.to())?.into()))
+    }
+    /// `value` (converted to the dtype) where the Bool `mask` is true, broadcasting the mask.
+    pub fn masked_fill(&self, mask: &DynTensor, value: impl Into<Scalar>) -> Result<DynTensor> {
+        let DynTensor::Bool(m) = mask else {
+            return Err(pair_mismatch("masked_fill", Dtype::Bool, mask.dtype()));
+        };
+        let v = value.into();
+        dyn_each!(self, t => Ok(t.masked_fill(m, v.to())?.into()))
+    }
+    /// Int64 indices that sort `axis` (stable).
+    pub fn argsort(&self, axis: i64, descending: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.argsort(axis, descending)?.into()))
+    }
+    /// NumPy `take` along `axis` with Int64 `indices`.
+    pub fn take(&self, axis: i64, indices: &DynTensor) -> Result<DynTensor> {
+        let i = index_of("take", indices)?;
+        dyn_each!(self, t => Ok(t.take(axis, i)?.into()))
+    }
+    /// A copy with `src` added at Int64 `index` along `axis` (PyTorch `scatter_add`); `src`
+    /// must have this tensor's dtype.
+    pub fn scatter_add(&self, axis: i64, index: &DynTensor, src: &DynTensor) -> Result<DynTensor> {
+        let i = index_of("scatter_add", index)?;
+        pair!(self, src, "scatter_add", t, s => Ok(t.scatter_add(axis, i, s)?.into()), bool: Err(not_numeric("scatter_add")))
+    }
+    /// Variance over `axes` dividing by `n - correction` (PyTorch; NumPy's `ddof`).
+    pub fn var(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.var(axes, correction, keepdim)?.into()))
+    }
+    /// Standard deviation, the square root of [`DynTensor::var`].
+    pub fn std(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.std(axes, correction, keepdim)?.into()))
+    }
+    /// The `p`-norm over `axes` (Frobenius for `p = 2` over a matrix), as a float dtype.
+    pub fn norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.norm(p, axes, keepdim)?.into()))
+    }
+    /// Contracts `axes_a` of `self` with `axes_b` of `other` (NumPy `tensordot`).
+    pub fn tensordot(
+        &self,
+        other: &DynTensor,
+        axes_a: &[i64],
+        axes_b: &[i64],
+    ) -> Result<DynTensor> {
+        pair!(self, other, "tensordot", a, b => Ok(a.tensordot(b, axes_a, axes_b)?.into()), bool: Err(not_numeric("tensordot")))
+    }
+    /// The inner product of two 1-d tensors.
+    pub fn dot(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "dot", a, b => Ok(a.dot(b)?.into()), bool: Err(not_numeric("dot")))
+    }
+    /// The outer product of two 1-d tensors.
+    pub fn outer(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "outer", a, b => Ok(a.outer(b)?.into()), bool: Err(not_numeric("outer")))
+    }
+    /// Inverse of each square matrix in `(..., n, n)`; integers promote like `sin`.
+    pub fn inverse(&self) -> Result<DynTensor> {
+        numeric!(self, "inverse", t => Ok(t.inverse()?.into()))
+    }
+    /// Solves `self · x = b` for each matrix; `b` must have this tensor's dtype.
+    pub fn solve(&self, b: &DynTensor) -> Result<DynTensor> {
+        pair!(self, b, "solve", a, b => Ok(a.solve(b)?.into()), bool: Err(not_numeric("solve")))
+    }
+    /// Thin SVD `(u, s, vh)` of each matrix (NumPy `full_matrices=False`).
+    pub fn svd(&self) -> Result<(DynTensor, DynTensor, DynTensor)> {
+        numeric!(self, "svd", t => {
+            let (u, s, vh) = t.svd()?;
+            Ok((u.into(), s.into(), vh.into()))
+        })
+    }
+    /// Moore-Penrose pseudo-inverse of each matrix.
+    pub fn pinv(&self) -> Result<DynTensor> {
+        numeric!(self, "pinv", t => Ok(t.pinv()?.into()))
+    }
+    /// Eigenvalues (ascending) and eigenvectors of each symmetric matrix (lower triangle).
+    pub fn eigh(&self) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "eigh", t => {
+            let (w, v) = t.eigh()?;
+            Ok((w.into(), v.into()))
+        })
+    }
+}
