@@ -1,7 +1,7 @@
 //! The kernel table: which kernels each module in `kernels/` instantiates, and their names.
 //!
 //! A kernel's symbol is `<root>_<suffix>`: the op's root (its `NAME`, e.g. `sin`) and the
-//! element type's [`Element::KERNEL_SUFFIX`]. [`instance`] builds both the instantiation line
+//! element type's [`Element::KERNEL_SUFFIX`]. `instance` builds both the instantiation line
 //! appended to the module source and the symbol looked up at launch, so the Rust and CUDA names
 //! cannot drift. The dtype sets below match the typed API's bounds (float-valued unary ops and
 //! comparisons on every dtype, arithmetic on the numeric ones), so every (op, dtype) pair that
