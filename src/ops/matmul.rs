@@ -14,6 +14,76 @@ use crate::shape::{Layout, Shape, broadcast_shapes};
 use crate::tensor::{Tensor, try_read};
 use rayon::prelude::*;
 
+/// NumPy's `matmul` shape rule, shared by the CPU and CUDA backends.
+pub(crate) struct MatmulDims {
+    /// Rows of the left matrices.
+    pub m: usize,
+    /// The contracted dimension.
+    pub k: usize,
+    /// Columns of the right matrices.
+    pub n: usize,
+    /// The broadcast batch shape (all but the last two dimensions).
+    pub batch: Shape,
+    /// The result's dimensions (a 1-d operand's dimension removed).
+    pub out: Vec<usize>,
+}
+
+/// Checks `a @ b` and returns its dimensions: a 1-d left operand is a row vector, a 1-d right
+/// one a column vector, and the batch dimensions broadcast.
+///
+/// # Errors
+/// `ShapeMismatch` naming both shapes when an operand is 0-d, the inner dimensions differ, or
+/// the batch dimensions do not broadcast.
+pub(crate) fn matmul_dims(a: &Shape, b: &Shape) -> Result<MatmulDims> {
+    let bad = |msg: &str| Error::ShapeMismatch {
+        op: "matmul",
+        lhs: a.clone(),
+        rhs: b.clone(),
+        msg: msg.into(),
+    };
+    let (da, db) = (a.dims(), b.dims());
+    if da.is_empty() || db.is_empty() {
+        return Err(bad("both operands need at least one dimension"));
+    }
+    let da: Vec<usize> = if da.len() == 1 {
+        vec![1, da[0]]
+    } else {
+        da.to_vec()
+    };
+    let db: Vec<usize> = if db.len() == 1 {
+        vec![db[0], 1]
+    } else {
+        db.to_vec()
+    };
+    let (ra, rb) = (da.len(), db.len());
+    let (m, k, k2, n) = (da[ra - 2], da[ra - 1], db[rb - 2], db[rb - 1]);
+    if k != k2 {
+        return Err(bad(&format!(
+            "the last dimension of the left operand ({k}) must equal the second-to-last of the right ({k2})"
+        )));
+    }
+    let batch = broadcast_shapes(
+        "matmul",
+        &Shape::new(da[..ra - 2].to_vec()),
+        &Shape::new(db[..rb - 2].to_vec()),
+    )
+    .map_err(|_| bad("the batch dimensions (all but the last two) do not broadcast"))?;
+    let mut out = batch.dims().to_vec();
+    if a.ndim() > 1 {
+        out.push(m);
+    }
+    if b.ndim() > 1 {
+        out.push(n);
+    }
+    Ok(MatmulDims {
+        m,
+        k,
+        n,
+        batch,
+        out,
+    })
+}
+
 impl<T: NumElement> Tensor<T, Cpu> {
     /// The matrix product (NumPy `matmul`, the seed's `matmul`): 2-d × 2-d is `(m, k) · (k, n)
     /// → (m, n)`; for N-d operands the last two dimensions are matrices and the earlier ones
@@ -26,15 +96,19 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// or the batch dimensions do not broadcast.
     pub fn matmul(&self, other: &Self) -> Result<Self> {
         let op = "matmul";
+        let MatmulDims {
+            m,
+            k,
+            n,
+            batch,
+            out: dims,
+        } = matmul_dims(self.shape(), other.shape())?;
         let bad = |msg: &str| Error::ShapeMismatch {
             op,
             lhs: self.shape().clone(),
             rhs: other.shape().clone(),
             msg: msg.into(),
         };
-        if self.ndim() == 0 || other.ndim() == 0 {
-            return Err(bad("both operands need at least one dimension"));
-        }
         let a = if self.ndim() == 1 {
             self.unsqueeze(0)?
         } else {
@@ -46,17 +120,6 @@ impl<T: NumElement> Tensor<T, Cpu> {
             other.clone()
         };
         let (ra, rb) = (a.ndim(), b.ndim());
-        let (m, k) = (a.dims()[ra - 2], a.dims()[ra - 1]);
-        let (k2, n) = (b.dims()[rb - 2], b.dims()[rb - 1]);
-        if k != k2 {
-            return Err(bad(&format!(
-                "the last dimension of the left operand ({k}) must equal the second-to-last of the right ({k2})"
-            )));
-        }
-        let batch_a = Shape::new(a.dims()[..ra - 2].to_vec());
-        let batch_b = Shape::new(b.dims()[..rb - 2].to_vec());
-        let batch = broadcast_shapes(op, &batch_a, &batch_b)
-            .map_err(|_| bad("the batch dimensions (all but the last two) do not broadcast"))?;
         let sub = |t: &Tensor<T, Cpu>, r: usize| Layout {
             shape: Shape::new(t.dims()[..r - 2].to_vec()),
             strides: t.stride()[..r - 2].to_vec(),
@@ -100,13 +163,6 @@ impl<T: NumElement> Tensor<T, Cpu> {
             }
         }
         drop((ga, gb));
-        let mut dims = batch.dims().to_vec();
-        if self.ndim() > 1 {
-            dims.push(m);
-        }
-        if other.ndim() > 1 {
-            dims.push(n);
-        }
         Ok(Tensor::from_buf(out, Shape::new(dims)))
     }
 

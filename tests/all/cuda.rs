@@ -35,6 +35,9 @@ fn kernel_table_covers_the_typed_ops() {
         for root in REDUCTIONS {
             has(Module::Reduce, symbol::<T>(root));
         }
+        if numeric && !T::DTYPE.is_float() {
+            has(Module::Matmul, symbol::<T>("matmul"));
+        }
         has(Module::Cast, symbol::<T>("copy"));
         for d in Dtype::ALL {
             has(
@@ -331,6 +334,38 @@ fn gpu_matches_cpu() {
             &f64v(gat.max(&[0], false).unwrap().to_vec().unwrap()),
             &f64v(at.max(&[0], false).unwrap().to_vec()),
             0.0,
+        );
+        // matmul: 2-d, transposed operand, broadcast batch, 1-d operands.
+        let x = Tensor::<T>::from_vec(
+            (0..24).map(|i| T::from_f64((i % 5) as f64 - 2.0)).collect(),
+            [2, 3, 4],
+        )
+        .unwrap();
+        let y = Tensor::<T>::from_vec(
+            (0..20).map(|i| T::from_f64((i % 7) as f64 - 3.0)).collect(),
+            [4, 5],
+        )
+        .unwrap();
+        let (gx, gy) = (x.to_cuda(dev).unwrap(), y.to_cuda(dev).unwrap());
+        let mm = |g: Tensor<T, Cuda>, c: Tensor<T>| {
+            assert_eq!(g.dims(), c.dims(), "matmul dims {d}");
+            assert_close(&f64v(g.to_vec().unwrap()), &f64v(c.to_vec()), rel * 16.0);
+        };
+        mm(gx.matmul(&gy).unwrap(), x.matmul(&y).unwrap());
+        mm(gy.t().matmul(&gy).unwrap(), y.t().matmul(&y).unwrap());
+        let v = y.narrow(1, 0, 1).unwrap().squeeze();
+        mm(
+            gx.matmul(&v.to_cuda(dev).unwrap()).unwrap(),
+            x.matmul(&v).unwrap(),
+        );
+        mm(
+            v.to_cuda(dev).unwrap().matmul(&gy).unwrap(),
+            v.matmul(&y).unwrap(),
+        );
+        assert_eq!(
+            gx.matmul(&gx).err().map(|e| e.to_string()),
+            x.matmul(&x).err().map(|e| e.to_string()),
+            "shape errors match"
         );
         // Empty.
         let e = Tensor::<T>::zeros([3, 0]).unwrap().to_cuda(dev).unwrap();

@@ -1,8 +1,10 @@
 //! The cudarc side: contexts, buffers, NVRTC compilation with a per-device module cache, and
 //! one non-generic launcher.
 
-use super::{Arg, KernelModule};
+use super::{Arg, GemmDtype, KernelModule};
 use crate::error::{Error, Result};
+use cudarc::cublas::{CudaBlas, sys as blas};
+use cudarc::driver::DevicePtr;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
@@ -19,6 +21,7 @@ pub struct Context {
     stream: Arc<CudaStream>,
     arch: String,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    blas: Mutex<Option<Arc<CudaBlas>>>,
 }
 
 fn driver_err(op: &'static str, what: impl std::fmt::Display) -> Error {
@@ -72,6 +75,7 @@ pub fn open(ordinal: usize) -> Result<Arc<Context>> {
         ctx,
         arch: format!("compute_{major}{minor}"),
         modules: Mutex::new(HashMap::new()),
+        blas: Mutex::new(None),
     });
     cache.push((ordinal, c.clone()));
     Ok(c)
@@ -205,5 +209,110 @@ impl Context {
         unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(|e| driver_err("launch", format!("kernel {symbol}: {e}")))
+    }
+
+    /// The cuBLAS handle on this context's stream, created on first use.
+    fn blas(&self) -> Result<Arc<CudaBlas>> {
+        let mut b = self.blas.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = b.as_ref() {
+            return Ok(h.clone());
+        }
+        // SAFETY: only tries to dlopen libcublas; cudarc panics on a call without it.
+        if !unsafe { blas::is_culib_present() } {
+            return Err(driver_err(
+                "matmul",
+                "the cuBLAS library (libcublas.so.13) was not found; install the CUDA toolkit's \
+                 cuBLAS or the nvidia-cublas wheel and put it on LD_LIBRARY_PATH",
+            ));
+        }
+        let h = Arc::new(CudaBlas::new(self.stream.clone()).map_err(|e| driver_err("matmul", e))?);
+        *b = Some(h.clone());
+        Ok(h)
+    }
+
+    /// `batch` row-major products `c[i] = a[i] · b[i]` of `(m, k)` and `(k, n)` contiguous
+    /// matrices through `cublasGemmStridedBatchedEx`; `a_off`/`b_off` are element offsets.
+    /// f16 and bf16 accumulate in f32. Row-major C is column-major Cᵀ = Bᵀ·Aᵀ, so the
+    /// operands are passed swapped.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm(
+        &self,
+        dt: GemmDtype,
+        (batch, m, n, k): (usize, usize, usize, usize),
+        a: &Buffer,
+        a_off: usize,
+        b: &Buffer,
+        b_off: usize,
+        c: &Buffer,
+    ) -> Result<()> {
+        use blas::cublasComputeType_t::{CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_64F};
+        use blas::cudaDataType_t::{CUDA_R_16BF, CUDA_R_16F, CUDA_R_32F, CUDA_R_64F};
+        let too_big = |x: usize| {
+            i32::try_from(x).map_err(|_| {
+                driver_err(
+                    "matmul",
+                    format!("dimension {x} exceeds cuBLAS's i32 range"),
+                )
+            })
+        };
+        let (bi, mi, ni, ki) = (too_big(batch)?, too_big(m)?, too_big(n)?, too_big(k)?);
+        let (ty, compute, size) = match dt {
+            GemmDtype::F32 => (CUDA_R_32F, CUBLAS_COMPUTE_32F, 4),
+            GemmDtype::F64 => (CUDA_R_64F, CUBLAS_COMPUTE_64F, 8),
+            GemmDtype::F16 => (CUDA_R_16F, CUBLAS_COMPUTE_32F, 2),
+            GemmDtype::Bf16 => (CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2),
+        };
+        let h = self.blas()?;
+        let (one32, zero32, one64, zero64) = (1f32, 0f32, 1f64, 0f64);
+        let (alpha, beta) = if matches!(dt, GemmDtype::F64) {
+            (
+                &one64 as *const f64 as *const _,
+                &zero64 as *const f64 as *const _,
+            )
+        } else {
+            (
+                &one32 as *const f32 as *const _,
+                &zero32 as *const f32 as *const _,
+            )
+        };
+        let (pa, _ra) = a.device_ptr(&self.stream);
+        let (pb, _rb) = b.device_ptr(&self.stream);
+        let (pc, _rc) = c.device_ptr(&self.stream);
+        let (pa, pb) = (pa + (a_off * size) as u64, pb + (b_off * size) as u64);
+        // SAFETY: the caller sized a, b and c for `batch` contiguous matrices of these shapes
+        // after the offsets; alpha and beta live until the call returns.
+        unsafe {
+            cudarc::cublas::result::gemm_strided_batched_ex(
+                *h.handle(),
+                blas::cublasOperation_t::CUBLAS_OP_N,
+                blas::cublasOperation_t::CUBLAS_OP_N,
+                ni,
+                mi,
+                ki,
+                alpha,
+                pb as *const _,
+                ty,
+                ni,
+                (k * n) as i64,
+                pa as *const _,
+                ty,
+                ki,
+                (m * k) as i64,
+                beta,
+                pc as *mut _,
+                ty,
+                ni,
+                (m * n) as i64,
+                bi,
+                compute,
+                blas::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(|e| {
+            driver_err(
+                "matmul",
+                format!("cublasGemmStridedBatchedEx ({dt:?}): {e:?}"),
+            )
+        })
     }
 }

@@ -40,6 +40,19 @@ mod driver {
         pub fn download(&self, _buf: &Buffer) -> Result<Vec<u8>> {
             match *self {}
         }
+        #[allow(clippy::too_many_arguments)]
+        pub fn gemm(
+            &self,
+            _dt: super::GemmDtype,
+            _dims: (usize, usize, usize, usize),
+            _a: &Buffer,
+            _a_off: usize,
+            _b: &Buffer,
+            _b_off: usize,
+            _c: &Buffer,
+        ) -> Result<()> {
+            match *self {}
+        }
         pub fn launch(
             &self,
             _m: super::KernelModule,
@@ -68,6 +81,19 @@ pub struct KernelModule {
     pub name: &'static str,
     /// The source with the prelude and every instantiation line.
     pub source: fn() -> String,
+}
+
+/// The float dtypes cuBLAS multiplies (16-bit ones accumulate in f32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GemmDtype {
+    /// f32 in, f32 compute.
+    F32,
+    /// f64 in, f64 compute.
+    F64,
+    /// f16 in, f32 compute.
+    F16,
+    /// bf16 in, f32 compute.
+    Bf16,
 }
 
 /// One argument of a kernel launch, in the order of the kernel's parameters.

@@ -5,6 +5,7 @@
 //! (allocation, compilation and launch can fail); results match the CPU's within float
 //! tolerance (sums are reordered), and integer division by zero is the CPU's `Err`.
 
+mod matmul;
 pub mod table;
 
 use super::binary::BinaryOp;

@@ -22,6 +22,8 @@ pub enum Module {
     Cast,
     /// `kernels/reduce.cu`: sum, product, min, max and arg-reductions over rows.
     Reduce,
+    /// `kernels/matmul.cu`: integer matmul (floats use cuBLAS).
+    Matmul,
 }
 
 /// The reductions `kernels/reduce.cu` defines, by kernel root.
@@ -31,7 +33,13 @@ const PRELUDE: &str = include_str!("../../../kernels/prelude.cuh");
 
 impl Module {
     /// Every module.
-    pub const ALL: [Module; 4] = [Module::Unary, Module::Binary, Module::Cast, Module::Reduce];
+    pub const ALL: [Module; 5] = [
+        Module::Unary,
+        Module::Binary,
+        Module::Cast,
+        Module::Reduce,
+        Module::Matmul,
+    ];
 
     /// The module as the launcher takes it: its name and its source function.
     pub fn kernels(self) -> crate::device::cuda::KernelModule {
@@ -42,6 +50,7 @@ impl Module {
                 Module::Binary => || Module::Binary.source(),
                 Module::Cast => || Module::Cast.source(),
                 Module::Reduce => || Module::Reduce.source(),
+                Module::Matmul => || Module::Matmul.source(),
             },
         }
     }
@@ -53,6 +62,7 @@ impl Module {
             Module::Binary => "binary.cu",
             Module::Cast => "cast.cu",
             Module::Reduce => "reduce.cu",
+            Module::Matmul => "matmul.cu",
         }
     }
 
@@ -62,6 +72,7 @@ impl Module {
             Module::Binary => include_str!("../../../kernels/binary.cu"),
             Module::Cast => include_str!("../../../kernels/cast.cu"),
             Module::Reduce => include_str!("../../../kernels/reduce.cu"),
+            Module::Matmul => include_str!("../../../kernels/matmul.cu"),
         }
     }
 
@@ -102,6 +113,10 @@ impl Module {
                     v.push(instance("REDUCE", "argmax", d, d, Dtype::Int64));
                     v.push(instance("REDUCE", "argmin", d, d, Dtype::Int64));
                 }
+            }
+            Module::Matmul => {
+                let ints = numeric().filter(|d| !d.is_float());
+                v.extend(ints.map(|d| instance("MATMUL", "matmul", d, d, d)));
             }
         }
         v

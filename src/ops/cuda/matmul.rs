@@ -1,0 +1,113 @@
+//! `matmul` on `Tensor<T, Cuda>`: NumPy's shape rule (shared with the CPU), float dtypes
+//! through cuBLAS (`GemmStridedBatchedEx`; f16/bf16 accumulate in f32), integers through
+//! `kernels/matmul.cu` (wrapping like the CPU).
+
+use super::{Info, launch};
+use crate::device::cuda::{Arg, GemmDtype};
+use crate::device::{Cuda, CudaStorage, Device};
+use crate::dtype::{Dtype, NumElement};
+use crate::error::{Error, Result};
+use crate::ops::cuda::table::{Module, symbol};
+use crate::ops::matmul::{MatmulDims, matmul_dims};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+impl<T: NumElement> Tensor<T, Cuda> {
+    /// The matrix product with NumPy's rules, as [`Tensor::matmul`] on the CPU: batch
+    /// dimensions broadcast, 1-d operands are promoted and their dimension removed.
+    /// Broadcast or strided operands are packed on the device first.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` naming both shapes (0-d operand, inner dimensions, batch dimensions);
+    /// `Device` when the operands are on different devices or cuBLAS fails.
+    pub fn matmul(&self, other: &Self) -> Result<Self> {
+        if self.device != other.device {
+            return Err(Error::Device {
+                op: "matmul",
+                msg: format!(
+                    "the operands are on {} and {}; move one with to_cuda() first",
+                    self.device(),
+                    other.device()
+                ),
+            });
+        }
+        let MatmulDims {
+            m,
+            k,
+            n,
+            batch,
+            out,
+        } = matmul_dims(self.shape(), other.shape())?;
+        // Both operands as packed (batch..., rows, cols) stacks.
+        let stack = |t: &Self, rows: usize, cols: usize| -> Result<Self> {
+            let mut dims = batch.dims().to_vec();
+            dims.extend([rows, cols]);
+            let t = if t.ndim() == 1 {
+                t.reshape_view(rows, cols)?
+            } else {
+                t.clone()
+            };
+            t.broadcast_to(Shape::new(dims))?.try_contiguous()
+        };
+        let (a, b) = (stack(self, m, k)?, stack(other, k, n)?);
+        let nb = batch.numel();
+        let dev = &self.device;
+        let c: CudaStorage<T> = dev.zeros(nb * m * n)?;
+        if nb * m * n > 0 && k > 0 {
+            let (ao, bo) = (a.layout.offset, b.layout.offset);
+            let float = match T::DTYPE {
+                Dtype::Float32 => Some(GemmDtype::F32),
+                Dtype::Float64 => Some(GemmDtype::F64),
+                Dtype::Float16 => Some(GemmDtype::F16),
+                Dtype::Bfloat16 => Some(GemmDtype::Bf16),
+                _ => None,
+            };
+            match float {
+                Some(dt) => dev.ctx.gemm(
+                    dt,
+                    (nb, m, n, k),
+                    &a.storage.buf,
+                    ao,
+                    &b.storage.buf,
+                    bo,
+                    &c.buf,
+                )?,
+                None => {
+                    let sym = symbol::<T>("matmul");
+                    let total = nb * m * n;
+                    launch(
+                        dev,
+                        Module::Matmul,
+                        &sym,
+                        total,
+                        |_| {
+                            vec![
+                                Arg::U64(nb as u64),
+                                Arg::U64(m as u64),
+                                Arg::U64(n as u64),
+                                Arg::U64(k as u64),
+                                Arg::Buf(&a.storage.buf),
+                                Arg::I64(ao as i64),
+                                Arg::Buf(&b.storage.buf),
+                                Arg::I64(bo as i64),
+                                Arg::Buf(&c.buf),
+                            ]
+                        },
+                        &Info::none(),
+                    )?;
+                }
+            }
+        }
+        Ok(Tensor::from_storage(c, Shape::new(out), dev))
+    }
+
+    /// A 1-d tensor viewed as `(rows, cols)` (one of them is 1).
+    fn reshape_view(&self, rows: usize, cols: usize) -> Result<Self> {
+        if rows == 1 {
+            self.unsqueeze(0)
+        } else {
+            debug_assert_eq!(cols, 1);
+            self.unsqueeze(-1)
+        }
+    }
+}
