@@ -2,11 +2,11 @@
 //! through cuBLAS (`GemmStridedBatchedEx`; f16/bf16 accumulate in f32), integers through
 //! `kernels/matmul.cu` (wrapping like the CPU).
 
-use super::{Info, launch};
+use super::launch;
 use crate::device::cuda::{Arg, GemmDtype};
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Dtype, NumElement};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops::cuda::table::{Module, symbol};
 use crate::ops::matmul::{MatmulDims, matmul_dims};
 use crate::shape::Shape;
@@ -21,16 +21,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
     /// `ShapeMismatch` naming both shapes (0-d operand, inner dimensions, batch dimensions);
     /// `Device` when the operands are on different devices or cuBLAS fails.
     pub fn matmul(&self, other: &Self) -> Result<Self> {
-        if self.device != other.device {
-            return Err(Error::Device {
-                op: "matmul",
-                msg: format!(
-                    "the operands are on {} and {}; move one with to_cuda() first",
-                    self.device(),
-                    other.device()
-                ),
-            });
-        }
+        self.same_device(other, "matmul")?;
         let MatmulDims {
             m,
             k,
@@ -80,20 +71,17 @@ impl<T: NumElement> Tensor<T, Cuda> {
                         Module::Matmul,
                         &sym,
                         total,
-                        |_| {
-                            vec![
-                                Arg::U64(nb as u64),
-                                Arg::U64(m as u64),
-                                Arg::U64(n as u64),
-                                Arg::U64(k as u64),
-                                Arg::Buf(&a.storage.buf),
-                                Arg::I64(ao as i64),
-                                Arg::Buf(&b.storage.buf),
-                                Arg::I64(bo as i64),
-                                Arg::Buf(&c.buf),
-                            ]
-                        },
-                        &Info::none(),
+                        &[
+                            Arg::U64(nb as u64),
+                            Arg::U64(m as u64),
+                            Arg::U64(n as u64),
+                            Arg::U64(k as u64),
+                            Arg::Buf(&a.storage.buf),
+                            Arg::I64(ao as i64),
+                            Arg::Buf(&b.storage.buf),
+                            Arg::I64(bo as i64),
+                            Arg::Buf(&c.buf),
+                        ],
                     )?;
                 }
             }

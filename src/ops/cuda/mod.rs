@@ -107,17 +107,14 @@ impl<T: Element> Tensor<T, Cuda> {
                 module,
                 &sym,
                 n,
-                |info_arg| {
-                    vec![
-                        Arg::U64(n as u64),
-                        Arg::I32(info.ndim),
-                        info_arg,
-                        Arg::I64(self.layout.offset as i64),
-                        Arg::Buf(&self.storage.buf),
-                        Arg::Buf(&out.buf),
-                    ]
-                },
-                &info,
+                &[
+                    Arg::U64(n as u64),
+                    Arg::I32(info.ndim),
+                    info.arg(),
+                    Arg::I64(self.layout.offset as i64),
+                    Arg::Buf(&self.storage.buf),
+                    Arg::Buf(&out.buf),
+                ],
             )?;
         }
         Ok(Tensor::from_storage(
@@ -146,18 +143,24 @@ impl<T: NumElement> Tensor<T, Cuda> {
 }
 
 impl<T: Element> Tensor<T, Cuda> {
+    /// `Err` naming both devices unless `other` is on this tensor's device.
+    fn same_device(&self, other: &Self, op: &'static str) -> Result<()> {
+        if self.device == other.device {
+            return Ok(());
+        }
+        Err(Error::Device {
+            op,
+            msg: format!(
+                "the operands are on {} and {}; move one with to_cuda() first",
+                self.device(),
+                other.device()
+            ),
+        })
+    }
+
     /// Launches a BINARY kernel `root` over the broadcast shape; checks the kernel's flag.
     fn zip_kernel<O: Element>(&self, other: &Self, root: &'static str) -> Result<Tensor<O, Cuda>> {
-        if self.device != other.device {
-            return Err(Error::Device {
-                op: root,
-                msg: format!(
-                    "the operands are on {} and {}; move one with to_cuda() first",
-                    self.device(),
-                    other.device()
-                ),
-            });
-        }
+        self.same_device(other, root)?;
         let shape = broadcast_shapes(root, self.shape(), other.shape())?;
         let la = self.layout.broadcast_to(root, &shape)?;
         let lb = other.layout.broadcast_to(root, &shape)?;
@@ -173,20 +176,17 @@ impl<T: Element> Tensor<T, Cuda> {
                 Module::Binary,
                 &sym,
                 n,
-                |info_arg| {
-                    vec![
-                        Arg::U64(n as u64),
-                        Arg::I32(info.ndim),
-                        info_arg,
-                        Arg::I64(la.offset as i64),
-                        Arg::Buf(&self.storage.buf),
-                        Arg::I64(lb.offset as i64),
-                        Arg::Buf(&other.storage.buf),
-                        Arg::Buf(&out.buf),
-                        Arg::Buf(&flag.buf),
-                    ]
-                },
-                &info,
+                &[
+                    Arg::U64(n as u64),
+                    Arg::I32(info.ndim),
+                    info.arg(),
+                    Arg::I64(la.offset as i64),
+                    Arg::Buf(&self.storage.buf),
+                    Arg::I64(lb.offset as i64),
+                    Arg::Buf(&other.storage.buf),
+                    Arg::Buf(&out.buf),
+                    Arg::Buf(&flag.buf),
+                ],
             )?;
             if !T::DTYPE.is_float() && dev.download(&flag)?[0] != 0 {
                 return Err(Error::DivisionByZero {
@@ -308,21 +308,17 @@ impl<T: Element> Tensor<T, Cuda> {
         let out: CudaStorage<O> = dev.zeros(rows)?;
         if rows > 0 {
             let sym = symbol::<T>(root);
-            let no_info = Info::none();
             launch(
                 dev,
                 Module::Reduce,
                 &sym,
                 rows * THREADS as usize,
-                |_| {
-                    vec![
-                        Arg::U64(rows as u64),
-                        Arg::U64(len as u64),
-                        Arg::Buf(&packed.storage.buf),
-                        Arg::Buf(&out.buf),
-                    ]
-                },
-                &no_info,
+                &[
+                    Arg::U64(rows as u64),
+                    Arg::U64(len as u64),
+                    Arg::Buf(&packed.storage.buf),
+                    Arg::Buf(&out.buf),
+                ],
             )?;
         }
         Ok(Tensor::from_storage(out, Shape::new(out_dims), dev))
@@ -348,6 +344,13 @@ struct Info {
 }
 
 impl Info {
+    /// The kernel's `info` argument: the uploaded buffer, or a null pointer.
+    fn arg(&self) -> Arg<'_> {
+        match &self.buf {
+            Some(b) => Arg::Buf(&b.buf),
+            None => Arg::U64(0),
+        }
+    }
     fn none() -> Self {
         Info { ndim: 0, buf: None }
     }
@@ -367,19 +370,8 @@ impl Info {
     }
 }
 
-/// Launches `sym` over `n` grid-stride items; `args` receives the info pointer argument.
-fn launch<'a>(
-    dev: &Cuda,
-    module: Module,
-    sym: &str,
-    n: usize,
-    args: impl FnOnce(Arg<'a>) -> Vec<Arg<'a>>,
-    info: &'a Info,
-) -> Result<()> {
-    let info_arg = match &info.buf {
-        Some(b) => Arg::Buf(&b.buf),
-        None => Arg::U64(0),
-    };
+/// Launches `sym` from `module` over `n` grid-stride items.
+fn launch(dev: &Cuda, module: Module, sym: &str, n: usize, args: &[Arg<'_>]) -> Result<()> {
     dev.ctx
-        .launch(module.kernels(), sym, (blocks(n), THREADS), &args(info_arg))
+        .launch(module.kernels(), sym, (blocks(n), THREADS), args)
 }
