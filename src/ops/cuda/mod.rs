@@ -47,6 +47,16 @@ impl<T: Element> Tensor<T, Cuda> {
         host.to_cuda(device)
     }
 
+    /// A 0-d tensor holding `value` on this tensor's device.
+    fn scalar_like(&self, value: T) -> Result<Self> {
+        let storage = self.device.upload(&[value])?;
+        Ok(Self::from_storage(
+            storage,
+            Shape::new(vec![]),
+            &self.device,
+        ))
+    }
+
     /// A zero-filled CUDA tensor.
     pub fn zeros_on(shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
         let shape = shape.into();
@@ -200,12 +210,16 @@ impl<T: Element> Tensor<T, Cuda> {
 }
 
 macro_rules! cuda_binary {
-    ($($name:ident: $op:ty;)*) => {
+    ($($name:ident, $sname:ident: $op:ty;)*) => {
         impl<T: NumElement> Tensor<T, Cuda> {
             $(
                 #[doc = concat!("Element-wise `", stringify!($name), "` with broadcasting, on the GPU; see [`Tensor::try_binary`].")]
                 pub fn $name(&self, other: &Self) -> Result<Self> {
                     self.try_binary::<$op>(other)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($name), "`] with a scalar right operand (a 0-d tensor on this device, broadcast).")]
+                pub fn $sname(&self, s: T) -> Result<Self> {
+                    self.try_binary::<$op>(&self.scalar_like(s)?)
                 }
             )*
         }
@@ -213,15 +227,15 @@ macro_rules! cuda_binary {
 }
 
 cuda_binary! {
-    try_add: super::binary::ops::Add;
-    try_sub: super::binary::ops::Sub;
-    try_mul: super::binary::ops::Mul;
-    try_div: super::binary::ops::Div;
-    try_floor_divide: super::binary::ops::FloorDivide;
-    try_remainder: super::binary::ops::Remainder;
-    try_maximum: super::binary::ops::Maximum;
-    try_minimum: super::binary::ops::Minimum;
-    try_pow: super::binary::PowOp;
+    try_add, try_add_scalar: super::binary::ops::Add;
+    try_sub, try_sub_scalar: super::binary::ops::Sub;
+    try_mul, try_mul_scalar: super::binary::ops::Mul;
+    try_div, try_div_scalar: super::binary::ops::Div;
+    try_floor_divide, try_floor_divide_scalar: super::binary::ops::FloorDivide;
+    try_remainder, try_remainder_scalar: super::binary::ops::Remainder;
+    try_maximum, try_maximum_scalar: super::binary::ops::Maximum;
+    try_minimum, try_minimum_scalar: super::binary::ops::Minimum;
+    try_pow, try_pow_scalar: super::binary::PowOp;
 }
 
 macro_rules! cuda_compare {
@@ -266,6 +280,20 @@ impl<T: Element> Tensor<T, Cuda> {
     /// Index of the maximum (row-major inside the reduced block; first NaN or first tie).
     pub fn argmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
         self.reduce_kernel("argmax", axes, keepdim)
+    }
+    /// Mean over `axes` as [`FloatOf<T>`]: the f64/i64 sum, cast, divided by the count (NaN
+    /// for an empty slice, as on the CPU).
+    pub fn mean(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cuda>> {
+        let mask = self.shape().axes_mask("mean", axes)?;
+        let count: usize = self
+            .dims()
+            .iter()
+            .zip(&mask)
+            .filter(|(_, m)| **m)
+            .map(|(d, _)| d)
+            .product();
+        let sum: Tensor<FloatOf<T>, Cuda> = self.sum(axes, keepdim)?.try_cast()?;
+        sum.try_div_scalar(FloatOf::<T>::from_f64(count as f64))
     }
     /// Index of the minimum, as [`Tensor::argmax`].
     pub fn argmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
