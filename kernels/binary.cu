@@ -84,9 +84,6 @@ CMP_OP(ge, >=)
     extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 a_off, \
                                             const T* a, i64 b_off, const T* b, O* out, int* flag) { \
         typedef typename Cmp<T>::C C; \
-        GRID_STRIDE(i, n) { \
-            C x = ld(a[a_off + strided(i, ndim, info, info + ndim)]); \
-            C y = ld(b[b_off + strided(i, ndim, info, info + 2 * ndim)]); \
-            out[i] = st<O>(NAME##_op<C>(x, y, flag)); \
-        } \
+        map2(n, ndim, info, a + a_off, b + b_off, out, \
+             [flag](T x, T y) { return st<O>(NAME##_op<C>(ld(x), ld(y), flag)); }); \
     }

@@ -42,12 +42,12 @@ template <> struct To<bool> {
 #define CAST(NAME, SFX, T, O) \
     extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 off, \
                                             const T* in, O* out) { \
-        GRID_STRIDE(i, n) { out[i] = To<O>::f(ld(in[off + strided(i, ndim, info, info + ndim)])); } \
+        map1(n, ndim, info, in + off, out, [](T x) { return To<O>::f(ld(x)); }); \
     }
 
 // A strided gather into a contiguous output, copying the stored bits (O is T).
 #define COPY(NAME, SFX, T, O) \
     extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 off, \
                                             const T* in, O* out) { \
-        GRID_STRIDE(i, n) { out[i] = in[off + strided(i, ndim, info, info + ndim)]; } \
+        map1(n, ndim, info, in + off, out, [](T x) { return x; }); \
     }

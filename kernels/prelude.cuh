@@ -13,12 +13,12 @@ struct __align__(2) bf16_t { unsigned short bits; };
 
 __device__ __forceinline__ float f16_to_f32(f16_t h) {
     float f;
-    asm("cvt.f32.f16_t %0, %1;" : "=f"(f) : "h"(h.bits));
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
     return f;
 }
 __device__ __forceinline__ f16_t f32_to_f16(float f) {
     f16_t h;
-    asm("cvt.rn.f16_t.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
     return h;
 }
 // bf16_t is the top half of an f32: widening is a shift; narrowing rounds to nearest even.
@@ -27,7 +27,7 @@ __device__ __forceinline__ float bf16_to_f32(bf16_t h) {
 }
 __device__ __forceinline__ bf16_t f32_to_bf16(float f) {
     bf16_t h;
-    asm("cvt.rn.bf16_t.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
     return h;
 }
 
@@ -52,8 +52,9 @@ template <> __device__ constexpr bool is_float_c<float>() { return true; }
 template <> __device__ constexpr bool is_float_c<double>() { return true; }
 
 // The storage offset of the i-th element (row-major) of a strided view. `dims` and `strides`
-// hold `ndim` entries each; a contiguous input is passed with ndim == 0, so this is 0.
+// hold `ndim` entries each; contiguous inputs are passed with ndim == 0, and then it is i.
 __device__ __forceinline__ i64 strided(u64 i, int ndim, const i64* dims, const i64* strides) {
+    if (ndim == 0) return (i64)i;
     i64 off = 0;
     for (int d = ndim - 1; d >= 0; --d) {
         i64 k = (i64)(i % (u64)dims[d]);
@@ -65,3 +66,54 @@ __device__ __forceinline__ i64 strided(u64 i, int ndim, const i64* dims, const i
 
 #define GRID_STRIDE(i, n) \
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)blockDim.x * gridDim.x)
+
+// N consecutive elements moved as one aligned access (16 bytes of the input type).
+template <typename T, int N> struct alignas(sizeof(T) * N) Pack { T v[N]; };
+template <typename T> __device__ constexpr int pack_n() { return 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1; }
+template <typename T, int N> __device__ __forceinline__ bool aligned(const T* p) {
+    return (u64)p % sizeof(Pack<T, N>) == 0;
+}
+
+// out[i] = f(a[i]) over the contiguous output. Contiguous, aligned input (ndim == 0) moves in
+// packs of 16 input bytes; the rest, and strided inputs, one element at a time.
+template <typename T, typename O, typename F>
+__device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* a, O* out, F f) {
+    constexpr int N = pack_n<T>();
+    u64 done = 0;
+    if (ndim == 0 && aligned<T, N>(a) && aligned<O, N>(out)) {
+        done = n / N * N;
+        GRID_STRIDE(v, n / N) {
+            Pack<T, N> x = ((const Pack<T, N>*)a)[v];
+            Pack<O, N> y;
+#pragma unroll
+            for (int k = 0; k < N; ++k) y.v[k] = f(x.v[k]);
+            ((Pack<O, N>*)out)[v] = y;
+        }
+    }
+    GRID_STRIDE(i, n - done) {
+        u64 j = done + i;
+        out[j] = f(a[strided(j, ndim, info, info + ndim)]);
+    }
+}
+
+// out[i] = f(a[i], b[i]), as map1; `info` holds dims, a's strides, then b's.
+template <typename T, typename O, typename F>
+__device__ __forceinline__ void map2(u64 n, int ndim, const i64* info, const T* a, const T* b,
+                                     O* out, F f) {
+    constexpr int N = pack_n<T>();
+    u64 done = 0;
+    if (ndim == 0 && aligned<T, N>(a) && aligned<T, N>(b) && aligned<O, N>(out)) {
+        done = n / N * N;
+        GRID_STRIDE(v, n / N) {
+            Pack<T, N> x = ((const Pack<T, N>*)a)[v], y = ((const Pack<T, N>*)b)[v];
+            Pack<O, N> z;
+#pragma unroll
+            for (int k = 0; k < N; ++k) z.v[k] = f(x.v[k], y.v[k]);
+            ((Pack<O, N>*)out)[v] = z;
+        }
+    }
+    GRID_STRIDE(i, n - done) {
+        u64 j = done + i;
+        out[j] = f(a[strided(j, ndim, info, info + ndim)], b[strided(j, ndim, info, info + 2 * ndim)]);
+    }
+}

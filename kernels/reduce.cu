@@ -1,8 +1,16 @@
-// Row reductions: the host moves the reduced axes last and makes the input contiguous, so each
-// of `rows` outputs reduces `len` consecutive elements. One block of RED_THREADS threads per
-// row (grid-stride over rows), combined in shared memory. Floats sum in f64 and integers in i64
-// (wrapping, like the CPU); min/max propagate NaN; arg-reductions return the first NaN or the
-// first occurrence of the extreme, as i64. Empty rows never reach min/max/arg kernels.
+// Reductions over the middle axis of a contiguous (outer, len, inner) view: the host folds the
+// reduced axes into `len` when they are consecutive (otherwise it moves them last and packs, so
+// inner == 1). Output o = r * inner + c reduces in[off + r*len*inner + j*inner + c], j < len.
+//
+// A block is COLS columns by LANES lanes: COLS = 1 for rows (inner == 1), 32 otherwise, so a
+// warp reads consecutive addresses either way. When there are too few blocks to fill the GPU
+// the host splits `len` into `split` chunks; each block writes a partial to `parts`, and the
+// last block of a column group to finish (an atomic count in `counts`) combines the partials in
+// chunk order. Every combination happens in a fixed order, so results are deterministic.
+//
+// Floats sum in f64 and integers in i64 (wrapping, like the CPU); min/max propagate NaN;
+// arg-reductions return the first NaN or the first occurrence of the extreme, as i64. Empty
+// slices never reach min/max/arg kernels.
 
 #define RED_THREADS 256
 
@@ -15,92 +23,122 @@ __device__ __forceinline__ i64 wadd(i64 a, i64 b) { return (i64)((u64)a + (u64)b
 __device__ __forceinline__ double wmul(double a, double b) { return a * b; }
 __device__ __forceinline__ i64 wmul(i64 a, i64 b) { return (i64)((u64)a * (u64)b); }
 
-template <typename T, typename O, bool PROD>
-__device__ __forceinline__ void fold_rows(u64 rows, u64 len, const T* in, O* out) {
-    typedef typename Acc<typename Cmp<T>::C>::A A;
-    __shared__ A sh[RED_THREADS];
-    for (u64 r = blockIdx.x; r < rows; r += gridDim.x) {
-        const T* row = in + r * len;
-        A acc = PROD ? (A)1 : (A)0;
-        for (u64 j = threadIdx.x; j < len; j += blockDim.x) {
-            A x = (A)ld(row[j]);
-            acc = PROD ? wmul(acc, x) : wadd(acc, x);
-        }
-        sh[threadIdx.x] = acc;
-        __syncthreads();
-        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-            if (threadIdx.x < s) {
-                sh[threadIdx.x] = PROD ? wmul(sh[threadIdx.x], sh[threadIdx.x + s])
-                                       : wadd(sh[threadIdx.x], sh[threadIdx.x + s]);
+// A partial result: a value and (for extremes) the index along `len`; i < 0 is "none yet".
+template <typename V> struct Part { V v; i64 i; };
+
+// Sum (PROD = false) or product, accumulated in Acc.
+template <typename T, typename O, bool PROD> struct Fold {
+    typedef typename Acc<typename Cmp<T>::C>::A V;
+    static __device__ __forceinline__ Part<V> empty() { return {PROD ? (V)1 : (V)0, 0}; }
+    static __device__ __forceinline__ Part<V> one(T x, i64) { return {(V)ld(x), 0}; }
+    static __device__ __forceinline__ Part<V> join(Part<V> a, Part<V> b) {
+        return {PROD ? wmul(a.v, b.v) : wadd(a.v, b.v), 0};
+    }
+    static __device__ __forceinline__ O fin(Part<V> p, const T*, u64) {
+        return st<O>((typename Cmp<O>::C)p.v);
+    }
+};
+
+// Max/min (ARG = false: the element itself) and argmax/argmin (ARG = true: its index).
+template <typename T, typename O, bool MAX, bool ARG> struct Extreme {
+    typedef typename Cmp<T>::C V;
+    static __device__ __forceinline__ Part<V> empty() { return {(V)0, -1}; }
+    static __device__ __forceinline__ Part<V> one(T x, i64 j) { return {ld(x), j}; }
+    // b replaces a when it is a NaN (a is not, or comes later), a greater/smaller value, or an
+    // equal value at a lower index; "none" never wins.
+    static __device__ __forceinline__ Part<V> join(Part<V> a, Part<V> b) {
+        if (b.i < 0) return a;
+        if (a.i < 0) return b;
+        bool na = a.v != a.v, nb = b.v != b.v;
+        bool take;
+        if (na || nb) take = nb && (!na || b.i < a.i);
+        else take = (MAX ? b.v > a.v : b.v < a.v) || (b.v == a.v && b.i < a.i);
+        return take ? b : a;
+    }
+    static __device__ __forceinline__ O fin(Part<V> p, const T* col, u64 inner) {
+        if constexpr (ARG) return (O)p.i;
+        else return col[(u64)p.i * inner];
+    }
+};
+
+template <typename T, typename O, typename R>
+__device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 split, i64 off,
+                                           const T* in, O* out, void* parts_v, unsigned* counts) {
+    typedef decltype(R::empty()) P;
+    __shared__ P sh[RED_THREADS];
+    __shared__ bool last;
+    P* parts = (P*)parts_v;
+    const unsigned cols = inner == 1 ? 1 : 32, lanes = RED_THREADS / cols;
+    const unsigned col = threadIdx.x % cols, lane = threadIdx.x / cols;
+    const u64 groups_per_row = (inner + cols - 1) / cols;
+    const u64 chunk = (len + split - 1) / split;
+    in += off;
+    for (u64 t = blockIdx.x; t < outer * groups_per_row * split; t += gridDim.x) {
+        const u64 group = t / split, k = t % split;
+        const u64 r = group / groups_per_row, c = (group % groups_per_row) * cols + col;
+        const bool live = c < inner;
+        const T* base = in + r * len * inner + c;
+        P p = R::empty();
+        if (live) {
+            const u64 beg = k * chunk, end = min(len, beg + chunk);
+            u64 j = beg + lane;
+            // Four loads in flight per thread before they are combined.
+            for (; j + 3 * lanes < end; j += 4 * lanes) {
+                T x0 = base[j * inner], x1 = base[(j + lanes) * inner];
+                T x2 = base[(j + 2 * lanes) * inner], x3 = base[(j + 3 * lanes) * inner];
+                p = R::join(p, R::join(R::join(R::one(x0, j), R::one(x1, j + lanes)),
+                                       R::join(R::one(x2, j + 2 * lanes), R::one(x3, j + 3 * lanes))));
             }
+            for (; j < end; j += lanes) p = R::join(p, R::one(base[j * inner], j));
+        }
+        sh[threadIdx.x] = p;
+        __syncthreads();
+        for (unsigned s = lanes / 2; s > 0; s >>= 1) {
+            if (lane < s) sh[threadIdx.x] = R::join(sh[threadIdx.x], sh[threadIdx.x + s * cols]);
             __syncthreads();
         }
-        if (threadIdx.x == 0) out[r] = st<O>((typename Cmp<O>::C)sh[0]);
+        if (split == 1) {
+            if (lane == 0 && live) out[r * inner + c] = R::fin(sh[threadIdx.x], base, inner);
+        } else {
+            if (lane == 0 && live) parts[(r * inner + c) * split + k] = sh[threadIdx.x];
+            // Publish the partials before counting this chunk as done.
+            __threadfence();
+            __syncthreads();
+            if (threadIdx.x == 0) last = atomicAdd(&counts[group], 1u) == (unsigned)(split - 1);
+            __syncthreads();
+            if (last) {
+                P q = R::empty();
+                if (live) {
+                    const volatile P* mine = parts + (r * inner + c) * split;
+                    for (u64 i = lane; i < split; i += lanes) {
+                        P x;
+                        x.v = mine[i].v;
+                        x.i = mine[i].i;
+                        q = R::join(q, x);
+                    }
+                }
+                sh[threadIdx.x] = q;
+                __syncthreads();
+                for (unsigned s = lanes / 2; s > 0; s >>= 1) {
+                    if (lane < s) sh[threadIdx.x] = R::join(sh[threadIdx.x], sh[threadIdx.x + s * cols]);
+                    __syncthreads();
+                }
+                if (lane == 0 && live) out[r * inner + c] = R::fin(sh[threadIdx.x], base, inner);
+            }
+        }
         __syncthreads();
     }
 }
-template <typename T, typename O> __device__ void sum_rows(u64 rows, u64 len, const T* in, O* out) {
-    fold_rows<T, O, false>(rows, len, in, out);
-}
-template <typename T, typename O> __device__ void product_rows(u64 rows, u64 len, const T* in, O* out) {
-    fold_rows<T, O, true>(rows, len, in, out);
-}
 
-// (value, index) pairs; `better` says whether b replaces a.
-template <typename C, bool MAX> __device__ __forceinline__ bool better(C a, i64 ia, C b, i64 ib) {
-    bool na = a != a, nb = b != b;
-    if (na || nb) return nb && (!na || ib < ia);
-    if (MAX ? b > a : b < a) return true;
-    return b == a && ib < ia;
-}
-
-template <typename T, typename O, bool MAX, bool ARG>
-__device__ __forceinline__ void extreme_rows(u64 rows, u64 len, const T* in, O* out) {
-    typedef typename Cmp<T>::C C;
-    __shared__ C sv[RED_THREADS];
-    __shared__ i64 si[RED_THREADS];
-    for (u64 r = blockIdx.x; r < rows; r += gridDim.x) {
-        const T* row = in + r * len;
-        // Threads past the end start on element 0; extremes are idempotent and ties keep the
-        // lower index, so the duplicate changes nothing.
-        i64 bi = threadIdx.x < len ? (i64)threadIdx.x : 0;
-        C bv = ld(row[bi]);
-        for (u64 j = threadIdx.x + blockDim.x; j < len; j += blockDim.x) {
-            C v = ld(row[j]);
-            if (better<C, MAX>(bv, bi, v, (i64)j)) { bv = v; bi = (i64)j; }
-        }
-        sv[threadIdx.x] = bv;
-        si[threadIdx.x] = bi;
-        __syncthreads();
-        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-            if (threadIdx.x < s &&
-                better<C, MAX>(sv[threadIdx.x], si[threadIdx.x], sv[threadIdx.x + s], si[threadIdx.x + s])) {
-                sv[threadIdx.x] = sv[threadIdx.x + s];
-                si[threadIdx.x] = si[threadIdx.x + s];
-            }
-            __syncthreads();
-        }
-        if (threadIdx.x == 0) {
-            if constexpr (ARG) out[r] = (O)si[0];
-            else out[r] = row[si[0]];
-        }
-        __syncthreads();
-    }
-}
-template <typename T, typename O> __device__ void max_rows(u64 rows, u64 len, const T* in, O* out) {
-    extreme_rows<T, O, true, false>(rows, len, in, out);
-}
-template <typename T, typename O> __device__ void min_rows(u64 rows, u64 len, const T* in, O* out) {
-    extreme_rows<T, O, false, false>(rows, len, in, out);
-}
-template <typename T, typename O> __device__ void argmax_rows(u64 rows, u64 len, const T* in, O* out) {
-    extreme_rows<T, O, true, true>(rows, len, in, out);
-}
-template <typename T, typename O> __device__ void argmin_rows(u64 rows, u64 len, const T* in, O* out) {
-    extreme_rows<T, O, false, true>(rows, len, in, out);
-}
+template <typename T, typename O> struct sum_r : Fold<T, O, false> {};
+template <typename T, typename O> struct product_r : Fold<T, O, true> {};
+template <typename T, typename O> struct max_r : Extreme<T, O, true, false> {};
+template <typename T, typename O> struct min_r : Extreme<T, O, false, false> {};
+template <typename T, typename O> struct argmax_r : Extreme<T, O, true, true> {};
+template <typename T, typename O> struct argmin_r : Extreme<T, O, false, true> {};
 
 #define REDUCE(NAME, SFX, T, O) \
-    extern "C" __global__ void NAME##_##SFX(u64 rows, u64 len, const T* in, O* out) { \
-        NAME##_rows<T, O>(rows, len, in, out); \
+    extern "C" __global__ void NAME##_##SFX(u64 outer, u64 len, u64 inner, u64 split, i64 off, \
+                                            const T* in, O* out, void* parts, unsigned* counts) { \
+        reduce_mid<T, O, NAME##_r<T, O>>(outer, len, inner, split, off, in, out, parts, counts); \
     }

@@ -51,8 +51,5 @@ SAME_OP(relu, (x > 0 || x != x) ? x : 0, x > 0 ? x : 0)
     extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 off, \
                                             const T* in, O* out) { \
         typedef typename Cmp<O>::C C; \
-        GRID_STRIDE(i, n) { \
-            C x = (C)ld(in[off + strided(i, ndim, info, info + ndim)]); \
-            out[i] = st<O>(NAME##_op(x)); \
-        } \
+        map1(n, ndim, info, in + off, out, [](T x) { return st<O>(NAME##_op((C)ld(x))); }); \
     }

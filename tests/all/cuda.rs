@@ -95,10 +95,14 @@ fn nvrtc_compiles_every_kernel() {
     if !nvrtc_or_skip("nvrtc_compiles_every_kernel") {
         return;
     }
+    let ptxas = std::env::var("TYPED_TENSOR_PTXAS").ok();
     let mut total = 0;
     for m in Module::ALL {
         let ptx =
             compile_ptx(m.name(), &m.source(), "compute_80").unwrap_or_else(|e| panic!("{e}"));
+        if let Some(ptxas) = &ptxas {
+            assemble(ptxas, m.name(), &ptx);
+        }
         for s in symbols(m) {
             assert!(
                 ptx.contains(&format!(".entry {s}(")),
@@ -109,6 +113,26 @@ fn nvrtc_compiles_every_kernel() {
         }
     }
     assert!(total > 400, "only {total} kernels");
+}
+
+/// Runs ptxas (CI sets TYPED_TENSOR_PTXAS to the one from the `nvidia-cuda-nvcc` wheel) on a
+/// module's PTX for sm_90, which checks what NVRTC passes through unread: inline PTX.
+#[cfg(feature = "cuda")]
+fn assemble(ptxas: &str, name: &str, ptx: &str) {
+    let dir = std::env::temp_dir().join(format!("typed-tensor-ptxas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.ptx"));
+    std::fs::write(&file, ptx).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90", "-o", "/dev/null"])
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {ptxas}: {e}"));
+    assert!(
+        out.status.success(),
+        "ptxas rejects the PTX of {name}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A broken source is an `Err` carrying NVRTC's log, not a panic.
@@ -169,6 +193,16 @@ fn f64v<T: Element>(v: Vec<T>) -> Vec<f64> {
     v.into_iter().map(|x| x.to_f64()).collect()
 }
 
+/// Equal element by element, bit for bit, where any NaN equals any NaN.
+fn same<T: Element>(got: Vec<T>, want: Vec<T>, what: &str) {
+    let key = |v: &[T]| -> Vec<Option<u64>> {
+        v.iter()
+            .map(|x| Some(x.to_f64()).filter(|f| !f.is_nan()).map(f64::to_bits))
+            .collect()
+    };
+    assert_eq!(key(&got), key(&want), "{what} {}", T::DTYPE);
+}
+
 /// Values with NaN, infinities, zeros and negatives, as `T` (integers saturate).
 fn sample<T: Element>(n: usize) -> Vec<T> {
     let special = [
@@ -206,14 +240,20 @@ fn gpu_matches_cpu() {
         let a = Tensor::<T>::from_vec(sample::<T>(24), [4, 6]).unwrap();
         let b = Tensor::<T>::from_vec(sample::<T>(30)[6..].to_vec(), [4, 6]).unwrap();
         let (ga, gb) = (a.to_cuda(dev).unwrap(), b.to_cuda(dev).unwrap());
-        assert_eq!(ga.to_vec().unwrap(), a.to_vec(), "round trip {d}");
+        same(ga.to_vec().unwrap(), a.to_vec(), "round trip");
         // Strided and broadcast layouts.
         let at = a.t();
         let gat = ga.t();
-        assert_eq!(
+        same(
             gat.try_contiguous().unwrap().to_vec().unwrap(),
             at.to_vec(),
-            "copy {d}"
+            "copy",
+        );
+        same(gat.deep_copy().unwrap().to_vec().unwrap(), at.to_vec(), "deep_copy");
+        same(
+            ga.narrow(0, 1, 2).unwrap().deep_copy().unwrap().to_vec().unwrap(),
+            a.narrow(0, 1, 2).unwrap().to_vec(),
+            "narrowed deep_copy",
         );
         let row = b.narrow(0, 1, 1).unwrap();
         let grow = gb.narrow(0, 1, 1).unwrap();
@@ -233,15 +273,28 @@ fn gpu_matches_cpu() {
             &f64v(a.sqrt().to_vec()),
             rel,
         );
-        assert_eq!(
-            gat.neg().unwrap().to_vec().unwrap(),
-            at.neg().to_vec(),
-            "neg {d}"
-        );
+        same(gat.neg().unwrap().to_vec().unwrap(), at.neg().to_vec(), "neg");
         assert_close(
             &f64v(ga.round().unwrap().to_vec().unwrap()),
             &f64v(a.round().to_vec()),
             0.0,
+        );
+        // A contiguous view at an offset of 6 elements: unaligned for packs, element by element.
+        let (cn, gn) = (a.narrow(0, 1, 3).unwrap(), ga.narrow(0, 1, 3).unwrap());
+        assert_close(
+            &f64v(gn.exp().unwrap().to_vec().unwrap()),
+            &f64v(cn.exp().to_vec()),
+            rel,
+        );
+        assert_close(
+            &f64v(gn.try_sub(&gn.flip(&[0]).unwrap()).unwrap().to_vec().unwrap()),
+            &f64v(cn.try_sub(&cn.flip(&[0]).unwrap()).unwrap().to_vec()),
+            rel,
+        );
+        same(
+            gn.try_cast::<i16>().unwrap().to_vec().unwrap(),
+            cn.cast::<i16>().to_vec(),
+            "offset cast",
         );
         // Binary with broadcasting.
         assert_close(
@@ -305,7 +358,7 @@ fn gpu_matches_cpu() {
         // Reductions: every axis set, keepdim both ways, on the transposed view too.
         let finite = Tensor::<T>::from_vec(sample::<T>(32)[8..].to_vec(), [2, 3, 4]).unwrap();
         let gf = finite.to_cuda(dev).unwrap();
-        for axes in [&[][..], &[0], &[1], &[2], &[0, 2], &[-1, -2]] {
+        for axes in [&[][..], &[0], &[1], &[2], &[0, 1], &[0, 2], &[-1, -2]] {
             for keep in [false, true] {
                 let (c, g) = (finite.sum(axes, keep).unwrap(), gf.sum(axes, keep).unwrap());
                 assert_eq!(g.dims(), c.dims());
@@ -325,6 +378,13 @@ fn gpu_matches_cpu() {
                 );
             }
         }
+        // A narrowed (offset) view reduces its own elements.
+        let (cn, gn) = (finite.narrow(0, 1, 1).unwrap(), gf.narrow(0, 1, 1).unwrap());
+        assert_close(
+            &f64v(gn.sum(&[2], false).unwrap().to_vec().unwrap()),
+            &f64v(cn.sum(&[2], false).unwrap().to_vec()),
+            rel * 8.0,
+        );
         // NaN rules (first rows of `a` hold NaN and infinities for float types).
         assert_eq!(
             ga.argmax(&[1], false).unwrap().to_vec().unwrap(),
@@ -382,6 +442,54 @@ fn gpu_matches_cpu() {
     run::<i16>(&dev);
     run::<i32>(&dev);
     run::<i64>(&dev);
+    run::<u8>(&dev);
+}
+
+/// Long rows and columns take the split path (partials combined by the last block): sums,
+/// extremes and arg-reductions with NaN, ties and infinities still equal the CPU's.
+#[test]
+fn gpu_split_reductions_match_cpu() {
+    let Some(dev) = gpu("gpu_split_reductions_match_cpu") else {
+        return;
+    };
+    fn run<T: NumElement>(dev: &Cuda) {
+        let (rows, cols) = (9000, 37);
+        let mut v: Vec<T> = (0..rows * cols)
+            .map(|i| T::from_f64(((i * 7919) % 201) as f64 - 100.0))
+            .collect();
+        for (i, x) in [(5, f64::NAN), (4000 * cols + 3, f64::NAN), (8999 * cols + 36, 1e9)] {
+            v[i] = T::from_f64(x);
+        }
+        let c = Tensor::<T>::from_vec(v, [rows, cols]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        let rel = tol(T::DTYPE) * 64.0;
+        for t in [false, true] {
+            let (c, g) = if t { (c.t(), g.t()) } else { (c.clone(), g.clone()) };
+            for axes in [&[][..], &[0], &[1]] {
+                assert_close(
+                    &f64v(g.sum(axes, false).unwrap().to_vec().unwrap()),
+                    &f64v(c.sum(axes, false).unwrap().to_vec()),
+                    rel,
+                );
+                same(
+                    g.max(axes, false).unwrap().to_vec().unwrap(),
+                    c.max(axes, false).unwrap().to_vec(),
+                    "split max",
+                );
+                assert_eq!(
+                    g.argmax(axes, false).unwrap().to_vec().unwrap(),
+                    c.argmax(axes, false).unwrap().to_vec()
+                );
+                assert_eq!(
+                    g.argmin(axes, false).unwrap().to_vec().unwrap(),
+                    c.argmin(axes, false).unwrap().to_vec()
+                );
+            }
+        }
+    }
+    run::<f32>(&dev);
+    run::<bf16>(&dev);
+    run::<i32>(&dev);
     run::<u8>(&dev);
 }
 

@@ -70,6 +70,9 @@ pub fn open(ordinal: usize) -> Result<Arc<Context>> {
     let (major, minor) = ctx
         .compute_capability()
         .map_err(|e| driver_err("Cuda::new", e))?;
+    // SAFETY: every buffer of this context is used on its one stream, in order, so cudarc's
+    // per-buffer events (two per allocation, recorded at every launch) only cost time.
+    unsafe { ctx.disable_event_tracking() };
     let c = Arc::new(Context {
         stream: ctx.default_stream(),
         ctx,
@@ -137,6 +140,31 @@ impl Context {
             .map_err(|e| driver_err("alloc", format!("{bytes} bytes on the GPU: {e}")))
     }
 
+    /// `bytes` uninitialised bytes (at least one), for outputs that a kernel writes in full.
+    pub fn alloc(&self, bytes: usize) -> Result<Buffer> {
+        // SAFETY: callers launch a kernel that writes every element before any read.
+        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
+            .map_err(|e| driver_err("alloc", format!("{bytes} bytes on the GPU: {e}")))
+    }
+
+    /// A new buffer holding bytes `start..start + bytes` of `src` (a device-to-device copy).
+    pub fn copy(&self, src: &Buffer, start: usize, bytes: usize) -> Result<Buffer> {
+        let mut dst = self.alloc(bytes)?;
+        if bytes > 0 {
+            self.stream
+                .memcpy_dtod(&src.slice(start..start + bytes), &mut dst.slice_mut(0..bytes))
+                .map_err(|e| driver_err("copy", e))?;
+        }
+        Ok(dst)
+    }
+
+    /// Waits until all queued work on this device's stream has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|e| driver_err("synchronize", e))
+    }
+
     /// A device copy of `bytes`.
     pub fn upload(&self, bytes: &[u8]) -> Result<Buffer> {
         if bytes.is_empty() {
@@ -147,10 +175,13 @@ impl Context {
             .map_err(|e| driver_err("upload", e))
     }
 
-    /// The whole buffer, copied to the host (waits for queued work).
-    pub fn download(&self, buf: &Buffer) -> Result<Vec<u8>> {
+    /// Bytes `start..start + bytes` of `buf`, copied to the host (waits for queued work).
+    pub fn download(&self, buf: &Buffer, start: usize, bytes: usize) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
         self.stream
-            .clone_dtoh(buf)
+            .clone_dtoh(&buf.slice(start..start + bytes))
             .map_err(|e| driver_err("download", e))
     }
 

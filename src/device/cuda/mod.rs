@@ -37,7 +37,16 @@ mod driver {
         pub fn upload(&self, _bytes: &[u8]) -> Result<Buffer> {
             match *self {}
         }
-        pub fn download(&self, _buf: &Buffer) -> Result<Vec<u8>> {
+        pub fn alloc(&self, _bytes: usize) -> Result<Buffer> {
+            match *self {}
+        }
+        pub fn copy(&self, _src: &Buffer, _start: usize, _bytes: usize) -> Result<Buffer> {
+            match *self {}
+        }
+        pub fn synchronize(&self) -> Result<()> {
+            match *self {}
+        }
+        pub fn download(&self, _buf: &Buffer, _start: usize, _bytes: usize) -> Result<Vec<u8>> {
             match *self {}
         }
         #[allow(clippy::too_many_arguments)]
@@ -153,6 +162,15 @@ impl Cuda {
     pub fn name(&self) -> String {
         self.ctx.name()
     }
+    /// Blocks until every operation queued on this device has finished. CUDA ops return as
+    /// soon as their kernels are queued; copies to the host wait by themselves, so this is
+    /// only needed for timing.
+    ///
+    /// # Errors
+    /// `Device` when an earlier kernel failed asynchronously.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.synchronize()
+    }
 }
 
 impl std::fmt::Debug for Cuda {
@@ -230,16 +248,23 @@ impl Device for Cuda {
         Ok(CudaStorage::new(self.ctx.upload(bytes)?, data.len()))
     }
     fn download<T: Element>(&self, s: &CudaStorage<T>) -> Result<Vec<T>> {
-        let bytes = self.ctx.download(&s.buf)?;
-        let n = s.len * T::SIZE;
-        assert!(
-            bytes.len() >= n,
-            "a CUDA buffer is at least its elements' size"
-        );
-        let mut out = vec![T::ZERO; s.len];
-        // SAFETY: `out` has room for `n` bytes, and the bytes were written from valid `T`s (bool
-        // kernels store only 0 or 1), so every element is a valid `T`.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, n) };
-        Ok(out)
+        download_range(&self.ctx, s, 0, s.len)
     }
+}
+
+/// Elements `start..start + len` of `s`, copied to the host.
+pub(crate) fn download_range<T: Element>(
+    ctx: &Context,
+    s: &CudaStorage<T>,
+    start: usize,
+    len: usize,
+) -> Result<Vec<T>> {
+    let bytes = ctx.download(&s.buf, start * T::SIZE, len * T::SIZE)?;
+    let mut out = vec![T::ZERO; len];
+    // SAFETY: `out` has room for `bytes.len()` = len * T::SIZE bytes, and the bytes were written
+    // from valid `T`s (bool kernels store only 0 or 1), so every element is a valid `T`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, bytes.len())
+    };
+    Ok(out)
 }

@@ -43,7 +43,12 @@ impl<T: NumElement> Tensor<T, Cuda> {
         let (a, b) = (stack(self, m, k)?, stack(other, k, n)?);
         let nb = batch.numel();
         let dev = &self.device;
-        let c: CudaStorage<T> = dev.zeros(nb * m * n)?;
+        // k == 0 gives zeros; otherwise cuBLAS (beta = 0) or the kernel writes every element.
+        let c: CudaStorage<T> = if k == 0 {
+            dev.zeros(nb * m * n)?
+        } else {
+            super::empty(dev, nb * m * n)?
+        };
         if nb * m * n > 0 && k > 0 {
             let (ao, bo) = (a.layout.offset, b.layout.offset);
             let float = match T::DTYPE {

@@ -11,6 +11,7 @@ pub mod table;
 use super::binary::BinaryOp;
 use super::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::device::cuda::Arg;
+use crate::device::cuda::download_range;
 use crate::device::{Cpu, Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatOf, NumElement, SumOf};
 use crate::error::{Error, Result};
@@ -19,6 +20,15 @@ use crate::tensor::Tensor;
 use table::{Module, symbol};
 
 const THREADS: u32 = 256;
+
+/// Uninitialised device memory for `n` elements of an output that a kernel writes in full.
+fn empty<O: Element>(dev: &Cuda, n: usize) -> Result<CudaStorage<O>> {
+    let bytes = n.checked_mul(O::SIZE).ok_or(Error::ShapeOverflow {
+        op: "alloc",
+        dims: vec![n],
+    })?;
+    Ok(CudaStorage::new(dev.ctx.alloc(bytes)?, n))
+}
 
 /// Blocks for a grid-stride loop over `n` items.
 fn blocks(n: usize) -> u32 {
@@ -69,12 +79,28 @@ impl<T: Element> Tensor<T, Cuda> {
         Tensor::<T, Cpu>::from_vec(self.to_vec()?, self.shape().clone())
     }
 
-    /// The elements in row-major order, copied to the host.
+    /// The elements in row-major order, copied to the host (only the viewed range travels).
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let c = self.try_contiguous()?;
-        let all = c.device.download(&c.storage)?;
-        let start = c.layout.offset;
-        Ok(all[start..start + c.numel()].to_vec())
+        download_range(&c.device.ctx, &c.storage, c.layout.offset, c.numel())
+    }
+
+    /// An independent contiguous copy on the same device (PyTorch `clone()`; `Clone` shares
+    /// storage): a device-to-device memcpy when contiguous, the `copy` kernel otherwise.
+    pub fn deep_copy(&self) -> Result<Self> {
+        if !self.is_contiguous() {
+            return self.try_contiguous();
+        }
+        let buf = self.device.ctx.copy(
+            &self.storage.buf,
+            self.layout.offset * T::SIZE,
+            self.numel() * T::SIZE,
+        )?;
+        Ok(Self::from_storage(
+            CudaStorage::new(buf, self.numel()),
+            self.shape().clone(),
+            &self.device,
+        ))
     }
 
     /// On device `device`: the same tensor (shared storage) when it is already there,
@@ -109,7 +135,7 @@ impl<T: Element> Tensor<T, Cuda> {
     /// Launches a `(n, ndim, info, offset, in, out)` kernel into a new contiguous tensor.
     fn map_kernel<O: Element>(&self, module: Module, sym: String) -> Result<Tensor<O, Cuda>> {
         let n = self.numel();
-        let out: CudaStorage<O> = self.device.zeros(n)?;
+        let out: CudaStorage<O> = empty(&self.device, n)?;
         if n > 0 {
             let info = Info::new(&self.device, &[&self.layout])?;
             launch(
@@ -176,9 +202,11 @@ impl<T: Element> Tensor<T, Cuda> {
         let lb = other.layout.broadcast_to(root, &shape)?;
         let n = shape.numel();
         let dev = &self.device;
-        let out: CudaStorage<O> = dev.zeros(n)?;
+        let out: CudaStorage<O> = empty(dev, n)?;
         if n > 0 {
-            let flag: CudaStorage<i32> = dev.zeros(1)?;
+            // Only integer division and pow write the flag; floats pass a null pointer.
+            let int = !T::DTYPE.is_float() && O::DTYPE == T::DTYPE;
+            let flag: Option<CudaStorage<i32>> = if int { Some(dev.zeros(1)?) } else { None };
             let info = Info::new(dev, &[&la, &lb])?;
             let sym = symbol::<T>(root);
             launch(
@@ -195,10 +223,14 @@ impl<T: Element> Tensor<T, Cuda> {
                     Arg::I64(lb.offset as i64),
                     Arg::Buf(&other.storage.buf),
                     Arg::Buf(&out.buf),
-                    Arg::Buf(&flag.buf),
+                    flag.as_ref().map_or(Arg::U64(0), |f| Arg::Buf(&f.buf)),
                 ],
             )?;
-            if !T::DTYPE.is_float() && dev.download(&flag)?[0] != 0 {
+            let divided_by_zero = match &flag {
+                Some(f) => dev.download(f)?[0] != 0,
+                None => false,
+            };
+            if divided_by_zero {
                 return Err(Error::DivisionByZero {
                     op: root,
                     dtype: T::DTYPE,
@@ -300,7 +332,7 @@ impl<T: Element> Tensor<T, Cuda> {
         self.reduce_kernel("argmin", axes, keepdim)
     }
 
-    /// Moves the reduced axes last, packs the input, and reduces each row with `root`.
+    /// Reduces the axes in `axes` with kernel `root` (see `kernels/reduce.cu`).
     fn reduce_kernel<O: Element>(
         &self,
         root: &'static str,
@@ -330,22 +362,51 @@ impl<T: Element> Tensor<T, Cuda> {
                 ),
             });
         }
-        let perm: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
-        let packed = self.permute_usize(&perm)?.try_contiguous()?;
+        // (outer, len, inner) with the reduced axes as the middle one: in place when they are
+        // consecutive, otherwise moved last and packed (inner = 1).
+        let consecutive = reduced.windows(2).all(|w| w[1] == w[0] + 1);
+        let (src, outer, inner) = match (consecutive, reduced.first(), reduced.last()) {
+            (true, Some(&a), Some(&b)) => {
+                let outer = dims[..a].iter().product();
+                (self.try_contiguous()?, outer, dims[b + 1..].iter().product())
+            }
+            _ => {
+                let perm: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
+                (self.permute_usize(&perm)?.try_contiguous()?, rows, 1)
+            }
+        };
         let dev = &self.device;
-        let out: CudaStorage<O> = dev.zeros(rows)?;
+        let out: CudaStorage<O> = empty(dev, rows)?;
         if rows > 0 {
-            let sym = symbol::<T>(root);
+            // A block covers 32 columns (or one row); split `len` when that leaves too few
+            // blocks for the GPU, keeping at least 2048 elements per block.
+            let cols = if inner == 1 { 1 } else { 32 };
+            let groups = outer * inner.div_ceil(cols);
+            let split = if groups >= 1024 {
+                1
+            } else {
+                2048usize.div_ceil(groups).min(len / 2048).max(1)
+            };
+            let (parts, counts) = if split > 1 {
+                (empty::<i64>(dev, 2 * rows * split)?, Some(dev.zeros::<i32>(groups)?))
+            } else {
+                (empty::<i64>(dev, 0)?, None)
+            };
             launch(
                 dev,
                 Module::Reduce,
-                &sym,
-                rows * THREADS as usize,
+                &symbol::<T>(root),
+                groups * split * THREADS as usize,
                 &[
-                    Arg::U64(rows as u64),
+                    Arg::U64(outer as u64),
                     Arg::U64(len as u64),
-                    Arg::Buf(&packed.storage.buf),
+                    Arg::U64(inner as u64),
+                    Arg::U64(split as u64),
+                    Arg::I64(src.layout.offset as i64),
+                    Arg::Buf(&src.storage.buf),
                     Arg::Buf(&out.buf),
+                    Arg::Buf(&parts.buf),
+                    counts.as_ref().map_or(Arg::U64(0), |c| Arg::Buf(&c.buf)),
                 ],
             )?;
         }

@@ -1,0 +1,64 @@
+"""PyTorch doing the work of `examples/cuda_bench.rs`, timed the same way (median of 7
+batches; a batch queues `reps` calls, then synchronizes). Run on the same GPU machine:
+
+    python3 benches/cuda_torch.py
+"""
+import time
+
+import torch
+
+
+def bench(reps, f):
+    f()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(reps):
+            f()
+        torch.cuda.synchronize()
+        samples.append((time.perf_counter() - t) / reps)
+    return sorted(samples)[3]
+
+
+def report(name, secs, nbytes=0.0, flops=0.0):
+    if flops:
+        rate = f"{flops / secs / 1e12:8.1f} TFLOP/s"
+    else:
+        rate = f"{nbytes / secs / 1e9:8.1f} GB/s"
+    print(f"{name:<28} {secs * 1e6:10.1f} us {rate}", flush=True)
+
+
+def main():
+    dev = torch.device("cuda")
+    print("device:", torch.cuda.get_device_name(0), "torch", torch.__version__)
+    n = 1 << 26
+    torch.manual_seed(0)
+    x = torch.rand(n, device=dev)
+    y = torch.rand(n, device=dev)
+    xb = x.to(torch.bfloat16)
+
+    report("copy f32 2^26", bench(20, lambda: x.clone()), 8.0 * n)
+    report("add f32 2^26", bench(20, lambda: x + y), 12.0 * n)
+    report("add bf16 2^26", bench(20, lambda: xb + xb), 6.0 * n)
+    report("sum f32 2^26", bench(20, lambda: x.sum()), 4.0 * n)
+    report("sin f32 2^26", bench(20, lambda: x.sin()), 8.0 * n)
+    report("sin bf16 2^26", bench(20, lambda: xb.sin()), 4.0 * n)
+
+    m = x.view(8192, 8192)
+    report("sum f32 8192x8192 axis 1", bench(20, lambda: m.sum(1)), 4.0 * n)
+    report("sum f32 8192x8192 axis 0", bench(20, lambda: m.sum(0)), 4.0 * n)
+    report("transpose copy f32 8192^2", bench(20, lambda: m.t().contiguous()), 8.0 * n)
+
+    flops = 2.0 * 8192**3
+    a = torch.randn(8192, 8192, device=dev)
+    b = torch.randn(8192, 8192, device=dev)
+    # PyTorch's default: no TF32 for f32 matmul, as cuBLAS here.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    report("matmul f32 8192^3", bench(3, lambda: a @ b), flops=flops)
+    ab, bb = a.to(torch.bfloat16), b.to(torch.bfloat16)
+    report("matmul bf16 8192^3", bench(10, lambda: ab @ bb), flops=flops)
+
+
+if __name__ == "__main__":
+    main()

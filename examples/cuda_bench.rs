@@ -1,0 +1,95 @@
+//! GPU benchmark of `Tensor<T, Cuda>` ops, printed one line per op so it can be set beside
+//! `benches/cuda_torch.py` (PyTorch doing the same work, with the same timing) run on the same
+//! machine. Each figure is the median of 7 batches; a batch queues `reps` calls and then waits
+//! for the device, so launch latency overlaps as it does in real use.
+//!
+//! ```text
+//! cargo run --release --example cuda_bench          # on a machine with a CUDA GPU
+//! python3 benches/cuda_torch.py                     # the PyTorch side
+//! ```
+
+use half::bf16;
+use std::time::Instant;
+use typed_tensor::prelude::*;
+
+/// Median seconds per call of `f`, after one warm-up call (kernel compilation, memory pool).
+fn time(dev: &Cuda, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    dev.synchronize()?;
+    let mut samples = Vec::new();
+    for _ in 0..7 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            f()?;
+        }
+        dev.synchronize()?;
+        samples.push(t.elapsed().as_secs_f64() / reps as f64);
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok(samples[3])
+}
+
+/// One line: name, median microseconds, and GB/s for `bytes` moved (or TFLOP/s for `flops`).
+fn report(name: &str, secs: f64, bytes: f64, flops: f64) {
+    let rate = if flops > 0.0 {
+        format!("{:8.1} TFLOP/s", flops / secs / 1e12)
+    } else {
+        format!("{:8.1} GB/s", bytes / secs / 1e9)
+    };
+    println!("{name:<28} {:10.1} us {rate}", secs * 1e6);
+}
+
+fn main() -> Result<()> {
+    let dev = Cuda::new(0)?;
+    println!("device: {}", dev.name());
+    let n = 1usize << 26;
+    manual_seed(0);
+    let x = Tensor::<f32>::rand([n])?.to_cuda(&dev)?;
+    let y = Tensor::<f32>::rand([n])?.to_cuda(&dev)?;
+    let xb = x.try_cast::<bf16>()?;
+    let nf = n as f64;
+
+    let s = time(&dev, 20, || x.deep_copy().map(drop))?;
+    report("copy f32 2^26", s, 8.0 * nf, 0.0);
+    let s = time(&dev, 20, || x.try_add(&y).map(drop))?;
+    report("add f32 2^26", s, 12.0 * nf, 0.0);
+    let s = time(&dev, 20, || xb.try_add(&xb).map(drop))?;
+    report("add bf16 2^26", s, 6.0 * nf, 0.0);
+    let s = time(&dev, 20, || x.sum(&[], false).map(drop))?;
+    report("sum f32 2^26", s, 4.0 * nf, 0.0);
+    let s = time(&dev, 20, || x.sin().map(drop))?;
+    report("sin f32 2^26", s, 8.0 * nf, 0.0);
+    let s = time(&dev, 20, || xb.sin().map(drop))?;
+    report("sin bf16 2^26", s, 4.0 * nf, 0.0);
+
+    // The timed kernels computed what the CPU computes (every element, so no work was skipped).
+    let (cx, cy) = (x.to_cpu()?, y.to_cpu()?);
+    let max_diff = |g: Vec<f32>, c: Vec<f32>| {
+        g.iter()
+            .zip(&c)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max)
+    };
+    let add = max_diff(x.try_add(&y)?.to_vec()?, cx.try_add(&cy)?.to_vec());
+    let sin = max_diff(x.sin()?.to_vec()?, cx.sin().to_vec());
+    let sum = (x.sum(&[], false)?.to_vec()?[0] - cx.sum(&[], false)?.to_vec()[0]).abs();
+    println!("check: max |gpu - cpu| add {add:e}, sin {sin:e}; sum differs by {sum:e}");
+
+    let m = x.view([8192, 8192])?;
+    let s = time(&dev, 20, || m.sum(&[1], false).map(drop))?;
+    report("sum f32 8192x8192 axis 1", s, 4.0 * nf, 0.0);
+    let s = time(&dev, 20, || m.sum(&[0], false).map(drop))?;
+    report("sum f32 8192x8192 axis 0", s, 4.0 * nf, 0.0);
+    let s = time(&dev, 20, || m.t().try_contiguous().map(drop))?;
+    report("transpose copy f32 8192^2", s, 8.0 * nf, 0.0);
+
+    let flops = 2.0 * 8192f64.powi(3);
+    let a = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
+    let b = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
+    let s = time(&dev, 3, || a.matmul(&b).map(drop))?;
+    report("matmul f32 8192^3", s, 0.0, flops);
+    let (ab, bb) = (a.try_cast::<bf16>()?, b.try_cast::<bf16>()?);
+    let s = time(&dev, 10, || ab.matmul(&bb).map(drop))?;
+    report("matmul bf16 8192^3", s, 0.0, flops);
+    Ok(())
+}
