@@ -4,7 +4,7 @@
 //! for the device, so launch latency overlaps as it does in real use.
 //!
 //! ```text
-//! cargo run --release --example cuda_bench          # on a machine with a CUDA GPU
+//! cargo run --release --example cuda_bench [FILTER] # on a machine with a CUDA GPU
 //! python3 benches/cuda_torch.py                     # the PyTorch side
 //! ```
 
@@ -13,7 +13,11 @@ use std::time::Instant;
 use typed_tensor::prelude::*;
 
 /// Median seconds per call of `f`, after one warm-up call (kernel compilation, memory pool).
-fn time(dev: &Cuda, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+/// Returns 0 (not run) when the first argument, if any, is not part of `name`.
+fn time(name: &str, dev: &Cuda, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    if std::env::args().nth(1).is_some_and(|a| !name.contains(&a)) {
+        return Ok(0.0);
+    }
     f()?;
     dev.synchronize()?;
     let mut samples = Vec::new();
@@ -31,6 +35,9 @@ fn time(dev: &Cuda, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f6
 
 /// One line: name, median microseconds, and GB/s for `bytes` moved (or TFLOP/s for `flops`).
 fn report(name: &str, secs: f64, bytes: f64, flops: f64) {
+    if secs == 0.0 {
+        return;
+    }
     let rate = if flops > 0.0 {
         format!("{:8.1} TFLOP/s", flops / secs / 1e12)
     } else {
@@ -49,17 +56,17 @@ fn main() -> Result<()> {
     let xb = x.try_cast::<bf16>()?;
     let nf = n as f64;
 
-    let s = time(&dev, 20, || x.deep_copy().map(drop))?;
+    let s = time("copy f32 2^26", &dev, 20, || x.deep_copy().map(drop))?;
     report("copy f32 2^26", s, 8.0 * nf, 0.0);
-    let s = time(&dev, 20, || x.try_add(&y).map(drop))?;
+    let s = time("add f32 2^26", &dev, 20, || x.try_add(&y).map(drop))?;
     report("add f32 2^26", s, 12.0 * nf, 0.0);
-    let s = time(&dev, 20, || xb.try_add(&xb).map(drop))?;
+    let s = time("add bf16 2^26", &dev, 20, || xb.try_add(&xb).map(drop))?;
     report("add bf16 2^26", s, 6.0 * nf, 0.0);
-    let s = time(&dev, 20, || x.sum(&[], false).map(drop))?;
+    let s = time("sum f32 2^26", &dev, 20, || x.sum(&[], false).map(drop))?;
     report("sum f32 2^26", s, 4.0 * nf, 0.0);
-    let s = time(&dev, 20, || x.sin().map(drop))?;
+    let s = time("sin f32 2^26", &dev, 20, || x.sin().map(drop))?;
     report("sin f32 2^26", s, 8.0 * nf, 0.0);
-    let s = time(&dev, 20, || xb.sin().map(drop))?;
+    let s = time("sin bf16 2^26", &dev, 20, || xb.sin().map(drop))?;
     report("sin bf16 2^26", s, 4.0 * nf, 0.0);
 
     // The timed kernels computed what the CPU computes (every element, so no work was skipped).
@@ -76,20 +83,20 @@ fn main() -> Result<()> {
     println!("check: max |gpu - cpu| add {add:e}, sin {sin:e}; sum differs by {sum:e}");
 
     let m = x.view([8192, 8192])?;
-    let s = time(&dev, 20, || m.sum(&[1], false).map(drop))?;
+    let s = time("sum f32 8192x8192 axis 1", &dev, 20, || m.sum(&[1], false).map(drop))?;
     report("sum f32 8192x8192 axis 1", s, 4.0 * nf, 0.0);
-    let s = time(&dev, 20, || m.sum(&[0], false).map(drop))?;
+    let s = time("sum f32 8192x8192 axis 0", &dev, 20, || m.sum(&[0], false).map(drop))?;
     report("sum f32 8192x8192 axis 0", s, 4.0 * nf, 0.0);
-    let s = time(&dev, 20, || m.t().try_contiguous().map(drop))?;
+    let s = time("transpose copy f32 8192^2", &dev, 20, || m.t().try_contiguous().map(drop))?;
     report("transpose copy f32 8192^2", s, 8.0 * nf, 0.0);
 
     let flops = 2.0 * 8192f64.powi(3);
     let a = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
     let b = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
-    let s = time(&dev, 3, || a.matmul(&b).map(drop))?;
+    let s = time("matmul f32 8192^3", &dev, 3, || a.matmul(&b).map(drop))?;
     report("matmul f32 8192^3", s, 0.0, flops);
     let (ab, bb) = (a.try_cast::<bf16>()?, b.try_cast::<bf16>()?);
-    let s = time(&dev, 10, || ab.matmul(&bb).map(drop))?;
+    let s = time("matmul bf16 8192^3", &dev, 10, || ab.matmul(&bb).map(drop))?;
     report("matmul bf16 8192^3", s, 0.0, flops);
     Ok(())
 }

@@ -70,6 +70,7 @@ pub fn open(ordinal: usize) -> Result<Arc<Context>> {
     let (major, minor) = ctx
         .compute_capability()
         .map_err(|e| driver_err("Cuda::new", e))?;
+    keep_freed_memory(&ctx);
     // SAFETY: every buffer of this context is used on its one stream, in order, so cudarc's
     // per-buffer events (two per allocation, recorded at every launch) only cost time.
     unsafe { ctx.disable_event_tracking() };
@@ -82,6 +83,27 @@ pub fn open(ordinal: usize) -> Result<Arc<Context>> {
     });
     cache.push((ordinal, c.clone()));
     Ok(c)
+}
+
+/// Raises the release threshold of the device's default memory pool (behind cudarc's
+/// `cuMemAllocAsync`) from 0, which returns freed memory to the driver at every synchronize
+/// and makes the next large allocation map pages again, to unlimited: freed blocks stay cached
+/// for reuse, as in PyTorch's caching allocator. Best effort: a driver without pools keeps
+/// its default.
+fn keep_freed_memory(ctx: &CudaContext) {
+    use cudarc::driver::sys;
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    let mut threshold = u64::MAX;
+    // SAFETY: `pool` and `threshold` outlive the calls; the attribute takes a u64.
+    unsafe {
+        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS {
+            sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut threshold as *mut u64 as *mut std::ffi::c_void,
+            );
+        }
+    }
 }
 
 /// Compiles `source` with NVRTC for `arch` (e.g. `compute_80`) and returns the PTX text.

@@ -35,6 +35,12 @@ fn blocks(n: usize) -> u32 {
     n.div_ceil(THREADS as usize).clamp(1, 1 << 16) as u32
 }
 
+/// The grid items of an element-wise kernel over `n` elements of `T`: one per 16-byte pack
+/// (`map1`/`map2` in `kernels/prelude.cuh`), so no block is left without work.
+fn packs<T: Element>(n: usize) -> usize {
+    n.div_ceil((16 / T::SIZE).max(1))
+}
+
 impl<T: Element> Tensor<T, Cuda> {
     /// A contiguous tensor owning `storage` on `device`.
     fn from_storage(storage: CudaStorage<T>, shape: Shape, device: &Cuda) -> Self {
@@ -142,7 +148,7 @@ impl<T: Element> Tensor<T, Cuda> {
                 &self.device,
                 module,
                 &sym,
-                n,
+                packs::<T>(n),
                 &[
                     Arg::U64(n as u64),
                     Arg::I32(info.ndim),
@@ -213,7 +219,7 @@ impl<T: Element> Tensor<T, Cuda> {
                 dev,
                 Module::Binary,
                 &sym,
-                n,
+                packs::<T>(n),
                 &[
                     Arg::U64(n as u64),
                     Arg::I32(info.ndim),
