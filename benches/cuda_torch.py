@@ -45,6 +45,8 @@ def main():
     report("sin f32 2^26", bench(20, lambda: x.sin()), 8.0 * n)
     report("sin bf16 2^26", bench(20, lambda: xb.sin()), 4.0 * n)
 
+    report("rand f32 2^26", bench(20, lambda: torch.rand(n, device=dev)), 4.0 * n)
+
     m = x.view(8192, 8192)
     report("sum f32 8192x8192 axis 1", bench(20, lambda: m.sum(1)), 4.0 * n)
     report("sum f32 8192x8192 axis 0", bench(20, lambda: m.sum(0)), 4.0 * n)

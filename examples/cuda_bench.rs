@@ -82,12 +82,23 @@ fn main() -> Result<()> {
     let sum = (x.sum(&[], false)?.to_vec()?[0] - cx.sum(&[], false)?.to_vec()[0]).abs();
     println!("check: max |gpu - cpu| add {add:e}, sin {sin:e}; sum differs by {sum:e}");
 
+    let s = time("rand f32 2^26", &dev, 20, || {
+        Tensor::<f32, Cuda>::rand_on([n], &dev).map(drop)
+    })?;
+    report("rand f32 2^26", s, 4.0 * nf, 0.0);
+
     let m = x.view([8192, 8192])?;
-    let s = time("sum f32 8192x8192 axis 1", &dev, 20, || m.sum(&[1], false).map(drop))?;
+    let s = time("sum f32 8192x8192 axis 1", &dev, 20, || {
+        m.sum(&[1], false).map(drop)
+    })?;
     report("sum f32 8192x8192 axis 1", s, 4.0 * nf, 0.0);
-    let s = time("sum f32 8192x8192 axis 0", &dev, 20, || m.sum(&[0], false).map(drop))?;
+    let s = time("sum f32 8192x8192 axis 0", &dev, 20, || {
+        m.sum(&[0], false).map(drop)
+    })?;
     report("sum f32 8192x8192 axis 0", s, 4.0 * nf, 0.0);
-    let s = time("transpose copy f32 8192^2", &dev, 20, || m.t().try_contiguous().map(drop))?;
+    let s = time("transpose copy f32 8192^2", &dev, 20, || {
+        m.t().try_contiguous().map(drop)
+    })?;
     report("transpose copy f32 8192^2", s, 8.0 * nf, 0.0);
 
     let flops = 2.0 * 8192f64.powi(3);

@@ -2,12 +2,10 @@
 //! and casts. Broadcasting follows NumPy; comparisons with NaN are false except `ne` (IEEE 754).
 
 use super::{map_new, zip_new};
-use crate::cpu::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::Result;
-use crate::shape::broadcast_shapes;
-use crate::tensor::{Tensor, try_read};
+use crate::tensor::Tensor;
 
 macro_rules! comparisons {
     ($($(#[$doc:meta])* $name:ident, $try_name:ident, $sname:ident, |$a:ident, $b:ident| $body:expr;)*) => {
@@ -80,43 +78,6 @@ impl<T: Element> Tensor<T, Cpu> {
     /// zero and saturates, NaN → 0; int → int wraps; to bool is `x != 0`.
     pub fn cast<U: Element>(&self) -> Tensor<U, Cpu> {
         self.map(|x| x.cast::<U>())
-    }
-
-    /// `cond ? a : b` element-wise, the three broadcast together (NumPy `where`).
-    ///
-    /// # Errors
-    /// `Broadcast` when the shapes do not broadcast.
-    pub fn where_(cond: &Tensor<bool, Cpu>, a: &Self, b: &Self) -> Result<Self> {
-        let op = "where_";
-        let s = broadcast_shapes(
-            op,
-            &broadcast_shapes(op, cond.shape(), a.shape())?,
-            b.shape(),
-        )?;
-        let (lc, la, lb) = (
-            cond.layout.broadcast_to(op, &s)?,
-            a.layout.broadcast_to(op, &s)?,
-            b.layout.broadcast_to(op, &s)?,
-        );
-        let (gc, ga, gb) = (
-            try_read(op, &cond.storage)?,
-            try_read(op, &a.storage)?,
-            try_read(op, &b.storage)?,
-        );
-        let buf = strided::zip3(
-            (&gc, &lc),
-            (&ga, &la),
-            (&gb, &lb),
-            |c, x, y| if c { x } else { y },
-        );
-        Ok(Tensor::from_buf(buf, s))
-    }
-
-    /// Replaces elements where `mask` is true with `value` (PyTorch `masked_fill`); `mask`
-    /// broadcasts to `self`'s shape.
-    pub fn masked_fill(&self, mask: &Tensor<bool, Cpu>, value: T) -> Result<Self> {
-        let m = mask.broadcast_to(self.shape().clone())?;
-        Self::where_(&m, &Self::scalar(value), self)
     }
 }
 

@@ -4,14 +4,23 @@
 //! `pad`, `sort`/`argsort`, `topk`. Indices are `Tensor<i64>`; an out-of-range index is an
 //! `Err`, never a read out of bounds.
 
+use super::device_ops::{DeviceOps, check_gather_shape};
 use super::zip_assign;
+use crate::cpu::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use crate::tensor::try_read;
 
-fn check_index(op: &'static str, i: i64, dim: usize, size: usize, shape: &Shape) -> Result<usize> {
+pub(crate) fn check_index(
+    op: &'static str,
+    i: i64,
+    dim: usize,
+    size: usize,
+    shape: &Shape,
+) -> Result<usize> {
     let j = if i < 0 { i + size as i64 } else { i };
     if j < 0 || j >= size as i64 {
         return Err(Error::Index {
@@ -25,63 +34,72 @@ fn check_index(op: &'static str, i: i64, dim: usize, size: usize, shape: &Shape)
     Ok(j as usize)
 }
 
-impl<T: Element> Tensor<T, Cpu> {
-    /// Copies `src` (broadcast to `self`'s shape) into `self`, which may be a view.
-    pub fn copy_from(&mut self, src: &Self) -> Result<()> {
-        zip_assign("copy_from", self, src, |_, v| v)
+impl DeviceOps for Cpu {
+    fn select<T: Element>(
+        s: &Shape,
+        cond: &Tensor<bool, Cpu>,
+        a: &Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        let op = "where_";
+        let (lc, la, lb) = (
+            cond.layout.broadcast_to(op, s)?,
+            a.layout.broadcast_to(op, s)?,
+            b.layout.broadcast_to(op, s)?,
+        );
+        let (gc, ga, gb) = (
+            try_read(op, &cond.storage)?,
+            try_read(op, &a.storage)?,
+            try_read(op, &b.storage)?,
+        );
+        let buf = strided::zip3(
+            (&gc, &lc),
+            (&ga, &la),
+            (&gb, &lb),
+            |c, x, y| if c { x } else { y },
+        );
+        Ok(Tensor::from_buf(buf, s.clone()))
     }
 
-    /// Joins tensors along an existing axis (NumPy `concatenate`, PyTorch `cat`).
-    ///
-    /// # Errors
-    /// `InvalidArgument` for an empty list; `ShapeMismatch` when ranks or the other dimensions
-    /// differ, naming both shapes; `Axis` for a bad axis.
-    pub fn concat(tensors: &[&Self], axis: i64) -> Result<Self> {
-        let first = tensors.first().ok_or_else(|| Error::InvalidArgument {
-            op: "concat",
-            msg: "needs at least one tensor".into(),
-        })?;
-        let ax = first.shape().axis("concat", axis)?;
-        let mut dims = first.dims().to_vec();
-        dims[ax] = 0;
-        for t in tensors {
-            let same = t.ndim() == first.ndim()
-                && (0..t.ndim()).all(|i| i == ax || t.dims()[i] == first.dims()[i]);
-            if !same {
-                return Err(Error::ShapeMismatch {
-                    op: "concat",
-                    lhs: first.shape().clone(),
-                    rhs: t.shape().clone(),
-                    msg: format!("all dimensions but axis {ax} must match"),
-                });
-            }
-            dims[ax] += t.dims()[ax];
-        }
-        let out = Self::zeros(dims)?;
-        let mut off = 0;
-        for t in tensors {
-            let n = t.dims()[ax];
-            out.narrow(ax as i64, off, n)?.copy_from(t)?;
-            off += n;
+    fn assign<T: Element>(dst: &mut Tensor<T, Cpu>, src: &Tensor<T, Cpu>) -> Result<()> {
+        zip_assign("copy_from", dst, src, |_, v| v)
+    }
+
+    fn index_select<T: Element>(
+        src: &Tensor<T, Cpu>,
+        ax: usize,
+        indices: &Tensor<i64, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        let idx: Vec<usize> = indices
+            .to_vec()
+            .iter()
+            .map(|&i| check_index("index_select", i, ax, src.dims()[ax], src.shape()))
+            .collect::<Result<_>>()?;
+        let mut dims = src.dims().to_vec();
+        dims[ax] = idx.len();
+        let out = Tensor::zeros(dims)?;
+        for (k, &i) in idx.iter().enumerate() {
+            out.narrow(ax as i64, k, 1)?
+                .copy_from(&src.narrow(ax as i64, i, 1)?)?;
         }
         Ok(out)
     }
 
-    /// Alias of [`Tensor::concat`] (PyTorch's name).
-    pub fn cat(tensors: &[&Self], axis: i64) -> Result<Self> {
-        Self::concat(tensors, axis)
+    fn gather<T: Element>(
+        src: &Tensor<T, Cpu>,
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        let pos = src.gather_positions("gather", ax, index)?;
+        let data = src.contiguous().to_vec();
+        Tensor::from_vec(
+            pos.iter().map(|&p| data[p]).collect(),
+            index.shape().clone(),
+        )
     }
+}
 
-    /// Joins equally shaped tensors along a new axis (NumPy `stack`).
-    pub fn stack(tensors: &[&Self], axis: i64) -> Result<Self> {
-        let expanded: Vec<Self> = tensors
-            .iter()
-            .map(|t| t.unsqueeze(axis))
-            .collect::<Result<_>>()?;
-        let refs: Vec<&Self> = expanded.iter().collect();
-        Self::concat(&refs, axis)
-    }
-
+impl<T: Element> Tensor<T, Cpu> {
     /// Views of consecutive pieces of `sizes[i]` elements along `axis` (PyTorch `split` with a
     /// list). The sizes must add up to the dimension.
     pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
@@ -121,39 +139,6 @@ impl<T: Element> Tensor<T, Cpu> {
         self.split(&sizes, axis)
     }
 
-    /// The slices at `indices` (1-d, negative counts from the end) along `axis` (PyTorch
-    /// `index_select`, NumPy `take` with an axis).
-    ///
-    /// # Errors
-    /// `Index` for an out-of-range index; `InvalidArgument` when `indices` is not 1-d.
-    pub fn index_select(&self, axis: i64, indices: &Tensor<i64, Cpu>) -> Result<Self> {
-        let ax = self.shape().axis("index_select", axis)?;
-        if indices.ndim() != 1 {
-            return Err(Error::InvalidArgument {
-                op: "index_select",
-                msg: format!("indices must be 1-d, got shape {}", indices.shape()),
-            });
-        }
-        let idx: Vec<usize> = indices
-            .to_vec()
-            .iter()
-            .map(|&i| check_index("index_select", i, ax, self.dims()[ax], self.shape()))
-            .collect::<Result<_>>()?;
-        let mut dims = self.dims().to_vec();
-        dims[ax] = idx.len();
-        let out = Self::zeros(dims)?;
-        for (k, &i) in idx.iter().enumerate() {
-            out.narrow(ax as i64, k, 1)?
-                .copy_from(&self.narrow(ax as i64, i, 1)?)?;
-        }
-        Ok(out)
-    }
-
-    /// Alias of [`Tensor::index_select`] (NumPy's `take` with an axis).
-    pub fn take(&self, axis: i64, indices: &Tensor<i64, Cpu>) -> Result<Self> {
-        self.index_select(axis, indices)
-    }
-
     /// Maps every position of `index` to a flat storage position of a contiguous `self`, with
     /// the `axis` coordinate replaced by the index value (PyTorch `gather`/`scatter` rule).
     fn gather_positions(
@@ -162,18 +147,7 @@ impl<T: Element> Tensor<T, Cpu> {
         ax: usize,
         index: &Tensor<i64, Cpu>,
     ) -> Result<Vec<usize>> {
-        if index.ndim() != self.ndim()
-            || (0..self.ndim()).any(|d| d != ax && index.dims()[d] > self.dims()[d])
-        {
-            return Err(Error::ShapeMismatch {
-                op,
-                lhs: self.shape().clone(),
-                rhs: index.shape().clone(),
-                msg: format!(
-                    "the index must have the same rank and be no larger outside axis {ax}"
-                ),
-            });
-        }
+        check_gather_shape(op, self.shape(), index.shape(), ax)?;
         let strides = self.shape().contiguous_strides();
         let idims = index.dims().to_vec();
         let iv = index.to_vec();
@@ -194,15 +168,6 @@ impl<T: Element> Tensor<T, Cpu> {
             pos.push(p as usize);
         }
         Ok(pos)
-    }
-
-    /// `out[..., j, ...] = self[..., index[..., j, ...], ...]` along `axis` (PyTorch `gather`);
-    /// the output has `index`'s shape.
-    pub fn gather(&self, axis: i64, index: &Tensor<i64, Cpu>) -> Result<Self> {
-        let ax = self.shape().axis("gather", axis)?;
-        let pos = self.gather_positions("gather", ax, index)?;
-        let src = self.contiguous().to_vec();
-        Self::from_vec(pos.iter().map(|&p| src[p]).collect(), index.shape().clone())
     }
 
     /// The elements on and below the `k`-th diagonal of the last two dimensions (NumPy `tril`);

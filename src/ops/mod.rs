@@ -5,6 +5,7 @@ pub mod binary;
 pub mod compare;
 pub mod cuda;
 pub mod decomp;
+pub mod device_ops;
 pub mod index;
 pub mod linalg;
 pub mod matmul;

@@ -21,6 +21,12 @@ pub fn manual_seed(seed: u64) {
     *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(StdRng::seed_from_u64(seed));
 }
 
+/// A fresh 64-bit key from the global generator, for generators on other devices (the CUDA
+/// Philox kernel), so that [`manual_seed`] makes them reproducible too.
+pub(crate) fn next_key() -> u64 {
+    with_global_rng(|r| r.random())
+}
+
 fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
     let mut g = GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner());
     f(g.get_or_insert_with(|| StdRng::seed_from_u64(DEFAULT_SEED)))
@@ -138,6 +144,19 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// # Errors
     /// `InvalidArgument` for a zero or NaN step, or non-finite bounds.
     pub fn arange(start: T, stop: T, step: T) -> Result<Self> {
+        let n = Self::arange_len(start, stop, step)?;
+        let (a, s) = (start.to_f64(), step.to_f64());
+        let v: Vec<T> = if T::DTYPE.is_float() {
+            (0..n).map(|i| T::from_f64(a + i as f64 * s)).collect()
+        } else {
+            let (a, s) = (start.to_i64(), step.to_i64());
+            (0..n).map(|i| T::from_i64(a + i as i64 * s)).collect()
+        };
+        Self::from_vec(v, [n])
+    }
+
+    /// The length of [`Tensor::arange`]'s result, after its argument checks.
+    pub(crate) fn arange_len(start: T, stop: T, step: T) -> Result<usize> {
         let (a, b, s) = (start.to_f64(), stop.to_f64(), step.to_f64());
         if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
             return Err(Error::InvalidArgument {
@@ -154,14 +173,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
                 msg: format!("arange({start:?}, {stop:?}, {step:?}) would have {n} elements"),
             });
         }
-        let n = n as usize;
-        let v: Vec<T> = if T::DTYPE.is_float() {
-            (0..n).map(|i| T::from_f64(a + i as f64 * s)).collect()
-        } else {
-            let (a, s) = (start.to_i64(), step.to_i64());
-            (0..n).map(|i| T::from_i64(a + i as i64 * s)).collect()
-        };
-        Self::from_vec(v, [n])
+        Ok(n as usize)
     }
 
     /// `n` evenly spaced values from `start` to `stop` inclusive (NumPy `linspace`), computed in

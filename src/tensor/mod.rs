@@ -9,6 +9,7 @@ mod view;
 
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
+pub(crate) use create::next_key;
 pub use slice::Slice;
 pub use view::ReshapeDims;
 
@@ -190,6 +191,21 @@ fn busy(op: &'static str) -> Error {
     Error::Layout {
         op,
         msg: "the tensor's buffer is borrowed through another handle (a live `data()`/`data_mut()` guard of a view or clone); drop that borrow first".into(),
+    }
+}
+
+impl<T: Element, D: Device> Tensor<T, D> {
+    /// A fresh, contiguous tensor that owns `storage` on `device`; `storage` holds at least
+    /// `shape.numel()` elements.
+    pub(crate) fn from_storage(storage: D::Storage<T>, shape: Shape, device: &D) -> Self {
+        Tensor {
+            storage,
+            layout: Layout::contiguous(shape),
+            device: device.clone(),
+            requires_grad: false,
+            grad: None,
+            is_view: false,
+        }
     }
 }
 

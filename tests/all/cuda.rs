@@ -39,6 +39,15 @@ fn kernel_table_covers_the_typed_ops() {
             has(Module::Matmul, symbol::<T>("matmul"));
         }
         has(Module::Cast, symbol::<T>("copy"));
+        for root in ["where", "copy_to", "take", "gather"] {
+            has(Module::Index, symbol::<T>(root));
+        }
+        if numeric {
+            has(Module::Index, symbol::<T>("arange"));
+        }
+        if T::DTYPE.is_float() {
+            has(Module::Index, symbol::<T>("rand"));
+        }
         for d in Dtype::ALL {
             has(
                 Module::Cast,
@@ -249,9 +258,18 @@ fn gpu_matches_cpu() {
             at.to_vec(),
             "copy",
         );
-        same(gat.deep_copy().unwrap().to_vec().unwrap(), at.to_vec(), "deep_copy");
         same(
-            ga.narrow(0, 1, 2).unwrap().deep_copy().unwrap().to_vec().unwrap(),
+            gat.deep_copy().unwrap().to_vec().unwrap(),
+            at.to_vec(),
+            "deep_copy",
+        );
+        same(
+            ga.narrow(0, 1, 2)
+                .unwrap()
+                .deep_copy()
+                .unwrap()
+                .to_vec()
+                .unwrap(),
             a.narrow(0, 1, 2).unwrap().to_vec(),
             "narrowed deep_copy",
         );
@@ -273,7 +291,11 @@ fn gpu_matches_cpu() {
             &f64v(a.sqrt().to_vec()),
             rel,
         );
-        same(gat.neg().unwrap().to_vec().unwrap(), at.neg().to_vec(), "neg");
+        same(
+            gat.neg().unwrap().to_vec().unwrap(),
+            at.neg().to_vec(),
+            "neg",
+        );
         assert_close(
             &f64v(ga.round().unwrap().to_vec().unwrap()),
             &f64v(a.round().to_vec()),
@@ -287,7 +309,12 @@ fn gpu_matches_cpu() {
             rel,
         );
         assert_close(
-            &f64v(gn.try_sub(&gn.flip(&[0]).unwrap()).unwrap().to_vec().unwrap()),
+            &f64v(
+                gn.try_sub(&gn.flip(&[0]).unwrap())
+                    .unwrap()
+                    .to_vec()
+                    .unwrap(),
+            ),
             &f64v(cn.try_sub(&cn.flip(&[0]).unwrap()).unwrap().to_vec()),
             rel,
         );
@@ -334,8 +361,7 @@ fn gpu_matches_cpu() {
             let ec = a.try_div(&z.to_cpu().unwrap()).unwrap_err().to_string();
             let eg = ga
                 .try_div(&z)
-                .err()
-                .expect("integer division by zero is an Err")
+                .expect_err("integer division by zero is an Err")
                 .to_string();
             assert_eq!(ec, eg);
         }
@@ -445,6 +471,203 @@ fn gpu_matches_cpu() {
     run::<u8>(&dev);
 }
 
+/// where_, masked_fill, copy_from into views, full_on, concat, stack, index_select and gather
+/// equal the CPU's, with broadcast and strided operands; bad indices give the CPU's error.
+#[test]
+fn gpu_index_ops_match_cpu() {
+    let Some(dev) = gpu("gpu_index_ops_match_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let a = Tensor::<T>::from_vec(sample::<T>(24), [4, 6]).unwrap();
+        let b = Tensor::<T>::from_vec(sample::<T>(30)[24..].to_vec(), [6]).unwrap();
+        let c = Tensor::<bool>::from_vec(vec![true, false, false, true], [4, 1]).unwrap();
+        let (ga, gb, gc) = (
+            a.to_cuda(dev).unwrap(),
+            b.to_cuda(dev).unwrap(),
+            c.to_cuda(dev).unwrap(),
+        );
+        let g = |t: Tensor<T, Cuda>| t.to_vec().unwrap();
+        same(
+            g(Tensor::where_(&gc, &ga, &gb).unwrap()),
+            Tensor::where_(&c, &a, &b).unwrap().to_vec(),
+            "where_",
+        );
+        same(
+            g(Tensor::where_(&gc, &ga.t().t(), &gb).unwrap()),
+            Tensor::where_(&c, &a, &b).unwrap().to_vec(),
+            "where_ strided",
+        );
+        let v = sample::<T>(9)[8];
+        same(
+            g(ga.masked_fill(&gc, v).unwrap()),
+            a.masked_fill(&c, v).unwrap().to_vec(),
+            "masked_fill",
+        );
+        // copy_from into a column view, with a broadcast source.
+        let (mut cv, mut gv) = (a.deep_copy(), ga.deep_copy().unwrap());
+        cv.narrow(1, 2, 1)
+            .unwrap()
+            .copy_from(&b.narrow(0, 0, 1).unwrap())
+            .unwrap();
+        gv.narrow(1, 2, 1)
+            .unwrap()
+            .copy_from(&gb.narrow(0, 0, 1).unwrap())
+            .unwrap();
+        same(g(gv.clone()), cv.to_vec(), "copy_from");
+        // Overlapping source and destination read the old values.
+        cv.copy_from(&cv.flip(&[1]).unwrap()).unwrap();
+        gv.copy_from(&gv.flip(&[1]).unwrap()).unwrap();
+        same(g(gv), cv.to_vec(), "overlapping copy_from");
+        same(
+            g(Tensor::full_on([2, 3], v, dev).unwrap()),
+            Tensor::<T>::full([2, 3], v).unwrap().to_vec(),
+            "full_on",
+        );
+        // concat of a transposed and a contiguous operand; stack.
+        let at = a.t();
+        let gat = ga.t();
+        same(
+            g(Tensor::concat(&[&gat, &gat.narrow(0, 1, 2).unwrap()], 0).unwrap()),
+            Tensor::concat(&[&at, &at.narrow(0, 1, 2).unwrap()], 0)
+                .unwrap()
+                .to_vec(),
+            "concat",
+        );
+        same(
+            g(Tensor::stack(&[&ga, &ga], 2).unwrap()),
+            Tensor::stack(&[&a, &a], 2).unwrap().to_vec(),
+            "stack",
+        );
+        // index_select / gather, negative indices, strided sources.
+        let idx = Tensor::<i64>::from_vec(vec![3, -1, 0, 1, 1], [5]).unwrap();
+        let gidx = idx.to_cuda(dev).unwrap();
+        for ax in [0, 1] {
+            let i3 = idx.narrow(0, 0, 4).unwrap();
+            let (ci, gi) = if ax == 0 {
+                (i3.clone(), i3.to_cuda(dev).unwrap())
+            } else {
+                (idx.clone(), gidx.clone())
+            };
+            same(
+                g(ga.index_select(ax, &gi).unwrap()),
+                a.index_select(ax, &ci).unwrap().to_vec(),
+                "index_select",
+            );
+            same(
+                g(gat.index_select(1 - ax, &gi).unwrap()),
+                at.index_select(1 - ax, &ci).unwrap().to_vec(),
+                "index_select strided",
+            );
+        }
+        let bad = Tensor::<i64>::from_vec(vec![0, 6], [2]).unwrap();
+        assert_eq!(
+            ga.index_select(1, &bad.to_cuda(dev).unwrap())
+                .unwrap_err()
+                .to_string(),
+            a.index_select(1, &bad).unwrap_err().to_string()
+        );
+        let gi =
+            Tensor::<i64>::from_vec(vec![5, 0, -1, 2, 2, 1, 0, 0, 3, 4, 5, -6], [4, 3]).unwrap();
+        same(
+            g(ga.gather(1, &gi.to_cuda(dev).unwrap()).unwrap()),
+            a.gather(1, &gi).unwrap().to_vec(),
+            "gather",
+        );
+        same(
+            g(gat.gather(0, &gi.t().to_cuda(dev).unwrap()).unwrap()),
+            at.gather(0, &gi.t()).unwrap().to_vec(),
+            "gather strided",
+        );
+        let gbad = Tensor::<i64>::from_vec(vec![0, 1, 6, 0], [2, 2]).unwrap();
+        assert_eq!(
+            ga.gather(1, &gbad.to_cuda(dev).unwrap())
+                .unwrap_err()
+                .to_string(),
+            a.gather(1, &gbad).unwrap_err().to_string()
+        );
+    }
+    run::<f32>(&dev);
+    run::<f64>(&dev);
+    run::<f16>(&dev);
+    run::<bf16>(&dev);
+    run::<i16>(&dev);
+    run::<i32>(&dev);
+    run::<i64>(&dev);
+    run::<u8>(&dev);
+    run::<bool>(&dev);
+}
+
+/// arange_on equals the CPU's arange; rand_on/randn_on are reproducible from manual_seed, in
+/// range, and have the right moments.
+#[test]
+fn gpu_generators() {
+    let Some(dev) = gpu("gpu_generators") else {
+        return;
+    };
+    fn ar<T: NumElement>(dev: &Cuda, a: f64, b: f64, s: f64) {
+        let (a, b, s) = (T::from_f64(a), T::from_f64(b), T::from_f64(s));
+        same(
+            Tensor::<T, Cuda>::arange_on(a, b, s, dev)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+            Tensor::<T>::arange(a, b, s).unwrap().to_vec(),
+            "arange_on",
+        );
+    }
+    ar::<f32>(&dev, 0.5, 10.0, 0.75);
+    ar::<f64>(&dev, -3.0, 3.0, 0.1);
+    ar::<bf16>(&dev, 0.0, 8.0, 0.5);
+    ar::<i32>(&dev, -5.0, 20.0, 3.0);
+    ar::<i64>(&dev, 10.0, -10.0, -4.0);
+    ar::<u8>(&dev, 0.0, 250.0, 7.0);
+    assert!(Tensor::<f32, Cuda>::arange_on(0.0, 1.0, 0.0, &dev).is_err());
+    fn moments<T: FloatElement>(dev: &Cuda) {
+        let n = 1 << 20;
+        manual_seed(11);
+        let u = Tensor::<T, Cuda>::rand_on([n], dev)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        manual_seed(11);
+        let u2 = Tensor::<T, Cuda>::rand_on([n], dev)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        same(u.clone(), u2, "rand_on reproducible");
+        let u = f64v(u);
+        assert!(
+            u.iter().all(|&x| (0.0..1.0).contains(&x)),
+            "rand_on range {}",
+            T::DTYPE
+        );
+        let mean = u.iter().sum::<f64>() / n as f64;
+        assert!(
+            (mean - 0.5).abs() < 0.005,
+            "rand_on mean {mean} {}",
+            T::DTYPE
+        );
+        let z = f64v(
+            Tensor::<T, Cuda>::randn_on([n], dev)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+        );
+        let m = z.iter().sum::<f64>() / n as f64;
+        let var = z.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n as f64;
+        assert!(
+            m.abs() < 0.01 && (var - 1.0).abs() < 0.02,
+            "randn_on {m} {var} {}",
+            T::DTYPE
+        );
+    }
+    moments::<f32>(&dev);
+    moments::<f64>(&dev);
+    moments::<f16>(&dev);
+    moments::<bf16>(&dev);
+}
+
 /// Long rows and columns take the split path (partials combined by the last block): sums,
 /// extremes and arg-reductions with NaN, ties and infinities still equal the CPU's.
 #[test]
@@ -457,14 +680,22 @@ fn gpu_split_reductions_match_cpu() {
         let mut v: Vec<T> = (0..rows * cols)
             .map(|i| T::from_f64(((i * 7919) % 201) as f64 - 100.0))
             .collect();
-        for (i, x) in [(5, f64::NAN), (4000 * cols + 3, f64::NAN), (8999 * cols + 36, 1e9)] {
+        for (i, x) in [
+            (5, f64::NAN),
+            (4000 * cols + 3, f64::NAN),
+            (8999 * cols + 36, 1e9),
+        ] {
             v[i] = T::from_f64(x);
         }
         let c = Tensor::<T>::from_vec(v, [rows, cols]).unwrap();
         let g = c.to_cuda(dev).unwrap();
         let rel = tol(T::DTYPE) * 64.0;
         for t in [false, true] {
-            let (c, g) = if t { (c.t(), g.t()) } else { (c.clone(), g.clone()) };
+            let (c, g) = if t {
+                (c.t(), g.t())
+            } else {
+                (c.clone(), g.clone())
+            };
             for axes in [&[][..], &[0], &[1]] {
                 assert_close(
                     &f64v(g.sum(axes, false).unwrap().to_vec().unwrap()),

@@ -96,7 +96,8 @@ fn keep_freed_memory(ctx: &CudaContext) {
     let mut threshold = u64::MAX;
     // SAFETY: `pool` and `threshold` outlive the calls; the attribute takes a u64.
     unsafe {
-        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS {
+        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS
+        {
             sys::cuMemPoolSetAttribute(
                 pool,
                 sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
@@ -174,7 +175,10 @@ impl Context {
         let mut dst = self.alloc(bytes)?;
         if bytes > 0 {
             self.stream
-                .memcpy_dtod(&src.slice(start..start + bytes), &mut dst.slice_mut(0..bytes))
+                .memcpy_dtod(
+                    &src.slice(start..start + bytes),
+                    &mut dst.slice_mut(0..bytes),
+                )
                 .map_err(|e| driver_err("copy", e))?;
         }
         Ok(dst)
@@ -249,6 +253,7 @@ impl Context {
                 Arg::U64(v) => b.arg(v),
                 Arg::I32(v) => b.arg(v),
                 Arg::I64(v) => b.arg(v),
+                Arg::F64(v) => b.arg(v),
                 Arg::Buf(v) => b.arg(*v),
             };
         }

@@ -113,6 +113,8 @@ pub enum Arg<'a> {
     I32(i32),
     /// A signed offset in elements (`i64`).
     I64(i64),
+    /// A float parameter (`double`).
+    F64(f64),
     /// A device pointer.
     Buf(&'a Buffer),
 }

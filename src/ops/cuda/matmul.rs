@@ -21,7 +21,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
     /// `ShapeMismatch` naming both shapes (0-d operand, inner dimensions, batch dimensions);
     /// `Device` when the operands are on different devices or cuBLAS fails.
     pub fn matmul(&self, other: &Self) -> Result<Self> {
-        self.same_device(other, "matmul")?;
+        crate::ops::device_ops::same_device("matmul", self, other)?;
         let MatmulDims {
             m,
             k,

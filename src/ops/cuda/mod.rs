@@ -5,6 +5,7 @@
 //! (allocation, compilation and launch can fail); results match the CPU's within float
 //! tolerance (sums are reordered), and integer division by zero is the CPU's `Err`.
 
+mod index;
 mod matmul;
 pub mod table;
 
@@ -15,6 +16,7 @@ use crate::device::cuda::download_range;
 use crate::device::{Cpu, Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatOf, NumElement, SumOf};
 use crate::error::{Error, Result};
+use crate::ops::device_ops::same_device;
 use crate::shape::{Layout, Shape, broadcast_shapes};
 use crate::tensor::Tensor;
 use table::{Module, symbol};
@@ -42,18 +44,6 @@ fn packs<T: Element>(n: usize) -> usize {
 }
 
 impl<T: Element> Tensor<T, Cuda> {
-    /// A contiguous tensor owning `storage` on `device`.
-    fn from_storage(storage: CudaStorage<T>, shape: Shape, device: &Cuda) -> Self {
-        Tensor {
-            storage,
-            layout: Layout::contiguous(shape),
-            device: device.clone(),
-            requires_grad: false,
-            grad: None,
-            is_view: false,
-        }
-    }
-
     /// A CUDA tensor holding `data` (a host-to-device copy), shaped `shape`.
     ///
     /// # Errors
@@ -61,23 +51,6 @@ impl<T: Element> Tensor<T, Cuda> {
     pub fn from_vec_on(data: Vec<T>, shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
         let host = Tensor::<T, Cpu>::from_vec(data, shape)?;
         host.to_cuda(device)
-    }
-
-    /// A 0-d tensor holding `value` on this tensor's device.
-    fn scalar_like(&self, value: T) -> Result<Self> {
-        let storage = self.device.upload(&[value])?;
-        Ok(Self::from_storage(
-            storage,
-            Shape::new(vec![]),
-            &self.device,
-        ))
-    }
-
-    /// A zero-filled CUDA tensor.
-    pub fn zeros_on(shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
-        let shape = shape.into();
-        let storage = device.zeros(shape.numel())?;
-        Ok(Self::from_storage(storage, shape, device))
     }
 
     /// A host copy (device-to-host; a strided view is packed on the device first).
@@ -185,24 +158,9 @@ impl<T: NumElement> Tensor<T, Cuda> {
 }
 
 impl<T: Element> Tensor<T, Cuda> {
-    /// `Err` naming both devices unless `other` is on this tensor's device.
-    fn same_device(&self, other: &Self, op: &'static str) -> Result<()> {
-        if self.device == other.device {
-            return Ok(());
-        }
-        Err(Error::Device {
-            op,
-            msg: format!(
-                "the operands are on {} and {}; move one with to_cuda() first",
-                self.device(),
-                other.device()
-            ),
-        })
-    }
-
     /// Launches a BINARY kernel `root` over the broadcast shape; checks the kernel's flag.
     fn zip_kernel<O: Element>(&self, other: &Self, root: &'static str) -> Result<Tensor<O, Cuda>> {
-        self.same_device(other, root)?;
+        same_device(root, self, other)?;
         let shape = broadcast_shapes(root, self.shape(), other.shape())?;
         let la = self.layout.broadcast_to(root, &shape)?;
         let lb = other.layout.broadcast_to(root, &shape)?;
@@ -257,7 +215,7 @@ macro_rules! cuda_binary {
                 }
                 #[doc = concat!("[`Tensor::", stringify!($name), "`] with a scalar right operand (a 0-d tensor on this device, broadcast).")]
                 pub fn $sname(&self, s: T) -> Result<Self> {
-                    self.try_binary::<$op>(&self.scalar_like(s)?)
+                    self.try_binary::<$op>(&Self::scalar_on(s, &self.device)?)
                 }
             )*
         }
@@ -374,7 +332,11 @@ impl<T: Element> Tensor<T, Cuda> {
         let (src, outer, inner) = match (consecutive, reduced.first(), reduced.last()) {
             (true, Some(&a), Some(&b)) => {
                 let outer = dims[..a].iter().product();
-                (self.try_contiguous()?, outer, dims[b + 1..].iter().product())
+                (
+                    self.try_contiguous()?,
+                    outer,
+                    dims[b + 1..].iter().product(),
+                )
             }
             _ => {
                 let perm: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
@@ -394,7 +356,10 @@ impl<T: Element> Tensor<T, Cuda> {
                 2048usize.div_ceil(groups).min(len / 2048).max(1)
             };
             let (parts, counts) = if split > 1 {
-                (empty::<i64>(dev, 2 * rows * split)?, Some(dev.zeros::<i32>(groups)?))
+                (
+                    empty::<i64>(dev, 2 * rows * split)?,
+                    Some(dev.zeros::<i32>(groups)?),
+                )
             } else {
                 (empty::<i64>(dev, 0)?, None)
             };
@@ -469,4 +434,17 @@ impl Info {
 fn launch(dev: &Cuda, module: Module, sym: &str, n: usize, args: &[Arg<'_>]) -> Result<()> {
     dev.ctx
         .launch(module.kernels(), sym, (blocks(n), THREADS), args)
+}
+
+/// Shape, dtype and device (the data stays on the GPU; `to_cpu()` to print it).
+impl<T: Element> std::fmt::Debug for Tensor<T, Cuda> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Tensor(shape={}, dtype={}, device={})",
+            self.shape(),
+            T::DTYPE,
+            self.device()
+        )
+    }
 }

@@ -24,6 +24,8 @@ pub enum Module {
     Reduce,
     /// `kernels/matmul.cu`: integer matmul (floats use cuBLAS).
     Matmul,
+    /// `kernels/index.cu`: where, copies into views, index_select, gather, arange, rand.
+    Index,
 }
 
 /// The reductions `kernels/reduce.cu` defines, by kernel root.
@@ -33,12 +35,13 @@ const PRELUDE: &str = include_str!("../../../kernels/prelude.cuh");
 
 impl Module {
     /// Every module.
-    pub const ALL: [Module; 5] = [
+    pub const ALL: [Module; 6] = [
         Module::Unary,
         Module::Binary,
         Module::Cast,
         Module::Reduce,
         Module::Matmul,
+        Module::Index,
     ];
 
     /// The module as the launcher takes it: its name and its source function.
@@ -51,6 +54,7 @@ impl Module {
                 Module::Cast => || Module::Cast.source(),
                 Module::Reduce => || Module::Reduce.source(),
                 Module::Matmul => || Module::Matmul.source(),
+                Module::Index => || Module::Index.source(),
             },
         }
     }
@@ -63,6 +67,7 @@ impl Module {
             Module::Cast => "cast.cu",
             Module::Reduce => "reduce.cu",
             Module::Matmul => "matmul.cu",
+            Module::Index => "index.cu",
         }
     }
 
@@ -73,6 +78,7 @@ impl Module {
             Module::Cast => include_str!("../../../kernels/cast.cu"),
             Module::Reduce => include_str!("../../../kernels/reduce.cu"),
             Module::Matmul => include_str!("../../../kernels/matmul.cu"),
+            Module::Index => include_str!("../../../kernels/index.cu"),
         }
     }
 
@@ -117,6 +123,21 @@ impl Module {
             Module::Matmul => {
                 let ints = numeric().filter(|d| !d.is_float());
                 v.extend(ints.map(|d| instance("MATMUL", "matmul", d, d, d)));
+            }
+            Module::Index => {
+                for d in Dtype::ALL {
+                    for (mac, root) in [
+                        ("WHERE", "where"),
+                        ("COPY_TO", "copy_to"),
+                        ("TAKE", "take"),
+                        ("GATHER", "gather"),
+                    ] {
+                        v.push(instance(mac, root, d, d, d));
+                    }
+                }
+                v.extend(numeric().map(|d| instance("ARANGE", "arange", d, d, d)));
+                let floats = Dtype::ALL.into_iter().filter(|d| d.is_float());
+                v.extend(floats.map(|d| instance("RAND", "rand", d, d, d)));
             }
         }
         v

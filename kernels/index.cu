@@ -1,0 +1,128 @@
+// Selection, copies into views, indexing and generators. `info` holds dims, then one set of
+// strides per strided operand, as in binary.cu. Out-of-range indices write 1 to `*flag` (the
+// host turns that into the CPU's Err, naming the index) and store 0; nothing is read out of
+// bounds.
+
+// out[i] = c[i] ? a[i] : b[i], the three broadcast to the output's shape.
+#define WHERE(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 c_off, \
+                                            const bool* c, i64 a_off, const T* a, i64 b_off, \
+                                            const T* b, O* out) { \
+        GRID_STRIDE(i, n) { \
+            bool k = c[c_off + strided(i, ndim, info, info + ndim)]; \
+            out[i] = k ? a[a_off + strided(i, ndim, info, info + 2 * ndim)] \
+                       : b[b_off + strided(i, ndim, info, info + 3 * ndim)]; \
+        } \
+    }
+
+// dst[view] = src[view]: both strided (src broadcast), for copy_from and concat.
+#define COPY_TO(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 s_off, \
+                                            const T* src, i64 d_off, O* dst) { \
+        GRID_STRIDE(i, n) { \
+            dst[d_off + strided(i, ndim, info, info + 2 * ndim)] = \
+                src[s_off + strided(i, ndim, info, info + ndim)]; \
+        } \
+    }
+
+// index_select over a contiguous (outer, size, inner) input: out[o, j, c] = in[o, idx[j], c]
+// with negative indices counted from the end.
+#define TAKE(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 outer, u64 count, u64 inner, u64 size, \
+                                            const i64* idx, i64 off, const T* in, O* out, \
+                                            int* flag) { \
+        GRID_STRIDE(i, outer * count * inner) { \
+            u64 c = i % inner, j = (i / inner) % count, o = i / (inner * count); \
+            i64 k = idx[j] < 0 ? idx[j] + (i64)size : idx[j]; \
+            if (k < 0 || k >= (i64)size) { O zero = {}; *flag = 1; out[i] = zero; continue; } \
+            out[i] = in[off + (o * size + (u64)k) * inner + c]; \
+        } \
+    }
+
+// gather: out has the index's shape (`info`: its dims, then the source's strides); the `axis`
+// coordinate of each position is replaced by the index value.
+#define GATHER(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, int axis, const i64* info, \
+                                            const i64* index, i64 s_off, const T* src, u64 size, \
+                                            O* out, int* flag) { \
+        GRID_STRIDE(i, n) { \
+            i64 k = index[i] < 0 ? index[i] + (i64)size : index[i]; \
+            if (k < 0 || k >= (i64)size) { O zero = {}; *flag = 1; out[i] = zero; continue; } \
+            u64 rem = i; \
+            i64 p = s_off; \
+            for (int d = ndim - 1; d >= 0; --d) { \
+                i64 x = (i64)(rem % (u64)info[d]); \
+                rem /= (u64)info[d]; \
+                p += (d == axis ? k : x) * info[ndim + d]; \
+            } \
+            out[i] = src[p]; \
+        } \
+    }
+
+// arange: start + i * step, in f64 for floats (then rounded) and in wrapping i64 for integers.
+template <typename O> __device__ __forceinline__ O arange_at(u64 i, double a, double s, i64 ia, i64 is) {
+    typedef typename Cmp<O>::C C;
+    // Rounded multiply, then rounded add (no FMA contraction), as the CPU computes it.
+    if constexpr (is_float_c<C>()) return st<O>((C)__dadd_rn(a, __dmul_rn((double)i, s)));
+    else return (O)((u64)ia + i * (u64)is);
+}
+#define ARANGE(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, double a, double s, i64 ia, i64 is, O* out) { \
+        GRID_STRIDE(i, n) { out[i] = arange_at<O>(i, a, s, ia, is); } \
+    }
+
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"): element i's
+// four words depend only on (i, key), so a tensor is reproducible from its key in any launch.
+__device__ __forceinline__ void philox(u64 i, u64 key, unsigned r[4]) {
+    unsigned c0 = (unsigned)i, c1 = (unsigned)(i >> 32), c2 = 0, c3 = 0;
+    unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+    for (int round = 0; round < 10; ++round) {
+        unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+        unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+        c0 = hi1 ^ c1 ^ k0;
+        c1 = lo1;
+        c2 = hi0 ^ c3 ^ k1;
+        c3 = lo0;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    r[0] = c0; r[1] = c1; r[2] = c2; r[3] = c3;
+}
+
+// One Philox call gives PER elements: uniforms on [0, 1) with 53 bits for f64 (two words
+// each) and 24 for the others (16-bit results that round up to 1 become 0, as on the CPU); or
+// standard normals by Box-Muller, two per pair of uniforms.
+template <typename O> __device__ __forceinline__ void draw(u64 g, u64 key, int normal, O* out, u64 n) {
+    unsigned r[4];
+    philox(g, key, r);
+    constexpr int PER = sizeof(O) == 8 ? 2 : 4;
+    typedef typename Cmp<O>::C C;
+    C v[4];
+    if constexpr (sizeof(O) == 8) {
+        v[0] = (double)((((u64)r[0] << 32) | r[1]) >> 11) * 0x1p-53;
+        v[1] = (double)((((u64)r[2] << 32) | r[3]) >> 11) * 0x1p-53;
+    } else {
+        for (int k = 0; k < 4; ++k) v[k] = (float)(r[k] >> 8) * 0x1p-24f;
+    }
+    if (normal) {
+        for (int k = 0; k < PER; k += 2) {
+            C rad = sqrt(C(-2) * log(C(1) - v[k])), th = C(6.283185307179586) * v[k + 1];
+            v[k] = rad * cos(th);
+            v[k + 1] = rad * sin(th);
+        }
+    }
+    for (int k = 0; k < PER; ++k) {
+        u64 i = g * PER + k;
+        if (i >= n) break;
+        O x = st<O>(v[k]);
+        if (!normal && ld(x) >= C(1)) x = st<O>(C(0));
+        out[i] = x;
+    }
+}
+
+#define RAND(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, u64 key, int normal, O* out) { \
+        GRID_STRIDE(g, (n + (sizeof(O) == 8 ? 1 : 3)) / (sizeof(O) == 8 ? 2 : 4)) { \
+            draw<O>(g, key, normal, out, n); \
+        } \
+    }
