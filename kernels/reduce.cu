@@ -9,8 +9,9 @@
 // chunk order. Every combination happens in a fixed order, so results are deterministic.
 //
 // Floats sum in f64 and integers in i64 (wrapping, like the CPU); min/max propagate NaN;
-// arg-reductions return the first NaN or the first occurrence of the extreme, as i64. Empty
-// slices never reach min/max/arg kernels.
+// arg-reductions return the first NaN or the first occurrence of the extreme, as i64; var/std
+// merge moments in f64; any/all test for non-zero. Empty slices never reach min/max/arg
+// kernels. `param` is the correction of var/std and unused by the others.
 
 #define RED_THREADS 256
 
@@ -34,7 +35,7 @@ template <typename T, typename O, bool PROD> struct Fold {
     static __device__ __forceinline__ Part<V> join(Part<V> a, Part<V> b) {
         return {PROD ? wmul(a.v, b.v) : wadd(a.v, b.v), 0};
     }
-    static __device__ __forceinline__ O fin(Part<V> p, const T*, u64) {
+    static __device__ __forceinline__ O fin(Part<V> p, const T*, u64, double) {
         return st<O>((typename Cmp<O>::C)p.v);
     }
 };
@@ -55,15 +56,47 @@ template <typename T, typename O, bool MAX, bool ARG> struct Extreme {
         else take = (MAX ? b.v > a.v : b.v < a.v) || (b.v == a.v && b.i < a.i);
         return take ? b : a;
     }
-    static __device__ __forceinline__ O fin(Part<V> p, const T* col, u64 inner) {
+    static __device__ __forceinline__ O fin(Part<V> p, const T* col, u64 inner, double) {
         if constexpr (ARG) return (O)p.i;
         else return col[(u64)p.i * inner];
     }
 };
 
+// Variance (STD = false) or standard deviation with `param` = the correction, from
+// (count, mean, M2) moments merged as Chan et al. do, in f64; NaN when count <= correction.
+struct Moments { double n, mean, m2; i64 i; };
+template <typename T, typename O, bool STD> struct Spread {
+    static __device__ __forceinline__ Moments empty() { return {0.0, 0.0, 0.0, 0}; }
+    static __device__ __forceinline__ Moments one(T x, i64) { return {1.0, (double)ld(x), 0.0, 0}; }
+    static __device__ __forceinline__ Moments join(Moments a, Moments b) {
+        if (b.n == 0.0) return a;
+        if (a.n == 0.0) return b;
+        double n = a.n + b.n, d = b.mean - a.mean;
+        return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n), 0};
+    }
+    static __device__ __forceinline__ O fin(Moments p, const T*, u64, double correction) {
+        double d = p.n - correction;
+        double v = d > 0.0 ? p.m2 / d : __longlong_as_double(0x7ff8000000000000ll);
+        return st<O>((typename Cmp<O>::C)(STD ? sqrt(v) : v));
+    }
+};
+
+// any (ALL = false) / all: whether some / every element is non-zero (NaN is non-zero).
+template <typename T, typename O, bool ALL> struct Truth {
+    static __device__ __forceinline__ Part<bool> empty() { return {ALL, 0}; }
+    static __device__ __forceinline__ Part<bool> one(T x, i64) {
+        return {ld(x) != (typename Cmp<T>::C)0, 0};
+    }
+    static __device__ __forceinline__ Part<bool> join(Part<bool> a, Part<bool> b) {
+        return {ALL ? (a.v && b.v) : (a.v || b.v), 0};
+    }
+    static __device__ __forceinline__ O fin(Part<bool> p, const T*, u64, double) { return p.v; }
+};
+
 template <typename T, typename O, typename R>
 __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 split, i64 off,
-                                           const T* in, O* out, void* parts_v, unsigned* counts) {
+                                           double param, const T* in, O* out, void* parts_v,
+                                           unsigned* counts) {
     typedef decltype(R::empty()) P;
     __shared__ P sh[RED_THREADS];
     __shared__ bool last;
@@ -98,7 +131,7 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
             __syncthreads();
         }
         if (split == 1) {
-            if (lane == 0 && live) out[r * inner + c] = R::fin(sh[threadIdx.x], base, inner);
+            if (lane == 0 && live) out[r * inner + c] = R::fin(sh[threadIdx.x], base, inner, param);
         } else {
             if (lane == 0 && live) parts[(r * inner + c) * split + k] = sh[threadIdx.x];
             // Publish the partials before counting this chunk as done.
@@ -112,8 +145,10 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
                     const volatile P* mine = parts + (r * inner + c) * split;
                     for (u64 i = lane; i < split; i += lanes) {
                         P x;
-                        x.v = mine[i].v;
-                        x.i = mine[i].i;
+                        // A word-by-word copy through volatile: the partials were written by
+                        // other blocks, so L1 must not serve them.
+                        for (unsigned w = 0; w < sizeof(P) / 8; ++w)
+                            ((i64*)&x)[w] = ((const volatile i64*)(mine + i))[w];
                         q = R::join(q, x);
                     }
                 }
@@ -123,7 +158,7 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
                     if (lane < s) sh[threadIdx.x] = R::join(sh[threadIdx.x], sh[threadIdx.x + s * cols]);
                     __syncthreads();
                 }
-                if (lane == 0 && live) out[r * inner + c] = R::fin(sh[threadIdx.x], base, inner);
+                if (lane == 0 && live) out[r * inner + c] = R::fin(sh[threadIdx.x], base, inner, param);
             }
         }
         __syncthreads();
@@ -136,9 +171,15 @@ template <typename T, typename O> struct max_r : Extreme<T, O, true, false> {};
 template <typename T, typename O> struct min_r : Extreme<T, O, false, false> {};
 template <typename T, typename O> struct argmax_r : Extreme<T, O, true, true> {};
 template <typename T, typename O> struct argmin_r : Extreme<T, O, false, true> {};
+template <typename T, typename O> struct var_r : Spread<T, O, false> {};
+template <typename T, typename O> struct std_r : Spread<T, O, true> {};
+template <typename T, typename O> struct any_r : Truth<T, O, false> {};
+template <typename T, typename O> struct all_r : Truth<T, O, true> {};
 
 #define REDUCE(NAME, SFX, T, O) \
     extern "C" __global__ void NAME##_##SFX(u64 outer, u64 len, u64 inner, u64 split, i64 off, \
-                                            const T* in, O* out, void* parts, unsigned* counts) { \
-        reduce_mid<T, O, NAME##_r<T, O>>(outer, len, inner, split, off, in, out, parts, counts); \
+                                            double param, const T* in, O* out, void* parts, \
+                                            unsigned* counts) { \
+        reduce_mid<T, O, NAME##_r<T, O>>(outer, len, inner, split, off, param, in, out, parts, \
+                                         counts); \
     }

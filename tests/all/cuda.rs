@@ -402,8 +402,55 @@ fn gpu_matches_cpu() {
                     &f64v(finite.max(axes, keep).unwrap().to_vec()),
                     0.0,
                 );
+                for corr in [0, 1] {
+                    assert_close(
+                        &f64v(gf.var(axes, corr, keep).unwrap().to_vec().unwrap()),
+                        &f64v(finite.var(axes, corr, keep).unwrap().to_vec()),
+                        rel * 8.0,
+                    );
+                }
+                assert_close(
+                    &f64v(gf.std(axes, 1, keep).unwrap().to_vec().unwrap()),
+                    &f64v(finite.std(axes, 1, keep).unwrap().to_vec()),
+                    rel * 8.0,
+                );
+                assert_eq!(
+                    gf.any(axes, keep).unwrap().to_vec().unwrap(),
+                    finite.any(axes, keep).unwrap().to_vec()
+                );
+                assert_eq!(
+                    gf.all(axes, keep).unwrap().to_vec().unwrap(),
+                    finite.all(axes, keep).unwrap().to_vec()
+                );
             }
         }
+        // any/all see NaN and -0.0 as the CPU does; var of one element with correction 1 is NaN.
+        assert_eq!(
+            ga.any(&[1], false).unwrap().to_vec().unwrap(),
+            a.any(&[1], false).unwrap().to_vec()
+        );
+        assert_eq!(
+            ga.all(&[0], false).unwrap().to_vec().unwrap(),
+            a.all(&[0], false).unwrap().to_vec()
+        );
+        assert_close(
+            &f64v(
+                ga.narrow(0, 0, 1)
+                    .unwrap()
+                    .var(&[0], 1, false)
+                    .unwrap()
+                    .to_vec()
+                    .unwrap(),
+            ),
+            &f64v(
+                a.narrow(0, 0, 1)
+                    .unwrap()
+                    .var(&[0], 1, false)
+                    .unwrap()
+                    .to_vec(),
+            ),
+            0.0,
+        );
         // A narrowed (offset) view reduces its own elements.
         let (cn, gn) = (finite.narrow(0, 1, 1).unwrap(), gf.narrow(0, 1, 1).unwrap());
         assert_close(
@@ -714,6 +761,15 @@ fn gpu_split_reductions_match_cpu() {
                 assert_eq!(
                     g.argmin(axes, false).unwrap().to_vec().unwrap(),
                     c.argmin(axes, false).unwrap().to_vec()
+                );
+                assert_close(
+                    &f64v(g.var(axes, 1, false).unwrap().to_vec().unwrap()),
+                    &f64v(c.var(axes, 1, false).unwrap().to_vec()),
+                    rel,
+                );
+                assert_eq!(
+                    g.all(axes, false).unwrap().to_vec().unwrap(),
+                    c.all(axes, false).unwrap().to_vec()
                 );
             }
         }

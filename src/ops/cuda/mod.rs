@@ -259,23 +259,23 @@ cuda_compare! {
 impl<T: Element> Tensor<T, Cuda> {
     /// Sum over `axes` (empty = all) as on the CPU: integers give i64, floats sum in f64.
     pub fn sum(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cuda>> {
-        self.reduce_kernel("sum", axes, keepdim)
+        self.reduce_kernel("sum", axes, keepdim, 0.0)
     }
     /// Product over `axes`, with the output dtype of [`Tensor::sum`].
     pub fn product(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cuda>> {
-        self.reduce_kernel("product", axes, keepdim)
+        self.reduce_kernel("product", axes, keepdim, 0.0)
     }
     /// Maximum over `axes`; NaN propagates. `EmptyReduction` for an empty slice.
     pub fn max(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.reduce_kernel("max", axes, keepdim)
+        self.reduce_kernel("max", axes, keepdim, 0.0)
     }
     /// Minimum over `axes`; NaN propagates. `EmptyReduction` for an empty slice.
     pub fn min(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.reduce_kernel("min", axes, keepdim)
+        self.reduce_kernel("min", axes, keepdim, 0.0)
     }
     /// Index of the maximum (row-major inside the reduced block; first NaN or first tie).
     pub fn argmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
-        self.reduce_kernel("argmax", axes, keepdim)
+        self.reduce_kernel("argmax", axes, keepdim, 0.0)
     }
     /// Mean over `axes` as [`FloatOf<T>`]: the f64/i64 sum, cast, divided by the count (NaN
     /// for an empty slice, as on the CPU).
@@ -293,15 +293,45 @@ impl<T: Element> Tensor<T, Cuda> {
     }
     /// Index of the minimum, as [`Tensor::argmax`].
     pub fn argmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
-        self.reduce_kernel("argmin", axes, keepdim)
+        self.reduce_kernel("argmin", axes, keepdim, 0.0)
     }
 
-    /// Reduces the axes in `axes` with kernel `root` (see `kernels/reduce.cu`).
+    /// Variance over `axes` with `correction` (divides by `n - correction`), as
+    /// [`Tensor::var`] on the CPU: moments merged in f64, NaN when `n <= correction`.
+    pub fn var(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<Tensor<FloatOf<T>, Cuda>> {
+        self.reduce_kernel("var", axes, keepdim, correction as f64)
+    }
+    /// Standard deviation: the square root of [`Tensor::var`].
+    pub fn std(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<Tensor<FloatOf<T>, Cuda>> {
+        self.reduce_kernel("std", axes, keepdim, correction as f64)
+    }
+    /// True where any element of the slice is non-zero (NaN counts; empty → false).
+    pub fn any(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cuda>> {
+        self.reduce_kernel("any", axes, keepdim, 0.0)
+    }
+    /// True where every element of the slice is non-zero (empty → true).
+    pub fn all(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cuda>> {
+        self.reduce_kernel("all", axes, keepdim, 0.0)
+    }
+
+    /// Reduces the axes in `axes` with kernel `root` (see `kernels/reduce.cu`); `param` is
+    /// var/std's correction.
     fn reduce_kernel<O: Element>(
         &self,
         root: &'static str,
         axes: &[i64],
         keepdim: bool,
+        param: f64,
     ) -> Result<Tensor<O, Cuda>> {
         let mask = self.shape().axes_mask(root, axes)?;
         let dims = self.dims();
@@ -317,7 +347,8 @@ impl<T: Element> Tensor<T, Cuda> {
         } else {
             kept.iter().map(|&i| dims[i]).collect()
         };
-        if len == 0 && rows > 0 && !matches!(root, "sum" | "product") {
+        let has_identity = matches!(root, "sum" | "product" | "var" | "std" | "any" | "all");
+        if len == 0 && rows > 0 && !has_identity {
             return Err(Error::EmptyReduction {
                 op: root,
                 msg: format!(
@@ -357,7 +388,8 @@ impl<T: Element> Tensor<T, Cuda> {
             };
             let (parts, counts) = if split > 1 {
                 (
-                    empty::<i64>(dev, 2 * rows * split)?,
+                    // Up to 32 bytes per partial (var/std's moments).
+                    empty::<i64>(dev, 4 * rows * split)?,
                     Some(dev.zeros::<i32>(groups)?),
                 )
             } else {
@@ -374,6 +406,7 @@ impl<T: Element> Tensor<T, Cuda> {
                     Arg::U64(inner as u64),
                     Arg::U64(split as u64),
                     Arg::I64(src.layout.offset as i64),
+                    Arg::F64(param),
                     Arg::Buf(&src.storage.buf),
                     Arg::Buf(&out.buf),
                     Arg::Buf(&parts.buf),

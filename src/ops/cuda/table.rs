@@ -20,7 +20,7 @@ pub enum Module {
     Binary,
     /// `kernels/cast.cu`: casts between every pair of dtypes, and strided copies.
     Cast,
-    /// `kernels/reduce.cu`: sum, product, min, max and arg-reductions over rows.
+    /// `kernels/reduce.cu`: sum, product, min, max, arg-reductions, var, std, any, all.
     Reduce,
     /// `kernels/matmul.cu`: integer matmul (floats use cuBLAS).
     Matmul,
@@ -29,7 +29,9 @@ pub enum Module {
 }
 
 /// The reductions `kernels/reduce.cu` defines, by kernel root.
-pub const REDUCTIONS: [&str; 6] = ["sum", "product", "max", "min", "argmax", "argmin"];
+pub const REDUCTIONS: [&str; 10] = [
+    "sum", "product", "max", "min", "argmax", "argmin", "var", "std", "any", "all",
+];
 
 const PRELUDE: &str = include_str!("../../../kernels/prelude.cuh");
 
@@ -118,6 +120,10 @@ impl Module {
                     v.push(instance("REDUCE", "min", d, d, d));
                     v.push(instance("REDUCE", "argmax", d, d, Dtype::Int64));
                     v.push(instance("REDUCE", "argmin", d, d, Dtype::Int64));
+                    v.push(instance("REDUCE", "var", d, d, d.float_of()));
+                    v.push(instance("REDUCE", "std", d, d, d.float_of()));
+                    v.push(instance("REDUCE", "any", d, d, Dtype::Bool));
+                    v.push(instance("REDUCE", "all", d, d, Dtype::Bool));
                 }
             }
             Module::Matmul => {
