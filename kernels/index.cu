@@ -111,12 +111,17 @@ template <typename O> __device__ __forceinline__ void draw(u64 g, u64 key, int n
             v[k + 1] = rad * sin(th);
         }
     }
+    Pack<O, PER> p;
     for (int k = 0; k < PER; ++k) {
-        u64 i = g * PER + k;
-        if (i >= n) break;
         O x = st<O>(v[k]);
         if (!normal && ld(x) >= C(1)) x = st<O>(C(0));
-        out[i] = x;
+        p.v[k] = x;
+    }
+    // One aligned store per group (the buffer starts aligned); element by element at the end.
+    if (g * PER + PER <= n) {
+        ((Pack<O, PER>*)out)[g] = p;
+    } else {
+        for (u64 i = g * PER; i < n; ++i) out[i] = p.v[i - g * PER];
     }
 }
 
