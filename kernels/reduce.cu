@@ -104,8 +104,7 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
     const unsigned cols = inner == 1 ? 1 : 32, lanes = RED_THREADS / cols;
     const unsigned col = threadIdx.x % cols, lane = threadIdx.x / cols;
     const u64 groups_per_row = (inner + cols - 1) / cols;
-    // Chunks are whole multiples of 16 elements, so each starts as aligned as the row does.
-    const u64 chunk = ((len + split - 1) / split + 15) / 16 * 16;
+    const u64 chunk = (len + split - 1) / split;
     in += off;
     for (u64 t = blockIdx.x; t < outer * groups_per_row * split; t += gridDim.x) {
         const u64 group = t / split, k = t % split;
@@ -114,23 +113,8 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
         const T* base = in + r * len * inner + c;
         P p = R::empty();
         if (live) {
-            const u64 beg = min(len, k * chunk), end = min(len, beg + chunk);
+            const u64 beg = k * chunk, end = min(len, beg + chunk);
             u64 j = beg + lane;
-            // Rows (inner == 1) that start aligned are read in 16-byte packs.
-            constexpr int N = pack_n<T>();
-            if (inner == 1 && aligned<T, N>(base + beg)) {
-                const Pack<T, N>* pb = (const Pack<T, N>*)(base + beg);
-                const u64 packs = (end - beg) / N;
-#pragma unroll 2
-                for (u64 v = lane; v < packs; v += lanes) {
-                    Pack<T, N> x = pb[v];
-                    P q = R::one(x.v[0], (i64)(beg + v * N));
-#pragma unroll
-                    for (int e = 1; e < N; ++e) q = R::join(q, R::one(x.v[e], (i64)(beg + v * N + e)));
-                    p = R::join(p, q);
-                }
-                j = beg + packs * N + lane;
-            }
             // Four loads in flight per thread before they are combined.
             for (; j + 3 * lanes < end; j += 4 * lanes) {
                 T x0 = base[j * inner], x1 = base[(j + lanes) * inner];
