@@ -27,11 +27,21 @@ __device__ __forceinline__ i64 wmul(i64 a, i64 b) { return (i64)((u64)a * (u64)b
 // A partial result: a value and (for extremes) the index along `len`; i < 0 is "none yet".
 template <typename V> struct Part { V v; i64 i; };
 
-// Sum (PROD = false) or product, accumulated in Acc.
-template <typename T, typename O, bool PROD> struct Fold {
+// A quiet NaN stored as O (only float outputs take this path; integers get 0).
+template <typename O> __device__ __forceinline__ O nan_of() {
+    typedef typename Cmp<O>::C C;
+    if constexpr (is_float_c<C>()) return st<O>((C)__longlong_as_double(0x7ff8000000000000ll));
+    else return O{};
+}
+
+// Sum (PROD = false) or product, accumulated in Acc; SKIP leaves NaN out (nansum, nanproduct).
+template <typename T, typename O, bool PROD, bool SKIP> struct Fold {
     typedef typename Acc<typename Cmp<T>::C>::A V;
     static __device__ __forceinline__ Part<V> empty() { return {PROD ? (V)1 : (V)0, 0}; }
-    static __device__ __forceinline__ Part<V> one(T x, i64) { return {(V)ld(x), 0}; }
+    static __device__ __forceinline__ Part<V> one(T x, i64) {
+        if (SKIP && is_nan(ld(x))) return empty();
+        return {(V)ld(x), 0};
+    }
     static __device__ __forceinline__ Part<V> join(Part<V> a, Part<V> b) {
         return {PROD ? wmul(a.v, b.v) : wadd(a.v, b.v), 0};
     }
@@ -40,11 +50,15 @@ template <typename T, typename O, bool PROD> struct Fold {
     }
 };
 
-// Max/min (ARG = false: the element itself) and argmax/argmin (ARG = true: its index).
-template <typename T, typename O, bool MAX, bool ARG> struct Extreme {
+// Max/min (ARG = false: the element itself) and argmax/argmin (ARG = true: its index). SKIP
+// leaves NaN out (nanmax, ...): an all-NaN slice gives NaN, or index -1 (the host's Err).
+template <typename T, typename O, bool MAX, bool ARG, bool SKIP> struct Extreme {
     typedef typename Cmp<T>::C V;
     static __device__ __forceinline__ Part<V> empty() { return {(V)0, -1}; }
-    static __device__ __forceinline__ Part<V> one(T x, i64 j) { return {ld(x), j}; }
+    static __device__ __forceinline__ Part<V> one(T x, i64 j) {
+        if (SKIP && is_nan(ld(x))) return empty();
+        return {ld(x), j};
+    }
     // b replaces a when it is a NaN (a is not, or comes later), a greater/smaller value, or an
     // equal value at a lower index; "none" never wins.
     static __device__ __forceinline__ Part<V> join(Part<V> a, Part<V> b) {
@@ -58,16 +72,20 @@ template <typename T, typename O, bool MAX, bool ARG> struct Extreme {
     }
     static __device__ __forceinline__ O fin(Part<V> p, const T* col, u64 inner, double) {
         if constexpr (ARG) return (O)p.i;
-        else return col[(u64)p.i * inner];
+        else return p.i < 0 ? nan_of<O>() : col[(u64)p.i * inner];
     }
 };
 
-// Variance (STD = false) or standard deviation with `param` = the correction, from
-// (count, mean, M2) moments merged as Chan et al. do, in f64; NaN when count <= correction.
+// Moments (count, mean, M2) merged as Chan et al. do, in f64. MODE 0: variance and 1: standard
+// deviation with `param` = the correction, NaN when count <= correction; 2: the mean of the
+// non-NaN values (nanmean), NaN when there are none.
 struct Moments { double n, mean, m2; i64 i; };
-template <typename T, typename O, bool STD> struct Spread {
+template <typename T, typename O, int MODE> struct Spread {
     static __device__ __forceinline__ Moments empty() { return {0.0, 0.0, 0.0, 0}; }
-    static __device__ __forceinline__ Moments one(T x, i64) { return {1.0, (double)ld(x), 0.0, 0}; }
+    static __device__ __forceinline__ Moments one(T x, i64) {
+        if (MODE == 2 && is_nan(ld(x))) return empty();
+        return {1.0, (double)ld(x), 0.0, 0};
+    }
     static __device__ __forceinline__ Moments join(Moments a, Moments b) {
         if (b.n == 0.0) return a;
         if (a.n == 0.0) return b;
@@ -75,9 +93,10 @@ template <typename T, typename O, bool STD> struct Spread {
         return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n), 0};
     }
     static __device__ __forceinline__ O fin(Moments p, const T*, u64, double correction) {
+        if (MODE == 2) return p.n > 0.0 ? st<O>((typename Cmp<O>::C)p.mean) : nan_of<O>();
         double d = p.n - correction;
-        double v = d > 0.0 ? p.m2 / d : __longlong_as_double(0x7ff8000000000000ll);
-        return st<O>((typename Cmp<O>::C)(STD ? sqrt(v) : v));
+        if (d <= 0.0) return nan_of<O>();
+        return st<O>((typename Cmp<O>::C)(MODE == 1 ? sqrt(p.m2 / d) : p.m2 / d));
     }
 };
 
@@ -165,14 +184,21 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
     }
 }
 
-template <typename T, typename O> struct sum_r : Fold<T, O, false> {};
-template <typename T, typename O> struct product_r : Fold<T, O, true> {};
-template <typename T, typename O> struct max_r : Extreme<T, O, true, false> {};
-template <typename T, typename O> struct min_r : Extreme<T, O, false, false> {};
-template <typename T, typename O> struct argmax_r : Extreme<T, O, true, true> {};
-template <typename T, typename O> struct argmin_r : Extreme<T, O, false, true> {};
-template <typename T, typename O> struct var_r : Spread<T, O, false> {};
-template <typename T, typename O> struct std_r : Spread<T, O, true> {};
+template <typename T, typename O> struct sum_r : Fold<T, O, false, false> {};
+template <typename T, typename O> struct product_r : Fold<T, O, true, false> {};
+template <typename T, typename O> struct max_r : Extreme<T, O, true, false, false> {};
+template <typename T, typename O> struct min_r : Extreme<T, O, false, false, false> {};
+template <typename T, typename O> struct argmax_r : Extreme<T, O, true, true, false> {};
+template <typename T, typename O> struct argmin_r : Extreme<T, O, false, true, false> {};
+template <typename T, typename O> struct var_r : Spread<T, O, 0> {};
+template <typename T, typename O> struct std_r : Spread<T, O, 1> {};
+template <typename T, typename O> struct nansum_r : Fold<T, O, false, true> {};
+template <typename T, typename O> struct nanproduct_r : Fold<T, O, true, true> {};
+template <typename T, typename O> struct nanmax_r : Extreme<T, O, true, false, true> {};
+template <typename T, typename O> struct nanmin_r : Extreme<T, O, false, false, true> {};
+template <typename T, typename O> struct nanargmax_r : Extreme<T, O, true, true, true> {};
+template <typename T, typename O> struct nanargmin_r : Extreme<T, O, false, true, true> {};
+template <typename T, typename O> struct nanmean_r : Spread<T, O, 2> {};
 template <typename T, typename O> struct any_r : Truth<T, O, false> {};
 template <typename T, typename O> struct all_r : Truth<T, O, true> {};
 

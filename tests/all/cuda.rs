@@ -3,7 +3,7 @@
 
 use crate::common::{assert_close, tol};
 use half::{bf16, f16};
-use typed_tensor::ops::cuda::table::{Module, REDUCTIONS, cast_root, symbol};
+use typed_tensor::ops::cuda::table::{Module, NAN_REDUCTIONS, REDUCTIONS, cast_root, symbol};
 use typed_tensor::ops::{binary, compare, unary};
 use typed_tensor::prelude::*;
 
@@ -34,6 +34,11 @@ fn kernel_table_covers_the_typed_ops() {
         }
         for root in REDUCTIONS {
             has(Module::Reduce, symbol::<T>(root));
+        }
+        if T::DTYPE.is_float() {
+            for root in NAN_REDUCTIONS {
+                has(Module::Reduce, symbol::<T>(root));
+            }
         }
         if numeric && !T::DTYPE.is_float() {
             has(Module::Matmul, symbol::<T>("matmul"));
@@ -713,6 +718,99 @@ fn gpu_generators() {
     moments::<f64>(&dev);
     moments::<f16>(&dev);
     moments::<bf16>(&dev);
+}
+
+/// The NaN-skipping reductions and logsumexp equal the CPU's: NaN inside slices, an all-NaN
+/// slice (NaN, 0 or an Err as on the CPU), infinities, every axis set.
+#[test]
+fn gpu_nan_reductions_match_cpu() {
+    let Some(dev) = gpu("gpu_nan_reductions_match_cpu") else {
+        return;
+    };
+    fn run<T: FloatElement>(dev: &Cuda) {
+        let nan = f64::NAN;
+        let v: Vec<T> = [
+            nan,
+            1.0,
+            -2.0,
+            3.5, //
+            nan,
+            nan,
+            nan,
+            nan, //
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY, //
+            0.5,
+            nan,
+            f64::INFINITY,
+            -1.0, //
+            2.0,
+            2.0,
+            -3.0,
+            0.25,
+        ]
+        .map(T::from_f64)
+        .to_vec();
+        let c = Tensor::<T>::from_vec(v, [5, 4]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        let rel = tol(T::DTYPE) * 8.0;
+        let close = |a: Tensor<T, Cuda>, b: Tensor<T>| {
+            assert_eq!(a.dims(), b.dims());
+            assert_close(&f64v(a.to_vec().unwrap()), &f64v(b.to_vec()), rel)
+        };
+        for t in [false, true] {
+            let (c, g) = if t {
+                (c.t(), g.t())
+            } else {
+                (c.clone(), g.clone())
+            };
+            for axes in [&[][..], &[0], &[1], &[-1, 0]] {
+                for keep in [false, true] {
+                    close(g.nansum(axes, keep).unwrap(), c.nansum(axes, keep).unwrap());
+                    close(
+                        g.nanproduct(axes, keep).unwrap(),
+                        c.nanproduct(axes, keep).unwrap(),
+                    );
+                    close(g.nanmax(axes, keep).unwrap(), c.nanmax(axes, keep).unwrap());
+                    close(g.nanmin(axes, keep).unwrap(), c.nanmin(axes, keep).unwrap());
+                    close(
+                        g.nanmean(axes, keep).unwrap(),
+                        c.nanmean(axes, keep).unwrap(),
+                    );
+                    close(
+                        g.logsumexp(axes, keep).unwrap(),
+                        c.logsumexp(axes, keep).unwrap(),
+                    );
+                    let (ga, ca) = (g.nanargmax(axes, keep), c.nanargmax(axes, keep));
+                    assert_eq!(ga.is_err(), ca.is_err(), "nanargmax {axes:?}");
+                    if let (Ok(ga), Ok(ca)) = (ga, ca) {
+                        assert_eq!(ga.to_vec().unwrap(), ca.to_vec());
+                    }
+                }
+            }
+        }
+        // Without the all-NaN row every slice has a value.
+        let (c2, g2) = (c.narrow(0, 2, 3).unwrap(), g.narrow(0, 2, 3).unwrap());
+        for axes in [&[][..], &[0], &[1]] {
+            assert_eq!(
+                g2.nanargmin(axes, false).unwrap().to_vec().unwrap(),
+                c2.nanargmin(axes, false).unwrap().to_vec()
+            );
+        }
+        assert!(g.nanargmax(&[1], false).is_err());
+        assert!(
+            Tensor::<T, Cuda>::zeros_on([2, 0], dev)
+                .unwrap()
+                .nanmax(&[1], false)
+                .is_err()
+        );
+    }
+    run::<f32>(&dev);
+    run::<f64>(&dev);
+    run::<f16>(&dev);
+    run::<bf16>(&dev);
 }
 
 /// Long rows and columns take the split path (partials combined by the last block): sums,

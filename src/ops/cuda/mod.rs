@@ -14,7 +14,7 @@ use super::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::device::cuda::Arg;
 use crate::device::cuda::download_range;
 use crate::device::{Cpu, Cuda, CudaStorage, Device};
-use crate::dtype::{Element, FloatOf, NumElement, SumOf};
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SumOf};
 use crate::error::{Error, Result};
 use crate::ops::device_ops::same_device;
 use crate::shape::{Layout, Shape, broadcast_shapes};
@@ -347,7 +347,10 @@ impl<T: Element> Tensor<T, Cuda> {
         } else {
             kept.iter().map(|&i| dims[i]).collect()
         };
-        let has_identity = matches!(root, "sum" | "product" | "var" | "std" | "any" | "all");
+        let has_identity = matches!(
+            root,
+            "sum" | "product" | "var" | "std" | "any" | "all" | "nansum" | "nanproduct" | "nanmean"
+        );
         if len == 0 && rows > 0 && !has_identity {
             return Err(Error::EmptyReduction {
                 op: root,
@@ -415,6 +418,81 @@ impl<T: Element> Tensor<T, Cuda> {
             )?;
         }
         Ok(Tensor::from_storage(out, Shape::new(out_dims), dev))
+    }
+}
+
+/// The NaN-skipping reductions and `logsumexp`, for float tensors, as on the CPU.
+impl<T: FloatElement> Tensor<T, Cuda> {
+    /// Sum skipping NaN; an all-NaN slice sums to 0.
+    pub fn nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("nansum", axes, keepdim, 0.0)
+    }
+    /// Product skipping NaN.
+    pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("nanproduct", axes, keepdim, 0.0)
+    }
+    /// Maximum skipping NaN; an all-NaN slice gives NaN. `EmptyReduction` for an empty slice.
+    pub fn nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("nanmax", axes, keepdim, 0.0)
+    }
+    /// Minimum skipping NaN, as [`Tensor::nanmax`].
+    pub fn nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("nanmin", axes, keepdim, 0.0)
+    }
+    /// Mean of the non-NaN values (moments in f64); an all-NaN slice gives NaN.
+    pub fn nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.reduce_kernel("nanmean", axes, keepdim, 0.0)
+    }
+    /// Index of the maximum skipping NaN.
+    ///
+    /// # Errors
+    /// `EmptyReduction` for an all-NaN or empty slice (found by reading the result back).
+    pub fn nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
+        self.nan_arg("nanargmax", axes, keepdim)
+    }
+    /// Index of the minimum skipping NaN, as [`Tensor::nanargmax`].
+    pub fn nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cuda>> {
+        self.nan_arg("nanargmin", axes, keepdim)
+    }
+    fn nan_arg(
+        &self,
+        root: &'static str,
+        axes: &[i64],
+        keepdim: bool,
+    ) -> Result<Tensor<i64, Cuda>> {
+        let out: Tensor<i64, Cuda> = self.reduce_kernel(root, axes, keepdim, 0.0)?;
+        if out.to_vec()?.contains(&-1) {
+            return Err(Error::EmptyReduction {
+                op: root,
+                msg: format!(
+                    "a reduced slice of the tensor of shape {} holds only NaN",
+                    self.shape()
+                ),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
+    /// the maximum (a non-finite maximum shifts by 0), as on the CPU.
+    pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        let m = self.max(axes, true)?;
+        // m * 0 is 0 for finite m and NaN for ±inf or NaN.
+        let finite = m
+            .try_mul_scalar(T::ZERO)?
+            .try_eq(&Self::scalar_on(T::ZERO, &self.device)?)?;
+        let shift = Self::where_(&finite, &m, &Self::scalar_on(T::ZERO, &self.device)?)?;
+        let e: Tensor<T, Cuda> = self.try_sub(&shift)?.exp()?;
+        let out: Tensor<T, Cuda> = e.sum(axes, true)?.log()?.try_add(&shift)?;
+        if keepdim {
+            return Ok(out);
+        }
+        let mask = self.shape().axes_mask("logsumexp", axes)?;
+        let dims: Vec<usize> = (self.dims().iter().zip(&mask))
+            .filter(|(_, m)| !**m)
+            .map(|(&d, _)| d)
+            .collect();
+        out.view(dims)
     }
 }
 

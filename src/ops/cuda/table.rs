@@ -28,7 +28,18 @@ pub enum Module {
     Index,
 }
 
-/// The reductions `kernels/reduce.cu` defines, by kernel root.
+/// The NaN-skipping reductions `kernels/reduce.cu` defines for float dtypes, by kernel root.
+pub const NAN_REDUCTIONS: [&str; 7] = [
+    "nansum",
+    "nanproduct",
+    "nanmax",
+    "nanmin",
+    "nanargmax",
+    "nanargmin",
+    "nanmean",
+];
+
+/// The reductions `kernels/reduce.cu` defines for every dtype, by kernel root.
 pub const REDUCTIONS: [&str; 10] = [
     "sum", "product", "max", "min", "argmax", "argmin", "var", "std", "any", "all",
 ];
@@ -124,6 +135,16 @@ impl Module {
                     v.push(instance("REDUCE", "std", d, d, d.float_of()));
                     v.push(instance("REDUCE", "any", d, d, Dtype::Bool));
                     v.push(instance("REDUCE", "all", d, d, Dtype::Bool));
+                    if d.is_float() {
+                        for root in NAN_REDUCTIONS {
+                            let out = if root.contains("arg") {
+                                Dtype::Int64
+                            } else {
+                                d
+                            };
+                            v.push(instance("REDUCE", root, d, d, out));
+                        }
+                    }
                 }
             }
             Module::Matmul => {
