@@ -76,16 +76,12 @@ template <typename T, typename O, bool MAX, bool ARG, bool SKIP> struct Extreme 
     }
 };
 
-// Moments (count, mean, M2) merged as Chan et al. do, in f64. MODE 0: variance and 1: standard
-// deviation with `param` = the correction, NaN when count <= correction; 2: the mean of the
-// non-NaN values (nanmean), NaN when there are none.
+// Moments (count, mean, M2) merged as Chan et al. do, in f64: the variance (STD = false) or
+// standard deviation with `param` = the correction, NaN when count <= correction.
 struct Moments { double n, mean, m2; i64 i; };
-template <typename T, typename O, int MODE> struct Spread {
+template <typename T, typename O, bool STD> struct Spread {
     static __device__ __forceinline__ Moments empty() { return {0.0, 0.0, 0.0, 0}; }
-    static __device__ __forceinline__ Moments one(T x, i64) {
-        if (MODE == 2 && is_nan(ld(x))) return empty();
-        return {1.0, (double)ld(x), 0.0, 0};
-    }
+    static __device__ __forceinline__ Moments one(T x, i64) { return {1.0, (double)ld(x), 0.0, 0}; }
     static __device__ __forceinline__ Moments join(Moments a, Moments b) {
         if (b.n == 0.0) return a;
         if (a.n == 0.0) return b;
@@ -93,10 +89,26 @@ template <typename T, typename O, int MODE> struct Spread {
         return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n), 0};
     }
     static __device__ __forceinline__ O fin(Moments p, const T*, u64, double correction) {
-        if (MODE == 2) return p.n > 0.0 ? st<O>((typename Cmp<O>::C)p.mean) : nan_of<O>();
         double d = p.n - correction;
         if (d <= 0.0) return nan_of<O>();
-        return st<O>((typename Cmp<O>::C)(MODE == 1 ? sqrt(p.m2 / d) : p.m2 / d));
+        return st<O>((typename Cmp<O>::C)(STD ? sqrt(p.m2 / d) : p.m2 / d));
+    }
+};
+
+// nanmean: the f64 sum and count of the non-NaN values (a running mean would turn infinities
+// into NaN), NaN when there are none.
+struct SumCount { double s, n; };
+template <typename T, typename O> struct NanMean {
+    static __device__ __forceinline__ SumCount empty() { return {0.0, 0.0}; }
+    static __device__ __forceinline__ SumCount one(T x, i64) {
+        if (is_nan(ld(x))) return empty();
+        return {(double)ld(x), 1.0};
+    }
+    static __device__ __forceinline__ SumCount join(SumCount a, SumCount b) {
+        return {a.s + b.s, a.n + b.n};
+    }
+    static __device__ __forceinline__ O fin(SumCount p, const T*, u64, double) {
+        return p.n > 0.0 ? st<O>((typename Cmp<O>::C)(p.s / p.n)) : nan_of<O>();
     }
 };
 
@@ -190,15 +202,15 @@ template <typename T, typename O> struct max_r : Extreme<T, O, true, false, fals
 template <typename T, typename O> struct min_r : Extreme<T, O, false, false, false> {};
 template <typename T, typename O> struct argmax_r : Extreme<T, O, true, true, false> {};
 template <typename T, typename O> struct argmin_r : Extreme<T, O, false, true, false> {};
-template <typename T, typename O> struct var_r : Spread<T, O, 0> {};
-template <typename T, typename O> struct std_r : Spread<T, O, 1> {};
+template <typename T, typename O> struct var_r : Spread<T, O, false> {};
+template <typename T, typename O> struct std_r : Spread<T, O, true> {};
 template <typename T, typename O> struct nansum_r : Fold<T, O, false, true> {};
 template <typename T, typename O> struct nanproduct_r : Fold<T, O, true, true> {};
 template <typename T, typename O> struct nanmax_r : Extreme<T, O, true, false, true> {};
 template <typename T, typename O> struct nanmin_r : Extreme<T, O, false, false, true> {};
 template <typename T, typename O> struct nanargmax_r : Extreme<T, O, true, true, true> {};
 template <typename T, typename O> struct nanargmin_r : Extreme<T, O, false, true, true> {};
-template <typename T, typename O> struct nanmean_r : Spread<T, O, 2> {};
+template <typename T, typename O> struct nanmean_r : NanMean<T, O> {};
 template <typename T, typename O> struct any_r : Truth<T, O, false> {};
 template <typename T, typename O> struct all_r : Truth<T, O, true> {};
 
