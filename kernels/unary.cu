@@ -1,5 +1,5 @@
 // Unary element-wise kernels. Each op is one expression in `x`, the input widened to the compute
-// type; the Rust kernel table (src/device/cuda/table.rs) appends one UNARY(root, suffix, T, O)
+// type; the Rust kernel table (src/ops/cuda/table.rs) appends one UNARY(root, suffix, T, O)
 // line per (op, dtype), so the symbol is `<root>_<suffix>`, e.g. `sin_f32`. The input may be
 // strided (ndim > 0: dims then strides in `info`); the output is contiguous.
 

@@ -1,5 +1,7 @@
 //! The typed API on `Tensor<T, Cuda>`: transfers, `contiguous`, casts, unary and binary
-//! element-wise ops with broadcasting, comparisons, and sum/product/min/max/arg reductions.
+//! element-wise ops with broadcasting, comparisons, and reductions (sum, product, min, max,
+//! arg-reductions, mean, var, std, any, all, the `nan*` forms, logsumexp); `index.rs` adds
+//! the `DeviceOps` steps and the generators, `matmul.rs` the matrix product.
 //! Each launches a kernel from [`table`], looked up by the op's root and `T`'s suffix, so an op
 //! exists on CUDA for exactly the dtypes its CPU form accepts. Every CUDA op returns `Result`
 //! (allocation, compilation and launch can fail); results match the CPU's within float
