@@ -295,7 +295,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
 }
 
-fn check_clip<T: NumElement>(min: T, max: T) -> Result<()> {
+pub(crate) fn check_clip<T: NumElement>(min: T, max: T) -> Result<()> {
     if min > max {
         return Err(Error::InvalidArgument {
             op: "clip",

@@ -306,6 +306,22 @@ fn gpu_matches_cpu() {
             &f64v(a.round().to_vec()),
             0.0,
         );
+        // clip keeps NaN, clamps infinities; min > max is the CPU's Err.
+        let (lo, hi) = (T::from_f64(-2.0), T::from_f64(3.0));
+        same(
+            ga.clip(lo, hi).unwrap().to_vec().unwrap(),
+            a.clip(lo, hi).unwrap().to_vec(),
+            "clip",
+        );
+        same(
+            gat.clip(lo, lo).unwrap().to_vec().unwrap(),
+            at.clip(lo, lo).unwrap().to_vec(),
+            "clip",
+        );
+        assert_eq!(
+            ga.clip(hi, lo).unwrap_err().to_string(),
+            a.clip(hi, lo).unwrap_err().to_string()
+        );
         // A contiguous view at an offset of 6 elements: unaligned for packs, element by element.
         let (cn, gn) = (a.narrow(0, 1, 3).unwrap(), ga.narrow(0, 1, 3).unwrap());
         assert_close(

@@ -159,6 +159,23 @@ impl<T: NumElement> Tensor<T, Cuda> {
     }
 }
 
+impl<T: NumElement> Tensor<T, Cuda> {
+    /// Clamps every element into `[min, max]` as [`Tensor::clip`] on the CPU: below `min`
+    /// gives `min`, above `max` gives `max`, anything else (NaN too) stays.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `min > max`.
+    pub fn clip(&self, min: T, max: T) -> Result<Self> {
+        super::unary::check_clip(min, max)?;
+        let (lo, hi) = (
+            Self::scalar_on(min, &self.device)?,
+            Self::scalar_on(max, &self.device)?,
+        );
+        let upper = Self::where_(&self.try_gt(&hi)?, &hi, self)?;
+        Self::where_(&self.try_lt(&lo)?, &lo, &upper)
+    }
+}
+
 impl<T: Element> Tensor<T, Cuda> {
     /// Launches a BINARY kernel `root` over the broadcast shape; checks the kernel's flag.
     fn zip_kernel<O: Element>(&self, other: &Self, root: &'static str) -> Result<Tensor<O, Cuda>> {
