@@ -46,6 +46,30 @@ fn elementwise(c: &mut Criterion) {
             black_box(&sout);
         })
     });
+    // Small tensors: below `PAR_THRESHOLD` (32 Ki elements) the op stays on one thread, so
+    // it should cost what a plain loop costs plus a fixed overhead (checks, locks).
+    for n in [1usize << 10, 1 << 15, 1 << 16, 1 << 17, 1 << 18] {
+        let (a, b) = (a.narrow(0, 0, n).unwrap(), b.narrow(0, 0, n).unwrap());
+        let mut out = Tensor::<f32>::zeros([n]).unwrap();
+        g.bench_with_input(
+            BenchmarkId::new("add_into_small/typed-tensor", n),
+            &n,
+            |x, _| x.iter(|| a.add_into(&b, &mut out).unwrap()),
+        );
+        let mut o = vec![0f32; n];
+        g.bench_with_input(
+            BenchmarkId::new("add_into_small/slice-loop", n),
+            &n,
+            |x, _| {
+                x.iter(|| {
+                    for ((o, p), q) in o.iter_mut().zip(&sa[..n]).zip(&sb[..n]) {
+                        *o = p + q;
+                    }
+                    black_box(&o);
+                })
+            },
+        );
+    }
     let m = a.reshape([4096, 4096]).unwrap();
     let row = b.narrow(0, 0, 4096).unwrap().reshape([1, 4096]).unwrap();
     let nm = na.clone().into_shape_with_order((4096, 4096)).unwrap();
@@ -162,6 +186,10 @@ fn matmul(c: &mut Criterion) {
         let b = Tensor::<f32>::randn([n, n]).unwrap();
         g.bench_with_input(BenchmarkId::new("f32/typed-tensor", n), &n, |x, _| {
             x.iter(|| black_box(a.matmul(&b).unwrap()))
+        });
+        let mut out = Tensor::<f32>::zeros([n, n]).unwrap();
+        g.bench_with_input(BenchmarkId::new("f32-into/typed-tensor", n), &n, |x, _| {
+            x.iter(|| a.matmul_into(&b, &mut out).unwrap())
         });
         let (av, bv) = (a.to_vec(), b.to_vec());
         let mut cv = vec![0f32; n * n];

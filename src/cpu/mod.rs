@@ -6,4 +6,5 @@ pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod strided;
+pub mod transpose;
 pub mod vmath;

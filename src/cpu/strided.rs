@@ -8,9 +8,11 @@ use crate::dtype::Element;
 use crate::shape::Layout;
 use rayon::prelude::*;
 
-/// Below this many elements an element-wise op runs on one thread: spawning costs more than
-/// it saves (measured: a 32 Ki-element f32 add takes about 5 µs on one core).
-pub const PAR_THRESHOLD: usize = 1 << 15;
+/// Below this many elements an element-wise op runs on one thread: waking the pool costs more
+/// than it saves. Set from the cheapest op, an f32 `add_into` (`cargo bench --bench ops --
+/// add_into_small`, 2 cores): parallel 16.5 / 14.6 / 16.9 / 29.4 µs at 32 / 64 / 128 / 256 Ki
+/// elements against a plain loop's 3.5 / 7.0 / 15.5 / 77.1 µs, so the pool pays from 128 Ki.
+pub const PAR_THRESHOLD: usize = 1 << 17;
 
 /// An iteration plan for `K` operands that share one logical shape.
 pub struct Plan<const K: usize> {
@@ -447,7 +449,8 @@ pub fn zip_into_f32<T: Element>(
 
 /// Copies `src` (layout `l`) into a new contiguous buffer. A layout that coalesces to a
 /// transposed matrix (the inner logical dimension strided, the outer one contiguous) goes
-/// through `transpose_rows` (8×8 register tiles) on all threads instead of walking columns.
+/// through [`super::transpose::transpose_rows`] (8×8 register tiles) on all threads, in bands
+/// of 64 output rows, instead of walking columns.
 pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
     let plan = Plan::new([l]);
     if plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] > 1 {
@@ -456,7 +459,7 @@ pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
         let mut out = AlignedBuf::zeros(rows * cols).expect("shape validated");
         let band = 64;
         let fill = |(bi, block): (usize, &mut [T])| {
-            transpose_rows(src, off + bi * band, cs, cols, block);
+            super::transpose::transpose_rows(src, off + bi * band, cs, cols, block);
         };
         if rows * cols < PAR_THRESHOLD {
             out.chunks_mut(band * cols).enumerate().for_each(fill);
@@ -466,47 +469,4 @@ pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
         return out;
     }
     map(src, l, |x| x)
-}
-
-/// Fills `out` (`out.len() / cols` rows of `cols`) with `out[r][c] = src[base + r + c * cs]`:
-/// a transpose, done in 8×8 blocks through registers so that each source cache line is used
-/// whole and only eight rows are read or written at a time (no 4 KiB set-aliasing storms).
-fn transpose_rows<T: Element>(src: &[T], base: usize, cs: usize, cols: usize, out: &mut [T]) {
-    const B: usize = 8;
-    // Column blocks keep the eight-row output band being written and its source lines in L1/L2.
-    const BLOCK: usize = 64;
-    let rows = out.len() / cols;
-    // Bounds: the layout was validated, so the last element read, `base + (rows-1) + (cols-1)*cs`,
-    // is inside `src`; checked once here so the loop can skip per-element checks.
-    assert!(rows == 0 || base + (rows - 1) + (cols - 1) * cs < src.len());
-    for cb in (0..cols).step_by(BLOCK) {
-        let cb_end = (cb + BLOCK).min(cols);
-        for r0 in (0..rows).step_by(B) {
-            let nr = B.min(rows - r0);
-            for c0 in (cb..cb_end).step_by(B) {
-                let nc = B.min(cb_end - c0);
-                if nr == B && nc == B {
-                    // Full tile: fixed trip counts, unrolled into register shuffles.
-                    let mut tile = [[T::ZERO; B]; B];
-                    for (i, row) in tile.iter_mut().enumerate() {
-                        let s = base + r0 + (c0 + i) * cs;
-                        // SAFETY: s + B - 1 <= base + (rows-1) + (cols-1)*cs, asserted above.
-                        *row = unsafe { *(src.as_ptr().add(s) as *const [T; B]) };
-                    }
-                    for j in 0..B {
-                        let d: &mut [T; B] = (&mut out[(r0 + j) * cols + c0..][..B])
-                            .try_into()
-                            .expect("B elements");
-                        *d = std::array::from_fn(|i| tile[i][j]);
-                    }
-                    continue;
-                }
-                for j in 0..nr {
-                    for i in 0..nc {
-                        out[(r0 + j) * cols + c0 + i] = src[base + r0 + j + (c0 + i) * cs];
-                    }
-                }
-            }
-        }
-    }
 }

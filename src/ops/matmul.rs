@@ -7,11 +7,12 @@
 
 use crate::cpu::matmul::{Mat, matmul as mm};
 use crate::cpu::strided::Plan;
-use crate::device::{AlignedBuf, Cpu};
+use crate::device::Cpu;
 use crate::dtype::NumElement;
 use crate::error::{Error, Result};
+use crate::ops::{storage_id, write_into};
 use crate::shape::{Layout, Shape, broadcast_shapes};
-use crate::tensor::{Tensor, try_read};
+use crate::tensor::{Tensor, read};
 use rayon::prelude::*;
 
 /// NumPy's `matmul` shape rule, shared by the CPU and CUDA backends.
@@ -95,6 +96,19 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `ShapeMismatch` naming both shapes when an operand is 0-d, the inner dimensions differ,
     /// or the batch dimensions do not broadcast.
     pub fn matmul(&self, other: &Self) -> Result<Self> {
+        let mut out = Tensor::zeros(matmul_dims(self.shape(), other.shape())?.out)?;
+        self.matmul_into(other, &mut out)?;
+        Ok(out)
+    }
+
+    /// `out = self @ other` ([`Tensor::matmul`]'s rules) written into an existing tensor, as
+    /// PyTorch's `matmul(a, b, out=c)`: no allocation when `out` is contiguous and is not an
+    /// operand (otherwise the product goes through a temporary, so `out` may be an operand).
+    ///
+    /// # Errors
+    /// [`Tensor::matmul`]'s errors, and `ShapeMismatch` when `out` does not have the result's
+    /// shape; `out` is unchanged on error.
+    pub fn matmul_into(&self, other: &Self, out: &mut Self) -> Result<()> {
         let op = "matmul";
         let MatmulDims {
             m,
@@ -103,12 +117,6 @@ impl<T: NumElement> Tensor<T, Cpu> {
             batch,
             out: dims,
         } = matmul_dims(self.shape(), other.shape())?;
-        let bad = |msg: &str| Error::ShapeMismatch {
-            op,
-            lhs: self.shape().clone(),
-            rhs: other.shape().clone(),
-            msg: msg.into(),
-        };
         let a = if self.ndim() == 1 {
             self.unsqueeze(0)?
         } else {
@@ -134,36 +142,36 @@ impl<T: NumElement> Tensor<T, Cpu> {
         });
         let (ars, acs) = (a.stride()[ra - 2], a.stride()[ra - 1]);
         let (brs, bcs) = (b.stride()[rb - 2], b.stride()[rb - 1]);
-        let ga = try_read(op, &a.storage)?;
-        let gb = try_read(op, &b.storage)?;
-        let mut out =
-            AlignedBuf::<T>::zeros(nb * m * n).ok_or_else(|| bad("the result is too large"))?;
-        let one = |(dst, &(oa, ob)): (&mut [T], &(isize, isize))| {
-            let am = Mat {
-                data: &ga,
-                offset: oa as usize,
-                rs: ars,
-                cs: acs,
+        let ids = [storage_id(self), storage_id(other)];
+        write_into(op, out, &Shape::new(dims), &ids, |dst| {
+            let ga = read(&a.storage);
+            let gb = read(&b.storage);
+            let one = |(dst, &(oa, ob)): (&mut [T], &(isize, isize))| {
+                let am = Mat {
+                    data: &ga,
+                    offset: oa as usize,
+                    rs: ars,
+                    cs: acs,
+                };
+                let bm = Mat {
+                    data: &gb,
+                    offset: ob as usize,
+                    rs: brs,
+                    cs: bcs,
+                };
+                mm(dst, am, bm, m, n, k);
             };
-            let bm = Mat {
-                data: &gb,
-                offset: ob as usize,
-                rs: brs,
-                cs: bcs,
-            };
-            mm(dst, am, bm, m, n, k);
-        };
-        if m * n > 0 {
+            if m * n == 0 {
+                return;
+            }
             if nb > 1 && m * n * k < (1 << 18) {
-                out.par_chunks_mut(m * n)
+                dst.par_chunks_mut(m * n)
                     .zip(offsets.par_iter())
                     .for_each(one);
             } else {
-                out.chunks_mut(m * n).zip(offsets.iter()).for_each(one);
+                dst.chunks_mut(m * n).zip(offsets.iter()).for_each(one);
             }
-        }
-        drop((ga, gb));
-        Ok(Tensor::from_buf(out, Shape::new(dims)))
+        })
     }
 
     /// The inner product of two 1-d tensors of equal length, as a 0-d tensor (NumPy `dot` for

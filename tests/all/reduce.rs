@@ -342,7 +342,7 @@ fn large_float_sum_is_accurate() {
 /// row bands across threads: sums, products and arg-reductions (NaN, ties) against a scalar
 /// reference, contiguous and as a column slice of a wider matrix, for every dtype.
 fn long_columns<T: Element>() {
-    let (rows, cols) = (1003, 70);
+    let (rows, cols) = (2003, 70);
     let mut seed = 11u64;
     let mut v: Vec<f64> = (0..rows * 2 * cols)
         .map(|_| (lcg(&mut seed) * 8.0).floor() - 3.0)

@@ -193,6 +193,23 @@ fn random_matmul<T: NumElement>() {
             assert_eq!(f64s(&cij), f64s(&ai.matmul(&bj).unwrap()));
         }
     }
+    // matmul_into: into a fresh tensor, a transposed (non-contiguous) one, an operand; a wrong
+    // output shape is an Err that leaves the output unchanged.
+    let mut out = Tensor::<T>::zeros([2, 3, 3, 2]).unwrap();
+    a.matmul_into(&b, &mut out).unwrap();
+    assert_eq!(f64s(&out), f64s(&c));
+    let sq = tensor::<T>(&[1.0, 2.0, 0.0, 1.0], &[2, 2]);
+    let want_sq = f64s(&sq.matmul(&sq).unwrap());
+    let mut strided_out = Tensor::<T>::zeros([2, 2]).unwrap().t();
+    sq.matmul_into(&sq, &mut strided_out).unwrap();
+    assert_eq!(f64s(&strided_out), want_sq);
+    let mut alias = sq.clone();
+    sq.matmul_into(&sq, &mut alias).unwrap();
+    assert_eq!((f64s(&alias), f64s(&sq)), (want_sq.clone(), want_sq));
+    let mut wrong = Tensor::<T>::ones([3, 2]).unwrap();
+    let err = a.matmul_into(&b, &mut wrong).unwrap_err().to_string();
+    assert!(err.contains("matmul") && err.contains("(3, 2)"), "{err}");
+    assert_eq!(f64s(&wrong), vec![1.0; 6]);
     // 1-d operands, dot, outer, vecdot.
     let v = tensor::<T>(&[1.0, 2.0, 3.0], &[3]);
     let m = tensor::<T>(&[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2]);

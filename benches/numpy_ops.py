@@ -1,0 +1,55 @@
+"""NumPy doing the CPU work of `benches/ops.rs` on the same machine, for BENCHMARKS.md.
+
+    pip install numpy && python3 benches/numpy_ops.py
+
+Each figure is the median of 15 timed calls (small sizes: the best of 7 repeats of 2000 calls),
+in milliseconds unless stated, like criterion's medians in `cargo bench --bench ops`.
+"""
+
+import time
+import timeit
+
+import numpy as np
+
+
+def median_ms(f, n=15):
+    f()
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t)
+    ts.sort()
+    return ts[n // 2] * 1e3
+
+
+N = 1 << 24
+rng = np.random.default_rng(0)
+a = rng.random(N, dtype=np.float32)
+b = rng.random(N, dtype=np.float32)
+out = np.empty_like(a)
+m = a.reshape(4096, 4096)
+row = b[:4096].reshape(1, 4096)
+ha, hb = a.astype(np.float16), b.astype(np.float16)
+rows = [
+    ("add_new", lambda: a + b),
+    ("add_into", lambda: np.add(a, b, out=out)),
+    ("broadcast_add", lambda: m + row),
+    ("transposed_add", lambda: m.T + m),
+    ("sin", lambda: np.sin(a)),
+    ("add_new_f16", lambda: ha + hb),
+    ("sum_all", lambda: a.sum()),
+    ("sum_axis0", lambda: m.sum(axis=0)),
+    ("sum_axis1", lambda: m.sum(axis=1)),
+    ("transpose_contiguous_4096", lambda: np.ascontiguousarray(m.T)),
+]
+for n in (1024, 2048):
+    x = rng.standard_normal((n, n), dtype=np.float32)
+    rows.append((f"matmul_f32_{n}", lambda x=x: x @ x))
+for name, f in rows:
+    print(f"{name:28} {median_ms(f):9.3f} ms")
+for n in (1 << 10, 1 << 15, 1 << 17):
+    x, y, o = a[:n], b[:n], out[:n]
+    best = min(timeit.repeat(lambda: np.add(x, y, out=o), number=2000, repeat=7)) / 2000
+    print(f"add_into_small/{n:<13} {best * 1e6:9.3f} us")
+print("numpy", np.__version__, "threads: OpenBLAS default for matmul, one thread elsewhere")
