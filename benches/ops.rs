@@ -222,6 +222,10 @@ fn matmul(c: &mut Criterion) {
     g.bench_function("transpose_contiguous_4096/typed-tensor", |x| {
         x.iter(|| black_box(big.t().contiguous()))
     });
+    // The memory floor in the same run: a contiguous copy into a fresh tensor.
+    g.bench_function("copy_contiguous_4096/typed-tensor", |x| {
+        x.iter(|| black_box(big.deep_copy()))
+    });
     let nbig = Array2::from_shape_vec((4096, 4096), big.to_vec()).unwrap();
     g.bench_function("transpose_contiguous_4096/ndarray", |x| {
         x.iter(|| black_box(nbig.t().as_standard_layout().into_owned()))
