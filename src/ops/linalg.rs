@@ -100,4 +100,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
             .collect();
         a2.matmul(&b2)?.reshape(dims)
     }
+
+    /// Seed 001's name for [`Tensor::tensordot`] (same arguments, result and errors).
+    pub fn tensor_product(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
+        self.tensordot(other, axes_a, axes_b)
+    }
 }

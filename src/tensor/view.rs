@@ -154,6 +154,11 @@ impl<T: Element> Tensor<T, Cpu> {
     pub fn flatten(&self) -> Self {
         self.reshape([self.numel()]).expect("same element count")
     }
+
+    /// NumPy's name for [`Tensor::flatten`]: a 1-d view when contiguous, else a copy.
+    pub fn ravel(&self) -> Self {
+        self.flatten()
+    }
 }
 
 impl<T: Element, D: Device> Tensor<T, D> {
@@ -277,6 +282,19 @@ impl<T: Element, D: Device> Tensor<T, D> {
     pub fn broadcast_to(&self, shape: impl Into<Shape>) -> Result<Self> {
         let l = self.layout.broadcast_to("broadcast_to", &shape.into())?;
         Ok(self.with_layout(l))
+    }
+
+    /// PyTorch's name for [`Tensor::broadcast_to`] (a read-only view; same errors).
+    pub fn expand(&self, shape: impl Into<Shape>) -> Result<Self> {
+        self.broadcast_to(shape)
+    }
+
+    /// NumPy's name for [`Tensor::unsqueeze`]: a size-1 dimension inserted at `dim` (a view).
+    ///
+    /// # Errors
+    /// `Axis` when `dim` is outside `-(ndim+1)..=ndim`.
+    pub fn expand_dims(&self, dim: i64) -> Result<Self> {
+        self.unsqueeze(dim)
     }
 
     /// `len` elements of dimension `dim` starting at `start` (a view; PyTorch `narrow`).

@@ -76,6 +76,18 @@ fn reshape_permute_squeeze_slice() {
             .is_err()
     );
     assert!(x.transpose(0, 1).is_err());
+    // The NumPy/PyTorch aliases are the same views.
+    let e = x.expand_dims(-1).unwrap();
+    assert!(e.shares_storage_with(&x) && e.shape().dims() == [24, 1]);
+    assert!(x.expand_dims(2).is_err());
+    let w = e.expand([24, 3]).unwrap();
+    assert_eq!(
+        (w.stride(), w.to_vec()[..4].to_vec()),
+        (&[1isize, 0][..], vec![0.0, 0.0, 0.0, 1.0])
+    );
+    assert!(e.expand([24, 3, 2]).is_err());
+    assert!(m.ravel().shares_storage_with(&x));
+    assert_eq!(m.t().ravel().to_vec(), m.t().flatten().to_vec());
 }
 
 #[test]
@@ -378,6 +390,8 @@ fn norms_and_tensordot() {
         .reshape([4, 3])
         .unwrap();
     let c = a.tensordot(&b, &[1, 2], &[1, 0]).unwrap();
+    let tp = a.tensor_product(&b, &[1, 2], &[1, 0]).unwrap();
+    assert_eq!(tp.to_vec(), c.to_vec());
     let want: Vec<f64> = (0..2)
         .map(|i| {
             (0..3)
