@@ -221,3 +221,38 @@ template <typename T, typename O> struct all_r : Truth<T, O, true> {};
         reduce_mid<T, O, NAME##_r<T, O>>(outer, len, inner, split, off, param, in, out, parts, \
                                          counts); \
     }
+
+// Running sums and products (cumsum, cumprod) along the middle axis of a contiguous
+// (outer, len, inner) view: one thread per line, stepping through `len` in order and keeping the
+// running value in the output dtype O (the sum dtype: floats keep theirs, integers and bool
+// widen to i64), exactly as the CPU does, so the two agree bit for bit. 16-bit floats add in
+// f32 and round to O after every step, as `half`'s operators do; integers wrap. Adjacent
+// threads read adjacent columns when inner > 1; a scan along the last axis (inner == 1) reads
+// one line per thread.
+__device__ __forceinline__ float wadd(float a, float b) { return a + b; }
+__device__ __forceinline__ float wmul(float a, float b) { return a * b; }
+
+template <typename T, typename O, bool PROD>
+__device__ void scan_mid(u64 outer, u64 len, u64 inner, i64 off, const T* in, O* out) {
+    typedef typename Cmp<O>::C C;
+    for (u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x; t < outer * inner;
+         t += (u64)gridDim.x * blockDim.x) {
+        u64 b = (t / inner) * len * inner + t % inner;
+        C acc = PROD ? (C)1 : (C)0;
+        for (u64 j = 0; j < len; ++j) {
+            C x = (C)ld(in[off + b + j * inner]);
+            O r = st<O>(PROD ? wmul(acc, x) : wadd(acc, x));
+            out[b + j * inner] = r;
+            acc = ld(r);
+        }
+    }
+}
+
+template <typename T, typename O> struct cumsum_s { static const bool PROD = false; };
+template <typename T, typename O> struct cumprod_s { static const bool PROD = true; };
+
+#define SCAN(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 outer, u64 len, u64 inner, i64 off, const T* in, \
+                                            O* out) { \
+        scan_mid<T, O, NAME##_s<T, O>::PROD>(outer, len, inner, off, in, out); \
+    }

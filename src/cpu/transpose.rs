@@ -123,8 +123,8 @@ mod avx2 {
             // after that now, so the strided row loads do not wait on memory.
             for i in 0..8 {
                 let ahead = s.wrapping_add(i * cs + 16) as *const i8;
-                // SAFETY: a prefetch is a hint; it never faults, even past the buffer.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(ahead) };
+                // A prefetch is a hint: it never faults, even past the buffer.
+                _mm_prefetch::<_MM_HINT_T0>(ahead);
             }
             // SAFETY: a full tile inside both buffers; AVX2 enabled on this function.
             unsafe { tile8(s as *const f32, cs, d as *mut f32, cols) }

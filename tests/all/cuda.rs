@@ -3,7 +3,9 @@
 
 use crate::common::{assert_close, tol};
 use half::{bf16, f16};
-use typed_tensor::ops::cuda::table::{Module, NAN_REDUCTIONS, REDUCTIONS, cast_root, symbol};
+use typed_tensor::ops::cuda::table::{
+    Module, NAN_REDUCTIONS, REDUCTIONS, SCANS, cast_root, symbol,
+};
 use typed_tensor::ops::{binary, compare, unary};
 use typed_tensor::prelude::*;
 
@@ -32,7 +34,7 @@ fn kernel_table_covers_the_typed_ops() {
                 has(m, symbol::<T>(root));
             }
         }
-        for root in REDUCTIONS {
+        for root in REDUCTIONS.iter().chain(&SCANS) {
             has(Module::Reduce, symbol::<T>(root));
         }
         if T::DTYPE.is_float() {
@@ -892,6 +894,59 @@ fn gpu_split_reductions_match_cpu() {
     run::<bf16>(&dev);
     run::<i32>(&dev);
     run::<u8>(&dev);
+}
+
+/// cumsum and cumprod on the GPU equal the CPU's bit for bit (same order, same accumulator):
+/// every dtype, every axis, contiguous, transposed and sliced inputs, NaN/inf, wrapping
+/// integers, an empty axis; a bad axis is the CPU's `Err`.
+#[test]
+fn gpu_scans_match_cpu() {
+    let Some(dev) = gpu("gpu_scans_match_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let c = Tensor::<T>::from_vec(sample::<T>(3 * 40 * 5), [3, 40, 5]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        let views = |c: &Tensor<T>, g: &Tensor<T, Cuda>| {
+            vec![
+                (c.clone(), g.clone()),
+                (c.transpose(0, 2).unwrap(), g.transpose(0, 2).unwrap()),
+                (c.narrow(1, 3, 30).unwrap(), g.narrow(1, 3, 30).unwrap()),
+            ]
+        };
+        for (c, g) in views(&c, &g) {
+            for axis in [0, 1, 2, -1] {
+                let what = format!("axis {axis} of {}", c.shape());
+                let (want, got) = (c.cumsum(axis).unwrap(), g.cumsum(axis).unwrap());
+                assert_eq!(got.dims(), want.dims());
+                same(
+                    got.to_vec().unwrap(),
+                    want.to_vec(),
+                    &format!("cumsum {what}"),
+                );
+                let (want, got) = (c.cumprod(axis).unwrap(), g.cumprod(axis).unwrap());
+                same(
+                    got.to_vec().unwrap(),
+                    want.to_vec(),
+                    &format!("cumprod {what}"),
+                );
+            }
+        }
+        let e = Tensor::<T>::zeros([2, 0, 3]).unwrap();
+        let ge = e.to_cuda(dev).unwrap().cumsum(1).unwrap();
+        assert_eq!((ge.dims(), ge.to_vec().unwrap().len()), (&[2, 0, 3][..], 0));
+        let err = g.cumsum(3).unwrap_err().to_string();
+        assert_eq!(err, c.cumsum(3).unwrap_err().to_string());
+    }
+    run::<f32>(&dev);
+    run::<f64>(&dev);
+    run::<f16>(&dev);
+    run::<bf16>(&dev);
+    run::<i16>(&dev);
+    run::<i32>(&dev);
+    run::<i64>(&dev);
+    run::<u8>(&dev);
+    run::<bool>(&dev);
 }
 
 /// A 2^24-element f32 sum on the GPU meets the CPU's accuracy bound against f64.

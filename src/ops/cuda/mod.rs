@@ -1,7 +1,8 @@
 //! The typed API on `Tensor<T, Cuda>`: transfers, `contiguous`, casts, unary and binary
 //! element-wise ops with broadcasting, comparisons, and reductions (sum, product, min, max,
 //! arg-reductions, mean, var, std, any, all, the `nan*` forms, logsumexp); `index.rs` adds
-//! the `DeviceOps` steps and the generators, `matmul.rs` the matrix product.
+//! the `DeviceOps` steps and the generators, `matmul.rs` the matrix product, `scan.rs` cumsum
+//! and cumprod.
 //! Each launches a kernel from [`table`], looked up by the op's root and `T`'s suffix, so an op
 //! exists on CUDA for exactly the dtypes its CPU form accepts. Every CUDA op returns `Result`
 //! (allocation, compilation and launch can fail); results match the CPU's within float
@@ -9,6 +10,7 @@
 
 mod index;
 mod matmul;
+mod scan;
 pub mod table;
 
 use super::binary::BinaryOp;

@@ -20,7 +20,8 @@ pub enum Module {
     Binary,
     /// `kernels/cast.cu`: casts between every pair of dtypes, and strided copies.
     Cast,
-    /// `kernels/reduce.cu`: sum, product, min, max, arg-reductions, var, std, any, all.
+    /// `kernels/reduce.cu`: sum, product, min, max, arg-reductions, var, std, any, all, and the
+    /// running cumsum/cumprod.
     Reduce,
     /// `kernels/matmul.cu`: integer matmul (floats use cuBLAS).
     Matmul,
@@ -38,6 +39,9 @@ pub const NAN_REDUCTIONS: [&str; 7] = [
     "nanargmin",
     "nanmean",
 ];
+
+/// The running reductions (`SCAN` in `kernels/reduce.cu`) for every dtype, by kernel root.
+pub const SCANS: [&str; 2] = ["cumsum", "cumprod"];
 
 /// The reductions `kernels/reduce.cu` defines for every dtype, by kernel root.
 pub const REDUCTIONS: [&str; 10] = [
@@ -135,6 +139,7 @@ impl Module {
                     v.push(instance("REDUCE", "std", d, d, d.float_of()));
                     v.push(instance("REDUCE", "any", d, d, Dtype::Bool));
                     v.push(instance("REDUCE", "all", d, d, Dtype::Bool));
+                    v.extend(SCANS.map(|root| instance("SCAN", root, d, d, d.sum_of())));
                     if d.is_float() {
                         for root in NAN_REDUCTIONS {
                             let out = if root.contains("arg") {
