@@ -2,6 +2,7 @@
 //! line in a macro table) and run by the generic drivers in `cpu/`.
 
 pub mod binary;
+pub mod combine;
 pub mod compare;
 pub mod cuda;
 pub mod decomp;

@@ -949,6 +949,84 @@ fn gpu_scans_match_cpu() {
     run::<bool>(&dev);
 }
 
+/// The combining ops (defined once for both devices) give the CPU's values on the GPU:
+/// split, chunk, tril/triu, diag, diag_embed, pad, roll, tile, repeat_interleave, on
+/// contiguous and transposed inputs.
+#[test]
+fn gpu_combining_ops_match_cpu() {
+    let Some(dev) = gpu("gpu_combining_ops_match_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let c = Tensor::<T>::from_vec(sample::<T>(4 * 5), [4, 5]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        for (c, g) in [(c.clone(), g.clone()), (c.t(), g.t())] {
+            let eq = |got: Tensor<T, Cuda>, want: Tensor<T>, what: &str| {
+                assert_eq!(got.dims(), want.dims(), "{what}");
+                same(got.to_vec().unwrap(), want.to_vec(), what);
+            };
+            for (gs, cs) in g
+                .split(&[1, 3], 0)
+                .unwrap()
+                .into_iter()
+                .zip(c.split(&[1, 3], 0).unwrap())
+            {
+                eq(gs, cs, "split");
+            }
+            for (gs, cs) in g
+                .chunk(2, 1)
+                .unwrap()
+                .into_iter()
+                .zip(c.chunk(2, 1).unwrap())
+            {
+                eq(gs, cs, "chunk");
+            }
+            for k in [-1, 0, 2] {
+                eq(g.tril(k).unwrap(), c.tril(k).unwrap(), "tril");
+                eq(g.triu(k).unwrap(), c.triu(k).unwrap(), "triu");
+                eq(g.diag(k).unwrap(), c.diag(k).unwrap(), "diag of a matrix");
+            }
+            let row = c.narrow(0, 0, 1).unwrap().squeeze();
+            let grow = g.narrow(0, 0, 1).unwrap().squeeze();
+            eq(
+                grow.diag(1).unwrap(),
+                row.diag(1).unwrap(),
+                "diag of a vector",
+            );
+            eq(
+                g.diag_embed().unwrap(),
+                c.diag_embed().unwrap(),
+                "diag_embed",
+            );
+            let one = T::from_f64(1.0);
+            eq(
+                g.pad(&[(1, 0), (2, 1)], one).unwrap(),
+                c.pad(&[(1, 0), (2, 1)], one).unwrap(),
+                "pad",
+            );
+            eq(g.roll(-3, 1).unwrap(), c.roll(-3, 1).unwrap(), "roll");
+            eq(
+                g.tile(&[2, 1, 2]).unwrap(),
+                c.tile(&[2, 1, 2]).unwrap(),
+                "tile",
+            );
+            eq(
+                g.repeat_interleave(2, 0).unwrap(),
+                c.repeat_interleave(2, 0).unwrap(),
+                "repeat_interleave",
+            );
+        }
+        assert!(!g.tril(0).unwrap().shares_storage_with(&g));
+        let v = g.narrow(0, 0, 1).unwrap().squeeze();
+        assert_eq!(v.diag_embed().unwrap().dims(), &[5, 5]);
+    }
+    run::<f32>(&dev);
+    run::<bf16>(&dev);
+    run::<i64>(&dev);
+    run::<u8>(&dev);
+    run::<bool>(&dev);
+}
+
 /// A 2^24-element f32 sum on the GPU meets the CPU's accuracy bound against f64.
 #[test]
 fn gpu_sum_accuracy() {

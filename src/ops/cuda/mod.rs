@@ -48,15 +48,6 @@ fn packs<T: Element>(n: usize) -> usize {
 }
 
 impl<T: Element> Tensor<T, Cuda> {
-    /// A CUDA tensor holding `data` (a host-to-device copy), shaped `shape`.
-    ///
-    /// # Errors
-    /// `DataLength` when `data.len()` is not the shape's element count; `Device` on failure.
-    pub fn from_vec_on(data: Vec<T>, shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
-        let host = Tensor::<T, Cpu>::from_vec(data, shape)?;
-        host.to_cuda(device)
-    }
-
     /// A host copy (device-to-host; a strided view is packed on the device first).
     pub fn to_cpu(&self) -> Result<Tensor<T, Cpu>> {
         Tensor::<T, Cpu>::from_vec(self.to_vec()?, self.shape().clone())

@@ -1,0 +1,223 @@
+//! Combining ops built once for every device from views and the [`DeviceOps`] steps (seed
+//! 002's combining table, NumPy/PyTorch semantics): `split`, `chunk`, `tril`/`triu`, `diag`,
+//! `diag_embed`, `pad`, `roll`, `tile`/`repeat`, `repeat_interleave`, and `from_vec_on`.
+
+use super::device_ops::DeviceOps;
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+impl<T: Element, D: DeviceOps> Tensor<T, D> {
+    /// A tensor on `device` holding `data` in row-major order (a host-to-device copy for CUDA).
+    ///
+    /// # Errors
+    /// `DataLength` when `data.len()` is not the shape's element count, `ShapeOverflow` when
+    /// that count overflows; `Device` when the copy fails.
+    pub fn from_vec_on(data: Vec<T>, shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        let shape = shape.into();
+        let n = shape.try_numel("from_vec_on")?;
+        if n != data.len() {
+            return Err(Error::DataLength {
+                op: "from_vec_on",
+                len: data.len(),
+                shape,
+                numel: n,
+            });
+        }
+        Ok(Self::from_storage(device.upload(&data)?, shape, device))
+    }
+
+    /// A new contiguous tensor with `self`'s values (a copy on `self`'s device).
+    fn packed_copy(&self) -> Result<Self> {
+        let mut out = Self::zeros_on(self.shape().clone(), &self.device)?;
+        out.copy_from(self)?;
+        Ok(out)
+    }
+
+    /// Views of consecutive pieces of `sizes[i]` elements along `axis` (PyTorch `split` with a
+    /// list). The sizes must add up to the dimension.
+    pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
+        let ax = self.shape().axis("split", axis)?;
+        if sizes.iter().sum::<usize>() != self.dims()[ax] {
+            return Err(Error::InvalidArgument {
+                op: "split",
+                msg: format!(
+                    "sizes {sizes:?} do not add up to dimension {ax} of shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let mut off = 0;
+        sizes
+            .iter()
+            .map(|&n| {
+                let v = self.narrow(ax as i64, off, n);
+                off += n;
+                v
+            })
+            .collect()
+    }
+
+    /// `n` views of (nearly) equal size along `axis`; the last may be smaller (PyTorch `chunk`).
+    pub fn chunk(&self, n: usize, axis: i64) -> Result<Vec<Self>> {
+        let ax = self.shape().axis("chunk", axis)?;
+        if n == 0 {
+            return Err(Error::InvalidArgument {
+                op: "chunk",
+                msg: "needs at least one chunk".into(),
+            });
+        }
+        let d = self.dims()[ax];
+        let step = d.div_ceil(n).max(1);
+        let sizes: Vec<usize> = (0..d).step_by(step).map(|s| step.min(d - s)).collect();
+        self.split(&sizes, axis)
+    }
+
+    /// The elements on and below the `k`-th diagonal of the last two dimensions (NumPy `tril`);
+    /// the rest are zero.
+    pub fn tril(&self, k: i64) -> Result<Self> {
+        self.triangle("tril", k, true)
+    }
+
+    /// The elements on and above the `k`-th diagonal (NumPy `triu`).
+    pub fn triu(&self, k: i64) -> Result<Self> {
+        self.triangle("triu", k, false)
+    }
+
+    fn triangle(&self, op: &'static str, k: i64, lower: bool) -> Result<Self> {
+        if self.ndim() < 2 {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("needs at least 2 dimensions, got {}", self.shape()),
+            });
+        }
+        let n = self.ndim();
+        let (r, c) = (self.dims()[n - 2], self.dims()[n - 1]);
+        let mask: Vec<bool> = (0..r * c)
+            .map(|p| {
+                let d = (p % c) as i64 - (p / c) as i64;
+                if lower { d <= k } else { d >= k }
+            })
+            .collect();
+        let mask = Tensor::<bool, D>::from_vec_on(mask, [r, c], &self.device)?;
+        Self::where_(&mask, self, &Self::scalar_on(T::ZERO, &self.device)?)
+    }
+
+    /// For a 1-d tensor, the square matrix with it on the `k`-th diagonal; for a 2-d tensor, a
+    /// copy of its `k`-th diagonal (NumPy `diag`).
+    pub fn diag(&self, k: i64) -> Result<Self> {
+        match self.ndim() {
+            1 => {
+                let n = self.numel() + k.unsigned_abs() as usize;
+                let out = Self::zeros_on([n, n], &self.device)?;
+                out.diagonal(k)?.copy_from(self)?;
+                Ok(out)
+            }
+            2 => self.diagonal(k)?.packed_copy(),
+            _ => Err(Error::InvalidArgument {
+                op: "diag",
+                msg: format!("takes a 1-d or 2-d tensor, got {}", self.shape()),
+            }),
+        }
+    }
+
+    /// `(..., n) → (..., n, n)` with the last dimension on the diagonal (PyTorch `diag_embed`).
+    pub fn diag_embed(&self) -> Result<Self> {
+        let mut dims = self.dims().to_vec();
+        let n = *dims.last().ok_or_else(|| Error::InvalidArgument {
+            op: "diag_embed",
+            msg: "needs at least 1 dimension".into(),
+        })?;
+        dims.push(n);
+        let out = Self::zeros_on(dims, &self.device)?;
+        out.diagonal(0)?.copy_from(self)?;
+        Ok(out)
+    }
+
+    /// Pads with `value`: `pads[i] = (before, after)` for dimension `i` (NumPy `pad` with a
+    /// constant).
+    pub fn pad(&self, pads: &[(usize, usize)], value: T) -> Result<Self> {
+        if pads.len() != self.ndim() {
+            return Err(Error::InvalidArgument {
+                op: "pad",
+                msg: format!(
+                    "needs one (before, after) pair per dimension of {}, got {}",
+                    self.shape(),
+                    pads.len()
+                ),
+            });
+        }
+        let dims: Vec<usize> = self
+            .dims()
+            .iter()
+            .zip(pads)
+            .map(|(&d, &(b, a))| d + b + a)
+            .collect();
+        let mut out = Self::full_on(dims, value, &self.device)?;
+        let mut inner = out.clone();
+        for (i, &(b, _)) in pads.iter().enumerate() {
+            inner = inner.narrow(i as i64, b, self.dims()[i])?;
+        }
+        inner.copy_from(self)?;
+        out.is_view = false;
+        Ok(out)
+    }
+
+    /// Rotates elements by `shift` along `axis` (NumPy `roll`): element `i` moves to `i + shift`.
+    pub fn roll(&self, shift: i64, axis: i64) -> Result<Self> {
+        let ax = self.shape().axis("roll", axis)?;
+        let d = self.dims()[ax];
+        if d == 0 {
+            return self.packed_copy();
+        }
+        let s = shift.rem_euclid(d as i64) as usize;
+        let (head, tail) = (
+            self.narrow(ax as i64, d - s, s)?,
+            self.narrow(ax as i64, 0, d - s)?,
+        );
+        Self::concat(&[&head, &tail], ax as i64)
+    }
+
+    /// Repeats the whole tensor `reps[i]` times along dimension `i` (NumPy `tile`; missing
+    /// leading reps count as 1, extra ones add dimensions).
+    pub fn tile(&self, reps: &[usize]) -> Result<Self> {
+        let n = reps.len().max(self.ndim());
+        let mut t = self.clone();
+        while t.ndim() < n {
+            t = t.unsqueeze(0)?;
+        }
+        let reps: Vec<usize> = std::iter::repeat_n(1, n - reps.len())
+            .chain(reps.iter().copied())
+            .collect();
+        for (i, &r) in reps.iter().enumerate() {
+            let copies: Vec<&Self> = std::iter::repeat_n(&t, r).collect();
+            t = if r == 0 {
+                let mut dims = t.dims().to_vec();
+                dims[i] = 0;
+                Self::zeros_on(dims, &self.device)?
+            } else {
+                Self::concat(&copies, i as i64)?
+            };
+        }
+        if t.shares_storage_with(self) {
+            t = t.packed_copy()?;
+        }
+        Ok(t)
+    }
+
+    /// Alias of [`Tensor::tile`] (PyTorch's `repeat`).
+    pub fn repeat(&self, reps: &[usize]) -> Result<Self> {
+        self.tile(reps)
+    }
+
+    /// Repeats each element `n` times along `axis` (NumPy `repeat`, PyTorch `repeat_interleave`).
+    pub fn repeat_interleave(&self, n: usize, axis: i64) -> Result<Self> {
+        let ax = self.shape().axis("repeat_interleave", axis)?;
+        let idx: Vec<i64> = (0..self.dims()[ax] as i64)
+            .flat_map(|i| std::iter::repeat_n(i, n))
+            .collect();
+        let len = idx.len();
+        self.index_select(ax as i64, &Tensor::from_vec_on(idx, [len], &self.device)?)
+    }
+}
