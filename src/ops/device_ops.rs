@@ -143,9 +143,11 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// storage it shares with other handles sees the new values.
     ///
     /// # Errors
-    /// `Broadcast` when `src` does not broadcast to `self`'s shape; `Device` across devices.
+    /// `Broadcast` when `src` does not broadcast to `self`'s shape; `Device` across devices;
+    /// `Layout` when `self` is a broadcast view (several elements share one location).
     pub fn copy_from(&mut self, src: &Self) -> Result<()> {
         same_device("copy_from", self, src)?;
+        self.check_writable("copy_from")?;
         D::assign(self, src)
     }
 

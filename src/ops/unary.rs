@@ -71,6 +71,18 @@ macro_rules! float_ops {
                 pub fn $name(&self) -> Result<Tensor<FloatOf<T>, Cuda>> {
                     self.try_float_unary::<float_ops::$op>()
                 }
+                #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` on the GPU (shape must match; `out` may be `self`).")]
+                pub fn $into(&self, out: &mut Tensor<FloatOf<T>, Cuda>) -> Result<()> {
+                    out.store(stringify!($into), &self.try_float_unary::<float_ops::$op>()?)
+                }
+                #[doc = concat!("In-place `", stringify!($name), "` on the GPU; float tensors only, as on the CPU.")]
+                pub fn $inplace(&mut self) -> Result<()>
+                where
+                    T: FloatElement,
+                {
+                    let r = self.float_unary_same::<float_ops::$op>()?;
+                    self.store(stringify!($inplace), &r)
+                }
             )*
         }
         impl<T: Element> Tensor<T, Cpu> {
@@ -176,6 +188,15 @@ macro_rules! same_ops {
                 #[doc = concat!("`", stringify!($name), "` on the GPU (see the CPU form); `Err` when the launch fails.")]
                 pub fn $name(&self) -> Result<Tensor<T, Cuda>> {
                     self.try_same_unary::<same_ops::$op>()
+                }
+                #[doc = concat!("In-place `", stringify!($name), "` on the GPU.")]
+                pub fn $inplace(&mut self) -> Result<()> {
+                    let r = self.try_same_unary::<same_ops::$op>()?;
+                    self.store(stringify!($inplace), &r)
+                }
+                #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` on the GPU.")]
+                pub fn $into(&self, out: &mut Tensor<T, Cuda>) -> Result<()> {
+                    out.store(stringify!($into), &self.try_same_unary::<same_ops::$op>()?)
                 }
             )*
         }

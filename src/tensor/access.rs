@@ -172,7 +172,9 @@ impl<T: Element> Tensor<T, Cpu> {
             range: 0..n,
         })
     }
+}
 
+impl<T: Element, D: crate::device::Device> Tensor<T, D> {
     /// `Err` when the layout maps several logical elements onto one memory element (a
     /// broadcast view), which cannot be written in place (PyTorch refuses the same).
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {

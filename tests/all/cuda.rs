@@ -1027,6 +1027,67 @@ fn gpu_combining_ops_match_cpu() {
     run::<bool>(&dev);
 }
 
+/// In-place and `_into` forms on the GPU give the out-of-place results, broadcast `other`
+/// into `self`, write through views, and refuse a result that does not fit.
+#[test]
+fn gpu_inplace_and_into_forms() {
+    let Some(dev) = gpu("gpu_inplace_and_into_forms") else {
+        return;
+    };
+    let c = Tensor::<f32>::from_vec(sample::<f32>(12), [3, 4]).unwrap();
+    let row = Tensor::<f32>::from_vec(vec![1.0, -2.0, 0.5, 3.0], [4]).unwrap();
+    let (g, grow) = (c.to_cuda(&dev).unwrap(), row.to_cuda(&dev).unwrap());
+    let mut a = g.deep_copy().unwrap();
+    a.add_(&grow).unwrap();
+    same(a.to_vec().unwrap(), c.add(&row).to_vec(), "add_");
+    a.sin_().unwrap();
+    same(a.to_vec().unwrap(), c.add(&row).sin().to_vec(), "sin_");
+    a.mul_scalar_(2.0).unwrap();
+    same(
+        a.to_vec().unwrap(),
+        c.add(&row).sin().mul_scalar(2.0).to_vec(),
+        "mul_scalar_",
+    );
+    let mut out = Tensor::<f32>::zeros([4, 3])
+        .unwrap()
+        .to_cuda(&dev)
+        .unwrap()
+        .t();
+    g.sub_into(&grow, &mut out).unwrap();
+    same(
+        out.to_vec().unwrap(),
+        c.sub(&row).to_vec(),
+        "sub_into a transposed output",
+    );
+    g.exp_into(&mut out).unwrap();
+    same(out.to_vec().unwrap(), c.exp().to_vec(), "exp_into");
+    let mut small = grow.deep_copy().unwrap();
+    let err = small.add_(&g).unwrap_err().to_string();
+    assert!(
+        err.contains("add_") && err.contains("(4,)") && err.contains("(3, 4)"),
+        "{err}"
+    );
+    same(
+        small.to_vec().unwrap(),
+        row.to_vec(),
+        "unchanged after the error",
+    );
+    let mut wide = grow.broadcast_to([3, 4]).unwrap();
+    assert!(wide.add_(&g).is_err(), "a broadcast view cannot be written");
+    let ci = Tensor::<i32>::from_vec(vec![1, -2, i32::MIN, 7], [4]).unwrap();
+    let mut gi = ci.to_cuda(&dev).unwrap();
+    gi.neg_().unwrap();
+    assert_eq!(gi.to_vec().unwrap(), ci.neg().to_vec());
+    let zero = Tensor::<i32>::zeros([4]).unwrap().to_cuda(&dev).unwrap();
+    let before = gi.to_vec().unwrap();
+    assert!(gi.div_(&zero).is_err());
+    assert_eq!(
+        gi.to_vec().unwrap(),
+        before,
+        "a failed in-place op writes nothing"
+    );
+}
+
 /// A 2^24-element f32 sum on the GPU meets the CPU's accuracy bound against f64.
 #[test]
 fn gpu_sum_accuracy() {

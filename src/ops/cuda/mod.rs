@@ -106,6 +106,34 @@ impl<T: Element> Tensor<T, Cuda> {
         self.map_kernel(Module::Unary, symbol::<T>(Op::NAME))
     }
 
+    /// A float-valued op on a float tensor, whose result has `T` itself (`FloatOf<T> == T`):
+    /// the same kernel as [`Tensor::try_float_unary`], typed for the in-place forms.
+    pub(crate) fn float_unary_same<Op: FloatUnaryOp>(&self) -> Result<Self>
+    where
+        T: FloatElement,
+    {
+        self.map_kernel(Module::Unary, symbol::<T>(Op::NAME))
+    }
+
+    /// Copies `result` into `self` (an in-place op's target or an `_into` op's output, possibly
+    /// a view). In-place and `_into` forms on CUDA compute into a temporary first, so `self`
+    /// may alias the operands.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` naming both shapes when they differ (an in-place op whose broadcast
+    /// result would not fit `self`); nothing is written then.
+    pub(crate) fn store(&mut self, op: &'static str, result: &Self) -> Result<()> {
+        if self.shape() != result.shape() {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().clone(),
+                rhs: result.shape().clone(),
+                msg: "the output tensor must have the result's shape".into(),
+            });
+        }
+        self.copy_from(result)
+    }
+
     /// Launches a `(n, ndim, info, offset, in, out)` kernel into a new contiguous tensor.
     fn map_kernel<O: Element>(&self, module: Module, sym: String) -> Result<Tensor<O, Cuda>> {
         let n = self.numel();
@@ -218,7 +246,7 @@ impl<T: Element> Tensor<T, Cuda> {
 }
 
 macro_rules! cuda_binary {
-    ($($name:ident, $sname:ident: $op:ty;)*) => {
+    ($($name:ident, $sname:ident, $inplace:ident, $into:ident, $sinplace:ident, $sinto:ident: $op:ty;)*) => {
         impl<T: NumElement> Tensor<T, Cuda> {
             $(
                 #[doc = concat!("Element-wise `", stringify!($name), "` with broadcasting, on the GPU; see [`Tensor::try_binary`].")]
@@ -229,21 +257,39 @@ macro_rules! cuda_binary {
                 pub fn $sname(&self, s: T) -> Result<Self> {
                     self.try_binary::<$op>(&Self::scalar_on(s, &self.device)?)
                 }
+                #[doc = concat!("In-place [`Tensor::", stringify!($name), "`]: `other` broadcasts into `self`'s shape (`ShapeMismatch` if `self` would have to grow).")]
+                pub fn $inplace(&mut self, other: &Self) -> Result<()> {
+                    let r = self.try_binary::<$op>(other)?;
+                    self.store(stringify!($inplace), &r)
+                }
+                #[doc = concat!("Writes [`Tensor::", stringify!($name), "`] into `out`, which must have the broadcast shape and may be an operand.")]
+                pub fn $into(&self, other: &Self, out: &mut Self) -> Result<()> {
+                    out.store(stringify!($into), &self.try_binary::<$op>(other)?)
+                }
+                #[doc = concat!("In-place [`Tensor::", stringify!($sname), "`].")]
+                pub fn $sinplace(&mut self, s: T) -> Result<()> {
+                    let r = self.$sname(s)?;
+                    self.store(stringify!($sinplace), &r)
+                }
+                #[doc = concat!("Writes [`Tensor::", stringify!($sname), "`] into `out`.")]
+                pub fn $sinto(&self, s: T, out: &mut Self) -> Result<()> {
+                    out.store(stringify!($sinto), &self.$sname(s)?)
+                }
             )*
         }
     };
 }
 
 cuda_binary! {
-    try_add, try_add_scalar: super::binary::ops::Add;
-    try_sub, try_sub_scalar: super::binary::ops::Sub;
-    try_mul, try_mul_scalar: super::binary::ops::Mul;
-    try_div, try_div_scalar: super::binary::ops::Div;
-    try_floor_divide, try_floor_divide_scalar: super::binary::ops::FloorDivide;
-    try_remainder, try_remainder_scalar: super::binary::ops::Remainder;
-    try_maximum, try_maximum_scalar: super::binary::ops::Maximum;
-    try_minimum, try_minimum_scalar: super::binary::ops::Minimum;
-    try_pow, try_pow_scalar: super::binary::PowOp;
+    try_add, try_add_scalar, add_, add_into, add_scalar_, add_scalar_into: super::binary::ops::Add;
+    try_sub, try_sub_scalar, sub_, sub_into, sub_scalar_, sub_scalar_into: super::binary::ops::Sub;
+    try_mul, try_mul_scalar, mul_, mul_into, mul_scalar_, mul_scalar_into: super::binary::ops::Mul;
+    try_div, try_div_scalar, div_, div_into, div_scalar_, div_scalar_into: super::binary::ops::Div;
+    try_floor_divide, try_floor_divide_scalar, floor_divide_, floor_divide_into, floor_divide_scalar_, floor_divide_scalar_into: super::binary::ops::FloorDivide;
+    try_remainder, try_remainder_scalar, remainder_, remainder_into, remainder_scalar_, remainder_scalar_into: super::binary::ops::Remainder;
+    try_maximum, try_maximum_scalar, maximum_, maximum_into, maximum_scalar_, maximum_scalar_into: super::binary::ops::Maximum;
+    try_minimum, try_minimum_scalar, minimum_, minimum_into, minimum_scalar_, minimum_scalar_into: super::binary::ops::Minimum;
+    try_pow, try_pow_scalar, pow_, pow_into, pow_scalar_, pow_scalar_into: super::binary::PowOp;
 }
 
 macro_rules! cuda_compare {
