@@ -6,7 +6,7 @@ use super::device_ops::DeviceOps;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::Shape;
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, checked_data_shape};
 
 impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// A tensor on `device` holding `data` in row-major order (a host-to-device copy for CUDA).
@@ -15,16 +15,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// `DataLength` when `data.len()` is not the shape's element count, `ShapeOverflow` when
     /// that count overflows; `Device` when the copy fails.
     pub fn from_vec_on(data: Vec<T>, shape: impl Into<Shape>, device: &D) -> Result<Self> {
-        let shape = shape.into();
-        let n = shape.try_numel("from_vec_on")?;
-        if n != data.len() {
-            return Err(Error::DataLength {
-                op: "from_vec_on",
-                len: data.len(),
-                shape,
-                numel: n,
-            });
-        }
+        let shape = checked_data_shape("from_vec_on", data.len(), shape.into())?;
         Ok(Self::from_storage(device.upload(&data)?, shape, device))
     }
 

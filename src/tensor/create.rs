@@ -43,6 +43,23 @@ fn numel(op: &'static str, shape: &Shape) -> Result<usize> {
     Ok(n)
 }
 
+/// `shape` when it holds exactly `len` elements.
+///
+/// # Errors
+/// `ShapeOverflow` when the element count overflows; `DataLength` when it is not `len`.
+pub(crate) fn checked_data_shape(op: &'static str, len: usize, shape: Shape) -> Result<Shape> {
+    let n = numel(op, &shape)?;
+    if n != len {
+        return Err(Error::DataLength {
+            op,
+            len,
+            shape,
+            numel: n,
+        });
+    }
+    Ok(shape)
+}
+
 impl<T: Element> Tensor<T, Cpu> {
     /// A tensor holding `data` in row-major order.
     ///
@@ -55,16 +72,7 @@ impl<T: Element> Tensor<T, Cpu> {
 
     /// A tensor holding a copy of `data` in row-major order. Errors as [`Tensor::from_vec`].
     pub fn from_slice(data: &[T], shape: impl Into<Shape>) -> Result<Self> {
-        let shape = shape.into();
-        let n = numel("from_slice", &shape)?;
-        if n != data.len() {
-            return Err(Error::DataLength {
-                op: "from_slice",
-                len: data.len(),
-                shape,
-                numel: n,
-            });
-        }
+        let shape = checked_data_shape("from_slice", data.len(), shape.into())?;
         Ok(Self::from_buf(AlignedBuf::from_slice(data), shape))
     }
 

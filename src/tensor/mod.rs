@@ -9,7 +9,7 @@ mod view;
 
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
-pub(crate) use create::next_key;
+pub(crate) use create::{checked_data_shape, next_key};
 pub use slice::Slice;
 pub use view::ReshapeDims;
 

@@ -44,10 +44,13 @@ pub fn tensor<T: Element>(v: &[f64], shape: &[usize]) -> Tensor<T> {
     Tensor::from_vec(v.iter().map(|&x| T::from_f64(x)).collect(), shape).unwrap()
 }
 
-/// Runs a generic test body once per listed element type.
+/// Runs a generic test body once per listed element type (optionally with one argument).
 #[macro_export]
 macro_rules! for_types {
     ($f:ident: $($t:ty),*) => {
         $( $f::<$t>(); )*
+    };
+    ($f:ident($arg:expr): $($t:ty),*) => {
+        $( $f::<$t>($arg); )*
     };
 }

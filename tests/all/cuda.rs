@@ -531,14 +531,7 @@ fn gpu_matches_cpu() {
         );
         assert!(e.max(&[1], false).is_err());
     }
-    run::<f32>(&dev);
-    run::<f64>(&dev);
-    run::<f16>(&dev);
-    run::<bf16>(&dev);
-    run::<i16>(&dev);
-    run::<i32>(&dev);
-    run::<i64>(&dev);
-    run::<u8>(&dev);
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8);
 }
 
 /// where_, masked_fill, copy_from into views, full_on, concat, stack, index_select and gather
@@ -657,15 +650,7 @@ fn gpu_index_ops_match_cpu() {
             a.gather(1, &gbad).unwrap_err().to_string()
         );
     }
-    run::<f32>(&dev);
-    run::<f64>(&dev);
-    run::<f16>(&dev);
-    run::<bf16>(&dev);
-    run::<i16>(&dev);
-    run::<i32>(&dev);
-    run::<i64>(&dev);
-    run::<u8>(&dev);
-    run::<bool>(&dev);
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8, bool);
 }
 
 /// arange_on equals the CPU's arange; rand_on/randn_on are reproducible from manual_seed, in
@@ -825,10 +810,7 @@ fn gpu_nan_reductions_match_cpu() {
                 .is_err()
         );
     }
-    run::<f32>(&dev);
-    run::<f64>(&dev);
-    run::<f16>(&dev);
-    run::<bf16>(&dev);
+    for_types!(run(&dev): f32, f64, f16, bf16);
 }
 
 /// Long rows and columns take the split path (partials combined by the last block): sums,
@@ -890,10 +872,7 @@ fn gpu_split_reductions_match_cpu() {
             }
         }
     }
-    run::<f32>(&dev);
-    run::<bf16>(&dev);
-    run::<i32>(&dev);
-    run::<u8>(&dev);
+    for_types!(run(&dev): f32, bf16, i32, u8);
 }
 
 /// cumsum and cumprod on the GPU equal the CPU's bit for bit (same order, same accumulator):
@@ -938,15 +917,7 @@ fn gpu_scans_match_cpu() {
         let err = g.cumsum(3).unwrap_err().to_string();
         assert_eq!(err, c.cumsum(3).unwrap_err().to_string());
     }
-    run::<f32>(&dev);
-    run::<f64>(&dev);
-    run::<f16>(&dev);
-    run::<bf16>(&dev);
-    run::<i16>(&dev);
-    run::<i32>(&dev);
-    run::<i64>(&dev);
-    run::<u8>(&dev);
-    run::<bool>(&dev);
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8, bool);
 }
 
 /// The combining ops (defined once for both devices) give the CPU's values on the GPU:
@@ -1020,11 +991,7 @@ fn gpu_combining_ops_match_cpu() {
         let v = g.narrow(0, 0, 1).unwrap().squeeze();
         assert_eq!(v.diag_embed().unwrap().dims(), &[5, 5]);
     }
-    run::<f32>(&dev);
-    run::<bf16>(&dev);
-    run::<i64>(&dev);
-    run::<u8>(&dev);
-    run::<bool>(&dev);
+    for_types!(run(&dev): f32, bf16, i64, u8, bool);
 }
 
 /// In-place and `_into` forms on the GPU give the out-of-place results, broadcast `other`
