@@ -533,6 +533,9 @@ where
         &t.broadcast_to([2, 3, 4]).unwrap(),
     );
     same(&d.unsqueeze(0).unwrap().squeeze_dims(&[0]).unwrap(), &t);
+    same(&d.expand_dims(-1).unwrap(), &t.expand_dims(-1).unwrap());
+    same(&d.expand([2, 3, 4]).unwrap(), &t.expand([2, 3, 4]).unwrap());
+    same(&d.transpose(0, 1).unwrap().ravel(), &t.t().ravel());
     same(&d.diagonal(1).unwrap(), &t.diagonal(1).unwrap());
     same(&d.roll(5, -1).unwrap(), &t.roll(5, -1).unwrap());
     same(&d.tile(&[2, 1]).unwrap(), &t.tile(&[2, 1]).unwrap());
@@ -592,6 +595,10 @@ where
     same(
         &d.tensordot(&dt, &[1], &[0]).unwrap(),
         &t.tensordot(&tt, &[1], &[0]).unwrap(),
+    );
+    same(
+        &d.tensor_product(&dt, &[1], &[0]).unwrap(),
+        &t.tensor_product(&tt, &[1], &[0]).unwrap(),
     );
     same(&drow.dot(&drow).unwrap(), &row.dot(&row).unwrap());
     same(&drow.outer(&drow).unwrap(), &row.outer(&row).unwrap());

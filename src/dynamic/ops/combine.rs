@@ -34,6 +34,18 @@ impl DynTensor {
         let shape = shape.into();
         dyn_each!(self, t => Ok(t.broadcast_to(shape.clone())?.into()))
     }
+    /// PyTorch's name for [`DynTensor::broadcast_to`].
+    pub fn expand(&self, shape: impl Into<Shape>) -> Result<DynTensor> {
+        self.broadcast_to(shape)
+    }
+    /// NumPy's name for [`DynTensor::unsqueeze`] (a view).
+    pub fn expand_dims(&self, dim: i64) -> Result<DynTensor> {
+        self.unsqueeze(dim)
+    }
+    /// NumPy's name for [`DynTensor::flatten`].
+    pub fn ravel(&self) -> DynTensor {
+        self.flatten()
+    }
     /// Removes the listed size-1 dimensions (a view).
     pub fn squeeze_dims(&self, dims: &[i64]) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.squeeze_dims(dims)?.into()))
@@ -122,6 +134,15 @@ impl DynTensor {
         axes_b: &[i64],
     ) -> Result<DynTensor> {
         pair!(self, other, "tensordot", a, b => Ok(a.tensordot(b, axes_a, axes_b)?.into()), bool: Err(not_numeric("tensordot")))
+    }
+    /// Seed 001's name for [`DynTensor::tensordot`].
+    pub fn tensor_product(
+        &self,
+        other: &DynTensor,
+        axes_a: &[i64],
+        axes_b: &[i64],
+    ) -> Result<DynTensor> {
+        self.tensordot(other, axes_a, axes_b)
     }
     /// The inner product of two 1-d tensors.
     pub fn dot(&self, other: &DynTensor) -> Result<DynTensor> {
