@@ -25,7 +25,7 @@ pub fn transpose_rows<T: Element>(src: &[T], base: usize, cs: usize, cols: usize
     if T::SIZE == 4 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: AVX2 is present; 4-byte elements are moved as f32 bit patterns, never
         // computed on; the bounds were asserted above.
-        unsafe { avx2::transpose_rows4(src.as_ptr() as *const f32, base, cs, cols, out) };
+        unsafe { avx2::transpose_rows4(src, base, cs, cols, out) };
         return;
     }
     tiles(src, base, cs, cols, out, |s, d| {
@@ -100,24 +100,16 @@ mod avx2 {
     /// [`super::transpose_rows`] for 4-byte elements, compiled for AVX2 (3 shuffle stages).
     ///
     /// # Safety
-    /// AVX2 must be present, `T::SIZE == 4`, `src` points at the caller's slice, and the
-    /// bounds must have been checked as in `transpose_rows`.
+    /// AVX2 must be present, `T::SIZE == 4`, and the bounds must have been checked as in
+    /// `transpose_rows`.
     #[target_feature(enable = "avx2")]
     pub unsafe fn transpose_rows4<T: Element>(
-        src: *const f32,
+        src: &[T],
         base: usize,
         cs: usize,
         cols: usize,
         out: &mut [T],
     ) {
-        let rows = out.len() / cols.max(1);
-        let len = if rows == 0 || cols == 0 {
-            0
-        } else {
-            base + (rows - 1) + (cols - 1) * cs + 1
-        };
-        // SAFETY: the caller's slice holds at least `len` elements of the same 4-byte type.
-        let src: &[T] = unsafe { std::slice::from_raw_parts(src as *const T, len) };
         tiles(src, base, cs, cols, out, |s, d| {
             // The next tile down the same source rows starts 8 elements on: ask for the line
             // after that now, so the strided row loads do not wait on memory.
