@@ -95,11 +95,11 @@ fn run(dtype: Dtype, device: DeviceIndex) -> Result<()> {
         [2, 3],
         DeviceIndex::cpu(),
     )?
-    .to_dtype(dtype)
+    .to_dtype(dtype)?
     .to(device)?;
     println!("x:\n{x}");
     println!("sin(x) -> {}:\n{}", sin(&x)?.dtype(), sin(&x)?);
-    let mut y = x.deep_copy();
+    let mut y = x.deep_copy()?;
     match cos_(&mut y) {
         Ok(()) => println!("cos_(x) in place:\n{y}"),
         Err(e) => println!("cos_(x) in place: {e}"),
@@ -107,7 +107,12 @@ fn run(dtype: Dtype, device: DeviceIndex) -> Result<()> {
     println!(
         "x * 3.5 + 1:\n{}",
         &(&x * 3.5)
-            + &DynTensor::ones([3], TensorOptions::new().dtype(x.mul_scalar(3.5)?.dtype()))?
+            + &DynTensor::ones(
+                [3],
+                TensorOptions::new()
+                    .dtype(x.mul_scalar(3.5)?.dtype())
+                    .device(device)
+            )?
     );
     println!("pow(x, 2):\n{}", pow(&x, 2)?);
     let row = DynTensor::ones([1, 3], opts)?;
@@ -123,11 +128,13 @@ fn run(dtype: Dtype, device: DeviceIndex) -> Result<()> {
     println!("matmul(x, x^T):\n{}", matmul(&x, &x.transpose(0, 1)?)?);
     let other = DynTensor::ones(
         [2, 3],
-        TensorOptions::new().dtype(if dtype == Dtype::Int64 {
-            Dtype::Float32
-        } else {
-            Dtype::Int64
-        }),
+        TensorOptions::new()
+            .dtype(if dtype == Dtype::Int64 {
+                Dtype::Float32
+            } else {
+                Dtype::Int64
+            })
+            .device(device),
     )?;
     println!(
         "x + (tensor of another dtype): {}",

@@ -5,22 +5,53 @@
 //! typed implementation of each op: there is no second kernel. What the type system enforces for
 //! `Tensor<T, D>` is checked here at run time and reported as an `Err` (mixed dtypes, in-place
 //! ops that cannot keep the dtype, `nan*` reductions of integers, `rand` of integers). Every `Err`
-//! leaves its inputs unchanged. This build has no CUDA backend, so only CPU tensors exist;
-//! asking for `DeviceIndex::cuda(n)` is an `Err`.
+//! leaves its inputs unchanged. Each variant holds a CPU or a CUDA tensor; ops run on the device
+//! of their operands, and mixing devices is an `Err` (no automatic transfer, as seed 001).
 
-/// Runs `$body` with `$t` bound to the typed tensor inside any variant.
+/// Runs `$body` with `$t` bound to the typed tensor inside any variant, on either device: the
+/// body is compiled once per dtype × device, so it may only call methods that both devices
+/// spell alike (`.lift()` evens out the CPU forms that return a value instead of a `Result`).
 macro_rules! dyn_each {
     ($v:expr, $t:ident => $body:expr) => {
+        dyn_each!(@arms $v, $t => $body; F32 F64 F16 BF16 I16 I32 I64 U8 Bool)
+    };
+    (@arms $v:expr, $t:ident => $body:expr; $($V:ident)*) => {
         match $v {
-            $crate::dynamic::DynTensor::F32($t) => $body,
-            $crate::dynamic::DynTensor::F64($t) => $body,
-            $crate::dynamic::DynTensor::F16($t) => $body,
-            $crate::dynamic::DynTensor::BF16($t) => $body,
-            $crate::dynamic::DynTensor::I16($t) => $body,
-            $crate::dynamic::DynTensor::I32($t) => $body,
-            $crate::dynamic::DynTensor::I64($t) => $body,
-            $crate::dynamic::DynTensor::U8($t) => $body,
-            $crate::dynamic::DynTensor::Bool($t) => $body,
+            $(
+                $crate::dynamic::DynTensor::$V($crate::dynamic::DeviceTensor::Cpu($t)) => $body,
+                $crate::dynamic::DynTensor::$V($crate::dynamic::DeviceTensor::Cuda($t)) => $body,
+            )*
+        }
+    };
+}
+
+/// As [`dyn_each!`] with one body per device, for what only exists on one of them.
+macro_rules! dyn_device {
+    ($v:expr, cpu $c:ident => $cpu:expr, cuda $g:ident => $cuda:expr) => {
+        dyn_device!(@arms $v, $c => $cpu, $g => $cuda; F32 F64 F16 BF16 I16 I32 I64 U8 Bool)
+    };
+    (@arms $v:expr, $c:ident => $cpu:expr, $g:ident => $cuda:expr; $($V:ident)*) => {
+        match $v {
+            $(
+                $crate::dynamic::DynTensor::$V($crate::dynamic::DeviceTensor::Cpu($c)) => $cpu,
+                $crate::dynamic::DynTensor::$V($crate::dynamic::DeviceTensor::Cuda($g)) => $cuda,
+            )*
+        }
+    };
+}
+
+/// Runs `$body` with `$dev` bound to the device `$idx` names (`&Cpu` or an opened `&Cuda`).
+macro_rules! on_device {
+    ($idx:expr, $dev:ident => $body:expr) => {
+        match $idx.kind {
+            DeviceKind::Cpu => {
+                let $dev = &Cpu;
+                DynTensor::from($body)
+            }
+            DeviceKind::Cuda => {
+                let $dev = &Cuda::new($idx.index)?;
+                DynTensor::from($body)
+            }
         }
     };
 }
@@ -31,99 +62,85 @@ mod scalar;
 pub use ops::*;
 pub use scalar::{Scalar, TensorOptions};
 
-use crate::device::{Cpu, DeviceIndex, DeviceKind};
+use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
 use crate::dtype::{Dtype, Element};
 use crate::error::{Error, Result};
+use crate::ops::Lift;
 use crate::shape::Shape;
 use crate::tensor::{DataRef, Tensor};
 use half::{bf16, f16};
+use std::any::Any;
 use std::fmt;
 
-/// A tensor whose dtype is a run-time value. Convert from a typed tensor with `From`, back with
+/// A tensor whose dtype and device are run-time values: one variant per dtype, each holding a
+/// [`DeviceTensor`]. Convert from a typed tensor with `From`, back with
 /// [`DynTensor::downcast`] or `TryFrom`.
 #[derive(Clone)]
 pub enum DynTensor {
     /// Float32 elements.
-    F32(Tensor<f32, Cpu>),
+    F32(DeviceTensor<f32>),
     /// Float64 elements.
-    F64(Tensor<f64, Cpu>),
+    F64(DeviceTensor<f64>),
     /// Float16 elements.
-    F16(Tensor<f16, Cpu>),
+    F16(DeviceTensor<f16>),
     /// Bfloat16 elements.
-    BF16(Tensor<bf16, Cpu>),
+    BF16(DeviceTensor<bf16>),
     /// Int16 elements.
-    I16(Tensor<i16, Cpu>),
+    I16(DeviceTensor<i16>),
     /// Int32 elements.
-    I32(Tensor<i32, Cpu>),
+    I32(DeviceTensor<i32>),
     /// Int64 elements.
-    I64(Tensor<i64, Cpu>),
+    I64(DeviceTensor<i64>),
     /// UInt8 elements.
-    U8(Tensor<u8, Cpu>),
+    U8(DeviceTensor<u8>),
     /// Bool elements.
-    Bool(Tensor<bool, Cpu>),
+    Bool(DeviceTensor<bool>),
 }
 
-/// Builds a `DynTensor` of `dtype`, running `$body` with the type alias `$T` for its element.
+/// A typed tensor on either device: the device half of [`DynTensor`].
+#[derive(Clone)]
+pub enum DeviceTensor<T: Element> {
+    /// In host memory.
+    Cpu(Tensor<T, Cpu>),
+    /// On a CUDA device.
+    Cuda(Tensor<T, Cuda>),
+}
+
+/// Builds a `DynTensor` of `dtype`, running `$body` (which yields the `DynTensor`) with the type
+/// alias `$T` for its element.
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {
+        with_dtype!(@arms $dtype, $T => $body; Float32 f32, Float64 f64, Float16 f16,
+            Bfloat16 bf16, Int16 i16, Int32 i32, Int64 i64, UInt8 u8, Bool bool)
+    };
+    (@arms $dtype:expr, $T:ident => $body:expr; $($d:ident $t:ty),*) => {
         match $dtype {
-            Dtype::Float32 => {
-                type $T = f32;
-                DynTensor::from($body)
-            }
-            Dtype::Float64 => {
-                type $T = f64;
-                DynTensor::from($body)
-            }
-            Dtype::Float16 => {
-                type $T = f16;
-                DynTensor::from($body)
-            }
-            Dtype::Bfloat16 => {
-                type $T = bf16;
-                DynTensor::from($body)
-            }
-            Dtype::Int16 => {
-                type $T = i16;
-                DynTensor::from($body)
-            }
-            Dtype::Int32 => {
-                type $T = i32;
-                DynTensor::from($body)
-            }
-            Dtype::Int64 => {
-                type $T = i64;
-                DynTensor::from($body)
-            }
-            Dtype::UInt8 => {
-                type $T = u8;
-                DynTensor::from($body)
-            }
-            Dtype::Bool => {
-                type $T = bool;
-                DynTensor::from($body)
-            }
+            $(Dtype::$d => {
+                type $T = $t;
+                $body
+            })*
         }
     };
 }
 
 macro_rules! variants {
     ($($v:ident: $t:ty),*) => {$(
-        impl From<Tensor<$t, Cpu>> for DynTensor {
-            fn from(t: Tensor<$t, Cpu>) -> Self {
-                DynTensor::$v(t)
+        variants!(@on $v: $t, Cpu);
+        variants!(@on $v: $t, Cuda);
+    )*};
+    (@on $v:ident: $t:ty, $D:ident) => {
+        impl From<Tensor<$t, $D>> for DynTensor {
+            fn from(t: Tensor<$t, $D>) -> Self {
+                DynTensor::$v(DeviceTensor::$D(t))
             }
         }
-        impl TryFrom<DynTensor> for Tensor<$t, Cpu> {
+        impl TryFrom<DynTensor> for Tensor<$t, $D> {
             type Error = Error;
             fn try_from(d: DynTensor) -> Result<Self> {
-                match d {
-                    DynTensor::$v(t) => Ok(t),
-                    other => Err(mismatch("downcast", <$t>::DTYPE, other.dtype())),
-                }
+                d.downcast::<$t, $D>()
             }
         }
-    )*};
+    };
 }
 variants!(F32: f32, F64: f64, F16: f16, BF16: bf16, I16: i16, I32: i32, I64: i64, U8: u8, Bool: bool);
 
@@ -136,43 +153,57 @@ pub(crate) fn mismatch(op: &'static str, expected: Dtype, actual: Dtype) -> Erro
     }
 }
 
-fn check_device(op: &'static str, device: DeviceIndex) -> Result<()> {
-    match device.kind {
-        DeviceKind::Cpu => Ok(()),
-        DeviceKind::Cuda => {
-            crate::device::Cuda::new(device.index)
-                .map(|_| ())
-                .map_err(|e| match e {
-                    Error::Device { msg, .. } => Error::Device { op, msg },
-                    e => e,
-                })
-        }
+/// Mixed devices (seed 001: no automatic transfer).
+pub(crate) fn device_mismatch(op: &'static str, a: DeviceIndex, b: DeviceIndex) -> Error {
+    Error::Device {
+        op,
+        msg: format!(
+            "the operands are on {a} and {b}; move one with to(), to_cpu() or to_cuda() first"
+        ),
     }
 }
 
-/// `Ok(x)` when `x`'s element type is `T`, else a `DtypeMismatch` naming both.
-pub(crate) fn cast_ref<'a, T: Element>(
+/// `d`'s typed tensor as `Tensor<T, D>`, where `like` fixes `D` (the device of the tensor the
+/// caller is dispatching on): a `DtypeMismatch` or `Device` error names what differs.
+pub(crate) fn typed_like<'a, T: Element, U: Element, D: Device>(
     op: &'static str,
     d: &'a DynTensor,
-) -> Result<&'a Tensor<T, Cpu>> {
-    dyn_each!(d, t => (t as &dyn std::any::Any).downcast_ref::<Tensor<T, Cpu>>())
-        .ok_or_else(|| mismatch(op, T::DTYPE, d.dtype()))
+    like: &Tensor<U, D>,
+) -> Result<&'a Tensor<T, D>> {
+    if d.dtype() != T::DTYPE {
+        return Err(mismatch(op, T::DTYPE, d.dtype()));
+    }
+    dyn_each!(d, t => (t as &dyn Any).downcast_ref::<Tensor<T, D>>())
+        .ok_or_else(|| device_mismatch(op, like.device(), d.device()))
 }
 
-fn cast_mut<'a, T: Element>(
-    op: &'static str,
-    d: &'a mut DynTensor,
-) -> Result<&'a mut Tensor<T, Cpu>> {
-    let actual = d.dtype();
-    dyn_each!(d, t => (t as &mut dyn std::any::Any).downcast_mut::<Tensor<T, Cpu>>())
-        .ok_or_else(|| mismatch(op, T::DTYPE, actual))
+/// `t` as `Tensor<T, D>` when its element type is `T`.
+fn as_typed<T: Element, U: Element, D: Device>(t: &Tensor<U, D>) -> Option<&Tensor<T, D>> {
+    (t as &dyn Any).downcast_ref::<Tensor<T, D>>()
+}
+
+fn as_typed_mut<T: Element, U: Element, D: Device>(
+    t: &mut Tensor<U, D>,
+) -> Option<&mut Tensor<T, D>> {
+    (t as &mut dyn Any).downcast_mut::<Tensor<T, D>>()
+}
+
+/// `Err` for a host-memory borrow of a CUDA tensor.
+fn on_host_only(op: &'static str, device: DeviceIndex) -> Error {
+    Error::Device {
+        op,
+        msg: format!(
+            "{op} borrows host memory and this tensor is on {device}; use to_vec() or to_cpu() first"
+        ),
+    }
 }
 
 impl DynTensor {
     /// A zero-filled tensor (the seed's `Tensor(shape, dtype, device, requires_grad)`).
     ///
     /// # Errors
-    /// `Device` for a CUDA device in this build; `ShapeOverflow` for a too-large shape.
+    /// `Device` when the CUDA device cannot be opened (no driver, no such ordinal, or a build
+    /// without the `cuda` feature); `ShapeOverflow` for a too-large shape.
     pub fn new(
         shape: impl Into<Shape>,
         dtype: Dtype,
@@ -194,35 +225,22 @@ impl DynTensor {
         Self::zeros(shape, opts)
     }
 
-    fn make(op: &'static str, opts: TensorOptions, t: Result<Self>) -> Result<Self> {
-        check_device(op, opts.device)?;
-        let mut t = t?;
+    /// Attaches the gradient buffer that `opts` asks for.
+    fn with_grad(mut self, opts: TensorOptions) -> Result<Self> {
         if opts.requires_grad {
-            dyn_each!(&mut t, x => x.set_requires_grad(true))?;
+            dyn_each!(&mut self, x => x.set_requires_grad(true))?;
         }
-        Ok(t)
+        Ok(self)
     }
 
     /// Zeros (the seed's `Tensor::zeros`).
     pub fn zeros(shape: impl Into<Shape>, opts: TensorOptions) -> Result<Self> {
-        let s = shape.into();
-        check_device("zeros", opts.device)?;
-        Self::make(
-            "zeros",
-            opts,
-            Ok(with_dtype!(opts.dtype, T => Tensor::<T, Cpu>::zeros(&s)?)),
-        )
+        Self::full(shape, opts, false)
     }
 
     /// Ones (the seed's `Tensor::ones`).
     pub fn ones(shape: impl Into<Shape>, opts: TensorOptions) -> Result<Self> {
-        let s = shape.into();
-        check_device("ones", opts.device)?;
-        Self::make(
-            "ones",
-            opts,
-            Ok(with_dtype!(opts.dtype, T => Tensor::<T, Cpu>::ones(&s)?)),
-        )
+        Self::full(shape, opts, true)
     }
 
     /// `value` everywhere, converted to the dtype with `as` semantics (the seed's `Tensor::full`).
@@ -231,39 +249,33 @@ impl DynTensor {
         opts: TensorOptions,
         value: impl Into<Scalar>,
     ) -> Result<Self> {
-        let s = shape.into();
-        let v = value.into();
-        check_device("full", opts.device)?;
-        Self::make(
-            "full",
-            opts,
-            Ok(with_dtype!(opts.dtype, T => Tensor::<T, Cpu>::full(&s, v.to::<T>())?)),
-        )
+        let (s, v) = (shape.into(), value.into());
+        with_dtype!(opts.dtype, T => on_device!(opts.device, dev => Tensor::<T, _>::full_on(s, v.to(), dev)?))
+            .with_grad(opts)
     }
 
     fn random(op: &'static str, shape: Shape, opts: TensorOptions, normal: bool) -> Result<Self> {
-        check_device(op, opts.device)?;
+        macro_rules! draw {
+            ($T:ty) => {
+                match opts.device.kind {
+                    DeviceKind::Cpu if normal => DynTensor::from(Tensor::<$T, Cpu>::randn(shape)?),
+                    DeviceKind::Cpu => DynTensor::from(Tensor::<$T, Cpu>::rand(shape)?),
+                    DeviceKind::Cuda => {
+                        let dev = Cuda::new(opts.device.index)?;
+                        DynTensor::from(if normal {
+                            Tensor::<$T, Cuda>::randn_on(shape, &dev)?
+                        } else {
+                            Tensor::<$T, Cuda>::rand_on(shape, &dev)?
+                        })
+                    }
+                }
+            };
+        }
         let t = match opts.dtype {
-            Dtype::Float32 => DynTensor::F32(if normal {
-                Tensor::randn(shape)?
-            } else {
-                Tensor::rand(shape)?
-            }),
-            Dtype::Float64 => DynTensor::F64(if normal {
-                Tensor::randn(shape)?
-            } else {
-                Tensor::rand(shape)?
-            }),
-            Dtype::Float16 => DynTensor::F16(if normal {
-                Tensor::randn(shape)?
-            } else {
-                Tensor::rand(shape)?
-            }),
-            Dtype::Bfloat16 => DynTensor::BF16(if normal {
-                Tensor::randn(shape)?
-            } else {
-                Tensor::rand(shape)?
-            }),
+            Dtype::Float32 => draw!(f32),
+            Dtype::Float64 => draw!(f64),
+            Dtype::Float16 => draw!(f16),
+            Dtype::Bfloat16 => draw!(bf16),
             d => {
                 return Err(Error::InvalidArgument {
                     op,
@@ -273,7 +285,7 @@ impl DynTensor {
                 });
             }
         };
-        Self::make(op, opts, Ok(t))
+        t.with_grad(opts)
     }
 
     /// Uniform samples on [0, 1) (the seed's `Tensor::rand`); float dtypes only.
@@ -296,10 +308,10 @@ impl DynTensor {
         device: DeviceIndex,
     ) -> Result<Self>
     where
-        Self: From<Tensor<T, Cpu>>,
+        Self: From<Tensor<T, Cpu>> + From<Tensor<T, Cuda>>,
     {
-        check_device("from_vec", device)?;
-        Ok(Tensor::<T, Cpu>::from_vec(data, shape)?.into())
+        let shape = shape.into();
+        Ok(on_device!(device, dev => Tensor::from_vec_on(data, shape, dev)?))
     }
 
     /// Copies `values` into the tensor (the seed's `set_data`).
@@ -307,22 +319,41 @@ impl DynTensor {
     /// # Errors
     /// `DtypeMismatch` when `T` is not the dtype's type; `DataLength` for a wrong length.
     pub fn set_data<T: Element>(&mut self, values: &[T]) -> Result<()> {
-        cast_mut::<T>("set_data", self)?.set_data(values)
+        let actual = self.dtype();
+        dyn_each!(self, t => match as_typed_mut::<T, _, _>(t) {
+            Some(t) => t.set_data(values),
+            None => Err(mismatch("set_data", T::DTYPE, actual)),
+        })
     }
 
-    /// The elements in row-major order, copied (the seed's `data<T>()` read).
+    /// The elements in row-major order, copied (the seed's `data<T>()` read; a CUDA tensor is
+    /// copied to the host).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        Ok(cast_ref::<T>("to_vec", self)?.to_vec())
+        dyn_each!(self, t => match as_typed::<T, _, _>(t) {
+            Some(t) => t.to_vec().lift(),
+            None => Err(mismatch("to_vec", T::DTYPE, self.dtype())),
+        })
     }
 
-    /// Borrows the elements of a contiguous tensor (the seed's `data<T>()`).
+    /// Borrows the elements of a contiguous CPU tensor (the seed's `data<T>()`).
+    ///
+    /// # Errors
+    /// `DtypeMismatch` for a wrong `T`; `Layout` when not contiguous; `Device` on CUDA (use
+    /// [`DynTensor::to_vec`]).
     pub fn data<T: Element>(&self) -> Result<DataRef<'_, T>> {
-        cast_ref::<T>("data", self)?.data()
+        self.cpu_tensor::<T>("data")?.data()
     }
 
-    /// Borrows the gradient buffer; `Ok(None)` without `requires_grad` (the seed's `grad()`).
+    /// Borrows the gradient buffer of a CPU tensor; `Ok(None)` without `requires_grad` (the
+    /// seed's `grad()`).
     pub fn grad<T: Element>(&self) -> Result<Option<DataRef<'_, T>>> {
-        Ok(cast_ref::<T>("grad", self)?.grad())
+        Ok(self.cpu_tensor::<T>("grad")?.grad())
+    }
+
+    fn cpu_tensor<T: Element>(&self, op: &'static str) -> Result<&Tensor<T, Cpu>> {
+        dyn_device!(self,
+            cpu t => as_typed::<T, _, _>(t).ok_or_else(|| mismatch(op, T::DTYPE, self.dtype())),
+            cuda t => Err(on_host_only(op, t.device())))
     }
 
     /// Sets every element to `value`, converted to the dtype (the seed's `fill_`).
@@ -334,13 +365,22 @@ impl DynTensor {
     /// The typed tensor inside, when `T` and `D` match.
     ///
     /// # Errors
-    /// `DtypeMismatch` naming the expected and actual dtype.
-    pub fn downcast<T: Element>(self) -> Result<Tensor<T, Cpu>> {
-        let actual = self.dtype();
-        let any: Box<dyn std::any::Any> = dyn_each!(self, t => Box::new(t));
-        any.downcast::<Tensor<T, Cpu>>()
+    /// `DtypeMismatch` naming the expected and actual dtype; `Device` naming both devices.
+    pub fn downcast<T: Element, D: Device>(self) -> Result<Tensor<T, D>> {
+        let (dtype, device) = (self.dtype(), self.device());
+        if dtype != T::DTYPE {
+            return Err(mismatch("downcast", T::DTYPE, dtype));
+        }
+        let any: Box<dyn Any> = dyn_each!(self, t => Box::new(t));
+        any.downcast::<Tensor<T, D>>()
             .map(|b| *b)
-            .map_err(|_| mismatch("downcast", T::DTYPE, actual))
+            .map_err(|_| Error::Device {
+                op: "downcast",
+                msg: format!(
+                    "the tensor is on {device}, not a {:?} device; move it with to() first",
+                    D::KIND
+                ),
+            })
     }
 
     /// The dtype.
@@ -412,18 +452,27 @@ impl DynTensor {
         dyn_each!(self, t => t.is_contiguous())
     }
 
-    /// Every element with `precision` decimals (the seed's `display`).
+    /// Every element with `precision` decimals (the seed's `display`); a CUDA tensor is copied
+    /// to the host first (a failed copy prints the error).
     pub fn display(&self, precision: usize) -> String {
-        dyn_each!(self, t => t.display(precision))
+        dyn_device!(self,
+            cpu t => t.display(precision),
+            cuda t => t.to_cpu().map_or_else(|e| format!("<{e}>"), |c| c.display(precision)))
     }
 
-    /// The tensor on `device`: the same device shares the data (the seed's `to`).
+    /// The tensor on `device`: the same device shares the data, another one gets a copy (the
+    /// seed's `to`).
     ///
     /// # Errors
-    /// `Device` for a CUDA device in this build.
+    /// `Device` when the CUDA device cannot be opened or the copy fails.
     pub fn to(&self, device: DeviceIndex) -> Result<Self> {
-        check_device("to", device)?;
-        Ok(self.clone())
+        Ok(match device.kind {
+            DeviceKind::Cpu => dyn_each!(self, t => DynTensor::from(t.to_cpu().lift()?)),
+            DeviceKind::Cuda => {
+                let dev = Cuda::new(device.index)?;
+                dyn_each!(self, t => DynTensor::from(t.to_cuda(&dev)?))
+            }
+        })
     }
     /// [`DynTensor::to`] the CPU.
     pub fn to_cpu(&self) -> Result<Self> {
@@ -434,16 +483,24 @@ impl DynTensor {
         self.to(DeviceIndex::cuda(0))
     }
 
-    /// A copy converted to `dtype` with Rust `as` semantics.
-    pub fn to_dtype(&self, dtype: Dtype) -> Self {
-        dyn_each!(self, t => with_dtype!(dtype, U => t.cast::<U>()))
+    /// A copy converted to `dtype` with Rust `as` semantics, on the same device.
+    ///
+    /// # Errors
+    /// `Device` when a CUDA launch fails.
+    pub fn to_dtype(&self, dtype: Dtype) -> Result<Self> {
+        dyn_each!(self, t => Ok(with_dtype!(dtype, U => DynTensor::from(t.cast::<U>().lift()?))))
     }
 }
 
 impl fmt::Display for DynTensor {
-    /// As the typed tensor's `Display`, honouring `{:.N}`.
+    /// As the typed tensor's `Display`, honouring `{:.N}`; a CUDA tensor is copied to the host.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        dyn_each!(self, t => fmt::Display::fmt(t, f))
+        dyn_device!(self,
+        cpu t => fmt::Display::fmt(t, f),
+        cuda t => match t.to_cpu() {
+            Ok(c) => fmt::Display::fmt(&c, f),
+            Err(e) => write!(f, "<{e}>"),
+        })
     }
 }
 

@@ -1,11 +1,13 @@
 //! `DynTensor` operations: each dispatches to the typed op of the same name; what the typed API
 //! rejects at compile time is an `Err` here, naming the op, the dtypes and the form to use.
 
-use super::{DynTensor, Scalar};
+use super::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
 use crate::dtype::Dtype;
 use crate::error::{Error, Result};
+use crate::ops::Lift;
+use crate::ops::device_ops::DeviceOps;
 use crate::ops::reduce::{NanReductions, Reductions};
-use crate::tensor::ReshapeDims;
+use crate::tensor::{ReshapeDims, Tensor};
 
 fn not_float(op: &'static str, alt: &str, dtype: Dtype) -> Error {
     let msg = if alt.is_empty() {
@@ -38,53 +40,52 @@ fn pair_mismatch(op: &'static str, a: Dtype, b: Dtype) -> Error {
     }
 }
 
-/// Runs `$body` on the typed tensor of a numeric variant; Bool is an `Err`.
+/// Runs `$body` on the typed tensor of a numeric variant, on either device; Bool is an `Err`.
 macro_rules! numeric {
     ($v:expr, $op:expr, $t:ident => $body:expr) => {
+        numeric!(@arms $v, $t => $body, _ => Err(not_numeric($op)); F32 F64 F16 BF16 I16 I32 I64 U8)
+    };
+    (@arms $v:expr, $t:ident => $body:expr, _ => $other:expr; $($V:ident)*) => {
         match $v {
-            DynTensor::F32($t) => $body,
-            DynTensor::F64($t) => $body,
-            DynTensor::F16($t) => $body,
-            DynTensor::BF16($t) => $body,
-            DynTensor::I16($t) => $body,
-            DynTensor::I32($t) => $body,
-            DynTensor::I64($t) => $body,
-            DynTensor::U8($t) => $body,
-            DynTensor::Bool(_) => Err(not_numeric($op)),
+            $(
+                DynTensor::$V(DeviceTensor::Cpu($t)) => $body,
+                DynTensor::$V(DeviceTensor::Cuda($t)) => $body,
+            )*
+            #[allow(unreachable_patterns)]
+            _ => $other,
         }
     };
 }
 
-/// Runs `$body` on the typed tensor of a float variant; others are an `Err`.
+/// Runs `$body` on the typed tensor of a float variant, on either device; others are an `Err`.
 macro_rules! float {
     ($v:expr, $op:expr, $alt:expr, $t:ident => $body:expr) => {{
         let dtype = $v.dtype();
-        match $v {
-            DynTensor::F32($t) => $body,
-            DynTensor::F64($t) => $body,
-            DynTensor::F16($t) => $body,
-            DynTensor::BF16($t) => $body,
-            _ => Err(not_float($op, $alt, dtype)),
-        }
+        numeric!(@arms $v, $t => $body, _ => Err(not_float($op, $alt, dtype)); F32 F64 F16 BF16)
     }};
 }
 
-/// Runs `$body` on two typed tensors of the same variant; mixed dtypes are an `Err`.
+/// Runs `$body` on two typed tensors of the same variant and device; mixed dtypes or devices
+/// are an `Err` naming both.
 macro_rules! pair {
     ($a:expr, $b:expr, $op:expr, $x:ident, $y:ident => $body:expr, bool: $bool_ok:expr) => {
+        pair!(@arms $a, $b, $op, $x, $y => $body, $bool_ok; F32 F64 F16 BF16 I16 I32 I64 U8)
+    };
+    (@arms $a:expr, $b:expr, $op:expr, $x:ident, $y:ident => $body:expr, $bool_ok:expr; $($V:ident)*) => {
         match ($a, $b) {
-            (DynTensor::F32($x), DynTensor::F32($y)) => $body,
-            (DynTensor::F64($x), DynTensor::F64($y)) => $body,
-            (DynTensor::F16($x), DynTensor::F16($y)) => $body,
-            (DynTensor::BF16($x), DynTensor::BF16($y)) => $body,
-            (DynTensor::I16($x), DynTensor::I16($y)) => $body,
-            (DynTensor::I32($x), DynTensor::I32($y)) => $body,
-            (DynTensor::I64($x), DynTensor::I64($y)) => $body,
-            (DynTensor::U8($x), DynTensor::U8($y)) => $body,
-            (DynTensor::Bool($x), DynTensor::Bool($y)) => {
+            $(
+                (DynTensor::$V(DeviceTensor::Cpu($x)), DynTensor::$V(DeviceTensor::Cpu($y))) => $body,
+                (DynTensor::$V(DeviceTensor::Cuda($x)), DynTensor::$V(DeviceTensor::Cuda($y))) => $body,
+            )*
+            (DynTensor::Bool(DeviceTensor::Cpu($x)), DynTensor::Bool(DeviceTensor::Cpu($y))) => {
                 let _ = (&$x, &$y);
                 $bool_ok
             }
+            (DynTensor::Bool(DeviceTensor::Cuda($x)), DynTensor::Bool(DeviceTensor::Cuda($y))) => {
+                let _ = (&$x, &$y);
+                $bool_ok
+            }
+            (a, b) if a.dtype() == b.dtype() => Err(device_mismatch($op, a.device(), b.device())),
             (a, b) => Err(pair_mismatch($op, a.dtype(), b.dtype())),
         }
     };
@@ -96,7 +97,7 @@ macro_rules! float_unary {
             $(
                 #[doc = concat!("`", stringify!($name), "`; integer dtypes promote (Int64 → Float64, others → Float32), as the seed's tables say.")]
                 pub fn $name(&self) -> Result<DynTensor> {
-                    Ok(dyn_each!(self, t => DynTensor::from(t.$name())))
+                    Ok(dyn_each!(self, t => DynTensor::from(t.$name().lift()?)))
                 }
                 #[doc = concat!("In-place `", stringify!($name), "`; float dtypes only (an `Err` naming `", stringify!($name), "` for integers).")]
                 pub fn $inplace(&mut self) -> Result<()> {
@@ -130,7 +131,7 @@ macro_rules! same_unary {
             $(
                 #[doc = concat!("`", stringify!($name), "`, keeping the dtype; numeric dtypes only.")]
                 pub fn $name(&self) -> Result<DynTensor> {
-                    numeric!(self, stringify!($name), t => Ok(DynTensor::from(t.$name())))
+                    numeric!(self, stringify!($name), t => Ok(DynTensor::from(t.$name().lift()?)))
                 }
                 #[doc = concat!("In-place `", stringify!($name), "`.")]
                 pub fn $inplace(&mut self) -> Result<()> {
@@ -158,7 +159,7 @@ same_unary! {
 impl DynTensor {
     /// `x * x`; integer dtypes give Float64 (the seed's overflow rule).
     pub fn square(&self) -> Result<DynTensor> {
-        numeric!(self, "square", t => Ok(DynTensor::from(t.square())))
+        numeric!(self, "square", t => Ok(DynTensor::from(t.square().lift()?)))
     }
     /// In-place `x * x`, keeping the dtype (integers wrap, as the seed's Int32 example).
     pub fn square_(&mut self) -> Result<()> {
@@ -235,14 +236,14 @@ macro_rules! binary {
                 #[doc = concat!("`", stringify!($name), "` with a scalar of any Rust type; an integer tensor with a float scalar is promoted to its float dtype first (PyTorch).")]
                 pub fn $scalar(&self, s: impl Into<Scalar>) -> Result<DynTensor> {
                     let s = s.into();
-                    let t = self.promoted_for(s);
-                    numeric!(&t, stringify!($scalar), x => Ok(DynTensor::from(x.$try(&crate::Tensor::scalar(s.to()))?)))
+                    let t = self.promoted_for(s)?;
+                    numeric!(&t, stringify!($scalar), x => Ok(DynTensor::from(x.$try(&crate::Tensor::scalar_on(s.to(), &x.device)?)?)))
                 }
                 #[doc = concat!("`", stringify!($name), "` with the scalar on the left (`s - t`).")]
                 pub fn $rscalar(&self, s: impl Into<Scalar>) -> Result<DynTensor> {
                     let s = s.into();
-                    let t = self.promoted_for(s);
-                    numeric!(&t, stringify!($rscalar), x => Ok(DynTensor::from(crate::Tensor::scalar(s.to()).$try(x)?)))
+                    let t = self.promoted_for(s)?;
+                    numeric!(&t, stringify!($rscalar), x => Ok(DynTensor::from(crate::Tensor::scalar_on(s.to(), &x.device)?.$try(x)?)))
                 }
                 #[doc = concat!("In-place `", stringify!($name), "` with a scalar; the dtype is kept, so a float scalar on an integer tensor is an `Err`.")]
                 pub fn $scalar_(&mut self, s: impl Into<Scalar>) -> Result<()> {
@@ -250,7 +251,7 @@ macro_rules! binary {
                     if s.is_float() && !self.dtype().is_float() {
                         return Err(not_float(stringify!($scalar_), stringify!($scalar), self.dtype()));
                     }
-                    numeric!(self, stringify!($scalar_), x => x.$inplace(&crate::Tensor::scalar(s.to())))
+                    numeric!(self, stringify!($scalar_), x => { let s = crate::Tensor::scalar_on(s.to(), &x.device)?; x.$inplace(&s) })
                 }
             )*
         }
@@ -285,11 +286,11 @@ compare! { eq, try_eq; ne, try_ne; lt, try_lt; le, try_le; gt, try_gt; ge, try_g
 
 impl DynTensor {
     /// An integer tensor meeting a float scalar computes in its float dtype (PyTorch's rule).
-    fn promoted_for(&self, s: Scalar) -> DynTensor {
+    fn promoted_for(&self, s: Scalar) -> Result<DynTensor> {
         if s.is_float() && !self.dtype().is_float() {
             self.to_dtype(self.dtype().float_of())
         } else {
-            self.clone()
+            Ok(self.clone())
         }
     }
 
@@ -298,15 +299,18 @@ impl DynTensor {
         pair!(self, other, "matmul", a, b => Ok(DynTensor::from(a.matmul(b)?)), bool: Err(not_numeric("matmul")))
     }
     /// True where NaN.
-    pub fn is_nan(&self) -> DynTensor {
-        dyn_each!(self, t => DynTensor::from(t.is_nan()))
+    pub fn is_nan(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.is_nan().lift()?)))
     }
     /// `cond ? a : b` with broadcasting; `cond` must be Bool and `a`, `b` of one dtype.
     pub fn where_(cond: &DynTensor, a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
-        let DynTensor::Bool(c) = cond else {
-            return Err(pair_mismatch("where_", Dtype::Bool, cond.dtype()));
-        };
-        pair!(a, b, "where_", x, y => Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?)), bool: Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?)))
+        pair!(a, b, "where_", x, y => {
+            let c = typed_like::<bool, _, _>("where_", cond, x)?;
+            Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?))
+        }, bool: {
+            let c = typed_like::<bool, _, _>("where_", cond, x)?;
+            Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?))
+        })
     }
     /// Another shape with the same element count (a view when contiguous).
     pub fn reshape(&self, shape: impl ReshapeDims) -> Result<DynTensor> {
@@ -330,12 +334,12 @@ impl DynTensor {
         dyn_each!(self, t => Ok(DynTensor::from(t.narrow(dim, start, len)?)))
     }
     /// `self` when contiguous, else a packed copy.
-    pub fn contiguous(&self) -> DynTensor {
-        dyn_each!(self, t => DynTensor::from(t.contiguous()))
+    pub fn contiguous(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.contiguous().lift()?)))
     }
     /// An independent copy.
-    pub fn deep_copy(&self) -> DynTensor {
-        dyn_each!(self, t => DynTensor::from(t.deep_copy()))
+    pub fn deep_copy(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.deep_copy().lift()?)))
     }
 }
 
@@ -424,24 +428,17 @@ operators! {
     Div, div, DivAssign, div_assign, div, div_, div_scalar, div_scalar_, rdiv_scalar;
 }
 
-/// Concatenates `tensors`, all of `first`'s dtype, as typed tensors.
-fn concat_like<T: crate::Element>(
-    _first: &crate::Tensor<T, crate::Cpu>,
+/// Concatenates `tensors`, all of `first`'s dtype and device, as typed tensors.
+fn concat_like<T: crate::Element, D: DeviceOps>(
+    first: &Tensor<T, D>,
     tensors: &[&DynTensor],
     axis: i64,
-) -> Result<crate::Tensor<T, crate::Cpu>> {
+) -> Result<Tensor<T, D>> {
     let typed = tensors
         .iter()
-        .map(|d| super::cast_ref::<T>("concat", d).cloned())
+        .map(|d| typed_like::<T, _, _>("concat", d, first).cloned())
         .collect::<Result<Vec<_>>>()?;
-    crate::Tensor::concat(&typed.iter().collect::<Vec<_>>(), axis)
-}
-
-fn index_of<'a>(op: &'static str, t: &'a DynTensor) -> Result<&'a crate::Tensor<i64, crate::Cpu>> {
-    match t {
-        DynTensor::I64(i) => Ok(i),
-        other => Err(pair_mismatch(op, Dtype::Int64, other.dtype())),
-    }
+    Tensor::concat(&typed.iter().collect::<Vec<_>>(), axis)
 }
 
 impl DynTensor {
@@ -450,8 +447,8 @@ impl DynTensor {
         dyn_each!(self, t => DynTensor::from(t.squeeze()))
     }
     /// A 1-d view (or copy) of all elements.
-    pub fn flatten(&self) -> DynTensor {
-        dyn_each!(self, t => DynTensor::from(t.flatten()))
+    pub fn flatten(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(DynTensor::from(t.flatten().lift()?)))
     }
     /// Joins tensors of one dtype along an existing axis (see [`crate::Tensor::concat`]).
     pub fn concat(tensors: &[&DynTensor], axis: i64) -> Result<DynTensor> {
@@ -471,13 +468,17 @@ impl DynTensor {
     }
     /// The slices at Int64 `indices` along `axis` (see [`crate::Tensor::index_select`]).
     pub fn index_select(&self, axis: i64, indices: &DynTensor) -> Result<DynTensor> {
-        let i = index_of("index_select", indices)?;
-        dyn_each!(self, t => Ok(DynTensor::from(t.index_select(axis, i)?)))
+        dyn_each!(self, t => {
+            let i = typed_like("index_select", indices, t)?;
+            Ok(DynTensor::from(t.index_select(axis, i)?))
+        })
     }
     /// PyTorch `gather` with an Int64 index tensor.
     pub fn gather(&self, axis: i64, index: &DynTensor) -> Result<DynTensor> {
-        let i = index_of("gather", index)?;
-        dyn_each!(self, t => Ok(DynTensor::from(t.gather(axis, i)?)))
+        dyn_each!(self, t => {
+            let i = typed_like("gather", index, t)?;
+            Ok(DynTensor::from(t.gather(axis, i)?))
+        })
     }
     /// Stable sort along `axis`: values and Int64 indices.
     pub fn sort(&self, axis: i64, descending: bool) -> Result<(DynTensor, DynTensor)> {

@@ -5,6 +5,17 @@ use crate::dtype::{Element, FloatOf, NumElement};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
+/// `p` must be a norm order: `p >= 0` or infinity.
+pub(crate) fn check_norm_order(p: f64) -> Result<()> {
+    if p.is_nan() || p < 0.0 {
+        return Err(Error::InvalidArgument {
+            op: "norm",
+            msg: format!("p = {p} is not a norm order; use p >= 0 or f64::INFINITY"),
+        });
+    }
+    Ok(())
+}
+
 impl<T: Element> Tensor<T, Cpu> {
     /// The `p`-norm over `axes` (empty = all; NumPy `linalg.norm` of the flattened slice, PyTorch
     /// `linalg.vector_norm`): `(Σ|x|^p)^(1/p)`; `p = 2` is the Frobenius norm of a matrix, `p = 1`
@@ -14,12 +25,7 @@ impl<T: Element> Tensor<T, Cpu> {
     /// # Errors
     /// `Axis` for bad axes; `InvalidArgument` for a negative or NaN `p`.
     pub fn norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
-        if p.is_nan() || p < 0.0 {
-            return Err(Error::InvalidArgument {
-                op: "norm",
-                msg: format!("p = {p} is not a norm order; use p >= 0 or f64::INFINITY"),
-            });
-        }
+        check_norm_order(p)?;
         let a = self.map(|x| x.to_f64().abs());
         let r = if p.is_infinite() {
             a.max(axes, keepdim)?
@@ -38,7 +44,8 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 }
 
-impl<T: NumElement> Tensor<T, Cpu> {
+on_both_devices! {
+impl<T: NumElement> {
     /// Contracts `axes_a` of `self` with `axes_b` of `other` (NumPy `tensordot` with explicit
     /// axes, seed 001's tensor product): the result has `self`'s remaining dimensions followed by
     /// `other`'s. Computed as one matmul of the permuted operands.
@@ -105,4 +112,5 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub fn tensor_product(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
         self.tensordot(other, axes_a, axes_b)
     }
+}
 }

@@ -10,7 +10,7 @@ use crate::cpu::strided::Plan;
 use crate::device::Cpu;
 use crate::dtype::NumElement;
 use crate::error::{Error, Result};
-use crate::ops::{storage_id, write_into};
+use crate::ops::{Lift, storage_id, write_into};
 use crate::shape::{Layout, Shape, broadcast_shapes};
 use crate::tensor::{Tensor, read};
 use rayon::prelude::*;
@@ -173,7 +173,10 @@ impl<T: NumElement> Tensor<T, Cpu> {
             }
         })
     }
+}
 
+on_both_devices! {
+impl<T: NumElement> {
     /// The inner product of two 1-d tensors of equal length, as a 0-d tensor (NumPy `dot` for
     /// vectors; for 2-d operands use [`Tensor::matmul`]).
     pub fn dot(&self, other: &Self) -> Result<Self> {
@@ -208,6 +211,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
         if p.ndim() == 0 {
             return Ok(p);
         }
-        Ok(p.sum(&[-1], false)?.cast::<T>())
+        p.sum(&[-1], false)?.cast::<T>().lift()
     }
+}
 }

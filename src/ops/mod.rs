@@ -1,6 +1,16 @@
 //! The typed API: each op family in one file, each op defined once (a zero-sized op type or a
 //! line in a macro table) and run by the generic drivers in `cpu/`.
 
+/// Emits the same items in an `impl` block for `Tensor<T, Cpu>` and one for `Tensor<T, Cuda>`:
+/// for ops composed of methods that both devices spell alike and that return `Result` on both,
+/// so each such op keeps a single definition.
+macro_rules! on_both_devices {
+    (impl<T: $bound:ident> { $($item:tt)* }) => {
+        impl<T: $bound> Tensor<T, crate::device::Cpu> { $($item)* }
+        impl<T: $bound> Tensor<T, crate::device::Cuda> { $($item)* }
+    };
+}
+
 pub mod binary;
 pub mod combine;
 pub mod compare;
@@ -19,6 +29,27 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape, broadcast_shapes};
 use crate::tensor::{Tensor, try_read, try_write};
+
+/// Lets one body (an [`on_both_devices!`] item, a `DynTensor` dispatch) call a method that
+/// returns `X` on the CPU and `Result<X>` on CUDA, such as `cast` or `sin`.
+pub(crate) trait Lift<X> {
+    fn lift(self) -> Result<X>;
+}
+impl<T: Element, D: crate::device::Device> Lift<Tensor<T, D>> for Tensor<T, D> {
+    fn lift(self) -> Result<Self> {
+        Ok(self)
+    }
+}
+impl<T: Element> Lift<Vec<T>> for Vec<T> {
+    fn lift(self) -> Result<Self> {
+        Ok(self)
+    }
+}
+impl<X> Lift<X> for Result<X> {
+    fn lift(self) -> Result<X> {
+        self
+    }
+}
 
 /// A type-erased identity of a tensor's buffer, to detect an output that is also an input.
 pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> *const () {

@@ -6,7 +6,7 @@
 
 use super::{map_assign, map_new, storage_id, write_into};
 use crate::cpu::{convert, strided};
-use crate::device::{Cpu, Cuda};
+use crate::device::{Cpu, Cuda, Device};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
 use crate::error::{Error, Result};
 use crate::shape::Layout;
@@ -337,7 +337,7 @@ fn clip1<T: NumElement>(x: T, min: T, max: T) -> T {
     }
 }
 
-fn negative_exponent(op: &'static str, e: i32, dtype: crate::Dtype) -> Error {
+pub(crate) fn negative_exponent(op: &'static str, e: i32, dtype: crate::Dtype) -> Error {
     Error::InvalidArgument {
         op,
         msg: format!(
@@ -352,11 +352,11 @@ fn negative_exponent(op: &'static str, e: i32, dtype: crate::Dtype) -> Error {
     message = "`pow` takes an `i32`, `f32` or `f64` exponent, not `{Self}`",
     label = "unsupported exponent type"
 )]
-pub trait PowExponent<T: NumElement> {
+pub trait PowExponent<T: NumElement, D: Device = Cpu> {
     /// The result element type.
     type Output: Element;
     /// Computes `t ^ self`.
-    fn pow(self, t: &Tensor<T, Cpu>) -> Result<Tensor<Self::Output, Cpu>>;
+    fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<Self::Output, D>>;
 }
 
 impl<T: NumElement> PowExponent<T> for i32 {
@@ -404,9 +404,9 @@ float_exponent!(f64);
     label = "an integer tensor cannot hold a fractional power in place",
     note = "use `pow(..)`, which returns a float tensor, or an `i32` exponent"
 )]
-pub trait PowExponentInplace<T: NumElement> {
+pub trait PowExponentInplace<T: NumElement, D: Device = Cpu> {
     /// Computes `t = t ^ self`.
-    fn pow_(self, t: &mut Tensor<T, Cpu>) -> Result<()>;
+    fn pow_(self, t: &mut Tensor<T, D>) -> Result<()>;
 }
 
 impl<T: NumElement> PowExponentInplace<T> for i32 {

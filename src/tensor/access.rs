@@ -134,26 +134,6 @@ impl<T: Element> Tensor<T, Cpu> {
         Ok(())
     }
 
-    /// Attaches (or drops) a zero-filled gradient buffer of the same dtype and `numel()`
-    /// elements (the seed's `requires_grad`).
-    pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()> {
-        self.requires_grad = requires_grad;
-        self.grad = if requires_grad {
-            Some(std::sync::Arc::new(std::sync::RwLock::new(
-                AlignedBuf::zeros(self.numel()).expect("shape validated"),
-            )))
-        } else {
-            None
-        };
-        Ok(())
-    }
-
-    /// Builder form of [`Tensor::set_requires_grad`].
-    pub fn with_requires_grad(mut self, requires_grad: bool) -> Result<Self> {
-        self.set_requires_grad(requires_grad)?;
-        Ok(self)
-    }
-
     /// Borrows the gradient buffer (`numel()` elements, row-major), `None` without `requires_grad`.
     pub fn grad(&self) -> Option<DataRef<'_, T>> {
         let g = self.grad.as_ref()?;
@@ -175,6 +155,27 @@ impl<T: Element> Tensor<T, Cpu> {
 }
 
 impl<T: Element, D: crate::device::Device> Tensor<T, D> {
+    /// Attaches (or drops) a zero-filled gradient buffer of the same dtype and `numel()`
+    /// elements on the tensor's device (the seed's `requires_grad`).
+    ///
+    /// # Errors
+    /// `Device` when the allocation fails; nothing changes then.
+    pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()> {
+        self.grad = if requires_grad {
+            Some(self.device.zeros(self.numel())?)
+        } else {
+            None
+        };
+        self.requires_grad = requires_grad;
+        Ok(())
+    }
+
+    /// Builder form of [`Tensor::set_requires_grad`].
+    pub fn with_requires_grad(mut self, requires_grad: bool) -> Result<Self> {
+        self.set_requires_grad(requires_grad)?;
+        Ok(self)
+    }
+
     /// `Err` when the layout maps several logical elements onto one memory element (a
     /// broadcast view), which cannot be written in place (PyTorch refuses the same).
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {

@@ -12,6 +12,7 @@ pub use create::manual_seed;
 pub(crate) use create::{checked_data_shape, next_key};
 pub use slice::Slice;
 pub use view::ReshapeDims;
+pub(crate) use view::resolve;
 
 use crate::device::{AlignedBuf, Cpu, CpuStorage, Device, DeviceIndex};
 use crate::dtype::{Dtype, Element};

@@ -55,7 +55,7 @@ macro_rules! signed_dims {
 }
 signed_dims!(i32, i64, isize);
 
-fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) -> Result<Shape> {
+pub(crate) fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) -> Result<Shape> {
     let n = from.numel();
     let bad = |msg: String| Error::ShapeMismatch {
         op,

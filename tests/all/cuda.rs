@@ -261,7 +261,7 @@ fn gpu_matches_cpu() {
         let at = a.t();
         let gat = ga.t();
         same(
-            gat.try_contiguous().unwrap().to_vec().unwrap(),
+            gat.contiguous().unwrap().to_vec().unwrap(),
             at.to_vec(),
             "copy",
         );
@@ -342,7 +342,7 @@ fn gpu_matches_cpu() {
             rel,
         );
         same(
-            gn.try_cast::<i16>().unwrap().to_vec().unwrap(),
+            gn.cast::<i16>().unwrap().to_vec().unwrap(),
             cn.cast::<i16>().to_vec(),
             "offset cast",
         );
@@ -390,17 +390,17 @@ fn gpu_matches_cpu() {
         }
         // Casts.
         assert_eq!(
-            ga.try_cast::<i32>().unwrap().to_vec().unwrap(),
+            ga.cast::<i32>().unwrap().to_vec().unwrap(),
             a.cast::<i32>().to_vec(),
             "cast {d}->i32"
         );
         assert_eq!(
-            gat.try_cast::<u8>().unwrap().to_vec().unwrap(),
+            gat.cast::<u8>().unwrap().to_vec().unwrap(),
             at.cast::<u8>().to_vec(),
             "cast {d}->u8"
         );
         assert_close(
-            &f64v(ga.try_cast::<f32>().unwrap().to_vec().unwrap()),
+            &f64v(ga.cast::<f32>().unwrap().to_vec().unwrap()),
             &f64v(a.cast::<f32>().to_vec()),
             0.0,
         );

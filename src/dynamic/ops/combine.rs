@@ -1,9 +1,8 @@
 //! `DynTensor` forms of the shape, indexing, combining and linear-algebra ops (issue 5's
 //! list), each a dispatch to the typed op of the same name: no kernel is written twice.
 
-use super::{index_of, not_numeric, pair_mismatch};
-use crate::dtype::Dtype;
-use crate::dynamic::{DynTensor, Scalar};
+use super::{not_numeric, pair_mismatch};
+use crate::dynamic::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
 use crate::error::Result;
 use crate::shape::Shape;
 use crate::tensor::Slice;
@@ -43,7 +42,7 @@ impl DynTensor {
         self.unsqueeze(dim)
     }
     /// NumPy's name for [`DynTensor::flatten`].
-    pub fn ravel(&self) -> DynTensor {
+    pub fn ravel(&self) -> Result<DynTensor> {
         self.flatten()
     }
     /// Removes the listed size-1 dimensions (a view).
@@ -93,11 +92,11 @@ impl DynTensor {
     }
     /// `value` (converted to the dtype) where the Bool `mask` is true, broadcasting the mask.
     pub fn masked_fill(&self, mask: &DynTensor, value: impl Into<Scalar>) -> Result<DynTensor> {
-        let DynTensor::Bool(m) = mask else {
-            return Err(pair_mismatch("masked_fill", Dtype::Bool, mask.dtype()));
-        };
         let v = value.into();
-        dyn_each!(self, t => Ok(t.masked_fill(m, v.to())?.into()))
+        dyn_each!(self, t => {
+            let m = typed_like("masked_fill", mask, t)?;
+            Ok(t.masked_fill(m, v.to())?.into())
+        })
     }
     /// Int64 indices that sort `axis` (stable).
     pub fn argsort(&self, axis: i64, descending: bool) -> Result<DynTensor> {
@@ -105,14 +104,18 @@ impl DynTensor {
     }
     /// NumPy `take` along `axis` with Int64 `indices`.
     pub fn take(&self, axis: i64, indices: &DynTensor) -> Result<DynTensor> {
-        let i = index_of("take", indices)?;
-        dyn_each!(self, t => Ok(t.take(axis, i)?.into()))
+        dyn_each!(self, t => {
+            let i = typed_like("take", indices, t)?;
+            Ok(t.take(axis, i)?.into())
+        })
     }
     /// A copy with `src` added at Int64 `index` along `axis` (PyTorch `scatter_add`); `src`
     /// must have this tensor's dtype.
     pub fn scatter_add(&self, axis: i64, index: &DynTensor, src: &DynTensor) -> Result<DynTensor> {
-        let i = index_of("scatter_add", index)?;
-        pair!(self, src, "scatter_add", t, s => Ok(t.scatter_add(axis, i, s)?.into()), bool: Err(not_numeric("scatter_add")))
+        pair!(self, src, "scatter_add", t, s => {
+            let i = typed_like("scatter_add", index, t)?;
+            Ok(t.scatter_add(axis, i, s)?.into())
+        }, bool: Err(not_numeric("scatter_add")))
     }
     /// Variance over `axes` dividing by `n - correction` (PyTorch; NumPy's `ddof`).
     pub fn var(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<DynTensor> {

@@ -130,7 +130,7 @@ impl DeviceOps for Cuda {
         indices: &Tensor<i64, Cuda>,
     ) -> Result<Tensor<T, Cuda>> {
         let dev = &src.device;
-        let x = src.try_contiguous()?;
+        let x = src.contiguous()?;
         let idx = packed(indices)?;
         let dims = src.dims();
         let (outer, size) = (dims[..ax].iter().product::<usize>(), dims[ax]);

@@ -38,7 +38,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
             } else {
                 t.clone()
             };
-            t.broadcast_to(Shape::new(dims))?.try_contiguous()
+            t.broadcast_to(Shape::new(dims))?.contiguous()
         };
         let (a, b) = (stack(self, m, k)?, stack(other, k, n)?);
         let nb = batch.numel();

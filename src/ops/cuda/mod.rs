@@ -8,6 +8,8 @@
 //! (allocation, compilation and launch can fail); results match the CPU's within float
 //! tolerance (sums are reordered), and integer division by zero is the CPU's `Err`.
 
+mod compose;
+mod host;
 mod index;
 mod matmul;
 mod scan;
@@ -55,7 +57,7 @@ impl<T: Element> Tensor<T, Cuda> {
 
     /// The elements in row-major order, copied to the host (only the viewed range travels).
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        let c = self.try_contiguous()?;
+        let c = self.contiguous()?;
         download_range(&c.device.ctx, &c.storage, c.layout.offset, c.numel())
     }
 
@@ -63,7 +65,7 @@ impl<T: Element> Tensor<T, Cuda> {
     /// storage): a device-to-device memcpy when contiguous, the `copy` kernel otherwise.
     pub fn deep_copy(&self) -> Result<Self> {
         if !self.is_contiguous() {
-            return self.try_contiguous();
+            return self.contiguous();
         }
         let buf = self.device.ctx.copy(
             &self.storage.buf,
@@ -87,7 +89,7 @@ impl<T: Element> Tensor<T, Cuda> {
     }
 
     /// `self` when contiguous, otherwise a packed copy made by the `copy` kernel.
-    pub fn try_contiguous(&self) -> Result<Self> {
+    pub fn contiguous(&self) -> Result<Self> {
         if self.is_contiguous() {
             return Ok(self.clone());
         }
@@ -95,7 +97,7 @@ impl<T: Element> Tensor<T, Cuda> {
     }
 
     /// Converts every element to `U` with Rust `as` semantics, as [`Tensor::cast`] on the CPU.
-    pub fn try_cast<U: Element>(&self) -> Result<Tensor<U, Cuda>> {
+    pub fn cast<U: Element>(&self) -> Result<Tensor<U, Cuda>> {
         let root = table::cast_root(T::DTYPE);
         self.map_kernel(Module::Cast, symbol::<U>(&root))
     }
@@ -289,7 +291,6 @@ cuda_binary! {
     try_remainder, try_remainder_scalar, remainder_, remainder_into, remainder_scalar_, remainder_scalar_into: super::binary::ops::Remainder;
     try_maximum, try_maximum_scalar, maximum_, maximum_into, maximum_scalar_, maximum_scalar_into: super::binary::ops::Maximum;
     try_minimum, try_minimum_scalar, minimum_, minimum_into, minimum_scalar_, minimum_scalar_into: super::binary::ops::Minimum;
-    try_pow, try_pow_scalar, pow_, pow_into, pow_scalar_, pow_scalar_into: super::binary::PowOp;
 }
 
 macro_rules! cuda_compare {
@@ -346,7 +347,7 @@ impl<T: Element> Tensor<T, Cuda> {
             .filter(|(_, m)| **m)
             .map(|(d, _)| d)
             .product();
-        let sum: Tensor<FloatOf<T>, Cuda> = self.sum(axes, keepdim)?.try_cast()?;
+        let sum: Tensor<FloatOf<T>, Cuda> = self.sum(axes, keepdim)?.cast()?;
         sum.try_div_scalar(FloatOf::<T>::from_f64(count as f64))
     }
     /// Index of the minimum, as [`Tensor::argmax`].
@@ -424,15 +425,11 @@ impl<T: Element> Tensor<T, Cuda> {
         let (src, outer, inner) = match (consecutive, reduced.first(), reduced.last()) {
             (true, Some(&a), Some(&b)) => {
                 let outer = dims[..a].iter().product();
-                (
-                    self.try_contiguous()?,
-                    outer,
-                    dims[b + 1..].iter().product(),
-                )
+                (self.contiguous()?, outer, dims[b + 1..].iter().product())
             }
             _ => {
                 let perm: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
-                (self.permute_usize(&perm)?.try_contiguous()?, rows, 1)
+                (self.permute_usize(&perm)?.contiguous()?, rows, 1)
             }
         };
         let dev = &self.device;
@@ -555,6 +552,12 @@ impl<T: FloatElement> Tensor<T, Cuda> {
 }
 
 impl<T: Element> Tensor<T, Cpu> {
+    /// The same tensor, sharing storage: it is already on the host (the counterpart of the
+    /// CUDA form, for code that handles both devices).
+    pub fn to_cpu(&self) -> Tensor<T, Cpu> {
+        self.clone()
+    }
+
     /// A copy on CUDA device `device` (host-to-device).
     ///
     /// # Errors

@@ -33,7 +33,7 @@ impl<T: Element> Tensor<T, Cuda> {
         let dims = self.dims();
         let outer: usize = dims[..ax].iter().product();
         let inner: usize = dims[ax + 1..].iter().product();
-        let src = self.try_contiguous()?;
+        let src = self.contiguous()?;
         let dev = &self.device;
         let out: CudaStorage<SumOf<T>> = empty(dev, self.numel())?;
         if self.numel() > 0 {

@@ -1,0 +1,87 @@
+//! CUDA forms of the ops that run on the host: the factorizations (`inverse`, `solve`, `svd`,
+//! `pinv`, `eigh`, through `faer` in f64 as on the CPU), the sorts (`sort`, `argsort`, `topk`)
+//! and `scatter_add`. Each copies its operands to the host, runs the CPU op and copies the
+//! result back, so results and errors are the CPU's exactly; the cost is one download and one
+//! upload of the operands (bytes = elements × dtype size), which dominates for large tensors.
+//! A device kernel can replace any of them without changing its signature.
+
+use crate::device::{Cpu, Cuda};
+use crate::dtype::{Element, FloatOf, NumElement};
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+type Gpu<T> = Tensor<T, Cuda>;
+
+impl<T: Element> Tensor<T, Cuda> {
+    fn host(&self) -> Result<Tensor<T, Cpu>> {
+        self.to_cpu()
+    }
+}
+
+impl<T: NumElement> Tensor<T, Cuda> {
+    /// Inverse of each square matrix, as [`Tensor::inverse`] on the CPU (computed on the host).
+    pub fn inverse(&self) -> Result<Gpu<FloatOf<T>>> {
+        self.host()?.inverse()?.to_cuda(&self.device)
+    }
+
+    /// Solves `self · x = b`, as [`Tensor::solve`] on the CPU (computed on the host).
+    pub fn solve(&self, b: &Self) -> Result<Gpu<FloatOf<T>>> {
+        crate::ops::device_ops::same_device("solve", self, b)?;
+        self.host()?.solve(&b.host()?)?.to_cuda(&self.device)
+    }
+
+    /// Thin SVD `(u, s, vh)`, as [`Tensor::svd`] on the CPU (computed on the host).
+    #[allow(clippy::type_complexity)]
+    pub fn svd(&self) -> Result<(Gpu<FloatOf<T>>, Gpu<FloatOf<T>>, Gpu<FloatOf<T>>)> {
+        let (u, s, vh) = self.host()?.svd()?;
+        let d = &self.device;
+        Ok((u.to_cuda(d)?, s.to_cuda(d)?, vh.to_cuda(d)?))
+    }
+
+    /// Moore-Penrose pseudo-inverse, as [`Tensor::pinv`] on the CPU (computed on the host).
+    pub fn pinv(&self) -> Result<Gpu<FloatOf<T>>> {
+        self.host()?.pinv()?.to_cuda(&self.device)
+    }
+
+    /// Eigenvalues and eigenvectors of symmetric matrices, as [`Tensor::eigh`] on the CPU
+    /// (computed on the host).
+    #[allow(clippy::type_complexity)]
+    pub fn eigh(&self) -> Result<(Gpu<FloatOf<T>>, Gpu<FloatOf<T>>)> {
+        let (w, v) = self.host()?.eigh()?;
+        Ok((w.to_cuda(&self.device)?, v.to_cuda(&self.device)?))
+    }
+
+    /// A copy with `src` added at `index` along `axis`, as [`Tensor::scatter_add`] on the CPU
+    /// (computed on the host, so the sums are in the CPU's order).
+    pub fn scatter_add(&self, axis: i64, index: &Gpu<i64>, src: &Self) -> Result<Self> {
+        crate::ops::device_ops::same_device("scatter_add", self, index)?;
+        crate::ops::device_ops::same_device("scatter_add", self, src)?;
+        self.host()?
+            .scatter_add(axis, &index.to_cpu()?, &src.host()?)?
+            .to_cuda(&self.device)
+    }
+}
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// Int64 indices that sort `axis` (stable), as [`Tensor::argsort`] on the CPU (computed on
+    /// the host).
+    pub fn argsort(&self, axis: i64, descending: bool) -> Result<Gpu<i64>> {
+        self.host()?
+            .argsort(axis, descending)?
+            .to_cuda(&self.device)
+    }
+
+    /// Stable sort along `axis`: values and Int64 indices, as [`Tensor::sort`] on the CPU
+    /// (the order is found on the host, the values gathered on the device).
+    pub fn sort(&self, axis: i64, descending: bool) -> Result<(Self, Gpu<i64>)> {
+        let idx = self.argsort(axis, descending)?;
+        Ok((self.gather(axis, &idx)?, idx))
+    }
+
+    /// The `k` largest values along `axis` with their indices, as [`Tensor::topk`] on the CPU
+    /// (computed on the host).
+    pub fn topk(&self, k: usize, axis: i64) -> Result<(Self, Gpu<i64>)> {
+        let (v, i) = self.host()?.topk(k, axis)?;
+        Ok((v.to_cuda(&self.device)?, i.to_cuda(&self.device)?))
+    }
+}
