@@ -197,7 +197,7 @@ fn cuda_new_errors_are_clear() {
     }
 }
 
-fn gpu(test: &str) -> Option<Cuda> {
+pub(crate) fn gpu(test: &str) -> Option<Cuda> {
     if Cuda::device_count() == 0 {
         eprintln!("{test}: skipped, no CUDA device");
         return None;
@@ -220,7 +220,7 @@ fn same<T: Element>(got: Vec<T>, want: Vec<T>, what: &str) {
 }
 
 /// Values with NaN, infinities, zeros and negatives, as `T` (integers saturate).
-fn sample<T: Element>(n: usize) -> Vec<T> {
+pub(crate) fn sample<T: Element>(n: usize) -> Vec<T> {
     let special = [
         f64::NAN,
         f64::INFINITY,

@@ -9,6 +9,7 @@
 mod common;
 mod core;
 mod cuda;
+mod cuda_dynamic;
 mod digits;
 mod dynamic;
 mod elementwise;

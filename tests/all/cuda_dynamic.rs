@@ -1,0 +1,336 @@
+//! GPU tests (skipped without a device) for the CUDA ops composed of other kernels or computed
+//! on the host, and for `DynTensor` on `DeviceIndex::cuda(0)` against the same calls on the CPU.
+
+use crate::common::{assert_close, tol};
+use crate::cuda::{gpu, sample};
+use half::{bf16, f16};
+use typed_tensor::prelude::*;
+
+fn vals<T: Element, D: Device>(t: &Tensor<T, D>) -> Vec<f64>
+where
+    Tensor<T, D>: Into<DynTensor>,
+{
+    let d: DynTensor = t.clone().into();
+    d.to_dtype(Dtype::Float64).unwrap().to_vec::<f64>().unwrap()
+}
+
+/// Relative tolerance for results that went through a few roundings of `T` (sums, norms).
+fn loose(d: Dtype) -> f64 {
+    (tol(d) * 16.0).max(1e-9)
+}
+
+/// The composed and host-computed CUDA ops equal the CPU's, on contiguous and transposed
+/// inputs, with the CPU's errors.
+#[test]
+fn gpu_composed_ops_match_cpu() {
+    let Some(dev) = gpu("gpu_composed_ops_match_cpu") else {
+        return;
+    };
+    fn run<T: NumElement>(dev: &Cuda)
+    where
+        Tensor<T, Cpu>: Into<DynTensor>,
+        Tensor<T, Cuda>: Into<DynTensor>,
+        Tensor<FloatOf<T>, Cpu>: Into<DynTensor>,
+        Tensor<FloatOf<T>, Cuda>: Into<DynTensor>,
+        Tensor<SquareOf<T>, Cpu>: Into<DynTensor>,
+        Tensor<SquareOf<T>, Cuda>: Into<DynTensor>,
+    {
+        let (t, l) = (T::DTYPE, loose(T::DTYPE));
+        let c0 = Tensor::<T>::from_vec(sample::<T>(4 * 6), [4, 6]).unwrap();
+        let g0 = c0.to_cuda(dev).unwrap();
+        for (c, g) in [(c0.clone(), g0.clone()), (c0.t(), g0.t())] {
+            let eq = |got: Vec<f64>, want: Vec<f64>, what: &str| {
+                assert_eq!(got.len(), want.len(), "{what} {t}");
+                assert_close(&got, &want, l);
+            };
+            let r = c.reshape([3, -1]).unwrap();
+            eq(vals(&g.reshape([3, -1]).unwrap()), vals(&r), "reshape");
+            eq(vals(&g.flatten().unwrap()), vals(&c.flatten()), "flatten");
+            eq(vals(&g.square().unwrap()), vals(&c.square()), "square");
+            eq(vals(&g.pow(2).unwrap()), vals(&c.pow(2).unwrap()), "pow 2");
+            eq(
+                vals(&g.pow(0.5).unwrap()),
+                vals(&c.pow(0.5).unwrap()),
+                "pow 0.5",
+            );
+            eq(vals(&g.is_nan().unwrap()), vals(&c.is_nan()), "is_nan");
+            eq(
+                vals(&g.is_finite().unwrap()),
+                vals(&c.is_finite()),
+                "is_finite",
+            );
+            let rev = c.flip(&[0]).unwrap();
+            let grev = g.flip(&[0]).unwrap();
+            eq(
+                vals(&g.logical_and(&grev).unwrap()),
+                vals(&c.logical_and(&rev).unwrap()),
+                "logical_and",
+            );
+            eq(
+                vals(&g.logical_or(&grev).unwrap()),
+                vals(&c.logical_or(&rev).unwrap()),
+                "logical_or",
+            );
+            eq(
+                vals(&g.logical_xor(&grev).unwrap()),
+                vals(&c.logical_xor(&rev).unwrap()),
+                "logical_xor",
+            );
+            eq(
+                vals(&g.logical_not().unwrap()),
+                vals(&c.logical_not()),
+                "logical_not",
+            );
+            for p in [0.0, 1.0, 2.0, 3.0, f64::INFINITY] {
+                eq(
+                    vals(&g.norm(p, &[1], false).unwrap()),
+                    vals(&c.norm(p, &[1], false).unwrap()),
+                    "norm",
+                );
+            }
+            let (gv, gi) = g.sort(1, true).unwrap();
+            let (cv, ci) = c.sort(1, true).unwrap();
+            eq(vals(&gv), vals(&cv), "sort values");
+            eq(vals(&gi), vals(&ci), "sort indices");
+            eq(
+                vals(&g.argsort(0, false).unwrap()),
+                vals(&c.argsort(0, false).unwrap()),
+                "argsort",
+            );
+            let (gv, gi) = g.topk(2, 1).unwrap();
+            let (cv, ci) = c.topk(2, 1).unwrap();
+            eq(vals(&gv), vals(&cv), "topk values");
+            eq(vals(&gi), vals(&ci), "topk indices");
+            // Index and source of shape (1, 4), valid for both the (4, 6) and (6, 4) inputs.
+            let idx = Tensor::<i64>::from_vec(vec![0, 2, 1, 3], [1, 4]).unwrap();
+            let src = c.narrow(0, 0, 1).unwrap().narrow(1, 0, 4).unwrap();
+            let gsrc = g.narrow(0, 0, 1).unwrap().narrow(1, 0, 4).unwrap();
+            let gidx = idx.to_cuda(dev).unwrap();
+            eq(
+                vals(&g.scatter_add(0, &gidx, &gsrc).unwrap()),
+                vals(&c.scatter_add(0, &idx, &src).unwrap()),
+                "scatter_add",
+            );
+            let fin = c.clip(T::from_f64(-3.0), T::from_f64(3.0)).unwrap();
+            let gfin = g.clip(T::from_f64(-3.0), T::from_f64(3.0)).unwrap();
+            let fin = fin.masked_fill(&fin.is_nan(), T::ZERO).unwrap();
+            let gfin = gfin.masked_fill(&gfin.is_nan().unwrap(), T::ZERO).unwrap();
+            eq(
+                vals(&gfin.tensordot(&gfin, &[1], &[1]).unwrap()),
+                vals(&fin.tensordot(&fin, &[1], &[1]).unwrap()),
+                "tensordot",
+            );
+            let (gr, cr) = (gfin.flatten().unwrap(), fin.flatten());
+            eq(
+                vals(&gr.dot(&gr).unwrap()),
+                vals(&cr.dot(&cr).unwrap()),
+                "dot",
+            );
+            eq(
+                vals(&gr.outer(&gr).unwrap()),
+                vals(&cr.outer(&cr).unwrap()),
+                "outer",
+            );
+            eq(
+                vals(&gfin.vecdot(&gfin).unwrap()),
+                vals(&fin.vecdot(&fin).unwrap()),
+                "vecdot",
+            );
+        }
+        // In-place forms and element access write through a transposed view.
+        let (mut c, mut g) = (c0.deep_copy(), g0.deep_copy().unwrap());
+        c.t().square_().unwrap();
+        g.t().square_().unwrap();
+        assert_close(&vals(&g), &vals(&c), l);
+        c.pow_(1).unwrap();
+        g.pow_(1).unwrap();
+        let lo = T::from_f64(0.0);
+        c.clip_(lo, T::from_f64(9.0)).unwrap();
+        g.clip_(lo, T::from_f64(9.0)).unwrap();
+        assert_close(&vals(&g), &vals(&c), l);
+        g.narrow(0, 1, 1).unwrap().fill_(T::ONE).unwrap();
+        assert_eq!(
+            g.narrow(0, 1, 1).unwrap().to_vec().unwrap(),
+            vec![T::ONE; 6]
+        );
+        g.set_data(&sample::<T>(24)).unwrap();
+        assert_close(&vals(&g), &vals(&c0), 0.0);
+        assert!(g.set_data(&sample::<T>(5)).is_err());
+        assert_eq!(
+            g.narrow(0, 0, 1)
+                .unwrap()
+                .narrow(1, 5, 1)
+                .unwrap()
+                .item()
+                .unwrap()
+                .to_f64(),
+            c0.to_vec()[5].to_f64()
+        );
+        assert!(g.item().is_err());
+        // The CPU's errors.
+        assert!(g.reshape([5, 5]).is_err());
+        assert!(g.norm(-1.0, &[], false).is_err());
+        if !T::DTYPE.is_float() {
+            assert!(g.pow(-1).is_err());
+            assert!(g.pow_(-2).is_err());
+        }
+    }
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8);
+}
+
+/// The factorizations (computed on the host) give the CPU's results on the device.
+#[test]
+fn gpu_factorizations_match_cpu() {
+    let Some(dev) = gpu("gpu_factorizations_match_cpu") else {
+        return;
+    };
+    let a =
+        Tensor::<f64>::from_vec(vec![4.0, 1.0, 2.0, 1.0, 3.0, 0.5, 2.0, 0.5, 5.0], [3, 3]).unwrap();
+    let b = Tensor::<f64>::from_vec(vec![1.0, 2.0, 3.0], [3]).unwrap();
+    let (ga, gb) = (a.to_cuda(&dev).unwrap(), b.to_cuda(&dev).unwrap());
+    let host = |t: Tensor<f64, Cuda>| t.to_vec().unwrap();
+    assert_close(
+        &host(ga.inverse().unwrap()),
+        &a.inverse().unwrap().to_vec(),
+        1e-12,
+    );
+    assert_close(
+        &host(ga.solve(&gb).unwrap()),
+        &a.solve(&b).unwrap().to_vec(),
+        1e-12,
+    );
+    assert_close(
+        &host(ga.pinv().unwrap()),
+        &a.pinv().unwrap().to_vec(),
+        1e-12,
+    );
+    let (gw, gv) = ga.eigh().unwrap();
+    let (w, v) = a.eigh().unwrap();
+    assert_close(&host(gw), &w.to_vec(), 1e-12);
+    assert_close(&host(gv), &v.to_vec(), 1e-12);
+    let (gu, gs, gvh) = ga.svd().unwrap();
+    let (u, s, vh) = a.svd().unwrap();
+    assert_close(&host(gu), &u.to_vec(), 1e-12);
+    assert_close(&host(gs), &s.to_vec(), 1e-12);
+    assert_close(&host(gvh), &vh.to_vec(), 1e-12);
+    let singular = Tensor::<f64>::zeros([2, 2]).unwrap().to_cuda(&dev).unwrap();
+    assert!(singular.inverse().is_err());
+}
+
+/// Every `DynTensor` op family on `cuda:0` gives the CPU's result; mixed devices are an `Err`
+/// naming both; downcasts check the device.
+#[test]
+fn gpu_dynamic_matches_cpu() {
+    if gpu("gpu_dynamic_matches_cpu").is_none() {
+        return;
+    }
+    let cuda = DeviceIndex::cuda(0);
+    for dtype in [
+        Dtype::Float32,
+        Dtype::Float64,
+        Dtype::Float16,
+        Dtype::Bfloat16,
+        Dtype::Int32,
+        Dtype::Int64,
+    ] {
+        let host = DynTensor::from_vec(
+            (0..12).map(|i| i as f32 * 0.75 - 3.0).collect(),
+            [3, 4],
+            DeviceIndex::cpu(),
+        )
+        .unwrap()
+        .to_dtype(dtype)
+        .unwrap();
+        let dev = host.to(cuda).unwrap();
+        assert!(dev.is_cuda() && dev.device() == cuda);
+        let f = |d: &DynTensor| {
+            assert_eq!(d.is_cuda(), d.device() == cuda);
+            d.to_dtype(Dtype::Float64).unwrap().to_vec::<f64>().unwrap()
+        };
+        let l = loose(dtype);
+        let check = |op: &dyn Fn(&DynTensor) -> Result<DynTensor>, what: &str| {
+            let (c, g) = (op(&host).unwrap(), op(&dev).unwrap());
+            assert!(g.is_cuda(), "{what} left the device");
+            assert_eq!((g.dtype(), g.shape()), (c.dtype(), c.shape()), "{what}");
+            assert_close(&f(&g), &f(&c), l.max(1e-5));
+        };
+        check(&|t| t.sin(), "sin");
+        check(&|t| t.abs(), "abs");
+        check(&|t| t.square(), "square");
+        check(&|t| t.pow(2), "pow");
+        check(&|t| t.add_scalar(2), "add_scalar");
+        check(&|t| t.mul_scalar(1.5), "mul_scalar");
+        check(&|t| t.rsub_scalar(1), "rsub_scalar");
+        check(&|t| t.add(&t.narrow(0, 0, 1)?), "broadcast add");
+        check(
+            &|t| t.maximum(&t.transpose(0, 1)?.transpose(0, 1)?),
+            "maximum",
+        );
+        check(&|t| t.gt(&t.flip(&[1])?), "gt");
+        check(&|t| reduce_sum(t, &[1], false), "reduce_sum");
+        check(&|t| reduce_mean(t, &[0], true), "reduce_mean");
+        check(&|t| reduce_argmax(t, &[1], false), "reduce_argmax");
+        check(&|t| t.cumsum(1), "cumsum");
+        check(&|t| t.matmul(&t.transpose(0, 1)?), "matmul");
+        check(&|t| t.reshape([2, 6]), "reshape");
+        check(&|t| t.transpose(0, 1)?.contiguous(), "contiguous");
+        check(&|t| t.deep_copy(), "deep_copy");
+        check(&|t| t.flatten(), "flatten");
+        check(&|t| DynTensor::concat(&[t, t], 1), "concat");
+        check(
+            &|t| DynTensor::where_(&t.gt(&t.flip(&[0])?)?, t, &t.neg()?),
+            "where_",
+        );
+        check(&|t| t.masked_fill(&t.lt(&t.flip(&[1])?)?, 7), "masked_fill");
+        check(
+            &|t| {
+                let i = DynTensor::from_vec(vec![2i64, 0], [2], t.device())?;
+                t.index_select(0, &i)
+            },
+            "index_select",
+        );
+        check(&|t| Ok(t.sort(1, true)?.0), "sort");
+        check(&|t| t.tril(0), "tril");
+        check(&|t| t.pad(&[(1, 0), (0, 2)], 1), "pad");
+        check(&|t| t.norm(2.0, &[], false), "norm");
+        check(&|t| t.to_dtype(Dtype::Int16), "to_dtype");
+        if dtype.is_float() {
+            check(&|t| reduce_nansum(t, &[0], false), "reduce_nansum");
+            check(&|t| t.logsumexp(&[1], false), "logsumexp");
+            let (mut c, mut g) = (host.deep_copy().unwrap(), dev.deep_copy().unwrap());
+            sin_(&mut c).unwrap();
+            sin_(&mut g).unwrap();
+            assert_close(&f(&g), &f(&c), l.max(1e-5));
+        } else {
+            let mut g = dev.deep_copy().unwrap();
+            assert!(sin_(&mut g).is_err());
+            assert_eq!(f(&g), f(&dev), "a refused in-place op leaves the tensor");
+        }
+        // Element access, display and the device rules.
+        let mut g = dev.deep_copy().unwrap();
+        g.fill_(2).unwrap();
+        assert!(f(&g).iter().all(|&x| x == 2.0));
+        assert!(g.data::<f32>().is_err());
+        assert_eq!(dev.display(2), host.display(2));
+        assert_eq!(format!("{dev:.3}"), format!("{host:.3}"));
+        let err = host.add(&dev).unwrap_err().to_string();
+        assert!(err.contains("cpu") && err.contains("cuda:0"), "{err}");
+        assert!(matmul(&dev, &host).is_err());
+        assert_eq!(dev.to_cpu().unwrap().device(), DeviceIndex::cpu());
+        assert!(dev.to(cuda).unwrap().is_cuda());
+    }
+    let d = DynTensor::ones([2], TensorOptions::new().device(cuda)).unwrap();
+    assert!(d.clone().downcast::<f32, Cuda>().is_ok());
+    let err = d.clone().downcast::<f32, Cpu>().unwrap_err().to_string();
+    assert!(err.contains("cuda:0"), "{err}");
+    let r = DynTensor::randn([1000], TensorOptions::new().device(cuda)).unwrap();
+    assert!(r.is_cuda());
+    let m = f64::from(
+        reduce_mean(&r, &[], false)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()[0],
+    );
+    assert!(m.abs() < 0.2, "randn mean {m}");
+    assert!(DynTensor::rand([2], TensorOptions::new().dtype(Dtype::Int32).device(cuda)).is_err());
+}
