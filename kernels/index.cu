@@ -59,6 +59,57 @@
         } \
     }
 
+// Atomic `*p += v` in the element type, rounding each step as the CPU does (the order of
+// repeated indices is the scheduler's). 4- and 8-byte types use the hardware atomics; 1- and
+// 2-byte types a compare-and-swap loop on the aligned 32-bit word that holds them.
+__device__ __forceinline__ void atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(i32* p, i32 v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(i64* p, i64 v) { atomicAdd((u64*)p, (u64)v); }
+__device__ __forceinline__ unsigned to_bits(u8 x) { return x; }
+__device__ __forceinline__ unsigned to_bits(i16 x) { return (unsigned short)x; }
+__device__ __forceinline__ unsigned to_bits(f16_t x) { return x.bits; }
+__device__ __forceinline__ unsigned to_bits(bf16_t x) { return x.bits; }
+template <typename O> __device__ __forceinline__ O from_bits(unsigned b);
+template <> __device__ __forceinline__ u8 from_bits<u8>(unsigned b) { return (u8)b; }
+template <> __device__ __forceinline__ i16 from_bits<i16>(unsigned b) { return (i16)(unsigned short)b; }
+template <> __device__ __forceinline__ f16_t from_bits<f16_t>(unsigned b) { return f16_t{(unsigned short)b}; }
+template <> __device__ __forceinline__ bf16_t from_bits<bf16_t>(unsigned b) { return bf16_t{(unsigned short)b}; }
+template <typename O> __device__ __forceinline__ void atomic_add(O* p, O v) {
+    unsigned* word = (unsigned*)((u64)p & ~(u64)3);
+    unsigned shift = (unsigned)((u64)p & 3) * 8;
+    unsigned mask = (sizeof(O) == 1 ? 0xFFu : 0xFFFFu) << shift;
+    unsigned old = *word, assumed;
+    do {
+        assumed = old;
+        O cur = from_bits<O>((assumed & mask) >> shift);
+        O sum = st<O>((typename Cmp<O>::C)(ld(cur) + ld(v)));
+        old = atomicCAS(word, assumed, (assumed & ~mask) | ((to_bits(sum) << shift) & mask));
+    } while (old != assumed);
+}
+
+// scatter_add: `out` (a contiguous copy of the input) gets src[i] added at the index's
+// position i with its `axis` coordinate replaced by index[i]. `info` holds the index's dims,
+// then out's strides, then src's strides.
+#define SCATTER_ADD(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, int axis, const i64* info, \
+                                            const i64* index, i64 s_off, const T* src, u64 size, \
+                                            O* out, int* flag) { \
+        GRID_STRIDE(i, n) { \
+            i64 k = index[i] < 0 ? index[i] + (i64)size : index[i]; \
+            if (k < 0 || k >= (i64)size) { *flag = 1; continue; } \
+            u64 rem = i; \
+            i64 p = 0, q = s_off; \
+            for (int d = ndim - 1; d >= 0; --d) { \
+                i64 x = (i64)(rem % (u64)info[d]); \
+                rem /= (u64)info[d]; \
+                p += (d == axis ? k : x) * info[ndim + d]; \
+                q += x * info[2 * ndim + d]; \
+            } \
+            atomic_add(out + p, src[q]); \
+        } \
+    }
+
 // arange: start + i * step, in f64 for floats (then rounded) and in wrapping i64 for integers.
 template <typename O> __device__ __forceinline__ O arange_at(u64 i, double a, double s, i64 ia, i64 is) {
     typedef typename Cmp<O>::C C;

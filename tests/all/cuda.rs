@@ -51,6 +51,7 @@ fn kernel_table_covers_the_typed_ops() {
         }
         if numeric {
             has(Module::Index, symbol::<T>("arange"));
+            has(Module::Index, symbol::<T>("scatter_add"));
         }
         if T::DTYPE.is_float() {
             has(Module::Index, symbol::<T>("rand"));

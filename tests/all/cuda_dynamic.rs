@@ -101,15 +101,27 @@ fn gpu_composed_ops_match_cpu() {
             let (cv, ci) = c.topk(2, 1).unwrap();
             eq(vals(&gv), vals(&cv), "topk values");
             eq(vals(&gi), vals(&ci), "topk indices");
-            // Index and source of shape (1, 4), valid for both the (4, 6) and (6, 4) inputs.
-            let idx = Tensor::<i64>::from_vec(vec![0, 2, 1, 3], [1, 4]).unwrap();
-            let src = c.narrow(0, 0, 1).unwrap().narrow(1, 0, 4).unwrap();
-            let gsrc = g.narrow(0, 0, 1).unwrap().narrow(1, 0, 4).unwrap();
+            // Index and source of shape (3, 4), valid for both the (4, 6) and (6, 4) inputs;
+            // repeated targets in column 0, 1 and 3 make the kernel's atomics collide.
+            let idx =
+                Tensor::<i64>::from_vec(vec![0, 2, 1, 0, 0, 2, 3, 0, 1, 1, -1, 1], [3, 4]).unwrap();
+            let src = c.narrow(0, 0, 3).unwrap().narrow(1, 0, 4).unwrap();
+            let gsrc = g.narrow(0, 0, 3).unwrap().narrow(1, 0, 4).unwrap();
             let gidx = idx.to_cuda(dev).unwrap();
             eq(
                 vals(&g.scatter_add(0, &gidx, &gsrc).unwrap()),
                 vals(&c.scatter_add(0, &idx, &src).unwrap()),
                 "scatter_add",
+            );
+            let bad = Tensor::<i64>::full([3, 4], 9)
+                .unwrap()
+                .to_cuda(dev)
+                .unwrap();
+            assert_eq!(
+                g.scatter_add(0, &bad, &gsrc).unwrap_err().to_string(),
+                c.scatter_add(0, &bad.to_cpu().unwrap(), &src)
+                    .unwrap_err()
+                    .to_string()
             );
             let fin = c.clip(T::from_f64(-3.0), T::from_f64(3.0)).unwrap();
             let gfin = g.clip(T::from_f64(-3.0), T::from_f64(3.0)).unwrap();

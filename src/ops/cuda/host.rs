@@ -1,6 +1,6 @@
 //! CUDA forms of the ops that run on the host: the factorizations (`inverse`, `solve`, `svd`,
-//! `pinv`, `eigh`, through `faer` in f64 as on the CPU), the sorts (`sort`, `argsort`, `topk`)
-//! and `scatter_add`. Each copies its operands to the host, runs the CPU op and copies the
+//! `pinv`, `eigh`, through `faer` in f64 as on the CPU), the sorts (`sort`, `argsort`, `topk`;
+//! `sort` gathers on the device). Each copies its operands to the host, runs the CPU op and copies the
 //! result back, so results and errors are the CPU's exactly; the cost is one download and one
 //! upload of the operands (bytes = elements × dtype size), which dominates for large tensors.
 //! A device kernel can replace any of them without changing its signature.
@@ -49,16 +49,6 @@ impl<T: NumElement> Tensor<T, Cuda> {
     pub fn eigh(&self) -> Result<(Gpu<FloatOf<T>>, Gpu<FloatOf<T>>)> {
         let (w, v) = self.host()?.eigh()?;
         Ok((w.to_cuda(&self.device)?, v.to_cuda(&self.device)?))
-    }
-
-    /// A copy with `src` added at `index` along `axis`, as [`Tensor::scatter_add`] on the CPU
-    /// (computed on the host, so the sums are in the CPU's order).
-    pub fn scatter_add(&self, axis: i64, index: &Gpu<i64>, src: &Self) -> Result<Self> {
-        crate::ops::device_ops::same_device("scatter_add", self, index)?;
-        crate::ops::device_ops::same_device("scatter_add", self, src)?;
-        self.host()?
-            .scatter_add(axis, &index.to_cpu()?, &src.host()?)?
-            .to_cuda(&self.device)
     }
 }
 

@@ -1,4 +1,4 @@
-//! `DeviceOps` for CUDA (where, copies into views, index_select, gather) and the device-side
+//! `DeviceOps` for CUDA (where, copies into views, index_select, gather), `scatter_add`, and the device-side
 //! generators `arange_on`, `rand_on`, `randn_on`, all from `kernels/index.cu`.
 
 use super::{Info, empty, launch};
@@ -7,7 +7,7 @@ use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::cuda::table::{Module, symbol};
-use crate::ops::device_ops::DeviceOps;
+use crate::ops::device_ops::{DeviceOps, check_gather_shape, same_device};
 use crate::ops::index::check_index;
 use crate::shape::Shape;
 use crate::tensor::{Tensor, next_key};
@@ -202,6 +202,63 @@ impl DeviceOps for Cuda {
             flag.check(dev, "gather", &idx, ax, src.shape())?;
         }
         Ok(Tensor::from_storage(out, idx.shape().clone(), dev))
+    }
+}
+
+impl<T: NumElement> Tensor<T, Cuda> {
+    /// A copy of `self` with `src` added at `index` along `axis` (PyTorch `scatter_add`), as
+    /// [`Tensor::scatter_add`] on the CPU. Repeated indices accumulate through atomics, so
+    /// float sums may be added in another order than the CPU's (equal within rounding);
+    /// integers are exact and wrap.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `src` does not have the index's shape or the index does not fit
+    /// `self` (as `gather`); `Index` for an out-of-range index; `Device` across devices.
+    pub fn scatter_add(&self, axis: i64, index: &Tensor<i64, Cuda>, src: &Self) -> Result<Self> {
+        const OP: &str = "scatter_add";
+        let ax = self.shape().axis(OP, axis)?;
+        if src.shape() != index.shape() {
+            return Err(Error::ShapeMismatch {
+                op: OP,
+                lhs: index.shape().clone(),
+                rhs: src.shape().clone(),
+                msg: "src must have the index's shape".into(),
+            });
+        }
+        check_gather_shape(OP, self.shape(), index.shape(), ax)?;
+        same_device(OP, self, index)?;
+        same_device(OP, self, src)?;
+        let dev = &self.device;
+        let out = packed(self)?.deep_copy()?;
+        let idx = packed(index)?;
+        let n = idx.numel();
+        if n > 0 {
+            let mut v: Vec<i64> = idx.dims().iter().map(|&d| d as i64).collect();
+            v.extend(out.layout.strides.iter().map(|&s| s as i64));
+            v.extend(src.layout.strides.iter().map(|&s| s as i64));
+            let info: CudaStorage<i64> = dev.upload(&v)?;
+            let flag = Flag::new(dev)?;
+            launch(
+                dev,
+                Module::Index,
+                &symbol::<T>(OP),
+                n,
+                &[
+                    Arg::U64(n as u64),
+                    Arg::I32(idx.ndim() as i32),
+                    Arg::I32(ax as i32),
+                    Arg::Buf(&info.buf),
+                    Arg::Buf(&idx.storage.buf),
+                    Arg::I64(src.layout.offset as i64),
+                    Arg::Buf(&src.storage.buf),
+                    Arg::U64(self.dims()[ax] as u64),
+                    Arg::Buf(&out.storage.buf),
+                    Arg::Buf(&flag.0.buf),
+                ],
+            )?;
+            flag.check(dev, OP, &idx, ax, self.shape())?;
+        }
+        Ok(out)
     }
 }
 
