@@ -110,6 +110,62 @@ template <typename O> __device__ __forceinline__ void atomic_add(O* p, O v) {
         } \
     }
 
+// argsort of lines of at most SORT_MAX elements: one block per line sorts (key, position)
+// pairs by a bitonic network in shared memory, padded to `pow2` entries. Ordering as the CPU's
+// stable sort: NaN last in both directions, ties by position (which makes the network stable),
+// padding after everything.
+#define SORT_MAX 2048
+template <typename C> __device__ __forceinline__ bool sort_before(C ka, int ia, C kb, int ib,
+                                                                   int len, int desc) {
+    if (ia >= len || ib >= len) return ia < ib;
+    bool na = is_nan(ka), nb = is_nan(kb);
+    if (na != nb) return nb;
+    if (!na && ka != kb) return desc ? ka > kb : ka < kb;
+    return ia < ib;
+}
+template <typename T> __device__ __forceinline__ void argsort_line(const T* in, u64 len, u64 pow2,
+                                                                   int desc, i64* out) {
+    typedef typename Cmp<T>::C C;
+    __shared__ __align__(8) unsigned char key_bytes[SORT_MAX * sizeof(C)];
+    __shared__ int pos[SORT_MAX];
+    C* key = (C*)key_bytes;
+    int n = (int)len;
+    for (int i = threadIdx.x; i < (int)pow2; i += blockDim.x) {
+        pos[i] = i;
+        if (i < n) key[i] = ld(in[i]);
+    }
+    __syncthreads();
+    for (int k = 2; k <= (int)pow2; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int i = threadIdx.x; i < (int)pow2; i += blockDim.x) {
+                int l = i ^ j;
+                if (l > i) {
+                    int pi = pos[i], pl = pos[l];
+                    C ki = pi < n ? key[i] : C(), kl = pl < n ? key[l] : C();
+                    bool up = (i & k) == 0;
+                    bool swap = up ? sort_before(kl, pl, ki, pi, n, desc)
+                                   : sort_before(ki, pi, kl, pl, n, desc);
+                    if (swap) {
+                        pos[i] = pl; pos[l] = pi;
+                        if (pl < n) key[i] = kl;
+                        if (pi < n) key[l] = ki;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = pos[i];
+    __syncthreads();
+}
+#define ARGSORT(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 lines, u64 len, u64 pow2, int desc, const T* in, \
+                                            O* out) { \
+        for (u64 line = blockIdx.x; line < lines; line += gridDim.x) { \
+            argsort_line<T>(in + line * len, len, pow2, desc, out + line * len); \
+        } \
+    }
+
 // arange: start + i * step, in f64 for floats (then rounded) and in wrapping i64 for integers.
 template <typename O> __device__ __forceinline__ O arange_at(u64 i, double a, double s, i64 ia, i64 is) {
     typedef typename Cmp<O>::C C;

@@ -7,9 +7,10 @@
 use super::device_ops::{DeviceOps, check_gather_shape};
 use super::zip_assign;
 use crate::cpu::strided;
-use crate::device::Cpu;
+use crate::device::{Cpu, Cuda};
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, Result};
+use crate::ops::Lift;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tensor::try_read;
@@ -168,30 +169,42 @@ impl<T: Element> Tensor<T, Cpu> {
         }
         Ok(sorted.permute_usize(&inv)?.contiguous())
     }
-
-    /// Sorted values and their indices along `axis` (PyTorch `sort`).
-    pub fn sort(&self, axis: i64, descending: bool) -> Result<(Self, Tensor<i64, Cpu>)> {
-        let idx = self.argsort(axis, descending)?;
-        Ok((self.gather(axis, &idx)?, idx))
-    }
-
-    /// The `k` largest values along `axis` in descending order, with their indices (PyTorch
-    /// `topk`).
-    pub fn topk(&self, k: usize, axis: i64) -> Result<(Self, Tensor<i64, Cpu>)> {
-        let ax = self.shape().axis("topk", axis)?;
-        if k > self.dims()[ax] {
-            return Err(Error::InvalidArgument {
-                op: "topk",
-                msg: format!("k = {k} exceeds dimension {ax} of shape {}", self.shape()),
-            });
-        }
-        let idx = self
-            .argsort(axis, true)?
-            .narrow(ax as i64, 0, k)?
-            .contiguous();
-        Ok((self.gather(axis, &idx)?, idx))
-    }
 }
+
+/// `sort` and `topk` for both devices, built on each device's `argsort` and the shared `gather`.
+macro_rules! sort_ops {
+    ($($D:ident),*) => {$(
+        impl<T: Element> Tensor<T, $D> {
+            /// Sorted values and their indices along `axis` (PyTorch `sort`), stable, NaN last.
+            pub fn sort(&self, axis: i64, descending: bool) -> Result<(Self, Tensor<i64, $D>)> {
+                let idx = self.argsort(axis, descending)?;
+                Ok((self.gather(axis, &idx)?, idx))
+            }
+
+            /// The `k` largest values along `axis` in descending order, with their indices
+            /// (PyTorch `topk`); ties keep their order along the axis.
+            ///
+            /// # Errors
+            /// `InvalidArgument` when `k` exceeds the axis' length; `Axis` for a bad axis.
+            pub fn topk(&self, k: usize, axis: i64) -> Result<(Self, Tensor<i64, $D>)> {
+                let ax = self.shape().axis("topk", axis)?;
+                if k > self.dims()[ax] {
+                    return Err(Error::InvalidArgument {
+                        op: "topk",
+                        msg: format!("k = {k} exceeds dimension {ax} of shape {}", self.shape()),
+                    });
+                }
+                let idx = self
+                    .argsort(axis, true)?
+                    .narrow(ax as i64, 0, k)?
+                    .contiguous()
+                    .lift()?;
+                Ok((self.gather(axis, &idx)?, idx))
+            }
+        }
+    )*};
+}
+sort_ops!(Cpu, Cuda);
 
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `self` with `src` added at `index` along `axis`: `out[.., index[.., j, ..], ..] +=

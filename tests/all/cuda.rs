@@ -46,7 +46,7 @@ fn kernel_table_covers_the_typed_ops() {
             has(Module::Matmul, symbol::<T>("matmul"));
         }
         has(Module::Cast, symbol::<T>("copy"));
-        for root in ["where", "copy_to", "take", "gather"] {
+        for root in ["where", "copy_to", "take", "gather", "argsort"] {
             has(Module::Index, symbol::<T>(root));
         }
         if numeric {

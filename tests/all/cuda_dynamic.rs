@@ -346,3 +346,43 @@ fn gpu_dynamic_matches_cpu() {
     assert!(m.abs() < 0.2, "randn mean {m}");
     assert!(DynTensor::rand([2], TensorOptions::new().dtype(Dtype::Int32).device(cuda)).is_err());
 }
+
+/// `argsort` on the device (lines up to `SORT_MAX`) and through the host (longer lines) gives
+/// the CPU's stable order index for index, with NaN and ties, in both directions.
+#[test]
+fn gpu_argsort_matches_cpu() {
+    let Some(dev) = gpu("gpu_argsort_matches_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let long = typed_tensor::ops::cuda::SORT_MAX + 5;
+        for dims in [[3usize, 1500], [2, long], [700, 3], [1, 1], [0, 4]] {
+            let n = dims[0] * dims[1];
+            let c = Tensor::<T>::from_vec(sample::<T>(n), dims).unwrap();
+            let g = c.to_cuda(dev).unwrap();
+            for axis in [0, 1] {
+                for desc in [false, true] {
+                    assert_eq!(
+                        g.argsort(axis, desc).unwrap().to_vec().unwrap(),
+                        c.argsort(axis, desc).unwrap().to_vec(),
+                        "argsort {dims:?} axis {axis} desc {desc} {}",
+                        T::DTYPE
+                    );
+                }
+            }
+            let (gv, gi) = g.t().topk(dims[0].min(2), 1).unwrap();
+            let (cv, ci) = c.t().topk(dims[0].min(2), 1).unwrap();
+            assert_eq!(gi.to_vec().unwrap(), ci.to_vec(), "topk {}", T::DTYPE);
+            assert_close(
+                &gv.to_vec()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_f64())
+                    .collect::<Vec<_>>(),
+                &cv.to_vec().iter().map(|x| x.to_f64()).collect::<Vec<_>>(),
+                0.0,
+            );
+        }
+    }
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i64, u8, bool);
+}

@@ -1,24 +1,21 @@
-//! CUDA forms of the ops that run on the host: the factorizations (`inverse`, `solve`, `svd`,
-//! `pinv`, `eigh`, through `faer` in f64 as on the CPU), the sorts (`sort`, `argsort`, `topk`;
-//! `sort` gathers on the device). Each copies its operands to the host, runs the CPU op and copies the
+//! CUDA forms of the factorizations, which run on the host (`inverse`, `solve`, `svd`, `pinv`,
+//! `eigh`, through `faer` in f64 as on the CPU). Each copies its operands to the host, runs the CPU op and copies the
 //! result back, so results and errors are the CPU's exactly; the cost is one download and one
 //! upload of the operands (bytes = elements × dtype size), which dominates for large tensors.
 //! A device kernel can replace any of them without changing its signature.
 
 use crate::device::{Cpu, Cuda};
-use crate::dtype::{Element, FloatOf, NumElement};
+use crate::dtype::{FloatOf, NumElement};
 use crate::error::Result;
 use crate::tensor::Tensor;
 
 type Gpu<T> = Tensor<T, Cuda>;
 
-impl<T: Element> Tensor<T, Cuda> {
+impl<T: NumElement> Tensor<T, Cuda> {
     fn host(&self) -> Result<Tensor<T, Cpu>> {
         self.to_cpu()
     }
-}
 
-impl<T: NumElement> Tensor<T, Cuda> {
     /// Inverse of each square matrix, as [`Tensor::inverse`] on the CPU (computed on the host).
     pub fn inverse(&self) -> Result<Gpu<FloatOf<T>>> {
         self.host()?.inverse()?.to_cuda(&self.device)
@@ -49,29 +46,5 @@ impl<T: NumElement> Tensor<T, Cuda> {
     pub fn eigh(&self) -> Result<(Gpu<FloatOf<T>>, Gpu<FloatOf<T>>)> {
         let (w, v) = self.host()?.eigh()?;
         Ok((w.to_cuda(&self.device)?, v.to_cuda(&self.device)?))
-    }
-}
-
-impl<T: Element> Tensor<T, Cuda> {
-    /// Int64 indices that sort `axis` (stable), as [`Tensor::argsort`] on the CPU (computed on
-    /// the host).
-    pub fn argsort(&self, axis: i64, descending: bool) -> Result<Gpu<i64>> {
-        self.host()?
-            .argsort(axis, descending)?
-            .to_cuda(&self.device)
-    }
-
-    /// Stable sort along `axis`: values and Int64 indices, as [`Tensor::sort`] on the CPU
-    /// (the order is found on the host, the values gathered on the device).
-    pub fn sort(&self, axis: i64, descending: bool) -> Result<(Self, Gpu<i64>)> {
-        let idx = self.argsort(axis, descending)?;
-        Ok((self.gather(axis, &idx)?, idx))
-    }
-
-    /// The `k` largest values along `axis` with their indices, as [`Tensor::topk`] on the CPU
-    /// (computed on the host).
-    pub fn topk(&self, k: usize, axis: i64) -> Result<(Self, Gpu<i64>)> {
-        let (v, i) = self.host()?.topk(k, axis)?;
-        Ok((v.to_cuda(&self.device)?, i.to_cuda(&self.device)?))
     }
 }

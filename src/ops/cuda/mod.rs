@@ -13,7 +13,10 @@ mod host;
 mod index;
 mod matmul;
 mod scan;
+mod sort;
 pub mod table;
+
+pub use sort::SORT_MAX;
 
 use super::binary::BinaryOp;
 use super::unary::{FloatUnaryOp, SameUnaryOp};

@@ -166,6 +166,7 @@ impl Module {
                     ] {
                         v.push(instance(mac, root, d, d, d));
                     }
+                    v.push(instance("ARGSORT", "argsort", d, d, Dtype::Int64));
                 }
                 v.extend(numeric().map(|d| instance("ARANGE", "arange", d, d, d)));
                 v.extend(numeric().map(|d| instance("SCATTER_ADD", "scatter_add", d, d, d)));

@@ -1,0 +1,62 @@
+//! `argsort` on `Tensor<T, Cuda>`: lines of up to [`SORT_MAX`] elements are sorted on the
+//! device, one block per line (`ARGSORT` in `kernels/index.cu`, a bitonic network over (key,
+//! position) pairs in shared memory); longer lines are sorted on the host. Either way the
+//! result is the CPU's stable order, index for index. `sort` and `topk` build on it (defined
+//! once for both devices in `ops/index.rs`).
+
+use crate::device::Cuda;
+use crate::device::cuda::Arg;
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::ops::cuda::table::{Module, symbol};
+use crate::tensor::Tensor;
+
+/// The longest line the device kernel sorts (its shared-memory capacity, `SORT_MAX` in
+/// `kernels/index.cu`).
+pub const SORT_MAX: usize = 2048;
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// The indices that sort each slice along `axis`, stably, ascending or descending, NaN last
+    /// either way (as [`Tensor::argsort`] on the CPU, with the same result).
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis; `Device` when a launch or copy fails.
+    pub fn argsort(&self, axis: i64, descending: bool) -> Result<Tensor<i64, Cuda>> {
+        let ax = self.shape().axis("argsort", axis)?;
+        let len = self.dims()[ax];
+        if len > SORT_MAX {
+            return self
+                .to_cpu()?
+                .argsort(axis, descending)?
+                .to_cuda(&self.device);
+        }
+        // The sorted axis last, packed: (lines, len).
+        let n = self.ndim();
+        let mut perm: Vec<usize> = (0..n).filter(|&i| i != ax).collect();
+        perm.push(ax);
+        let moved = self.permute_usize(&perm)?.deep_copy()?;
+        let lines = moved.numel().checked_div(len).unwrap_or(0);
+        let out: Tensor<i64, Cuda> = Tensor::zeros_on(moved.shape().clone(), &self.device)?;
+        if lines > 0 {
+            let dev = &self.device;
+            dev.ctx.launch(
+                Module::Index.kernels(),
+                &symbol::<T>("argsort"),
+                (lines.min(1 << 16) as u32, 1024),
+                &[
+                    Arg::U64(lines as u64),
+                    Arg::U64(len as u64),
+                    Arg::U64(len.next_power_of_two() as u64),
+                    Arg::I32(descending as i32),
+                    Arg::Buf(&moved.storage.buf),
+                    Arg::Buf(&out.storage.buf),
+                ],
+            )?;
+        }
+        let mut inv = vec![0usize; n];
+        for (i, &p) in perm.iter().enumerate() {
+            inv[p] = i;
+        }
+        out.permute_usize(&inv)?.contiguous()
+    }
+}
