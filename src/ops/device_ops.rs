@@ -112,6 +112,29 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         Ok(out)
     }
 
+    /// Ones on `device`.
+    ///
+    /// # Errors
+    /// As [`Tensor::zeros_on`].
+    pub fn ones_on(shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        Self::full_on(shape, T::ONE, device)
+    }
+
+    /// A `(rows, cols)` matrix with ones on the main diagonal on `device` (built on the host,
+    /// then copied).
+    ///
+    /// # Errors
+    /// As [`Tensor::zeros_on`].
+    pub fn identity_on(rows: usize, cols: usize, device: &D) -> Result<Self> {
+        let host = Tensor::<T, crate::device::Cpu>::identity(rows, cols)?;
+        Self::from_vec_on(host.to_vec(), [rows, cols], device)
+    }
+
+    /// The `n × n` identity matrix on `device`.
+    pub fn eye_on(n: usize, device: &D) -> Result<Self> {
+        Self::identity_on(n, n, device)
+    }
+
     /// `cond ? a : b` element-wise, the three broadcast together (NumPy `where`).
     ///
     /// # Errors

@@ -386,3 +386,57 @@ fn gpu_argsort_matches_cpu() {
     }
     for_types!(run(&dev): f32, f64, f16, bf16, i16, i64, u8, bool);
 }
+
+/// Creation on the device (`ones_on`, `eye_on`, `identity_on`, `linspace_on`, `*_like`),
+/// `is_close`/`all_close` and `matmul_into` give the CPU's results.
+#[test]
+fn gpu_creation_and_closeness() {
+    let Some(dev) = gpu("gpu_creation_and_closeness") else {
+        return;
+    };
+    let e = Tensor::<f32, Cuda>::identity_on(2, 3, &dev).unwrap();
+    assert_eq!(
+        e.to_vec().unwrap(),
+        Tensor::<f32>::identity(2, 3).unwrap().to_vec()
+    );
+    assert_eq!(
+        Tensor::<i32, Cuda>::eye_on(3, &dev).unwrap().dims(),
+        &[3, 3]
+    );
+    assert_eq!(
+        Tensor::<u8, Cuda>::ones_on([2], &dev)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+        vec![1, 1]
+    );
+    let l = Tensor::<f64, Cuda>::linspace_on(0.0, 1.0, 5, &dev).unwrap();
+    assert_eq!(
+        l.to_vec().unwrap(),
+        Tensor::<f64>::linspace(0.0, 1.0, 5).unwrap().to_vec()
+    );
+    assert_eq!(l.zeros_like().unwrap().to_vec().unwrap(), vec![0.0; 5]);
+    assert_eq!(l.ones_like().unwrap().to_vec().unwrap(), vec![1.0; 5]);
+    assert_eq!(l.full_like(2.5).unwrap().to_vec().unwrap(), vec![2.5; 5]);
+    let a = Tensor::<f32>::from_vec(vec![1.0, f32::NAN, f32::INFINITY, 2.0], [4]).unwrap();
+    let b = Tensor::<f32>::from_vec(vec![1.0 + 1e-7, f32::NAN, f32::INFINITY, 2.1], [4]).unwrap();
+    let (ga, gb) = (a.to_cuda(&dev).unwrap(), b.to_cuda(&dev).unwrap());
+    assert_eq!(
+        ga.is_close(&gb, 1e-5, 1e-8).unwrap().to_vec().unwrap(),
+        a.is_close(&b, 1e-5, 1e-8).unwrap().to_vec()
+    );
+    assert!(!ga.all_close(&gb, 1e-5, 1e-8).unwrap());
+    assert!(
+        ga.narrow(0, 0, 1)
+            .unwrap()
+            .all_close(&gb.narrow(0, 0, 1).unwrap(), 1e-5, 1e-8)
+            .unwrap()
+    );
+    let m = Tensor::<f32>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2]).unwrap();
+    let gm = m.to_cuda(&dev).unwrap();
+    let mut out = Tensor::<f32, Cuda>::zeros_on([2, 2], &dev).unwrap();
+    gm.matmul_into(&gm, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), m.matmul(&m).unwrap().to_vec());
+    let mut wrong = Tensor::<f32, Cuda>::zeros_on([3], &dev).unwrap();
+    assert!(gm.matmul_into(&gm, &mut wrong).is_err());
+}

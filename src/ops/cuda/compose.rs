@@ -3,7 +3,7 @@
 //! (`reshape`, `pow`, `square`, `is_nan`, the logical ops, `norm`, `fill_`, `item`, ...).
 //! Results match the CPU's within float tolerance.
 
-use crate::device::Cuda;
+use crate::device::{Cpu, Cuda};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
 use crate::error::{Error, Result};
 use crate::ops::binary::PowOp;
@@ -185,7 +185,52 @@ impl<T: NumElement> Tensor<T, Cuda> {
     }
 }
 
+impl<T: NumElement> Tensor<T, Cuda> {
+    /// `n` evenly spaced values from `start` to `stop` inclusive on `device`, as
+    /// [`Tensor::linspace`] (computed on the host in f64, then copied).
+    pub fn linspace_on(start: T, stop: T, n: usize, device: &Cuda) -> Result<Self> {
+        Tensor::<T, Cpu>::linspace(start, stop, n)?.to_cuda(device)
+    }
+
+    /// Writes the matrix product into `out`, which must have the result's shape (as
+    /// [`Tensor::matmul_into`] on the CPU; computed into a temporary, so `out` may be an operand).
+    pub fn matmul_into(&self, other: &Self, out: &mut Self) -> Result<()> {
+        out.store("matmul_into", &self.matmul(other)?)
+    }
+}
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// Zeros of this tensor's shape on its device.
+    pub fn zeros_like(&self) -> Result<Self> {
+        Self::zeros_on(self.shape().clone(), &self.device)
+    }
+    /// Ones of this tensor's shape on its device.
+    pub fn ones_like(&self) -> Result<Self> {
+        Self::ones_on(self.shape().clone(), &self.device)
+    }
+    /// `value` in this tensor's shape on its device.
+    pub fn full_like(&self, value: T) -> Result<Self> {
+        Self::full_on(self.shape().clone(), value, &self.device)
+    }
+}
+
 impl<T: FloatElement> Tensor<T, Cuda> {
+    /// `|a - b| <= atol + rtol * |b|` element-wise in f64, as [`Tensor::is_close`] on the CPU
+    /// (NaN is never close; equal infinities are).
+    pub fn is_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<Tensor<bool, Cuda>> {
+        let (a, b) = (self.cast::<f64>()?, other.cast::<f64>()?);
+        let bound = b.abs()?.try_mul_scalar(rtol)?.try_add_scalar(atol)?;
+        a.try_sub(&b)?
+            .abs()?
+            .try_le(&bound)?
+            .logical_or(&a.try_eq(&b)?)
+    }
+
+    /// True when every pair [`Tensor::is_close`] (NumPy `allclose`).
+    pub fn all_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<bool> {
+        self.is_close(other, rtol, atol)?.all(&[], false)?.item()
+    }
+
     /// True where the element is ±inf.
     pub fn is_inf(&self) -> Result<Tensor<bool, Cuda>> {
         let inf = Self::scalar_on(T::from_f64(f64::INFINITY), &self.device)?;
