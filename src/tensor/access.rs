@@ -68,16 +68,7 @@ impl<T: Element> Tensor<T, Cpu> {
     /// # Errors
     /// `InvalidArgument` when `numel() != 1`.
     pub fn item(&self) -> Result<T> {
-        if self.numel() != 1 {
-            return Err(Error::InvalidArgument {
-                op: "item",
-                msg: format!(
-                    "a tensor of shape {} has {} elements; item() needs exactly one",
-                    self.shape(),
-                    self.numel()
-                ),
-            });
-        }
+        self.check_one_element()?;
         Ok(self.to_vec()[0])
     }
 
@@ -155,6 +146,21 @@ impl<T: Element> Tensor<T, Cpu> {
 }
 
 impl<T: Element, D: crate::device::Device> Tensor<T, D> {
+    /// `item()`'s precondition: exactly one element.
+    pub(crate) fn check_one_element(&self) -> Result<()> {
+        if self.numel() != 1 {
+            return Err(Error::InvalidArgument {
+                op: "item",
+                msg: format!(
+                    "a tensor of shape {} has {} elements; item() needs exactly one",
+                    self.shape(),
+                    self.numel()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Attaches (or drops) a zero-filled gradient buffer of the same dtype and `numel()`
     /// elements on the tensor's device (the seed's `requires_grad`).
     ///

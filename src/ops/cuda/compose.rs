@@ -36,16 +36,7 @@ impl<T: Element> Tensor<T, Cuda> {
     /// # Errors
     /// `InvalidArgument` when the tensor does not hold exactly one element.
     pub fn item(&self) -> Result<T> {
-        if self.numel() != 1 {
-            return Err(Error::InvalidArgument {
-                op: "item",
-                msg: format!(
-                    "a tensor of shape {} has {} elements; item() needs exactly one",
-                    self.shape(),
-                    self.numel()
-                ),
-            });
-        }
+        self.check_one_element()?;
         Ok(self.to_vec()?[0])
     }
 
