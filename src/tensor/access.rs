@@ -103,14 +103,7 @@ impl<T: Element> Tensor<T, Cpu> {
     /// # Errors
     /// `DataLength` when `values.len() != numel()`.
     pub fn set_data(&mut self, values: &[T]) -> Result<()> {
-        if values.len() != self.numel() {
-            return Err(Error::DataLength {
-                op: "set_data",
-                len: values.len(),
-                shape: self.shape().clone(),
-                numel: self.numel(),
-            });
-        }
+        crate::tensor::checked_data_shape("set_data", values.len(), self.shape().clone())?;
         let src = crate::shape::Layout::contiguous(self.shape().clone());
         let mut g = try_write("set_data", &self.storage)?;
         strided::zip_inplace(&mut g, &self.layout, values, &src, |_, v| v);

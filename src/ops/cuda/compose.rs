@@ -5,7 +5,7 @@
 
 use crate::device::{Cpu, Cuda};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops::binary::PowOp;
 use crate::ops::unary::{PowExponent, PowExponentInplace, negative_exponent};
 use crate::tensor::{ReshapeDims, Tensor, resolve};
@@ -54,14 +54,7 @@ impl<T: Element> Tensor<T, Cuda> {
     /// # Errors
     /// `DataLength` for a wrong length; nothing is written then.
     pub fn set_data(&mut self, values: &[T]) -> Result<()> {
-        if values.len() != self.numel() {
-            return Err(Error::DataLength {
-                op: "set_data",
-                len: values.len(),
-                shape: self.shape().clone(),
-                numel: self.numel(),
-            });
-        }
+        crate::tensor::checked_data_shape("set_data", values.len(), self.shape().clone())?;
         let src = Self::from_vec_on(values.to_vec(), self.shape().clone(), &self.device)?;
         self.copy_from(&src)
     }
