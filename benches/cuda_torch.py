@@ -52,6 +52,15 @@ def main():
     report("sum f32 8192x8192 axis 0", bench(20, lambda: m.sum(0)), 4.0 * n)
     report("transpose copy f32 8192^2", bench(20, lambda: m.t().contiguous()), 8.0 * n)
 
+    bins, m24 = 1 << 16, 1 << 24
+    idx = torch.arange(m24, device=dev) * 40503 % bins
+    src = x[:m24]
+    zeros = torch.zeros(bins, device=dev)
+    report("scatter_add f32 2^24", bench(20, lambda: zeros.scatter_add(0, idx, src)), 16.0 * m24)
+    lines = x.view(1 << 16, 1024)[:4096]
+    report("argsort f32 4096x1024",
+           bench(20, lambda: torch.argsort(lines, dim=1, stable=True)), 12.0 * 4096 * 1024)
+
     flops = 2.0 * 8192**3
     a = torch.randn(8192, 8192, device=dev)
     b = torch.randn(8192, 8192, device=dev)

@@ -101,6 +101,24 @@ fn main() -> Result<()> {
     })?;
     report("transpose copy f32 8192^2", s, 8.0 * nf, 0.0);
 
+    // Scatter-add of 2^24 values into 2^16 bins (atomics collide ~256 times a bin), and a
+    // stable argsort of 4096 lines of 1024 (one block a line). Same indices in cuda_torch.py.
+    let bins = 1usize << 16;
+    let m24 = 1usize << 24;
+    let idx: Vec<i64> = (0..m24 as i64).map(|i| i * 40503 % bins as i64).collect();
+    let idx = Tensor::from_vec(idx, [m24])?.to_cuda(&dev)?;
+    let src = x.narrow(0, 0, m24)?;
+    let zeros = Tensor::<f32, Cuda>::zeros_on([bins], &dev)?;
+    let s = time("scatter_add f32 2^24", &dev, 20, || {
+        zeros.scatter_add(0, &idx, &src).map(drop)
+    })?;
+    report("scatter_add f32 2^24", s, 16.0 * m24 as f64, 0.0);
+    let lines = x.view([1 << 16, 1024])?.narrow(0, 0, 4096)?;
+    let s = time("argsort f32 4096x1024", &dev, 20, || {
+        lines.argsort(1, false).map(drop)
+    })?;
+    report("argsort f32 4096x1024", s, 12.0 * 4096.0 * 1024.0, 0.0);
+
     let flops = 2.0 * 8192f64.powi(3);
     let a = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
     let b = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;

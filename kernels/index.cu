@@ -137,30 +137,34 @@ template <typename T> __device__ __forceinline__ void argsort_line(const T* in, 
     __syncthreads();
     for (int k = 2; k <= (int)pow2; k <<= 1) {
         for (int j = k >> 1; j > 0; j >>= 1) {
-            for (int i = threadIdx.x; i < (int)pow2; i += blockDim.x) {
-                int l = i ^ j;
-                if (l > i) {
-                    int pi = pos[i], pl = pos[l];
-                    C ki = pi < n ? key[i] : C(), kl = pl < n ? key[l] : C();
-                    bool up = (i & k) == 0;
-                    bool swap = up ? sort_before(kl, pl, ki, pi, n, desc)
-                                   : sort_before(ki, pi, kl, pl, n, desc);
-                    if (swap) {
-                        pos[i] = pl; pos[l] = pi;
-                        if (pl < n) key[i] = kl;
-                        if (pi < n) key[l] = ki;
-                    }
+            // Pair t compares i and i + j, where i is t with a 0 bit inserted at j's place.
+            for (int t = threadIdx.x; t < (int)pow2 / 2; t += blockDim.x) {
+                int i = (t & ~(j - 1)) * 2 + (t & (j - 1)), l = i + j;
+                int pi = pos[i], pl = pos[l];
+                C ki = pi < n ? key[i] : C(), kl = pl < n ? key[l] : C();
+                bool up = (i & k) == 0;
+                bool swap = up ? sort_before(kl, pl, ki, pi, n, desc)
+                               : sort_before(ki, pi, kl, pl, n, desc);
+                if (swap) {
+                    pos[i] = pl; pos[l] = pi;
+                    if (pl < n) key[i] = kl;
+                    if (pi < n) key[l] = ki;
                 }
             }
-            __syncthreads();
+            // With j <= 32 a warp's pairs stay in its own 64 entries (one pair a thread, as the
+            // host launches pow2 / 2 threads), so the warp need not wait for the block; the
+            // next k starts with a wide stage again.
+            if (j > 32 || j == 1) __syncthreads();
+            else __syncwarp();
         }
     }
     for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = pos[i];
     __syncthreads();
 }
 #define ARGSORT(NAME, SFX, T, O) \
-    extern "C" __global__ void NAME##_##SFX(u64 lines, u64 len, u64 pow2, int desc, const T* in, \
-                                            O* out) { \
+    extern "C" __global__ void NAME##_##SFX(u64 lines, u64 len, u64 pow2, int desc, i64 off, \
+                                            const T* in, O* out) { \
+        in += off; \
         for (u64 line = blockIdx.x; line < lines; line += gridDim.x) { \
             argsort_line<T>(in + line * len, len, pow2, desc, out + line * len); \
         } \
@@ -184,12 +188,12 @@ __device__ __forceinline__ void philox(u64 i, u64 key, unsigned r[4]) {
     unsigned c0 = (unsigned)i, c1 = (unsigned)(i >> 32), c2 = 0, c3 = 0;
     unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
     for (int round = 0; round < 10; ++round) {
-        unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-        unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-        c0 = hi1 ^ c1 ^ k0;
-        c1 = lo1;
-        c2 = hi0 ^ c3 ^ k1;
-        c3 = lo0;
+        // One 32x32->64 multiply gives both halves.
+        u64 p0 = (u64)0xD2511F53u * c0, p1 = (u64)0xCD9E8D57u * c2;
+        c0 = (unsigned)(p1 >> 32) ^ c1 ^ k0;
+        c1 = (unsigned)p1;
+        c2 = (unsigned)(p0 >> 32) ^ c3 ^ k1;
+        c3 = (unsigned)p0;
         k0 += 0x9E3779B9u;
         k1 += 0xBB67AE85u;
     }
@@ -199,7 +203,7 @@ __device__ __forceinline__ void philox(u64 i, u64 key, unsigned r[4]) {
 // One Philox call gives PER elements: uniforms on [0, 1) with 53 bits for f64 (two words
 // each) and 24 for the others (16-bit results that round up to 1 become 0, as on the CPU); or
 // standard normals by Box-Muller, two per pair of uniforms.
-template <typename O> __device__ __forceinline__ void draw(u64 g, u64 key, int normal, O* out, u64 n) {
+template <typename O, bool NORMAL> __device__ __forceinline__ void draw(u64 g, u64 key, O* out, u64 n) {
     unsigned r[4];
     philox(g, key, r);
     constexpr int PER = sizeof(O) == 8 ? 2 : 4;
@@ -211,7 +215,7 @@ template <typename O> __device__ __forceinline__ void draw(u64 g, u64 key, int n
     } else {
         for (int k = 0; k < 4; ++k) v[k] = (float)(r[k] >> 8) * 0x1p-24f;
     }
-    if (normal) {
+    if constexpr (NORMAL) {
         for (int k = 0; k < PER; k += 2) {
             C rad = sqrt(C(-2) * log(C(1) - v[k])), th = C(6.283185307179586) * v[k + 1];
             v[k] = rad * cos(th);
@@ -221,7 +225,7 @@ template <typename O> __device__ __forceinline__ void draw(u64 g, u64 key, int n
     Pack<O, PER> p;
     for (int k = 0; k < PER; ++k) {
         O x = st<O>(v[k]);
-        if (!normal && ld(x) >= C(1)) x = st<O>(C(0));
+        if (!NORMAL && ld(x) >= C(1)) x = st<O>(C(0));
         p.v[k] = x;
     }
     // One aligned store per group (the buffer starts aligned); element by element at the end.
@@ -232,9 +236,13 @@ template <typename O> __device__ __forceinline__ void draw(u64 g, u64 key, int n
     }
 }
 
+// rand and randn are separate kernels: Box-Muller's log/sin/cos would otherwise raise the
+// register count of the uniform kernel too (it ran 1.6x slower on an H100 with them).
+template <typename O> struct rand_g { static const bool NORMAL = false; };
+template <typename O> struct randn_g { static const bool NORMAL = true; };
 #define RAND(NAME, SFX, T, O) \
-    extern "C" __global__ void NAME##_##SFX(u64 n, u64 key, int normal, O* out) { \
+    extern "C" __global__ void NAME##_##SFX(u64 n, u64 key, O* out) { \
         GRID_STRIDE(g, (n + (sizeof(O) == 8 ? 1 : 3)) / (sizeof(O) == 8 ? 2 : 4)) { \
-            draw<O>(g, key, normal, out, n); \
+            draw<O, NAME##_g<O>::NORMAL>(g, key, out, n); \
         } \
     }

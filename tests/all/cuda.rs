@@ -55,6 +55,7 @@ fn kernel_table_covers_the_typed_ops() {
         }
         if T::DTYPE.is_float() {
             has(Module::Index, symbol::<T>("rand"));
+            has(Module::Index, symbol::<T>("randn"));
         }
         for d in Dtype::ALL {
             has(
@@ -937,11 +938,12 @@ fn gpu_combining_ops_match_cpu() {
                 assert_eq!(got.dims(), want.dims(), "{what}");
                 same(got.to_vec().unwrap(), want.to_vec(), what);
             };
+            let sizes = [1, c.dims()[0] - 1];
             for (gs, cs) in g
-                .split(&[1, 3], 0)
+                .split(&sizes, 0)
                 .unwrap()
                 .into_iter()
-                .zip(c.split(&[1, 3], 0).unwrap())
+                .zip(c.split(&sizes, 0).unwrap())
             {
                 eq(gs, cs, "split");
             }
@@ -1008,12 +1010,15 @@ fn gpu_inplace_and_into_forms() {
     let mut a = g.deep_copy().unwrap();
     a.add_(&grow).unwrap();
     same(a.to_vec().unwrap(), c.add(&row).to_vec(), "add_");
+    // sin and exp are compared with the GPU's own out-of-place kernels: the device's libm
+    // may differ from the host's by an ulp.
+    let gsin = g.try_add(&grow).unwrap().sin().unwrap();
     a.sin_().unwrap();
-    same(a.to_vec().unwrap(), c.add(&row).sin().to_vec(), "sin_");
+    same(a.to_vec().unwrap(), gsin.to_vec().unwrap(), "sin_");
     a.mul_scalar_(2.0).unwrap();
     same(
         a.to_vec().unwrap(),
-        c.add(&row).sin().mul_scalar(2.0).to_vec(),
+        gsin.try_mul_scalar(2.0).unwrap().to_vec().unwrap(),
         "mul_scalar_",
     );
     let mut out = Tensor::<f32>::zeros([4, 3])
@@ -1028,7 +1033,11 @@ fn gpu_inplace_and_into_forms() {
         "sub_into a transposed output",
     );
     g.exp_into(&mut out).unwrap();
-    same(out.to_vec().unwrap(), c.exp().to_vec(), "exp_into");
+    same(
+        out.to_vec().unwrap(),
+        g.exp().unwrap().to_vec().unwrap(),
+        "exp_into",
+    );
     let mut small = grow.deep_copy().unwrap();
     let err = small.add_(&g).unwrap_err().to_string();
     assert!(

@@ -22,6 +22,7 @@ pub struct Context {
     arch: String,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     blas: Mutex<Option<Arc<CudaBlas>>>,
+    counters: Mutex<Option<Arc<Buffer>>>,
 }
 
 fn driver_err(op: &'static str, what: impl std::fmt::Display) -> Error {
@@ -80,6 +81,7 @@ pub fn open(ordinal: usize) -> Result<Arc<Context>> {
         arch: format!("compute_{major}{minor}"),
         modules: Mutex::new(HashMap::new()),
         blas: Mutex::new(None),
+        counters: Mutex::new(None),
     });
     cache.push((ordinal, c.clone()));
     Ok(c)
@@ -168,6 +170,17 @@ impl Context {
         // SAFETY: callers launch a kernel that writes every element before any read.
         unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
             .map_err(|e| driver_err("alloc", format!("{bytes} bytes on the GPU: {e}")))
+    }
+
+    /// [`super::COUNTERS`] zeroed `u32` counters, allocated once per device. A kernel that counts
+    /// finished blocks in them (the split reductions) sets each one back to 0 when done; the
+    /// device's single stream keeps launches from overlapping, so no memset is needed per call.
+    pub fn counters(&self) -> Result<Arc<Buffer>> {
+        let mut c = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        if c.is_none() {
+            *c = Some(Arc::new(self.alloc_zeros(super::COUNTERS * 4)?));
+        }
+        Ok(c.clone().expect("set above"))
     }
 
     /// A new buffer holding bytes `start..start + bytes` of `src` (a device-to-device copy).

@@ -43,6 +43,9 @@ mod driver {
         pub fn copy(&self, _src: &Buffer, _start: usize, _bytes: usize) -> Result<Buffer> {
             match *self {}
         }
+        pub fn counters(&self) -> Result<std::sync::Arc<Buffer>> {
+            match *self {}
+        }
         pub fn synchronize(&self) -> Result<()> {
             match *self {}
         }
@@ -81,6 +84,10 @@ mod driver {
 
 #[cfg(feature = "cuda")]
 pub use driver::compile_ptx;
+
+/// How many block counters `Context::counters` holds: a reduction splits its slices over
+/// several blocks only while there are fewer than this many column groups.
+pub(crate) const COUNTERS: usize = 1024;
 pub(crate) use driver::{Buffer, Context};
 
 /// A kernel module: its file name and a function producing its full NVRTC source.

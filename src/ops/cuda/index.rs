@@ -323,14 +323,9 @@ impl<T: FloatElement> Tensor<T, Cuda> {
             launch(
                 device,
                 Module::Index,
-                &symbol::<T>("rand"),
+                &symbol::<T>(if normal { "randn" } else { "rand" }),
                 n.div_ceil(4),
-                &[
-                    Arg::U64(n as u64),
-                    Arg::U64(key),
-                    Arg::I32(normal as i32),
-                    Arg::Buf(&out.buf),
-                ],
+                &[Arg::U64(n as u64), Arg::U64(key), Arg::Buf(&out.buf)],
             )?;
         }
         Ok(Tensor::from_storage(out, shape, device))

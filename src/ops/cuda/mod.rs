@@ -20,7 +20,7 @@ pub use sort::SORT_MAX;
 
 use super::binary::BinaryOp;
 use super::unary::{FloatUnaryOp, SameUnaryOp};
-use crate::device::cuda::Arg;
+use crate::device::cuda::{Arg, COUNTERS};
 use crate::device::cuda::download_range;
 use crate::device::{Cpu, Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SumOf};
@@ -442,17 +442,14 @@ impl<T: Element> Tensor<T, Cuda> {
             // blocks for the GPU, keeping at least 2048 elements per block.
             let cols = if inner == 1 { 1 } else { 32 };
             let groups = outer * inner.div_ceil(cols);
-            let split = if groups >= 1024 {
+            let split = if groups >= COUNTERS {
                 1
             } else {
                 2048usize.div_ceil(groups).min(len / 2048).max(1)
             };
             let (parts, counts) = if split > 1 {
-                (
-                    // Up to 32 bytes per partial (var/std's moments).
-                    empty::<i64>(dev, 4 * rows * split)?,
-                    Some(dev.zeros::<i32>(groups)?),
-                )
+                // Up to 32 bytes per partial (var/std's moments); one block counter per group.
+                (empty::<i64>(dev, 4 * rows * split)?, Some(dev.ctx.counters()?))
             } else {
                 (empty::<i64>(dev, 0)?, None)
             };
@@ -471,7 +468,7 @@ impl<T: Element> Tensor<T, Cuda> {
                     Arg::Buf(&src.storage.buf),
                     Arg::Buf(&out.buf),
                     Arg::Buf(&parts.buf),
-                    counts.as_ref().map_or(Arg::U64(0), |c| Arg::Buf(&c.buf)),
+                    counts.as_ref().map_or(Arg::U64(0), |c| Arg::Buf(c)),
                 ],
             )?;
         }

@@ -8,6 +8,7 @@ use crate::device::Cuda;
 use crate::device::cuda::Arg;
 use crate::dtype::Element;
 use crate::error::Result;
+use crate::ops::cuda::empty;
 use crate::ops::cuda::table::{Module, symbol};
 use crate::tensor::Tensor;
 
@@ -34,20 +35,23 @@ impl<T: Element> Tensor<T, Cuda> {
         let n = self.ndim();
         let mut perm: Vec<usize> = (0..n).filter(|&i| i != ax).collect();
         perm.push(ax);
-        let moved = self.permute_usize(&perm)?.deep_copy()?;
+        let moved = self.permute_usize(&perm)?.contiguous()?;
         let lines = moved.numel().checked_div(len).unwrap_or(0);
-        let out: Tensor<i64, Cuda> = Tensor::zeros_on(moved.shape().clone(), &self.device)?;
+        let dev = &self.device;
+        let out = Tensor::from_storage(empty(dev, moved.numel())?, moved.shape().clone(), dev);
         if lines > 0 {
-            let dev = &self.device;
+            // One thread per compare-exchange of the network: half the padded line.
+            let pow2 = len.next_power_of_two();
             dev.ctx.launch(
                 Module::Index.kernels(),
                 &symbol::<T>("argsort"),
-                (lines.min(1 << 16) as u32, 1024),
+                (lines.min(1 << 16) as u32, (pow2 / 2).clamp(32, 1024) as u32),
                 &[
                     Arg::U64(lines as u64),
                     Arg::U64(len as u64),
-                    Arg::U64(len.next_power_of_two() as u64),
+                    Arg::U64(pow2 as u64),
                     Arg::I32(descending as i32),
+                    Arg::I64(moved.layout.offset as i64),
                     Arg::Buf(&moved.storage.buf),
                     Arg::Buf(&out.storage.buf),
                 ],

@@ -171,7 +171,9 @@ impl Module {
                 v.extend(numeric().map(|d| instance("ARANGE", "arange", d, d, d)));
                 v.extend(numeric().map(|d| instance("SCATTER_ADD", "scatter_add", d, d, d)));
                 let floats = Dtype::ALL.into_iter().filter(|d| d.is_float());
-                v.extend(floats.map(|d| instance("RAND", "rand", d, d, d)));
+                for root in ["rand", "randn"] {
+                    v.extend(floats.clone().map(|d| instance("RAND", root, d, d, d)));
+                }
             }
         }
         v
