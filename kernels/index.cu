@@ -151,11 +151,7 @@ template <typename T> __device__ __forceinline__ void argsort_line(const T* in, 
                     if (pi < n) key[l] = ki;
                 }
             }
-            // With j <= 32 a warp's pairs stay in its own 64 entries (one pair a thread, as the
-            // host launches pow2 / 2 threads), so the warp need not wait for the block; the
-            // next k starts with a wide stage again.
-            if (j > 32 || j == 1) __syncthreads();
-            else __syncwarp();
+            __syncthreads();
         }
     }
     for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = pos[i];

@@ -136,9 +136,7 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
     const unsigned cols = inner == 1 ? 1 : 32, lanes = RED_THREADS / cols;
     const unsigned col = threadIdx.x % cols, lane = threadIdx.x / cols;
     const u64 groups_per_row = (inner + cols - 1) / cols;
-    // Chunks are whole 16-element runs, so a split row keeps its packs aligned.
-    const u64 chunk = ((len + split - 1) / split + 15) / 16 * 16;
-    constexpr int N = pack_n<T>();
+    const u64 chunk = (len + split - 1) / split;
     in += off;
     for (u64 t = blockIdx.x; t < outer * groups_per_row * split; t += gridDim.x) {
         const u64 group = t / split, k = t % split;
@@ -147,30 +145,8 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
         const T* base = in + r * len * inner + c;
         P p = R::empty();
         if (live) {
-            const u64 beg = min(len, k * chunk), end = min(len, beg + chunk);
+            const u64 beg = k * chunk, end = min(len, beg + chunk);
             u64 j = beg + lane;
-            // Rows (inner == 1) of aligned data: 16-byte packs, so fewer, wider loads.
-            if (cols == 1 && aligned<T, N>(base + beg)) {
-                const Pack<T, N>* pv = (const Pack<T, N>*)(base + beg);
-                const u64 m = (end - beg) / N;
-                u64 v = lane;
-                for (; v + lanes < m; v += 2 * lanes) {
-                    Pack<T, N> a = pv[v], b = pv[v + lanes];
-                    P q = R::one(a.v[0], beg + v * N), r = R::one(b.v[0], beg + (v + lanes) * N);
-#pragma unroll
-                    for (int e = 1; e < N; ++e) {
-                        q = R::join(q, R::one(a.v[e], beg + v * N + e));
-                        r = R::join(r, R::one(b.v[e], beg + (v + lanes) * N + e));
-                    }
-                    p = R::join(p, R::join(q, r));
-                }
-                for (; v < m; v += lanes) {
-                    Pack<T, N> a = pv[v];
-#pragma unroll
-                    for (int e = 0; e < N; ++e) p = R::join(p, R::one(a.v[e], beg + v * N + e));
-                }
-                j = beg + m * N + lane;
-            }
             // Four loads in flight per thread before they are combined.
             for (; j + 3 * lanes < end; j += 4 * lanes) {
                 T x0 = base[j * inner], x1 = base[(j + lanes) * inner];

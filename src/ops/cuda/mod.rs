@@ -20,8 +20,8 @@ pub use sort::SORT_MAX;
 
 use super::binary::BinaryOp;
 use super::unary::{FloatUnaryOp, SameUnaryOp};
-use crate::device::cuda::{Arg, COUNTERS};
 use crate::device::cuda::download_range;
+use crate::device::cuda::{Arg, COUNTERS};
 use crate::device::{Cpu, Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SumOf};
 use crate::error::{Error, Result};
@@ -449,7 +449,10 @@ impl<T: Element> Tensor<T, Cuda> {
             };
             let (parts, counts) = if split > 1 {
                 // Up to 32 bytes per partial (var/std's moments); one block counter per group.
-                (empty::<i64>(dev, 4 * rows * split)?, Some(dev.ctx.counters()?))
+                (
+                    empty::<i64>(dev, 4 * rows * split)?,
+                    Some(dev.ctx.counters()?),
+                )
             } else {
                 (empty::<i64>(dev, 0)?, None)
             };
