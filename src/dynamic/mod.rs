@@ -457,7 +457,7 @@ impl DynTensor {
     pub fn display(&self, precision: usize) -> String {
         dyn_device!(self,
             cpu t => t.display(precision),
-            cuda t => t.to_cpu().map_or_else(|e| format!("<{e}>"), |c| c.display(precision)))
+            cuda t => t.display(precision).unwrap_or_else(|e| format!("<{e}>")))
     }
 
     /// The tensor on `device`: the same device shares the data, another one gets a copy (the
@@ -495,12 +495,7 @@ impl DynTensor {
 impl fmt::Display for DynTensor {
     /// As the typed tensor's `Display`, honouring `{:.N}`; a CUDA tensor is copied to the host.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        dyn_device!(self,
-        cpu t => fmt::Display::fmt(t, f),
-        cuda t => match t.to_cpu() {
-            Ok(c) => fmt::Display::fmt(&c, f),
-            Err(e) => write!(f, "<{e}>"),
-        })
+        dyn_each!(self, t => fmt::Display::fmt(t, f))
     }
 }
 

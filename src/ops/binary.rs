@@ -260,109 +260,119 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 }
 
+// Operators panic with the error's message, as ndarray's do; the `try_` methods return it.
+// Each body names methods that both devices have (with the same `Result` signatures), so one
+// macro stamps the operators for `Cpu` and `Cuda`.
 macro_rules! operators {
-    ($($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $op:ident;)*) => {$(
-        impl<T: NumElement> std::ops::$tr<&Tensor<T, Cpu>> for &Tensor<T, Cpu> {
-            type Output = Tensor<T, Cpu>;
-            fn $m(self, rhs: &Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+    ($D:ty; $($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $try_s:ident, $inplace:ident, $sinplace:ident;)*) => {$(
+        impl<T: NumElement> std::ops::$tr<&Tensor<T, $D>> for &Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn $m(self, rhs: &Tensor<T, $D>) -> Tensor<T, $D> {
                 self.$try(rhs).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl<T: NumElement> std::ops::$tr<Tensor<T, Cpu>> for Tensor<T, Cpu> {
-            type Output = Tensor<T, Cpu>;
-            fn $m(self, rhs: Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+        impl<T: NumElement> std::ops::$tr<Tensor<T, $D>> for Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn $m(self, rhs: Tensor<T, $D>) -> Tensor<T, $D> {
                 std::ops::$tr::$m(&self, &rhs)
             }
         }
-        impl<T: NumElement> std::ops::$tr<&Tensor<T, Cpu>> for Tensor<T, Cpu> {
-            type Output = Tensor<T, Cpu>;
-            fn $m(self, rhs: &Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+        impl<T: NumElement> std::ops::$tr<&Tensor<T, $D>> for Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn $m(self, rhs: &Tensor<T, $D>) -> Tensor<T, $D> {
                 std::ops::$tr::$m(&self, rhs)
             }
         }
-        impl<T: NumElement> std::ops::$tr<Tensor<T, Cpu>> for &Tensor<T, Cpu> {
-            type Output = Tensor<T, Cpu>;
-            fn $m(self, rhs: Tensor<T, Cpu>) -> Tensor<T, Cpu> {
+        impl<T: NumElement> std::ops::$tr<Tensor<T, $D>> for &Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn $m(self, rhs: Tensor<T, $D>) -> Tensor<T, $D> {
                 std::ops::$tr::$m(self, &rhs)
             }
         }
-        impl<T: NumElement> std::ops::$tr<T> for &Tensor<T, Cpu> {
-            type Output = Tensor<T, Cpu>;
-            fn $m(self, rhs: T) -> Tensor<T, Cpu> {
-                self.try_scalar::<ops::$op>(rhs).unwrap_or_else(|e| panic!("{e}"))
+        impl<T: NumElement> std::ops::$tr<T> for &Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn $m(self, rhs: T) -> Tensor<T, $D> {
+                self.$try_s(rhs).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl<T: NumElement> std::ops::$tr<T> for Tensor<T, Cpu> {
-            type Output = Tensor<T, Cpu>;
-            fn $m(self, rhs: T) -> Tensor<T, Cpu> {
+        impl<T: NumElement> std::ops::$tr<T> for Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn $m(self, rhs: T) -> Tensor<T, $D> {
                 std::ops::$tr::$m(&self, rhs)
             }
         }
-        impl<T: NumElement> std::ops::$atr<&Tensor<T, Cpu>> for Tensor<T, Cpu> {
-            fn $am(&mut self, rhs: &Tensor<T, Cpu>) {
-                self.try_binary_::<ops::$op>(rhs).unwrap_or_else(|e| panic!("{e}"))
+        impl<T: NumElement> std::ops::$atr<&Tensor<T, $D>> for Tensor<T, $D> {
+            fn $am(&mut self, rhs: &Tensor<T, $D>) {
+                self.$inplace(rhs).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl<T: NumElement> std::ops::$atr<Tensor<T, Cpu>> for Tensor<T, Cpu> {
-            fn $am(&mut self, rhs: Tensor<T, Cpu>) {
+        impl<T: NumElement> std::ops::$atr<Tensor<T, $D>> for Tensor<T, $D> {
+            fn $am(&mut self, rhs: Tensor<T, $D>) {
                 std::ops::$atr::$am(self, &rhs)
             }
         }
-        impl<T: NumElement> std::ops::$atr<T> for Tensor<T, Cpu> {
+        impl<T: NumElement> std::ops::$atr<T> for Tensor<T, $D> {
             fn $am(&mut self, rhs: T) {
-                self.try_scalar_::<ops::$op>(rhs).unwrap_or_else(|e| panic!("{e}"))
+                self.$sinplace(rhs).unwrap_or_else(|e| panic!("{e}"))
             }
         }
     )*};
 }
 
-operators! {
-    Add, add, AddAssign, add_assign, try_add, Add;
-    Sub, sub, SubAssign, sub_assign, try_sub, Sub;
-    Mul, mul, MulAssign, mul_assign, try_mul, Mul;
-    Div, div, DivAssign, div_assign, try_div, Div;
+macro_rules! device_operators {
+    ($($D:ty),*) => {$(
+        operators! { $D;
+            Add, add, AddAssign, add_assign, try_add, try_add_scalar, add_, add_scalar_;
+            Sub, sub, SubAssign, sub_assign, try_sub, try_sub_scalar, sub_, sub_scalar_;
+            Mul, mul, MulAssign, mul_assign, try_mul, try_mul_scalar, mul_, mul_scalar_;
+            Div, div, DivAssign, div_assign, try_div, try_div_scalar, div_, div_scalar_;
+        }
+        scalar_lhs! { $D; f32, f64, half::f16, half::bf16, i16, i32, i64, u8 }
+
+        impl<T: NumElement> std::ops::Neg for &Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn neg(self) -> Tensor<T, $D> {
+                // The inherent `neg` (a value on the CPU, a `Result` on CUDA), not this trait's.
+                super::Lift::lift(Tensor::<T, $D>::neg(self)).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl<T: NumElement> std::ops::Neg for Tensor<T, $D> {
+            type Output = Tensor<T, $D>;
+            fn neg(self) -> Tensor<T, $D> {
+                -&self
+            }
+        }
+    )*};
 }
 
+// `s op t` for a scalar `s` of each element type (a blanket impl over `T` is not allowed).
 macro_rules! scalar_lhs {
-    ($($t:ty),*) => {$(
-        impl std::ops::Add<&Tensor<$t, Cpu>> for $t {
-            type Output = Tensor<$t, Cpu>;
-            fn add(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
-                rhs.try_scalar_lhs::<ops::Add>(self).unwrap_or_else(|e| panic!("{e}"))
+    ($D:ty; $($t:ty),*) => {$(
+        impl std::ops::Add<&Tensor<$t, $D>> for $t {
+            type Output = Tensor<$t, $D>;
+            fn add(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
+                rhs.radd_scalar(self).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl std::ops::Sub<&Tensor<$t, Cpu>> for $t {
-            type Output = Tensor<$t, Cpu>;
-            fn sub(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
-                rhs.try_scalar_lhs::<ops::Sub>(self).unwrap_or_else(|e| panic!("{e}"))
+        impl std::ops::Sub<&Tensor<$t, $D>> for $t {
+            type Output = Tensor<$t, $D>;
+            fn sub(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
+                rhs.rsub_scalar(self).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl std::ops::Mul<&Tensor<$t, Cpu>> for $t {
-            type Output = Tensor<$t, Cpu>;
-            fn mul(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
-                rhs.try_scalar_lhs::<ops::Mul>(self).unwrap_or_else(|e| panic!("{e}"))
+        impl std::ops::Mul<&Tensor<$t, $D>> for $t {
+            type Output = Tensor<$t, $D>;
+            fn mul(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
+                rhs.rmul_scalar(self).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl std::ops::Div<&Tensor<$t, Cpu>> for $t {
-            type Output = Tensor<$t, Cpu>;
-            fn div(self, rhs: &Tensor<$t, Cpu>) -> Tensor<$t, Cpu> {
-                rhs.try_scalar_lhs::<ops::Div>(self).unwrap_or_else(|e| panic!("{e}"))
+        impl std::ops::Div<&Tensor<$t, $D>> for $t {
+            type Output = Tensor<$t, $D>;
+            fn div(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
+                rhs.rdiv_scalar(self).unwrap_or_else(|e| panic!("{e}"))
             }
         }
     )*};
 }
 
-scalar_lhs!(f32, f64, half::f16, half::bf16, i16, i32, i64, u8);
-
-impl<T: NumElement> std::ops::Neg for &Tensor<T, Cpu> {
-    type Output = Tensor<T, Cpu>;
-    fn neg(self) -> Tensor<T, Cpu> {
-        Tensor::<T, Cpu>::neg(self)
-    }
-}
-impl<T: NumElement> std::ops::Neg for Tensor<T, Cpu> {
-    type Output = Tensor<T, Cpu>;
-    fn neg(self) -> Tensor<T, Cpu> {
-        Tensor::<T, Cpu>::neg(&self)
-    }
-}
+device_operators!(Cpu, crate::device::Cuda);

@@ -640,70 +640,78 @@ pub trait NanReductions: Reductions {
     fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
 }
 
-impl<T: Element> Reductions for Tensor<T, Cpu> {
-    type Sum = Tensor<SumOf<T>, Cpu>;
-    type Same = Tensor<T, Cpu>;
-    type Mean = Tensor<FloatOf<T>, Cpu>;
-    type Index = Tensor<i64, Cpu>;
-    type Truth = Tensor<bool, Cpu>;
-    fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
-        self.sum(axes, keepdim)
-    }
-    fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
-        self.product(axes, keepdim)
-    }
-    fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
-        self.min(axes, keepdim)
-    }
-    fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
-        self.max(axes, keepdim)
-    }
-    fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
-        self.mean(axes, keepdim)
-    }
-    fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
-        self.var(axes, 1, keepdim)
-    }
-    fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
-        self.std(axes, 1, keepdim)
-    }
-    fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
-        self.argmin(axes, keepdim)
-    }
-    fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
-        self.argmax(axes, keepdim)
-    }
-    fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
-        self.any(axes, keepdim)
-    }
-    fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
-        self.all(axes, keepdim)
-    }
+/// The seed's reduction traits for the typed tensor on each device: one body, since both
+/// devices' methods have the same names and return `Result`.
+macro_rules! reduction_traits {
+    ($($D:ty),*) => {$(
+        impl<T: Element> Reductions for Tensor<T, $D> {
+            type Sum = Tensor<SumOf<T>, $D>;
+            type Same = Tensor<T, $D>;
+            type Mean = Tensor<FloatOf<T>, $D>;
+            type Index = Tensor<i64, $D>;
+            type Truth = Tensor<bool, $D>;
+            fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
+                self.sum(axes, keepdim)
+            }
+            fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
+                self.product(axes, keepdim)
+            }
+            fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
+                self.min(axes, keepdim)
+            }
+            fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
+                self.max(axes, keepdim)
+            }
+            fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+                self.mean(axes, keepdim)
+            }
+            fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+                self.var(axes, 1, keepdim)
+            }
+            fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+                self.std(axes, 1, keepdim)
+            }
+            fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
+                self.argmin(axes, keepdim)
+            }
+            fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
+                self.argmax(axes, keepdim)
+            }
+            fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
+                self.any(axes, keepdim)
+            }
+            fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
+                self.all(axes, keepdim)
+            }
+        }
+
+        impl<T: FloatElement> NanReductions for Tensor<T, $D> {
+            fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+                self.nansum(axes, keepdim)
+            }
+            fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+                self.nanproduct(axes, keepdim)
+            }
+            fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+                self.nanmin(axes, keepdim)
+            }
+            fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+                self.nanmax(axes, keepdim)
+            }
+            fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+                self.nanmean(axes, keepdim)
+            }
+            fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, $D>> {
+                self.nanargmin(axes, keepdim)
+            }
+            fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, $D>> {
+                self.nanargmax(axes, keepdim)
+            }
+        }
+    )*};
 }
 
-impl<T: FloatElement> NanReductions for Tensor<T, Cpu> {
-    fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.nansum(axes, keepdim)
-    }
-    fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.nanproduct(axes, keepdim)
-    }
-    fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.nanmin(axes, keepdim)
-    }
-    fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.nanmax(axes, keepdim)
-    }
-    fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.nanmean(axes, keepdim)
-    }
-    fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.nanargmin(axes, keepdim)
-    }
-    fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.nanargmax(axes, keepdim)
-    }
-}
+reduction_traits!(Cpu, crate::device::Cuda);
 
 macro_rules! free_fns {
     ($($f:ident -> $out:ident, $tr:ident;)*) => {$(

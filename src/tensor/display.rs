@@ -3,8 +3,10 @@
 //! `...` like NumPy; [`Tensor::display`] always prints every element (the seed's `display`).
 
 use super::Tensor;
-use crate::device::Cpu;
+use crate::device::{Cpu, Cuda};
 use crate::dtype::Element;
+use crate::error::Result;
+use crate::shape::Shape;
 use std::fmt;
 
 /// Tensors with more elements than this print summarised (NumPy's `threshold`).
@@ -84,32 +86,45 @@ fn render(
     out.push(']');
 }
 
+/// The text of a tensor whose row-major elements are `data`, with the footer naming `device`.
+fn render_values<T: Element>(
+    data: &[T],
+    shape: &Shape,
+    device: impl fmt::Display,
+    precision: usize,
+    summarise: bool,
+) -> String {
+    let dims = shape.dims().to_vec();
+    let cells: Vec<String> = data.iter().map(|&x| fmt_elem(x, precision)).collect();
+    let width = cells.iter().map(String::len).max().unwrap_or(0);
+    let strides: Vec<usize> = shape
+        .contiguous_strides()
+        .iter()
+        .map(|&s| s as usize)
+        .collect();
+    let mut out = String::new();
+    if data.is_empty() {
+        out.push_str(&"[".repeat(dims.len().max(1)));
+        out.push_str(&"]".repeat(dims.len().max(1)));
+    } else {
+        render(&mut out, &cells, &dims, &strides, 0, 0, width, summarise);
+    }
+    out.push_str(&format!(
+        "\nTensor(shape={shape}, dtype={}, device={device})",
+        T::DTYPE
+    ));
+    out
+}
+
 impl<T: Element> Tensor<T, Cpu> {
     fn render(&self, precision: usize, summarise: bool) -> String {
-        let data = self.to_vec();
-        let dims = self.dims().to_vec();
-        let cells: Vec<String> = data.iter().map(|&x| fmt_elem(x, precision)).collect();
-        let width = cells.iter().map(String::len).max().unwrap_or(0);
-        let strides: Vec<usize> = self
-            .shape()
-            .contiguous_strides()
-            .iter()
-            .map(|&s| s as usize)
-            .collect();
-        let mut out = String::new();
-        if data.is_empty() {
-            out.push_str(&"[".repeat(dims.len().max(1)));
-            out.push_str(&"]".repeat(dims.len().max(1)));
-        } else {
-            render(&mut out, &cells, &dims, &strides, 0, 0, width, summarise);
-        }
-        out.push_str(&format!(
-            "\nTensor(shape={}, dtype={}, device={})",
+        render_values(
+            &self.to_vec(),
             self.shape(),
-            T::DTYPE,
-            self.device()
-        ));
-        out
+            self.device(),
+            precision,
+            summarise,
+        )
     }
 
     /// Every element with `precision` decimal places for floats (the seed's
@@ -130,5 +145,39 @@ impl<T: Element> fmt::Display for Tensor<T, Cpu> {
 impl<T: Element> fmt::Debug for Tensor<T, Cpu> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+impl<T: Element> Tensor<T, Cuda> {
+    /// [`Tensor::display`] of the CPU: every element with `precision` decimal places for
+    /// floats, from a copy to the host; the footer names this tensor's device.
+    ///
+    /// # Errors
+    /// `Device` when the copy to the host fails.
+    pub fn display(&self, precision: usize) -> Result<String> {
+        self.rendered(precision, false)
+    }
+
+    fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
+        let data = self.to_vec()?;
+        Ok(render_values(
+            &data,
+            self.shape(),
+            self.device(),
+            precision,
+            summarise,
+        ))
+    }
+}
+
+impl<T: Element> fmt::Display for Tensor<T, Cuda> {
+    /// As the CPU's `Display` (copying the elements to the host); a failed copy prints the
+    /// error in angle brackets, since `fmt::Error` cannot carry it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = f.precision().unwrap_or(4);
+        match self.rendered(p, self.numel() > SUMMARY_THRESHOLD) {
+            Ok(s) => f.write_str(&s),
+            Err(e) => write!(f, "<{e}>"),
+        }
     }
 }

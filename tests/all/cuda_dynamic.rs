@@ -323,8 +323,11 @@ fn gpu_dynamic_matches_cpu() {
         g.fill_(2).unwrap();
         assert!(f(&g).iter().all(|&x| x == 2.0));
         assert!(g.data::<f32>().is_err());
-        assert_eq!(dev.display(2), host.display(2));
-        assert_eq!(format!("{dev:.3}"), format!("{host:.3}"));
+        // The same text, but the footer names the tensor's own device.
+        let on_host = |s: String| s.replace("device=cuda:0)", "device=cpu)");
+        assert!(dev.display(2).ends_with("device=cuda:0)"));
+        assert_eq!(on_host(dev.display(2)), host.display(2));
+        assert_eq!(on_host(format!("{dev:.3}")), format!("{host:.3}"));
         let err = host.add(&dev).unwrap_err().to_string();
         assert!(err.contains("cpu") && err.contains("cuda:0"), "{err}");
         assert!(matmul(&dev, &host).is_err());
@@ -439,4 +442,103 @@ fn gpu_creation_and_closeness() {
     assert_eq!(out.to_vec().unwrap(), m.matmul(&m).unwrap().to_vec());
     let mut wrong = Tensor::<f32, Cuda>::zeros_on([3], &dev).unwrap();
     assert!(gm.matmul_into(&gm, &mut wrong).is_err());
+}
+
+/// The typed CUDA tensor has the CPU's operators (panicking forms included), scalar
+/// comparisons, scalar-on-the-left ops, the seed's reduction traits and `Display`.
+#[test]
+fn gpu_operators_and_seed_traits() {
+    let Some(dev) = gpu("gpu_operators_and_seed_traits") else {
+        return;
+    };
+    fn run<T: NumElement>(dev: &Cuda)
+    where
+        Tensor<T, Cpu>: Into<DynTensor>,
+        Tensor<T, Cuda>: Into<DynTensor>,
+        Tensor<SumOf<T>, Cpu>: Into<DynTensor>,
+        Tensor<SumOf<T>, Cuda>: Into<DynTensor>,
+        Tensor<bool, Cpu>: Into<DynTensor>,
+        Tensor<bool, Cuda>: Into<DynTensor>,
+    {
+        let (t, l) = (T::DTYPE, loose(T::DTYPE));
+        let c = Tensor::<T>::from_vec(sample::<T>(3 * 5), [3, 5]).unwrap();
+        let r = Tensor::<T>::from_vec(sample::<T>(5).into_iter().rev().collect(), [5]).unwrap();
+        let (g, gr) = (c.to_cuda(dev).unwrap(), r.to_cuda(dev).unwrap());
+        let two = T::from_f64(2.0);
+        let eq = |got: &Tensor<T, Cuda>, want: &Tensor<T, Cpu>, what: &str| {
+            assert_eq!(got.dims(), want.dims(), "{what} {t}");
+            assert_close(&vals(got), &vals(want), tol(t));
+        };
+        eq(&(&g + &gr), &(&c + &r), "a + b");
+        eq(&(g.clone() - gr.clone()), &(c.clone() - r.clone()), "a - b");
+        eq(&(&g * two), &(&c * two), "a * 2");
+        eq(&(g.t() / T::ONE), &(c.t() / T::ONE), "a.t() / 1");
+        eq(&(-&g), &(-&c), "-a");
+        let (mut ga, mut ca) = (g.deep_copy().unwrap(), c.deep_copy());
+        ga += &gr;
+        ca += &r;
+        ga *= two;
+        ca *= two;
+        eq(&ga, &ca, "a += b; a *= 2");
+        for (name, got, want) in [
+            ("rsub_scalar", g.rsub_scalar(two), c.rsub_scalar(two)),
+            (
+                "rmaximum_scalar",
+                g.rmaximum_scalar(two),
+                c.rmaximum_scalar(two),
+            ),
+            (
+                "rremainder_scalar",
+                gr.rremainder_scalar(two),
+                r.rremainder_scalar(two),
+            ),
+        ] {
+            match (got, want) {
+                (Ok(g), Ok(c)) => eq(&g, &c, name),
+                (Err(_), Err(_)) => {}
+                (g, c) => panic!("{name} {t}: gpu {:?}, cpu {:?}", g.err(), c.err()),
+            }
+        }
+        for (got, want) in [
+            (g.eq_scalar(two), c.eq_scalar(two)),
+            (g.ne_scalar(two), c.ne_scalar(two)),
+            (g.lt_scalar(two), c.lt_scalar(two)),
+            (g.ge_scalar(two), c.ge_scalar(two)),
+        ] {
+            assert_eq!(vals(&got.unwrap()), vals(&want), "scalar comparison {t}");
+        }
+        // The seed's free functions take the CUDA tensor too.
+        let (gs, cs) = (
+            reduce_sum(&g, &[1], false).unwrap(),
+            reduce_sum(&c, &[1], false).unwrap(),
+        );
+        assert_close(&vals(&gs), &vals(&cs), l);
+        let (gm, cm) = (
+            reduce_max(&g, &[], true).unwrap(),
+            reduce_max(&c, &[], true).unwrap(),
+        );
+        assert_eq!(gm.dims(), &[1, 1]);
+        assert_close(&vals(&gm), &vals(&cm), 0.0);
+        let ga = reduce_argmin(&g, &[0], false).unwrap();
+        assert_eq!(
+            ga.to_vec().unwrap(),
+            reduce_argmin(&c, &[0], false).unwrap().to_vec()
+        );
+        let on_host = |s: String| s.replace("device=cuda:0)", "device=cpu)");
+        assert_eq!(on_host(format!("{g:.3}")), format!("{c:.3}"), "{t}");
+        assert_eq!(on_host(g.display(2).unwrap()), c.display(2), "{t}");
+    }
+    for_types!(run(&dev): f32, f64, bf16, i32, i64, u8);
+    let c = Tensor::<f32>::from_vec(sample::<f32>(12), [3, 4]).unwrap();
+    let g = c.to_cuda(&dev).unwrap();
+    assert_close(&vals(&(2.0 - &g)), &vals(&(2.0 - &c)), 0.0);
+    assert_close(&vals(&(0.5 * &g.t())), &vals(&(0.5 * &c.t())), 0.0);
+    let (gn, cn) = (
+        reduce_nanmax(&g, &[1], false).unwrap(),
+        reduce_nanmax(&c, &[1], false).unwrap(),
+    );
+    assert_close(&vals(&gn), &vals(&cn), 0.0);
+    let err = std::panic::catch_unwind(|| &g + &g.t()).unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("(3, 4)") && msg.contains("(4, 3)"), "{msg}");
 }

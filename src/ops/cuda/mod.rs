@@ -251,7 +251,7 @@ impl<T: Element> Tensor<T, Cuda> {
 }
 
 macro_rules! cuda_binary {
-    ($($name:ident, $sname:ident, $inplace:ident, $into:ident, $sinplace:ident, $sinto:ident: $op:ty;)*) => {
+    ($($name:ident, $sname:ident, $inplace:ident, $into:ident, $sinplace:ident, $sinto:ident, $rname:ident: $op:ty;)*) => {
         impl<T: NumElement> Tensor<T, Cuda> {
             $(
                 #[doc = concat!("Element-wise `", stringify!($name), "` with broadcasting, on the GPU; see [`Tensor::try_binary`].")]
@@ -280,29 +280,37 @@ macro_rules! cuda_binary {
                 pub fn $sinto(&self, s: T, out: &mut Self) -> Result<()> {
                     out.store(stringify!($sinto), &self.$sname(s)?)
                 }
+                #[doc = concat!("[`Tensor::", stringify!($name), "`] with the scalar on the left (`s - t`), as the CPU's.")]
+                pub fn $rname(&self, s: T) -> Result<Self> {
+                    Self::scalar_on(s, &self.device)?.try_binary::<$op>(self)
+                }
             )*
         }
     };
 }
 
 cuda_binary! {
-    try_add, try_add_scalar, add_, add_into, add_scalar_, add_scalar_into: super::binary::ops::Add;
-    try_sub, try_sub_scalar, sub_, sub_into, sub_scalar_, sub_scalar_into: super::binary::ops::Sub;
-    try_mul, try_mul_scalar, mul_, mul_into, mul_scalar_, mul_scalar_into: super::binary::ops::Mul;
-    try_div, try_div_scalar, div_, div_into, div_scalar_, div_scalar_into: super::binary::ops::Div;
-    try_floor_divide, try_floor_divide_scalar, floor_divide_, floor_divide_into, floor_divide_scalar_, floor_divide_scalar_into: super::binary::ops::FloorDivide;
-    try_remainder, try_remainder_scalar, remainder_, remainder_into, remainder_scalar_, remainder_scalar_into: super::binary::ops::Remainder;
-    try_maximum, try_maximum_scalar, maximum_, maximum_into, maximum_scalar_, maximum_scalar_into: super::binary::ops::Maximum;
-    try_minimum, try_minimum_scalar, minimum_, minimum_into, minimum_scalar_, minimum_scalar_into: super::binary::ops::Minimum;
+    try_add, try_add_scalar, add_, add_into, add_scalar_, add_scalar_into, radd_scalar: super::binary::ops::Add;
+    try_sub, try_sub_scalar, sub_, sub_into, sub_scalar_, sub_scalar_into, rsub_scalar: super::binary::ops::Sub;
+    try_mul, try_mul_scalar, mul_, mul_into, mul_scalar_, mul_scalar_into, rmul_scalar: super::binary::ops::Mul;
+    try_div, try_div_scalar, div_, div_into, div_scalar_, div_scalar_into, rdiv_scalar: super::binary::ops::Div;
+    try_floor_divide, try_floor_divide_scalar, floor_divide_, floor_divide_into, floor_divide_scalar_, floor_divide_scalar_into, rfloor_divide_scalar: super::binary::ops::FloorDivide;
+    try_remainder, try_remainder_scalar, remainder_, remainder_into, remainder_scalar_, remainder_scalar_into, rremainder_scalar: super::binary::ops::Remainder;
+    try_maximum, try_maximum_scalar, maximum_, maximum_into, maximum_scalar_, maximum_scalar_into, rmaximum_scalar: super::binary::ops::Maximum;
+    try_minimum, try_minimum_scalar, minimum_, minimum_into, minimum_scalar_, minimum_scalar_into, rminimum_scalar: super::binary::ops::Minimum;
 }
 
 macro_rules! cuda_compare {
-    ($($name:ident, $root:literal;)*) => {
+    ($($name:ident, $sname:ident, $root:literal;)*) => {
         impl<T: Element> Tensor<T, Cuda> {
             $(
                 #[doc = concat!("`", $root, "` element-wise with broadcasting, on the GPU; a bool tensor.")]
                 pub fn $name(&self, other: &Self) -> Result<Tensor<bool, Cuda>> {
                     self.zip_kernel::<bool>(other, $root)
+                }
+                #[doc = concat!("`", $root, "` against a scalar, as the CPU's; a bool tensor.")]
+                pub fn $sname(&self, s: T) -> Result<Tensor<bool, Cuda>> {
+                    self.zip_kernel::<bool>(&Self::scalar_on(s, &self.device)?, $root)
                 }
             )*
         }
@@ -310,12 +318,12 @@ macro_rules! cuda_compare {
 }
 
 cuda_compare! {
-    try_eq, "eq";
-    try_ne, "ne";
-    try_lt, "lt";
-    try_le, "le";
-    try_gt, "gt";
-    try_ge, "ge";
+    try_eq, eq_scalar, "eq";
+    try_ne, ne_scalar, "ne";
+    try_lt, lt_scalar, "lt";
+    try_le, le_scalar, "le";
+    try_gt, gt_scalar, "gt";
+    try_ge, ge_scalar, "ge";
 }
 
 impl<T: Element> Tensor<T, Cuda> {
