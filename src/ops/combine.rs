@@ -15,8 +15,17 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// `DataLength` when `data.len()` is not the shape's element count, `ShapeOverflow` when
     /// that count overflows; `Device` when the copy fails.
     pub fn from_vec_on(data: Vec<T>, shape: impl Into<Shape>, device: &D) -> Result<Self> {
-        let shape = checked_data_shape("from_vec_on", data.len(), shape.into())?;
-        Ok(Self::from_storage(device.upload(&data)?, shape, device))
+        Self::from_slice_on(&data, shape, device)
+    }
+
+    /// A tensor on `device` holding a copy of `data` in row-major order ([`Tensor::from_slice`]
+    /// on any device).
+    ///
+    /// # Errors
+    /// As [`Tensor::from_vec_on`].
+    pub fn from_slice_on(data: &[T], shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        let shape = checked_data_shape("from_slice_on", data.len(), shape.into())?;
+        Ok(Self::from_storage(device.upload(data)?, shape, device))
     }
 
     /// A new contiguous tensor with `self`'s values (a copy on `self`'s device).

@@ -102,6 +102,15 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         Ok(Self::from_storage(device.zeros(n)?, shape, device))
     }
 
+    /// [`Tensor::empty`] on `device`: zero-filled, as the CPU's (no uninitialised memory is
+    /// ever exposed).
+    ///
+    /// # Errors
+    /// As [`Tensor::zeros_on`].
+    pub fn empty_on(shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        Self::zeros_on(shape, device)
+    }
+
     /// A tensor of `shape` filled with `value` on `device` (PyTorch `full(..., device=)`).
     ///
     /// # Errors

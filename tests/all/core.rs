@@ -80,6 +80,15 @@ fn creation() {
         vec![bf16::from_f32(2.0); 6]
     );
     assert_eq!(Tensor::<u8>::empty([3]).unwrap().to_vec(), vec![0; 3]);
+    // The `_on` forms, generic over the device.
+    let t = Tensor::<i16>::from_slice_on(&[1, 2, 3, 4], [2, 2], &Cpu).unwrap();
+    assert_eq!((t.dims(), t.to_vec()), (&[2, 2][..], vec![1, 2, 3, 4]));
+    let e = Tensor::<f32>::from_slice_on(&[1.0; 3], [2, 2], &Cpu).unwrap_err();
+    assert!(e.to_string().contains("from_slice_on"), "{e}");
+    assert_eq!(
+        Tensor::<f64>::empty_on([2], &Cpu).unwrap().to_vec(),
+        vec![0.0; 2]
+    );
 }
 
 #[test]

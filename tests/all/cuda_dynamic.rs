@@ -538,6 +538,10 @@ fn gpu_operators_and_seed_traits() {
         reduce_nanmax(&c, &[1], false).unwrap(),
     );
     assert_close(&vals(&gn), &vals(&cn), 0.0);
+    let s = Tensor::<i32, Cuda>::from_slice_on(&[5, 6, 7], [3], &dev).unwrap();
+    assert_eq!(s.to_vec().unwrap(), vec![5, 6, 7]);
+    let e = Tensor::<u8, Cuda>::empty_on([4], &dev).unwrap();
+    assert_eq!(e.to_vec().unwrap(), vec![0; 4]);
     let err = std::panic::catch_unwind(|| &g + &g.t()).unwrap_err();
     let msg = err.downcast_ref::<String>().unwrap();
     assert!(msg.contains("(3, 4)") && msg.contains("(4, 3)"), "{msg}");
