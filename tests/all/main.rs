@@ -10,6 +10,7 @@ mod common;
 mod core;
 mod cuda;
 mod cuda_dynamic;
+mod cuda_ops;
 mod digits;
 mod dynamic;
 mod elementwise;

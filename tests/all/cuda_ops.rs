@@ -1,0 +1,556 @@
+//! GPU tests of the CUDA op families beyond the element-wise ones (indexing, generators,
+//! reductions with NaN and split blocks, scans, combining ops, in-place forms) against the CPU;
+//! without a device they say they skipped.
+
+use crate::common::{assert_close, tol};
+use crate::cuda::{f64v, gpu, same, sample};
+use half::{bf16, f16};
+use typed_tensor::prelude::*;
+
+/// where_, masked_fill, copy_from into views, full_on, concat, stack, index_select and gather
+/// equal the CPU's, with broadcast and strided operands; bad indices give the CPU's error.
+#[test]
+fn gpu_index_ops_match_cpu() {
+    let Some(dev) = gpu("gpu_index_ops_match_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let a = Tensor::<T>::from_vec(sample::<T>(24), [4, 6]).unwrap();
+        let b = Tensor::<T>::from_vec(sample::<T>(30)[24..].to_vec(), [6]).unwrap();
+        let c = Tensor::<bool>::from_vec(vec![true, false, false, true], [4, 1]).unwrap();
+        let (ga, gb, gc) = (
+            a.to_cuda(dev).unwrap(),
+            b.to_cuda(dev).unwrap(),
+            c.to_cuda(dev).unwrap(),
+        );
+        let g = |t: Tensor<T, Cuda>| t.to_vec().unwrap();
+        same(
+            g(Tensor::where_(&gc, &ga, &gb).unwrap()),
+            Tensor::where_(&c, &a, &b).unwrap().to_vec(),
+            "where_",
+        );
+        same(
+            g(Tensor::where_(&gc, &ga.t().t(), &gb).unwrap()),
+            Tensor::where_(&c, &a, &b).unwrap().to_vec(),
+            "where_ strided",
+        );
+        let v = sample::<T>(9)[8];
+        same(
+            g(ga.masked_fill(&gc, v).unwrap()),
+            a.masked_fill(&c, v).unwrap().to_vec(),
+            "masked_fill",
+        );
+        // copy_from into a column view, with a broadcast source.
+        let (mut cv, mut gv) = (a.deep_copy(), ga.deep_copy().unwrap());
+        cv.narrow(1, 2, 1)
+            .unwrap()
+            .copy_from(&b.narrow(0, 0, 1).unwrap())
+            .unwrap();
+        gv.narrow(1, 2, 1)
+            .unwrap()
+            .copy_from(&gb.narrow(0, 0, 1).unwrap())
+            .unwrap();
+        same(g(gv.clone()), cv.to_vec(), "copy_from");
+        // Overlapping source and destination read the old values.
+        cv.copy_from(&cv.flip(&[1]).unwrap()).unwrap();
+        gv.copy_from(&gv.flip(&[1]).unwrap()).unwrap();
+        same(g(gv), cv.to_vec(), "overlapping copy_from");
+        same(
+            g(Tensor::full_on([2, 3], v, dev).unwrap()),
+            Tensor::<T>::full([2, 3], v).unwrap().to_vec(),
+            "full_on",
+        );
+        // concat of a transposed and a contiguous operand; stack.
+        let at = a.t();
+        let gat = ga.t();
+        same(
+            g(Tensor::concat(&[&gat, &gat.narrow(0, 1, 2).unwrap()], 0).unwrap()),
+            Tensor::concat(&[&at, &at.narrow(0, 1, 2).unwrap()], 0)
+                .unwrap()
+                .to_vec(),
+            "concat",
+        );
+        same(
+            g(Tensor::stack(&[&ga, &ga], 2).unwrap()),
+            Tensor::stack(&[&a, &a], 2).unwrap().to_vec(),
+            "stack",
+        );
+        // index_select / gather, negative indices, strided sources.
+        let idx = Tensor::<i64>::from_vec(vec![3, -1, 0, 1, 1], [5]).unwrap();
+        let gidx = idx.to_cuda(dev).unwrap();
+        for ax in [0, 1] {
+            let i3 = idx.narrow(0, 0, 4).unwrap();
+            let (ci, gi) = if ax == 0 {
+                (i3.clone(), i3.to_cuda(dev).unwrap())
+            } else {
+                (idx.clone(), gidx.clone())
+            };
+            same(
+                g(ga.index_select(ax, &gi).unwrap()),
+                a.index_select(ax, &ci).unwrap().to_vec(),
+                "index_select",
+            );
+            same(
+                g(gat.index_select(1 - ax, &gi).unwrap()),
+                at.index_select(1 - ax, &ci).unwrap().to_vec(),
+                "index_select strided",
+            );
+        }
+        let bad = Tensor::<i64>::from_vec(vec![0, 6], [2]).unwrap();
+        assert_eq!(
+            ga.index_select(1, &bad.to_cuda(dev).unwrap())
+                .unwrap_err()
+                .to_string(),
+            a.index_select(1, &bad).unwrap_err().to_string()
+        );
+        let gi =
+            Tensor::<i64>::from_vec(vec![5, 0, -1, 2, 2, 1, 0, 0, 3, 4, 5, -6], [4, 3]).unwrap();
+        same(
+            g(ga.gather(1, &gi.to_cuda(dev).unwrap()).unwrap()),
+            a.gather(1, &gi).unwrap().to_vec(),
+            "gather",
+        );
+        same(
+            g(gat.gather(0, &gi.t().to_cuda(dev).unwrap()).unwrap()),
+            at.gather(0, &gi.t()).unwrap().to_vec(),
+            "gather strided",
+        );
+        let gbad = Tensor::<i64>::from_vec(vec![0, 1, 6, 0], [2, 2]).unwrap();
+        assert_eq!(
+            ga.gather(1, &gbad.to_cuda(dev).unwrap())
+                .unwrap_err()
+                .to_string(),
+            a.gather(1, &gbad).unwrap_err().to_string()
+        );
+    }
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+}
+
+/// arange_on equals the CPU's arange; rand_on/randn_on are reproducible from manual_seed, in
+/// range, and have the right moments.
+#[test]
+fn gpu_generators() {
+    let Some(dev) = gpu("gpu_generators") else {
+        return;
+    };
+    fn ar<T: NumElement>(dev: &Cuda, a: f64, b: f64, s: f64) {
+        let (a, b, s) = (T::from_f64(a), T::from_f64(b), T::from_f64(s));
+        same(
+            Tensor::<T, Cuda>::arange_on(a, b, s, dev)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+            Tensor::<T>::arange(a, b, s).unwrap().to_vec(),
+            "arange_on",
+        );
+    }
+    ar::<f32>(&dev, 0.5, 10.0, 0.75);
+    ar::<f64>(&dev, -3.0, 3.0, 0.1);
+    ar::<bf16>(&dev, 0.0, 8.0, 0.5);
+    ar::<i32>(&dev, -5.0, 20.0, 3.0);
+    ar::<i64>(&dev, 10.0, -10.0, -4.0);
+    ar::<u8>(&dev, 0.0, 250.0, 7.0);
+    assert!(Tensor::<f32, Cuda>::arange_on(0.0, 1.0, 0.0, &dev).is_err());
+    fn moments<T: FloatElement>(dev: &Cuda) {
+        let n = 1 << 20;
+        manual_seed(11);
+        let u = Tensor::<T, Cuda>::rand_on([n], dev)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        manual_seed(11);
+        let u2 = Tensor::<T, Cuda>::rand_on([n], dev)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        same(u.clone(), u2, "rand_on reproducible");
+        let u = f64v(u);
+        assert!(
+            u.iter().all(|&x| (0.0..1.0).contains(&x)),
+            "rand_on range {}",
+            T::DTYPE
+        );
+        let mean = u.iter().sum::<f64>() / n as f64;
+        assert!(
+            (mean - 0.5).abs() < 0.005,
+            "rand_on mean {mean} {}",
+            T::DTYPE
+        );
+        let z = f64v(
+            Tensor::<T, Cuda>::randn_on([n], dev)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+        );
+        let m = z.iter().sum::<f64>() / n as f64;
+        let var = z.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n as f64;
+        assert!(
+            m.abs() < 0.01 && (var - 1.0).abs() < 0.02,
+            "randn_on {m} {var} {}",
+            T::DTYPE
+        );
+    }
+    moments::<f32>(&dev);
+    moments::<f64>(&dev);
+    moments::<f16>(&dev);
+    moments::<bf16>(&dev);
+}
+
+/// The NaN-skipping reductions and logsumexp equal the CPU's: NaN inside slices, an all-NaN
+/// slice (NaN, 0 or an Err as on the CPU), infinities, every axis set.
+#[test]
+fn gpu_nan_reductions_match_cpu() {
+    let Some(dev) = gpu("gpu_nan_reductions_match_cpu") else {
+        return;
+    };
+    fn run<T: FloatElement>(dev: &Cuda) {
+        let nan = f64::NAN;
+        let v: Vec<T> = [
+            nan,
+            1.0,
+            -2.0,
+            3.5, //
+            nan,
+            nan,
+            nan,
+            nan, //
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY, //
+            0.5,
+            nan,
+            f64::INFINITY,
+            -1.0, //
+            2.0,
+            2.0,
+            -3.0,
+            0.25,
+        ]
+        .map(T::from_f64)
+        .to_vec();
+        let c = Tensor::<T>::from_vec(v, [5, 4]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        let rel = tol(T::DTYPE) * 8.0;
+        let close = |a: Tensor<T, Cuda>, b: Tensor<T>| {
+            assert_eq!(a.dims(), b.dims());
+            assert_close(&f64v(a.to_vec().unwrap()), &f64v(b.to_vec()), rel)
+        };
+        for t in [false, true] {
+            let (c, g) = if t {
+                (c.t(), g.t())
+            } else {
+                (c.clone(), g.clone())
+            };
+            for axes in [&[][..], &[0], &[1], &[-1, 0]] {
+                for keep in [false, true] {
+                    close(g.nansum(axes, keep).unwrap(), c.nansum(axes, keep).unwrap());
+                    close(
+                        g.nanproduct(axes, keep).unwrap(),
+                        c.nanproduct(axes, keep).unwrap(),
+                    );
+                    close(g.nanmax(axes, keep).unwrap(), c.nanmax(axes, keep).unwrap());
+                    close(g.nanmin(axes, keep).unwrap(), c.nanmin(axes, keep).unwrap());
+                    close(
+                        g.nanmean(axes, keep).unwrap(),
+                        c.nanmean(axes, keep).unwrap(),
+                    );
+                    close(
+                        g.logsumexp(axes, keep).unwrap(),
+                        c.logsumexp(axes, keep).unwrap(),
+                    );
+                    let (ga, ca) = (g.nanargmax(axes, keep), c.nanargmax(axes, keep));
+                    assert_eq!(ga.is_err(), ca.is_err(), "nanargmax {axes:?}");
+                    if let (Ok(ga), Ok(ca)) = (ga, ca) {
+                        assert_eq!(ga.to_vec().unwrap(), ca.to_vec());
+                    }
+                }
+            }
+        }
+        // Without the all-NaN row every slice has a value.
+        let (c2, g2) = (c.narrow(0, 2, 3).unwrap(), g.narrow(0, 2, 3).unwrap());
+        for axes in [&[][..], &[0], &[1]] {
+            assert_eq!(
+                g2.nanargmin(axes, false).unwrap().to_vec().unwrap(),
+                c2.nanargmin(axes, false).unwrap().to_vec()
+            );
+        }
+        assert!(g.nanargmax(&[1], false).is_err());
+        assert!(
+            Tensor::<T, Cuda>::zeros_on([2, 0], dev)
+                .unwrap()
+                .nanmax(&[1], false)
+                .is_err()
+        );
+    }
+    for_types!(run(&dev): f32, f64, f16, bf16);
+}
+
+/// Long rows and columns take the split path (partials combined by the last block): sums,
+/// extremes and arg-reductions with NaN, ties and infinities still equal the CPU's.
+#[test]
+fn gpu_split_reductions_match_cpu() {
+    let Some(dev) = gpu("gpu_split_reductions_match_cpu") else {
+        return;
+    };
+    fn run<T: NumElement>(dev: &Cuda) {
+        let (rows, cols) = (9000, 37);
+        let mut v: Vec<T> = (0..rows * cols)
+            .map(|i| T::from_f64(((i * 7919) % 201) as f64 - 100.0))
+            .collect();
+        for (i, x) in [
+            (5, f64::NAN),
+            (4000 * cols + 3, f64::NAN),
+            (8999 * cols + 36, 1e9),
+        ] {
+            v[i] = T::from_f64(x);
+        }
+        let c = Tensor::<T>::from_vec(v, [rows, cols]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        let rel = tol(T::DTYPE) * 64.0;
+        for t in [false, true] {
+            let (c, g) = if t {
+                (c.t(), g.t())
+            } else {
+                (c.clone(), g.clone())
+            };
+            for axes in [&[][..], &[0], &[1]] {
+                assert_close(
+                    &f64v(g.sum(axes, false).unwrap().to_vec().unwrap()),
+                    &f64v(c.sum(axes, false).unwrap().to_vec()),
+                    rel,
+                );
+                same(
+                    g.max(axes, false).unwrap().to_vec().unwrap(),
+                    c.max(axes, false).unwrap().to_vec(),
+                    "split max",
+                );
+                assert_eq!(
+                    g.argmax(axes, false).unwrap().to_vec().unwrap(),
+                    c.argmax(axes, false).unwrap().to_vec()
+                );
+                assert_eq!(
+                    g.argmin(axes, false).unwrap().to_vec().unwrap(),
+                    c.argmin(axes, false).unwrap().to_vec()
+                );
+                assert_close(
+                    &f64v(g.var(axes, 1, false).unwrap().to_vec().unwrap()),
+                    &f64v(c.var(axes, 1, false).unwrap().to_vec()),
+                    rel,
+                );
+                assert_eq!(
+                    g.all(axes, false).unwrap().to_vec().unwrap(),
+                    c.all(axes, false).unwrap().to_vec()
+                );
+            }
+        }
+    }
+    for_types!(run(&dev): f32, bf16, i32, u8);
+}
+
+/// cumsum and cumprod on the GPU equal the CPU's bit for bit (same order, same accumulator):
+/// every dtype, every axis, contiguous, transposed and sliced inputs, NaN/inf, wrapping
+/// integers, an empty axis; a bad axis is the CPU's `Err`.
+#[test]
+fn gpu_scans_match_cpu() {
+    let Some(dev) = gpu("gpu_scans_match_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let c = Tensor::<T>::from_vec(sample::<T>(3 * 40 * 5), [3, 40, 5]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        let views = |c: &Tensor<T>, g: &Tensor<T, Cuda>| {
+            vec![
+                (c.clone(), g.clone()),
+                (c.transpose(0, 2).unwrap(), g.transpose(0, 2).unwrap()),
+                (c.narrow(1, 3, 30).unwrap(), g.narrow(1, 3, 30).unwrap()),
+            ]
+        };
+        for (c, g) in views(&c, &g) {
+            for axis in [0, 1, 2, -1] {
+                let what = format!("axis {axis} of {}", c.shape());
+                let (want, got) = (c.cumsum(axis).unwrap(), g.cumsum(axis).unwrap());
+                assert_eq!(got.dims(), want.dims());
+                same(
+                    got.to_vec().unwrap(),
+                    want.to_vec(),
+                    &format!("cumsum {what}"),
+                );
+                let (want, got) = (c.cumprod(axis).unwrap(), g.cumprod(axis).unwrap());
+                same(
+                    got.to_vec().unwrap(),
+                    want.to_vec(),
+                    &format!("cumprod {what}"),
+                );
+            }
+        }
+        let e = Tensor::<T>::zeros([2, 0, 3]).unwrap();
+        let ge = e.to_cuda(dev).unwrap().cumsum(1).unwrap();
+        assert_eq!((ge.dims(), ge.to_vec().unwrap().len()), (&[2, 0, 3][..], 0));
+        let err = g.cumsum(3).unwrap_err().to_string();
+        assert_eq!(err, c.cumsum(3).unwrap_err().to_string());
+    }
+    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+}
+
+/// The combining ops (defined once for both devices) give the CPU's values on the GPU:
+/// split, chunk, tril/triu, diag, diag_embed, pad, roll, tile, repeat_interleave, on
+/// contiguous and transposed inputs.
+#[test]
+fn gpu_combining_ops_match_cpu() {
+    let Some(dev) = gpu("gpu_combining_ops_match_cpu") else {
+        return;
+    };
+    fn run<T: Element>(dev: &Cuda) {
+        let c = Tensor::<T>::from_vec(sample::<T>(4 * 5), [4, 5]).unwrap();
+        let g = c.to_cuda(dev).unwrap();
+        for (c, g) in [(c.clone(), g.clone()), (c.t(), g.t())] {
+            let eq = |got: Tensor<T, Cuda>, want: Tensor<T>, what: &str| {
+                assert_eq!(got.dims(), want.dims(), "{what}");
+                same(got.to_vec().unwrap(), want.to_vec(), what);
+            };
+            let sizes = [1, c.dims()[0] - 1];
+            for (gs, cs) in g
+                .split(&sizes, 0)
+                .unwrap()
+                .into_iter()
+                .zip(c.split(&sizes, 0).unwrap())
+            {
+                eq(gs, cs, "split");
+            }
+            for (gs, cs) in g
+                .chunk(2, 1)
+                .unwrap()
+                .into_iter()
+                .zip(c.chunk(2, 1).unwrap())
+            {
+                eq(gs, cs, "chunk");
+            }
+            for k in [-1, 0, 2] {
+                eq(g.tril(k).unwrap(), c.tril(k).unwrap(), "tril");
+                eq(g.triu(k).unwrap(), c.triu(k).unwrap(), "triu");
+                eq(g.diag(k).unwrap(), c.diag(k).unwrap(), "diag of a matrix");
+            }
+            let row = c.narrow(0, 0, 1).unwrap().squeeze();
+            let grow = g.narrow(0, 0, 1).unwrap().squeeze();
+            eq(
+                grow.diag(1).unwrap(),
+                row.diag(1).unwrap(),
+                "diag of a vector",
+            );
+            eq(
+                g.diag_embed().unwrap(),
+                c.diag_embed().unwrap(),
+                "diag_embed",
+            );
+            let one = T::from_f64(1.0);
+            eq(
+                g.pad(&[(1, 0), (2, 1)], one).unwrap(),
+                c.pad(&[(1, 0), (2, 1)], one).unwrap(),
+                "pad",
+            );
+            eq(g.roll(-3, 1).unwrap(), c.roll(-3, 1).unwrap(), "roll");
+            eq(
+                g.tile(&[2, 1, 2]).unwrap(),
+                c.tile(&[2, 1, 2]).unwrap(),
+                "tile",
+            );
+            eq(
+                g.repeat_interleave(2, 0).unwrap(),
+                c.repeat_interleave(2, 0).unwrap(),
+                "repeat_interleave",
+            );
+        }
+        assert!(!g.tril(0).unwrap().shares_storage_with(&g));
+        let v = g.narrow(0, 0, 1).unwrap().squeeze();
+        assert_eq!(v.diag_embed().unwrap().dims(), &[5, 5]);
+    }
+    for_types!(run(&dev): f32, bf16, i64, u8, bool);
+}
+
+/// In-place and `_into` forms on the GPU give the out-of-place results, broadcast `other`
+/// into `self`, write through views, and refuse a result that does not fit.
+#[test]
+fn gpu_inplace_and_into_forms() {
+    let Some(dev) = gpu("gpu_inplace_and_into_forms") else {
+        return;
+    };
+    let c = Tensor::<f32>::from_vec(sample::<f32>(12), [3, 4]).unwrap();
+    let row = Tensor::<f32>::from_vec(vec![1.0, -2.0, 0.5, 3.0], [4]).unwrap();
+    let (g, grow) = (c.to_cuda(&dev).unwrap(), row.to_cuda(&dev).unwrap());
+    let mut a = g.deep_copy().unwrap();
+    a.add_(&grow).unwrap();
+    same(a.to_vec().unwrap(), c.add(&row).to_vec(), "add_");
+    // sin and exp are compared with the GPU's own out-of-place kernels: the device's libm
+    // may differ from the host's by an ulp.
+    let gsin = g.try_add(&grow).unwrap().sin().unwrap();
+    a.sin_().unwrap();
+    same(a.to_vec().unwrap(), gsin.to_vec().unwrap(), "sin_");
+    a.mul_scalar_(2.0).unwrap();
+    same(
+        a.to_vec().unwrap(),
+        gsin.try_mul_scalar(2.0).unwrap().to_vec().unwrap(),
+        "mul_scalar_",
+    );
+    let mut out = Tensor::<f32>::zeros([4, 3])
+        .unwrap()
+        .to_cuda(&dev)
+        .unwrap()
+        .t();
+    g.sub_into(&grow, &mut out).unwrap();
+    same(
+        out.to_vec().unwrap(),
+        c.sub(&row).to_vec(),
+        "sub_into a transposed output",
+    );
+    g.exp_into(&mut out).unwrap();
+    same(
+        out.to_vec().unwrap(),
+        g.exp().unwrap().to_vec().unwrap(),
+        "exp_into",
+    );
+    let mut small = grow.deep_copy().unwrap();
+    let err = small.add_(&g).unwrap_err().to_string();
+    assert!(
+        err.contains("add_") && err.contains("(4,)") && err.contains("(3, 4)"),
+        "{err}"
+    );
+    same(
+        small.to_vec().unwrap(),
+        row.to_vec(),
+        "unchanged after the error",
+    );
+    let mut wide = grow.broadcast_to([3, 4]).unwrap();
+    assert!(wide.add_(&g).is_err(), "a broadcast view cannot be written");
+    let ci = Tensor::<i32>::from_vec(vec![1, -2, i32::MIN, 7], [4]).unwrap();
+    let mut gi = ci.to_cuda(&dev).unwrap();
+    gi.neg_().unwrap();
+    assert_eq!(gi.to_vec().unwrap(), ci.neg().to_vec());
+    let zero = Tensor::<i32>::zeros([4]).unwrap().to_cuda(&dev).unwrap();
+    let before = gi.to_vec().unwrap();
+    assert!(gi.div_(&zero).is_err());
+    assert_eq!(
+        gi.to_vec().unwrap(),
+        before,
+        "a failed in-place op writes nothing"
+    );
+}
+
+/// A 2^24-element f32 sum on the GPU meets the CPU's accuracy bound against f64.
+#[test]
+fn gpu_sum_accuracy() {
+    let Some(dev) = gpu("gpu_sum_accuracy") else {
+        return;
+    };
+    manual_seed(7);
+    let a = Tensor::<f32>::rand([1 << 24]).unwrap();
+    let want: f64 = a.to_vec().iter().map(|&x| x as f64).sum();
+    let got = a
+        .to_cuda(&dev)
+        .unwrap()
+        .sum(&[], false)
+        .unwrap()
+        .to_vec()
+        .unwrap()[0] as f64;
+    assert!(((got - want) / want).abs() <= 1e-6, "{got} vs {want}");
+}
