@@ -1,8 +1,9 @@
 //! CUDA forms of the factorizations, which run on the host (`inverse`, `solve`, `svd`, `pinv`,
-//! `eigh`, through `faer` in f64 as on the CPU). Each copies its operands to the host, runs the CPU op and copies the
-//! result back, so results and errors are the CPU's exactly; the cost is one download and one
-//! upload of the operands (bytes = elements × dtype size), which dominates for large tensors.
-//! A device kernel can replace any of them without changing its signature.
+//! `eigh`, through `faer` in f64 as on the CPU). Each copies its operands to the host, runs the
+//! CPU op and copies the result back, so results and errors are the CPU's exactly; the cost is
+//! one download and one upload of the operands (bytes = elements × dtype size), which
+//! dominates for large tensors. A device kernel can replace any of them without changing its
+//! signature.
 
 use crate::device::{Cpu, Cuda};
 use crate::dtype::{FloatOf, NumElement};

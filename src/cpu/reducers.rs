@@ -1,0 +1,241 @@
+//! The CPU reductions' accumulators: one [`Reducer`] per family (float and integer sums and
+//! products, min/max with their index, moments for var/std, mean, any/all), each with the
+//! NaN rule of `ops::reduce`. The drivers in [`super::reduce`] run them over any layout.
+
+use super::reduce::Reducer;
+use crate::dtype::Element;
+
+/// Float sum (or product) accumulated in f64, optionally skipping NaN.
+pub(crate) struct FloatSumR {
+    pub(crate) product: bool,
+    pub(crate) skip_nan: bool,
+}
+
+impl<T: Element> Reducer<T> for FloatSumR {
+    type Acc = f64;
+    fn init(&self) -> f64 {
+        if self.product { 1.0 } else { 0.0 }
+    }
+    #[inline(always)]
+    fn step(&self, f: f64, x: T, _: usize) -> f64 {
+        if self.skip_nan && x.is_nan() {
+            f
+        } else if self.product {
+            f * x.to_f64()
+        } else {
+            f + x.to_f64()
+        }
+    }
+    fn merge(&self, a: f64, b: f64) -> f64 {
+        if self.product { a * b } else { a + b }
+    }
+    #[inline]
+    fn step_strip(&self, accs: &mut [f64], xs: &[T], _: usize) {
+        if self.product || self.skip_nan {
+            for (a, &x) in accs.iter_mut().zip(xs) {
+                *a = self.step(*a, x, 0);
+            }
+        } else {
+            for (a, &x) in accs.iter_mut().zip(xs) {
+                *a += x.to_f64();
+            }
+        }
+    }
+    #[inline]
+    fn step_strip4(&self, accs: &mut [f64], rows: [&[T]; 4], i: usize) {
+        if self.product || self.skip_nan {
+            for (k, xs) in rows.into_iter().enumerate() {
+                Reducer::<T>::step_strip(self, accs, xs, i + k);
+            }
+        } else {
+            super::reduce::sum_rows4(accs, rows);
+        }
+    }
+    #[inline]
+    fn run(&self, acc: f64, xs: &[T], _: usize) -> f64 {
+        if self.product || self.skip_nan {
+            return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
+        }
+        // Eight independent lanes so the compiler vectorises the f64 accumulation.
+        let mut lanes = [0f64; 8];
+        let chunks = xs.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for k in 0..8 {
+                lanes[k] += c[k].to_f64();
+            }
+        }
+        let mut s = acc + lanes.iter().sum::<f64>();
+        for &x in tail {
+            s += x.to_f64();
+        }
+        s
+    }
+}
+
+/// Integer and bool sum (or product) in i64, wrapping like NumPy.
+pub(crate) struct IntSumR {
+    pub(crate) product: bool,
+}
+
+impl<T: Element> Reducer<T> for IntSumR {
+    type Acc = i64;
+    fn init(&self) -> i64 {
+        if self.product { 1 } else { 0 }
+    }
+    #[inline(always)]
+    fn step(&self, a: i64, x: T, _: usize) -> i64 {
+        if self.product {
+            a.wrapping_mul(x.to_i64())
+        } else {
+            a.wrapping_add(x.to_i64())
+        }
+    }
+    fn merge(&self, a: i64, b: i64) -> i64 {
+        if self.product {
+            a.wrapping_mul(b)
+        } else {
+            a.wrapping_add(b)
+        }
+    }
+}
+
+/// Best value with its block index: min or max, NaN sticky (or skipped), first occurrence wins.
+pub(crate) struct ExtremeR {
+    pub(crate) max: bool,
+    pub(crate) skip_nan: bool,
+}
+
+impl ExtremeR {
+    #[inline(always)]
+    fn better<T: Element>(&self, x: T, b: T) -> bool {
+        if self.max { x > b } else { x < b }
+    }
+}
+
+impl<T: Element> Reducer<T> for ExtremeR {
+    type Acc = Option<(T, usize)>;
+    fn init(&self) -> Self::Acc {
+        None
+    }
+    #[inline(always)]
+    fn step(&self, acc: Self::Acc, x: T, i: usize) -> Self::Acc {
+        if x.is_nan() && self.skip_nan {
+            return acc;
+        }
+        match acc {
+            None => Some((x, i)),
+            Some((b, _)) if b.is_nan() => acc,
+            Some(_) if x.is_nan() => Some((x, i)),
+            Some((b, _)) if self.better(x, b) => Some((x, i)),
+            _ => acc,
+        }
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        match (a, b) {
+            (None, b) => b,
+            (a, None) => a,
+            (Some((x, _)), _) if x.is_nan() => a,
+            (_, Some((y, _))) if y.is_nan() => b,
+            (Some((x, _)), Some((y, _))) => {
+                if self.better(y, x) {
+                    b
+                } else {
+                    a
+                }
+            }
+        }
+    }
+}
+
+/// Count, mean and sum of squared deviations (Welford, merged with Chan's formula), in f64.
+pub(crate) struct MomentsR {
+    pub(crate) skip_nan: bool,
+}
+
+impl<T: Element> Reducer<T> for MomentsR {
+    type Acc = (f64, f64, f64);
+    fn init(&self) -> Self::Acc {
+        (0.0, 0.0, 0.0)
+    }
+    #[inline(always)]
+    fn step(&self, (n, m, m2): Self::Acc, x: T, _: usize) -> Self::Acc {
+        if self.skip_nan && x.is_nan() {
+            return (n, m, m2);
+        }
+        let x = x.to_f64();
+        let n1 = n + 1.0;
+        let d = x - m;
+        let m1 = m + d / n1;
+        (n1, m1, m2 + d * (x - m1))
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        if a.0 == 0.0 {
+            return b;
+        }
+        if b.0 == 0.0 {
+            return a;
+        }
+        let n = a.0 + b.0;
+        let d = b.1 - a.1;
+        (n, a.1 + d * b.0 / n, a.2 + b.2 + d * d * a.0 * b.0 / n)
+    }
+}
+
+/// Mean as (sum, count) in f64.
+pub(crate) struct MeanR {
+    pub(crate) skip_nan: bool,
+}
+
+impl<T: Element> Reducer<T> for MeanR {
+    type Acc = (f64, usize);
+    fn init(&self) -> Self::Acc {
+        (0.0, 0)
+    }
+    #[inline(always)]
+    fn step(&self, (s, c): Self::Acc, x: T, _: usize) -> Self::Acc {
+        if self.skip_nan && x.is_nan() {
+            (s, c)
+        } else {
+            (s + x.to_f64(), c + 1)
+        }
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        (a.0 + b.0, a.1 + b.1)
+    }
+    #[inline]
+    fn run(&self, acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
+        if self.skip_nan || !T::DTYPE.is_float() {
+            return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
+        }
+        let s = FloatSumR {
+            product: false,
+            skip_nan: false,
+        }
+        .run(acc.0, xs, i0);
+        (s, acc.1 + xs.len())
+    }
+}
+
+/// Truth reductions (seed 003: non-zero, including NaN, is true).
+pub(crate) struct TruthR {
+    pub(crate) all: bool,
+}
+
+impl<T: Element> Reducer<T> for TruthR {
+    type Acc = bool;
+    fn init(&self) -> bool {
+        self.all
+    }
+    #[inline(always)]
+    fn step(&self, acc: bool, x: T, _: usize) -> bool {
+        if self.all {
+            acc && x != T::ZERO
+        } else {
+            acc || x != T::ZERO
+        }
+    }
+    fn merge(&self, a: bool, b: bool) -> bool {
+        if self.all { a && b } else { a || b }
+    }
+}
