@@ -5,7 +5,7 @@ pub mod convert;
 pub mod linalg;
 pub mod matmul;
 pub mod reduce;
-pub mod reducers;
+pub(crate) mod reducers;
 pub mod strided;
 pub mod transpose;
 pub mod vmath;
