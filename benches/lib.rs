@@ -1,0 +1,1 @@
+//! Nothing: this package exists for its benchmark, `ops.rs` (`cargo bench -p typed-tensor-benches`).
