@@ -140,6 +140,17 @@ pub enum Error {
         /// What is wrong and what to do.
         msg: String,
     },
+    /// The allocator (or the kernel's `mmap`) refused a buffer: the machine has not that much
+    /// memory. Nothing was changed.
+    #[error(
+        "{op}: out of memory allocating {bytes} bytes; use a smaller shape or free other tensors"
+    )]
+    OutOfMemory {
+        /// The operation.
+        op: &'static str,
+        /// The size of the refused allocation, in bytes.
+        bytes: usize,
+    },
     /// A matrix that has no inverse.
     #[error("{op}: the matrix is singular (pivot {pivot} is zero); it has no inverse")]
     Singular {

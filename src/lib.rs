@@ -3,6 +3,7 @@
 // Index loops over several parallel arrays (shape, strides, offsets) read better than zips.
 #![allow(clippy::needless_range_loop)]
 
+mod alloc;
 pub mod cpu;
 pub mod device;
 pub mod dtype;

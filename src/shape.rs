@@ -1,7 +1,14 @@
-//! Shapes, strides (in elements), broadcasting and axis normalisation.
+//! Shapes, strides (in elements), broadcasting and axis normalisation. All size, stride and
+//! offset arithmetic on layouts is checked here (in `i128` where sums of products appear), so
+//! no layout that reaches a kernel can point outside its storage.
 
 use crate::error::{Error, Result};
 use std::fmt;
+
+/// The largest tensor this crate creates or views, in bytes: `isize::MAX`, the most one Rust
+/// allocation can hold (and the most a stride can address). A shape whose element count times
+/// the element size exceeds it is an `Err(ShapeOverflow)`, before anything is allocated.
+pub const MAX_BYTES: usize = isize::MAX as usize;
 
 /// The dimensions of a tensor, outermost first. `[]` is a 0-d scalar; a zero-length dimension
 /// (`[0, 3]`) is a valid, empty tensor, as in NumPy.
@@ -31,9 +38,22 @@ impl Shape {
                 dims: self.0.clone(),
             })
     }
+    /// Number of elements when the shape's size in bytes (`elem_size` bytes an element) is at
+    /// most [`MAX_BYTES`]; `Err(ShapeOverflow)` otherwise. Every tensor and view passes this.
+    pub fn checked_numel(&self, op: &'static str, elem_size: usize) -> Result<usize> {
+        let n = self.try_numel(op)?;
+        match n.checked_mul(elem_size.max(1)) {
+            Some(b) if b <= MAX_BYTES => Ok(n),
+            _ => Err(Error::ShapeOverflow {
+                op,
+                dims: self.0.clone(),
+            }),
+        }
+    }
     /// Number of elements (the product of the dimensions; 1 for a 0-d shape).
     ///
-    /// Panics on overflow; tensors are only created from shapes that passed [`Shape::try_numel`].
+    /// Never overflows for a tensor's shape: tensors and views are only created from shapes
+    /// that passed [`Shape::checked_numel`].
     pub fn numel(&self) -> usize {
         self.0.iter().product()
     }
@@ -247,17 +267,49 @@ impl Layout {
             offset: self.offset,
         })
     }
-    /// The lowest and one-past-highest storage index this layout touches (empty: `(offset, offset)`).
+    /// The lowest and one-past-highest storage index this layout touches (empty: `(offset,
+    /// offset)`), or `None` when that range does not fit in `usize` (a corrupt layout).
+    pub fn try_span(&self) -> Option<(usize, usize)> {
+        if self.shape.try_numel("span").ok()? == 0 {
+            return Some((self.offset, self.offset));
+        }
+        if self.strides.len() != self.shape.ndim() {
+            return None;
+        }
+        let (mut lo, mut hi) = (self.offset as i128, self.offset as i128);
+        for (&d, &s) in self.shape.0.iter().zip(&self.strides) {
+            let ext = (d as i128 - 1).checked_mul(s as i128)?;
+            if ext < 0 {
+                lo = lo.checked_add(ext)?;
+            } else {
+                hi = hi.checked_add(ext)?;
+            }
+        }
+        Some((
+            usize::try_from(lo).ok()?,
+            usize::try_from(hi.checked_add(1)?).ok()?,
+        ))
+    }
+    /// [`Layout::try_span`] of a valid layout (every tensor's layout is one).
     pub fn span(&self) -> (usize, usize) {
-        if self.shape.numel() == 0 {
-            return (self.offset, self.offset);
+        self.try_span()
+            .expect("a tensor's layout was checked when it was made")
+    }
+    /// `Ok` when every element of this layout lies in a storage of `len` elements and the shape
+    /// holds at most [`MAX_BYTES`] of `elem_size`-byte elements: the precondition of every
+    /// kernel. An empty layout needs only `offset <= len`.
+    pub fn check_within(&self, op: &'static str, len: usize, elem_size: usize) -> Result<()> {
+        self.shape.checked_numel(op, elem_size)?;
+        match self.try_span() {
+            Some((lo, hi)) if lo <= hi && hi <= len.max(lo) && (lo < hi || lo <= len) => Ok(()),
+            _ => Err(Error::Layout {
+                op,
+                msg: format!(
+                    "a view of shape {} with strides {:?} at offset {} reaches outside its storage of {len} elements",
+                    self.shape, self.strides, self.offset
+                ),
+            }),
         }
-        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
-        for (d, s) in self.shape.0.iter().zip(&self.strides) {
-            let ext = (*d as isize - 1) * s;
-            if ext < 0 { lo += ext } else { hi += ext }
-        }
-        (lo as usize, hi as usize + 1)
     }
     /// True when two different logical indices may map to one storage element (a stride 0 on a
     /// dimension longer than 1): such a layout cannot be written in place.

@@ -26,18 +26,20 @@ impl<T: Copy> Mat<'_, T> {
     fn at(&self, i: usize, j: usize) -> T {
         self.data[(self.offset as isize + i as isize * self.rs + j as isize * self.cs) as usize]
     }
-    /// Panics unless every element of a `rows × cols` block lies inside the storage.
+    /// Panics unless every element of a `rows × cols` block lies inside the storage (checked in
+    /// `i128`, so no stride or size can wrap the test); guards the raw pointers handed to gemm.
     fn check(&self, rows: usize, cols: usize) {
         if rows == 0 || cols == 0 {
             return;
         }
-        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
-        for (d, s) in [(rows, self.rs), (cols, self.cs)] {
-            let e = (d as isize - 1) * s;
-            if e < 0 { lo += e } else { hi += e }
-        }
+        let l = crate::shape::Layout {
+            shape: crate::shape::Shape::new(vec![rows, cols]),
+            strides: vec![self.rs, self.cs],
+            offset: self.offset,
+        };
         assert!(
-            lo >= 0 && (hi as usize) < self.data.len(),
+            l.check_within("matmul", self.data.len(), std::mem::size_of::<T>())
+                .is_ok(),
             "matmul operand out of bounds"
         );
     }

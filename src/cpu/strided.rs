@@ -5,6 +5,7 @@
 
 use crate::device::AlignedBuf;
 use crate::dtype::Element;
+use crate::error::Result;
 use crate::shape::Layout;
 use rayon::prelude::*;
 
@@ -153,14 +154,18 @@ fn at(o: isize, j: usize, s: isize) -> usize {
 }
 
 /// `out[i] = f(src[i])` into a new contiguous buffer, in the logical order of `l`.
+///
+/// # Errors
+/// `OutOfMemory` when the output cannot be allocated.
 pub fn map<I: Element, O: Element>(
+    op: &'static str,
     src: &[I],
     l: &Layout,
     f: impl Fn(I) -> O + Sync,
-) -> AlignedBuf<O> {
-    let mut out = AlignedBuf::zeros(l.shape.numel()).expect("shape validated");
+) -> Result<AlignedBuf<O>> {
+    let mut out = AlignedBuf::zeros(op, l.shape.numel())?;
     map_into(src, l, &mut out, &f);
-    out
+    Ok(out)
 }
 
 /// `out[i] = f(src[i])` into a contiguous `out` of `l.shape.numel()` elements.
@@ -192,16 +197,18 @@ pub fn map_into<I: Element, O: Element>(
 
 /// `out[i] = f(a[i], b[i])` into a new contiguous buffer; `la` and `lb` are already broadcast
 /// to the output shape.
+///
+/// # Errors
+/// `OutOfMemory` when the output cannot be allocated.
 pub fn zip<A: Element, B: Element, O: Element>(
-    a: &[A],
-    la: &Layout,
-    b: &[B],
-    lb: &Layout,
+    op: &'static str,
+    (a, la): (&[A], &Layout),
+    (b, lb): (&[B], &Layout),
     f: impl Fn(A, B) -> O + Sync,
-) -> AlignedBuf<O> {
-    let mut out = AlignedBuf::zeros(la.shape.numel()).expect("shape validated");
+) -> Result<AlignedBuf<O>> {
+    let mut out = AlignedBuf::zeros(op, la.shape.numel())?;
     zip_into(a, la, b, lb, &mut out, &f);
-    out
+    Ok(out)
 }
 
 /// `out[i] = f(a[i], b[i])` into a contiguous `out`.
@@ -253,13 +260,17 @@ pub fn zip_into<A: Element, B: Element, O: Element>(
 }
 
 /// `out[i] = f(a[i], b[i], c[i])` into a new contiguous buffer (for `where_`, `clip`).
+///
+/// # Errors
+/// `OutOfMemory` when the output cannot be allocated.
 pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
+    op: &'static str,
     (a, la): (&[A], &Layout),
     (b, lb): (&[B], &Layout),
     (c, lc): (&[C], &Layout),
     f: impl Fn(A, B, C) -> O + Sync,
-) -> AlignedBuf<O> {
-    let mut out = AlignedBuf::zeros(la.shape.numel()).expect("shape validated");
+) -> Result<AlignedBuf<O>> {
+    let mut out = AlignedBuf::zeros(op, la.shape.numel())?;
     let plan = Plan::new([la, lb, lc]);
     par_out(&mut out, |start, chunk| {
         plan.for_runs(start, start + chunk.len(), |pos, o, s, len| {
@@ -272,7 +283,7 @@ pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
             }
         })
     });
-    out
+    Ok(out)
 }
 
 /// A raw pointer that may cross threads; each thread writes a disjoint set of indices.
@@ -289,10 +300,13 @@ impl<T> SendPtr<T> {
 unsafe impl<T> Send for SendPtr<T> {}
 unsafe impl<T> Sync for SendPtr<T> {}
 
-fn check_writable<T>(dst: &[T], l: &Layout) {
-    let (lo, hi) = l.span();
+/// The in-place kernels' precondition, checked before any raw write: every index of `l` lies
+/// inside `dst` and no two logical indices share one element. Views are checked when they are
+/// made and writers check aliasing first, so this never fails for a safe caller; it guards the
+/// `unsafe` blocks below against a future bug turning into an out-of-bounds write.
+fn check_writable<T: Element>(dst: &[T], l: &Layout) {
     assert!(
-        lo <= hi && hi <= dst.len().max(lo),
+        l.check_within("write", dst.len(), T::SIZE).is_ok(),
         "layout exceeds its storage"
     );
     assert!(!l.has_aliasing(), "in-place write through a broadcast view");
@@ -451,12 +465,16 @@ pub fn zip_into_f32<T: Element>(
 /// transposed matrix (the inner logical dimension strided, the outer one contiguous) goes
 /// through [`super::transpose::transpose_rows`] (8×8 register tiles) on all threads, in bands
 /// of 64 output rows, instead of walking columns.
-pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
+///
+/// # Errors
+/// `OutOfMemory` when the output cannot be allocated.
+pub fn copy<T: Element>(op: &'static str, src: &[T], l: &Layout) -> Result<AlignedBuf<T>> {
     let plan = Plan::new([l]);
-    if plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] > 1 {
+    let n = l.shape.numel();
+    if n > 0 && plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] > 1 {
         let (rows, cols) = (plan.dims[0], plan.dims[1]);
         let (cs, off) = (plan.strides[0][1] as usize, plan.offsets[0] as usize);
-        let mut out = AlignedBuf::zeros(rows * cols).expect("shape validated");
+        let mut out = AlignedBuf::zeros(op, n)?;
         let band = 64;
         let fill = |(bi, block): (usize, &mut [T])| {
             super::transpose::transpose_rows(src, off + bi * band, cs, cols, block);
@@ -466,7 +484,7 @@ pub fn copy<T: Element>(src: &[T], l: &Layout) -> AlignedBuf<T> {
         } else {
             out.par_chunks_mut(band * cols).enumerate().for_each(fill);
         }
-        return out;
+        return Ok(out);
     }
-    map(src, l, |x| x)
+    map(op, src, l, |x| x)
 }

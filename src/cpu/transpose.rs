@@ -20,7 +20,15 @@ const BLOCK: usize = 128;
 pub fn transpose_rows<T: Element>(src: &[T], base: usize, cs: usize, cols: usize, out: &mut [T]) {
     let rows = out.len() / cols.max(1);
     // Checked once so the tiles can skip per-element checks.
-    assert!(rows == 0 || cols == 0 || base + (rows - 1) + (cols - 1) * cs < src.len());
+    assert!(
+        rows == 0
+            || cols == 0
+            || (cols - 1)
+                .checked_mul(cs)
+                .and_then(|x| x.checked_add(base + (rows - 1)))
+                .is_some_and(|last| last < src.len()),
+        "transpose source out of bounds"
+    );
     #[cfg(target_arch = "x86_64")]
     if T::SIZE == 4 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: AVX2 is present; 4-byte elements are moved as f32 bit patterns, never

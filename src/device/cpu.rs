@@ -3,9 +3,10 @@
 
 use super::{Device, DeviceIndex, DeviceKind, sealed};
 use crate::dtype::Element;
+use parking_lot::RwLock;
 use std::alloc::{self, Layout as AllocLayout};
 use std::ptr::NonNull;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// The alignment of every CPU buffer, in bytes (a cache line; enough for AVX-512 loads).
 pub const CPU_ALIGN: usize = 64;
@@ -69,14 +70,20 @@ impl<T: Element> AlignedBuf<T> {
 
     /// `len` zero elements (all-zero bytes are zero for every element type).
     ///
-    /// Returns `None` when `len * size_of::<T>()` overflows `isize`.
-    pub fn zeros(len: usize) -> Option<Self> {
-        let bytes = len.checked_mul(T::SIZE)?;
+    /// # Errors
+    /// `ShapeOverflow` when `len * size_of::<T>()` exceeds [`crate::shape::MAX_BYTES`] (less
+    /// the alignment slack); `OutOfMemory` when the system refuses the memory. Never aborts.
+    pub fn zeros(op: &'static str, len: usize) -> crate::Result<Self> {
+        let too_big = || crate::Error::ShapeOverflow {
+            op,
+            dims: vec![len],
+        };
+        let bytes = len.checked_mul(T::SIZE).ok_or_else(too_big)?;
         if bytes > isize::MAX as usize - HUGE_PAGE {
-            return None;
+            return Err(too_big());
         }
         if bytes == 0 {
-            return Some(AlignedBuf {
+            return Ok(AlignedBuf {
                 ptr: NonNull::dangling(),
                 len,
                 mapping: None,
@@ -85,27 +92,31 @@ impl<T: Element> AlignedBuf<T> {
         #[cfg(unix)]
         if bytes >= MMAP_THRESHOLD
             && let Some((base, map_len, data)) = Self::map(bytes)
+            && let Some(ptr) = NonNull::new(data as *mut T)
         {
-            return Some(AlignedBuf {
-                ptr: NonNull::new(data as *mut T)?,
+            return Ok(AlignedBuf {
+                ptr,
                 len,
                 mapping: Some((base, map_len)),
             });
         }
         // SAFETY: non-zero size, valid layout; T is Zeroable so zeroed memory is a valid T.
         let p = unsafe { alloc::alloc_zeroed(Self::layout(len)) } as *mut T;
-        let ptr = NonNull::new(p).unwrap_or_else(|| alloc::handle_alloc_error(Self::layout(len)));
-        Some(AlignedBuf {
+        let ptr = NonNull::new(p).ok_or(crate::Error::OutOfMemory { op, bytes })?;
+        Ok(AlignedBuf {
             ptr,
             len,
             mapping: None,
         })
     }
     /// A buffer holding a copy of `data`.
-    pub fn from_slice(data: &[T]) -> Self {
-        let mut b = Self::zeros(data.len()).expect("a slice's size fits in isize");
+    ///
+    /// # Errors
+    /// `OutOfMemory` as [`AlignedBuf::zeros`].
+    pub fn from_slice(op: &'static str, data: &[T]) -> crate::Result<Self> {
+        let mut b = Self::zeros(op, data.len())?;
         b.copy_from_slice(data);
-        b
+        Ok(b)
     }
     /// Bytes allocated (0 for an empty buffer): the 64-byte rounded size, or the whole mapping.
     pub fn allocated_bytes(&self) -> usize {
@@ -163,22 +174,31 @@ impl Device for Cpu {
         DeviceIndex::cpu()
     }
     fn zeros<T: Element>(&self, len: usize) -> crate::Result<CpuStorage<T>> {
-        let buf = AlignedBuf::zeros(len).ok_or_else(|| crate::Error::ShapeOverflow {
-            op: "alloc",
-            dims: vec![len],
-        })?;
-        Ok(Arc::new(RwLock::new(buf)))
+        Ok(Arc::new(RwLock::new(AlignedBuf::zeros("alloc", len)?)))
     }
     fn allocated_bytes<T: Element>(s: &CpuStorage<T>) -> usize {
-        crate::tensor::read(s).allocated_bytes()
+        match crate::tensor::read("allocated_bytes", s) {
+            Ok(g) => g.allocated_bytes(),
+            Err(e) => panic!("{e}"),
+        }
     }
     fn same_storage<T: Element>(a: &CpuStorage<T>, b: &CpuStorage<T>) -> bool {
         Arc::ptr_eq(a, b)
     }
     fn upload<T: Element>(&self, data: &[T]) -> crate::Result<CpuStorage<T>> {
-        Ok(Arc::new(RwLock::new(AlignedBuf::from_slice(data))))
+        Ok(Arc::new(RwLock::new(AlignedBuf::from_slice(
+            "upload", data,
+        )?)))
     }
     fn download<T: Element>(&self, s: &CpuStorage<T>) -> crate::Result<Vec<T>> {
-        Ok(crate::tensor::try_read("download", s)?.to_vec())
+        let g = crate::tensor::read("download", s)?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(g.len())
+            .map_err(|_| crate::Error::OutOfMemory {
+                op: "download",
+                bytes: g.len() * T::SIZE,
+            })?;
+        v.extend_from_slice(&g);
+        Ok(v)
     }
 }

@@ -330,7 +330,7 @@ impl DynTensor {
     /// copied to the host).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         dyn_each!(self, t => match as_typed::<T, _, _>(t) {
-            Some(t) => t.to_vec().lift(),
+            Some(t) => t.try_to_vec(),
             None => Err(mismatch("to_vec", T::DTYPE, self.dtype())),
         })
     }

@@ -335,11 +335,11 @@ impl DynTensor {
     }
     /// `self` when contiguous, else a packed copy.
     pub fn contiguous(&self) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(DynTensor::from(t.contiguous().lift()?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_contiguous()?)))
     }
     /// An independent copy.
     pub fn deep_copy(&self) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(DynTensor::from(t.deep_copy().lift()?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_deep_copy()?)))
     }
 }
 

@@ -5,7 +5,7 @@
 //! `Err` (the seed), float division follows IEEE 754. `floor_divide` and `remainder` follow
 //! NumPy (floor semantics, the remainder takes the divisor's sign).
 
-use super::{map_assign, map_new, storage_id, write_into, zip_assign, zip_new};
+use super::{map_assign, map_new, write_into, zip_assign, zip_new};
 use crate::cpu::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
@@ -133,15 +133,13 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
         let la = self.layout.broadcast_to(Op::NAME, &shape)?;
         let lb = other.layout.broadcast_to(Op::NAME, &shape)?;
-        let ids = [storage_id(self), storage_id(other)];
-        write_into(Op::NAME, out, &shape, &ids, |o| {
-            let ga = crate::tensor::read(&self.storage);
-            let gb = crate::tensor::read(&other.storage);
+        let inputs = (&self.storage, &other.storage);
+        write_into(Op::NAME, out, &shape, inputs, |(ga, gb), o| {
             if TypeId::of::<T>() == TypeId::of::<half::f16>() {
                 // f16 has no cheap scalar conversion: convert whole chunks with SIMD.
-                strided::zip_into_f32(&ga, &la, &gb, &lb, o, &Op::apply::<f32>);
+                strided::zip_into_f32(ga, &la, gb, &lb, o, &Op::apply::<f32>);
             } else {
-                strided::zip_into(&ga, &la, &gb, &lb, o, &Op::apply::<T>);
+                strided::zip_into(ga, &la, gb, &lb, o, &Op::apply::<T>);
             }
         })
     }
@@ -168,9 +166,8 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub fn try_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
         check_scalar::<Op, T>(s)?;
         let shape = self.shape().clone();
-        write_into(Op::NAME, out, &shape, &[storage_id(self)], |o| {
-            let g = crate::tensor::read(&self.storage);
-            strided::map_into(&g, &self.layout, o, &move |x| Op::apply(x, s));
+        write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
+            strided::map_into(g, &self.layout, o, &move |x| Op::apply(x, s));
         })
     }
 }

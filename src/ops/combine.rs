@@ -39,7 +39,8 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// list). The sizes must add up to the dimension.
     pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
         let ax = self.shape().axis("split", axis)?;
-        if sizes.iter().sum::<usize>() != self.dims()[ax] {
+        let total = sizes.iter().try_fold(0usize, |a, &n| a.checked_add(n));
+        if total != Some(self.dims()[ax]) {
             return Err(Error::InvalidArgument {
                 op: "split",
                 msg: format!(
@@ -94,12 +95,17 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         }
         let n = self.ndim();
         let (r, c) = (self.dims()[n - 2], self.dims()[n - 1]);
-        let mask: Vec<bool> = (0..r * c)
-            .map(|p| {
-                let d = (p % c) as i64 - (p / c) as i64;
+        // r * c fits: it is at most the element count of `self`, or 0.
+        let rc = r * c;
+        let k = k as i128;
+        let mask = crate::alloc::collect(
+            op,
+            rc,
+            (0..rc).map(|p| {
+                let d = (p % c) as i128 - (p / c) as i128;
                 if lower { d <= k } else { d >= k }
-            })
-            .collect();
+            }),
+        )?;
         let mask = Tensor::<bool, D>::from_vec_on(mask, [r, c], &self.device)?;
         Self::where_(&mask, self, &Self::scalar_on(T::ZERO, &self.device)?)
     }
@@ -109,7 +115,13 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     pub fn diag(&self, k: i64) -> Result<Self> {
         match self.ndim() {
             1 => {
-                let n = self.numel() + k.unsigned_abs() as usize;
+                let n = usize::try_from(k.unsigned_abs())
+                    .ok()
+                    .and_then(|k| self.numel().checked_add(k))
+                    .ok_or_else(|| Error::InvalidArgument {
+                        op: "diag",
+                        msg: format!("diagonal {k} makes the matrix side overflow usize"),
+                    })?;
                 let out = Self::zeros_on([n, n], &self.device)?;
                 out.diagonal(k)?.copy_from(self)?;
                 Ok(out)
@@ -152,8 +164,12 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
             .dims()
             .iter()
             .zip(pads)
-            .map(|(&d, &(b, a))| d + b + a)
-            .collect();
+            .map(|(&d, &(b, a))| d.checked_add(b)?.checked_add(a))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::ShapeOverflow {
+                op: "pad",
+                dims: self.dims().to_vec(),
+            })?;
         let mut out = Self::full_on(dims, value, &self.device)?;
         let mut inner = out.clone();
         for (i, &(b, _)) in pads.iter().enumerate() {
@@ -190,8 +206,23 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         let reps: Vec<usize> = std::iter::repeat_n(1, n - reps.len())
             .chain(reps.iter().copied())
             .collect();
+        // The result's shape, checked before any copy is made.
+        let out_dims: Vec<usize> = t
+            .dims()
+            .iter()
+            .zip(&reps)
+            .map(|(&d, &r)| d.checked_mul(r))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::ShapeOverflow {
+                op: "tile",
+                dims: t.dims().to_vec(),
+            })?;
+        let out_shape = Shape::new(out_dims);
+        if out_shape.checked_numel("tile", T::SIZE)? == 0 {
+            return Self::zeros_on(out_shape, &self.device);
+        }
         for (i, &r) in reps.iter().enumerate() {
-            let copies: Vec<&Self> = std::iter::repeat_n(&t, r).collect();
+            let copies = crate::alloc::collect("tile", r, std::iter::repeat_n(&t, r))?;
             t = if r == 0 {
                 let mut dims = t.dims().to_vec();
                 dims[i] = 0;
@@ -213,10 +244,22 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
 
     /// Repeats each element `n` times along `axis` (NumPy `repeat`, PyTorch `repeat_interleave`).
     pub fn repeat_interleave(&self, n: usize, axis: i64) -> Result<Self> {
-        let ax = self.shape().axis("repeat_interleave", axis)?;
-        let idx: Vec<i64> = (0..self.dims()[ax] as i64)
-            .flat_map(|i| std::iter::repeat_n(i, n))
-            .collect();
+        let op = "repeat_interleave";
+        let ax = self.shape().axis(op, axis)?;
+        let len = self.dims()[ax]
+            .checked_mul(n)
+            .ok_or_else(|| Error::ShapeOverflow {
+                op,
+                dims: self.dims().to_vec(),
+            })?;
+        let mut dims = self.dims().to_vec();
+        dims[ax] = len;
+        Shape::new(dims).checked_numel(op, T::SIZE.max(8))?;
+        let idx = crate::alloc::collect(
+            op,
+            len,
+            (0..self.dims()[ax] as i64).flat_map(|i| std::iter::repeat_n(i, n)),
+        )?;
         let len = idx.len();
         self.index_select(ax as i64, &Tensor::from_vec_on(idx, [len], &self.device)?)
     }

@@ -26,7 +26,7 @@ macro_rules! comparisons {
                 }
                 #[doc = concat!("`", stringify!($name), "` against a scalar.")]
                 pub fn $sname(&self, s: T) -> Tensor<bool, Cpu> {
-                    map_new(stringify!($sname), self, move |$a: T| { let $b = s; $body }).expect("fresh read")
+                    map_new(stringify!($sname), self, move |$a: T| { let $b = s; $body }).unwrap_or_else(|e| panic!("{e}"))
                 }
             )*
         }

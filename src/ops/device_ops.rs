@@ -208,7 +208,12 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
                     msg: format!("all dimensions but axis {ax} must match"),
                 });
             }
-            dims[ax] += t.dims()[ax];
+            dims[ax] = dims[ax]
+                .checked_add(t.dims()[ax])
+                .ok_or_else(|| Error::ShapeOverflow {
+                    op: "concat",
+                    dims: t.dims().to_vec(),
+                })?;
         }
         let out = Self::zeros_on(dims, &first.device)?;
         let mut off = 0;

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::ops::Lift;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-use crate::tensor::try_read;
+use crate::tensor::read;
 
 pub(crate) fn check_index(
     op: &'static str,
@@ -22,8 +22,9 @@ pub(crate) fn check_index(
     size: usize,
     shape: &Shape,
 ) -> Result<usize> {
-    let j = if i < 0 { i + size as i64 } else { i };
-    if j < 0 || j >= size as i64 {
+    let (i128_i, n) = (i as i128, size as i128);
+    let j = if i128_i < 0 { i128_i + n } else { i128_i };
+    if j < 0 || j >= n {
         return Err(Error::Index {
             op,
             index: i,
@@ -49,16 +50,13 @@ impl DeviceOps for Cpu {
             b.layout.broadcast_to(op, s)?,
         );
         let (gc, ga, gb) = (
-            try_read(op, &cond.storage)?,
-            try_read(op, &a.storage)?,
-            try_read(op, &b.storage)?,
+            read(op, &cond.storage)?,
+            read(op, &a.storage)?,
+            read(op, &b.storage)?,
         );
-        let buf = strided::zip3(
-            (&gc, &lc),
-            (&ga, &la),
-            (&gb, &lb),
-            |c, x, y| if c { x } else { y },
-        );
+        let buf = strided::zip3(op, (&gc, &lc), (&ga, &la), (&gb, &lb), |c, x, y| {
+            if c { x } else { y }
+        })?;
         Ok(Tensor::from_buf(buf, s.clone()))
     }
 
@@ -72,7 +70,7 @@ impl DeviceOps for Cpu {
         indices: &Tensor<i64, Cpu>,
     ) -> Result<Tensor<T, Cpu>> {
         let idx: Vec<usize> = indices
-            .to_vec()
+            .try_to_vec()?
             .iter()
             .map(|&i| check_index("index_select", i, ax, src.dims()[ax], src.shape()))
             .collect::<Result<_>>()?;
@@ -92,7 +90,7 @@ impl DeviceOps for Cpu {
         index: &Tensor<i64, Cpu>,
     ) -> Result<Tensor<T, Cpu>> {
         let pos = src.gather_positions("gather", ax, index)?;
-        let data = src.contiguous().to_vec();
+        let data = src.try_contiguous()?.try_to_vec()?;
         Tensor::from_vec(
             pos.iter().map(|&p| data[p]).collect(),
             index.shape().clone(),
@@ -112,7 +110,7 @@ impl<T: Element> Tensor<T, Cpu> {
         check_gather_shape(op, self.shape(), index.shape(), ax)?;
         let strides = self.shape().contiguous_strides();
         let idims = index.dims().to_vec();
-        let iv = index.to_vec();
+        let iv = index.try_to_vec()?;
         let mut pos = Vec::with_capacity(iv.len());
         for (flat, &i) in iv.iter().enumerate() {
             let mut rem = flat;
@@ -139,9 +137,9 @@ impl<T: Element> Tensor<T, Cpu> {
         let n = self.ndim();
         let mut perm: Vec<usize> = (0..n).filter(|&i| i != ax).collect();
         perm.push(ax);
-        let moved = self.permute_usize(&perm)?.contiguous();
+        let moved = self.permute_usize(&perm)?.try_contiguous()?;
         let len = self.dims()[ax];
-        let v = moved.to_vec();
+        let v = moved.try_to_vec()?;
         let mut out: Vec<i64> = Vec::with_capacity(v.len());
         for row in v
             .chunks(len.max(1))
@@ -167,7 +165,7 @@ impl<T: Element> Tensor<T, Cpu> {
         for (i, &p) in perm.iter().enumerate() {
             inv[p] = i;
         }
-        Ok(sorted.permute_usize(&inv)?.contiguous())
+        sorted.permute_usize(&inv)?.try_contiguous()
     }
 }
 
@@ -220,8 +218,8 @@ impl<T: NumElement> Tensor<T, Cpu> {
             });
         }
         let pos = self.gather_positions("scatter_add", ax, index)?;
-        let mut out = self.contiguous().to_vec();
-        for (&p, &v) in pos.iter().zip(&src.to_vec()) {
+        let mut out = self.try_contiguous()?.try_to_vec()?;
+        for (&p, &v) in pos.iter().zip(&src.try_to_vec()?) {
             out[p] = out[p].add(v);
         }
         Self::from_vec(out, self.shape().clone())

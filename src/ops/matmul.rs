@@ -10,9 +10,9 @@ use crate::cpu::strided::Plan;
 use crate::device::Cpu;
 use crate::dtype::NumElement;
 use crate::error::{Error, Result};
-use crate::ops::{Lift, storage_id, write_into};
+use crate::ops::{Lift, write_into};
 use crate::shape::{Layout, Shape, broadcast_shapes};
-use crate::tensor::{Tensor, read};
+use crate::tensor::Tensor;
 use rayon::prelude::*;
 
 /// NumPy's `matmul` shape rule, shared by the CPU and CUDA backends.
@@ -142,19 +142,17 @@ impl<T: NumElement> Tensor<T, Cpu> {
         });
         let (ars, acs) = (a.stride()[ra - 2], a.stride()[ra - 1]);
         let (brs, bcs) = (b.stride()[rb - 2], b.stride()[rb - 1]);
-        let ids = [storage_id(self), storage_id(other)];
-        write_into(op, out, &Shape::new(dims), &ids, |dst| {
-            let ga = read(&a.storage);
-            let gb = read(&b.storage);
+        let inputs = (&a.storage, &b.storage);
+        write_into(op, out, &Shape::new(dims), inputs, |(ga, gb), dst| {
             let one = |(dst, &(oa, ob)): (&mut [T], &(isize, isize))| {
                 let am = Mat {
-                    data: &ga,
+                    data: ga,
                     offset: oa as usize,
                     rs: ars,
                     cs: acs,
                 };
                 let bm = Mat {
-                    data: &gb,
+                    data: gb,
                     offset: ob as usize,
                     rs: brs,
                     cs: bcs,

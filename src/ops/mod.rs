@@ -28,7 +28,8 @@ use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape, broadcast_shapes};
-use crate::tensor::{Tensor, try_read, try_write};
+use crate::tensor::lock::Inputs;
+use crate::tensor::{Tensor, read, write};
 
 /// Lets one body (an [`on_both_devices!`] item, a `DynTensor` dispatch) call a method that
 /// returns `X` on the CPU and `Result<X>` on CUDA, such as `cast` or `sin`.
@@ -52,8 +53,8 @@ impl<X> Lift<X> for Result<X> {
 }
 
 /// A type-erased identity of a tensor's buffer, to detect an output that is also an input.
-pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> *const () {
-    std::sync::Arc::as_ptr(&t.storage) as *const ()
+pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> usize {
+    crate::tensor::lock::id(&t.storage)
 }
 
 /// `f(a, b)` element-wise with NumPy broadcasting, into a new tensor.
@@ -64,11 +65,13 @@ pub(crate) fn zip_new<A: Element, B: Element, O: Element>(
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<Tensor<O, Cpu>> {
     let shape = broadcast_shapes(op, a.shape(), b.shape())?;
+    shape.checked_numel(op, O::SIZE)?;
     let la = a.layout.broadcast_to(op, &shape)?;
     let lb = b.layout.broadcast_to(op, &shape)?;
-    let ga = try_read(op, &a.storage)?;
-    let gb = try_read(op, &b.storage)?;
-    Ok(Tensor::from_buf(strided::zip(&ga, &la, &gb, &lb, f), shape))
+    let ga = read(op, &a.storage)?;
+    let gb = read(op, &b.storage)?;
+    let buf = strided::zip(op, (&ga, &la), (&gb, &lb), f)?;
+    Ok(Tensor::from_buf(buf, shape))
 }
 
 /// `f(x)` element-wise into a new tensor.
@@ -77,9 +80,10 @@ pub(crate) fn map_new<I: Element, O: Element>(
     a: &Tensor<I, Cpu>,
     f: impl Fn(I) -> O + Sync,
 ) -> Result<Tensor<O, Cpu>> {
-    let g = try_read(op, &a.storage)?;
+    a.shape().checked_numel(op, O::SIZE)?;
+    let g = read(op, &a.storage)?;
     Ok(Tensor::from_buf(
-        strided::map(&g, &a.layout, f),
+        strided::map(op, &g, &a.layout, f)?,
         a.shape().clone(),
     ))
 }
@@ -95,7 +99,7 @@ pub(crate) fn zip_assign<T: Element, U: Element>(
     dst.check_writable(op)?;
     let copy;
     let src = if storage_id(dst) == storage_id(src) {
-        copy = src.deep_copy();
+        copy = src.try_deep_copy()?;
         &copy
     } else {
         src
@@ -108,8 +112,8 @@ pub(crate) fn zip_assign<T: Element, U: Element>(
             lhs: dst.shape().clone(),
             rhs: src.shape().clone(),
         })?;
-    let gs = try_read(op, &src.storage)?;
-    let mut gd = try_write(op, &dst.storage)?;
+    let (gs, gd) = (&src.storage).lock_with(op, Some(&dst.storage))?;
+    let mut gd = gd.expect("asked for");
     strided::zip_inplace(&mut gd, &dst.layout, &gs, &ls, f);
     Ok(())
 }
@@ -121,18 +125,36 @@ pub(crate) fn map_assign<T: Element>(
     f: impl Fn(T) -> T + Sync,
 ) -> Result<()> {
     dst.check_writable(op)?;
-    let mut g = try_write(op, &dst.storage)?;
+    let mut g = write(op, &dst.storage)?;
     strided::map_inplace(&mut g, &dst.layout, f);
     Ok(())
 }
 
 /// Copies a freshly computed contiguous result into `out` (the `*_into` forms), after checking
 /// that `out` has the result's shape. `out` may share storage with an input: the result was
-/// computed before anything is written.
+/// computed, and the inputs' guards released, before anything is written.
 pub(crate) fn assign_result<O: Element>(
     op: &'static str,
     out: &mut Tensor<O, Cpu>,
     result: AlignedBuf<O>,
+    shape: &Shape,
+) -> Result<()> {
+    check_out_shape(op, out, shape)?;
+    out.check_writable(op)?;
+    let l = Layout::contiguous(shape.clone());
+    let mut g = write(op, &out.storage)?;
+    if out.is_contiguous() {
+        let o = out.layout.offset;
+        g[o..o + result.len()].copy_from_slice(&result);
+    } else {
+        strided::zip_inplace(&mut g, &out.layout, &result, &l, |_, v| v);
+    }
+    Ok(())
+}
+
+fn check_out_shape<O: Element>(
+    op: &'static str,
+    out: &Tensor<O, Cpu>,
     shape: &Shape,
 ) -> Result<()> {
     if out.shape() != shape {
@@ -143,37 +165,33 @@ pub(crate) fn assign_result<O: Element>(
             msg: "the output tensor must have the result's shape".into(),
         });
     }
-    out.check_writable(op)?;
-    let l = Layout::contiguous(shape.clone());
-    let mut g = try_write(op, &out.storage)?;
-    if out.is_contiguous() {
-        let o = out.layout.offset;
-        g[o..o + result.len()].copy_from_slice(&result);
-    } else {
-        strided::zip_inplace(&mut g, &out.layout, &result, &l, |_, v| v);
-    }
     Ok(())
 }
 
-/// Writes `compute(out_slice)` straight into `out` when it is contiguous, has `shape`, and
-/// shares no buffer with the inputs (`input_ids`); otherwise computes into a fresh buffer and
-/// copies (see [`assign_result`]).
-pub(crate) fn write_into<O: Element>(
+/// Writes `compute(input_guards, out_slice)` straight into `out` when it is contiguous, has
+/// `shape`, and shares no buffer with the inputs; otherwise computes into a fresh buffer and
+/// copies (see [`assign_result`]). The inputs' read guards and `out`'s write guard are taken
+/// together in address order, so two such ops on crossed buffers cannot wait on each other.
+pub(crate) fn write_into<'a, O: Element, I: Inputs<'a>>(
     op: &'static str,
     out: &mut Tensor<O, Cpu>,
     shape: &Shape,
-    input_ids: &[*const ()],
-    compute: impl FnOnce(&mut [O]),
+    inputs: I,
+    compute: impl FnOnce(&I::Guards, &mut [O]),
 ) -> Result<()> {
-    let id = storage_id(out);
-    if out.shape() == shape && out.is_contiguous() && !input_ids.contains(&id) {
-        let o = out.layout.offset;
-        let n = shape.numel();
-        let mut g = try_write(op, &out.storage)?;
-        compute(&mut g[o..o + n]);
+    check_out_shape(op, out, shape)?;
+    out.check_writable(op)?;
+    if out.is_contiguous() && !inputs.ids().contains(&storage_id(out)) {
+        let (o, n) = (out.layout.offset, shape.numel());
+        let (g, w) = inputs.lock_with(op, Some(&out.storage))?;
+        let mut w = w.expect("asked for");
+        compute(&g, &mut w[o..o + n]);
         return Ok(());
     }
-    let mut buf = AlignedBuf::zeros(shape.numel()).expect("shape validated");
-    compute(&mut buf);
+    let mut buf = AlignedBuf::zeros(op, shape.numel())?;
+    {
+        let (g, _) = inputs.lock_with::<O>(op, None)?;
+        compute(&g, &mut buf);
+    }
     assign_result(op, out, buf, shape)
 }

@@ -13,7 +13,7 @@ use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SumOf};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
-use crate::tensor::{Tensor, try_read};
+use crate::tensor::{Tensor, read};
 
 impl<T: Element> Tensor<T, Cpu> {
     /// Runs reducer `r` over `axes` and maps each state to an output element.
@@ -26,7 +26,7 @@ impl<T: Element> Tensor<T, Cpu> {
         finish: impl Fn(R::Acc, usize) -> Result<O>,
     ) -> Result<Tensor<O, Cpu>> {
         let mask = self.shape().axes_mask(op, axes)?;
-        let g = try_read(op, &self.storage)?;
+        let g = read(op, &self.storage)?;
         let (accs, kept, blk) = reduce(&g, &self.layout, &mask, &r);
         drop(g);
         let dims: Vec<usize> = if keepdim {
@@ -38,7 +38,7 @@ impl<T: Element> Tensor<T, Cpu> {
         } else {
             kept
         };
-        let mut buf = AlignedBuf::zeros(accs.len()).expect("no larger than the input");
+        let mut buf = AlignedBuf::zeros(op, accs.len())?;
         for (o, a) in buf.iter_mut().zip(accs) {
             *o = finish(a, blk)?;
         }
@@ -214,7 +214,7 @@ impl<T: Element> Tensor<T, Cpu> {
         f: impl Fn(O, T) -> O + Sync,
     ) -> Result<Tensor<O, Cpu>> {
         let ax = self.shape().axis(op, axis)?;
-        let g = try_read(op, &self.storage)?;
+        let g = read(op, &self.storage)?;
         let v = scan(&g, &self.layout, ax, init, f);
         Tensor::from_vec(v, self.shape().clone())
     }

@@ -4,7 +4,7 @@
 //! Semantics and dtype rules follow the seed (`000`): trigonometric, exponent/logarithm and
 //! basic-arithmetic tables; rounding and `clip` follow NumPy (seed `004`).
 
-use super::{map_assign, map_new, storage_id, write_into};
+use super::{map_assign, map_new, write_into};
 use crate::cpu::{convert, strided};
 use crate::device::{Cpu, Cuda, Device};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
@@ -56,8 +56,13 @@ macro_rules! float_ops {
                 ///
                 /// Returns `Tensor<FloatOf<T>>`: integers and bool are promoted (i16/i32/u8/bool → f32,
                 /// i64 → f64); 16-bit floats compute in f32 and round once.
+                ///
+                /// # Panics
+                /// When the output cannot be allocated, or this thread holds a `data_mut()`
+                /// guard on the buffer (the message of the `Err` the `try_` form returns).
+                #[track_caller]
                 pub fn $name(&self) -> Tensor<FloatOf<T>, Cpu> {
-                    self.float_unary::<float_ops::$op>()
+                    self.float_unary::<float_ops::$op>().unwrap_or_else(|e| panic!("{e}"))
                 }
                 #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` (shape must match; `out` may be `self`).")]
                 pub fn $into(&self, out: &mut Tensor<FloatOf<T>, Cpu>) -> Result<()> {
@@ -167,7 +172,7 @@ macro_rules! same_ops {
             $(
                 $(#[$doc])*
                 pub fn $name(&self) -> Tensor<T, Cpu> {
-                    map_new(same_ops::$op::NAME, self, same_ops::$op::apply).expect("fresh read")
+                    map_new(same_ops::$op::NAME, self, same_ops::$op::apply).unwrap_or_else(|e| panic!("{e}"))
                 }
                 #[doc = concat!("In-place `", stringify!($name), "` (keeps the element type, so it exists for integers too).")]
                 pub fn $inplace(&mut self) -> Result<()> {
@@ -176,9 +181,8 @@ macro_rules! same_ops {
                 #[doc = concat!("Writes `", stringify!($name), "(self)` into `out`.")]
                 pub fn $into(&self, out: &mut Tensor<T, Cpu>) -> Result<()> {
                     let (src, shape) = (self, self.shape().clone());
-                    write_into(same_ops::$op::NAME, out, &shape, &[storage_id(src)], |o| {
-                        let g = crate::tensor::read(&src.storage);
-                        strided::map_into(&g, &src.layout, o, &same_ops::$op::apply);
+                    write_into(same_ops::$op::NAME, out, &shape, &src.storage, |g, o| {
+                        strided::map_into(g, &src.layout, o, &same_ops::$op::apply);
                     })
                 }
             )*
@@ -223,24 +227,23 @@ same_ops! {
 }
 
 impl<T: Element> Tensor<T, Cpu> {
-    fn float_unary<Op: FloatUnaryOp>(&self) -> Tensor<FloatOf<T>, Cpu> {
-        let mut out = Tensor::zeros(self.shape()).expect("an existing shape is valid");
-        self.float_unary_into::<Op>(&mut out).expect("fresh output");
-        out
+    pub(crate) fn float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let mut out = Tensor::zeros(self.shape())?;
+        self.float_unary_into::<Op>(&mut out)?;
+        Ok(out)
     }
 
     fn float_unary_into<Op: FloatUnaryOp>(&self, out: &mut Tensor<FloatOf<T>, Cpu>) -> Result<()> {
         let shape = self.shape().clone();
-        write_into(Op::NAME, out, &shape, &[storage_id(self)], |o| {
-            let g = crate::tensor::read(&self.storage);
-            float_unary_kernel::<T, Op>(&g, &self.layout, o);
+        write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
+            float_unary_kernel::<T, Op>(g, &self.layout, o);
         })
     }
 
     /// Applies `f` to every element, in parallel, into a new tensor whose element type may
     /// differ (seed 001's `map`, seed 002's `F`).
     pub fn map<O: Element>(&self, f: impl Fn(T) -> O + Sync + Send) -> Tensor<O, Cpu> {
-        map_new("map", self, f).expect("fresh read")
+        map_new("map", self, f).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Applies `f` to every element in place.
@@ -254,9 +257,9 @@ impl<T: FloatElement> Tensor<T, Cpu> {
         if convert::computes_in_f32::<T>() {
             // Compute into a fresh buffer on the vectorised path, then write it back once.
             let shape = self.shape().clone();
-            let mut buf = crate::device::AlignedBuf::zeros(self.numel()).expect("shape validated");
+            let mut buf = crate::device::AlignedBuf::zeros(Op::NAME, self.numel())?;
             float_unary_kernel::<T, Op>(
-                &crate::tensor::read(&self.storage),
+                &crate::tensor::read(Op::NAME, &self.storage)?,
                 &self.layout,
                 &mut buf,
             );
@@ -274,7 +277,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
             let w = x.to_square();
             w.mul(w)
         })
-        .expect("fresh read")
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// In-place `x * x`, keeping the element type (integers wrap, as the seed's in-place

@@ -1,17 +1,17 @@
 //! Reading and writing elements: `to_vec`, borrowed slices, the gradient buffer.
 
-use super::{Tensor, try_read, try_write};
+use super::Tensor;
+use super::lock::{ReadGuard, WriteGuard, read, write};
 use crate::cpu::strided;
-use crate::device::{AlignedBuf, Cpu};
+use crate::device::Cpu;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use std::ops::{Deref, DerefMut, Range};
-use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 /// A read-only borrow of a contiguous CPU tensor's elements (the seed's `const T* data<T>()`).
 /// The tensor cannot be moved or written while it is alive.
 pub struct DataRef<'a, T: Element> {
-    guard: RwLockReadGuard<'a, AlignedBuf<T>>,
+    guard: ReadGuard<'a, T>,
     range: Range<usize>,
 }
 
@@ -24,7 +24,7 @@ impl<T: Element> Deref for DataRef<'_, T> {
 
 /// A mutable borrow of a contiguous CPU tensor's elements (the seed's `T* data<T>()`).
 pub struct DataMut<'a, T: Element> {
-    guard: RwLockWriteGuard<'a, AlignedBuf<T>>,
+    guard: WriteGuard<'a, T>,
     range: Range<usize>,
 }
 
@@ -56,11 +56,25 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 
     /// The elements in logical row-major order, copied (works for every layout).
-    pub fn to_vec(&self) -> Vec<T> {
-        let g = super::read(&self.storage);
-        let mut out = vec![T::ZERO; self.numel()];
+    ///
+    /// # Errors
+    /// `OutOfMemory` when the copy cannot be allocated (a large broadcast view); `Layout` when
+    /// this thread holds a `data_mut()` guard on the buffer.
+    pub fn try_to_vec(&self) -> Result<Vec<T>> {
+        let mut out = crate::alloc::try_vec("to_vec", self.numel(), T::ZERO)?;
+        let g = read("to_vec", &self.storage)?;
         strided::map_into(&g, &self.layout, &mut out, &|x| x);
-        out
+        Ok(out)
+    }
+
+    /// [`Tensor::try_to_vec`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_to_vec` returns an `Err`: out of memory, or a `data_mut()` guard on the same
+    /// buffer is alive in this thread.
+    #[track_caller]
+    pub fn to_vec(&self) -> Vec<T> {
+        self.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The single value of a tensor with one element (any shape whose numel is 1).
@@ -69,7 +83,7 @@ impl<T: Element> Tensor<T, Cpu> {
     /// `InvalidArgument` when `numel() != 1`.
     pub fn item(&self) -> Result<T> {
         self.check_one_element()?;
-        Ok(self.to_vec()[0])
+        Ok(self.try_to_vec()?[0])
     }
 
     /// Borrows the elements of a contiguous tensor (the seed's `data<T>()`, read-only).
@@ -79,7 +93,7 @@ impl<T: Element> Tensor<T, Cpu> {
     pub fn data(&self) -> Result<DataRef<'_, T>> {
         let range = self.contiguous_range("data")?;
         Ok(DataRef {
-            guard: try_read("data", &self.storage)?,
+            guard: read("data", &self.storage)?,
             range,
         })
     }
@@ -92,7 +106,7 @@ impl<T: Element> Tensor<T, Cpu> {
     pub fn data_mut(&mut self) -> Result<DataMut<'_, T>> {
         let range = self.contiguous_range("data_mut")?;
         Ok(DataMut {
-            guard: try_write("data_mut", &self.storage)?,
+            guard: write("data_mut", &self.storage)?,
             range,
         })
     }
@@ -101,38 +115,53 @@ impl<T: Element> Tensor<T, Cpu> {
     /// Works on strided views too.
     ///
     /// # Errors
-    /// `DataLength` when `values.len() != numel()`.
+    /// `DataLength` when `values.len() != numel()`; `Layout` for a broadcast view (several
+    /// elements share one location) or when a guard on the buffer is alive in this thread.
     pub fn set_data(&mut self, values: &[T]) -> Result<()> {
         crate::tensor::checked_data_shape("set_data", values.len(), self.shape().clone())?;
+        self.check_writable("set_data")?;
         let src = crate::shape::Layout::contiguous(self.shape().clone());
-        let mut g = try_write("set_data", &self.storage)?;
+        let mut g = write("set_data", &self.storage)?;
         strided::zip_inplace(&mut g, &self.layout, values, &src, |_, v| v);
         Ok(())
     }
 
     /// Sets every element to `value` (the seed's `fill<T>` / `fill_`).
+    ///
+    /// # Errors
+    /// `Layout` for a broadcast view or when a guard on the buffer is alive in this thread.
     pub fn fill_(&mut self, value: T) -> Result<()> {
         self.check_writable("fill_")?;
-        let mut g = try_write("fill_", &self.storage)?;
+        let mut g = write("fill_", &self.storage)?;
         strided::map_inplace(&mut g, &self.layout, |_| value);
         Ok(())
     }
 
-    /// Borrows the gradient buffer (`numel()` elements, row-major), `None` without `requires_grad`.
+    /// Borrows the gradient buffer (`numel()` elements, row-major), `None` without
+    /// `requires_grad`. Waits while another thread writes it.
+    ///
+    /// # Panics
+    /// When this thread holds a `grad_mut()` guard on the same buffer (through a clone).
+    #[track_caller]
     pub fn grad(&self) -> Option<DataRef<'_, T>> {
         let g = self.grad.as_ref()?;
         Some(DataRef {
-            guard: super::read(g),
+            guard: read("grad", g).unwrap_or_else(|e| panic!("{e}")),
             range: 0..self.numel(),
         })
     }
 
-    /// Borrows the gradient buffer for writing, `None` without `requires_grad`.
+    /// Borrows the gradient buffer for writing, `None` without `requires_grad`. Waits while
+    /// other threads use it.
+    ///
+    /// # Panics
+    /// When this thread holds a `grad()`/`grad_mut()` guard on the same buffer (a clone's).
+    #[track_caller]
     pub fn grad_mut(&mut self) -> Option<DataMut<'_, T>> {
         let n = self.numel();
         let g = self.grad.as_ref()?;
         Some(DataMut {
-            guard: g.write().unwrap_or_else(|p| p.into_inner()),
+            guard: write("grad_mut", g).unwrap_or_else(|e| panic!("{e}")),
             range: 0..n,
         })
     }

@@ -32,15 +32,10 @@ fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
     f(g.get_or_insert_with(|| StdRng::seed_from_u64(DEFAULT_SEED)))
 }
 
+/// The element count of a shape that may be allocated: at most [`crate::shape::MAX_BYTES`]
+/// of the widest element (8 bytes), whatever `T` is.
 fn numel(op: &'static str, shape: &Shape) -> Result<usize> {
-    let n = shape.try_numel(op)?;
-    if n.checked_mul(std::mem::size_of::<u64>()).is_none() {
-        return Err(Error::ShapeOverflow {
-            op,
-            dims: shape.dims().to_vec(),
-        });
-    }
-    Ok(n)
+    shape.checked_numel(op, std::mem::size_of::<u64>())
 }
 
 /// `shape` when it holds exactly `len` elements.
@@ -73,7 +68,10 @@ impl<T: Element> Tensor<T, Cpu> {
     /// A tensor holding a copy of `data` in row-major order. Errors as [`Tensor::from_vec`].
     pub fn from_slice(data: &[T], shape: impl Into<Shape>) -> Result<Self> {
         let shape = checked_data_shape("from_slice", data.len(), shape.into())?;
-        Ok(Self::from_buf(AlignedBuf::from_slice(data), shape))
+        Ok(Self::from_buf(
+            AlignedBuf::from_slice("from_slice", data)?,
+            shape,
+        ))
     }
 
     /// A tensor filled with `value`.
@@ -83,10 +81,7 @@ impl<T: Element> Tensor<T, Cpu> {
     pub fn full(shape: impl Into<Shape>, value: T) -> Result<Self> {
         let shape = shape.into();
         let n = numel("full", &shape)?;
-        let mut buf = AlignedBuf::zeros(n).ok_or_else(|| Error::ShapeOverflow {
-            op: "full",
-            dims: shape.dims().to_vec(),
-        })?;
+        let mut buf = AlignedBuf::zeros("full", n)?;
         if value != T::ZERO {
             let l = crate::shape::Layout::contiguous(shape.clone());
             strided::map_inplace(&mut buf, &l, |_| value);
@@ -110,21 +105,38 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 
     /// A 0-d tensor (shape `[]`) holding `value`.
+    ///
+    /// # Panics
+    /// Only when the system cannot allocate one element.
     pub fn scalar(value: T) -> Self {
-        Self::from_buf(AlignedBuf::from_slice(&[value]), Shape::from(()))
+        let buf = AlignedBuf::from_slice("scalar", &[value]).unwrap_or_else(|e| panic!("{e}"));
+        Self::from_buf(buf, Shape::from(()))
     }
 
     /// Zeros with this tensor's shape.
+    ///
+    /// # Panics
+    /// When the memory cannot be allocated (a large broadcast view's shape); use
+    /// `Tensor::zeros(t.shape())` for a `Result`.
+    #[track_caller]
     pub fn zeros_like(&self) -> Self {
-        Self::zeros(self.shape()).expect("an existing shape is valid")
+        Self::zeros(self.shape()).unwrap_or_else(|e| panic!("{e}"))
     }
     /// Ones with this tensor's shape.
+    ///
+    /// # Panics
+    /// As [`Tensor::zeros_like`].
+    #[track_caller]
     pub fn ones_like(&self) -> Self {
-        Self::ones(self.shape()).expect("an existing shape is valid")
+        Self::ones(self.shape()).unwrap_or_else(|e| panic!("{e}"))
     }
     /// `value` with this tensor's shape.
+    ///
+    /// # Panics
+    /// As [`Tensor::zeros_like`].
+    #[track_caller]
     pub fn full_like(&self, value: T) -> Self {
-        Self::full(self.shape(), value).expect("an existing shape is valid")
+        Self::full(self.shape(), value).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// A `(rows, cols)` matrix with ones on the main diagonal (NumPy `eye(N, M)`).
@@ -154,11 +166,15 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub fn arange(start: T, stop: T, step: T) -> Result<Self> {
         let n = Self::arange_len(start, stop, step)?;
         let (a, s) = (start.to_f64(), step.to_f64());
+        let op = "arange";
         let v: Vec<T> = if T::DTYPE.is_float() {
-            (0..n).map(|i| T::from_f64(a + i as f64 * s)).collect()
+            crate::alloc::collect(op, n, (0..n).map(|i| T::from_f64(a + i as f64 * s)))?
         } else {
+            // Wrapping: the values stay inside [start, stop), so only the i64 product of an
+            // element count with a step that overshoots could wrap, and then only past `stop`.
             let (a, s) = (start.to_i64(), step.to_i64());
-            (0..n).map(|i| T::from_i64(a + i as i64 * s)).collect()
+            let it = (0..n).map(|i| T::from_i64(a.wrapping_add((i as i64).wrapping_mul(s))));
+            crate::alloc::collect(op, n, it)?
         };
         Self::from_vec(v, [n])
     }
@@ -175,7 +191,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
             });
         }
         let n = ((b - a) / s).ceil().max(0.0);
-        if n > (isize::MAX as f64) / 8.0 {
+        if n.is_nan() || n > (isize::MAX as f64) / 8.0 {
             return Err(Error::InvalidArgument {
                 op: "arange",
                 msg: format!("arange({start:?}, {stop:?}, {step:?}) would have {n} elements"),
@@ -186,18 +202,26 @@ impl<T: NumElement> Tensor<T, Cpu> {
 
     /// `n` evenly spaced values from `start` to `stop` inclusive (NumPy `linspace`), computed in
     /// f64 and cast (integers truncate).
+    ///
+    /// # Errors
+    /// `ShapeOverflow` when `n` elements exceed [`crate::shape::MAX_BYTES`]; `OutOfMemory`
+    /// when they cannot be allocated.
     pub fn linspace(start: T, stop: T, n: usize) -> Result<Self> {
+        let op = "linspace";
+        numel(op, &Shape::from([n]))?;
         let (a, b) = (start.to_f64(), stop.to_f64());
         let step = if n > 1 { (b - a) / (n - 1) as f64 } else { 0.0 };
-        let v: Vec<T> = (0..n)
-            .map(|i| {
+        let v: Vec<T> = crate::alloc::collect(
+            op,
+            n,
+            (0..n).map(|i| {
                 if i + 1 == n && n > 1 {
                     stop
                 } else {
                     T::from_f64(a + i as f64 * step)
                 }
-            })
-            .collect();
+            }),
+        )?;
         Self::from_vec(v, [n])
     }
 }
@@ -251,7 +275,7 @@ impl<T: Element> Tensor<T, Cpu> {
     {
         let shape = shape.into();
         let n = numel("rand", &shape)?;
-        let v: Vec<T> = (0..n).map(|_| uniform::<T>(rng)).collect();
+        let v: Vec<T> = crate::alloc::collect("rand", n, (0..n).map(|_| uniform::<T>(rng)))?;
         Self::from_vec(v, shape)
     }
 
@@ -262,7 +286,7 @@ impl<T: Element> Tensor<T, Cpu> {
     {
         let shape = shape.into();
         let n = numel("randn", &shape)?;
-        let v: Vec<T> = (0..n).map(|_| normal::<T>(rng)).collect();
+        let v: Vec<T> = crate::alloc::collect("randn", n, (0..n).map(|_| normal::<T>(rng)))?;
         Self::from_vec(v, shape)
     }
 }

@@ -4,21 +4,22 @@
 mod access;
 mod create;
 mod display;
+pub(crate) mod lock;
 mod slice;
 mod view;
 
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
 pub(crate) use create::{checked_data_shape, next_key};
+pub(crate) use lock::{read, write};
 pub use slice::Slice;
 pub use view::ReshapeDims;
 pub(crate) use view::resolve;
 
-use crate::device::{AlignedBuf, Cpu, CpuStorage, Device, DeviceIndex};
+use crate::device::{AlignedBuf, Cpu, Device, DeviceIndex};
 use crate::dtype::{Dtype, Element};
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
-use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 /// An n-dimensional array whose element type `T` and device `D` are part of its type.
 ///
@@ -34,6 +35,12 @@ pub struct Tensor<T: Element, D: Device = Cpu> {
     pub(crate) grad: Option<D::Storage<T>>,
     pub(crate) is_view: bool,
 }
+
+// A panic while a write guard is held can leave some elements written and others not; every
+// bit pattern is a valid element (`Pod`), so no invariant breaks and tensors may cross
+// `catch_unwind` (as they did behind std's poisoning `RwLock`).
+impl<T: Element, D: Device> std::panic::RefUnwindSafe for Tensor<T, D> {}
+impl<T: Element, D: Device> std::panic::UnwindSafe for Tensor<T, D> {}
 
 impl<T: Element, D: Device> Clone for Tensor<T, D> {
     fn clone(&self) -> Self {
@@ -143,55 +150,55 @@ impl<T: Element, D: Device> Tensor<T, D> {
     pub fn shares_storage_with(&self, other: &Self) -> bool {
         D::same_storage(&self.storage, &other.storage)
     }
-    /// A view of the same storage with another layout.
-    pub(crate) fn with_layout(&self, layout: Layout) -> Self {
-        Tensor {
+    /// A view of the same storage with another layout: the only way views are made, so every
+    /// layout is checked here before any kernel can see it.
+    ///
+    /// # Errors
+    /// `ShapeOverflow` when the view holds more than [`crate::shape::MAX_BYTES`]; `Layout` when
+    /// it reaches outside the elements `self` spans (a bug in the caller's arithmetic, refused
+    /// rather than trusted). An empty view keeps `self`'s offset, which is inside the storage.
+    pub(crate) fn with_layout(&self, op: &'static str, mut layout: Layout) -> Result<Self> {
+        let n = layout.shape.checked_numel(op, T::SIZE)?;
+        if layout.strides.len() != layout.shape.ndim() {
+            return Err(Error::Layout {
+                op,
+                msg: format!(
+                    "{} strides for shape {}",
+                    layout.strides.len(),
+                    layout.shape
+                ),
+            });
+        }
+        if n == 0 {
+            layout.offset = self.layout.offset;
+        } else {
+            let (lo, hi) = self.layout.span();
+            match layout.try_span() {
+                Some((a, b)) if a >= lo && b <= hi => {}
+                _ => {
+                    return Err(Error::Layout {
+                        op,
+                        msg: format!(
+                            "a view of shape {} with strides {:?} at offset {} would reach outside the tensor it views (shape {}, strides {:?}, offset {})",
+                            layout.shape,
+                            layout.strides,
+                            layout.offset,
+                            self.shape(),
+                            self.stride(),
+                            self.layout.offset
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(Tensor {
             storage: self.storage.clone(),
             layout,
             device: self.device.clone(),
             requires_grad: false,
             grad: None,
             is_view: true,
-        }
-    }
-}
-
-/// Locks a host buffer for reading; `Err` instead of a deadlock when a `data_mut()` borrow of
-/// the same buffer is alive.
-pub(crate) fn read<T: Element>(s: &CpuStorage<T>) -> RwLockReadGuard<'_, AlignedBuf<T>> {
-    match s.try_read() {
-        Ok(g) => g,
-        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-        Err(std::sync::TryLockError::WouldBlock) => s.read().unwrap_or_else(|p| p.into_inner()),
-    }
-}
-
-pub(crate) fn try_read<'a, T: Element>(
-    op: &'static str,
-    s: &'a CpuStorage<T>,
-) -> Result<RwLockReadGuard<'a, AlignedBuf<T>>> {
-    match s.try_read() {
-        Ok(g) => Ok(g),
-        Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => Err(busy(op)),
-    }
-}
-
-pub(crate) fn try_write<'a, T: Element>(
-    op: &'static str,
-    s: &'a CpuStorage<T>,
-) -> Result<RwLockWriteGuard<'a, AlignedBuf<T>>> {
-    match s.try_write() {
-        Ok(g) => Ok(g),
-        Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => Err(busy(op)),
-    }
-}
-
-fn busy(op: &'static str) -> Error {
-    Error::Layout {
-        op,
-        msg: "the tensor's buffer is borrowed through another handle (a live `data()`/`data_mut()` guard of a view or clone); drop that borrow first".into(),
+        })
     }
 }
 
@@ -215,7 +222,7 @@ impl<T: Element> Tensor<T, Cpu> {
     pub(crate) fn from_buf(buf: AlignedBuf<T>, shape: Shape) -> Self {
         debug_assert_eq!(buf.len(), shape.numel());
         Tensor {
-            storage: std::sync::Arc::new(std::sync::RwLock::new(buf)),
+            storage: std::sync::Arc::new(parking_lot::RwLock::new(buf)),
             layout: Layout::contiguous(shape),
             device: Cpu,
             requires_grad: false,

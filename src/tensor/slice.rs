@@ -3,7 +3,6 @@
 use super::Tensor;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
-use crate::shape::Shape;
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
 /// One dimension of a [`Tensor::slice`]: Python's `start:stop:step`, where a missing bound is
@@ -37,11 +36,16 @@ impl Slice {
     }
 
     /// The (first index, length) this slice selects in a dimension of `size`, with Python's
-    /// clamping of out-of-range bounds (`slice.indices`).
-    fn resolve(&self, size: usize) -> (i64, usize) {
-        let n = size as i64;
-        let clamp = |b: i64, lo: i64, hi: i64| (if b < 0 { b + n } else { b }).clamp(lo, hi);
-        let (start, stop) = if self.step > 0 {
+    /// clamping of out-of-range bounds (`slice.indices`). Computed in `i128`, so no bound or
+    /// step (`i64::MIN` included) can overflow.
+    fn resolve(&self, size: usize) -> (usize, usize) {
+        let n = size as i128;
+        let step = self.step as i128;
+        let clamp = |b: i64, lo: i128, hi: i128| {
+            let b = b as i128;
+            (if b < 0 { b + n } else { b }).clamp(lo, hi)
+        };
+        let (start, stop) = if step > 0 {
             (
                 self.start.map_or(0, |b| clamp(b, 0, n)),
                 self.stop.map_or(n, |b| clamp(b, 0, n)),
@@ -52,17 +56,14 @@ impl Slice {
                 self.stop.map_or(-1, |b| clamp(b, -1, n - 1)),
             )
         };
-        let span = if self.step > 0 {
-            stop - start
-        } else {
-            start - stop
-        };
+        let span = if step > 0 { stop - start } else { start - stop };
         let len = if span <= 0 {
             0
         } else {
-            (span + self.step.abs() - 1) / self.step.abs()
+            (span + step.abs() - 1) / step.abs()
         };
-        (start.max(0), len as usize)
+        // 0 <= len <= size, and start lies in 0..size whenever len > 0.
+        (start.max(0) as usize, len as usize)
     }
 }
 
@@ -130,9 +131,7 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
                 ),
             });
         }
-        let mut l = self.layout.clone();
-        let mut dims = l.shape.dims().to_vec();
-        let mut offset = l.offset as isize;
+        let mut t = self.with_layout("slice", self.layout.clone())?;
         for (d, s) in slices.iter().enumerate() {
             if s.step == 0 {
                 return Err(Error::InvalidArgument {
@@ -140,15 +139,9 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
                     msg: format!("step 0 for dimension {d} of shape {}", self.shape()),
                 });
             }
-            let (start, len) = s.resolve(dims[d]);
-            if len > 0 {
-                offset += start as isize * l.strides[d];
-            }
-            dims[d] = len;
-            l.strides[d] *= s.step as isize;
+            let (start, len) = s.resolve(t.dims()[d]);
+            t = t.step_dim("slice", d, start, len, s.step as i128)?;
         }
-        l.offset = offset as usize;
-        l.shape = Shape::new(dims);
-        Ok(self.with_layout(l))
+        Ok(t)
     }
 }

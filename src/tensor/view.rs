@@ -93,19 +93,45 @@ pub(crate) fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) 
 
 impl<T: Element> Tensor<T, Cpu> {
     /// An independent contiguous copy (PyTorch `clone()`; here `Clone` shares storage).
+    ///
+    /// # Errors
+    /// `OutOfMemory` when the copy cannot be allocated (a large broadcast view); `Layout` when
+    /// this thread holds a `data_mut()` guard on the buffer.
+    pub fn try_deep_copy(&self) -> Result<Self> {
+        let g = super::read("deep_copy", &self.storage)?;
+        let buf = strided::copy("deep_copy", &g, &self.layout)?;
+        Ok(Self::from_buf(buf, self.shape().clone()))
+    }
+
+    /// [`Tensor::try_deep_copy`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_deep_copy` returns an `Err`.
+    #[track_caller]
     pub fn deep_copy(&self) -> Self {
-        let g = super::read(&self.storage);
-        Self::from_buf(strided::copy(&g, &self.layout), self.shape().clone())
+        self.try_deep_copy().unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// `self` (a shared handle) when already contiguous, otherwise a packed copy. The copy is
     /// cache-blocked through the strided driver's inner runs.
-    pub fn contiguous(&self) -> Self {
+    ///
+    /// # Errors
+    /// As [`Tensor::try_deep_copy`].
+    pub fn try_contiguous(&self) -> Result<Self> {
         if self.is_contiguous() {
-            self.clone()
+            Ok(self.clone())
         } else {
-            self.deep_copy()
+            self.try_deep_copy()
         }
+    }
+
+    /// [`Tensor::try_contiguous`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_contiguous` returns an `Err`.
+    #[track_caller]
+    pub fn contiguous(&self) -> Self {
+        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -126,7 +152,7 @@ impl<T: Element, D: Device> Tensor<T, D> {
         }
         let mut l = Layout::contiguous(shape);
         l.offset = self.layout.offset;
-        Ok(self.with_layout(l))
+        self.with_layout("view", l)
     }
 }
 
@@ -142,7 +168,7 @@ impl<T: Element> Tensor<T, Cpu> {
             self.view(spec_shape(spec))
         } else {
             let s = resolve("reshape", self.shape(), spec)?;
-            let c = self.deep_copy();
+            let c = self.try_deep_copy()?;
             Ok(Tensor {
                 layout: Layout::contiguous(s),
                 ..c
@@ -205,11 +231,14 @@ impl<T: Element, D: Device> Tensor<T, D> {
     pub(crate) fn permute_usize(&self, perm: &[usize]) -> Result<Self> {
         let dims = perm.iter().map(|&p| self.dims()[p]).collect();
         let strides = perm.iter().map(|&p| self.stride()[p]).collect();
-        Ok(self.with_layout(Layout {
-            shape: Shape::new(dims),
-            strides,
-            offset: self.layout.offset,
-        }))
+        self.with_layout(
+            "permute",
+            Layout {
+                shape: Shape::new(dims),
+                strides,
+                offset: self.layout.offset,
+            },
+        )
     }
 
     /// Inserts a size-1 dimension at `dim` (`-1` appends), a view (NumPy `expand_dims`).
@@ -228,24 +257,30 @@ impl<T: Element, D: Device> Tensor<T, D> {
         let d = d as usize;
         let mut dims = self.dims().to_vec();
         let mut strides = self.stride().to_vec();
+        // The stride of a size-1 dimension is never used to step; any value that keeps the
+        // layout contiguous-looking will do, and this one cannot overflow.
         let s = if d < strides.len() {
-            strides[d] * dims[d] as isize
+            strides[d].saturating_mul(dims[d] as isize)
         } else {
             1
         };
         dims.insert(d, 1);
         strides.insert(d, s);
-        Ok(self.with_layout(Layout {
-            shape: Shape::new(dims),
-            strides,
-            offset: self.layout.offset,
-        }))
+        self.with_layout(
+            "unsqueeze",
+            Layout {
+                shape: Shape::new(dims),
+                strides,
+                offset: self.layout.offset,
+            },
+        )
     }
 
     /// Removes every size-1 dimension (a view).
     pub fn squeeze(&self) -> Self {
         let keep: Vec<usize> = (0..self.ndim()).filter(|&i| self.dims()[i] != 1).collect();
         self.keep_dims(&keep)
+            .expect("dropping size-1 dimensions keeps a valid layout")
     }
 
     /// Removes the listed size-1 dimensions (a view).
@@ -266,22 +301,29 @@ impl<T: Element, D: Device> Tensor<T, D> {
             }
         }
         let keep: Vec<usize> = (0..self.ndim()).filter(|&i| !mask[i]).collect();
-        Ok(self.keep_dims(&keep))
+        self.keep_dims(&keep)
     }
 
-    fn keep_dims(&self, keep: &[usize]) -> Self {
-        self.with_layout(Layout {
-            shape: Shape::new(keep.iter().map(|&i| self.dims()[i]).collect()),
-            strides: keep.iter().map(|&i| self.stride()[i]).collect(),
-            offset: self.layout.offset,
-        })
+    fn keep_dims(&self, keep: &[usize]) -> Result<Self> {
+        self.with_layout(
+            "squeeze",
+            Layout {
+                shape: Shape::new(keep.iter().map(|&i| self.dims()[i]).collect()),
+                strides: keep.iter().map(|&i| self.stride()[i]).collect(),
+                offset: self.layout.offset,
+            },
+        )
     }
 
     /// A read-only broadcast view with `shape` (stride 0 on stretched dimensions; NumPy
     /// `broadcast_to`, PyTorch `expand`). In-place writes to it are refused.
+    ///
+    /// # Errors
+    /// `Broadcast` when `shape` is not a broadcast of `self`'s shape; `ShapeOverflow` when it
+    /// would hold more than [`crate::shape::MAX_BYTES`] (every later op would have to refuse it).
     pub fn broadcast_to(&self, shape: impl Into<Shape>) -> Result<Self> {
         let l = self.layout.broadcast_to("broadcast_to", &shape.into())?;
-        Ok(self.with_layout(l))
+        self.with_layout("broadcast_to", l)
     }
 
     /// PyTorch's name for [`Tensor::broadcast_to`] (a read-only view; same errors).
@@ -300,20 +342,35 @@ impl<T: Element, D: Device> Tensor<T, D> {
     /// `len` elements of dimension `dim` starting at `start` (a view; PyTorch `narrow`).
     ///
     /// # Errors
-    /// `Axis` for a bad dim, `Index` when `start + len` exceeds the dimension.
+    /// `Axis` for a bad dim, `Index` when `start + len` exceeds the dimension (PyTorch refuses
+    /// the same; nothing is clamped).
     pub fn narrow(&self, dim: i64, start: usize, len: usize) -> Result<Self> {
-        self.slice_dim(dim, start, start.saturating_add(len), 1)
+        let d = self.shape().axis("narrow", dim)?;
+        let size = self.dims()[d];
+        match start.checked_add(len) {
+            Some(end) if end <= size => self.slice_dim(dim, start, end, 1),
+            _ => Err(Error::Index {
+                op: "narrow",
+                index: i64::try_from(start.saturating_add(len)).unwrap_or(i64::MAX),
+                dim: d,
+                size,
+                shape: self.shape().clone(),
+            }),
+        }
     }
 
     /// The elements `start..stop` with `step` of dimension `dim` (a view; Python's
     /// `t[..., start:stop:step, ...]` for non-negative bounds). `stop` is clamped to the size.
+    ///
+    /// # Errors
+    /// `Axis` for a bad dim; `Index` for a zero step or `start` past the dimension.
     pub fn slice_dim(&self, dim: i64, start: usize, stop: usize, step: usize) -> Result<Self> {
         let d = self.shape().axis("slice", dim)?;
         let size = self.dims()[d];
         if step == 0 || start > size {
             return Err(Error::Index {
                 op: "slice",
-                index: start as i64,
+                index: i64::try_from(start).unwrap_or(i64::MAX),
                 dim: d,
                 size,
                 shape: self.shape().clone(),
@@ -321,29 +378,58 @@ impl<T: Element, D: Device> Tensor<T, D> {
         }
         let stop = stop.min(size).max(start);
         let len = (stop - start).div_ceil(step);
+        self.step_dim("slice", d, start, len, step as i128)
+    }
+
+    /// The view that takes `len` elements of dimension `d` from `start` every `step` (which may
+    /// be negative), with checked stride and offset arithmetic; `start < size` when `len > 0`.
+    pub(crate) fn step_dim(
+        &self,
+        op: &'static str,
+        d: usize,
+        start: usize,
+        len: usize,
+        step: i128,
+    ) -> Result<Self> {
         let mut l = self.layout.clone();
-        l.offset = (l.offset as isize + start as isize * l.strides[d]) as usize;
-        l.shape = {
-            let mut v = l.shape.dims().to_vec();
-            v[d] = len;
-            Shape::new(v)
+        let s = l.strides[d] as i128;
+        let overflow = || Error::InvalidArgument {
+            op,
+            msg: format!(
+                "a step of {step} along dimension {d} of shape {} (stride {s}) addresses beyond isize",
+                self.shape()
+            ),
         };
-        l.strides[d] *= step as isize;
-        Ok(self.with_layout(l))
+        if len > 0 {
+            let off = (l.offset as i128)
+                .checked_add((start as i128).checked_mul(s).ok_or_else(overflow)?)
+                .ok_or_else(overflow)?;
+            l.offset = usize::try_from(off).map_err(|_| overflow())?;
+        }
+        // A dimension of length <= 1 never steps, so its stride only has to fit.
+        let new_stride = if len > 1 {
+            isize::try_from(s.checked_mul(step).ok_or_else(overflow)?).map_err(|_| overflow())?
+        } else {
+            l.strides[d]
+        };
+        l.strides[d] = new_stride;
+        let mut v = l.shape.dims().to_vec();
+        v[d] = len;
+        l.shape = Shape::new(v);
+        self.with_layout(op, l)
     }
 
     /// Reverses the order of elements along `axes` (a view with negative strides; NumPy `flip`).
     pub fn flip(&self, axes: &[i64]) -> Result<Self> {
         let mask = self.shape().axes_mask("flip", axes)?;
-        let mut l = self.layout.clone();
+        let mut t = self.with_layout("flip", self.layout.clone())?;
         for (i, &m) in mask.iter().enumerate() {
-            let d = l.shape.dims()[i];
+            let d = t.dims()[i];
             if m && d > 0 {
-                l.offset = (l.offset as isize + (d as isize - 1) * l.strides[i]) as usize;
-                l.strides[i] = -l.strides[i];
+                t = t.step_dim("flip", i, d - 1, d, -1)?;
             }
         }
-        Ok(self.with_layout(l))
+        Ok(t)
     }
 
     /// The diagonal of the last two dimensions as a view (NumPy `diagonal` with `offset`).
@@ -355,28 +441,45 @@ impl<T: Element, D: Device> Tensor<T, D> {
             });
         }
         let n = self.ndim();
-        let (r, c) = (self.dims()[n - 2] as i64, self.dims()[n - 1] as i64);
-        let (rs, cs) = (self.stride()[n - 2], self.stride()[n - 1]);
+        let (r, c) = (self.dims()[n - 2] as i128, self.dims()[n - 1] as i128);
+        let (rs, cs) = (self.stride()[n - 2] as i128, self.stride()[n - 1] as i128);
+        let offset = offset as i128;
         let (r0, c0) = if offset >= 0 {
             (0, offset)
         } else {
             (-offset, 0)
         };
+        // Every quantity below is bounded by products of two i64-sized values: no i128 overflow.
         let len = (r - r0).min(c - c0).max(0) as usize;
         let mut dims = self.dims()[..n - 2].to_vec();
         dims.push(len);
         let mut strides = self.stride()[..n - 2].to_vec();
-        strides.push(rs + cs);
+        let bad = || Error::InvalidArgument {
+            op: "diagonal",
+            msg: format!(
+                "the diagonal of shape {} (strides {:?}) addresses beyond isize",
+                self.shape(),
+                self.stride()
+            ),
+        };
+        strides.push(if len > 1 {
+            isize::try_from(rs + cs).map_err(|_| bad())?
+        } else {
+            0
+        });
         let off = if len > 0 {
-            (self.layout.offset as isize + r0 as isize * rs + c0 as isize * cs) as usize
+            usize::try_from(self.layout.offset as i128 + r0 * rs + c0 * cs).map_err(|_| bad())?
         } else {
             self.layout.offset
         };
-        Ok(self.with_layout(Layout {
-            shape: Shape::new(dims),
-            strides,
-            offset: off,
-        }))
+        self.with_layout(
+            "diagonal",
+            Layout {
+                shape: Shape::new(dims),
+                strides,
+                offset: off,
+            },
+        )
     }
 }
 

@@ -92,6 +92,21 @@ impl<T: Element> Tensor<T, Cuda> {
         self.to_cpu()?.to_cuda(device)
     }
 
+    /// [`Tensor::to_vec`] under the CPU's fallible name.
+    pub fn try_to_vec(&self) -> Result<Vec<T>> {
+        self.to_vec()
+    }
+
+    /// [`Tensor::deep_copy`] under the CPU's fallible name.
+    pub fn try_deep_copy(&self) -> Result<Self> {
+        self.deep_copy()
+    }
+
+    /// [`Tensor::contiguous`] under the CPU's fallible name.
+    pub fn try_contiguous(&self) -> Result<Self> {
+        self.contiguous()
+    }
+
     /// `self` when contiguous, otherwise a packed copy made by the `copy` kernel.
     pub fn contiguous(&self) -> Result<Self> {
         if self.is_contiguous() {

@@ -1,0 +1,220 @@
+//! Hostile arguments: every fallible call returns `Err` (never panics, aborts or touches memory
+//! outside its buffer), views are checked against their storage, allocation failure is an
+//! `Err`, and locks wait across threads instead of failing or deadlocking.
+
+use typed_tensor::prelude::*;
+
+fn cpu() -> DeviceIndex {
+    DeviceIndex::cpu()
+}
+
+/// A step near `i64::MAX` once wrapped the view's length to `usize::MAX` and let `fill_` write
+/// outside the buffer in release builds.
+#[test]
+fn huge_slice_steps_make_valid_views() {
+    let t = DynTensor::from_vec(vec![0f32; 3], [3], cpu()).unwrap();
+    for step in [i64::MAX, i64::MIN, i64::MAX - 1, i64::MIN + 1, 1 << 62] {
+        let mut v = t.slice(&[Slice::new(None, None, step)]).unwrap();
+        assert_eq!(v.shape().dims(), &[1], "step {step}");
+        v.fill_(1.0f32).unwrap();
+    }
+    assert_eq!(t.to_vec::<f32>().unwrap(), vec![1.0, 0.0, 1.0]);
+    let t = Tensor::<i32>::arange(0, 10, 1).unwrap();
+    let v = t
+        .slice(&[Slice::new(Some(i64::MIN), Some(i64::MAX), i64::MAX)])
+        .unwrap();
+    assert_eq!(v.to_vec(), vec![0]);
+    let v = t
+        .slice(&[Slice::new(Some(i64::MAX), Some(i64::MIN), i64::MIN)])
+        .unwrap();
+    assert_eq!(v.to_vec(), vec![9]);
+    assert!(t.slice_dim(0, 0, usize::MAX, (1usize << 63) + 1).is_ok());
+    assert_eq!(
+        t.slice_dim(0, 1, usize::MAX, usize::MAX).unwrap().to_vec(),
+        vec![1]
+    );
+}
+
+#[test]
+fn allocation_failure_is_an_err() {
+    let opts = TensorOptions::default();
+    for r in [
+        DynTensor::zeros([1usize << 40], opts),
+        DynTensor::rand([1usize << 40], opts),
+        DynTensor::zeros([usize::MAX, 2], opts),
+    ] {
+        let e = r.unwrap_err();
+        assert!(
+            matches!(e, Error::OutOfMemory { .. } | Error::ShapeOverflow { .. }),
+            "{e}"
+        );
+    }
+    let a = Tensor::<f32>::zeros([1 << 20, 1]).unwrap();
+    let b = Tensor::<f32>::zeros([1, 1 << 20]).unwrap();
+    assert!(matches!(a.try_add(&b), Err(Error::OutOfMemory { .. })));
+    assert!(Tensor::<f32>::identity(1 << 20, 1 << 20).is_err());
+    let x = Tensor::<f32>::zeros([2]).unwrap();
+    assert!(x.pad(&[(1 << 40, 0)], 0.0).is_err());
+    assert!(x.pad(&[(usize::MAX, 2)], 0.0).is_err());
+    assert!(x.tile(&[usize::MAX]).is_err());
+    assert!(x.tile(&[1 << 40]).is_err());
+    assert!(x.repeat_interleave(usize::MAX, 0).is_err());
+    assert!(x.repeat_interleave(1 << 40, 0).is_err());
+    let e = Tensor::<f32>::zeros([0]).unwrap();
+    assert_eq!(e.tile(&[usize::MAX]).unwrap().dims(), &[0]);
+    let big = Tensor::<f32>::scalar(1.0).expand([1usize << 40]).unwrap();
+    assert!(matches!(big.try_to_vec(), Err(Error::OutOfMemory { .. })));
+    assert!(big.try_contiguous().is_err());
+    assert!(big.try_add_scalar(1.0).is_err());
+    assert!(Tensor::<f32>::linspace(0.0, 1.0, usize::MAX).is_err());
+    assert!(Tensor::<i64>::arange(i64::MIN, i64::MAX, 1).is_err());
+}
+
+#[test]
+fn expand_refuses_overflowing_shapes() {
+    let t = Tensor::<f32>::scalar(1.0);
+    assert!(matches!(
+        t.expand([usize::MAX, 2]),
+        Err(Error::ShapeOverflow { .. })
+    ));
+    assert!(t.broadcast_to([1usize << 62]).is_err());
+    let d = DynTensor::from_vec(vec![1i64], [1], cpu()).unwrap();
+    assert!(d.expand([usize::MAX, 2]).is_err());
+}
+
+#[test]
+fn overflowing_arguments_are_errs() {
+    let t = Tensor::<f32>::zeros([4, 3]).unwrap();
+    assert!(t.split(&[usize::MAX, 2], 0).is_err());
+    assert!(t.diagonal(i64::MIN).unwrap().dims() == [0]);
+    assert!(t.diagonal(i64::MAX).unwrap().dims() == [0]);
+    assert_eq!(t.diag(i64::MIN).unwrap().dims(), &[0]);
+    let v1 = Tensor::<f32>::zeros([2]).unwrap();
+    assert!(v1.diag(i64::MIN).is_err());
+    assert!(v1.diag(i64::MAX).is_err());
+    let idx = Tensor::<i64>::from_vec(vec![i64::MIN], [1]).unwrap();
+    assert!(matches!(t.index_select(0, &idx), Err(Error::Index { .. })));
+    let idx = Tensor::<i64>::from_vec(vec![i64::MAX], [1]).unwrap();
+    assert!(matches!(t.index_select(0, &idx), Err(Error::Index { .. })));
+    // narrow past the end is the Index error its doc promises, never a clamped view.
+    let v = Tensor::<i32>::arange(0, 3, 1).unwrap();
+    assert!(matches!(v.narrow(0, 1, 100), Err(Error::Index { .. })));
+    assert!(v.narrow(0, usize::MAX, 2).is_err());
+    assert_eq!(v.narrow(0, 1, 2).unwrap().to_vec(), vec![1, 2]);
+    let big = Tensor::<f32>::scalar(1.0).expand([1usize << 40]).unwrap();
+    assert!(Tensor::concat(&[&big, &big, &big, &big, &big, &big], 0).is_err());
+}
+
+#[test]
+fn empty_tensors_through_every_path() {
+    let e = Tensor::<f32>::zeros([0, 3]).unwrap();
+    let t = e.t();
+    assert_eq!(t.contiguous().dims(), &[3, 0]);
+    assert_eq!(t.deep_copy().to_vec(), Vec::<f32>::new());
+    let mut m = Tensor::<f32>::zeros([3, 0]).unwrap();
+    m.add_(&t).unwrap();
+    assert_eq!(e.sort(1, false).unwrap().0.dims(), &[0, 3]);
+    assert_eq!(t.sort(0, true).unwrap().0.dims(), &[3, 0]);
+    assert_eq!(e.argsort(0, false).unwrap().dims(), &[0, 3]);
+    assert_eq!(t.topk(2, 0).unwrap().0.dims(), &[2, 0]);
+    let idx = Tensor::<i64>::zeros([0, 3]).unwrap();
+    assert_eq!(e.gather(1, &idx).unwrap().dims(), &[0, 3]);
+    assert_eq!(e.scatter_add(1, &idx, &e).unwrap().dims(), &[0, 3]);
+    // An empty view whose offset would lie past the buffer.
+    let z = Tensor::<f32>::zeros([0, 5]).unwrap();
+    let mut n = z.narrow(1, 3, 2).unwrap();
+    n.sin_().unwrap();
+    assert_eq!(n.data().unwrap().len(), 0);
+    assert_eq!(n.to_vec(), Vec::<f32>::new());
+    let w = Tensor::<f32>::zeros([2, 5]).unwrap();
+    let mut n = w.narrow(1, 5, 0).unwrap();
+    n.fill_(1.0).unwrap();
+    assert_eq!(n.data().unwrap().len(), 0);
+}
+
+#[test]
+fn set_data_on_a_broadcast_view_is_a_layout_err() {
+    let base = Tensor::<f32>::zeros([1, 3]).unwrap();
+    let mut v = base.expand([4, 3]).unwrap();
+    assert!(matches!(v.set_data(&[1.0; 12]), Err(Error::Layout { .. })));
+    assert_eq!(base.to_vec(), vec![0.0; 3]);
+}
+
+/// Same-thread conflicts are an `Err` naming the guard; nothing waits for itself.
+#[test]
+fn guards_in_the_same_thread_are_errs_not_deadlocks() {
+    let mut t = Tensor::<f32>::ones([4]).unwrap();
+    let c = t.clone();
+    {
+        let _g = t.data_mut().unwrap();
+        let e = c.try_to_vec().unwrap_err();
+        assert!(e.to_string().contains("data_mut()"), "{e}");
+        assert!(c.try_add(&c).is_err());
+        assert!(c.try_deep_copy().is_err());
+    }
+    {
+        let _g = c.data().unwrap();
+        // Reads share: another read of the same buffer goes through, a write is refused.
+        assert_eq!(t.try_add(&c).unwrap().to_vec(), vec![2.0; 4]);
+        assert!(t.fill_(3.0).is_err());
+    }
+    assert_eq!((&t + &t).to_vec(), vec![2.0; 4]);
+    t.add_(&c).unwrap(); // one buffer as both operands: the source is copied first
+    assert_eq!(t.to_vec(), vec![2.0; 4]);
+    let mut g = t.clone().with_requires_grad(true).unwrap();
+    let g2 = g.clone();
+    {
+        let r = g2.grad().unwrap();
+        assert_eq!(r.len(), 4);
+    }
+    assert_eq!(g.grad_mut().unwrap().len(), 4);
+}
+
+/// Writers and readers on different threads wait for each other and all make progress.
+#[test]
+fn writers_on_other_threads_wait_instead_of_failing() {
+    let t = Tensor::<f32>::zeros([2, 1000]).unwrap();
+    std::thread::scope(|s| {
+        for row in 0..2 {
+            let mut r = t.narrow(0, row, 1).unwrap();
+            s.spawn(move || {
+                for _ in 0..200 {
+                    r.add_scalar_(1.0).unwrap();
+                }
+            });
+        }
+        for _ in 0..2 {
+            let c = t.clone();
+            s.spawn(move || {
+                for _ in 0..200 {
+                    let v = c.sum(&[], false).unwrap().item().unwrap();
+                    assert!((0.0..=400_000.0).contains(&v));
+                }
+            });
+        }
+    });
+    assert_eq!(t.to_vec(), vec![200.0; 2000]);
+}
+
+/// Two `_into` ops on crossed buffers (each one's input is the other's output) take their
+/// locks in one global order, so they never wait on each other.
+#[test]
+fn crossed_into_ops_do_not_deadlock() {
+    let a = Tensor::<f32>::ones([64]).unwrap();
+    let b = Tensor::<f32>::ones([64]).unwrap();
+    std::thread::scope(|s| {
+        let (a1, mut b1) = (a.clone(), b.clone());
+        s.spawn(move || {
+            for _ in 0..2000 {
+                a1.neg_into(&mut b1).unwrap();
+            }
+        });
+        let (b2, mut a2) = (b.clone(), a.clone());
+        s.spawn(move || {
+            for _ in 0..2000 {
+                b2.neg_into(&mut a2).unwrap();
+            }
+        });
+    });
+    assert!(a.to_vec().iter().all(|x| x.abs() == 1.0));
+}
