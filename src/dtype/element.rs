@@ -175,7 +175,7 @@ macro_rules! common {
             }
             #[inline]
             fn from_f64(v: f64) -> Self {
-                num_traits::AsPrimitive::<$t>::as_(v)
+                <$t as super::round::RoundFromF64>::round_from_f64(v)
             }
             #[inline]
             fn from_i64(v: i64) -> Self {
@@ -288,7 +288,7 @@ macro_rules! float_num {
             }
             #[inline]
             fn floor_div(self, o: Self) -> Option<Self> {
-                Some($from(($to(self) / $to(o)).floor()))
+                Some($from(super::round::floor_div($to(self), $to(o))))
             }
             #[inline]
             fn rem(self, o: Self) -> Option<Self> {

@@ -2,6 +2,7 @@
 
 mod element;
 mod promote;
+mod round;
 
 pub use element::{Element, FloatElement, IntElement, NumElement};
 pub use promote::{FloatOf, SquareOf, SumOf};

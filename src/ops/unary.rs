@@ -126,9 +126,9 @@ float_ops! {
     /// Inverse hyperbolic sine.
     Asinh, asinh, asinh_, asinh_into, |x| x.asinh();
     /// Inverse hyperbolic cosine; NaN below 1.
-    Acosh, acosh, acosh_, acosh_into, |x| x.acosh();
+    Acosh, acosh, acosh_, acosh_into, |x| via_f64(x, acosh_f64);
     /// Inverse hyperbolic tangent; NaN outside (-1, 1), ±inf at ±1.
-    Atanh, atanh, atanh_, atanh_into, |x| x.atanh();
+    Atanh, atanh, atanh_, atanh_into, |x| via_f64(x, f64::atanh);
     /// `e^x` (seed: Exponent and Logarithm).
     Exp, exp, exp_, exp_into, |x| x.exp();
     /// `2^x`.
@@ -286,7 +286,8 @@ impl<T: NumElement> Tensor<T, Cpu> {
         map_assign("square_", self, |x: T| x.mul(x))
     }
 
-    /// Clamps every element into `[min, max]` (NumPy `clip`; NaN stays NaN).
+    /// Clamps every element into `[min, max]` (NumPy `clip`; a NaN element or a NaN bound
+    /// gives NaN, as in NumPy and PyTorch).
     ///
     /// # Errors
     /// `InvalidArgument` when `min > max`.
@@ -329,9 +330,32 @@ pub(crate) fn check_clip<T: NumElement>(min: T, max: T) -> Result<()> {
     Ok(())
 }
 
+/// `f(x)` computed in f64 and rounded once: within an ulp for f32 (and the 16-bit types that
+/// compute in f32) where Rust's f32 formulas lose up to hundreds of ulps (`acosh(1 + 2^-22)`).
+#[inline]
+fn via_f64<F: Float>(x: F, f: fn(f64) -> f64) -> F {
+    F::from(f(x.to_f64().unwrap_or(f64::NAN))).unwrap_or_else(F::nan)
+}
+
+/// `acosh` accurate near 1: `log1p(t + sqrt(2t + t²))` with `t = x - 1` (exact), instead of
+/// `ln(x + sqrt(x² - 1))`, which cancels there.
+fn acosh_f64(x: f64) -> f64 {
+    let t = x - 1.0;
+    if (0.0..1.0).contains(&t) {
+        (t + (2.0 * t + t * t).sqrt()).ln_1p()
+    } else {
+        x.acosh()
+    }
+}
+
+/// NumPy/PyTorch `clip`: a NaN bound (like a NaN element) gives NaN.
 #[inline]
 fn clip1<T: NumElement>(x: T, min: T, max: T) -> T {
-    if x < min {
+    if min.is_nan() {
+        min
+    } else if max.is_nan() {
+        max
+    } else if x < min {
         min
     } else if x > max {
         max

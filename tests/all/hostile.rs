@@ -218,3 +218,65 @@ fn crossed_into_ops_do_not_deadlock() {
     });
     assert!(a.to_vec().iter().all(|x| x.abs() == 1.0));
 }
+
+/// The documented rules, with the exact values that once broke them.
+#[test]
+fn documented_semantics_hold_at_the_edges() {
+    // NumPy's float floor_divide (from fmod).
+    let a = Tensor::<f64>::from_vec(vec![1.0, f64::INFINITY, -1.0, -7.0], [4]).unwrap();
+    let b = Tensor::<f64>::from_vec(vec![0.1, 2.0, f64::INFINITY, 2.0], [4]).unwrap();
+    let q = a.try_floor_divide(&b).unwrap().to_vec();
+    assert_eq!(q[0], 9.0);
+    assert!(q[1].is_nan());
+    assert_eq!(q[2], -1.0);
+    assert_eq!(q[3], -4.0);
+    // One correct rounding to bf16 from f64 and f32.
+    let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-22);
+    let d = DynTensor::from_vec(vec![x], [1], cpu()).unwrap();
+    let r = d
+        .to_dtype(Dtype::Bfloat16)
+        .unwrap()
+        .to_vec::<bf16>()
+        .unwrap();
+    assert_eq!(r[0].to_f64(), 1.0078125);
+    let f = Tensor::<f32>::from_vec(vec![x as f32], [1]).unwrap();
+    assert_eq!(f.cast::<bf16>().to_vec()[0].to_f64(), 1.0078125);
+    // clip with a NaN bound is NaN (NumPy, PyTorch).
+    let c = Tensor::<f32>::from_vec(vec![0.5, 2.0], [2]).unwrap();
+    assert!(
+        c.clip(f32::NAN, 1.0)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_nan())
+    );
+    assert!(
+        c.clip(0.0, f32::NAN)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_nan())
+    );
+    assert_eq!(c.clip(0.0, 1.0).unwrap().to_vec(), vec![0.5, 1.0]);
+    // acosh/atanh within an ulp of the f64 result rounded to f32.
+    let xs = [1.0 + 2f32.powi(-22), 1.0 + 2f32.powi(-10), 1.5, 3.0, 1e30];
+    let got = Tensor::<f32>::from_vec(xs.to_vec(), [5])
+        .unwrap()
+        .acosh()
+        .to_vec();
+    for (g, x) in got.iter().zip(xs) {
+        let want = (x as f64).acosh() as f32;
+        let ulps = (g.to_bits() as i64 - want.to_bits() as i64).abs();
+        assert!(ulps <= 1, "acosh({x}) = {g}, want {want}");
+    }
+    let xs = [1e-3f32, 0.3, 0.5, 0.9, 0.999_999, -0.7];
+    let got = Tensor::<f32>::from_vec(xs.to_vec(), [6])
+        .unwrap()
+        .atanh()
+        .to_vec();
+    for (g, x) in got.iter().zip(xs) {
+        let want = (x as f64).atanh() as f32;
+        let ulps = (g.to_bits() as i64 - want.to_bits() as i64).abs();
+        assert!(ulps <= 1, "atanh({x}) = {g}, want {want}");
+    }
+}
