@@ -61,17 +61,12 @@ pub(crate) fn floor_div<F: num_traits::Float>(a: F, b: F) -> F {
     if b == F::zero() {
         return a / b;
     }
-    let mut m = a % b;
+    // NumPy's quotient from the remainder; the remainder itself is not needed here.
+    let m = a % b;
     let mut div = (a - m) / b;
-    if m != F::zero() {
-        if (b < F::zero()) != (m < F::zero()) {
-            m = m + b;
-            div = div - F::one();
-        }
-    } else {
-        m = F::zero().copysign(b);
+    if m != F::zero() && (b < F::zero()) != (m < F::zero()) {
+        div = div - F::one();
     }
-    let _ = m;
     if div != F::zero() {
         let mut q = div.floor();
         if div - q > F::from(0.5).expect("0.5 is representable") {
