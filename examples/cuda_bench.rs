@@ -53,33 +53,33 @@ fn main() -> Result<()> {
     manual_seed(0);
     let x = Tensor::<f32>::rand([n])?.to_cuda(&dev)?;
     let y = Tensor::<f32>::rand([n])?.to_cuda(&dev)?;
-    let xb = x.cast::<bf16>()?;
+    let xb = x.try_cast::<bf16>()?;
     let nf = n as f64;
 
-    let s = time("copy f32 2^26", &dev, 20, || x.deep_copy().map(drop))?;
+    let s = time("copy f32 2^26", &dev, 20, || x.try_deep_copy().map(drop))?;
     report("copy f32 2^26", s, 8.0 * nf, 0.0);
     let s = time("add f32 2^26", &dev, 20, || x.try_add(&y).map(drop))?;
     report("add f32 2^26", s, 12.0 * nf, 0.0);
     let s = time("add bf16 2^26", &dev, 20, || xb.try_add(&xb).map(drop))?;
     report("add bf16 2^26", s, 6.0 * nf, 0.0);
-    let s = time("sum f32 2^26", &dev, 20, || x.sum(&[], false).map(drop))?;
+    let s = time("sum f32 2^26", &dev, 20, || x.try_sum(&[], false).map(drop))?;
     report("sum f32 2^26", s, 4.0 * nf, 0.0);
-    let s = time("sin f32 2^26", &dev, 20, || x.sin().map(drop))?;
+    let s = time("sin f32 2^26", &dev, 20, || x.try_sin().map(drop))?;
     report("sin f32 2^26", s, 8.0 * nf, 0.0);
-    let s = time("sin bf16 2^26", &dev, 20, || xb.sin().map(drop))?;
+    let s = time("sin bf16 2^26", &dev, 20, || xb.try_sin().map(drop))?;
     report("sin bf16 2^26", s, 4.0 * nf, 0.0);
 
     // The timed kernels computed what the CPU computes (every element, so no work was skipped).
-    let (cx, cy) = (x.to_cpu()?, y.to_cpu()?);
+    let (cx, cy) = (x.try_to_cpu()?, y.try_to_cpu()?);
     let max_diff = |g: Vec<f32>, c: Vec<f32>| {
         g.iter()
             .zip(&c)
             .map(|(a, b)| (a - b).abs())
             .fold(0f32, f32::max)
     };
-    let add = max_diff(x.try_add(&y)?.to_vec()?, cx.try_add(&cy)?.to_vec());
-    let sin = max_diff(x.sin()?.to_vec()?, cx.sin().to_vec());
-    let sum = (x.sum(&[], false)?.to_vec()?[0] - cx.sum(&[], false)?.to_vec()[0]).abs();
+    let add = max_diff(x.try_add(&y)?.try_to_vec()?, cx.try_add(&cy)?.to_vec());
+    let sin = max_diff(x.try_sin()?.try_to_vec()?, cx.sin().to_vec());
+    let sum = (x.try_sum(&[], false)?.try_item()? - cx.sum(&[], false).item()).abs();
     println!("check: max |gpu - cpu| add {add:e}, sin {sin:e}; sum differs by {sum:e}");
 
     let s = time("rand f32 2^26", &dev, 20, || {
@@ -89,15 +89,15 @@ fn main() -> Result<()> {
 
     let m = x.view([8192, 8192])?;
     let s = time("sum f32 8192x8192 axis 1", &dev, 20, || {
-        m.sum(&[1], false).map(drop)
+        m.try_sum(&[1], false).map(drop)
     })?;
     report("sum f32 8192x8192 axis 1", s, 4.0 * nf, 0.0);
     let s = time("sum f32 8192x8192 axis 0", &dev, 20, || {
-        m.sum(&[0], false).map(drop)
+        m.try_sum(&[0], false).map(drop)
     })?;
     report("sum f32 8192x8192 axis 0", s, 4.0 * nf, 0.0);
     let s = time("transpose copy f32 8192^2", &dev, 20, || {
-        m.t().contiguous().map(drop)
+        m.t().try_contiguous().map(drop)
     })?;
     report("transpose copy f32 8192^2", s, 8.0 * nf, 0.0);
 
@@ -110,22 +110,24 @@ fn main() -> Result<()> {
     let src = x.narrow(0, 0, m24)?;
     let zeros = Tensor::<f32, Cuda>::zeros_on([bins], &dev)?;
     let s = time("scatter_add f32 2^24", &dev, 20, || {
-        zeros.scatter_add(0, &idx, &src).map(drop)
+        zeros.try_scatter_add(0, &idx, &src).map(drop)
     })?;
     report("scatter_add f32 2^24", s, 16.0 * m24 as f64, 0.0);
     let lines = x.view([1 << 16, 1024])?.narrow(0, 0, 4096)?;
     let s = time("argsort f32 4096x1024", &dev, 20, || {
-        lines.argsort(1, false).map(drop)
+        lines.try_argsort(1, false).map(drop)
     })?;
     report("argsort f32 4096x1024", s, 12.0 * 4096.0 * 1024.0, 0.0);
 
     let flops = 2.0 * 8192f64.powi(3);
     let a = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
     let b = Tensor::<f32>::randn([8192, 8192])?.to_cuda(&dev)?;
-    let s = time("matmul f32 8192^3", &dev, 3, || a.matmul(&b).map(drop))?;
+    let s = time("matmul f32 8192^3", &dev, 3, || a.try_matmul(&b).map(drop))?;
     report("matmul f32 8192^3", s, 0.0, flops);
-    let (ab, bb) = (a.cast::<bf16>()?, b.cast::<bf16>()?);
-    let s = time("matmul bf16 8192^3", &dev, 10, || ab.matmul(&bb).map(drop))?;
+    let (ab, bb) = (a.try_cast::<bf16>()?, b.try_cast::<bf16>()?);
+    let s = time("matmul bf16 8192^3", &dev, 10, || {
+        ab.try_matmul(&bb).map(drop)
+    })?;
     report("matmul bf16 8192^3", s, 0.0, flops);
     Ok(())
 }

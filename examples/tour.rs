@@ -24,12 +24,12 @@ fn main() -> typed_tensor::Result<()> {
     );
 
     // Promotion is in the type: sin of i32 is f32, sum of i32 is i64, square of i32 is f64.
-    let counts = Tensor::<i32>::arange(0, 6, 1)?.reshape([2, 3])?;
+    let counts = Tensor::<i32>::arange(0, 6, 1)?.try_reshape([2, 3])?;
     let s: Tensor<f32> = counts.sin();
-    let total: Tensor<i64> = counts.sum(&[], false)?;
+    let total: Tensor<i64> = counts.try_sum(&[], false)?;
     let sq: Tensor<f64> = counts.square();
     println!("\nsin(i32) -> {}:\n{s:.3}", s.dtype());
-    println!("sum(i32) -> {} = {}", total.dtype(), total.item()?);
+    println!("sum(i32) -> {} = {}", total.dtype(), total.try_item()?);
     println!("square(i32) -> {}:\n{sq}", sq.dtype());
 
     // Broadcasting (NumPy rules) and scalars of the tensor's type.
@@ -47,7 +47,7 @@ fn main() -> typed_tensor::Result<()> {
     println!("reduce_sum(t, [0]) =\n{:.1}", reduce_sum(&t, &[0], false)?);
     println!(
         "reduce_nanmean(t) = {:.2}",
-        reduce_nanmean(&t, &[], false)?.item()?
+        reduce_nanmean(&t, &[], false)?.try_item()?
     );
     println!(
         "reduce_nanargmax(t, [1], keepdim) =\n{}",
@@ -57,12 +57,13 @@ fn main() -> typed_tensor::Result<()> {
     // Matmul, batched with broadcast batch dimensions (NumPy rules).
     let x = Tensor::<f32>::full([2, 3], 2.0)?;
     let y = Tensor::<f32>::full([3, 4], 3.0)?;
-    println!("\nmatmul (2,3)@(3,4) =\n{}", x.matmul(&y)?);
-    let batched = Tensor::<f32>::ones([4, 1, 2, 3])?.matmul(&Tensor::<f32>::ones([5, 3, 2])?)?;
+    println!("\nmatmul (2,3)@(3,4) =\n{}", x.try_matmul(&y)?);
+    let batched =
+        Tensor::<f32>::ones([4, 1, 2, 3])?.try_matmul(&Tensor::<f32>::ones([5, 3, 2])?)?;
     println!("(4,1,2,3) @ (5,3,2) has shape {}", batched.shape());
 
     // Views share storage; contiguous() copies only when needed.
-    let base = Tensor::<i32>::arange(0, 12, 1)?.reshape([3, 4])?;
+    let base = Tensor::<i32>::arange(0, 12, 1)?.try_reshape([3, 4])?;
     let view = base.t();
     println!(
         "\nbase.t(): owns_data {}, contiguous {}, strides {:?}",

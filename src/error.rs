@@ -163,3 +163,20 @@ pub enum Error {
 
 /// `std::result::Result` with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The plain (panicking) form of an op: its `try_` form's value, or a panic with the `Err`'s
+/// message at the caller's location.
+pub(crate) trait OrPanic<T> {
+    fn or_panic(self) -> T;
+}
+
+impl<T> OrPanic<T> for Result<T> {
+    #[track_caller]
+    #[inline]
+    fn or_panic(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}

@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alloc;
+pub mod backend;
 pub mod cpu;
 pub mod device;
 pub mod dtype;
@@ -13,6 +14,7 @@ pub mod ops;
 pub mod shape;
 pub mod tensor;
 
+pub use backend::Backend;
 pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
 pub use dtype::{
     Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
@@ -24,6 +26,7 @@ pub use tensor::{ReshapeDims, Slice, Tensor, manual_seed};
 
 /// Everything a program needs: `use typed_tensor::prelude::*;`.
 pub mod prelude {
+    pub use crate::backend::Backend;
     pub use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
     pub use crate::dtype::{
         Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,

@@ -64,7 +64,11 @@ fn accuracy<T: FloatElement>(
     b: &Tensor<T>,
     labels: &[usize],
 ) -> Result<f64> {
-    let pred = x.matmul(w)?.try_add(b)?.argmax(&[1], false)?.to_vec();
+    let pred = x
+        .try_matmul(w)?
+        .try_add(b)?
+        .try_argmax(&[1], false)?
+        .to_vec();
     let hits = pred
         .iter()
         .zip(labels)
@@ -99,9 +103,9 @@ pub fn train<T: FloatElement>(
     let (x_test, y_test) = take(&order[n_train..])?;
 
     // Standardise in f64 with the training statistics; constant pixels get a scale of 1.
-    let mean = x_train.mean(&[0], true)?;
+    let mean = x_train.try_mean(&[0], true)?;
     let std = x_train
-        .std(&[0], 0, true)?
+        .try_std(&[0], 0, true)?
         .map(|s| if s > 1e-12 { s } else { 1.0 });
     let x_train: Tensor<T> = x_train.try_sub(&mean)?.try_div(&std)?.cast();
     let x_test: Tensor<T> = x_test.try_sub(&mean)?.try_div(&std)?.cast();
@@ -116,13 +120,17 @@ pub fn train<T: FloatElement>(
     let xt = x_train.t();
     let mut losses = Vec::new();
     for epoch in 0..=cfg.epochs {
-        let logits = x_train.matmul(&w)?.try_add(&b)?; // (n, 10)
-        let lse = logits.logsumexp(&[1], true)?; // (n, 1)
+        let logits = x_train.try_matmul(&w)?.try_add(&b)?; // (n, 10)
+        let lse = logits.try_logsumexp(&[1], true)?; // (n, 1)
         if epoch % cfg.log_every == 0 || epoch == cfg.epochs {
             // Mean cross-entropy: logsumexp(z) - z[y], plus the L2 term.
-            let picked = logits.try_mul(&target)?.sum(&[1], true)?;
-            let ce = lse.try_sub(&picked)?.mean(&[], false)?.item()?.to_f64();
-            let l2 = w.square().sum(&[], false)?.item()?.to_f64() * cfg.weight_decay / 2.0;
+            let picked = logits.try_mul(&target)?.try_sum(&[1], true)?;
+            let ce = lse
+                .try_sub(&picked)?
+                .try_mean(&[], false)?
+                .try_item()?
+                .to_f64();
+            let l2 = w.square().try_sum(&[], false)?.try_item()?.to_f64() * cfg.weight_decay / 2.0;
             losses.push((epoch, ce + l2));
             log(epoch, ce + l2);
         }
@@ -135,8 +143,8 @@ pub fn train<T: FloatElement>(
             .exp()
             .try_sub(&target)?
             .mul_scalar(inv_n);
-        let gw = xt.matmul(&grad)?.try_add(&w.mul_scalar(wd))?;
-        let gb = grad.sum(&[0], true)?;
+        let gw = xt.try_matmul(&grad)?.try_add(&w.mul_scalar(wd))?;
+        let gb = grad.try_sum(&[0], true)?;
         w.sub_(&gw.mul_scalar(lr))?;
         b.sub_(&gb.mul_scalar(lr))?;
     }

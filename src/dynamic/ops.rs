@@ -2,10 +2,10 @@
 //! rejects at compile time is an `Err` here, naming the op, the dtypes and the form to use.
 
 use super::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
+use crate::backend::Backend;
 use crate::dtype::Dtype;
 use crate::error::{Error, Result};
 use crate::ops::Lift;
-use crate::ops::device_ops::DeviceOps;
 use crate::ops::reduce::{NanReductions, Reductions};
 use crate::tensor::{ReshapeDims, Tensor};
 
@@ -169,13 +169,13 @@ impl DynTensor {
     /// `Err`), a float exponent returns a float tensor (the seed's three `pow` overloads).
     pub fn pow(&self, exponent: impl Into<Scalar>) -> Result<DynTensor> {
         match exponent.into() {
-            Scalar::Float(e) => numeric!(self, "pow", t => Ok(DynTensor::from(t.pow(e)?))),
+            Scalar::Float(e) => numeric!(self, "pow", t => Ok(DynTensor::from(t.try_pow(e)?))),
             s => {
                 let e = i32::try_from(s.to::<i64>()).map_err(|_| Error::InvalidArgument {
                     op: "pow",
                     msg: format!("integer exponent {s:?} does not fit in i32"),
                 })?;
-                numeric!(self, "pow", t => Ok(DynTensor::from(t.pow(e)?)))
+                numeric!(self, "pow", t => Ok(DynTensor::from(t.try_pow(e)?)))
             }
         }
     }
@@ -196,7 +196,7 @@ impl DynTensor {
     /// Clamps into `[min, max]`.
     pub fn clip(&self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<DynTensor> {
         let (lo, hi) = (min.into(), max.into());
-        numeric!(self, "clip", t => Ok(DynTensor::from(t.clip(lo.to(), hi.to())?)))
+        numeric!(self, "clip", t => Ok(DynTensor::from(t.try_clip(lo.to(), hi.to())?)))
     }
 }
 
@@ -296,7 +296,7 @@ impl DynTensor {
 
     /// The matrix product (see [`crate::Tensor::matmul`]); both dtypes must match.
     pub fn matmul(&self, other: &DynTensor) -> Result<DynTensor> {
-        pair!(self, other, "matmul", a, b => Ok(DynTensor::from(a.matmul(b)?)), bool: Err(not_numeric("matmul")))
+        pair!(self, other, "matmul", a, b => Ok(DynTensor::from(a.try_matmul(b)?)), bool: Err(not_numeric("matmul")))
     }
     /// True where NaN.
     pub fn is_nan(&self) -> Result<DynTensor> {
@@ -306,16 +306,16 @@ impl DynTensor {
     pub fn where_(cond: &DynTensor, a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
         pair!(a, b, "where_", x, y => {
             let c = typed_like::<bool, _, _>("where_", cond, x)?;
-            Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?))
+            Ok(DynTensor::from(crate::Tensor::try_where(c, x, y)?))
         }, bool: {
             let c = typed_like::<bool, _, _>("where_", cond, x)?;
-            Ok(DynTensor::from(crate::Tensor::where_(c, x, y)?))
+            Ok(DynTensor::from(crate::Tensor::try_where(c, x, y)?))
         })
     }
     /// Another shape with the same element count (a view when contiguous).
     pub fn reshape(&self, shape: impl ReshapeDims) -> Result<DynTensor> {
         let spec = shape.spec();
-        dyn_each!(self, t => Ok(DynTensor::from(t.reshape(spec.iter().map(|d| d.map_or(-1, |v| v as i64)).collect::<Vec<i64>>())?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_reshape(spec.iter().map(|d| d.map_or(-1, |v| v as i64)).collect::<Vec<i64>>())?)))
     }
     /// Swaps two dimensions (a view).
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<DynTensor> {
@@ -358,9 +358,10 @@ impl Reductions for DynTensor {
     type Index = DynTensor;
     type Truth = DynTensor;
     dyn_reductions! {
-        reduce_sum => sum; reduce_product => product; reduce_min => min; reduce_max => max;
-        reduce_mean => mean; reduce_var => var(1); reduce_std => std(1);
-        reduce_argmin => argmin; reduce_argmax => argmax; reduce_any => any; reduce_all => all;
+        reduce_sum => try_sum; reduce_product => try_product; reduce_min => try_min;
+        reduce_max => try_max; reduce_mean => try_mean; reduce_var => try_var(1);
+        reduce_std => try_std(1); reduce_argmin => try_argmin; reduce_argmax => try_argmax;
+        reduce_any => try_any; reduce_all => try_all;
     }
 }
 
@@ -374,9 +375,9 @@ macro_rules! dyn_nan_reductions {
 
 impl NanReductions for DynTensor {
     dyn_nan_reductions! {
-        reduce_nansum => nansum; reduce_nanproduct => nanproduct; reduce_nanmin => nanmin;
-        reduce_nanmax => nanmax; reduce_nanmean => nanmean; reduce_nanargmin => nanargmin;
-        reduce_nanargmax => nanargmax;
+        reduce_nansum => try_nansum; reduce_nanproduct => try_nanproduct;
+        reduce_nanmin => try_nanmin; reduce_nanmax => try_nanmax; reduce_nanmean => try_nanmean;
+        reduce_nanargmin => try_nanargmin; reduce_nanargmax => try_nanargmax;
     }
 }
 
@@ -429,7 +430,7 @@ operators! {
 }
 
 /// Concatenates `tensors`, all of `first`'s dtype and device, as typed tensors.
-fn concat_like<T: crate::Element, D: DeviceOps>(
+fn concat_like<T: crate::Element, D: Backend>(
     first: &Tensor<T, D>,
     tensors: &[&DynTensor],
     axis: i64,
@@ -438,7 +439,7 @@ fn concat_like<T: crate::Element, D: DeviceOps>(
         .iter()
         .map(|d| typed_like::<T, _, _>("concat", d, first).cloned())
         .collect::<Result<Vec<_>>>()?;
-    Tensor::concat(&typed.iter().collect::<Vec<_>>(), axis)
+    Tensor::try_concat(&typed.iter().collect::<Vec<_>>(), axis)
 }
 
 impl DynTensor {
@@ -470,41 +471,41 @@ impl DynTensor {
     pub fn index_select(&self, axis: i64, indices: &DynTensor) -> Result<DynTensor> {
         dyn_each!(self, t => {
             let i = typed_like("index_select", indices, t)?;
-            Ok(DynTensor::from(t.index_select(axis, i)?))
+            Ok(DynTensor::from(t.try_index_select(axis, i)?))
         })
     }
     /// PyTorch `gather` with an Int64 index tensor.
     pub fn gather(&self, axis: i64, index: &DynTensor) -> Result<DynTensor> {
         dyn_each!(self, t => {
             let i = typed_like("gather", index, t)?;
-            Ok(DynTensor::from(t.gather(axis, i)?))
+            Ok(DynTensor::from(t.try_gather(axis, i)?))
         })
     }
     /// Stable sort along `axis`: values and Int64 indices.
     pub fn sort(&self, axis: i64, descending: bool) -> Result<(DynTensor, DynTensor)> {
         dyn_each!(self, t => {
-            let (v, i) = t.sort(axis, descending)?;
+            let (v, i) = t.try_sort(axis, descending)?;
             Ok((DynTensor::from(v), DynTensor::from(i)))
         })
     }
     /// The `k` largest values along `axis` with their Int64 indices.
     pub fn topk(&self, k: usize, axis: i64) -> Result<(DynTensor, DynTensor)> {
         dyn_each!(self, t => {
-            let (v, i) = t.topk(k, axis)?;
+            let (v, i) = t.try_topk(k, axis)?;
             Ok((DynTensor::from(v), DynTensor::from(i)))
         })
     }
     /// Stable `log(sum(exp(x)))` over `axes`; float dtypes only.
     pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
-        float!(self, "logsumexp", "", t => Ok(DynTensor::from(t.logsumexp(axes, keepdim)?)))
+        float!(self, "logsumexp", "", t => Ok(DynTensor::from(t.try_logsumexp(axes, keepdim)?)))
     }
     /// Running sum along `axis` (integers and bool give Int64).
     pub fn cumsum(&self, axis: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(DynTensor::from(t.cumsum(axis)?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_cumsum(axis)?)))
     }
     /// Running product along `axis` (integers and bool give Int64).
     pub fn cumprod(&self, axis: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(DynTensor::from(t.cumprod(axis)?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_cumprod(axis)?)))
     }
 }
 mod combine;

@@ -2,14 +2,16 @@
 //! in-place and `_into` forms, and the `+ - * /` operators.
 //!
 //! Integer `+ - *` wrap; integer `/` truncates toward zero; integer division by zero is an
-//! `Err` (the seed), float division follows IEEE 754. `floor_divide` and `remainder` follow
+//! `Err`, float division follows IEEE 754. `floor_divide` and `remainder` follow
 //! NumPy (floor semantics, the remainder takes the divisor's sign).
 
+use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into, zip_assign, zip_new};
+use crate::backend::Backend;
 use crate::cpu::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
 use std::any::TypeId;
@@ -112,23 +114,24 @@ fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
     }
 }
 
+/// The CPU kernels of the binary ops (the `Backend` steps for `Cpu`).
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `Op(self, other)` with broadcasting into a new tensor.
-    pub fn try_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
+    pub(crate) fn cpu_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
         let mut out = Tensor::zeros(shape)?;
-        self.try_binary_into::<Op>(other, &mut out)?;
+        self.cpu_binary_into::<Op>(other, &mut out)?;
         Ok(out)
     }
 
     /// `self = Op(self, other)`, `other` broadcast into `self`'s shape.
-    pub fn try_binary_<Op: BinaryOp>(&mut self, other: &Self) -> Result<()> {
+    pub(crate) fn cpu_binary_<Op: BinaryOp>(&mut self, other: &Self) -> Result<()> {
         check_rhs::<Op, T>(other)?;
         zip_assign(Op::NAME, self, other, Op::apply::<T>)
     }
 
     /// `out = Op(self, other)`; `out` must have the broadcast shape and may be an input.
-    pub fn try_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
+    pub(crate) fn cpu_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
         check_rhs::<Op, T>(other)?;
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
         let la = self.layout.broadcast_to(Op::NAME, &shape)?;
@@ -145,25 +148,25 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
 
     /// `Op(self, s)` for every element.
-    pub fn try_scalar<Op: BinaryOp>(&self, s: T) -> Result<Self> {
+    pub(crate) fn cpu_scalar<Op: BinaryOp>(&self, s: T) -> Result<Self> {
         check_scalar::<Op, T>(s)?;
         map_new(Op::NAME, self, move |x| Op::apply(x, s))
     }
 
     /// `Op(s, self)` for every element (`s - t`, `s / t`).
-    pub fn try_scalar_lhs<Op: BinaryOp>(&self, s: T) -> Result<Self> {
+    pub(crate) fn cpu_scalar_lhs<Op: BinaryOp>(&self, s: T) -> Result<Self> {
         check_rhs::<Op, T>(self)?;
         map_new(Op::NAME, self, move |x| Op::apply(s, x))
     }
 
     /// `self = Op(self, s)` in place.
-    pub fn try_scalar_<Op: BinaryOp>(&mut self, s: T) -> Result<()> {
+    pub(crate) fn cpu_scalar_<Op: BinaryOp>(&mut self, s: T) -> Result<()> {
         check_scalar::<Op, T>(s)?;
         map_assign(Op::NAME, self, move |x| Op::apply(x, s))
     }
 
     /// `out = Op(self, s)`.
-    pub fn try_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
+    pub(crate) fn cpu_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
         check_scalar::<Op, T>(s)?;
         let shape = self.shape().clone();
         write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
@@ -174,47 +177,77 @@ impl<T: NumElement> Tensor<T, Cpu> {
 
 macro_rules! binary_methods {
     ($($op:ident: $name:ident, $try_name:ident, $inplace:ident, $into:ident,
-       $sname:ident, $try_sname:ident, $sinplace:ident, $sinto:ident, $rname:ident;)*) => {
-        impl<T: NumElement> Tensor<T, Cpu> {
+       $sname:ident, $try_sname:ident, $sinplace:ident, $sinto:ident, $rname:ident, $try_rname:ident,
+       errors = $errors:literal;)*) => {
+        impl<T: NumElement, D: Backend> Tensor<T, D> {
             $(
                 #[doc = concat!("Element-wise `", stringify!($name), "` with NumPy broadcasting.")]
                 ///
                 /// # Errors
-                /// `Broadcast` naming both shapes; `DivisionByZero` for an integer zero divisor.
+                #[doc = concat!("`Broadcast` naming both shapes; `Device` when the operands are on different devices", $errors, ".")]
                 pub fn $try_name(&self, other: &Self) -> Result<Self> {
-                    self.try_binary::<ops::$op>(other)
+                    same_device(stringify!($name), self, other)?;
+                    D::binary::<T, ops::$op>(self, other)
                 }
-                #[doc = concat!("[`Tensor::", stringify!($try_name), "`] that panics with the error's message.")]
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
+                ///
+                /// # Panics
+                #[doc = concat!("When [`Tensor::", stringify!($try_name), "`] returns an `Err`.")]
+                #[track_caller]
                 pub fn $name(&self, other: &Self) -> Self {
-                    self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                    self.$try_name(other).or_panic()
                 }
-                #[doc = concat!("In-place `", stringify!($name), "`; `other` broadcasts into `self`'s shape, which cannot grow.")]
+                #[doc = concat!("In-place `", stringify!($name), "`; `other` broadcasts into `self`'s shape, which cannot grow. Errors as [`Tensor::", stringify!($try_name), "`]; `self` is unchanged on error.")]
                 pub fn $inplace(&mut self, other: &Self) -> Result<()> {
-                    self.try_binary_::<ops::$op>(other)
+                    same_device(stringify!($inplace), self, other)?;
+                    self.check_writable(stringify!($inplace))?;
+                    D::binary_::<T, ops::$op>(self, other)
                 }
-                #[doc = concat!("Writes `", stringify!($name), "(self, other)` into `out` (seed 001's `Fill*`).")]
+                #[doc = concat!("Writes `", stringify!($name), "(self, other)` into `out`, which must have the broadcast shape and may be an operand.")]
                 pub fn $into(&self, other: &Self, out: &mut Self) -> Result<()> {
-                    self.try_binary_into::<ops::$op>(other, out)
+                    same_device(stringify!($into), self, other)?;
+                    same_device(stringify!($into), self, out)?;
+                    D::binary_into::<T, ops::$op>(self, other, out)
                 }
-                #[doc = concat!("`", stringify!($name), "(self, s)` for a scalar `s`; errors as the tensor form.")]
+                #[doc = concat!("`", stringify!($name), "(self, s)` for a scalar `s`.")]
+                ///
+                /// # Errors
+                #[doc = concat!("Allocation or kernel failure", $errors, ".")]
                 pub fn $try_sname(&self, s: T) -> Result<Self> {
-                    self.try_scalar::<ops::$op>(s)
+                    D::scalar::<T, ops::$op>(self, s, false)
                 }
-                #[doc = concat!("[`Tensor::", stringify!($try_sname), "`] that panics with the error's message.")]
+                #[doc = concat!("[`Tensor::", stringify!($try_sname), "`], panicking with its error.")]
+                ///
+                /// # Panics
+                #[doc = concat!("When [`Tensor::", stringify!($try_sname), "`] returns an `Err`.")]
+                #[track_caller]
                 pub fn $sname(&self, s: T) -> Self {
-                    self.$try_sname(s).unwrap_or_else(|e| panic!("{e}"))
+                    self.$try_sname(s).or_panic()
                 }
                 #[doc = concat!("In-place `", stringify!($name), "` with a scalar.")]
                 pub fn $sinplace(&mut self, s: T) -> Result<()> {
-                    self.try_scalar_::<ops::$op>(s)
+                    self.check_writable(stringify!($sinplace))?;
+                    D::scalar_::<T, ops::$op>(self, s)
                 }
                 #[doc = concat!("Writes `", stringify!($name), "(self, s)` into `out`.")]
                 pub fn $sinto(&self, s: T, out: &mut Self) -> Result<()> {
-                    self.try_scalar_into::<ops::$op>(s, out)
+                    same_device(stringify!($sinto), self, out)?;
+                    D::scalar_into::<T, ops::$op>(self, s, out)
                 }
                 #[doc = concat!("`", stringify!($name), "(s, self)`: the scalar on the left (`s - t`).")]
-                pub fn $rname(&self, s: T) -> Result<Self> {
-                    self.try_scalar_lhs::<ops::$op>(s)
+                ///
+                /// # Errors
+                #[doc = concat!("Allocation or kernel failure", $errors, ".")]
+                pub fn $try_rname(&self, s: T) -> Result<Self> {
+                    D::scalar::<T, ops::$op>(self, s, true)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($try_rname), "`], panicking with its error.")]
+                ///
+                /// # Panics
+                #[doc = concat!("When [`Tensor::", stringify!($try_rname), "`] returns an `Err`.")]
+                #[track_caller]
+                pub fn $rname(&self, s: T) -> Self {
+                    self.$try_rname(s).or_panic()
                 }
             )*
         }
@@ -222,27 +255,14 @@ macro_rules! binary_methods {
 }
 
 binary_methods! {
-    Add: add, try_add, add_, add_into, add_scalar, try_add_scalar, add_scalar_, add_scalar_into, radd_scalar;
-    Sub: sub, try_sub, sub_, sub_into, sub_scalar, try_sub_scalar, sub_scalar_, sub_scalar_into, rsub_scalar;
-    Mul: mul, try_mul, mul_, mul_into, mul_scalar, try_mul_scalar, mul_scalar_, mul_scalar_into, rmul_scalar;
-    Div: div, try_div, div_, div_into, div_scalar, try_div_scalar, div_scalar_, div_scalar_into, rdiv_scalar;
-    FloorDivide: floor_divide, try_floor_divide, floor_divide_, floor_divide_into, floor_divide_scalar, try_floor_divide_scalar, floor_divide_scalar_, floor_divide_scalar_into, rfloor_divide_scalar;
-    Remainder: remainder, try_remainder, remainder_, remainder_into, remainder_scalar, try_remainder_scalar, remainder_scalar_, remainder_scalar_into, rremainder_scalar;
-    Maximum: maximum, try_maximum, maximum_, maximum_into, maximum_scalar, try_maximum_scalar, maximum_scalar_, maximum_scalar_into, rmaximum_scalar;
-    Minimum: minimum, try_minimum, minimum_, minimum_into, minimum_scalar, try_minimum_scalar, minimum_scalar_, minimum_scalar_into, rminimum_scalar;
-}
-
-impl<T: NumElement> super::unary::PowExponent<T> for &Tensor<T, Cpu> {
-    type Output = T;
-    fn pow(self, t: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
-        t.try_binary::<PowOp>(self)
-    }
-}
-
-impl<T: NumElement> super::unary::PowExponentInplace<T> for &Tensor<T, Cpu> {
-    fn pow_(self, t: &mut Tensor<T, Cpu>) -> Result<()> {
-        t.try_binary_::<PowOp>(self)
-    }
+    Add: add, try_add, add_, add_into, add_scalar, try_add_scalar, add_scalar_, add_scalar_into, radd_scalar, try_radd_scalar, errors = "";
+    Sub: sub, try_sub, sub_, sub_into, sub_scalar, try_sub_scalar, sub_scalar_, sub_scalar_into, rsub_scalar, try_rsub_scalar, errors = "";
+    Mul: mul, try_mul, mul_, mul_into, mul_scalar, try_mul_scalar, mul_scalar_, mul_scalar_into, rmul_scalar, try_rmul_scalar, errors = "";
+    Div: div, try_div, div_, div_into, div_scalar, try_div_scalar, div_scalar_, div_scalar_into, rdiv_scalar, try_rdiv_scalar, errors = "; `DivisionByZero` for an integer zero divisor (floats follow IEEE 754)";
+    FloorDivide: floor_divide, try_floor_divide, floor_divide_, floor_divide_into, floor_divide_scalar, try_floor_divide_scalar, floor_divide_scalar_, floor_divide_scalar_into, rfloor_divide_scalar, try_rfloor_divide_scalar, errors = "; `DivisionByZero` for an integer zero divisor";
+    Remainder: remainder, try_remainder, remainder_, remainder_into, remainder_scalar, try_remainder_scalar, remainder_scalar_, remainder_scalar_into, rremainder_scalar, try_rremainder_scalar, errors = "; `DivisionByZero` for an integer zero divisor";
+    Maximum: maximum, try_maximum, maximum_, maximum_into, maximum_scalar, try_maximum_scalar, maximum_scalar_, maximum_scalar_into, rmaximum_scalar, try_rmaximum_scalar, errors = "";
+    Minimum: minimum, try_minimum, minimum_, minimum_into, minimum_scalar, try_minimum_scalar, minimum_scalar_, minimum_scalar_into, rminimum_scalar, try_rminimum_scalar, errors = "";
 }
 
 impl<T: Element> Tensor<T, Cpu> {
@@ -258,118 +278,125 @@ impl<T: Element> Tensor<T, Cpu> {
 }
 
 // Operators panic with the error's message, as ndarray's do; the `try_` methods return it.
-// Each body names methods that both devices have (with the same `Result` signatures), so one
-// macro stamps the operators for `Cpu` and `Cuda`.
 macro_rules! operators {
-    ($D:ty; $($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $try_s:ident, $inplace:ident, $sinplace:ident;)*) => {$(
-        impl<T: NumElement> std::ops::$tr<&Tensor<T, $D>> for &Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn $m(self, rhs: &Tensor<T, $D>) -> Tensor<T, $D> {
-                self.$try(rhs).unwrap_or_else(|e| panic!("{e}"))
+    ($($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $try_s:ident, $inplace:ident, $sinplace:ident;)*) => {$(
+        impl<T: NumElement, D: Backend> std::ops::$tr<&Tensor<T, D>> for &Tensor<T, D> {
+            type Output = Tensor<T, D>;
+            #[track_caller]
+            fn $m(self, rhs: &Tensor<T, D>) -> Tensor<T, D> {
+                self.$try(rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$tr<Tensor<T, $D>> for Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn $m(self, rhs: Tensor<T, $D>) -> Tensor<T, $D> {
-                std::ops::$tr::$m(&self, &rhs)
+        impl<T: NumElement, D: Backend> std::ops::$tr<Tensor<T, D>> for Tensor<T, D> {
+            type Output = Tensor<T, D>;
+            #[track_caller]
+            fn $m(self, rhs: Tensor<T, D>) -> Tensor<T, D> {
+                self.$try(&rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$tr<&Tensor<T, $D>> for Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn $m(self, rhs: &Tensor<T, $D>) -> Tensor<T, $D> {
-                std::ops::$tr::$m(&self, rhs)
+        impl<T: NumElement, D: Backend> std::ops::$tr<&Tensor<T, D>> for Tensor<T, D> {
+            type Output = Tensor<T, D>;
+            #[track_caller]
+            fn $m(self, rhs: &Tensor<T, D>) -> Tensor<T, D> {
+                self.$try(rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$tr<Tensor<T, $D>> for &Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn $m(self, rhs: Tensor<T, $D>) -> Tensor<T, $D> {
-                std::ops::$tr::$m(self, &rhs)
+        impl<T: NumElement, D: Backend> std::ops::$tr<Tensor<T, D>> for &Tensor<T, D> {
+            type Output = Tensor<T, D>;
+            #[track_caller]
+            fn $m(self, rhs: Tensor<T, D>) -> Tensor<T, D> {
+                self.$try(&rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$tr<T> for &Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn $m(self, rhs: T) -> Tensor<T, $D> {
-                self.$try_s(rhs).unwrap_or_else(|e| panic!("{e}"))
+        impl<T: NumElement, D: Backend> std::ops::$tr<T> for &Tensor<T, D> {
+            type Output = Tensor<T, D>;
+            #[track_caller]
+            fn $m(self, rhs: T) -> Tensor<T, D> {
+                self.$try_s(rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$tr<T> for Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn $m(self, rhs: T) -> Tensor<T, $D> {
-                std::ops::$tr::$m(&self, rhs)
+        impl<T: NumElement, D: Backend> std::ops::$tr<T> for Tensor<T, D> {
+            type Output = Tensor<T, D>;
+            #[track_caller]
+            fn $m(self, rhs: T) -> Tensor<T, D> {
+                self.$try_s(rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$atr<&Tensor<T, $D>> for Tensor<T, $D> {
-            fn $am(&mut self, rhs: &Tensor<T, $D>) {
-                self.$inplace(rhs).unwrap_or_else(|e| panic!("{e}"))
+        impl<T: NumElement, D: Backend> std::ops::$atr<&Tensor<T, D>> for Tensor<T, D> {
+            #[track_caller]
+            fn $am(&mut self, rhs: &Tensor<T, D>) {
+                self.$inplace(rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$atr<Tensor<T, $D>> for Tensor<T, $D> {
-            fn $am(&mut self, rhs: Tensor<T, $D>) {
-                std::ops::$atr::$am(self, &rhs)
+        impl<T: NumElement, D: Backend> std::ops::$atr<Tensor<T, D>> for Tensor<T, D> {
+            #[track_caller]
+            fn $am(&mut self, rhs: Tensor<T, D>) {
+                self.$inplace(&rhs).or_panic()
             }
         }
-        impl<T: NumElement> std::ops::$atr<T> for Tensor<T, $D> {
+        impl<T: NumElement, D: Backend> std::ops::$atr<T> for Tensor<T, D> {
+            #[track_caller]
             fn $am(&mut self, rhs: T) {
-                self.$sinplace(rhs).unwrap_or_else(|e| panic!("{e}"))
+                self.$sinplace(rhs).or_panic()
             }
         }
     )*};
 }
 
-macro_rules! device_operators {
-    ($($D:ty),*) => {$(
-        operators! { $D;
-            Add, add, AddAssign, add_assign, try_add, try_add_scalar, add_, add_scalar_;
-            Sub, sub, SubAssign, sub_assign, try_sub, try_sub_scalar, sub_, sub_scalar_;
-            Mul, mul, MulAssign, mul_assign, try_mul, try_mul_scalar, mul_, mul_scalar_;
-            Div, div, DivAssign, div_assign, try_div, try_div_scalar, div_, div_scalar_;
-        }
-        scalar_lhs! { $D; f32, f64, half::f16, half::bf16, i16, i32, i64, u8 }
+operators! {
+    Add, add, AddAssign, add_assign, try_add, try_add_scalar, add_, add_scalar_;
+    Sub, sub, SubAssign, sub_assign, try_sub, try_sub_scalar, sub_, sub_scalar_;
+    Mul, mul, MulAssign, mul_assign, try_mul, try_mul_scalar, mul_, mul_scalar_;
+    Div, div, DivAssign, div_assign, try_div, try_div_scalar, div_, div_scalar_;
+}
 
-        impl<T: NumElement> std::ops::Neg for &Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn neg(self) -> Tensor<T, $D> {
-                // The inherent `neg` (a value on the CPU, a `Result` on CUDA), not this trait's.
-                super::Lift::lift(Tensor::<T, $D>::neg(self)).unwrap_or_else(|e| panic!("{e}"))
-            }
-        }
-        impl<T: NumElement> std::ops::Neg for Tensor<T, $D> {
-            type Output = Tensor<T, $D>;
-            fn neg(self) -> Tensor<T, $D> {
-                -&self
-            }
-        }
-    )*};
+impl<T: NumElement, D: Backend> std::ops::Neg for &Tensor<T, D> {
+    type Output = Tensor<T, D>;
+    #[track_caller]
+    fn neg(self) -> Tensor<T, D> {
+        self.try_neg().or_panic()
+    }
+}
+impl<T: NumElement, D: Backend> std::ops::Neg for Tensor<T, D> {
+    type Output = Tensor<T, D>;
+    #[track_caller]
+    fn neg(self) -> Tensor<T, D> {
+        self.try_neg().or_panic()
+    }
 }
 
 // `s op t` for a scalar `s` of each element type (a blanket impl over `T` is not allowed).
 macro_rules! scalar_lhs {
-    ($D:ty; $($t:ty),*) => {$(
-        impl std::ops::Add<&Tensor<$t, $D>> for $t {
-            type Output = Tensor<$t, $D>;
-            fn add(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
-                rhs.radd_scalar(self).unwrap_or_else(|e| panic!("{e}"))
+    ($($t:ty),*) => {$(
+        impl<D: Backend> std::ops::Add<&Tensor<$t, D>> for $t {
+            type Output = Tensor<$t, D>;
+            #[track_caller]
+            fn add(self, rhs: &Tensor<$t, D>) -> Tensor<$t, D> {
+                rhs.radd_scalar(self)
             }
         }
-        impl std::ops::Sub<&Tensor<$t, $D>> for $t {
-            type Output = Tensor<$t, $D>;
-            fn sub(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
-                rhs.rsub_scalar(self).unwrap_or_else(|e| panic!("{e}"))
+        impl<D: Backend> std::ops::Sub<&Tensor<$t, D>> for $t {
+            type Output = Tensor<$t, D>;
+            #[track_caller]
+            fn sub(self, rhs: &Tensor<$t, D>) -> Tensor<$t, D> {
+                rhs.rsub_scalar(self)
             }
         }
-        impl std::ops::Mul<&Tensor<$t, $D>> for $t {
-            type Output = Tensor<$t, $D>;
-            fn mul(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
-                rhs.rmul_scalar(self).unwrap_or_else(|e| panic!("{e}"))
+        impl<D: Backend> std::ops::Mul<&Tensor<$t, D>> for $t {
+            type Output = Tensor<$t, D>;
+            #[track_caller]
+            fn mul(self, rhs: &Tensor<$t, D>) -> Tensor<$t, D> {
+                rhs.rmul_scalar(self)
             }
         }
-        impl std::ops::Div<&Tensor<$t, $D>> for $t {
-            type Output = Tensor<$t, $D>;
-            fn div(self, rhs: &Tensor<$t, $D>) -> Tensor<$t, $D> {
-                rhs.rdiv_scalar(self).unwrap_or_else(|e| panic!("{e}"))
+        impl<D: Backend> std::ops::Div<&Tensor<$t, D>> for $t {
+            type Output = Tensor<$t, D>;
+            #[track_caller]
+            fn div(self, rhs: &Tensor<$t, D>) -> Tensor<$t, D> {
+                rhs.rdiv_scalar(self)
             }
         }
     )*};
 }
 
-device_operators!(Cpu, crate::device::Cuda);
+scalar_lhs! { f32, f64, half::f16, half::bf16, i16, i32, i64, u8 }

@@ -1,14 +1,14 @@
-//! Combining ops built once for every device from views and the [`DeviceOps`] steps (seed
+//! Combining ops built once for every device from views and the [`Backend`] steps (seed
 //! 002's combining table, NumPy/PyTorch semantics): `split`, `chunk`, `tril`/`triu`, `diag`,
 //! `diag_embed`, `pad`, `roll`, `tile`/`repeat`, `repeat_interleave`, and `from_vec_on`.
 
-use super::device_ops::DeviceOps;
+use crate::backend::Backend;
 use crate::dtype::Element;
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::shape::Shape;
 use crate::tensor::{Tensor, checked_data_shape};
 
-impl<T: Element, D: DeviceOps> Tensor<T, D> {
+impl<T: Element, D: Backend> Tensor<T, D> {
     /// A tensor on `device` holding `data` in row-major order (a host-to-device copy for CUDA).
     ///
     /// # Errors
@@ -37,7 +37,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
 
     /// Views of consecutive pieces of `sizes[i]` elements along `axis` (PyTorch `split` with a
     /// list). The sizes must add up to the dimension.
-    pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
+    pub fn try_split(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
         let ax = self.shape().axis("split", axis)?;
         let total = sizes.iter().try_fold(0usize, |a, &n| a.checked_add(n));
         if total != Some(self.dims()[ax]) {
@@ -61,7 +61,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     }
 
     /// `n` views of (nearly) equal size along `axis`; the last may be smaller (PyTorch `chunk`).
-    pub fn chunk(&self, n: usize, axis: i64) -> Result<Vec<Self>> {
+    pub fn try_chunk(&self, n: usize, axis: i64) -> Result<Vec<Self>> {
         let ax = self.shape().axis("chunk", axis)?;
         if n == 0 {
             return Err(Error::InvalidArgument {
@@ -72,17 +72,17 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         let d = self.dims()[ax];
         let step = d.div_ceil(n).max(1);
         let sizes: Vec<usize> = (0..d).step_by(step).map(|s| step.min(d - s)).collect();
-        self.split(&sizes, axis)
+        self.try_split(&sizes, axis)
     }
 
     /// The elements on and below the `k`-th diagonal of the last two dimensions (NumPy `tril`);
     /// the rest are zero.
-    pub fn tril(&self, k: i64) -> Result<Self> {
+    pub fn try_tril(&self, k: i64) -> Result<Self> {
         self.triangle("tril", k, true)
     }
 
     /// The elements on and above the `k`-th diagonal (NumPy `triu`).
-    pub fn triu(&self, k: i64) -> Result<Self> {
+    pub fn try_triu(&self, k: i64) -> Result<Self> {
         self.triangle("triu", k, false)
     }
 
@@ -107,12 +107,12 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
             }),
         )?;
         let mask = Tensor::<bool, D>::from_vec_on(mask, [r, c], &self.device)?;
-        Self::where_(&mask, self, &Self::scalar_on(T::ZERO, &self.device)?)
+        Self::try_where(&mask, self, &Self::scalar_on(T::ZERO, &self.device)?)
     }
 
     /// For a 1-d tensor, the square matrix with it on the `k`-th diagonal; for a 2-d tensor, a
     /// copy of its `k`-th diagonal (NumPy `diag`).
-    pub fn diag(&self, k: i64) -> Result<Self> {
+    pub fn try_diag(&self, k: i64) -> Result<Self> {
         match self.ndim() {
             1 => {
                 let n = usize::try_from(k.unsigned_abs())
@@ -135,7 +135,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     }
 
     /// `(..., n) → (..., n, n)` with the last dimension on the diagonal (PyTorch `diag_embed`).
-    pub fn diag_embed(&self) -> Result<Self> {
+    pub fn try_diag_embed(&self) -> Result<Self> {
         let mut dims = self.dims().to_vec();
         let n = *dims.last().ok_or_else(|| Error::InvalidArgument {
             op: "diag_embed",
@@ -149,7 +149,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
 
     /// Pads with `value`: `pads[i] = (before, after)` for dimension `i` (NumPy `pad` with a
     /// constant).
-    pub fn pad(&self, pads: &[(usize, usize)], value: T) -> Result<Self> {
+    pub fn try_pad(&self, pads: &[(usize, usize)], value: T) -> Result<Self> {
         if pads.len() != self.ndim() {
             return Err(Error::InvalidArgument {
                 op: "pad",
@@ -181,7 +181,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     }
 
     /// Rotates elements by `shift` along `axis` (NumPy `roll`): element `i` moves to `i + shift`.
-    pub fn roll(&self, shift: i64, axis: i64) -> Result<Self> {
+    pub fn try_roll(&self, shift: i64, axis: i64) -> Result<Self> {
         let ax = self.shape().axis("roll", axis)?;
         let d = self.dims()[ax];
         if d == 0 {
@@ -192,12 +192,12 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
             self.narrow(ax as i64, d - s, s)?,
             self.narrow(ax as i64, 0, d - s)?,
         );
-        Self::concat(&[&head, &tail], ax as i64)
+        Self::try_concat(&[&head, &tail], ax as i64)
     }
 
     /// Repeats the whole tensor `reps[i]` times along dimension `i` (NumPy `tile`; missing
     /// leading reps count as 1, extra ones add dimensions).
-    pub fn tile(&self, reps: &[usize]) -> Result<Self> {
+    pub fn try_tile(&self, reps: &[usize]) -> Result<Self> {
         let n = reps.len().max(self.ndim());
         let mut t = self.clone();
         while t.ndim() < n {
@@ -228,7 +228,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
                 dims[i] = 0;
                 Self::zeros_on(dims, &self.device)?
             } else {
-                Self::concat(&copies, i as i64)?
+                Self::try_concat(&copies, i as i64)?
             };
         }
         if t.shares_storage_with(self) {
@@ -237,13 +237,13 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         Ok(t)
     }
 
-    /// Alias of [`Tensor::tile`] (PyTorch's `repeat`).
-    pub fn repeat(&self, reps: &[usize]) -> Result<Self> {
-        self.tile(reps)
+    /// Alias of [`Tensor::try_tile`] (PyTorch's `repeat`).
+    pub fn try_repeat(&self, reps: &[usize]) -> Result<Self> {
+        self.try_tile(reps)
     }
 
     /// Repeats each element `n` times along `axis` (NumPy `repeat`, PyTorch `repeat_interleave`).
-    pub fn repeat_interleave(&self, n: usize, axis: i64) -> Result<Self> {
+    pub fn try_repeat_interleave(&self, n: usize, axis: i64) -> Result<Self> {
         let op = "repeat_interleave";
         let ax = self.shape().axis(op, axis)?;
         let len = self.dims()[ax]
@@ -261,6 +261,31 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
             (0..self.dims()[ax] as i64).flat_map(|i| std::iter::repeat_n(i, n)),
         )?;
         let len = idx.len();
-        self.index_select(ax as i64, &Tensor::from_vec_on(idx, [len], &self.device)?)
+        self.try_index_select(ax as i64, &Tensor::from_vec_on(idx, [len], &self.device)?)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_pad`], panicking with its error.
+        pad, try_pad(pads: &[(usize, usize)], value: T) -> Self;
+        /// [`Tensor::try_split`], panicking with its error.
+        split, try_split(sizes: &[usize], axis: i64) -> Vec<Self>;
+        /// [`Tensor::try_chunk`], panicking with its error.
+        chunk, try_chunk(n: usize, axis: i64) -> Vec<Self>;
+        /// [`Tensor::try_tril`], panicking with its error.
+        tril, try_tril(k: i64) -> Self;
+        /// [`Tensor::try_triu`], panicking with its error.
+        triu, try_triu(k: i64) -> Self;
+        /// [`Tensor::try_diag`], panicking with its error.
+        diag, try_diag(k: i64) -> Self;
+        /// [`Tensor::try_diag_embed`], panicking with its error.
+        diag_embed, try_diag_embed() -> Self;
+        /// [`Tensor::try_roll`], panicking with its error.
+        roll, try_roll(shift: i64, axis: i64) -> Self;
+        /// [`Tensor::try_tile`], panicking with its error.
+        tile, try_tile(reps: &[usize]) -> Self;
+        /// [`Tensor::try_repeat`], panicking with its error.
+        repeat, try_repeat(reps: &[usize]) -> Self;
+        /// [`Tensor::try_repeat_interleave`], panicking with its error.
+        repeat_interleave, try_repeat_interleave(n: usize, axis: i64) -> Self;
     }
 }

@@ -1,32 +1,69 @@
-//! Comparisons (returning `Tensor<bool>`), logical ops, `where_`, NaN/inf tests, `is_close`,
-//! and casts. Broadcasting follows NumPy; comparisons with NaN are false except `ne` (IEEE 754).
+//! Comparisons (returning `Tensor<bool, D>`), logical ops, NaN/inf tests, `is_close`, and
+//! casts, once for every device. Broadcasting follows NumPy; comparisons with NaN are false
+//! except `ne` (IEEE 754); truth values are NumPy's (non-zero is true, NaN is true).
 
-use super::{map_new, zip_new};
-use crate::device::Cpu;
+use super::device_ops::same_device;
+use crate::backend::Backend;
 use crate::dtype::{Element, FloatElement, NumElement};
-use crate::error::Result;
+use crate::error::{OrPanic, Result};
 use crate::tensor::Tensor;
 
+/// A comparison, defined once: its name (the CUDA kernel root) and the scalar predicate.
+pub trait CompareOp: Send + Sync + 'static {
+    /// The op's name.
+    const NAME: &'static str;
+    /// The predicate.
+    fn apply<T: Element>(a: T, b: T) -> bool;
+}
+
 macro_rules! comparisons {
-    ($($(#[$doc:meta])* $name:ident, $try_name:ident, $sname:ident, |$a:ident, $b:ident| $body:expr;)*) => {
-        /// Every comparison's name, which is also its CUDA kernel root.
-        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
-        impl<T: Element> Tensor<T, Cpu> {
+    ($($(#[$doc:meta])* $op:ident, $name:ident, $try_name:ident, $sname:ident, $try_sname:ident, |$a:ident, $b:ident| $body:expr;)*) => {
+        /// Zero-sized comparison op types.
+        pub mod compare_ops {
+            use super::*;
+            /// Every comparison's name, which is also its CUDA kernel root.
+            pub const NAMES: &[&str] = &[$(stringify!($name)),*];
+            $(
+                #[doc = concat!("The `", stringify!($name), "` comparison.")]
+                pub struct $op;
+                impl CompareOp for $op {
+                    const NAME: &'static str = stringify!($name);
+                    #[inline(always)]
+                    fn apply<T: Element>($a: T, $b: T) -> bool { $body }
+                }
+            )*
+        }
+        pub use compare_ops::NAMES;
+        impl<T: Element, D: Backend> Tensor<T, D> {
             $(
                 $(#[$doc])*
                 ///
                 /// # Errors
-                /// `Broadcast` when the shapes do not broadcast, naming both.
-                pub fn $try_name(&self, other: &Self) -> Result<Tensor<bool, Cpu>> {
-                    zip_new(stringify!($name), self, other, |$a: T, $b: T| $body)
+                /// `Broadcast` when the shapes do not broadcast, naming both; `Device` across
+                /// devices.
+                pub fn $try_name(&self, other: &Self) -> Result<Tensor<bool, D>> {
+                    same_device(stringify!($name), self, other)?;
+                    D::compare::<T, compare_ops::$op>(self, other)
                 }
-                #[doc = concat!("[`Tensor::", stringify!($try_name), "`] that panics with the error's message.")]
-                pub fn $name(&self, other: &Self) -> Tensor<bool, Cpu> {
-                    self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
+                ///
+                /// # Panics
+                #[doc = concat!("When [`Tensor::", stringify!($try_name), "`] returns an `Err`.")]
+                #[track_caller]
+                pub fn $name(&self, other: &Self) -> Tensor<bool, D> {
+                    self.$try_name(other).or_panic()
                 }
-                #[doc = concat!("`", stringify!($name), "` against a scalar.")]
-                pub fn $sname(&self, s: T) -> Tensor<bool, Cpu> {
-                    map_new(stringify!($sname), self, move |$a: T| { let $b = s; $body }).unwrap_or_else(|e| panic!("{e}"))
+                #[doc = concat!("`", stringify!($name), "` against a scalar; `Err` only when the output cannot be allocated.")]
+                pub fn $try_sname(&self, s: T) -> Result<Tensor<bool, D>> {
+                    D::compare_scalar::<T, compare_ops::$op>(self, s)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($try_sname), "`], panicking with its error.")]
+                ///
+                /// # Panics
+                #[doc = concat!("When [`Tensor::", stringify!($try_sname), "`] returns an `Err`.")]
+                #[track_caller]
+                pub fn $sname(&self, s: T) -> Tensor<bool, D> {
+                    self.$try_sname(s).or_panic()
                 }
             )*
         }
@@ -35,80 +72,134 @@ macro_rules! comparisons {
 
 comparisons! {
     /// `a == b` element-wise.
-    eq, try_eq, eq_scalar, |a, b| a == b;
+    Eq, eq, try_eq, eq_scalar, try_eq_scalar, |a, b| a == b;
     /// `a != b` element-wise (true where either is NaN).
-    ne, try_ne, ne_scalar, |a, b| a != b;
+    Ne, ne, try_ne, ne_scalar, try_ne_scalar, |a, b| a != b;
     /// `a < b` element-wise.
-    lt, try_lt, lt_scalar, |a, b| a < b;
+    Lt, lt, try_lt, lt_scalar, try_lt_scalar, |a, b| a < b;
     /// `a <= b` element-wise.
-    le, try_le, le_scalar, |a, b| a <= b;
+    Le, le, try_le, le_scalar, try_le_scalar, |a, b| a <= b;
     /// `a > b` element-wise.
-    gt, try_gt, gt_scalar, |a, b| a > b;
+    Gt, gt, try_gt, gt_scalar, try_gt_scalar, |a, b| a > b;
     /// `a >= b` element-wise.
-    ge, try_ge, ge_scalar, |a, b| a >= b;
+    Ge, ge, try_ge, ge_scalar, try_ge_scalar, |a, b| a >= b;
 }
 
-fn truthy<T: Element>(x: T) -> bool {
-    x != T::ZERO
-}
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// NumPy's truth value of every element: `x != 0` (NaN is true).
+    fn truth(&self) -> Result<Tensor<bool, D>> {
+        self.try_ne_scalar(T::ZERO)
+    }
 
-impl<T: Element> Tensor<T, Cpu> {
-    /// Logical AND of the truth values (non-zero is true; NaN is true, as NumPy).
-    pub fn logical_and(&self, other: &Self) -> Result<Tensor<bool, Cpu>> {
-        zip_new("logical_and", self, other, |a, b| truthy(a) && truthy(b))
+    /// Logical AND of the truth values (NumPy `logical_and`).
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `Device` across devices.
+    pub fn try_logical_and(&self, other: &Self) -> Result<Tensor<bool, D>> {
+        same_device("logical_and", self, other)?;
+        let (a, b) = (self.truth()?, other.truth()?);
+        Tensor::try_where(&a, &b, &a)
     }
-    /// Logical OR of the truth values.
-    pub fn logical_or(&self, other: &Self) -> Result<Tensor<bool, Cpu>> {
-        zip_new("logical_or", self, other, |a, b| truthy(a) || truthy(b))
+    /// Logical OR of the truth values. Errors as [`Tensor::try_logical_and`].
+    pub fn try_logical_or(&self, other: &Self) -> Result<Tensor<bool, D>> {
+        same_device("logical_or", self, other)?;
+        let (a, b) = (self.truth()?, other.truth()?);
+        Tensor::try_where(&a, &a, &b)
     }
-    /// Logical XOR of the truth values.
-    pub fn logical_xor(&self, other: &Self) -> Result<Tensor<bool, Cpu>> {
-        zip_new("logical_xor", self, other, |a, b| truthy(a) != truthy(b))
+    /// Logical XOR of the truth values. Errors as [`Tensor::try_logical_and`].
+    pub fn try_logical_xor(&self, other: &Self) -> Result<Tensor<bool, D>> {
+        same_device("logical_xor", self, other)?;
+        self.truth()?.try_ne(&other.truth()?)
     }
-    /// Logical NOT of the truth values.
-    pub fn logical_not(&self) -> Tensor<bool, Cpu> {
-        self.map(|a| !truthy(a))
+    /// Logical NOT of the truth values; `Err` only when the output cannot be allocated.
+    pub fn try_logical_not(&self) -> Result<Tensor<bool, D>> {
+        self.try_eq_scalar(T::ZERO)
     }
-    /// True where the element is NaN (always false for integers).
-    pub fn is_nan(&self) -> Tensor<bool, Cpu> {
-        self.map(|a| a.is_nan())
+    /// True where the element is NaN (`x != x`; always false for integers); `Err` only when the
+    /// output cannot be allocated.
+    pub fn try_is_nan(&self) -> Result<Tensor<bool, D>> {
+        D::compare::<T, compare_ops::Ne>(self, self)
     }
 
     /// Converts every element to `U` with Rust `as` semantics: float → int truncates toward
     /// zero and saturates, NaN → 0; int → int wraps; to bool is `x != 0`.
-    pub fn cast<U: Element>(&self) -> Tensor<U, Cpu> {
-        self.map(|x| x.cast::<U>())
+    ///
+    /// # Errors
+    /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails.
+    pub fn try_cast<U: Element>(&self) -> Result<Tensor<U, D>> {
+        D::cast::<T, U>(self)
+    }
+
+    /// [`Tensor::try_cast`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_cast` returns an `Err`.
+    #[track_caller]
+    pub fn cast<U: Element>(&self) -> Tensor<U, D> {
+        self.try_cast::<U>().or_panic()
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_logical_and`], panicking with its error.
+        logical_and, try_logical_and(other: &Self) -> Tensor<bool, D>;
+        /// [`Tensor::try_logical_or`], panicking with its error.
+        logical_or, try_logical_or(other: &Self) -> Tensor<bool, D>;
+        /// [`Tensor::try_logical_xor`], panicking with its error.
+        logical_xor, try_logical_xor(other: &Self) -> Tensor<bool, D>;
+        /// [`Tensor::try_logical_not`], panicking with its error.
+        logical_not, try_logical_not() -> Tensor<bool, D>;
+        /// [`Tensor::try_is_nan`], panicking with its error.
+        is_nan, try_is_nan() -> Tensor<bool, D>;
     }
 }
 
-impl<T: FloatElement> Tensor<T, Cpu> {
-    /// True where the element is ±inf.
-    pub fn is_inf(&self) -> Tensor<bool, Cpu> {
-        self.map(|a| a.is_inf())
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// True where the element is neither NaN nor ±inf (`x - x == 0`; always true for
+    /// integers); `Err` only when the output cannot be allocated.
+    pub fn try_is_finite(&self) -> Result<Tensor<bool, D>> {
+        self.try_sub(self)?.try_eq_scalar(T::ZERO)
     }
 
-    /// `|a - b| <= atol + rtol * |b|` element-wise (NumPy `isclose`, NaN never close),
-    /// computed in f64.
-    pub fn is_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<Tensor<bool, Cpu>> {
-        zip_new("is_close", self, other, move |a: T, b: T| {
-            let (a, b) = (a.to_f64(), b.to_f64());
-            a == b || (a - b).abs() <= atol + rtol * b.abs()
-        })
-    }
-
-    /// True when every pair [`Tensor::is_close`] (NumPy `allclose`).
-    pub fn all_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<bool> {
-        Ok(self
-            .is_close(other, rtol, atol)?
-            .to_vec()
-            .iter()
-            .all(|&c| c))
+    plain_forms! {
+        /// [`Tensor::try_is_finite`], panicking with its error.
+        is_finite, try_is_finite() -> Tensor<bool, D>;
     }
 }
 
-impl<T: NumElement> Tensor<T, Cpu> {
-    /// Integer tensors are never inf; kept for symmetry with the float form.
-    pub fn is_finite(&self) -> Tensor<bool, Cpu> {
-        self.map(|a| a.to_f64().is_finite())
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// True where the element is ±inf; `Err` only when the output cannot be allocated.
+    pub fn try_is_inf(&self) -> Result<Tensor<bool, D>> {
+        self.try_abs()?.try_eq_scalar(T::from_f64(f64::INFINITY))
+    }
+
+    /// `|a - b| <= atol + rtol * |b|` element-wise, computed in f64 (NumPy `isclose`: NaN is
+    /// never close, equal infinities are).
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `Device` across devices.
+    pub fn try_is_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<Tensor<bool, D>> {
+        same_device("is_close", self, other)?;
+        let (a, b) = (self.try_cast::<f64>()?, other.try_cast::<f64>()?);
+        let bound = b.try_abs()?.try_mul_scalar(rtol)?.try_add_scalar(atol)?;
+        a.try_sub(&b)?
+            .try_abs()?
+            .try_le(&bound)?
+            .try_logical_or(&a.try_eq(&b)?)
+    }
+
+    /// True when every pair is close (NumPy `allclose`). Errors as [`Tensor::try_is_close`].
+    pub fn try_all_close(&self, other: &Self, rtol: f64, atol: f64) -> Result<bool> {
+        self.try_is_close(other, rtol, atol)?
+            .try_all(&[], false)?
+            .try_item()
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_is_inf`], panicking with its error.
+        is_inf, try_is_inf() -> Tensor<bool, D>;
+        /// [`Tensor::try_is_close`], panicking with its error.
+        is_close, try_is_close(other: &Self, rtol: f64, atol: f64) -> Tensor<bool, D>;
+        /// [`Tensor::try_all_close`], panicking with its error.
+        all_close, try_all_close(other: &Self, rtol: f64, atol: f64) -> bool;
     }
 }

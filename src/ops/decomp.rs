@@ -1,11 +1,14 @@
 //! Matrix factorizations (seed 001's linear algebra; NumPy `linalg` semantics): `inverse`,
 //! `solve`, `svd`, `pinv`, `eigh`, over stacks of matrices in the last two dimensions. Computed
-//! in f64 by `faer` (see `cpu::linalg`), returned as [`FloatOf<T>`] like every float-valued op.
+//! in f64 by `faer` (see `cpu::linalg`) on the host for every device (a CUDA tensor is
+//! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
+//! as [`FloatOf<T>`] like every float-valued op.
 
+use crate::backend::{Backend, on_host};
 use crate::cpu::linalg as k;
 use crate::device::Cpu;
 use crate::dtype::{FloatOf, NumElement};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::shape::{Shape, broadcast_shapes};
 use crate::tensor::Tensor;
 
@@ -65,7 +68,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     fn matrices(&self, op: &'static str, square: bool) -> Result<Stack> {
         let (m, n) = self.matrix_dims(op, square)?;
         Ok(Stack {
-            data: self.cast::<f64>().to_vec(),
+            data: self.try_cast::<f64>()?.try_to_vec()?,
             batch: self.dims()[..self.ndim() - 2].to_vec(),
             m,
             n,
@@ -79,7 +82,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `InvalidArgument` when the last two dimensions are missing or not square; `Singular` when
     /// a pivot of the LU factorization is numerically zero (`|u_ii| ≤ n·ε·max|u_jj|` in f64), so
     /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
-    pub fn inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    pub(crate) fn host_inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("inverse", true)?;
         let parts = (0..s.count())
             .map(|i| {
@@ -97,9 +100,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `self`'s (result `(..., n, k)`).
     ///
     /// # Errors
-    /// As [`inverse`](Self::inverse); `ShapeMismatch` when `b`'s rows differ from `n` or the
+    /// As [`Tensor::try_inverse`]; `ShapeMismatch` when `b`'s rows differ from `n` or the
     /// batch dimensions do not broadcast.
-    pub fn solve(&self, b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    pub(crate) fn host_solve(&self, b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         const OP: &str = "solve";
         let n = self.matrix_dims(OP, true)?.1;
         let vector = b.ndim() == 1;
@@ -146,7 +149,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// # Errors
     /// `InvalidArgument` with fewer than two dimensions or when the iteration does not converge.
     #[allow(clippy::type_complexity)]
-    pub fn svd(
+    pub(crate) fn host_svd(
         &self,
     ) -> Result<(
         Tensor<FloatOf<T>, Cpu>,
@@ -177,8 +180,8 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `linalg.pinv`, through the SVD).
     ///
     /// # Errors
-    /// As [`svd`](Self::svd).
-    pub fn pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    /// As [`Tensor::try_svd`].
+    pub(crate) fn host_pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("pinv", false)?;
         let parts = (0..s.count())
             .map(|i| match s.m.min(s.n) {
@@ -196,7 +199,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// # Errors
     /// `InvalidArgument` for non-square input or when the iteration does not converge.
     #[allow(clippy::type_complexity)]
-    pub fn eigh(&self) -> Result<(Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>)> {
+    pub(crate) fn host_eigh(&self) -> Result<(Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>)> {
         let s = self.matrices("eigh", true)?;
         let (mut ws, mut vs) = (vec![], vec![]);
         for i in 0..s.count() {
@@ -219,5 +222,87 @@ fn no_convergence(op: &'static str) -> Error {
     Error::InvalidArgument {
         op,
         msg: "the iteration did not converge (is there a NaN or inf in the input?)".into(),
+    }
+}
+
+type Float<T, D> = Tensor<FloatOf<T>, D>;
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The inverse of each square matrix in the last two dimensions: shape `(..., n, n)` in and
+    /// out (NumPy `linalg.inv`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the last two dimensions are missing or not square; `Singular` when
+    /// a pivot of the LU factorization is numerically zero (`|u_ii| ≤ n·ε·max|u_jj|` in f64), so
+    /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
+    pub fn try_inverse(&self) -> Result<Float<T, D>> {
+        on_host(self, |h| h.host_inverse())
+    }
+
+    /// `x` with `self · x = b` (NumPy `linalg.solve`): `self` is `(..., n, n)`; `b` is a vector
+    /// `(n,)` (result `(..., n)`) or a stack `(..., n, k)` whose batch dimensions broadcast with
+    /// `self`'s (result `(..., n, k)`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_inverse`]; `ShapeMismatch` when `b`'s rows differ from `n` or the batch
+    /// dimensions do not broadcast; `Device` across devices.
+    pub fn try_solve(&self, b: &Self) -> Result<Float<T, D>> {
+        crate::ops::device_ops::same_device("solve", self, b)?;
+        let hb = D::to_host(b)?;
+        on_host(self, |h| h.host_solve(&hb))
+    }
+
+    /// The thin singular value decomposition `self = u · diag(s) · vh` of each `(m, n)` matrix
+    /// (NumPy `linalg.svd(full_matrices=False)`): `u` is `(..., m, r)`, `s` `(..., r)`
+    /// descending, `vh` `(..., r, n)`, with `r = min(m, n)`. Singular vectors are unique only up
+    /// to sign.
+    ///
+    /// # Errors
+    /// `InvalidArgument` with fewer than two dimensions or when the iteration does not converge.
+    #[allow(clippy::type_complexity)]
+    pub fn try_svd(&self) -> Result<(Float<T, D>, Float<T, D>, Float<T, D>)> {
+        let (u, s, vh) = D::to_host(self)?.host_svd()?;
+        let d = &self.device;
+        Ok((
+            D::from_host(&u, d)?,
+            D::from_host(&s, d)?,
+            D::from_host(&vh, d)?,
+        ))
+    }
+
+    /// The Moore–Penrose pseudo-inverse of each `(m, n)` matrix, shape `(..., n, m)` (NumPy
+    /// `linalg.pinv`, through the SVD).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_svd`].
+    pub fn try_pinv(&self) -> Result<Float<T, D>> {
+        on_host(self, |h| h.host_pinv())
+    }
+
+    /// Eigenvalues (ascending, `(..., n)`) and eigenvectors (the columns of `(..., n, n)`) of
+    /// each symmetric matrix, read from its lower triangle (NumPy `linalg.eigh`, `UPLO='L'`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input or when the iteration does not converge.
+    #[allow(clippy::type_complexity)]
+    pub fn try_eigh(&self) -> Result<(Float<T, D>, Float<T, D>)> {
+        let (w, v) = D::to_host(self)?.host_eigh()?;
+        Ok((
+            D::from_host(&w, &self.device)?,
+            D::from_host(&v, &self.device)?,
+        ))
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_inverse`], panicking with its error.
+        inverse, try_inverse() -> Float<T, D>;
+        /// [`Tensor::try_solve`], panicking with its error.
+        solve, try_solve(b: &Self) -> Float<T, D>;
+        /// [`Tensor::try_svd`], panicking with its error.
+        svd, try_svd() -> (Float<T, D>, Float<T, D>, Float<T, D>);
+        /// [`Tensor::try_pinv`], panicking with its error.
+        pinv, try_pinv() -> Float<T, D>;
+        /// [`Tensor::try_eigh`], panicking with its error.
+        eigh, try_eigh() -> (Float<T, D>, Float<T, D>);
     }
 }

@@ -1,45 +1,16 @@
 //! Ops defined once for every device: creation on a device (`zeros_on`, `full_on`,
-//! `scalar_on`), `where_`, `masked_fill`, `copy_from`, `concat`/`cat`/`stack`,
-//! `index_select`/`take` and `gather`. Their device-specific steps come from [`DeviceOps`],
-//! implemented for `Cpu` (the strided drivers, in `index.rs` and `compare.rs`) and `Cuda`
-//! (`kernels/index.cu`), so one public definition serves both and path calls such as
-//! `Tensor::where_(&c, &a, &b)` stay unambiguous.
+//! `scalar_on`, `arange_on`, `rand_on`, ...), copies and transfers (`to_vec`, `deep_copy`,
+//! `contiguous`, `to_device`, `copy_from`, `fill_`, `set_data`, `item`, `reshape`),
+//! `where`, `masked_fill`, `concat`/`cat`/`stack`, `index_select`/`take` and `gather`. Their
+//! device-specific steps are [`Backend`] methods.
 
-use crate::device::Device;
-use crate::dtype::Element;
-use crate::error::{Error, Result};
-use crate::shape::{Shape, broadcast_shapes};
+use crate::backend::Backend;
+use crate::device::{Cpu, Device};
+use crate::dtype::{Element, FloatElement, NumElement};
+use crate::error::{Error, OrPanic, Result};
+use crate::shape::{Layout, Shape, broadcast_shapes};
+use crate::tensor::ReshapeDims;
 use crate::tensor::Tensor;
-
-/// The device-specific steps behind the device-generic ops of this module. Implemented for
-/// `Cpu` and `Cuda`; its methods are called through the typed API, not directly.
-pub trait DeviceOps: Device {
-    /// `cond ? a : b`, the three already checked to broadcast to `shape`.
-    #[doc(hidden)]
-    fn select<T: Element>(
-        shape: &Shape,
-        cond: &Tensor<bool, Self>,
-        a: &Tensor<T, Self>,
-        b: &Tensor<T, Self>,
-    ) -> Result<Tensor<T, Self>>;
-    /// Writes `src` (broadcast to `dst`'s shape) into the view `dst`.
-    #[doc(hidden)]
-    fn assign<T: Element>(dst: &mut Tensor<T, Self>, src: &Tensor<T, Self>) -> Result<()>;
-    /// `index_select` along the checked axis `ax` with 1-d `indices`.
-    #[doc(hidden)]
-    fn index_select<T: Element>(
-        src: &Tensor<T, Self>,
-        ax: usize,
-        indices: &Tensor<i64, Self>,
-    ) -> Result<Tensor<T, Self>>;
-    /// `gather` along the checked axis `ax`, the index's shape already checked.
-    #[doc(hidden)]
-    fn gather<T: Element>(
-        src: &Tensor<T, Self>,
-        ax: usize,
-        index: &Tensor<i64, Self>,
-    ) -> Result<Tensor<T, Self>>;
-}
 
 /// `Err` naming both devices unless `b` is on `a`'s device (CUDA ordinals can differ).
 pub(crate) fn same_device<D: Device, A: Element, B: Element>(
@@ -79,7 +50,7 @@ pub(crate) fn check_gather_shape(
     Ok(())
 }
 
-impl<T: Element, D: DeviceOps> Tensor<T, D> {
+impl<T: Element, D: Backend> Tensor<T, D> {
     /// A 0-d tensor holding `value` on `device`.
     ///
     /// # Errors
@@ -117,7 +88,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// As [`Tensor::zeros_on`].
     pub fn full_on(shape: impl Into<Shape>, value: T, device: &D) -> Result<Self> {
         let mut out = Self::zeros_on(shape, device)?;
-        out.copy_from(&Self::scalar_on(value, device)?)?;
+        D::fill(&mut out, value)?;
         Ok(out)
     }
 
@@ -135,8 +106,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// # Errors
     /// As [`Tensor::zeros_on`].
     pub fn identity_on(rows: usize, cols: usize, device: &D) -> Result<Self> {
-        let host = Tensor::<T, crate::device::Cpu>::identity(rows, cols)?;
-        Self::from_vec_on(host.to_vec(), [rows, cols], device)
+        D::from_host(&Tensor::<T, Cpu>::identity(rows, cols)?, device)
     }
 
     /// The `n × n` identity matrix on `device`.
@@ -149,7 +119,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// # Errors
     /// `Broadcast` when the shapes do not broadcast; `Device` when the operands are on
     /// different devices.
-    pub fn where_(cond: &Tensor<bool, D>, a: &Self, b: &Self) -> Result<Self> {
+    pub fn try_where(cond: &Tensor<bool, D>, a: &Self, b: &Self) -> Result<Self> {
         let op = "where_";
         same_device(op, a, b)?;
         same_device(op, a, cond)?;
@@ -166,9 +136,9 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     ///
     /// # Errors
     /// `Broadcast` when `mask` does not broadcast to `self`'s shape.
-    pub fn masked_fill(&self, mask: &Tensor<bool, D>, value: T) -> Result<Self> {
+    pub fn try_masked_fill(&self, mask: &Tensor<bool, D>, value: T) -> Result<Self> {
         let m = mask.broadcast_to(self.shape().clone())?;
-        Self::where_(&m, &Self::scalar_on(value, &self.device)?, self)
+        Self::try_where(&m, &Self::scalar_on(value, &self.device)?, self)
     }
 
     /// Copies `src` (broadcast to `self`'s shape) into `self`, which may be a view; the
@@ -188,7 +158,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// # Errors
     /// `InvalidArgument` for an empty list; `ShapeMismatch` when ranks or the other dimensions
     /// differ, naming both shapes; `Axis` for a bad axis; `Device` across devices.
-    pub fn concat(tensors: &[&Self], axis: i64) -> Result<Self> {
+    pub fn try_concat(tensors: &[&Self], axis: i64) -> Result<Self> {
         let first = tensors.first().ok_or_else(|| Error::InvalidArgument {
             op: "concat",
             msg: "needs at least one tensor".into(),
@@ -225,19 +195,22 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         Ok(out)
     }
 
-    /// Alias of [`Tensor::concat`] (PyTorch's name).
-    pub fn cat(tensors: &[&Self], axis: i64) -> Result<Self> {
-        Self::concat(tensors, axis)
+    /// Alias of [`Tensor::try_concat`] (PyTorch's name).
+    pub fn try_cat(tensors: &[&Self], axis: i64) -> Result<Self> {
+        Self::try_concat(tensors, axis)
     }
 
     /// Joins equally shaped tensors along a new axis (NumPy `stack`).
-    pub fn stack(tensors: &[&Self], axis: i64) -> Result<Self> {
+    ///
+    /// # Errors
+    /// As [`Tensor::try_concat`].
+    pub fn try_stack(tensors: &[&Self], axis: i64) -> Result<Self> {
         let expanded: Vec<Self> = tensors
             .iter()
             .map(|t| t.unsqueeze(axis))
             .collect::<Result<_>>()?;
         let refs: Vec<&Self> = expanded.iter().collect();
-        Self::concat(&refs, axis)
+        Self::try_concat(&refs, axis)
     }
 
     /// The slices at `indices` (1-d, negative counts from the end) along `axis` (PyTorch
@@ -245,7 +218,7 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     ///
     /// # Errors
     /// `Index` for an out-of-range index; `InvalidArgument` when `indices` is not 1-d.
-    pub fn index_select(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
+    pub fn try_index_select(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
         let ax = self.shape().axis("index_select", axis)?;
         if indices.ndim() != 1 {
             return Err(Error::InvalidArgument {
@@ -257,9 +230,9 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
         D::index_select(self, ax, indices)
     }
 
-    /// Alias of [`Tensor::index_select`] (NumPy's `take` with an axis).
-    pub fn take(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
-        self.index_select(axis, indices)
+    /// Alias of [`Tensor::try_index_select`] (NumPy's `take` with an axis).
+    pub fn try_take(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
+        self.try_index_select(axis, indices)
     }
 
     /// `out[..., j, ...] = self[..., index[..., j, ...], ...]` along `axis` (PyTorch `gather`);
@@ -268,10 +241,278 @@ impl<T: Element, D: DeviceOps> Tensor<T, D> {
     /// # Errors
     /// `ShapeMismatch` when the index's rank differs or it is larger outside `axis`; `Index`
     /// for an out-of-range index value.
-    pub fn gather(&self, axis: i64, index: &Tensor<i64, D>) -> Result<Self> {
+    pub fn try_gather(&self, axis: i64, index: &Tensor<i64, D>) -> Result<Self> {
         let ax = self.shape().axis("gather", axis)?;
         check_gather_shape("gather", self.shape(), index.shape(), ax)?;
         same_device("gather", self, index)?;
         D::gather(self, ax, index)
+    }
+}
+
+/// The plain forms of the ops above, and the copies, transfers and element access that every
+/// device has.
+impl<T: Element, D: Backend> Tensor<T, D> {
+    plain_forms! {
+        /// [`Tensor::try_masked_fill`], panicking with its error.
+        masked_fill, try_masked_fill(mask: &Tensor<bool, D>, value: T) -> Self;
+        /// [`Tensor::try_index_select`], panicking with its error.
+        index_select, try_index_select(axis: i64, indices: &Tensor<i64, D>) -> Self;
+        /// [`Tensor::try_take`], panicking with its error.
+        take, try_take(axis: i64, indices: &Tensor<i64, D>) -> Self;
+        /// [`Tensor::try_gather`], panicking with its error.
+        gather, try_gather(axis: i64, index: &Tensor<i64, D>) -> Self;
+        /// [`Tensor::try_to_vec`], panicking with its error.
+        to_vec, try_to_vec() -> Vec<T>;
+        /// [`Tensor::try_deep_copy`], panicking with its error.
+        deep_copy, try_deep_copy() -> Self;
+        /// [`Tensor::try_contiguous`], panicking with its error.
+        contiguous, try_contiguous() -> Self;
+        /// [`Tensor::try_item`], panicking with its error.
+        item, try_item() -> T;
+        /// [`Tensor::try_reshape`], panicking with its error.
+        reshape, try_reshape(shape: impl ReshapeDims) -> Self;
+        /// [`Tensor::try_flatten`], panicking with its error.
+        flatten, try_flatten() -> Self;
+        /// [`Tensor::try_ravel`], panicking with its error.
+        ravel, try_ravel() -> Self;
+        /// [`Tensor::try_zeros_like`], panicking with its error.
+        zeros_like, try_zeros_like() -> Self;
+        /// [`Tensor::try_ones_like`], panicking with its error.
+        ones_like, try_ones_like() -> Self;
+        /// [`Tensor::try_full_like`], panicking with its error.
+        full_like, try_full_like(value: T) -> Self;
+        /// [`Tensor::try_to_cpu`], panicking with its error.
+        to_cpu, try_to_cpu() -> Tensor<T, Cpu>;
+    }
+
+    /// [`Tensor::try_where`], panicking with its error (`where` is a Rust keyword).
+    ///
+    /// # Panics
+    /// When `try_where` returns an `Err`.
+    #[track_caller]
+    pub fn where_(cond: &Tensor<bool, D>, a: &Self, b: &Self) -> Self {
+        Self::try_where(cond, a, b).or_panic()
+    }
+    /// [`Tensor::try_concat`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_concat` returns an `Err`.
+    #[track_caller]
+    pub fn concat(tensors: &[&Self], axis: i64) -> Self {
+        Self::try_concat(tensors, axis).or_panic()
+    }
+    /// [`Tensor::try_cat`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_cat` returns an `Err`.
+    #[track_caller]
+    pub fn cat(tensors: &[&Self], axis: i64) -> Self {
+        Self::try_cat(tensors, axis).or_panic()
+    }
+    /// [`Tensor::try_stack`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_stack` returns an `Err`.
+    #[track_caller]
+    pub fn stack(tensors: &[&Self], axis: i64) -> Self {
+        Self::try_stack(tensors, axis).or_panic()
+    }
+
+    /// The elements in logical row-major order, copied to the host (a download on CUDA; only
+    /// the viewed range travels).
+    ///
+    /// # Errors
+    /// `OutOfMemory` when the copy cannot be allocated (a large broadcast view); `Layout` when
+    /// this thread holds a `data_mut()` guard on the buffer; `Device` when a copy fails.
+    pub fn try_to_vec(&self) -> Result<Vec<T>> {
+        D::to_vec(self)
+    }
+
+    /// An independent contiguous copy on the same device (PyTorch `clone()`; here `Clone`
+    /// shares storage).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_to_vec`].
+    pub fn try_deep_copy(&self) -> Result<Self> {
+        D::deep_copy(self)
+    }
+
+    /// `self` (a shared handle) when already contiguous, otherwise a packed copy.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_deep_copy`].
+    pub fn try_contiguous(&self) -> Result<Self> {
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            D::deep_copy(self)
+        }
+    }
+
+    /// The single value of a tensor with one element (any shape whose numel is 1), on the
+    /// host (PyTorch `item`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `numel() != 1`.
+    pub fn try_item(&self) -> Result<T> {
+        self.check_one_element()?;
+        Ok(self.try_to_vec()?[0])
+    }
+
+    /// Another shape with the same element count (one dimension may be `-1`): a view when the
+    /// strides allow one, otherwise a packed copy (PyTorch `reshape`).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the element counts differ, naming both shapes.
+    pub fn try_reshape(&self, shape: impl ReshapeDims) -> Result<Self> {
+        let s = crate::tensor::resolve("reshape", self.shape(), shape.spec())?;
+        if self.is_contiguous() {
+            let mut l = Layout::contiguous(s);
+            l.offset = self.layout.offset;
+            return self.with_layout("reshape", l);
+        }
+        // A packed copy owns its buffer (`owns_data()`), as PyTorch's reshape of a
+        // non-contiguous tensor.
+        let c = D::deep_copy(self)?;
+        Ok(Tensor {
+            layout: Layout::contiguous(s),
+            ..c
+        })
+    }
+
+    /// A 1-d view (or copy when not contiguous) of all elements.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_contiguous`].
+    pub fn try_flatten(&self) -> Result<Self> {
+        self.try_reshape([self.numel()])
+    }
+
+    /// NumPy's name for [`Tensor::try_flatten`].
+    pub fn try_ravel(&self) -> Result<Self> {
+        self.try_flatten()
+    }
+
+    /// Sets every element (of a view, too) to `value` (PyTorch `fill_`).
+    ///
+    /// # Errors
+    /// `Layout` for a broadcast view or when a guard on the buffer is alive in this thread.
+    pub fn fill_(&mut self, value: T) -> Result<()> {
+        self.check_writable("fill_")?;
+        D::fill(self, value)
+    }
+
+    /// Copies `values` (logical row-major order, `numel()` of them) into the tensor, which may
+    /// be a strided view.
+    ///
+    /// # Errors
+    /// `DataLength` when `values.len() != numel()`; `Layout` for a broadcast view. Nothing is
+    /// written on error.
+    pub fn set_data(&mut self, values: &[T]) -> Result<()> {
+        crate::tensor::checked_data_shape("set_data", values.len(), self.shape().clone())?;
+        self.check_writable("set_data")?;
+        let host = Tensor::<T, Cpu>::from_slice(values, self.shape().clone())?;
+        D::assign(self, &D::from_host(&host, &self.device)?)
+    }
+
+    /// Zeros of this tensor's shape on its device.
+    ///
+    /// # Errors
+    /// `OutOfMemory`/`Device` when the allocation fails (a large broadcast view's shape).
+    pub fn try_zeros_like(&self) -> Result<Self> {
+        Self::zeros_on(self.shape().clone(), &self.device)
+    }
+    /// Ones of this tensor's shape on its device. Errors as [`Tensor::try_zeros_like`].
+    pub fn try_ones_like(&self) -> Result<Self> {
+        Self::ones_on(self.shape().clone(), &self.device)
+    }
+    /// `value` in this tensor's shape on its device. Errors as [`Tensor::try_zeros_like`].
+    pub fn try_full_like(&self, value: T) -> Result<Self> {
+        Self::full_on(self.shape().clone(), value, &self.device)
+    }
+
+    /// A host copy (shared storage when already on the CPU, a device-to-host copy otherwise).
+    ///
+    /// # Errors
+    /// `Device` when the copy fails.
+    pub fn try_to_cpu(&self) -> Result<Tensor<T, Cpu>> {
+        D::to_host(self)
+    }
+
+    /// This tensor on `device`: shared storage when it is already there, otherwise a copy
+    /// through the host (PyTorch `to(device)`).
+    ///
+    /// # Errors
+    /// `Device` when the allocation or a copy fails.
+    pub fn to_device<E: Backend>(&self, device: &E) -> Result<Tensor<T, E>> {
+        if let Some(same) = (self as &dyn std::any::Any).downcast_ref::<Tensor<T, E>>()
+            && same.device.index() == device.index()
+        {
+            return Ok(same.clone());
+        }
+        E::from_host(&D::to_host(self)?, device)
+    }
+
+    /// A copy on CUDA device `device` (shared storage when it is already there).
+    ///
+    /// # Errors
+    /// `Device` when the allocation or the copy fails.
+    pub fn to_cuda(&self, device: &crate::device::Cuda) -> Result<Tensor<T, crate::device::Cuda>> {
+        self.to_device(device)
+    }
+
+    /// Copies `result` into `self` (an in-place op's target or an `_into` op's output, possibly
+    /// a view).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` naming both shapes when they differ; nothing is written then.
+    pub(crate) fn store(&mut self, op: &'static str, result: &Self) -> Result<()> {
+        if self.shape() != result.shape() {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().clone(),
+                rhs: result.shape().clone(),
+                msg: "the output tensor must have the result's shape".into(),
+            });
+        }
+        self.check_writable(op)?;
+        D::assign(self, result)
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The 1-d tensor `start, start + step, ...` up to but excluding `stop` on `device` (NumPy
+    /// `arange`; floats computed in f64 and rounded, integers in wrapping i64).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a zero or NaN step or non-finite bounds.
+    pub fn arange_on(start: T, stop: T, step: T, device: &D) -> Result<Self> {
+        D::arange(start, stop, step, device)
+    }
+
+    /// `n` evenly spaced values from `start` to `stop` inclusive on `device` (NumPy
+    /// `linspace`; computed on the host in f64, then copied).
+    ///
+    /// # Errors
+    /// As [`Tensor::linspace`].
+    pub fn linspace_on(start: T, stop: T, n: usize, device: &D) -> Result<Self> {
+        D::from_host(&Tensor::<T, Cpu>::linspace(start, stop, n)?, device)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// Uniform samples on `[0, 1)` on `device` from the global generator, so
+    /// [`crate::manual_seed`] makes them reproducible (CPU and CUDA values differ: CUDA uses a
+    /// Philox4x32-10 kernel).
+    ///
+    /// # Errors
+    /// `ShapeOverflow`, `OutOfMemory` or `Device` on allocation failure.
+    pub fn rand_on(shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        D::random(shape.into(), device, false)
+    }
+
+    /// Standard-normal samples on `device`. Errors as [`Tensor::rand_on`].
+    pub fn randn_on(shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        D::random(shape.into(), device, true)
     }
 }

@@ -1,16 +1,16 @@
-//! Indexing and reordering on the CPU (seed 002's indexing table, NumPy/PyTorch semantics):
-//! the [`DeviceOps`] steps for `Cpu` (where, copies into views, `index_select`, `gather`),
-//! `scatter_add`, `sort`/`argsort` and `topk`. The combining ops built on these steps are in
+//! Indexing and reordering (NumPy/PyTorch semantics): `argsort`, `sort`, `topk` and
+//! `scatter_add` for every device, and the CPU's steps for them and for `where`, copies into
+//! views, `index_select` and `gather`. The combining ops built on these steps are in
 //! `ops::combine`, once for every device. Indices are `Tensor<i64>`; an out-of-range index is
 //! an `Err`, never a read out of bounds.
 
-use super::device_ops::{DeviceOps, check_gather_shape};
+use super::device_ops::{check_gather_shape, same_device};
 use super::zip_assign;
+use crate::backend::Backend;
 use crate::cpu::strided;
-use crate::device::{Cpu, Cuda};
+use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
-use crate::error::{Error, Result};
-use crate::ops::Lift;
+use crate::error::{Error, OrPanic, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tensor::read;
@@ -36,8 +36,8 @@ pub(crate) fn check_index(
     Ok(j as usize)
 }
 
-impl DeviceOps for Cpu {
-    fn select<T: Element>(
+impl Cpu {
+    pub(crate) fn cpu_select<T: Element>(
         s: &Shape,
         cond: &Tensor<bool, Cpu>,
         a: &Tensor<T, Cpu>,
@@ -60,11 +60,14 @@ impl DeviceOps for Cpu {
         Ok(Tensor::from_buf(buf, s.clone()))
     }
 
-    fn assign<T: Element>(dst: &mut Tensor<T, Cpu>, src: &Tensor<T, Cpu>) -> Result<()> {
+    pub(crate) fn cpu_assign<T: Element>(
+        dst: &mut Tensor<T, Cpu>,
+        src: &Tensor<T, Cpu>,
+    ) -> Result<()> {
         zip_assign("copy_from", dst, src, |_, v| v)
     }
 
-    fn index_select<T: Element>(
+    pub(crate) fn cpu_index_select<T: Element>(
         src: &Tensor<T, Cpu>,
         ax: usize,
         indices: &Tensor<i64, Cpu>,
@@ -78,13 +81,15 @@ impl DeviceOps for Cpu {
         dims[ax] = idx.len();
         let out = Tensor::zeros(dims)?;
         for (k, &i) in idx.iter().enumerate() {
-            out.narrow(ax as i64, k, 1)?
-                .copy_from(&src.narrow(ax as i64, i, 1)?)?;
+            Cpu::cpu_assign(
+                &mut out.narrow(ax as i64, k, 1)?,
+                &src.narrow(ax as i64, i, 1)?,
+            )?;
         }
         Ok(out)
     }
 
-    fn gather<T: Element>(
+    pub(crate) fn cpu_gather<T: Element>(
         src: &Tensor<T, Cpu>,
         ax: usize,
         index: &Tensor<i64, Cpu>,
@@ -130,10 +135,8 @@ impl<T: Element> Tensor<T, Cpu> {
         Ok(pos)
     }
 
-    /// The indices that sort each slice along `axis`, stably, ascending or descending; NaN
-    /// sorts last either way (NumPy `argsort(kind="stable")`).
-    pub fn argsort(&self, axis: i64, descending: bool) -> Result<Tensor<i64, Cpu>> {
-        let ax = self.shape().axis("argsort", axis)?;
+    /// The CPU's argsort step along the checked axis `ax`.
+    pub(crate) fn cpu_argsort(&self, ax: usize, descending: bool) -> Result<Tensor<i64, Cpu>> {
         let n = self.ndim();
         let mut perm: Vec<usize> = (0..n).filter(|&i| i != ax).collect();
         perm.push(ax);
@@ -169,45 +172,64 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 }
 
-/// `sort` and `topk` for both devices, built on each device's `argsort` and the shared `gather`.
-macro_rules! sort_ops {
-    ($($D:ident),*) => {$(
-        impl<T: Element> Tensor<T, $D> {
-            /// Sorted values and their indices along `axis` (PyTorch `sort`), stable, NaN last.
-            pub fn sort(&self, axis: i64, descending: bool) -> Result<(Self, Tensor<i64, $D>)> {
-                let idx = self.argsort(axis, descending)?;
-                Ok((self.gather(axis, &idx)?, idx))
-            }
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The indices that sort each slice along `axis`, stably, ascending or descending; NaN
+    /// sorts last either way (NumPy `argsort(kind="stable")`).
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_argsort(&self, axis: i64, descending: bool) -> Result<Tensor<i64, D>> {
+        let ax = self.shape().axis("argsort", axis)?;
+        D::argsort(self, ax, descending)
+    }
 
-            /// The `k` largest values along `axis` in descending order, with their indices
-            /// (PyTorch `topk`); ties keep their order along the axis.
-            ///
-            /// # Errors
-            /// `InvalidArgument` when `k` exceeds the axis' length; `Axis` for a bad axis.
-            pub fn topk(&self, k: usize, axis: i64) -> Result<(Self, Tensor<i64, $D>)> {
-                let ax = self.shape().axis("topk", axis)?;
-                if k > self.dims()[ax] {
-                    return Err(Error::InvalidArgument {
-                        op: "topk",
-                        msg: format!("k = {k} exceeds dimension {ax} of shape {}", self.shape()),
-                    });
-                }
-                let idx = self
-                    .argsort(axis, true)?
-                    .narrow(ax as i64, 0, k)?
-                    .contiguous()
-                    .lift()?;
-                Ok((self.gather(axis, &idx)?, idx))
-            }
+    /// Sorted values and their indices along `axis` (PyTorch `sort`), stable, NaN last.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_sort(&self, axis: i64, descending: bool) -> Result<(Self, Tensor<i64, D>)> {
+        let idx = self.try_argsort(axis, descending)?;
+        Ok((self.try_gather(axis, &idx)?, idx))
+    }
+
+    /// The `k` largest values along `axis` in descending order, with their indices (PyTorch
+    /// `topk`); ties keep their order along the axis.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `k` exceeds the axis' length; `Axis` for a bad axis.
+    pub fn try_topk(&self, k: usize, axis: i64) -> Result<(Self, Tensor<i64, D>)> {
+        let ax = self.shape().axis("topk", axis)?;
+        if k > self.dims()[ax] {
+            return Err(Error::InvalidArgument {
+                op: "topk",
+                msg: format!("k = {k} exceeds dimension {ax} of shape {}", self.shape()),
+            });
         }
-    )*};
-}
-sort_ops!(Cpu, Cuda);
+        let idx = self
+            .try_argsort(axis, true)?
+            .narrow(ax as i64, 0, k)?
+            .try_contiguous()?;
+        Ok((self.try_gather(axis, &idx)?, idx))
+    }
 
-impl<T: NumElement> Tensor<T, Cpu> {
+    plain_forms! {
+        /// [`Tensor::try_argsort`], panicking with its error.
+        argsort, try_argsort(axis: i64, descending: bool) -> Tensor<i64, D>;
+        /// [`Tensor::try_sort`], panicking with its error.
+        sort, try_sort(axis: i64, descending: bool) -> (Self, Tensor<i64, D>);
+        /// [`Tensor::try_topk`], panicking with its error.
+        topk, try_topk(k: usize, axis: i64) -> (Self, Tensor<i64, D>);
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `self` with `src` added at `index` along `axis`: `out[.., index[.., j, ..], ..] +=
     /// src[.., j, ..]` (PyTorch `scatter_add`); repeated indices accumulate.
-    pub fn scatter_add(&self, axis: i64, index: &Tensor<i64, Cpu>, src: &Self) -> Result<Self> {
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `src` does not have the index's shape or the index does not fit
+    /// `self` (as `gather`); `Index` for an out-of-range index; `Device` across devices.
+    pub fn try_scatter_add(&self, axis: i64, index: &Tensor<i64, D>, src: &Self) -> Result<Self> {
         let ax = self.shape().axis("scatter_add", axis)?;
         if src.shape() != index.shape() {
             return Err(Error::ShapeMismatch {
@@ -217,6 +239,26 @@ impl<T: NumElement> Tensor<T, Cpu> {
                 msg: "src must have the index's shape".into(),
             });
         }
+        check_gather_shape("scatter_add", self.shape(), index.shape(), ax)?;
+        same_device("scatter_add", self, index)?;
+        same_device("scatter_add", self, src)?;
+        D::scatter_add(self, ax, index, src)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_scatter_add`], panicking with its error.
+        scatter_add, try_scatter_add(axis: i64, index: &Tensor<i64, D>, src: &Self) -> Self;
+    }
+}
+
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// The CPU's scatter_add step (shapes checked by the public op).
+    pub(crate) fn cpu_scatter_add(
+        &self,
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+        src: &Self,
+    ) -> Result<Self> {
         let pos = self.gather_positions("scatter_add", ax, index)?;
         let mut out = self.try_contiguous()?.try_to_vec()?;
         for (&p, &v) in pos.iter().zip(&src.try_to_vec()?) {

@@ -1,8 +1,8 @@
 //! Linear algebra beyond matmul (seed 001): vector/matrix norms and `tensordot`.
 
-use crate::device::Cpu;
+use crate::backend::Backend;
 use crate::dtype::{Element, FloatOf, NumElement};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::tensor::Tensor;
 
 /// `p` must be a norm order: `p >= 0` or infinity.
@@ -16,7 +16,7 @@ pub(crate) fn check_norm_order(p: f64) -> Result<()> {
     Ok(())
 }
 
-impl<T: Element> Tensor<T, Cpu> {
+impl<T: Element, D: Backend> Tensor<T, D> {
     /// The `p`-norm over `axes` (empty = all; NumPy `linalg.norm` of the flattened slice, PyTorch
     /// `linalg.vector_norm`): `(Σ|x|^p)^(1/p)`; `p = 2` is the Frobenius norm of a matrix, `p = 1`
     /// the sum of magnitudes, `p = f64::INFINITY` the largest magnitude, `p = 0` the count of
@@ -24,28 +24,32 @@ impl<T: Element> Tensor<T, Cpu> {
     ///
     /// # Errors
     /// `Axis` for bad axes; `InvalidArgument` for a negative or NaN `p`.
-    pub fn norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    pub fn try_norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, D>> {
         check_norm_order(p)?;
-        let a = self.map(|x| x.to_f64().abs());
+        let a = self.try_cast::<f64>()?.try_abs()?;
         let r = if p.is_infinite() {
-            a.max(axes, keepdim)?
+            a.try_max(axes, keepdim)?
         } else if p == 0.0 {
-            a.map(|x| (x != 0.0) as u8 as f64).sum(axes, keepdim)?
+            a.try_ne_scalar(0.0)?
+                .try_cast::<f64>()?
+                .try_sum(axes, keepdim)?
         } else if p == 1.0 {
-            a.sum(axes, keepdim)?
+            a.try_sum(axes, keepdim)?
         } else if p == 2.0 {
-            a.map(|x| x * x).sum(axes, keepdim)?.map(f64::sqrt)
+            a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt()?
         } else {
-            a.map(|x| x.powf(p))
-                .sum(axes, keepdim)?
-                .map(|s| s.powf(1.0 / p))
+            a.try_pow(p)?.try_sum(axes, keepdim)?.try_pow(1.0 / p)?
         };
-        Ok(r.cast())
+        r.try_cast()
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_norm`], panicking with its error.
+        norm, try_norm(p: f64, axes: &[i64], keepdim: bool) -> Tensor<FloatOf<T>, D>;
     }
 }
 
-on_both_devices! {
-impl<T: NumElement> {
+impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// Contracts `axes_a` of `self` with `axes_b` of `other` (NumPy `tensordot` with explicit
     /// axes, seed 001's tensor product): the result has `self`'s remaining dimensions followed by
     /// `other`'s. Computed as one matmul of the permuted operands.
@@ -53,7 +57,7 @@ impl<T: NumElement> {
     /// # Errors
     /// `InvalidArgument` when the axis lists differ in length; `Axis` for bad axes;
     /// `ShapeMismatch` when paired dimensions differ.
-    pub fn tensordot(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
+    pub fn try_tensordot(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
         if axes_a.len() != axes_b.len() {
             return Err(Error::InvalidArgument {
                 op: "tensordot",
@@ -72,10 +76,10 @@ impl<T: NumElement> {
             .collect::<Result<_>>()?;
         if axes_a.is_empty() {
             // An outer product: every element of self times every element of other.
-            let a = self.reshape([self.numel(), 1])?;
-            let b = other.reshape([1, other.numel()])?;
+            let a = self.try_reshape([self.numel(), 1])?;
+            let b = other.try_reshape([1, other.numel()])?;
             let dims: Vec<usize> = self.dims().iter().chain(other.dims()).copied().collect();
-            return a.try_mul(&b)?.reshape(dims);
+            return a.try_mul(&b)?.try_reshape(dims);
         }
         for (&i, &j) in ca.iter().zip(&cb) {
             if self.dims()[i] != other.dims()[j] {
@@ -98,19 +102,25 @@ impl<T: NumElement> {
         let n: usize = free_b.iter().map(|&i| other.dims()[i]).product();
         let pa: Vec<usize> = free_a.iter().chain(&ca).copied().collect();
         let pb: Vec<usize> = cb.iter().chain(&free_b).copied().collect();
-        let a2 = self.permute_usize(&pa)?.reshape([m, k])?;
-        let b2 = other.permute_usize(&pb)?.reshape([k, n])?;
+        let a2 = self.permute_usize(&pa)?.try_reshape([m, k])?;
+        let b2 = other.permute_usize(&pb)?.try_reshape([k, n])?;
         let dims: Vec<usize> = free_a
             .iter()
             .map(|&i| self.dims()[i])
             .chain(free_b.iter().map(|&i| other.dims()[i]))
             .collect();
-        a2.matmul(&b2)?.reshape(dims)
+        a2.try_matmul(&b2)?.try_reshape(dims)
     }
 
-    /// Seed 001's name for [`Tensor::tensordot`] (same arguments, result and errors).
-    pub fn tensor_product(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
-        self.tensordot(other, axes_a, axes_b)
+    /// Another name for [`Tensor::try_tensordot`] (same arguments, result and errors).
+    pub fn try_tensor_product(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
+        self.try_tensordot(other, axes_a, axes_b)
     }
-}
+
+    plain_forms! {
+        /// [`Tensor::try_tensordot`], panicking with its error.
+        tensordot, try_tensordot(other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Self;
+        /// [`Tensor::try_tensor_product`], panicking with its error.
+        tensor_product, try_tensor_product(other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Self;
+    }
 }

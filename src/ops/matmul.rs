@@ -5,12 +5,14 @@
 //! matrix dimensions: NumPy gives `(4, 5, 2, 2)`, and so does this crate. The seed's code example
 //! `(1, 4, 2, 3) @ (5, 3, 4)` is not broadcastable (batch 4 against 5), so it is an `Err`.
 
+use crate::backend::Backend;
 use crate::cpu::matmul::{Mat, matmul as mm};
 use crate::cpu::strided::Plan;
 use crate::device::Cpu;
 use crate::dtype::NumElement;
-use crate::error::{Error, Result};
-use crate::ops::{Lift, write_into};
+use crate::error::{Error, OrPanic, Result};
+use crate::ops::device_ops::same_device;
+use crate::ops::write_into;
 use crate::shape::{Layout, Shape, broadcast_shapes};
 use crate::tensor::Tensor;
 use rayon::prelude::*;
@@ -85,30 +87,105 @@ pub(crate) fn matmul_dims(a: &Shape, b: &Shape) -> Result<MatmulDims> {
     })
 }
 
-impl<T: NumElement> Tensor<T, Cpu> {
-    /// The matrix product (NumPy `matmul`, the seed's `matmul`): 2-d × 2-d is `(m, k) · (k, n)
-    /// → (m, n)`; for N-d operands the last two dimensions are matrices and the earlier ones
-    /// broadcast; a 1-d left operand is a row vector and a 1-d right one a column vector, and
-    /// their dimension is removed from the result. Transposed and sliced operands are read
-    /// through their strides, not copied.
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The matrix product (NumPy `matmul`): 2-d × 2-d is `(m, k) · (k, n) → (m, n)`; for N-d
+    /// operands the last two dimensions are matrices and the earlier ones broadcast; a 1-d left
+    /// operand is a row vector and a 1-d right one a column vector, and their dimension is
+    /// removed from the result. Integers wrap; f16/bf16 accumulate in f32.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let a = Tensor::<f32>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2])?;
+    /// let b = Tensor::<f32>::from_vec(vec![1.0, 0.0, 0.0, 1.0], [2, 2])?;
+    /// assert_eq!(a.matmul(&b).to_vec(), vec![1.0, 2.0, 3.0, 4.0]);
+    /// assert!(a.try_matmul(&Tensor::zeros([3])?).is_err()); // inner dimensions 2 and 3
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
     ///
     /// # Errors
     /// `ShapeMismatch` naming both shapes when an operand is 0-d, the inner dimensions differ,
-    /// or the batch dimensions do not broadcast.
-    pub fn matmul(&self, other: &Self) -> Result<Self> {
-        let mut out = Tensor::zeros(matmul_dims(self.shape(), other.shape())?.out)?;
-        self.matmul_into(other, &mut out)?;
-        Ok(out)
+    /// or the batch dimensions do not broadcast; `Device` across devices.
+    pub fn try_matmul(&self, other: &Self) -> Result<Self> {
+        same_device("matmul", self, other)?;
+        matmul_dims(self.shape(), other.shape())?;
+        D::matmul(self, other)
     }
 
-    /// `out = self @ other` ([`Tensor::matmul`]'s rules) written into an existing tensor, as
-    /// PyTorch's `matmul(a, b, out=c)`: no allocation when `out` is contiguous and is not an
-    /// operand (otherwise the product goes through a temporary, so `out` may be an operand).
+    /// `out = self @ other` written into an existing tensor (PyTorch `matmul(a, b, out=c)`): no
+    /// allocation on the CPU when `out` is contiguous and not an operand; `out` may be an
+    /// operand.
     ///
     /// # Errors
-    /// [`Tensor::matmul`]'s errors, and `ShapeMismatch` when `out` does not have the result's
-    /// shape; `out` is unchanged on error.
+    /// [`Tensor::try_matmul`]'s errors, and `ShapeMismatch` when `out` does not have the
+    /// result's shape; `out` is unchanged on error.
     pub fn matmul_into(&self, other: &Self, out: &mut Self) -> Result<()> {
+        same_device("matmul_into", self, other)?;
+        same_device("matmul_into", self, out)?;
+        matmul_dims(self.shape(), other.shape())?;
+        D::matmul_into(self, other, out)
+    }
+
+    /// The inner product of two 1-d tensors of equal length, as a 0-d tensor (NumPy `dot` for
+    /// vectors; for 2-d operands use [`Tensor::try_matmul`]).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when an operand is not 1-d or the lengths differ.
+    pub fn try_dot(&self, other: &Self) -> Result<Self> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            return Err(Error::ShapeMismatch {
+                op: "dot",
+                lhs: self.shape().clone(),
+                rhs: other.shape().clone(),
+                msg: "dot takes two 1-d tensors; use matmul for matrices".into(),
+            });
+        }
+        self.try_matmul(other)
+    }
+
+    /// The outer product of two 1-d tensors: `(m,) ⊗ (n,) → (m, n)` (NumPy `outer`).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when an operand is not 1-d.
+    pub fn try_outer(&self, other: &Self) -> Result<Self> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            return Err(Error::ShapeMismatch {
+                op: "outer",
+                lhs: self.shape().clone(),
+                rhs: other.shape().clone(),
+                msg: "outer takes two 1-d tensors".into(),
+            });
+        }
+        self.unsqueeze(1)?.try_mul(&other.unsqueeze(0)?)
+    }
+
+    /// The dot product along the last dimension with broadcasting (NumPy `vecdot`):
+    /// `(..., n) · (..., n) → (...)`, in `T` (integers wrap).
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast.
+    pub fn try_vecdot(&self, other: &Self) -> Result<Self> {
+        let p = self.try_mul(other)?;
+        if p.ndim() == 0 {
+            return Ok(p);
+        }
+        p.try_sum(&[-1], false)?.try_cast::<T>()
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_matmul`], panicking with its error.
+        matmul, try_matmul(other: &Self) -> Self;
+        /// [`Tensor::try_dot`], panicking with its error.
+        dot, try_dot(other: &Self) -> Self;
+        /// [`Tensor::try_outer`], panicking with its error.
+        outer, try_outer(other: &Self) -> Self;
+        /// [`Tensor::try_vecdot`], panicking with its error.
+        vecdot, try_vecdot(other: &Self) -> Self;
+    }
+}
+
+/// The CPU's matmul step: operands read through their strides by `gemm`, batches in parallel.
+impl<T: NumElement> Tensor<T, Cpu> {
+    pub(crate) fn cpu_matmul_into(&self, other: &Self, out: &mut Self) -> Result<()> {
         let op = "matmul";
         let MatmulDims {
             m,
@@ -171,45 +248,4 @@ impl<T: NumElement> Tensor<T, Cpu> {
             }
         })
     }
-}
-
-on_both_devices! {
-impl<T: NumElement> {
-    /// The inner product of two 1-d tensors of equal length, as a 0-d tensor (NumPy `dot` for
-    /// vectors; for 2-d operands use [`Tensor::matmul`]).
-    pub fn dot(&self, other: &Self) -> Result<Self> {
-        if self.ndim() != 1 || other.ndim() != 1 {
-            return Err(Error::ShapeMismatch {
-                op: "dot",
-                lhs: self.shape().clone(),
-                rhs: other.shape().clone(),
-                msg: "dot takes two 1-d tensors; use matmul for matrices".into(),
-            });
-        }
-        self.matmul(other)
-    }
-
-    /// The outer product of two 1-d tensors: `(m,) ⊗ (n,) → (m, n)` (NumPy `outer`).
-    pub fn outer(&self, other: &Self) -> Result<Self> {
-        if self.ndim() != 1 || other.ndim() != 1 {
-            return Err(Error::ShapeMismatch {
-                op: "outer",
-                lhs: self.shape().clone(),
-                rhs: other.shape().clone(),
-                msg: "outer takes two 1-d tensors".into(),
-            });
-        }
-        self.unsqueeze(1)?.try_mul(&other.unsqueeze(0)?)
-    }
-
-    /// The dot product along the last dimension with broadcasting (NumPy `vecdot`):
-    /// `(..., n) · (..., n) → (...)`.
-    pub fn vecdot(&self, other: &Self) -> Result<Self> {
-        let p = self.try_mul(other)?;
-        if p.ndim() == 0 {
-            return Ok(p);
-        }
-        p.sum(&[-1], false)?.cast::<T>().lift()
-    }
-}
 }

@@ -1,14 +1,19 @@
 //! The typed API: each op family in one file, each op defined once (a zero-sized op type or a
 //! line in a macro table) and run by the generic drivers in `cpu/`.
 
-/// Emits the same items in an `impl` block for `Tensor<T, Cpu>` and one for `Tensor<T, Cuda>`:
-/// for ops composed of methods that both devices spell alike and that return `Result` on both,
-/// so each such op keeps a single definition.
-macro_rules! on_both_devices {
-    (impl<T: $bound:ident> { $($item:tt)* }) => {
-        impl<T: $bound> Tensor<T, crate::device::Cpu> { $($item)* }
-        impl<T: $bound> Tensor<T, crate::device::Cuda> { $($item)* }
-    };
+/// The plain forms of `try_` methods: each calls its `try_` twin and panics with the `Err`'s
+/// message at the caller's location.
+macro_rules! plain_forms {
+    ($($(#[$doc:meta])* $name:ident, $try_name:ident ($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Panics
+        #[doc = concat!("When [`Tensor::", stringify!($try_name), "`] returns an `Err`.")]
+        #[track_caller]
+        pub fn $name(&self $(, $arg: $ty)*) -> $out {
+            self.$try_name($($arg),*).or_panic()
+        }
+    )*};
 }
 
 pub mod binary;

@@ -1,347 +1,276 @@
-//! Reductions with `axes` (empty = all; negative counts from the end) and `keepdim`, as the
-//! seed's Reduction Module documents them, plus `var`/`std` (seed 002, PyTorch's `correction`),
-//! `any`/`all` (seed 003's truth semantics), `logsumexp`, `cumsum`/`cumprod`.
+//! Reductions with `axes` (empty = all; negative counts from the end) and `keepdim`, `var`/`std`
+//! (PyTorch's `correction`), `any`/`all` (NumPy truth values), `logsumexp`, `cumsum`/`cumprod`,
+//! once for every device.
 //!
 //! Output dtypes are types: `sum`/`product` return [`SumOf<T>`] (i64 for integers), `mean`,
 //! `var`, `std` return [`FloatOf<T>`], `argmin`/`argmax` return i64, `any`/`all` bool. Float
 //! sums accumulate in f64. NaN propagates through the plain forms; the `nan*` forms, which
-//! exist only for float tensors, skip it.
+//! exist only for float tensors, skip it (NumPy's `nansum`, ...).
 
-use crate::cpu::reduce::{Reducer, reduce, scan};
-use crate::cpu::reducers::{ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR};
-use crate::device::{AlignedBuf, Cpu};
-use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SumOf};
-use crate::error::{Error, Result};
-use crate::shape::Shape;
-use crate::tensor::{Tensor, read};
+use crate::backend::Backend;
+use crate::dtype::{Element, FloatElement, FloatOf, SumOf};
+use crate::error::{OrPanic, Result};
+use crate::tensor::Tensor;
 
-impl<T: Element> Tensor<T, Cpu> {
-    /// Runs reducer `r` over `axes` and maps each state to an output element.
-    fn reduce_with<R: Reducer<T>, O: Element>(
-        &self,
-        op: &'static str,
-        axes: &[i64],
-        keepdim: bool,
-        r: R,
-        finish: impl Fn(R::Acc, usize) -> Result<O>,
-    ) -> Result<Tensor<O, Cpu>> {
-        let mask = self.shape().axes_mask(op, axes)?;
-        let g = read(op, &self.storage)?;
-        let (accs, kept, blk) = reduce(&g, &self.layout, &mask, &r);
-        drop(g);
-        let dims: Vec<usize> = if keepdim {
-            self.dims()
-                .iter()
-                .zip(&mask)
-                .map(|(&d, &m)| if m { 1 } else { d })
-                .collect()
-        } else {
-            kept
-        };
-        let mut buf = AlignedBuf::zeros(op, accs.len())?;
-        for (o, a) in buf.iter_mut().zip(accs) {
-            *o = finish(a, blk)?;
-        }
-        Ok(Tensor::from_buf(buf, Shape::new(dims)))
-    }
+/// A reduction, as the backends see it: which one, and `var`/`std`'s correction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// Sum (an empty sum is 0).
+    Sum,
+    /// Product (an empty product is 1).
+    Product,
+    /// Minimum (NaN propagates).
+    Min,
+    /// Maximum (NaN propagates).
+    Max,
+    /// Index of the minimum.
+    ArgMin,
+    /// Index of the maximum.
+    ArgMax,
+    /// Mean (NaN for an empty slice).
+    Mean,
+    /// Variance dividing by `n - correction`.
+    Var(usize),
+    /// Standard deviation dividing by `n - correction`.
+    Std(usize),
+    /// Any element non-zero.
+    Any,
+    /// Every element non-zero.
+    All,
+    /// Sum skipping NaN.
+    NanSum,
+    /// Product skipping NaN.
+    NanProduct,
+    /// Minimum skipping NaN.
+    NanMin,
+    /// Maximum skipping NaN.
+    NanMax,
+    /// Mean of the non-NaN values.
+    NanMean,
+    /// Index of the minimum skipping NaN.
+    NanArgMin,
+    /// Index of the maximum skipping NaN.
+    NanArgMax,
+}
 
-    fn extreme<O: Element>(
-        &self,
-        op: &'static str,
-        axes: &[i64],
-        keepdim: bool,
-        max: bool,
-        skip_nan: bool,
-        pick: impl Fn(T, usize) -> O,
-    ) -> Result<Tensor<O, Cpu>> {
-        let shape = self.shape().clone();
-        self.reduce_with(op, axes, keepdim, ExtremeR { max, skip_nan }, |a, blk| match a {
-            Some((v, i)) => Ok(pick(v, i)),
-            None => Err(Error::EmptyReduction {
-                op,
-                msg: if blk == 0 {
-                    format!("a reduced slice of the tensor of shape {shape} is empty, and the {op} of nothing is undefined")
-                } else {
-                    format!("a reduced slice of the tensor of shape {shape} is all NaN, so it has no {op}; use the plain form to get the NaN's index")
-                },
-            }),
-        })
-    }
-
-    /// Sum over `axes` (seed `reduce_sum`); integers and bool give i64, floats accumulate in f64
-    /// and keep their type. An empty sum is 0.
-    ///
-    /// # Errors
-    /// `Axis` for an out-of-range or repeated axis.
-    pub fn sum(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
-        self.sum_or_product("reduce_sum", axes, keepdim, false)
-    }
-
-    /// Product over `axes` (seed `reduce_product`); an empty product is 1. Errors as [`Tensor::sum`].
-    pub fn product(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<SumOf<T>, Cpu>> {
-        self.sum_or_product("reduce_product", axes, keepdim, true)
-    }
-
-    fn sum_or_product(
-        &self,
-        op: &'static str,
-        axes: &[i64],
-        keepdim: bool,
-        product: bool,
-    ) -> Result<Tensor<SumOf<T>, Cpu>> {
-        if T::DTYPE.is_float() {
-            let r = FloatSumR {
-                product,
-                skip_nan: false,
-            };
-            self.reduce_with(op, axes, keepdim, r, |a, _| Ok(<SumOf<T>>::from_f64(a)))
-        } else {
-            let r = IntSumR { product };
-            self.reduce_with(op, axes, keepdim, r, |a, _| Ok(<SumOf<T>>::from_i64(a)))
+impl ReduceOp {
+    /// The name errors use (`"reduce_sum"`).
+    pub fn name(self) -> &'static str {
+        use ReduceOp::*;
+        match self {
+            Sum => "reduce_sum",
+            Product => "reduce_product",
+            Min => "reduce_min",
+            Max => "reduce_max",
+            ArgMin => "reduce_argmin",
+            ArgMax => "reduce_argmax",
+            Mean => "reduce_mean",
+            Var(_) => "reduce_var",
+            Std(_) => "reduce_std",
+            Any => "reduce_any",
+            All => "reduce_all",
+            NanSum => "reduce_nansum",
+            NanProduct => "reduce_nanproduct",
+            NanMin => "reduce_nanmin",
+            NanMax => "reduce_nanmax",
+            NanMean => "reduce_nanmean",
+            NanArgMin => "reduce_nanargmin",
+            NanArgMax => "reduce_nanargmax",
         }
     }
 
-    /// Minimum over `axes` (seed `reduce_min`); NaN propagates.
-    ///
-    /// # Errors
-    /// `Axis` for bad axes; `EmptyReduction` when a reduced slice is empty.
-    pub fn min(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.extreme("reduce_min", axes, keepdim, false, false, |v, _| v)
+    /// The CUDA kernel root (`"sum"`): the name without its `reduce_` prefix.
+    pub fn root(self) -> &'static str {
+        &self.name()["reduce_".len()..]
     }
 
-    /// Maximum over `axes` (seed `reduce_max`); NaN propagates. Errors as [`Tensor::min`].
-    pub fn max(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        self.extreme("reduce_max", axes, keepdim, true, false, |v, _| v)
+    /// True when an empty slice has a value (0, 1, NaN, false or true) rather than an `Err`.
+    pub fn has_identity(self) -> bool {
+        use ReduceOp::*;
+        !matches!(
+            self,
+            Min | Max | ArgMin | ArgMax | NanMin | NanMax | NanArgMin | NanArgMax
+        )
+    }
+}
+
+/// A running reduction along one axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanOp {
+    /// Running sum.
+    CumSum,
+    /// Running product.
+    CumProd,
+}
+
+impl ScanOp {
+    /// The op's name (also its CUDA kernel root).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::CumSum => "cumsum",
+            ScanOp::CumProd => "cumprod",
+        }
+    }
+}
+
+macro_rules! reductions {
+    ($($(#[$doc:meta])* $name:ident, $try_name:ident, $op:expr => $out:ty;)*) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// # Errors
+            /// `Axis` for an out-of-range or repeated axis; `EmptyReduction` when a reduced slice
+            /// of an op without an identity (min, max, the arg-reductions) is empty.
+            pub fn $try_name(&self, axes: &[i64], keepdim: bool) -> Result<$out> {
+                self.reduce_op($op, axes, keepdim)
+            }
+        )*
+        plain_forms! {
+            $(
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
+                $name, $try_name(axes: &[i64], keepdim: bool) -> $out;
+            )*
+        }
+    };
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    fn reduce_op<O: Element>(
+        &self,
+        op: ReduceOp,
+        axes: &[i64],
+        keepdim: bool,
+    ) -> Result<Tensor<O, D>> {
+        let mask = self.shape().axes_mask(op.name(), axes)?;
+        D::reduce::<T, O>(self, op, &mask, keepdim)
     }
 
-    /// Index of the minimum (seed `reduce_argmin`), as i64: with several axes, the row-major
-    /// flat index inside the reduced block; ties give the first; a NaN's index wins (PyTorch).
-    /// Errors as [`Tensor::min`].
-    pub fn argmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.extreme("reduce_argmin", axes, keepdim, false, false, |_, i| {
-            i as i64
-        })
-    }
-
-    /// Index of the maximum (seed `reduce_argmax`), as [`Tensor::argmin`].
-    pub fn argmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>> {
-        self.extreme("reduce_argmax", axes, keepdim, true, false, |_, i| i as i64)
-    }
-
-    /// Mean over `axes` (seed `reduce_mean`) as [`FloatOf<T>`], accumulated in f64; an empty
-    /// mean is NaN. Errors as [`Tensor::sum`].
-    pub fn mean(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, Cpu>> {
-        let r = MeanR { skip_nan: false };
-        self.reduce_with("reduce_mean", axes, keepdim, r, |(s, c), _| {
-            Ok(FloatOf::<T>::from_f64(s / c as f64))
-        })
+    reductions! {
+        /// Sum over `axes`; integers and bool give i64, floats accumulate in f64 and keep their
+        /// type. An empty sum is 0.
+        sum, try_sum, ReduceOp::Sum => Tensor<SumOf<T>, D>;
+        /// Product over `axes`, with [`Tensor::try_sum`]'s dtype; an empty product is 1.
+        product, try_product, ReduceOp::Product => Tensor<SumOf<T>, D>;
+        /// Minimum over `axes`; NaN propagates.
+        min, try_min, ReduceOp::Min => Tensor<T, D>;
+        /// Maximum over `axes`; NaN propagates.
+        max, try_max, ReduceOp::Max => Tensor<T, D>;
+        /// Index of the minimum, as i64: with several axes, the row-major flat index inside the
+        /// reduced block; ties give the first; a NaN's index wins (PyTorch).
+        argmin, try_argmin, ReduceOp::ArgMin => Tensor<i64, D>;
+        /// Index of the maximum, as [`Tensor::try_argmin`].
+        argmax, try_argmax, ReduceOp::ArgMax => Tensor<i64, D>;
+        /// Mean over `axes` as [`FloatOf<T>`], accumulated in f64; an empty mean is NaN.
+        mean, try_mean, ReduceOp::Mean => Tensor<FloatOf<T>, D>;
+        /// True where any element of the slice is non-zero (NaN counts as true; empty → false).
+        any, try_any, ReduceOp::Any => Tensor<bool, D>;
+        /// True where every element of the slice is non-zero (empty → true).
+        all, try_all, ReduceOp::All => Tensor<bool, D>;
     }
 
     /// Variance over `axes` with `correction` (divides by `n - correction`; PyTorch's default is
-    /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`]. NaN when `n <= correction`.
-    pub fn var(
+    /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`], moments in f64. NaN when `n <= correction`.
+    ///
+    /// # Errors
+    /// `Axis` for an out-of-range or repeated axis.
+    pub fn try_var(
         &self,
         axes: &[i64],
         correction: usize,
         keepdim: bool,
-    ) -> Result<Tensor<FloatOf<T>, Cpu>> {
-        let r = MomentsR { skip_nan: false };
-        self.reduce_with("reduce_var", axes, keepdim, r, move |(n, _, m2), _| {
-            let d = n - correction as f64;
-            Ok(FloatOf::<T>::from_f64(if d > 0.0 {
-                m2 / d
-            } else {
-                f64::NAN
-            }))
-        })
+    ) -> Result<Tensor<FloatOf<T>, D>> {
+        self.reduce_op(ReduceOp::Var(correction), axes, keepdim)
     }
 
-    /// Standard deviation: the square root of [`Tensor::var`].
-    pub fn std(
+    /// Standard deviation: the square root of [`Tensor::try_var`]. Errors as `try_var`.
+    pub fn try_std(
         &self,
         axes: &[i64],
         correction: usize,
         keepdim: bool,
-    ) -> Result<Tensor<FloatOf<T>, Cpu>> {
-        let r = MomentsR { skip_nan: false };
-        self.reduce_with("reduce_std", axes, keepdim, r, move |(n, _, m2), _| {
-            let d = n - correction as f64;
-            Ok(FloatOf::<T>::from_f64(if d > 0.0 {
-                (m2 / d).sqrt()
-            } else {
-                f64::NAN
-            }))
-        })
-    }
-
-    /// True where any element of the slice is non-zero (NaN counts as true; empty → false).
-    pub fn any(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cpu>> {
-        self.reduce_with(
-            "reduce_any",
-            axes,
-            keepdim,
-            TruthR { all: false },
-            |a, _| Ok(a),
-        )
-    }
-
-    /// True where every element of the slice is non-zero (empty → true).
-    pub fn all(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<bool, Cpu>> {
-        self.reduce_with("reduce_all", axes, keepdim, TruthR { all: true }, |a, _| {
-            Ok(a)
-        })
+    ) -> Result<Tensor<FloatOf<T>, D>> {
+        self.reduce_op(ReduceOp::Std(correction), axes, keepdim)
     }
 
     /// Running sum along `axis` (NumPy `cumsum`), as [`SumOf<T>`].
-    pub fn cumsum(&self, axis: i64) -> Result<Tensor<SumOf<T>, Cpu>> {
-        self.scan_with("cumsum", axis, <SumOf<T>>::ZERO, |a, x: T| {
-            a.add(x.to_sum())
-        })
+    ///
+    /// # Errors
+    /// `Axis` for an out-of-range axis.
+    pub fn try_cumsum(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
+        let ax = self.shape().axis("cumsum", axis)?;
+        D::scan(self, ScanOp::CumSum, ax)
     }
 
-    /// Running product along `axis` (NumPy `cumprod`), as [`SumOf<T>`].
-    pub fn cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, Cpu>> {
-        self.scan_with("cumprod", axis, <SumOf<T>>::ONE, |a, x: T| {
-            a.mul(x.to_sum())
-        })
+    /// Running product along `axis` (NumPy `cumprod`), as [`SumOf<T>`]. Errors as
+    /// [`Tensor::try_cumsum`].
+    pub fn try_cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
+        let ax = self.shape().axis("cumprod", axis)?;
+        D::scan(self, ScanOp::CumProd, ax)
     }
 
-    fn scan_with<O: Element>(
-        &self,
-        op: &'static str,
-        axis: i64,
-        init: O,
-        f: impl Fn(O, T) -> O + Sync,
-    ) -> Result<Tensor<O, Cpu>> {
-        let ax = self.shape().axis(op, axis)?;
-        let g = read(op, &self.storage)?;
-        let v = scan(&g, &self.layout, ax, init, f);
-        Tensor::from_vec(v, self.shape().clone())
+    plain_forms! {
+        /// [`Tensor::try_var`], panicking with its error.
+        var, try_var(axes: &[i64], correction: usize, keepdim: bool) -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_std`], panicking with its error.
+        std, try_std(axes: &[i64], correction: usize, keepdim: bool) -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_cumsum`], panicking with its error.
+        cumsum, try_cumsum(axis: i64) -> Tensor<SumOf<T>, D>;
+        /// [`Tensor::try_cumprod`], panicking with its error.
+        cumprod, try_cumprod(axis: i64) -> Tensor<SumOf<T>, D>;
     }
 }
 
 /// The NaN-aware reductions and `logsumexp` exist only for float tensors: calling them on an
 /// integer tensor does not compile.
-impl<T: Element> Tensor<T, Cpu> {
-    /// Sum skipping NaN (seed `reduce_nansum`); an all-NaN slice sums to 0.
-    pub fn nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        let r = FloatSumR {
-            product: false,
-            skip_nan: true,
-        };
-        self.reduce_with("reduce_nansum", axes, keepdim, r, |a, _| Ok(T::from_f64(a)))
-    }
-    /// Product skipping NaN (seed `reduce_nanproduct`).
-    pub fn nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        let r = FloatSumR {
-            product: true,
-            skip_nan: true,
-        };
-        self.reduce_with("reduce_nanproduct", axes, keepdim, r, |a, _| {
-            Ok(T::from_f64(a))
-        })
-    }
-    /// Minimum skipping NaN (seed `reduce_nanmin`); an all-NaN slice gives NaN (NumPy).
-    pub fn nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        self.nan_extreme("reduce_nanmin", axes, keepdim, false)
-    }
-    /// Maximum skipping NaN (seed `reduce_nanmax`); an all-NaN slice gives NaN.
-    pub fn nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        self.nan_extreme("reduce_nanmax", axes, keepdim, true)
-    }
-    fn nan_extreme(&self, op: &'static str, axes: &[i64], keepdim: bool, max: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        let shape = self.shape().clone();
-        self.reduce_with(
-            op,
-            axes,
-            keepdim,
-            ExtremeR {
-                max,
-                skip_nan: true,
-            },
-            |a, blk| match a {
-                Some((v, _)) => Ok(v),
-                None if blk > 0 => Ok(T::from_f64(f64::NAN)),
-                None => Err(Error::EmptyReduction {
-                    op,
-                    msg: format!("a reduced slice of the tensor of shape {shape} is empty"),
-                }),
-            },
-        )
-    }
-    /// Mean of the non-NaN values, dividing by their count (seed `reduce_nanmean`); an all-NaN
-    /// slice gives NaN.
-    pub fn nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        let r = MeanR { skip_nan: true };
-        self.reduce_with("reduce_nanmean", axes, keepdim, r, |(s, c), _| {
-            Ok(T::from_f64(s / c as f64))
-        })
-    }
-    /// Index of the minimum skipping NaN (seed `reduce_nanargmin`).
-    ///
-    /// # Errors
-    /// `EmptyReduction` for an all-NaN or empty slice.
-    pub fn nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>>
-    where
-        T: FloatElement,
-    {
-        self.extreme("reduce_nanargmin", axes, keepdim, false, true, |_, i| {
-            i as i64
-        })
-    }
-    /// Index of the maximum skipping NaN (seed `reduce_nanargmax`). Errors as
-    /// [`Tensor::nanargmin`].
-    pub fn nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, Cpu>>
-    where
-        T: FloatElement,
-    {
-        self.extreme("reduce_nanargmax", axes, keepdim, true, true, |_, i| {
-            i as i64
-        })
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    reductions! {
+        /// Sum skipping NaN; an all-NaN slice sums to 0 (NumPy `nansum`).
+        nansum, try_nansum, ReduceOp::NanSum => Tensor<T, D>;
+        /// Product skipping NaN.
+        nanproduct, try_nanproduct, ReduceOp::NanProduct => Tensor<T, D>;
+        /// Minimum skipping NaN; an all-NaN slice gives NaN (NumPy).
+        nanmin, try_nanmin, ReduceOp::NanMin => Tensor<T, D>;
+        /// Maximum skipping NaN; an all-NaN slice gives NaN.
+        nanmax, try_nanmax, ReduceOp::NanMax => Tensor<T, D>;
+        /// Mean of the non-NaN values, dividing by their count; an all-NaN slice gives NaN.
+        nanmean, try_nanmean, ReduceOp::NanMean => Tensor<T, D>;
+        /// Index of the minimum skipping NaN; an all-NaN slice is an `EmptyReduction` error.
+        nanargmin, try_nanargmin, ReduceOp::NanArgMin => Tensor<i64, D>;
+        /// Index of the maximum skipping NaN, as [`Tensor::try_nanargmin`].
+        nanargmax, try_nanargmax, ReduceOp::NanArgMax => Tensor<i64, D>;
     }
 
     /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
-    /// the maximum (PyTorch `logsumexp`). An all-`-inf` slice gives `-inf`.
-    pub fn logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self>
-    where
-        T: FloatElement,
-    {
-        let m = self.max(axes, true)?;
-        // A slice whose max is ±inf shifts by 0 instead, so inf - inf never makes NaN.
-        let shift = m.map(|v| if v.is_inf() { T::ZERO } else { v });
-        let e = self.try_sub(&shift)?.exp();
-        let out = e.sum(axes, true)?.log().try_add(&shift)?;
+    /// the maximum (PyTorch `logsumexp`); a slice whose maximum is not finite shifts by 0, so
+    /// an all-`-inf` slice gives `-inf` and `inf - inf` never makes NaN.
+    ///
+    /// # Errors
+    /// `Axis` for bad axes; `EmptyReduction` for an empty slice.
+    pub fn try_logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        let m = self.try_max(axes, true)?;
+        let finite = m.try_is_finite()?;
+        let zero = Self::scalar_on(T::ZERO, &self.device)?;
+        let shift = Self::try_where(&finite, &m, &zero)?;
+        let out = self
+            .try_sub(&shift)?
+            .try_exp()?
+            .try_sum(axes, true)?
+            .try_log()?
+            .try_add(&shift)?;
         if keepdim {
-            Ok(out)
-        } else {
-            let mask = self.shape().axes_mask("logsumexp", axes)?;
-            let dims: Vec<usize> = self
-                .dims()
-                .iter()
-                .zip(&mask)
-                .filter(|(_, m)| !**m)
-                .map(|(&d, _)| d)
-                .collect();
-            out.reshape(dims)
+            return Ok(out);
         }
+        let mask = self.shape().axes_mask("logsumexp", axes)?;
+        let dims: Vec<usize> = (self.dims().iter().zip(&mask))
+            .filter(|(_, m)| !**m)
+            .map(|(&d, _)| d)
+            .collect();
+        out.try_reshape(dims)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_logsumexp`], panicking with its error.
+        logsumexp, try_logsumexp(axes: &[i64], keepdim: bool) -> Self;
     }
 }
 
@@ -358,27 +287,27 @@ pub trait Reductions {
     type Index;
     /// Output of `reduce_any`/`reduce_all` (bool).
     type Truth;
-    /// See [`Tensor::sum`].
+    /// See [`Tensor::try_sum`].
     fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum>;
-    /// See [`Tensor::product`].
+    /// See [`Tensor::try_product`].
     fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum>;
-    /// See [`Tensor::min`].
+    /// See [`Tensor::try_min`].
     fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::max`].
+    /// See [`Tensor::try_max`].
     fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::mean`].
+    /// See [`Tensor::try_mean`].
     fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean>;
-    /// See [`Tensor::var`] (correction 1).
+    /// See [`Tensor::try_var`] (correction 1).
     fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean>;
-    /// See [`Tensor::std`] (correction 1).
+    /// See [`Tensor::try_std`] (correction 1).
     fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean>;
-    /// See [`Tensor::argmin`].
+    /// See [`Tensor::try_argmin`].
     fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
-    /// See [`Tensor::argmax`].
+    /// See [`Tensor::try_argmax`].
     fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
-    /// See [`Tensor::any`].
+    /// See [`Tensor::try_any`].
     fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth>;
-    /// See [`Tensor::all`].
+    /// See [`Tensor::try_all`].
     fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth>;
 }
 
@@ -390,94 +319,87 @@ pub trait Reductions {
     note = "use the plain reduction (`reduce_sum` instead of `reduce_nansum`, ...), or `cast::<f32>()` first"
 )]
 pub trait NanReductions: Reductions {
-    /// See [`Tensor::nansum`].
+    /// See [`Tensor::try_nansum`].
     fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::nanproduct`].
+    /// See [`Tensor::try_nanproduct`].
     fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::nanmin`].
+    /// See [`Tensor::try_nanmin`].
     fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::nanmax`].
+    /// See [`Tensor::try_nanmax`].
     fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::nanmean`].
+    /// See [`Tensor::try_nanmean`].
     fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same>;
-    /// See [`Tensor::nanargmin`].
+    /// See [`Tensor::try_nanargmin`].
     fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
-    /// See [`Tensor::nanargmax`].
+    /// See [`Tensor::try_nanargmax`].
     fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index>;
 }
 
-/// The seed's reduction traits for the typed tensor on each device: one body, since both
-/// devices' methods have the same names and return `Result`.
-macro_rules! reduction_traits {
-    ($($D:ty),*) => {$(
-        impl<T: Element> Reductions for Tensor<T, $D> {
-            type Sum = Tensor<SumOf<T>, $D>;
-            type Same = Tensor<T, $D>;
-            type Mean = Tensor<FloatOf<T>, $D>;
-            type Index = Tensor<i64, $D>;
-            type Truth = Tensor<bool, $D>;
-            fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
-                self.sum(axes, keepdim)
-            }
-            fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
-                self.product(axes, keepdim)
-            }
-            fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
-                self.min(axes, keepdim)
-            }
-            fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
-                self.max(axes, keepdim)
-            }
-            fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
-                self.mean(axes, keepdim)
-            }
-            fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
-                self.var(axes, 1, keepdim)
-            }
-            fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
-                self.std(axes, 1, keepdim)
-            }
-            fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
-                self.argmin(axes, keepdim)
-            }
-            fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
-                self.argmax(axes, keepdim)
-            }
-            fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
-                self.any(axes, keepdim)
-            }
-            fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
-                self.all(axes, keepdim)
-            }
-        }
-
-        impl<T: FloatElement> NanReductions for Tensor<T, $D> {
-            fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-                self.nansum(axes, keepdim)
-            }
-            fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-                self.nanproduct(axes, keepdim)
-            }
-            fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-                self.nanmin(axes, keepdim)
-            }
-            fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-                self.nanmax(axes, keepdim)
-            }
-            fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-                self.nanmean(axes, keepdim)
-            }
-            fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, $D>> {
-                self.nanargmin(axes, keepdim)
-            }
-            fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, $D>> {
-                self.nanargmax(axes, keepdim)
-            }
-        }
-    )*};
+/// The reduction traits for the typed tensor on every device.
+impl<T: Element, D: Backend> Reductions for Tensor<T, D> {
+    type Sum = Tensor<SumOf<T>, D>;
+    type Same = Tensor<T, D>;
+    type Mean = Tensor<FloatOf<T>, D>;
+    type Index = Tensor<i64, D>;
+    type Truth = Tensor<bool, D>;
+    fn reduce_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
+        self.try_sum(axes, keepdim)
+    }
+    fn reduce_product(&self, axes: &[i64], keepdim: bool) -> Result<Self::Sum> {
+        self.try_product(axes, keepdim)
+    }
+    fn reduce_min(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
+        self.try_min(axes, keepdim)
+    }
+    fn reduce_max(&self, axes: &[i64], keepdim: bool) -> Result<Self::Same> {
+        self.try_max(axes, keepdim)
+    }
+    fn reduce_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+        self.try_mean(axes, keepdim)
+    }
+    fn reduce_var(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+        self.try_var(axes, 1, keepdim)
+    }
+    fn reduce_std(&self, axes: &[i64], keepdim: bool) -> Result<Self::Mean> {
+        self.try_std(axes, 1, keepdim)
+    }
+    fn reduce_argmin(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
+        self.try_argmin(axes, keepdim)
+    }
+    fn reduce_argmax(&self, axes: &[i64], keepdim: bool) -> Result<Self::Index> {
+        self.try_argmax(axes, keepdim)
+    }
+    fn reduce_any(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
+        self.try_any(axes, keepdim)
+    }
+    fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth> {
+        self.try_all(axes, keepdim)
+    }
 }
 
-reduction_traits!(Cpu, crate::device::Cuda);
+impl<T: FloatElement, D: Backend> NanReductions for Tensor<T, D> {
+    fn reduce_nansum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_nansum(axes, keepdim)
+    }
+    fn reduce_nanproduct(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_nanproduct(axes, keepdim)
+    }
+    fn reduce_nanmin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_nanmin(axes, keepdim)
+    }
+    fn reduce_nanmax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_nanmax(axes, keepdim)
+    }
+    fn reduce_nanmean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_nanmean(axes, keepdim)
+    }
+    fn reduce_nanargmin(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, D>> {
+        self.try_nanargmin(axes, keepdim)
+    }
+    fn reduce_nanargmax(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, D>> {
+        self.try_nanargmax(axes, keepdim)
+    }
+}
 
 macro_rules! free_fns {
     ($($f:ident -> $out:ident, $tr:ident;)*) => {$(

@@ -1,14 +1,18 @@
 //! Unary element-wise ops: float-valued ones (promote integers through [`FloatOf`]), type-keeping
 //! ones (`neg`, `abs`, `floor`, ...), `square`, `pow`, `clip`, closures (`map`).
 //!
-//! Semantics and dtype rules follow the seed (`000`): trigonometric, exponent/logarithm and
-//! basic-arithmetic tables; rounding and `clip` follow NumPy (seed `004`).
+//! Each op is defined once for every device over `D: Backend`; the CPU kernels are the
+//! `cpu_*` methods at the end. Rounding and `clip` follow NumPy; the float functions are
+//! IEEE 754's, computed in f32 for the 16-bit types and rounded once.
 
+use super::binary::PowOp;
+use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into};
+use crate::backend::Backend;
 use crate::cpu::{convert, strided};
-use crate::device::{Cpu, Cuda, Device};
+use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::shape::Layout;
 use crate::tensor::Tensor;
 use num_traits::Float;
@@ -33,7 +37,7 @@ pub trait SameUnaryOp: Send + Sync + 'static {
 }
 
 macro_rules! float_ops {
-    ($($(#[$doc:meta])* $op:ident, $name:ident, $inplace:ident, $into:ident, |$x:ident| $body:expr $(, fast = $fast:path)?;)*) => {
+    ($($(#[$doc:meta])* $op:ident, $name:ident, $try_name:ident, $inplace:ident, $into:ident, |$x:ident| $body:expr $(, fast = $fast:path)?;)*) => {
         /// Zero-sized op types, one per float-valued unary op.
         pub mod float_ops {
             use super::*;
@@ -50,54 +54,39 @@ macro_rules! float_ops {
                 }
             )*
         }
-        impl<T: Element> Tensor<T, Cpu> {
+        impl<T: Element, D: Backend> Tensor<T, D> {
             $(
                 $(#[$doc])*
                 ///
-                /// Returns `Tensor<FloatOf<T>>`: integers and bool are promoted (i16/i32/u8/bool → f32,
-                /// i64 → f64); 16-bit floats compute in f32 and round once.
+                /// Returns `Tensor<FloatOf<T>, D>`: integers and bool are promoted (i16/i32/u8/bool
+                /// → f32, i64 → f64); 16-bit floats compute in f32 and round once.
+                ///
+                /// # Errors
+                /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails;
+                /// `Layout` when this thread holds a `data_mut()` guard on the buffer.
+                pub fn $try_name(&self) -> Result<Tensor<FloatOf<T>, D>> {
+                    D::float_unary::<T, float_ops::$op>(self)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///
                 /// # Panics
-                /// When the output cannot be allocated, or this thread holds a `data_mut()`
-                /// guard on the buffer (the message of the `Err` the `try_` form returns).
+                #[doc = concat!("When [`Tensor::", stringify!($try_name), "`] returns an `Err`.")]
                 #[track_caller]
-                pub fn $name(&self) -> Tensor<FloatOf<T>, Cpu> {
-                    self.float_unary::<float_ops::$op>().unwrap_or_else(|e| panic!("{e}"))
+                pub fn $name(&self) -> Tensor<FloatOf<T>, D> {
+                    self.$try_name().or_panic()
                 }
                 #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` (shape must match; `out` may be `self`).")]
-                pub fn $into(&self, out: &mut Tensor<FloatOf<T>, Cpu>) -> Result<()> {
-                    self.float_unary_into::<float_ops::$op>(out)
+                pub fn $into(&self, out: &mut Tensor<FloatOf<T>, D>) -> Result<()> {
+                    same_device(stringify!($into), self, out)?;
+                    D::float_unary_into::<T, float_ops::$op>(self, out)
                 }
-            )*
-        }
-        impl<T: Element> Tensor<T, Cuda> {
-            $(
-                #[doc = concat!("`", stringify!($name), "` on the GPU (see the CPU form); `Err` when the launch fails.")]
-                pub fn $name(&self) -> Result<Tensor<FloatOf<T>, Cuda>> {
-                    self.try_float_unary::<float_ops::$op>()
-                }
-                #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` on the GPU (shape must match; `out` may be `self`).")]
-                pub fn $into(&self, out: &mut Tensor<FloatOf<T>, Cuda>) -> Result<()> {
-                    out.store(stringify!($into), &self.try_float_unary::<float_ops::$op>()?)
-                }
-                #[doc = concat!("In-place `", stringify!($name), "` on the GPU; float tensors only, as on the CPU.")]
-                pub fn $inplace(&mut self) -> Result<()>
-                where
-                    T: FloatElement,
-                {
-                    let r = self.float_unary_same::<float_ops::$op>()?;
-                    self.store(stringify!($inplace), &r)
-                }
-            )*
-        }
-        impl<T: Element> Tensor<T, Cpu> {
-            $(
                 #[doc = concat!("In-place `", stringify!($name), "`; float tensors only (an integer tensor cannot hold the result: use `", stringify!($name), "()`, which returns a float tensor). Calling it on an integer tensor does not compile.")]
                 pub fn $inplace(&mut self) -> Result<()>
                 where
                     T: FloatElement,
                 {
-                    self.float_unary_::<float_ops::$op>()
+                    self.check_writable(stringify!($inplace))?;
+                    D::float_unary_::<T, float_ops::$op>(self)
                 }
             )*
         }
@@ -105,54 +94,54 @@ macro_rules! float_ops {
 }
 
 float_ops! {
-    /// Sine of radians (seed: Trigonometric).
-    Sin, sin, sin_, sin_into, |x| x.sin(), fast = crate::cpu::vmath::sin;
+    /// Sine of radians (IEEE 754 `sin`).
+    Sin, sin, try_sin, sin_, sin_into, |x| x.sin(), fast = crate::cpu::vmath::sin;
     /// Cosine of radians.
-    Cos, cos, cos_, cos_into, |x| x.cos(), fast = crate::cpu::vmath::cos;
+    Cos, cos, try_cos, cos_, cos_into, |x| x.cos(), fast = crate::cpu::vmath::cos;
     /// Tangent of radians.
-    Tan, tan, tan_, tan_into, |x| x.tan();
+    Tan, tan, try_tan, tan_, tan_into, |x| x.tan();
     /// Inverse sine; NaN outside [-1, 1].
-    Asin, asin, asin_, asin_into, |x| x.asin();
+    Asin, asin, try_asin, asin_, asin_into, |x| x.asin();
     /// Inverse cosine; NaN outside [-1, 1] (`acos(2)` is NaN).
-    Acos, acos, acos_, acos_into, |x| x.acos();
+    Acos, acos, try_acos, acos_, acos_into, |x| x.acos();
     /// Inverse tangent.
-    Atan, atan, atan_, atan_into, |x| x.atan();
+    Atan, atan, try_atan, atan_, atan_into, |x| x.atan();
     /// Hyperbolic sine.
-    Sinh, sinh, sinh_, sinh_into, |x| x.sinh();
+    Sinh, sinh, try_sinh, sinh_, sinh_into, |x| x.sinh();
     /// Hyperbolic cosine.
-    Cosh, cosh, cosh_, cosh_into, |x| x.cosh();
+    Cosh, cosh, try_cosh, cosh_, cosh_into, |x| x.cosh();
     /// Hyperbolic tangent.
-    Tanh, tanh, tanh_, tanh_into, |x| x.tanh();
+    Tanh, tanh, try_tanh, tanh_, tanh_into, |x| x.tanh();
     /// Inverse hyperbolic sine.
-    Asinh, asinh, asinh_, asinh_into, |x| x.asinh();
+    Asinh, asinh, try_asinh, asinh_, asinh_into, |x| x.asinh();
     /// Inverse hyperbolic cosine; NaN below 1.
-    Acosh, acosh, acosh_, acosh_into, |x| via_f64(x, acosh_f64);
+    Acosh, acosh, try_acosh, acosh_, acosh_into, |x| via_f64(x, acosh_f64);
     /// Inverse hyperbolic tangent; NaN outside (-1, 1), ±inf at ±1.
-    Atanh, atanh, atanh_, atanh_into, |x| via_f64(x, f64::atanh);
-    /// `e^x` (seed: Exponent and Logarithm).
-    Exp, exp, exp_, exp_into, |x| x.exp();
+    Atanh, atanh, try_atanh, atanh_, atanh_into, |x| via_f64(x, f64::atanh);
+    /// `e^x`.
+    Exp, exp, try_exp, exp_, exp_into, |x| x.exp();
     /// `2^x`.
-    Exp2, exp2, exp2_, exp2_into, |x| x.exp2();
+    Exp2, exp2, try_exp2, exp2_, exp2_into, |x| x.exp2();
     /// `e^x - 1`, accurate near 0.
-    Expm1, expm1, expm1_, expm1_into, |x| x.exp_m1();
+    Expm1, expm1, try_expm1, expm1_, expm1_into, |x| x.exp_m1();
     /// Natural logarithm; `log(0)` is -inf, negative input is NaN.
-    Log, log, log_, log_into, |x| x.ln();
+    Log, log, try_log, log_, log_into, |x| x.ln();
     /// Base-2 logarithm.
-    Log2, log2, log2_, log2_into, |x| x.log2();
+    Log2, log2, try_log2, log2_, log2_into, |x| x.log2();
     /// Base-10 logarithm.
-    Log10, log10, log10_, log10_into, |x| x.log10();
+    Log10, log10, try_log10, log10_, log10_into, |x| x.log10();
     /// `ln(1 + x)`, accurate near 0.
-    Log1p, log1p, log1p_, log1p_into, |x| x.ln_1p();
-    /// Square root; NaN for negative input (seed: Basic Arithmetic).
-    Sqrt, sqrt, sqrt_, sqrt_into, |x| x.sqrt();
+    Log1p, log1p, try_log1p, log1p_, log1p_into, |x| x.ln_1p();
+    /// Square root; NaN for negative input.
+    Sqrt, sqrt, try_sqrt, sqrt_, sqrt_into, |x| x.sqrt();
     /// `1 / x`; ±inf at 0.
-    Reciprocal, reciprocal, reciprocal_, reciprocal_into, |x| x.recip();
+    Reciprocal, reciprocal, try_reciprocal, reciprocal_, reciprocal_into, |x| x.recip();
     /// The logistic function `1 / (1 + e^-x)`.
-    Sigmoid, sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) };
+    Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) };
 }
 
 macro_rules! same_ops {
-    ($($(#[$doc:meta])* $op:ident, $name:ident, $inplace:ident, $into:ident, |$x:ident| $body:expr;)*) => {
+    ($($(#[$doc:meta])* $op:ident, $name:ident, $try_name:ident, $inplace:ident, $into:ident, |$x:ident| $body:expr;)*) => {
         /// Zero-sized op types, one per type-keeping unary op.
         pub mod same_ops {
             use super::*;
@@ -168,39 +157,32 @@ macro_rules! same_ops {
                 }
             )*
         }
-        impl<T: NumElement> Tensor<T, Cpu> {
+        impl<T: NumElement, D: Backend> Tensor<T, D> {
             $(
                 $(#[$doc])*
-                pub fn $name(&self) -> Tensor<T, Cpu> {
-                    map_new(same_ops::$op::NAME, self, same_ops::$op::apply).unwrap_or_else(|e| panic!("{e}"))
+                ///
+                /// # Errors
+                /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails.
+                pub fn $try_name(&self) -> Result<Tensor<T, D>> {
+                    D::same_unary::<T, same_ops::$op>(self)
+                }
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
+                ///
+                /// # Panics
+                #[doc = concat!("When [`Tensor::", stringify!($try_name), "`] returns an `Err`.")]
+                #[track_caller]
+                pub fn $name(&self) -> Tensor<T, D> {
+                    self.$try_name().or_panic()
                 }
                 #[doc = concat!("In-place `", stringify!($name), "` (keeps the element type, so it exists for integers too).")]
                 pub fn $inplace(&mut self) -> Result<()> {
-                    map_assign(same_ops::$op::NAME, self, same_ops::$op::apply)
+                    self.check_writable(stringify!($inplace))?;
+                    D::same_unary_::<T, same_ops::$op>(self)
                 }
-                #[doc = concat!("Writes `", stringify!($name), "(self)` into `out`.")]
-                pub fn $into(&self, out: &mut Tensor<T, Cpu>) -> Result<()> {
-                    let (src, shape) = (self, self.shape().clone());
-                    write_into(same_ops::$op::NAME, out, &shape, &src.storage, |g, o| {
-                        strided::map_into(g, &src.layout, o, &same_ops::$op::apply);
-                    })
-                }
-            )*
-        }
-        impl<T: NumElement> Tensor<T, Cuda> {
-            $(
-                #[doc = concat!("`", stringify!($name), "` on the GPU (see the CPU form); `Err` when the launch fails.")]
-                pub fn $name(&self) -> Result<Tensor<T, Cuda>> {
-                    self.try_same_unary::<same_ops::$op>()
-                }
-                #[doc = concat!("In-place `", stringify!($name), "` on the GPU.")]
-                pub fn $inplace(&mut self) -> Result<()> {
-                    let r = self.try_same_unary::<same_ops::$op>()?;
-                    self.store(stringify!($inplace), &r)
-                }
-                #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` on the GPU.")]
-                pub fn $into(&self, out: &mut Tensor<T, Cuda>) -> Result<()> {
-                    out.store(stringify!($into), &self.try_same_unary::<same_ops::$op>()?)
+                #[doc = concat!("Writes `", stringify!($name), "(self)` into `out` (shape must match; `out` may be `self`).")]
+                pub fn $into(&self, out: &mut Tensor<T, D>) -> Result<()> {
+                    same_device(stringify!($into), self, out)?;
+                    D::same_unary_into::<T, same_ops::$op>(self, out)
                 }
             )*
         }
@@ -209,31 +191,35 @@ macro_rules! same_ops {
 
 same_ops! {
     /// `-x` (integers wrap: `-i32::MIN == i32::MIN`).
-    Neg, neg, neg_, neg_into, |x| x.neg();
+    Neg, neg, try_neg, neg_, neg_into, |x| x.neg();
     /// `|x|` (integers wrap at MIN, as NumPy).
-    Abs, abs, abs_, abs_into, |x| x.abs();
+    Abs, abs, try_abs, abs_, abs_into, |x| x.abs();
     /// -1, 0 or 1 (NaN stays NaN).
-    Sign, sign, sign_, sign_into, |x| x.sign();
+    Sign, sign, try_sign, sign_, sign_into, |x| x.sign();
     /// Round toward -inf (NumPy `floor`; identity for integers).
-    Floor, floor, floor_, floor_into, |x| x.floor();
+    Floor, floor, try_floor, floor_, floor_into, |x| x.floor();
     /// Round toward +inf.
-    Ceil, ceil, ceil_, ceil_into, |x| x.ceil();
+    Ceil, ceil, try_ceil, ceil_, ceil_into, |x| x.ceil();
     /// Round half to even (NumPy `round`).
-    Round, round, round_, round_into, |x| x.round();
+    Round, round, try_round, round_, round_into, |x| x.round();
     /// Round toward zero.
-    Trunc, trunc, trunc_, trunc_into, |x| x.trunc();
+    Trunc, trunc, try_trunc, trunc_, trunc_into, |x| x.trunc();
     /// `max(x, 0)`; NaN stays NaN.
-    Relu, relu, relu_, relu_into, |x| if x.is_nan() || x > T::ZERO { x } else { T::ZERO };
+    Relu, relu, try_relu, relu_, relu_into, |x| if x.is_nan() || x > T::ZERO { x } else { T::ZERO };
 }
 
+/// The CPU kernels of the unary ops (the `Backend` steps for `Cpu`).
 impl<T: Element> Tensor<T, Cpu> {
-    pub(crate) fn float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    pub(crate) fn cpu_float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let mut out = Tensor::zeros(self.shape())?;
-        self.float_unary_into::<Op>(&mut out)?;
+        self.cpu_float_unary_into::<Op>(&mut out)?;
         Ok(out)
     }
 
-    fn float_unary_into<Op: FloatUnaryOp>(&self, out: &mut Tensor<FloatOf<T>, Cpu>) -> Result<()> {
+    pub(crate) fn cpu_float_unary_into<Op: FloatUnaryOp>(
+        &self,
+        out: &mut Tensor<FloatOf<T>, Cpu>,
+    ) -> Result<()> {
         let shape = self.shape().clone();
         write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
             float_unary_kernel::<T, Op>(g, &self.layout, o);
@@ -241,9 +227,14 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 
     /// Applies `f` to every element, in parallel, into a new tensor whose element type may
-    /// differ (seed 001's `map`, seed 002's `F`).
+    /// differ (a host closure, so CPU only).
+    ///
+    /// # Panics
+    /// When the output cannot be allocated or this thread holds a `data_mut()` guard on the
+    /// buffer.
+    #[track_caller]
     pub fn map<O: Element>(&self, f: impl Fn(T) -> O + Sync + Send) -> Tensor<O, Cpu> {
-        map_new("map", self, f).unwrap_or_else(|e| panic!("{e}"))
+        map_new("map", self, f).or_panic()
     }
 
     /// Applies `f` to every element in place.
@@ -253,7 +244,7 @@ impl<T: Element> Tensor<T, Cpu> {
 }
 
 impl<T: FloatElement> Tensor<T, Cpu> {
-    fn float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
+    pub(crate) fn cpu_float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
         if convert::computes_in_f32::<T>() {
             // Compute into a fresh buffer on the vectorised path, then write it back once.
             let shape = self.shape().clone();
@@ -270,53 +261,97 @@ impl<T: FloatElement> Tensor<T, Cpu> {
 }
 
 impl<T: NumElement> Tensor<T, Cpu> {
-    /// `x * x`; integers return `Tensor<f64>` so the square cannot overflow (the seed's rule),
-    /// floats keep their type.
-    pub fn square(&self) -> Tensor<SquareOf<T>, Cpu> {
-        map_new("square", self, |x: T| {
-            let w = x.to_square();
-            w.mul(w)
+    pub(crate) fn cpu_same_unary_into<Op: SameUnaryOp>(&self, out: &mut Self) -> Result<()> {
+        let (src, shape) = (self, self.shape().clone());
+        write_into(Op::NAME, out, &shape, &src.storage, |g, o| {
+            strided::map_into(g, &src.layout, o, &Op::apply);
         })
-        .unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// `x * x`; integers return `Tensor<f64, D>` so the square cannot overflow, floats keep
+    /// their type.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_mul`].
+    pub fn try_square(&self) -> Result<Tensor<SquareOf<T>, D>> {
+        let w = self.try_cast::<SquareOf<T>>()?;
+        w.try_mul(&w)
     }
 
-    /// In-place `x * x`, keeping the element type (integers wrap, as the seed's in-place
-    /// square on Int32 shows).
+    /// [`Tensor::try_square`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_square` returns an `Err`.
+    #[track_caller]
+    pub fn square(&self) -> Tensor<SquareOf<T>, D> {
+        self.try_square().or_panic()
+    }
+
+    /// In-place `x * x`, keeping the element type (integers wrap).
     pub fn square_(&mut self) -> Result<()> {
-        map_assign("square_", self, |x: T| x.mul(x))
+        let same = self.clone();
+        self.mul_(&same)
     }
 
-    /// Clamps every element into `[min, max]` (NumPy `clip`; a NaN element or a NaN bound
-    /// gives NaN, as in NumPy and PyTorch).
+    /// Clamps every element into `[min, max]` (NumPy `clip`: `minimum(maximum(x, min), max)`,
+    /// so a NaN element or a NaN bound gives NaN, as in NumPy and PyTorch).
     ///
     /// # Errors
     /// `InvalidArgument` when `min > max`.
-    pub fn clip(&self, min: T, max: T) -> Result<Tensor<T, Cpu>> {
+    pub fn try_clip(&self, min: T, max: T) -> Result<Tensor<T, D>> {
         check_clip(min, max)?;
-        map_new("clip", self, move |x: T| clip1(x, min, max))
+        self.try_maximum_scalar(min)?.try_minimum_scalar(max)
+    }
+
+    /// [`Tensor::try_clip`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `min > max` or the output cannot be allocated.
+    #[track_caller]
+    pub fn clip(&self, min: T, max: T) -> Tensor<T, D> {
+        self.try_clip(min, max).or_panic()
     }
 
     /// In-place [`Tensor::clip`].
     pub fn clip_(&mut self, min: T, max: T) -> Result<()> {
         check_clip(min, max)?;
-        map_assign("clip_", self, move |x: T| clip1(x, min, max))
+        self.maximum_scalar_(min)?;
+        self.minimum_scalar_(max)
     }
 
-    /// Raises every element to a power. The exponent's type picks the result type (the seed's
-    /// three `pow` overloads): an `i32` exponent keeps `T`; an `f32` or `f64` exponent returns
-    /// `FloatOf<T>`.
+    /// Raises every element to a power. The exponent's type picks the result type: an `i32`
+    /// keeps `T`; an `f32` or `f64` returns `FloatOf<T>`; a `&Tensor<T, D>` broadcasts
+    /// (NumPy `power`).
     ///
     /// # Errors
-    /// `InvalidArgument` for a negative `i32` exponent on an integer tensor (the result would
-    /// not be an integer).
-    pub fn pow<E: PowExponent<T>>(&self, exponent: E) -> Result<Tensor<E::Output, Cpu>> {
+    /// `InvalidArgument` for a negative integer exponent on an integer tensor (the result would
+    /// not be an integer) or an `i32` exponent that `T` cannot hold.
+    pub fn try_pow<E: PowExponent<T, D>>(&self, exponent: E) -> Result<Tensor<E::Output, D>> {
         exponent.pow(self)
+    }
+
+    /// [`Tensor::try_pow`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_pow` returns an `Err`.
+    #[track_caller]
+    pub fn pow<E: PowExponent<T, D>>(&self, exponent: E) -> Tensor<E::Output, D> {
+        self.try_pow(exponent).or_panic()
     }
 
     /// In-place power. An `i32` exponent works for every numeric type (a negative one is an
     /// `Err` on integers); a float exponent exists only for float tensors.
-    pub fn pow_<E: PowExponentInplace<T>>(&mut self, exponent: E) -> Result<()> {
+    pub fn pow_<E: PowExponentInplace<T, D>>(&mut self, exponent: E) -> Result<()> {
         exponent.pow_(self)
+    }
+
+    /// Writes `self ^ other` (broadcast) into `out`, which may be an operand.
+    pub fn pow_into(&self, other: &Self, out: &mut Self) -> Result<()> {
+        same_device("pow_into", self, other)?;
+        same_device("pow_into", self, out)?;
+        D::binary_into::<T, PowOp>(self, other, out)
     }
 }
 
@@ -348,22 +383,6 @@ fn acosh_f64(x: f64) -> f64 {
     }
 }
 
-/// NumPy/PyTorch `clip`: a NaN bound (like a NaN element) gives NaN.
-#[inline]
-fn clip1<T: NumElement>(x: T, min: T, max: T) -> T {
-    if min.is_nan() {
-        min
-    } else if max.is_nan() {
-        max
-    } else if x < min {
-        min
-    } else if x > max {
-        max
-    } else {
-        x
-    }
-}
-
 pub(crate) fn negative_exponent(op: &'static str, e: i32, dtype: crate::Dtype) -> Error {
     Error::InvalidArgument {
         op,
@@ -373,56 +392,37 @@ pub(crate) fn negative_exponent(op: &'static str, e: i32, dtype: crate::Dtype) -
     }
 }
 
+/// An `i32` exponent as a scalar of `T`: negative ones have no integer result, and ones `T`
+/// cannot hold are refused (NumPy 2 raises `OverflowError` for them).
+fn int_exponent<T: NumElement>(op: &'static str, e: i32) -> Result<T> {
+    if e < 0 && !T::DTYPE.is_float() {
+        return Err(negative_exponent(op, e, T::DTYPE));
+    }
+    let s = T::from_f64(e as f64);
+    if s.to_f64() != e as f64 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "exponent {e} does not fit dtype {}; cast the tensor to a wider dtype first",
+                T::DTYPE
+            ),
+        });
+    }
+    Ok(s)
+}
+
 /// An exponent type for [`Tensor::pow`]: `i32` keeps the element type, `f32`/`f64` promote to
-/// [`FloatOf`].
+/// [`FloatOf`], a tensor of the same type broadcasts.
 #[diagnostic::on_unimplemented(
-    message = "`pow` takes an `i32`, `f32` or `f64` exponent, not `{Self}`",
+    message = "`pow` takes an `i32`, `f32` or `f64` exponent or a tensor of the same type, not `{Self}`",
     label = "unsupported exponent type"
 )]
-pub trait PowExponent<T: NumElement, D: Device = Cpu> {
+pub trait PowExponent<T: NumElement, D: Backend = Cpu> {
     /// The result element type.
     type Output: Element;
     /// Computes `t ^ self`.
     fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<Self::Output, D>>;
 }
-
-impl<T: NumElement> PowExponent<T> for i32 {
-    type Output = T;
-    fn pow(self, t: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
-        if self < 0 {
-            if !T::DTYPE.is_float() {
-                return Err(negative_exponent("pow", self, T::DTYPE));
-            }
-            let e = self;
-            return map_new("pow", t, move |x: T| T::from_f64(x.to_f64().powi(e)));
-        }
-        let e = self as u32;
-        map_new("pow", t, move |x: T| x.powi(e))
-    }
-}
-
-macro_rules! float_exponent {
-    ($e:ty) => {
-        impl<T: NumElement> PowExponent<T> for $e {
-            type Output = FloatOf<T>;
-            fn pow(self, t: &Tensor<T, Cpu>) -> Result<Tensor<FloatOf<T>, Cpu>> {
-                let e = self as f64;
-                map_new("pow", t, move |x: T| {
-                    let f = x.to_float().to_acc();
-                    <FloatOf<T>>::from_acc(f.powf(num_traits::NumCast::from(e).unwrap()))
-                })
-            }
-        }
-        impl<T: FloatElement> PowExponentInplace<T> for $e {
-            fn pow_(self, t: &mut Tensor<T, Cpu>) -> Result<()> {
-                let e: T::Acc = num_traits::NumCast::from(self).unwrap();
-                map_assign("pow_", t, move |x: T| T::from_acc(x.to_acc().powf(e)))
-            }
-        }
-    };
-}
-float_exponent!(f32);
-float_exponent!(f64);
 
 /// An exponent type for [`Tensor::pow_`]. A float exponent on an integer tensor does not
 /// compile: the result would not be an integer.
@@ -431,24 +431,60 @@ float_exponent!(f64);
     label = "an integer tensor cannot hold a fractional power in place",
     note = "use `pow(..)`, which returns a float tensor, or an `i32` exponent"
 )]
-pub trait PowExponentInplace<T: NumElement, D: Device = Cpu> {
+pub trait PowExponentInplace<T: NumElement, D: Backend = Cpu> {
     /// Computes `t = t ^ self`.
     fn pow_(self, t: &mut Tensor<T, D>) -> Result<()>;
 }
 
-impl<T: NumElement> PowExponentInplace<T> for i32 {
-    fn pow_(self, t: &mut Tensor<T, Cpu>) -> Result<()> {
-        if self < 0 {
-            if !T::DTYPE.is_float() {
-                return Err(negative_exponent("pow_", self, T::DTYPE));
-            }
-            let e = self;
-            return map_assign("pow_", t, move |x: T| T::from_f64(x.to_f64().powi(e)));
-        }
-        let e = self as u32;
-        map_assign("pow_", t, move |x: T| x.powi(e))
+impl<T: NumElement, D: Backend> PowExponent<T, D> for i32 {
+    type Output = T;
+    fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        D::scalar::<T, PowOp>(t, int_exponent("pow", self)?, false)
     }
 }
+
+impl<T: NumElement, D: Backend> PowExponentInplace<T, D> for i32 {
+    fn pow_(self, t: &mut Tensor<T, D>) -> Result<()> {
+        let e = int_exponent("pow_", self)?;
+        t.check_writable("pow_")?;
+        D::scalar_::<T, PowOp>(t, e)
+    }
+}
+
+impl<T: NumElement, D: Backend> PowExponent<T, D> for &Tensor<T, D> {
+    type Output = T;
+    fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        same_device("pow", t, self)?;
+        D::binary::<T, PowOp>(t, self)
+    }
+}
+
+impl<T: NumElement, D: Backend> PowExponentInplace<T, D> for &Tensor<T, D> {
+    fn pow_(self, t: &mut Tensor<T, D>) -> Result<()> {
+        same_device("pow_", t, self)?;
+        t.check_writable("pow_")?;
+        D::binary_::<T, PowOp>(t, self)
+    }
+}
+
+macro_rules! float_exponent {
+    ($($e:ty),*) => {$(
+        impl<T: NumElement, D: Backend> PowExponent<T, D> for $e {
+            type Output = FloatOf<T>;
+            fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<FloatOf<T>, D>> {
+                let f = t.try_cast::<FloatOf<T>>()?;
+                D::scalar::<FloatOf<T>, PowOp>(&f, <FloatOf<T>>::from_f64(self as f64), false)
+            }
+        }
+        impl<T: FloatElement, D: Backend> PowExponentInplace<T, D> for $e {
+            fn pow_(self, t: &mut Tensor<T, D>) -> Result<()> {
+                t.check_writable("pow_")?;
+                D::scalar_::<T, PowOp>(t, T::from_f64(self as f64))
+            }
+        }
+    )*};
+}
+float_exponent!(f32, f64);
 
 /// One float-valued op over a strided input into a contiguous output: the chunked f32 path
 /// (vectorised conversions and, for `sin`/`cos`, a vectorised kernel) when the result computes

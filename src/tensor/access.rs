@@ -2,7 +2,6 @@
 
 use super::Tensor;
 use super::lock::{ReadGuard, WriteGuard, read, write};
-use crate::cpu::strided;
 use crate::device::Cpu;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
@@ -55,37 +54,6 @@ impl<T: Element> Tensor<T, Cpu> {
         Ok(self.layout.offset..self.layout.offset + self.numel())
     }
 
-    /// The elements in logical row-major order, copied (works for every layout).
-    ///
-    /// # Errors
-    /// `OutOfMemory` when the copy cannot be allocated (a large broadcast view); `Layout` when
-    /// this thread holds a `data_mut()` guard on the buffer.
-    pub fn try_to_vec(&self) -> Result<Vec<T>> {
-        let mut out = crate::alloc::try_vec("to_vec", self.numel(), T::ZERO)?;
-        let g = read("to_vec", &self.storage)?;
-        strided::map_into(&g, &self.layout, &mut out, &|x| x);
-        Ok(out)
-    }
-
-    /// [`Tensor::try_to_vec`], panicking with its error.
-    ///
-    /// # Panics
-    /// When `try_to_vec` returns an `Err`: out of memory, or a `data_mut()` guard on the same
-    /// buffer is alive in this thread.
-    #[track_caller]
-    pub fn to_vec(&self) -> Vec<T> {
-        self.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// The single value of a tensor with one element (any shape whose numel is 1).
-    ///
-    /// # Errors
-    /// `InvalidArgument` when `numel() != 1`.
-    pub fn item(&self) -> Result<T> {
-        self.check_one_element()?;
-        Ok(self.try_to_vec()?[0])
-    }
-
     /// Borrows the elements of a contiguous tensor (the seed's `data<T>()`, read-only).
     ///
     /// # Errors
@@ -109,32 +77,6 @@ impl<T: Element> Tensor<T, Cpu> {
             guard: write("data_mut", &self.storage)?,
             range,
         })
-    }
-
-    /// Copies `values` (logical row-major order) into the tensor (the seed's `set_data`).
-    /// Works on strided views too.
-    ///
-    /// # Errors
-    /// `DataLength` when `values.len() != numel()`; `Layout` for a broadcast view (several
-    /// elements share one location) or when a guard on the buffer is alive in this thread.
-    pub fn set_data(&mut self, values: &[T]) -> Result<()> {
-        crate::tensor::checked_data_shape("set_data", values.len(), self.shape().clone())?;
-        self.check_writable("set_data")?;
-        let src = crate::shape::Layout::contiguous(self.shape().clone());
-        let mut g = write("set_data", &self.storage)?;
-        strided::zip_inplace(&mut g, &self.layout, values, &src, |_, v| v);
-        Ok(())
-    }
-
-    /// Sets every element to `value` (the seed's `fill<T>` / `fill_`).
-    ///
-    /// # Errors
-    /// `Layout` for a broadcast view or when a guard on the buffer is alive in this thread.
-    pub fn fill_(&mut self, value: T) -> Result<()> {
-        self.check_writable("fill_")?;
-        let mut g = write("fill_", &self.storage)?;
-        strided::map_inplace(&mut g, &self.layout, |_| value);
-        Ok(())
     }
 
     /// Borrows the gradient buffer (`numel()` elements, row-major), `None` without

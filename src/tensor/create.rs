@@ -113,32 +113,6 @@ impl<T: Element> Tensor<T, Cpu> {
         Self::from_buf(buf, Shape::from(()))
     }
 
-    /// Zeros with this tensor's shape.
-    ///
-    /// # Panics
-    /// When the memory cannot be allocated (a large broadcast view's shape); use
-    /// `Tensor::zeros(t.shape())` for a `Result`.
-    #[track_caller]
-    pub fn zeros_like(&self) -> Self {
-        Self::zeros(self.shape()).unwrap_or_else(|e| panic!("{e}"))
-    }
-    /// Ones with this tensor's shape.
-    ///
-    /// # Panics
-    /// As [`Tensor::zeros_like`].
-    #[track_caller]
-    pub fn ones_like(&self) -> Self {
-        Self::ones(self.shape()).unwrap_or_else(|e| panic!("{e}"))
-    }
-    /// `value` with this tensor's shape.
-    ///
-    /// # Panics
-    /// As [`Tensor::zeros_like`].
-    #[track_caller]
-    pub fn full_like(&self, value: T) -> Self {
-        Self::full(self.shape(), value).unwrap_or_else(|e| panic!("{e}"))
-    }
-
     /// A `(rows, cols)` matrix with ones on the main diagonal (NumPy `eye(N, M)`).
     pub fn identity(rows: usize, cols: usize) -> Result<Self> {
         let mut t = Self::zeros([rows, cols])?;

@@ -159,7 +159,7 @@ impl<T: Element> Tensor<T, Cuda> {
     }
 
     fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
-        let data = self.to_vec()?;
+        let data = self.try_to_vec()?;
         Ok(render_values(
             &data,
             self.shape(),

@@ -110,7 +110,7 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
     /// ```
     /// # use typed_tensor::prelude::*;
     /// # use typed_tensor::tensor::Slice;
-    /// let t = Tensor::<i32, Cpu>::arange(0, 12, 1)?.reshape([3, 4])?;
+    /// let t = Tensor::<i32, Cpu>::arange(0, 12, 1)?.try_reshape([3, 4])?;
     /// let v = t.slice(&[(1..).into(), Slice::all().step(-2)])?; // t[1:, ::-2]
     /// assert_eq!(v.dims(), &[2, 2]);
     /// assert_eq!(v.to_vec(), vec![7, 5, 11, 9]);

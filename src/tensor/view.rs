@@ -2,8 +2,7 @@
 //! materialise them.
 
 use super::Tensor;
-use crate::cpu::strided;
-use crate::device::{Cpu, Device};
+use crate::device::Device;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
@@ -91,50 +90,6 @@ pub(crate) fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) 
     Ok(Shape::new(dims))
 }
 
-impl<T: Element> Tensor<T, Cpu> {
-    /// An independent contiguous copy (PyTorch `clone()`; here `Clone` shares storage).
-    ///
-    /// # Errors
-    /// `OutOfMemory` when the copy cannot be allocated (a large broadcast view); `Layout` when
-    /// this thread holds a `data_mut()` guard on the buffer.
-    pub fn try_deep_copy(&self) -> Result<Self> {
-        let g = super::read("deep_copy", &self.storage)?;
-        let buf = strided::copy("deep_copy", &g, &self.layout)?;
-        Ok(Self::from_buf(buf, self.shape().clone()))
-    }
-
-    /// [`Tensor::try_deep_copy`], panicking with its error.
-    ///
-    /// # Panics
-    /// When `try_deep_copy` returns an `Err`.
-    #[track_caller]
-    pub fn deep_copy(&self) -> Self {
-        self.try_deep_copy().unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// `self` (a shared handle) when already contiguous, otherwise a packed copy. The copy is
-    /// cache-blocked through the strided driver's inner runs.
-    ///
-    /// # Errors
-    /// As [`Tensor::try_deep_copy`].
-    pub fn try_contiguous(&self) -> Result<Self> {
-        if self.is_contiguous() {
-            Ok(self.clone())
-        } else {
-            self.try_deep_copy()
-        }
-    }
-
-    /// [`Tensor::try_contiguous`], panicking with its error.
-    ///
-    /// # Panics
-    /// When `try_contiguous` returns an `Err`.
-    #[track_caller]
-    pub fn contiguous(&self) -> Self {
-        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
-    }
-}
-
 impl<T: Element, D: Device> Tensor<T, D> {
     /// A view with another shape of the same element count, or an `Err` when the strides do not
     /// allow one (PyTorch `view`). One dimension may be `-1`.
@@ -153,37 +108,6 @@ impl<T: Element, D: Device> Tensor<T, D> {
         let mut l = Layout::contiguous(shape);
         l.offset = self.layout.offset;
         self.with_layout("view", l)
-    }
-}
-
-impl<T: Element> Tensor<T, Cpu> {
-    /// Another shape with the same element count: a view when contiguous, otherwise a copy
-    /// (NumPy, PyTorch `reshape`). One dimension may be `-1`.
-    ///
-    /// # Errors
-    /// `ShapeMismatch` when the element counts differ, naming both shapes.
-    pub fn reshape(&self, shape: impl ReshapeDims) -> Result<Self> {
-        let spec = shape.spec();
-        if self.is_contiguous() {
-            self.view(spec_shape(spec))
-        } else {
-            let s = resolve("reshape", self.shape(), spec)?;
-            let c = self.try_deep_copy()?;
-            Ok(Tensor {
-                layout: Layout::contiguous(s),
-                ..c
-            })
-        }
-    }
-
-    /// A 1-d view (or copy when not contiguous) of all elements (NumPy `ravel`).
-    pub fn flatten(&self) -> Self {
-        self.reshape([self.numel()]).expect("same element count")
-    }
-
-    /// NumPy's name for [`Tensor::flatten`]: a 1-d view when contiguous, else a copy.
-    pub fn ravel(&self) -> Self {
-        self.flatten()
     }
 }
 
@@ -480,15 +404,5 @@ impl<T: Element, D: Device> Tensor<T, D> {
                 offset: off,
             },
         )
-    }
-}
-
-fn spec_shape(spec: Vec<Option<usize>>) -> SpecDims {
-    SpecDims(spec)
-}
-struct SpecDims(Vec<Option<usize>>);
-impl ReshapeDims for SpecDims {
-    fn spec(&self) -> Vec<Option<usize>> {
-        self.0.clone()
     }
 }

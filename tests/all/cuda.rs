@@ -258,132 +258,82 @@ fn gpu_matches_cpu() {
         let a = Tensor::<T>::from_vec(sample::<T>(24), [4, 6]).unwrap();
         let b = Tensor::<T>::from_vec(sample::<T>(30)[6..].to_vec(), [4, 6]).unwrap();
         let (ga, gb) = (a.to_cuda(dev).unwrap(), b.to_cuda(dev).unwrap());
-        same(ga.to_vec().unwrap(), a.to_vec(), "round trip");
+        same(ga.to_vec(), a.to_vec(), "round trip");
         // Strided and broadcast layouts.
         let at = a.t();
         let gat = ga.t();
+        same(gat.contiguous().to_vec(), at.to_vec(), "copy");
+        same(gat.deep_copy().to_vec(), at.to_vec(), "deep_copy");
         same(
-            gat.contiguous().unwrap().to_vec().unwrap(),
-            at.to_vec(),
-            "copy",
-        );
-        same(
-            gat.deep_copy().unwrap().to_vec().unwrap(),
-            at.to_vec(),
-            "deep_copy",
-        );
-        same(
-            ga.narrow(0, 1, 2)
-                .unwrap()
-                .deep_copy()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
+            ga.narrow(0, 1, 2).unwrap().deep_copy().to_vec(),
             a.narrow(0, 1, 2).unwrap().to_vec(),
             "narrowed deep_copy",
         );
         let row = b.narrow(0, 1, 1).unwrap();
         let grow = gb.narrow(0, 1, 1).unwrap();
         // Unary.
-        assert_close(
-            &f64v(ga.sin().unwrap().to_vec().unwrap()),
-            &f64v(a.sin().to_vec()),
-            rel,
-        );
-        assert_close(
-            &f64v(gat.exp().unwrap().to_vec().unwrap()),
-            &f64v(at.exp().to_vec()),
-            rel,
-        );
-        assert_close(
-            &f64v(ga.sqrt().unwrap().to_vec().unwrap()),
-            &f64v(a.sqrt().to_vec()),
-            rel,
-        );
-        same(
-            gat.neg().unwrap().to_vec().unwrap(),
-            at.neg().to_vec(),
-            "neg",
-        );
-        assert_close(
-            &f64v(ga.round().unwrap().to_vec().unwrap()),
-            &f64v(a.round().to_vec()),
-            0.0,
-        );
+        assert_close(&f64v(ga.sin().to_vec()), &f64v(a.sin().to_vec()), rel);
+        assert_close(&f64v(gat.exp().to_vec()), &f64v(at.exp().to_vec()), rel);
+        assert_close(&f64v(ga.sqrt().to_vec()), &f64v(a.sqrt().to_vec()), rel);
+        same(gat.neg().to_vec(), at.neg().to_vec(), "neg");
+        assert_close(&f64v(ga.round().to_vec()), &f64v(a.round().to_vec()), 0.0);
         // clip keeps NaN, clamps infinities; min > max is the CPU's Err.
         let (lo, hi) = (T::from_f64(-2.0), T::from_f64(3.0));
-        same(
-            ga.clip(lo, hi).unwrap().to_vec().unwrap(),
-            a.clip(lo, hi).unwrap().to_vec(),
-            "clip",
-        );
-        same(
-            gat.clip(lo, lo).unwrap().to_vec().unwrap(),
-            at.clip(lo, lo).unwrap().to_vec(),
-            "clip",
-        );
+        same(ga.clip(lo, hi).to_vec(), a.clip(lo, hi).to_vec(), "clip");
+        same(gat.clip(lo, lo).to_vec(), at.clip(lo, lo).to_vec(), "clip");
         assert_eq!(
-            ga.clip(hi, lo).unwrap_err().to_string(),
-            a.clip(hi, lo).unwrap_err().to_string()
+            ga.try_clip(hi, lo).unwrap_err().to_string(),
+            a.try_clip(hi, lo).unwrap_err().to_string()
         );
         // A contiguous view at an offset of 6 elements: unaligned for packs, element by element.
         let (cn, gn) = (a.narrow(0, 1, 3).unwrap(), ga.narrow(0, 1, 3).unwrap());
+        assert_close(&f64v(gn.exp().to_vec()), &f64v(cn.exp().to_vec()), rel);
         assert_close(
-            &f64v(gn.exp().unwrap().to_vec().unwrap()),
-            &f64v(cn.exp().to_vec()),
-            rel,
-        );
-        assert_close(
-            &f64v(
-                gn.try_sub(&gn.flip(&[0]).unwrap())
-                    .unwrap()
-                    .to_vec()
-                    .unwrap(),
-            ),
+            &f64v(gn.try_sub(&gn.flip(&[0]).unwrap()).unwrap().to_vec()),
             &f64v(cn.try_sub(&cn.flip(&[0]).unwrap()).unwrap().to_vec()),
             rel,
         );
         same(
-            gn.cast::<i16>().unwrap().to_vec().unwrap(),
+            gn.cast::<i16>().to_vec(),
             cn.cast::<i16>().to_vec(),
             "offset cast",
         );
         // Binary with broadcasting.
         assert_close(
-            &f64v(ga.try_add(&grow).unwrap().to_vec().unwrap()),
+            &f64v(ga.try_add(&grow).unwrap().to_vec()),
             &f64v(a.try_add(&row).unwrap().to_vec()),
             rel,
         );
         assert_close(
-            &f64v(gat.try_mul(&gat).unwrap().to_vec().unwrap()),
+            &f64v(gat.try_mul(&gat).unwrap().to_vec()),
             &f64v(at.try_mul(&at).unwrap().to_vec()),
             rel,
         );
         assert_close(
-            &f64v(ga.try_maximum(&gb).unwrap().to_vec().unwrap()),
+            &f64v(ga.try_maximum(&gb).unwrap().to_vec()),
             &f64v(a.try_maximum(&b).unwrap().to_vec()),
             0.0,
         );
         assert_eq!(
-            ga.try_lt(&grow).unwrap().to_vec().unwrap(),
+            ga.try_lt(&grow).unwrap().to_vec(),
             a.try_lt(&row).unwrap().to_vec(),
             "lt {d}"
         );
         let nz = Tensor::<T>::from_vec(vec![T::from_f64(3.0); 6], [6]).unwrap();
         let gnz = nz.to_cuda(dev).unwrap();
         assert_close(
-            &f64v(ga.try_remainder(&gnz).unwrap().to_vec().unwrap()),
+            &f64v(ga.try_remainder(&gnz).unwrap().to_vec()),
             &f64v(a.try_remainder(&nz).unwrap().to_vec()),
             rel,
         );
         assert_close(
-            &f64v(ga.try_floor_divide(&gnz).unwrap().to_vec().unwrap()),
+            &f64v(ga.try_floor_divide(&gnz).unwrap().to_vec()),
             &f64v(a.try_floor_divide(&nz).unwrap().to_vec()),
             rel,
         );
         if !d.is_float() {
             let z = Tensor::<T>::zeros([6]).unwrap().to_cuda(dev).unwrap();
-            let ec = a.try_div(&z.to_cpu().unwrap()).unwrap_err().to_string();
+            let ec = a.try_div(&z.to_cpu()).unwrap_err().to_string();
             let eg = ga
                 .try_div(&z)
                 .expect_err("integer division by zero is an Err")
@@ -392,17 +342,17 @@ fn gpu_matches_cpu() {
         }
         // Casts.
         assert_eq!(
-            ga.cast::<i32>().unwrap().to_vec().unwrap(),
+            ga.cast::<i32>().to_vec(),
             a.cast::<i32>().to_vec(),
             "cast {d}->i32"
         );
         assert_eq!(
-            gat.cast::<u8>().unwrap().to_vec().unwrap(),
+            gat.cast::<u8>().to_vec(),
             at.cast::<u8>().to_vec(),
             "cast {d}->u8"
         );
         assert_close(
-            &f64v(ga.cast::<f32>().unwrap().to_vec().unwrap()),
+            &f64v(ga.cast::<f32>().to_vec()),
             &f64v(a.cast::<f32>().to_vec()),
             0.0,
         );
@@ -411,86 +361,61 @@ fn gpu_matches_cpu() {
         let gf = finite.to_cuda(dev).unwrap();
         for axes in [&[][..], &[0], &[1], &[2], &[0, 1], &[0, 2], &[-1, -2]] {
             for keep in [false, true] {
-                let (c, g) = (finite.sum(axes, keep).unwrap(), gf.sum(axes, keep).unwrap());
+                let (c, g) = (finite.sum(axes, keep), gf.sum(axes, keep));
                 assert_eq!(g.dims(), c.dims());
-                assert_close(&f64v(g.to_vec().unwrap()), &f64v(c.to_vec()), rel * 8.0);
+                assert_close(&f64v(g.to_vec()), &f64v(c.to_vec()), rel * 8.0);
                 assert_eq!(
-                    gf.argmax(axes, keep).unwrap().to_vec().unwrap(),
-                    finite.argmax(axes, keep).unwrap().to_vec()
+                    gf.argmax(axes, keep).to_vec(),
+                    finite.argmax(axes, keep).to_vec()
                 );
                 assert_eq!(
-                    gf.argmin(axes, keep).unwrap().to_vec().unwrap(),
-                    finite.argmin(axes, keep).unwrap().to_vec()
+                    gf.argmin(axes, keep).to_vec(),
+                    finite.argmin(axes, keep).to_vec()
                 );
                 assert_close(
-                    &f64v(gf.max(axes, keep).unwrap().to_vec().unwrap()),
-                    &f64v(finite.max(axes, keep).unwrap().to_vec()),
+                    &f64v(gf.max(axes, keep).to_vec()),
+                    &f64v(finite.max(axes, keep).to_vec()),
                     0.0,
                 );
                 for corr in [0, 1] {
                     assert_close(
-                        &f64v(gf.var(axes, corr, keep).unwrap().to_vec().unwrap()),
-                        &f64v(finite.var(axes, corr, keep).unwrap().to_vec()),
+                        &f64v(gf.var(axes, corr, keep).to_vec()),
+                        &f64v(finite.var(axes, corr, keep).to_vec()),
                         rel * 8.0,
                     );
                 }
                 assert_close(
-                    &f64v(gf.std(axes, 1, keep).unwrap().to_vec().unwrap()),
-                    &f64v(finite.std(axes, 1, keep).unwrap().to_vec()),
+                    &f64v(gf.std(axes, 1, keep).to_vec()),
+                    &f64v(finite.std(axes, 1, keep).to_vec()),
                     rel * 8.0,
                 );
-                assert_eq!(
-                    gf.any(axes, keep).unwrap().to_vec().unwrap(),
-                    finite.any(axes, keep).unwrap().to_vec()
-                );
-                assert_eq!(
-                    gf.all(axes, keep).unwrap().to_vec().unwrap(),
-                    finite.all(axes, keep).unwrap().to_vec()
-                );
+                assert_eq!(gf.any(axes, keep).to_vec(), finite.any(axes, keep).to_vec());
+                assert_eq!(gf.all(axes, keep).to_vec(), finite.all(axes, keep).to_vec());
             }
         }
         // any/all see NaN and -0.0 as the CPU does; var of one element with correction 1 is NaN.
-        assert_eq!(
-            ga.any(&[1], false).unwrap().to_vec().unwrap(),
-            a.any(&[1], false).unwrap().to_vec()
-        );
-        assert_eq!(
-            ga.all(&[0], false).unwrap().to_vec().unwrap(),
-            a.all(&[0], false).unwrap().to_vec()
-        );
+        assert_eq!(ga.any(&[1], false).to_vec(), a.any(&[1], false).to_vec());
+        assert_eq!(ga.all(&[0], false).to_vec(), a.all(&[0], false).to_vec());
         assert_close(
-            &f64v(
-                ga.narrow(0, 0, 1)
-                    .unwrap()
-                    .var(&[0], 1, false)
-                    .unwrap()
-                    .to_vec()
-                    .unwrap(),
-            ),
-            &f64v(
-                a.narrow(0, 0, 1)
-                    .unwrap()
-                    .var(&[0], 1, false)
-                    .unwrap()
-                    .to_vec(),
-            ),
+            &f64v(ga.narrow(0, 0, 1).unwrap().var(&[0], 1, false).to_vec()),
+            &f64v(a.narrow(0, 0, 1).unwrap().var(&[0], 1, false).to_vec()),
             0.0,
         );
         // A narrowed (offset) view reduces its own elements.
         let (cn, gn) = (finite.narrow(0, 1, 1).unwrap(), gf.narrow(0, 1, 1).unwrap());
         assert_close(
-            &f64v(gn.sum(&[2], false).unwrap().to_vec().unwrap()),
-            &f64v(cn.sum(&[2], false).unwrap().to_vec()),
+            &f64v(gn.sum(&[2], false).to_vec()),
+            &f64v(cn.sum(&[2], false).to_vec()),
             rel * 8.0,
         );
         // NaN rules (first rows of `a` hold NaN and infinities for float types).
         assert_eq!(
-            ga.argmax(&[1], false).unwrap().to_vec().unwrap(),
-            a.argmax(&[1], false).unwrap().to_vec()
+            ga.argmax(&[1], false).to_vec(),
+            a.argmax(&[1], false).to_vec()
         );
         assert_close(
-            &f64v(gat.max(&[0], false).unwrap().to_vec().unwrap()),
-            &f64v(at.max(&[0], false).unwrap().to_vec()),
+            &f64v(gat.max(&[0], false).to_vec()),
+            &f64v(at.max(&[0], false).to_vec()),
             0.0,
         );
         // matmul: 2-d, transposed operand, broadcast batch, 1-d operands.
@@ -507,31 +432,22 @@ fn gpu_matches_cpu() {
         let (gx, gy) = (x.to_cuda(dev).unwrap(), y.to_cuda(dev).unwrap());
         let mm = |g: Tensor<T, Cuda>, c: Tensor<T>| {
             assert_eq!(g.dims(), c.dims(), "matmul dims {d}");
-            assert_close(&f64v(g.to_vec().unwrap()), &f64v(c.to_vec()), rel * 16.0);
+            assert_close(&f64v(g.to_vec()), &f64v(c.to_vec()), rel * 16.0);
         };
-        mm(gx.matmul(&gy).unwrap(), x.matmul(&y).unwrap());
-        mm(gy.t().matmul(&gy).unwrap(), y.t().matmul(&y).unwrap());
+        mm(gx.matmul(&gy), x.matmul(&y));
+        mm(gy.t().matmul(&gy), y.t().matmul(&y));
         let v = y.narrow(1, 0, 1).unwrap().squeeze();
-        mm(
-            gx.matmul(&v.to_cuda(dev).unwrap()).unwrap(),
-            x.matmul(&v).unwrap(),
-        );
-        mm(
-            v.to_cuda(dev).unwrap().matmul(&gy).unwrap(),
-            v.matmul(&y).unwrap(),
-        );
+        mm(gx.matmul(&v.to_cuda(dev).unwrap()), x.matmul(&v));
+        mm(v.to_cuda(dev).unwrap().matmul(&gy), v.matmul(&y));
         assert_eq!(
-            gx.matmul(&gx).err().map(|e| e.to_string()),
-            x.matmul(&x).err().map(|e| e.to_string()),
+            gx.try_matmul(&gx).err().map(|e| e.to_string()),
+            x.try_matmul(&x).err().map(|e| e.to_string()),
             "shape errors match"
         );
         // Empty.
         let e = Tensor::<T>::zeros([3, 0]).unwrap().to_cuda(dev).unwrap();
-        assert_eq!(
-            f64v(e.sum(&[1], false).unwrap().to_vec().unwrap()),
-            vec![0.0; 3]
-        );
-        assert!(e.max(&[1], false).is_err());
+        assert_eq!(f64v(e.sum(&[1], false).to_vec()), vec![0.0; 3]);
+        assert!(e.try_max(&[1], false).is_err());
     }
     for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8);
 }

@@ -43,62 +43,54 @@ fn gpu_composed_ops_match_cpu() {
                 assert_eq!(got.len(), want.len(), "{what} {t}");
                 assert_close(&got, &want, l);
             };
-            let r = c.reshape([3, -1]).unwrap();
-            eq(vals(&g.reshape([3, -1]).unwrap()), vals(&r), "reshape");
-            eq(vals(&g.flatten().unwrap()), vals(&c.flatten()), "flatten");
-            eq(vals(&g.square().unwrap()), vals(&c.square()), "square");
-            eq(vals(&g.pow(2).unwrap()), vals(&c.pow(2).unwrap()), "pow 2");
-            eq(
-                vals(&g.pow(0.5).unwrap()),
-                vals(&c.pow(0.5).unwrap()),
-                "pow 0.5",
-            );
-            eq(vals(&g.is_nan().unwrap()), vals(&c.is_nan()), "is_nan");
-            eq(
-                vals(&g.is_finite().unwrap()),
-                vals(&c.is_finite()),
-                "is_finite",
-            );
+            let r = c.reshape([3, -1]);
+            eq(vals(&g.reshape([3, -1])), vals(&r), "reshape");
+            eq(vals(&g.flatten()), vals(&c.flatten()), "flatten");
+            eq(vals(&g.square()), vals(&c.square()), "square");
+            eq(vals(&g.pow(2)), vals(&c.pow(2)), "pow 2");
+            eq(vals(&g.pow(0.5)), vals(&c.pow(0.5)), "pow 0.5");
+            eq(vals(&g.is_nan()), vals(&c.is_nan()), "is_nan");
+            eq(vals(&g.is_finite()), vals(&c.is_finite()), "is_finite");
             let rev = c.flip(&[0]).unwrap();
             let grev = g.flip(&[0]).unwrap();
             eq(
-                vals(&g.logical_and(&grev).unwrap()),
-                vals(&c.logical_and(&rev).unwrap()),
+                vals(&g.logical_and(&grev)),
+                vals(&c.logical_and(&rev)),
                 "logical_and",
             );
             eq(
-                vals(&g.logical_or(&grev).unwrap()),
-                vals(&c.logical_or(&rev).unwrap()),
+                vals(&g.logical_or(&grev)),
+                vals(&c.logical_or(&rev)),
                 "logical_or",
             );
             eq(
-                vals(&g.logical_xor(&grev).unwrap()),
-                vals(&c.logical_xor(&rev).unwrap()),
+                vals(&g.logical_xor(&grev)),
+                vals(&c.logical_xor(&rev)),
                 "logical_xor",
             );
             eq(
-                vals(&g.logical_not().unwrap()),
+                vals(&g.logical_not()),
                 vals(&c.logical_not()),
                 "logical_not",
             );
             for p in [0.0, 1.0, 2.0, 3.0, f64::INFINITY] {
                 eq(
-                    vals(&g.norm(p, &[1], false).unwrap()),
-                    vals(&c.norm(p, &[1], false).unwrap()),
+                    vals(&g.norm(p, &[1], false)),
+                    vals(&c.norm(p, &[1], false)),
                     "norm",
                 );
             }
-            let (gv, gi) = g.sort(1, true).unwrap();
-            let (cv, ci) = c.sort(1, true).unwrap();
+            let (gv, gi) = g.sort(1, true);
+            let (cv, ci) = c.sort(1, true);
             eq(vals(&gv), vals(&cv), "sort values");
             eq(vals(&gi), vals(&ci), "sort indices");
             eq(
-                vals(&g.argsort(0, false).unwrap()),
-                vals(&c.argsort(0, false).unwrap()),
+                vals(&g.argsort(0, false)),
+                vals(&c.argsort(0, false)),
                 "argsort",
             );
-            let (gv, gi) = g.topk(2, 1).unwrap();
-            let (cv, ci) = c.topk(2, 1).unwrap();
+            let (gv, gi) = g.topk(2, 1);
+            let (cv, ci) = c.topk(2, 1);
             eq(vals(&gv), vals(&cv), "topk values");
             eq(vals(&gi), vals(&ci), "topk indices");
             // Index and source of shape (3, 4), valid for both the (4, 6) and (6, 4) inputs;
@@ -109,8 +101,8 @@ fn gpu_composed_ops_match_cpu() {
             let gsrc = g.narrow(0, 0, 3).unwrap().narrow(1, 0, 4).unwrap();
             let gidx = idx.to_cuda(dev).unwrap();
             eq(
-                vals(&g.scatter_add(0, &gidx, &gsrc).unwrap()),
-                vals(&c.scatter_add(0, &idx, &src).unwrap()),
+                vals(&g.scatter_add(0, &gidx, &gsrc)),
+                vals(&c.scatter_add(0, &idx, &src)),
                 "scatter_add",
             );
             let bad = Tensor::<i64>::full([3, 4], 9)
@@ -118,39 +110,27 @@ fn gpu_composed_ops_match_cpu() {
                 .to_cuda(dev)
                 .unwrap();
             assert_eq!(
-                g.scatter_add(0, &bad, &gsrc).unwrap_err().to_string(),
-                c.scatter_add(0, &bad.to_cpu().unwrap(), &src)
+                g.try_scatter_add(0, &bad, &gsrc).unwrap_err().to_string(),
+                c.try_scatter_add(0, &bad.to_cpu(), &src)
                     .unwrap_err()
                     .to_string()
             );
-            let fin = c.clip(T::from_f64(-3.0), T::from_f64(3.0)).unwrap();
-            let gfin = g.clip(T::from_f64(-3.0), T::from_f64(3.0)).unwrap();
-            let fin = fin.masked_fill(&fin.is_nan(), T::ZERO).unwrap();
-            let gfin = gfin.masked_fill(&gfin.is_nan().unwrap(), T::ZERO).unwrap();
+            let fin = c.clip(T::from_f64(-3.0), T::from_f64(3.0));
+            let gfin = g.clip(T::from_f64(-3.0), T::from_f64(3.0));
+            let fin = fin.masked_fill(&fin.is_nan(), T::ZERO);
+            let gfin = gfin.masked_fill(&gfin.is_nan(), T::ZERO);
             eq(
-                vals(&gfin.tensordot(&gfin, &[1], &[1]).unwrap()),
-                vals(&fin.tensordot(&fin, &[1], &[1]).unwrap()),
+                vals(&gfin.tensordot(&gfin, &[1], &[1])),
+                vals(&fin.tensordot(&fin, &[1], &[1])),
                 "tensordot",
             );
-            let (gr, cr) = (gfin.flatten().unwrap(), fin.flatten());
-            eq(
-                vals(&gr.dot(&gr).unwrap()),
-                vals(&cr.dot(&cr).unwrap()),
-                "dot",
-            );
-            eq(
-                vals(&gr.outer(&gr).unwrap()),
-                vals(&cr.outer(&cr).unwrap()),
-                "outer",
-            );
-            eq(
-                vals(&gfin.vecdot(&gfin).unwrap()),
-                vals(&fin.vecdot(&fin).unwrap()),
-                "vecdot",
-            );
+            let (gr, cr) = (gfin.flatten(), fin.flatten());
+            eq(vals(&gr.dot(&gr)), vals(&cr.dot(&cr)), "dot");
+            eq(vals(&gr.outer(&gr)), vals(&cr.outer(&cr)), "outer");
+            eq(vals(&gfin.vecdot(&gfin)), vals(&fin.vecdot(&fin)), "vecdot");
         }
         // In-place forms and element access write through a transposed view.
-        let (mut c, mut g) = (c0.deep_copy(), g0.deep_copy().unwrap());
+        let (mut c, mut g) = (c0.deep_copy(), g0.deep_copy());
         c.t().square_().unwrap();
         g.t().square_().unwrap();
         assert_close(&vals(&g), &vals(&c), l);
@@ -161,10 +141,7 @@ fn gpu_composed_ops_match_cpu() {
         g.clip_(lo, T::from_f64(9.0)).unwrap();
         assert_close(&vals(&g), &vals(&c), l);
         g.narrow(0, 1, 1).unwrap().fill_(T::ONE).unwrap();
-        assert_eq!(
-            g.narrow(0, 1, 1).unwrap().to_vec().unwrap(),
-            vec![T::ONE; 6]
-        );
+        assert_eq!(g.narrow(0, 1, 1).unwrap().to_vec(), vec![T::ONE; 6]);
         g.set_data(&sample::<T>(24)).unwrap();
         assert_close(&vals(&g), &vals(&c0), 0.0);
         assert!(g.set_data(&sample::<T>(5)).is_err());
@@ -174,16 +151,15 @@ fn gpu_composed_ops_match_cpu() {
                 .narrow(1, 5, 1)
                 .unwrap()
                 .item()
-                .unwrap()
                 .to_f64(),
             c0.to_vec()[5].to_f64()
         );
-        assert!(g.item().is_err());
+        assert!(g.try_item().is_err());
         // The CPU's errors.
-        assert!(g.reshape([5, 5]).is_err());
-        assert!(g.norm(-1.0, &[], false).is_err());
+        assert!(g.try_reshape([5, 5]).is_err());
+        assert!(g.try_norm(-1.0, &[], false).is_err());
         if !T::DTYPE.is_float() {
-            assert!(g.pow(-1).is_err());
+            assert!(g.try_pow(-1).is_err());
             assert!(g.pow_(-2).is_err());
         }
     }
@@ -200,33 +176,21 @@ fn gpu_factorizations_match_cpu() {
         Tensor::<f64>::from_vec(vec![4.0, 1.0, 2.0, 1.0, 3.0, 0.5, 2.0, 0.5, 5.0], [3, 3]).unwrap();
     let b = Tensor::<f64>::from_vec(vec![1.0, 2.0, 3.0], [3]).unwrap();
     let (ga, gb) = (a.to_cuda(&dev).unwrap(), b.to_cuda(&dev).unwrap());
-    let host = |t: Tensor<f64, Cuda>| t.to_vec().unwrap();
-    assert_close(
-        &host(ga.inverse().unwrap()),
-        &a.inverse().unwrap().to_vec(),
-        1e-12,
-    );
-    assert_close(
-        &host(ga.solve(&gb).unwrap()),
-        &a.solve(&b).unwrap().to_vec(),
-        1e-12,
-    );
-    assert_close(
-        &host(ga.pinv().unwrap()),
-        &a.pinv().unwrap().to_vec(),
-        1e-12,
-    );
-    let (gw, gv) = ga.eigh().unwrap();
-    let (w, v) = a.eigh().unwrap();
+    let host = |t: Tensor<f64, Cuda>| t.to_vec();
+    assert_close(&host(ga.inverse()), &a.inverse().to_vec(), 1e-12);
+    assert_close(&host(ga.solve(&gb)), &a.solve(&b).to_vec(), 1e-12);
+    assert_close(&host(ga.pinv()), &a.pinv().to_vec(), 1e-12);
+    let (gw, gv) = ga.eigh();
+    let (w, v) = a.eigh();
     assert_close(&host(gw), &w.to_vec(), 1e-12);
     assert_close(&host(gv), &v.to_vec(), 1e-12);
-    let (gu, gs, gvh) = ga.svd().unwrap();
-    let (u, s, vh) = a.svd().unwrap();
+    let (gu, gs, gvh) = ga.svd();
+    let (u, s, vh) = a.svd();
     assert_close(&host(gu), &u.to_vec(), 1e-12);
     assert_close(&host(gs), &s.to_vec(), 1e-12);
     assert_close(&host(gvh), &vh.to_vec(), 1e-12);
     let singular = Tensor::<f64>::zeros([2, 2]).unwrap().to_cuda(&dev).unwrap();
-    assert!(singular.inverse().is_err());
+    assert!(singular.try_inverse().is_err());
 }
 
 /// Every `DynTensor` op family on `cuda:0` gives the CPU's result; mixed devices are an `Err`
@@ -366,22 +330,18 @@ fn gpu_argsort_matches_cpu() {
             for axis in [0, 1] {
                 for desc in [false, true] {
                     assert_eq!(
-                        g.argsort(axis, desc).unwrap().to_vec().unwrap(),
-                        c.argsort(axis, desc).unwrap().to_vec(),
+                        g.argsort(axis, desc).to_vec(),
+                        c.argsort(axis, desc).to_vec(),
                         "argsort {dims:?} axis {axis} desc {desc} {}",
                         T::DTYPE
                     );
                 }
             }
-            let (gv, gi) = g.t().topk(dims[0].min(2), 1).unwrap();
-            let (cv, ci) = c.t().topk(dims[0].min(2), 1).unwrap();
-            assert_eq!(gi.to_vec().unwrap(), ci.to_vec(), "topk {}", T::DTYPE);
+            let (gv, gi) = g.t().topk(dims[0].min(2), 1);
+            let (cv, ci) = c.t().topk(dims[0].min(2), 1);
+            assert_eq!(gi.to_vec(), ci.to_vec(), "topk {}", T::DTYPE);
             assert_close(
-                &gv.to_vec()
-                    .unwrap()
-                    .iter()
-                    .map(|x| x.to_f64())
-                    .collect::<Vec<_>>(),
+                &gv.to_vec().iter().map(|x| x.to_f64()).collect::<Vec<_>>(),
                 &cv.to_vec().iter().map(|x| x.to_f64()).collect::<Vec<_>>(),
                 0.0,
             );
@@ -398,48 +358,41 @@ fn gpu_creation_and_closeness() {
         return;
     };
     let e = Tensor::<f32, Cuda>::identity_on(2, 3, &dev).unwrap();
-    assert_eq!(
-        e.to_vec().unwrap(),
-        Tensor::<f32>::identity(2, 3).unwrap().to_vec()
-    );
+    assert_eq!(e.to_vec(), Tensor::<f32>::identity(2, 3).unwrap().to_vec());
     assert_eq!(
         Tensor::<i32, Cuda>::eye_on(3, &dev).unwrap().dims(),
         &[3, 3]
     );
     assert_eq!(
-        Tensor::<u8, Cuda>::ones_on([2], &dev)
-            .unwrap()
-            .to_vec()
-            .unwrap(),
+        Tensor::<u8, Cuda>::ones_on([2], &dev).unwrap().to_vec(),
         vec![1, 1]
     );
     let l = Tensor::<f64, Cuda>::linspace_on(0.0, 1.0, 5, &dev).unwrap();
     assert_eq!(
-        l.to_vec().unwrap(),
+        l.to_vec(),
         Tensor::<f64>::linspace(0.0, 1.0, 5).unwrap().to_vec()
     );
-    assert_eq!(l.zeros_like().unwrap().to_vec().unwrap(), vec![0.0; 5]);
-    assert_eq!(l.ones_like().unwrap().to_vec().unwrap(), vec![1.0; 5]);
-    assert_eq!(l.full_like(2.5).unwrap().to_vec().unwrap(), vec![2.5; 5]);
+    assert_eq!(l.zeros_like().to_vec(), vec![0.0; 5]);
+    assert_eq!(l.ones_like().to_vec(), vec![1.0; 5]);
+    assert_eq!(l.full_like(2.5).to_vec(), vec![2.5; 5]);
     let a = Tensor::<f32>::from_vec(vec![1.0, f32::NAN, f32::INFINITY, 2.0], [4]).unwrap();
     let b = Tensor::<f32>::from_vec(vec![1.0 + 1e-7, f32::NAN, f32::INFINITY, 2.1], [4]).unwrap();
     let (ga, gb) = (a.to_cuda(&dev).unwrap(), b.to_cuda(&dev).unwrap());
     assert_eq!(
-        ga.is_close(&gb, 1e-5, 1e-8).unwrap().to_vec().unwrap(),
-        a.is_close(&b, 1e-5, 1e-8).unwrap().to_vec()
+        ga.is_close(&gb, 1e-5, 1e-8).to_vec(),
+        a.is_close(&b, 1e-5, 1e-8).to_vec()
     );
-    assert!(!ga.all_close(&gb, 1e-5, 1e-8).unwrap());
+    assert!(!ga.all_close(&gb, 1e-5, 1e-8));
     assert!(
         ga.narrow(0, 0, 1)
             .unwrap()
             .all_close(&gb.narrow(0, 0, 1).unwrap(), 1e-5, 1e-8)
-            .unwrap()
     );
     let m = Tensor::<f32>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2]).unwrap();
     let gm = m.to_cuda(&dev).unwrap();
     let mut out = Tensor::<f32, Cuda>::zeros_on([2, 2], &dev).unwrap();
     gm.matmul_into(&gm, &mut out).unwrap();
-    assert_eq!(out.to_vec().unwrap(), m.matmul(&m).unwrap().to_vec());
+    assert_eq!(out.to_vec(), m.matmul(&m).to_vec());
     let mut wrong = Tensor::<f32, Cuda>::zeros_on([3], &dev).unwrap();
     assert!(gm.matmul_into(&gm, &mut wrong).is_err());
 }
@@ -474,23 +427,27 @@ fn gpu_operators_and_seed_traits() {
         eq(&(&g * two), &(&c * two), "a * 2");
         eq(&(g.t() / T::ONE), &(c.t() / T::ONE), "a.t() / 1");
         eq(&(-&g), &(-&c), "-a");
-        let (mut ga, mut ca) = (g.deep_copy().unwrap(), c.deep_copy());
+        let (mut ga, mut ca) = (g.deep_copy(), c.deep_copy());
         ga += &gr;
         ca += &r;
         ga *= two;
         ca *= two;
         eq(&ga, &ca, "a += b; a *= 2");
         for (name, got, want) in [
-            ("rsub_scalar", g.rsub_scalar(two), c.rsub_scalar(two)),
+            (
+                "rsub_scalar",
+                g.try_rsub_scalar(two),
+                c.try_rsub_scalar(two),
+            ),
             (
                 "rmaximum_scalar",
-                g.rmaximum_scalar(two),
-                c.rmaximum_scalar(two),
+                g.try_rmaximum_scalar(two),
+                c.try_rmaximum_scalar(two),
             ),
             (
                 "rremainder_scalar",
-                gr.rremainder_scalar(two),
-                r.rremainder_scalar(two),
+                gr.try_rremainder_scalar(two),
+                r.try_rremainder_scalar(two),
             ),
         ] {
             match (got, want) {
@@ -505,7 +462,7 @@ fn gpu_operators_and_seed_traits() {
             (g.lt_scalar(two), c.lt_scalar(two)),
             (g.ge_scalar(two), c.ge_scalar(two)),
         ] {
-            assert_eq!(vals(&got.unwrap()), vals(&want), "scalar comparison {t}");
+            assert_eq!(vals(&got), vals(&want), "scalar comparison {t}");
         }
         // The seed's free functions take the CUDA tensor too.
         let (gs, cs) = (
@@ -521,7 +478,7 @@ fn gpu_operators_and_seed_traits() {
         assert_close(&vals(&gm), &vals(&cm), 0.0);
         let ga = reduce_argmin(&g, &[0], false).unwrap();
         assert_eq!(
-            ga.to_vec().unwrap(),
+            ga.to_vec(),
             reduce_argmin(&c, &[0], false).unwrap().to_vec()
         );
         let on_host = |s: String| s.replace("device=cuda:0)", "device=cpu)");
@@ -539,9 +496,9 @@ fn gpu_operators_and_seed_traits() {
     );
     assert_close(&vals(&gn), &vals(&cn), 0.0);
     let s = Tensor::<i32, Cuda>::from_slice_on(&[5, 6, 7], [3], &dev).unwrap();
-    assert_eq!(s.to_vec().unwrap(), vec![5, 6, 7]);
+    assert_eq!(s.to_vec(), vec![5, 6, 7]);
     let e = Tensor::<u8, Cuda>::empty_on([4], &dev).unwrap();
-    assert_eq!(e.to_vec().unwrap(), vec![0; 4]);
+    assert_eq!(e.to_vec(), vec![0; 4]);
     let err = std::panic::catch_unwind(|| &g + &g.t()).unwrap_err();
     let msg = err.downcast_ref::<String>().unwrap();
     assert!(msg.contains("(3, 4)") && msg.contains("(4, 3)"), "{msg}");

@@ -14,11 +14,11 @@ fn all(v: Vec<impl Into<DynTensor>>) -> Vec<DynTensor> {
 impl DynTensor {
     /// Splits `axis` into pieces of `sizes` (see [`crate::Tensor::split`]); views.
     pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<DynTensor>> {
-        dyn_each!(self, t => Ok(all(t.split(sizes, axis)?)))
+        dyn_each!(self, t => Ok(all(t.try_split(sizes, axis)?)))
     }
     /// Splits `axis` into `n` near-equal pieces (PyTorch `chunk`); views.
     pub fn chunk(&self, n: usize, axis: i64) -> Result<Vec<DynTensor>> {
-        dyn_each!(self, t => Ok(all(t.chunk(n, axis)?)))
+        dyn_each!(self, t => Ok(all(t.try_chunk(n, axis)?)))
     }
     /// NumPy basic slicing, a start/stop/step per leading dimension (a view).
     pub fn slice(&self, slices: &[Slice]) -> Result<DynTensor> {
@@ -55,58 +55,58 @@ impl DynTensor {
     }
     /// Rolls elements by `shift` along `axis`, wrapping around (NumPy `roll`).
     pub fn roll(&self, shift: i64, axis: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.roll(shift, axis)?.into()))
+        dyn_each!(self, t => Ok(t.try_roll(shift, axis)?.into()))
     }
     /// Repeats the whole tensor `reps` times per dimension (NumPy `tile`).
     pub fn tile(&self, reps: &[usize]) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.tile(reps)?.into()))
+        dyn_each!(self, t => Ok(t.try_tile(reps)?.into()))
     }
     /// PyTorch `repeat` (the same as [`DynTensor::tile`]).
     pub fn repeat(&self, reps: &[usize]) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.repeat(reps)?.into()))
+        dyn_each!(self, t => Ok(t.try_repeat(reps)?.into()))
     }
     /// Repeats each element `n` times along `axis`.
     pub fn repeat_interleave(&self, n: usize, axis: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.repeat_interleave(n, axis)?.into()))
+        dyn_each!(self, t => Ok(t.try_repeat_interleave(n, axis)?.into()))
     }
     /// Zeroes the elements above the `k`-th diagonal of the last two dimensions.
     pub fn tril(&self, k: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.tril(k)?.into()))
+        dyn_each!(self, t => Ok(t.try_tril(k)?.into()))
     }
     /// Zeroes the elements below the `k`-th diagonal of the last two dimensions.
     pub fn triu(&self, k: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.triu(k)?.into()))
+        dyn_each!(self, t => Ok(t.try_triu(k)?.into()))
     }
     /// NumPy `diag`: a 1-d input becomes a diagonal matrix, a 2-d one gives its `k`-th diagonal.
     pub fn diag(&self, k: i64) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.diag(k)?.into()))
+        dyn_each!(self, t => Ok(t.try_diag(k)?.into()))
     }
     /// Each last-dimension vector becomes a diagonal matrix (PyTorch `diag_embed`).
     pub fn diag_embed(&self) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.diag_embed()?.into()))
+        dyn_each!(self, t => Ok(t.try_diag_embed()?.into()))
     }
     /// Pads each dimension with `(before, after)` copies of `value`, converted to the dtype.
     pub fn pad(&self, pads: &[(usize, usize)], value: impl Into<Scalar>) -> Result<DynTensor> {
         let v = value.into();
-        dyn_each!(self, t => Ok(t.pad(pads, v.to())?.into()))
+        dyn_each!(self, t => Ok(t.try_pad(pads, v.to())?.into()))
     }
     /// `value` (converted to the dtype) where the Bool `mask` is true, broadcasting the mask.
     pub fn masked_fill(&self, mask: &DynTensor, value: impl Into<Scalar>) -> Result<DynTensor> {
         let v = value.into();
         dyn_each!(self, t => {
             let m = typed_like("masked_fill", mask, t)?;
-            Ok(t.masked_fill(m, v.to())?.into())
+            Ok(t.try_masked_fill(m, v.to())?.into())
         })
     }
     /// Int64 indices that sort `axis` (stable).
     pub fn argsort(&self, axis: i64, descending: bool) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.argsort(axis, descending)?.into()))
+        dyn_each!(self, t => Ok(t.try_argsort(axis, descending)?.into()))
     }
     /// NumPy `take` along `axis` with Int64 `indices`.
     pub fn take(&self, axis: i64, indices: &DynTensor) -> Result<DynTensor> {
         dyn_each!(self, t => {
             let i = typed_like("take", indices, t)?;
-            Ok(t.take(axis, i)?.into())
+            Ok(t.try_take(axis, i)?.into())
         })
     }
     /// A copy with `src` added at Int64 `index` along `axis` (PyTorch `scatter_add`); `src`
@@ -114,20 +114,20 @@ impl DynTensor {
     pub fn scatter_add(&self, axis: i64, index: &DynTensor, src: &DynTensor) -> Result<DynTensor> {
         pair!(self, src, "scatter_add", t, s => {
             let i = typed_like("scatter_add", index, t)?;
-            Ok(t.scatter_add(axis, i, s)?.into())
+            Ok(t.try_scatter_add(axis, i, s)?.into())
         }, bool: Err(not_numeric("scatter_add")))
     }
     /// Variance over `axes` dividing by `n - correction` (PyTorch; NumPy's `ddof`).
     pub fn var(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.var(axes, correction, keepdim)?.into()))
+        dyn_each!(self, t => Ok(t.try_var(axes, correction, keepdim)?.into()))
     }
     /// Standard deviation, the square root of [`DynTensor::var`].
     pub fn std(&self, axes: &[i64], correction: usize, keepdim: bool) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.std(axes, correction, keepdim)?.into()))
+        dyn_each!(self, t => Ok(t.try_std(axes, correction, keepdim)?.into()))
     }
     /// The `p`-norm over `axes` (Frobenius for `p = 2` over a matrix), as a float dtype.
     pub fn norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.norm(p, axes, keepdim)?.into()))
+        dyn_each!(self, t => Ok(t.try_norm(p, axes, keepdim)?.into()))
     }
     /// Contracts `axes_a` of `self` with `axes_b` of `other` (NumPy `tensordot`).
     pub fn tensordot(
@@ -136,7 +136,7 @@ impl DynTensor {
         axes_a: &[i64],
         axes_b: &[i64],
     ) -> Result<DynTensor> {
-        pair!(self, other, "tensordot", a, b => Ok(a.tensordot(b, axes_a, axes_b)?.into()), bool: Err(not_numeric("tensordot")))
+        pair!(self, other, "tensordot", a, b => Ok(a.try_tensordot(b, axes_a, axes_b)?.into()), bool: Err(not_numeric("tensordot")))
     }
     /// Seed 001's name for [`DynTensor::tensordot`].
     pub fn tensor_product(
@@ -149,35 +149,35 @@ impl DynTensor {
     }
     /// The inner product of two 1-d tensors.
     pub fn dot(&self, other: &DynTensor) -> Result<DynTensor> {
-        pair!(self, other, "dot", a, b => Ok(a.dot(b)?.into()), bool: Err(not_numeric("dot")))
+        pair!(self, other, "dot", a, b => Ok(a.try_dot(b)?.into()), bool: Err(not_numeric("dot")))
     }
     /// The outer product of two 1-d tensors.
     pub fn outer(&self, other: &DynTensor) -> Result<DynTensor> {
-        pair!(self, other, "outer", a, b => Ok(a.outer(b)?.into()), bool: Err(not_numeric("outer")))
+        pair!(self, other, "outer", a, b => Ok(a.try_outer(b)?.into()), bool: Err(not_numeric("outer")))
     }
     /// Inverse of each square matrix in `(..., n, n)`; integers promote like `sin`.
     pub fn inverse(&self) -> Result<DynTensor> {
-        numeric!(self, "inverse", t => Ok(t.inverse()?.into()))
+        numeric!(self, "inverse", t => Ok(t.try_inverse()?.into()))
     }
     /// Solves `self · x = b` for each matrix; `b` must have this tensor's dtype.
     pub fn solve(&self, b: &DynTensor) -> Result<DynTensor> {
-        pair!(self, b, "solve", a, b => Ok(a.solve(b)?.into()), bool: Err(not_numeric("solve")))
+        pair!(self, b, "solve", a, b => Ok(a.try_solve(b)?.into()), bool: Err(not_numeric("solve")))
     }
     /// Thin SVD `(u, s, vh)` of each matrix (NumPy `full_matrices=False`).
     pub fn svd(&self) -> Result<(DynTensor, DynTensor, DynTensor)> {
         numeric!(self, "svd", t => {
-            let (u, s, vh) = t.svd()?;
+            let (u, s, vh) = t.try_svd()?;
             Ok((u.into(), s.into(), vh.into()))
         })
     }
     /// Moore-Penrose pseudo-inverse of each matrix.
     pub fn pinv(&self) -> Result<DynTensor> {
-        numeric!(self, "pinv", t => Ok(t.pinv()?.into()))
+        numeric!(self, "pinv", t => Ok(t.try_pinv()?.into()))
     }
     /// Eigenvalues (ascending) and eigenvectors of each symmetric matrix (lower triangle).
     pub fn eigh(&self) -> Result<(DynTensor, DynTensor)> {
         numeric!(self, "eigh", t => {
-            let (w, v) = t.eigh()?;
+            let (w, v) = t.try_eigh()?;
             Ok((w.into(), v.into()))
         })
     }

@@ -1,5 +1,5 @@
-//! `DeviceOps` for CUDA (where, copies into views, index_select, gather), `scatter_add`, and the device-side
-//! generators `arange_on`, `rand_on`, `randn_on`, all from `kernels/index.cu`.
+//! The CUDA steps for where, copies into views, index_select, gather and scatter_add, and the
+//! device-side generators (`arange`, `rand`, `randn`), all from `kernels/index.cu`.
 
 use super::{Info, empty, launch};
 use crate::device::cuda::Arg;
@@ -7,7 +7,7 @@ use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::cuda::table::{Module, symbol};
-use crate::ops::device_ops::{DeviceOps, check_gather_shape, same_device};
+
 use crate::ops::index::check_index;
 use crate::shape::Shape;
 use crate::tensor::{Tensor, next_key};
@@ -17,7 +17,7 @@ fn packed<T: Element>(t: &Tensor<T, Cuda>) -> Result<Tensor<T, Cuda>> {
     if t.is_contiguous() && t.layout.offset == 0 {
         Ok(t.clone())
     } else {
-        t.deep_copy()
+        t.cuda_deep_copy()
     }
 }
 
@@ -40,7 +40,7 @@ impl Flag {
         if dev.download(&self.0)?[0] == 0 {
             return Ok(());
         }
-        for i in idx.to_vec()? {
+        for i in idx.cuda_to_vec()? {
             check_index(op, i, ax, shape.dims()[ax], shape)?;
         }
         Err(Error::Device {
@@ -50,8 +50,9 @@ impl Flag {
     }
 }
 
-impl DeviceOps for Cuda {
-    fn select<T: Element>(
+/// The CUDA steps for `where`, copies into views, `index_select` and `gather`.
+impl Cuda {
+    pub(crate) fn cuda_select<T: Element>(
         s: &Shape,
         cond: &Tensor<bool, Cuda>,
         a: &Tensor<T, Cuda>,
@@ -90,7 +91,10 @@ impl DeviceOps for Cuda {
         Ok(Tensor::from_storage(out, s.clone(), dev))
     }
 
-    fn assign<T: Element>(dst: &mut Tensor<T, Cuda>, src: &Tensor<T, Cuda>) -> Result<()> {
+    pub(crate) fn cuda_assign<T: Element>(
+        dst: &mut Tensor<T, Cuda>,
+        src: &Tensor<T, Cuda>,
+    ) -> Result<()> {
         let ls = src.layout.broadcast_to("copy_from", dst.shape())?;
         let n = dst.numel();
         if n == 0 {
@@ -100,7 +104,7 @@ impl DeviceOps for Cuda {
         // read the old values (NumPy's result), as on the CPU.
         let owned;
         let (ls, src) = if std::sync::Arc::ptr_eq(&src.storage.buf, &dst.storage.buf) {
-            owned = src.deep_copy()?;
+            owned = src.cuda_deep_copy()?;
             (owned.layout.broadcast_to("copy_from", dst.shape())?, &owned)
         } else {
             (ls, src)
@@ -124,13 +128,13 @@ impl DeviceOps for Cuda {
         )
     }
 
-    fn index_select<T: Element>(
+    pub(crate) fn cuda_index_select<T: Element>(
         src: &Tensor<T, Cuda>,
         ax: usize,
         indices: &Tensor<i64, Cuda>,
     ) -> Result<Tensor<T, Cuda>> {
         let dev = &src.device;
-        let x = src.contiguous()?;
+        let x = src.try_contiguous()?;
         let idx = packed(indices)?;
         let dims = src.dims();
         let (outer, size) = (dims[..ax].iter().product::<usize>(), dims[ax]);
@@ -167,7 +171,7 @@ impl DeviceOps for Cuda {
         Ok(Tensor::from_storage(out, Shape::new(out_dims), dev))
     }
 
-    fn gather<T: Element>(
+    pub(crate) fn cuda_gather<T: Element>(
         src: &Tensor<T, Cuda>,
         ax: usize,
         index: &Tensor<i64, Cuda>,
@@ -214,22 +218,15 @@ impl<T: NumElement> Tensor<T, Cuda> {
     /// # Errors
     /// `ShapeMismatch` when `src` does not have the index's shape or the index does not fit
     /// `self` (as `gather`); `Index` for an out-of-range index; `Device` across devices.
-    pub fn scatter_add(&self, axis: i64, index: &Tensor<i64, Cuda>, src: &Self) -> Result<Self> {
+    pub(crate) fn cuda_scatter_add(
+        &self,
+        ax: usize,
+        index: &Tensor<i64, Cuda>,
+        src: &Self,
+    ) -> Result<Self> {
         const OP: &str = "scatter_add";
-        let ax = self.shape().axis(OP, axis)?;
-        if src.shape() != index.shape() {
-            return Err(Error::ShapeMismatch {
-                op: OP,
-                lhs: index.shape().clone(),
-                rhs: src.shape().clone(),
-                msg: "src must have the index's shape".into(),
-            });
-        }
-        check_gather_shape(OP, self.shape(), index.shape(), ax)?;
-        same_device(OP, self, index)?;
-        same_device(OP, self, src)?;
         let dev = &self.device;
-        let out = packed(self)?.deep_copy()?;
+        let out = packed(self)?.cuda_deep_copy()?;
         let idx = packed(index)?;
         let n = idx.numel();
         if n > 0 {
@@ -264,7 +261,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
 
 /// The CPU's error for the first of `idx`, all of which are out of range.
 fn flag_all(op: &'static str, idx: &Tensor<i64, Cuda>, ax: usize, shape: &Shape) -> Result<()> {
-    let first = idx.to_vec()?[0];
+    let first = idx.cuda_to_vec()?[0];
     check_index(op, first, ax, shape.dims()[ax], shape).map(drop)
 }
 
@@ -275,7 +272,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
     ///
     /// # Errors
     /// As [`Tensor::arange`]: `InvalidArgument` for a zero or NaN step or non-finite bounds.
-    pub fn arange_on(start: T, stop: T, step: T, device: &Cuda) -> Result<Self> {
+    pub(crate) fn cuda_arange(start: T, stop: T, step: T, device: &Cuda) -> Result<Self> {
         let n = Tensor::<T, crate::device::Cpu>::arange_len(start, stop, step)?;
         let out: CudaStorage<T> = empty(device, n)?;
         if n > 0 {
@@ -299,23 +296,10 @@ impl<T: NumElement> Tensor<T, Cuda> {
 }
 
 impl<T: FloatElement> Tensor<T, Cuda> {
-    /// Uniform samples on `[0, 1)` generated on `device` by a Philox4x32-10 kernel keyed from
-    /// the global generator, so [`crate::manual_seed`] makes them reproducible (the values
-    /// differ from [`Tensor::rand`]'s on the CPU). f64 has 53 random bits, the others 24.
-    ///
-    /// # Errors
-    /// `ShapeOverflow` or `Device` on allocation failure.
-    pub fn rand_on(shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
-        Self::generate(shape.into(), device, false)
-    }
-
-    /// Standard-normal samples on `device` (Box-Muller, two per pair of the uniforms of
-    /// [`Tensor::rand_on`]).
-    pub fn randn_on(shape: impl Into<Shape>, device: &Cuda) -> Result<Self> {
-        Self::generate(shape.into(), device, true)
-    }
-
-    fn generate(shape: Shape, device: &Cuda, normal: bool) -> Result<Self> {
+    /// Uniform samples on `[0, 1)` (or standard-normal ones by Box-Muller when `normal`)
+    /// generated on `device` by a Philox4x32-10 kernel keyed from the global generator, so
+    /// [`crate::manual_seed`] makes them reproducible. f64 has 53 random bits, the others 24.
+    pub(crate) fn cuda_random(shape: Shape, device: &Cuda, normal: bool) -> Result<Self> {
         let n = shape.try_numel("rand_on")?;
         let out: CudaStorage<T> = empty(device, n)?;
         let key = next_key();

@@ -20,8 +20,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
     /// # Errors
     /// `ShapeMismatch` naming both shapes (0-d operand, inner dimensions, batch dimensions);
     /// `Device` when the operands are on different devices or cuBLAS fails.
-    pub fn matmul(&self, other: &Self) -> Result<Self> {
-        crate::ops::device_ops::same_device("matmul", self, other)?;
+    pub(crate) fn cuda_matmul(&self, other: &Self) -> Result<Self> {
         let MatmulDims {
             m,
             k,
@@ -38,7 +37,7 @@ impl<T: NumElement> Tensor<T, Cuda> {
             } else {
                 t.clone()
             };
-            t.broadcast_to(Shape::new(dims))?.contiguous()
+            t.broadcast_to(Shape::new(dims))?.try_contiguous()
         };
         let (a, b) = (stack(self, m, k)?, stack(other, k, n)?);
         let nb = batch.numel();

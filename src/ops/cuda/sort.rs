@@ -17,25 +17,18 @@ use crate::tensor::Tensor;
 pub const SORT_MAX: usize = 2048;
 
 impl<T: Element> Tensor<T, Cuda> {
-    /// The indices that sort each slice along `axis`, stably, ascending or descending, NaN last
-    /// either way (as [`Tensor::argsort`] on the CPU, with the same result).
-    ///
-    /// # Errors
-    /// `Axis` for a bad axis; `Device` when a launch or copy fails.
-    pub fn argsort(&self, axis: i64, descending: bool) -> Result<Tensor<i64, Cuda>> {
-        let ax = self.shape().axis("argsort", axis)?;
+    /// The CUDA argsort step along axis `ax`: stable, NaN last, the CPU's result exactly
+    /// (lines longer than [`SORT_MAX`] are sorted on the host).
+    pub(crate) fn cuda_argsort(&self, ax: usize, descending: bool) -> Result<Tensor<i64, Cuda>> {
         let len = self.dims()[ax];
         if len > SORT_MAX {
-            return self
-                .to_cpu()?
-                .argsort(axis, descending)?
-                .to_cuda(&self.device);
+            return crate::backend::on_host(self, |h| h.cpu_argsort(ax, descending));
         }
         // The sorted axis last, packed: (lines, len).
         let n = self.ndim();
         let mut perm: Vec<usize> = (0..n).filter(|&i| i != ax).collect();
         perm.push(ax);
-        let moved = self.permute_usize(&perm)?.contiguous()?;
+        let moved = self.permute_usize(&perm)?.try_contiguous()?;
         let lines = moved.numel().checked_div(len).unwrap_or(0);
         let dev = &self.device;
         let out = Tensor::from_storage(empty(dev, moved.numel())?, moved.shape().clone(), dev);
@@ -61,6 +54,6 @@ impl<T: Element> Tensor<T, Cuda> {
         for (i, &p) in perm.iter().enumerate() {
             inv[p] = i;
         }
-        out.permute_usize(&inv)?.contiguous()
+        out.permute_usize(&inv)?.try_contiguous()
     }
 }

@@ -1,0 +1,203 @@
+//! [`Backend`] for [`Cpu`]: each step runs one of the strided drivers of `crate::cpu` on the
+//! locked buffers (the kernels live beside their op definitions in `ops/` as `cpu_*` methods,
+//! the reductions in `reduce.rs`). In-place and `_into` forms write straight into their
+//! target, without a temporary, when it shares no buffer with an operand.
+
+mod reduce;
+
+use super::Backend;
+use crate::cpu::strided;
+use crate::device::Cpu;
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
+use crate::error::Result;
+use crate::ops::binary::BinaryOp;
+use crate::ops::compare::CompareOp;
+use crate::ops::reduce::{ReduceOp, ScanOp};
+use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
+use crate::ops::{map_assign, map_new, zip_new};
+use crate::shape::Shape;
+use crate::tensor::{Tensor, read, write};
+
+impl Backend for Cpu {
+    fn to_host<T: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
+        Ok(x.clone())
+    }
+    fn from_host<T: Element>(x: &Tensor<T, Cpu>, _: &Cpu) -> Result<Tensor<T, Cpu>> {
+        Ok(x.clone())
+    }
+    fn to_vec<T: Element>(x: &Tensor<T, Cpu>) -> Result<Vec<T>> {
+        let mut out = crate::alloc::try_vec("to_vec", x.numel(), T::ZERO)?;
+        let g = read("to_vec", &x.storage)?;
+        strided::map_into(&g, &x.layout, &mut out, &|v| v);
+        Ok(out)
+    }
+    fn deep_copy<T: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
+        let g = read("deep_copy", &x.storage)?;
+        let buf = strided::copy("deep_copy", &g, &x.layout)?;
+        Ok(Tensor::from_buf(buf, x.shape().clone()))
+    }
+    fn cast<T: Element, U: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<U, Cpu>> {
+        map_new("cast", x, |v: T| v.cast::<U>())
+    }
+    fn assign<T: Element>(dst: &mut Tensor<T, Cpu>, src: &Tensor<T, Cpu>) -> Result<()> {
+        Cpu::cpu_assign(dst, src)
+    }
+    fn fill<T: Element>(dst: &mut Tensor<T, Cpu>, value: T) -> Result<()> {
+        let mut g = write("fill_", &dst.storage)?;
+        strided::map_inplace(&mut g, &dst.layout, |_| value);
+        Ok(())
+    }
+    fn select<T: Element>(
+        shape: &Shape,
+        cond: &Tensor<bool, Cpu>,
+        a: &Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        Cpu::cpu_select(shape, cond, a, b)
+    }
+
+    fn float_unary<T: Element, Op: FloatUnaryOp>(
+        x: &Tensor<T, Cpu>,
+    ) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        x.cpu_float_unary::<Op>()
+    }
+    fn float_unary_into<T: Element, Op: FloatUnaryOp>(
+        x: &Tensor<T, Cpu>,
+        out: &mut Tensor<FloatOf<T>, Cpu>,
+    ) -> Result<()> {
+        x.cpu_float_unary_into::<Op>(out)
+    }
+    fn float_unary_<T: FloatElement, Op: FloatUnaryOp>(x: &mut Tensor<T, Cpu>) -> Result<()> {
+        x.cpu_float_unary_::<Op>()
+    }
+    fn same_unary<T: NumElement, Op: SameUnaryOp>(x: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
+        map_new(Op::NAME, x, Op::apply)
+    }
+    fn same_unary_into<T: NumElement, Op: SameUnaryOp>(
+        x: &Tensor<T, Cpu>,
+        out: &mut Tensor<T, Cpu>,
+    ) -> Result<()> {
+        x.cpu_same_unary_into::<Op>(out)
+    }
+    fn same_unary_<T: NumElement, Op: SameUnaryOp>(x: &mut Tensor<T, Cpu>) -> Result<()> {
+        map_assign(Op::NAME, x, Op::apply)
+    }
+    fn binary<T: NumElement, Op: BinaryOp>(
+        a: &Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        a.cpu_binary::<Op>(b)
+    }
+    fn binary_into<T: NumElement, Op: BinaryOp>(
+        a: &Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+        out: &mut Tensor<T, Cpu>,
+    ) -> Result<()> {
+        a.cpu_binary_into::<Op>(b, out)
+    }
+    fn binary_<T: NumElement, Op: BinaryOp>(
+        dst: &mut Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+    ) -> Result<()> {
+        dst.cpu_binary_::<Op>(b)
+    }
+    fn scalar<T: NumElement, Op: BinaryOp>(
+        x: &Tensor<T, Cpu>,
+        s: T,
+        lhs: bool,
+    ) -> Result<Tensor<T, Cpu>> {
+        if lhs {
+            x.cpu_scalar_lhs::<Op>(s)
+        } else {
+            x.cpu_scalar::<Op>(s)
+        }
+    }
+    fn scalar_into<T: NumElement, Op: BinaryOp>(
+        x: &Tensor<T, Cpu>,
+        s: T,
+        out: &mut Tensor<T, Cpu>,
+    ) -> Result<()> {
+        x.cpu_scalar_into::<Op>(s, out)
+    }
+    fn scalar_<T: NumElement, Op: BinaryOp>(x: &mut Tensor<T, Cpu>, s: T) -> Result<()> {
+        x.cpu_scalar_::<Op>(s)
+    }
+    fn compare<T: Element, Op: CompareOp>(
+        a: &Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+    ) -> Result<Tensor<bool, Cpu>> {
+        zip_new(Op::NAME, a, b, Op::apply::<T>)
+    }
+    fn compare_scalar<T: Element, Op: CompareOp>(
+        x: &Tensor<T, Cpu>,
+        s: T,
+    ) -> Result<Tensor<bool, Cpu>> {
+        map_new(Op::NAME, x, move |v: T| Op::apply(v, s))
+    }
+
+    fn reduce<T: Element, O: Element>(
+        x: &Tensor<T, Cpu>,
+        op: ReduceOp,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<O, Cpu>> {
+        reduce::cpu_reduce(x, op, mask, keepdim)
+    }
+    fn scan<T: Element, O: NumElement>(
+        x: &Tensor<T, Cpu>,
+        op: ScanOp,
+        ax: usize,
+    ) -> Result<Tensor<O, Cpu>> {
+        reduce::cpu_scan(x, op, ax)
+    }
+
+    fn matmul<T: NumElement>(a: &Tensor<T, Cpu>, b: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
+        let dims = crate::ops::matmul::matmul_dims(a.shape(), b.shape())?;
+        let mut out = Tensor::zeros(dims.out)?;
+        a.cpu_matmul_into(b, &mut out)?;
+        Ok(out)
+    }
+    fn matmul_into<T: NumElement>(
+        a: &Tensor<T, Cpu>,
+        b: &Tensor<T, Cpu>,
+        out: &mut Tensor<T, Cpu>,
+    ) -> Result<()> {
+        a.cpu_matmul_into(b, out)
+    }
+    fn index_select<T: Element>(
+        src: &Tensor<T, Cpu>,
+        ax: usize,
+        indices: &Tensor<i64, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        Cpu::cpu_index_select(src, ax, indices)
+    }
+    fn gather<T: Element>(
+        src: &Tensor<T, Cpu>,
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        Cpu::cpu_gather(src, ax, index)
+    }
+    fn scatter_add<T: NumElement>(
+        x: &Tensor<T, Cpu>,
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+        src: &Tensor<T, Cpu>,
+    ) -> Result<Tensor<T, Cpu>> {
+        x.cpu_scatter_add(ax, index, src)
+    }
+    fn argsort<T: Element>(
+        x: &Tensor<T, Cpu>,
+        ax: usize,
+        descending: bool,
+    ) -> Result<Tensor<i64, Cpu>> {
+        x.cpu_argsort(ax, descending)
+    }
+    fn random<T: FloatElement>(shape: Shape, _: &Cpu, normal: bool) -> Result<Tensor<T, Cpu>> {
+        if normal {
+            Tensor::randn(shape)
+        } else {
+            Tensor::rand(shape)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The CPU's reduction and scan steps: one strided driver (`cpu::reduce`) run with the
+//! reducer each [`ReduceOp`] names, each state mapped to the output dtype `O` the public op
+//! picked. Float sums and moments accumulate in f64, integer sums in wrapping i64.
+
+use crate::cpu::reduce::{Reducer, reduce, scan};
+use crate::cpu::reducers::{ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR};
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::{Element, NumElement};
+use crate::error::{Error, Result};
+use crate::ops::reduce::{ReduceOp, ScanOp};
+use crate::shape::Shape;
+use crate::tensor::{Tensor, read};
+
+/// Runs reducer `r` over the axes in `mask` and maps each state to an output element.
+fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
+    x: &Tensor<T, Cpu>,
+    op: &'static str,
+    mask: &[bool],
+    keepdim: bool,
+    r: R,
+    finish: impl Fn(R::Acc, usize) -> Result<O>,
+) -> Result<Tensor<O, Cpu>> {
+    let g = read(op, &x.storage)?;
+    let (accs, kept, blk) = reduce(&g, &x.layout, mask, &r);
+    drop(g);
+    let dims: Vec<usize> = if keepdim {
+        x.dims()
+            .iter()
+            .zip(mask)
+            .map(|(&d, &m)| if m { 1 } else { d })
+            .collect()
+    } else {
+        kept
+    };
+    let mut buf = AlignedBuf::zeros(op, accs.len())?;
+    for (o, a) in buf.iter_mut().zip(accs) {
+        *o = finish(a, blk)?;
+    }
+    Ok(Tensor::from_buf(buf, Shape::new(dims)))
+}
+
+/// The error for a slice with no element to pick (`blk == 0`) or only NaN.
+fn nothing_to_pick(op: &'static str, shape: &Shape, blk: usize) -> Error {
+    Error::EmptyReduction {
+        op,
+        msg: if blk == 0 {
+            format!(
+                "a reduced slice of the tensor of shape {shape} is empty, and the {op} of nothing is undefined"
+            )
+        } else {
+            format!(
+                "a reduced slice of the tensor of shape {shape} is all NaN, so it has no {op}; use the plain form to get the NaN's index"
+            )
+        },
+    }
+}
+
+/// `m2 / (n - correction)`, NaN when there are no degrees of freedom left.
+fn variance(n: f64, m2: f64, correction: usize) -> f64 {
+    let d = n - correction as f64;
+    if d > 0.0 { m2 / d } else { f64::NAN }
+}
+
+pub(super) fn cpu_reduce<T: Element, O: Element>(
+    x: &Tensor<T, Cpu>,
+    op: ReduceOp,
+    mask: &[bool],
+    keepdim: bool,
+) -> Result<Tensor<O, Cpu>> {
+    use ReduceOp::*;
+    let name = op.name();
+    let shape = x.shape().clone();
+    match op {
+        Sum | Product | NanSum | NanProduct => {
+            let product = matches!(op, Product | NanProduct);
+            if T::DTYPE.is_float() {
+                let skip_nan = matches!(op, NanSum | NanProduct);
+                let r = FloatSumR { product, skip_nan };
+                reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_f64(a)))
+            } else {
+                let r = IntSumR { product };
+                reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_i64(a)))
+            }
+        }
+        Min | Max | NanMin | NanMax => {
+            let skip_nan = matches!(op, NanMin | NanMax);
+            let r = ExtremeR {
+                max: matches!(op, Max | NanMax),
+                skip_nan,
+            };
+            reduce_with(x, name, mask, keepdim, r, |a, blk| match a {
+                Some((v, _)) => Ok(v.cast::<O>()),
+                // An all-NaN slice has NaN as its nanmin/nanmax (NumPy).
+                None if skip_nan && blk > 0 => Ok(O::from_f64(f64::NAN)),
+                None => Err(nothing_to_pick(name, &shape, 0)),
+            })
+        }
+        ArgMin | ArgMax | NanArgMin | NanArgMax => {
+            let r = ExtremeR {
+                max: matches!(op, ArgMax | NanArgMax),
+                skip_nan: matches!(op, NanArgMin | NanArgMax),
+            };
+            reduce_with(x, name, mask, keepdim, r, |a, blk| match a {
+                Some((_, i)) => Ok(O::from_i64(i as i64)),
+                None => Err(nothing_to_pick(name, &shape, blk)),
+            })
+        }
+        Mean | NanMean => {
+            let r = MeanR {
+                skip_nan: op == NanMean,
+            };
+            reduce_with(x, name, mask, keepdim, r, |(s, c), _| {
+                Ok(O::from_f64(s / c as f64))
+            })
+        }
+        Var(c) | Std(c) => {
+            let r = MomentsR { skip_nan: false };
+            let sqrt = matches!(op, Std(_));
+            reduce_with(x, name, mask, keepdim, r, move |(n, _, m2), _| {
+                let v = variance(n, m2, c);
+                Ok(O::from_f64(if sqrt { v.sqrt() } else { v }))
+            })
+        }
+        Any | All => {
+            let r = TruthR { all: op == All };
+            reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_i64(a as i64)))
+        }
+    }
+}
+
+pub(super) fn cpu_scan<T: Element, O: NumElement>(
+    x: &Tensor<T, Cpu>,
+    op: ScanOp,
+    ax: usize,
+) -> Result<Tensor<O, Cpu>> {
+    let name = op.name();
+    let g = read(name, &x.storage)?;
+    let v = match op {
+        ScanOp::CumSum => scan(&g, &x.layout, ax, O::ZERO, |a, v: T| a.add(v.cast::<O>())),
+        ScanOp::CumProd => scan(&g, &x.layout, ax, O::ONE, |a, v: T| a.mul(v.cast::<O>())),
+    };
+    drop(g);
+    Tensor::from_vec(v, x.shape().clone())
+}

@@ -1,0 +1,125 @@
+//! [`Backend`] for [`Cuda`]: each step launches the NVRTC-compiled kernels of `kernels/`
+//! (through `ops/cuda/`) or cuBLAS. In-place and `_into` forms compute into a temporary and
+//! copy it into their target (the trait's defaults), so a target may alias an operand.
+//! Factorizations, `linspace` and long-line sorts run on the host.
+
+use super::Backend;
+use crate::device::{Cpu, Cuda, Device};
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
+use crate::error::Result;
+use crate::ops::binary::BinaryOp;
+use crate::ops::compare::CompareOp;
+use crate::ops::reduce::{ReduceOp, ScanOp};
+use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+impl Backend for Cuda {
+    fn to_host<T: Element>(x: &Tensor<T, Cuda>) -> Result<Tensor<T, Cpu>> {
+        Tensor::from_vec(x.cuda_to_vec()?, x.shape().clone())
+    }
+    fn from_host<T: Element>(x: &Tensor<T, Cpu>, device: &Cuda) -> Result<Tensor<T, Cuda>> {
+        let storage = device.upload(&x.try_to_vec()?)?;
+        Ok(Tensor::from_storage(storage, x.shape().clone(), device))
+    }
+    fn to_vec<T: Element>(x: &Tensor<T, Cuda>) -> Result<Vec<T>> {
+        x.cuda_to_vec()
+    }
+    fn deep_copy<T: Element>(x: &Tensor<T, Cuda>) -> Result<Tensor<T, Cuda>> {
+        x.cuda_deep_copy()
+    }
+    fn cast<T: Element, U: Element>(x: &Tensor<T, Cuda>) -> Result<Tensor<U, Cuda>> {
+        x.cuda_cast()
+    }
+    fn assign<T: Element>(dst: &mut Tensor<T, Cuda>, src: &Tensor<T, Cuda>) -> Result<()> {
+        Cuda::cuda_assign(dst, src)
+    }
+    fn select<T: Element>(
+        shape: &Shape,
+        cond: &Tensor<bool, Cuda>,
+        a: &Tensor<T, Cuda>,
+        b: &Tensor<T, Cuda>,
+    ) -> Result<Tensor<T, Cuda>> {
+        Cuda::cuda_select(shape, cond, a, b)
+    }
+
+    fn float_unary<T: Element, Op: FloatUnaryOp>(
+        x: &Tensor<T, Cuda>,
+    ) -> Result<Tensor<FloatOf<T>, Cuda>> {
+        x.cuda_float_unary::<Op>()
+    }
+    fn same_unary<T: NumElement, Op: SameUnaryOp>(x: &Tensor<T, Cuda>) -> Result<Tensor<T, Cuda>> {
+        x.cuda_same_unary::<Op>()
+    }
+    fn binary<T: NumElement, Op: BinaryOp>(
+        a: &Tensor<T, Cuda>,
+        b: &Tensor<T, Cuda>,
+    ) -> Result<Tensor<T, Cuda>> {
+        a.cuda_binary::<Op>(b)
+    }
+    fn compare<T: Element, Op: CompareOp>(
+        a: &Tensor<T, Cuda>,
+        b: &Tensor<T, Cuda>,
+    ) -> Result<Tensor<bool, Cuda>> {
+        a.cuda_compare::<Op>(b)
+    }
+
+    fn reduce<T: Element, O: Element>(
+        x: &Tensor<T, Cuda>,
+        op: ReduceOp,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<O, Cuda>> {
+        x.cuda_reduce(op, mask, keepdim)
+    }
+    fn scan<T: Element, O: NumElement>(
+        x: &Tensor<T, Cuda>,
+        op: ScanOp,
+        ax: usize,
+    ) -> Result<Tensor<O, Cuda>> {
+        x.cuda_scan(op, ax)
+    }
+
+    fn matmul<T: NumElement>(a: &Tensor<T, Cuda>, b: &Tensor<T, Cuda>) -> Result<Tensor<T, Cuda>> {
+        a.cuda_matmul(b)
+    }
+    fn index_select<T: Element>(
+        src: &Tensor<T, Cuda>,
+        ax: usize,
+        indices: &Tensor<i64, Cuda>,
+    ) -> Result<Tensor<T, Cuda>> {
+        Cuda::cuda_index_select(src, ax, indices)
+    }
+    fn gather<T: Element>(
+        src: &Tensor<T, Cuda>,
+        ax: usize,
+        index: &Tensor<i64, Cuda>,
+    ) -> Result<Tensor<T, Cuda>> {
+        Cuda::cuda_gather(src, ax, index)
+    }
+    fn scatter_add<T: NumElement>(
+        x: &Tensor<T, Cuda>,
+        ax: usize,
+        index: &Tensor<i64, Cuda>,
+        src: &Tensor<T, Cuda>,
+    ) -> Result<Tensor<T, Cuda>> {
+        x.cuda_scatter_add(ax, index, src)
+    }
+    fn argsort<T: Element>(
+        x: &Tensor<T, Cuda>,
+        ax: usize,
+        descending: bool,
+    ) -> Result<Tensor<i64, Cuda>> {
+        x.cuda_argsort(ax, descending)
+    }
+    fn arange<T: NumElement>(start: T, stop: T, step: T, device: &Cuda) -> Result<Tensor<T, Cuda>> {
+        Tensor::cuda_arange(start, stop, step, device)
+    }
+    fn random<T: FloatElement>(
+        shape: Shape,
+        device: &Cuda,
+        normal: bool,
+    ) -> Result<Tensor<T, Cuda>> {
+        Tensor::cuda_random(shape, device, normal)
+    }
+}

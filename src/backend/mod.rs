@@ -1,0 +1,275 @@
+//! The device layer: [`Backend`], the one trait through which every device-specific step of an
+//! op goes. The public ops of `Tensor<T, D>` are defined once, over `D: Backend`, in `ops/`;
+//! they check arguments, pick the output dtype and call these steps. `cpu.rs` implements them
+//! with the strided CPU drivers, `cuda.rs` with the NVRTC kernels and cuBLAS.
+//!
+//! A step a device has no kernel for is a default method that runs on the host
+//! ([`on_host`]): a new op is then a compile error in one place (the trait), never a silent gap
+//! on one device.
+
+mod cpu;
+mod cuda;
+
+use crate::device::{Cpu, Device};
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
+use crate::error::Result;
+use crate::ops::binary::BinaryOp;
+use crate::ops::compare::CompareOp;
+use crate::ops::reduce::{ReduceOp, ScanOp};
+use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+/// A device with kernels: implemented for [`Cpu`] and [`crate::Cuda`] (sealed through
+/// [`Device`]). Write device-generic code with `D: Backend`:
+///
+/// ```
+/// use typed_tensor::prelude::*;
+///
+/// /// `softmax` over the last axis, for any float type on any device.
+/// fn softmax<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+///     let e = x.try_sub(&x.try_max(&[-1], true)?)?.try_exp()?;
+///     e.try_div(&e.try_sum(&[-1], true)?)
+/// }
+///
+/// let x = Tensor::<f32>::from_vec(vec![1.0, 2.0, 3.0, 1.0, 1.0, 1.0], [2, 3])?;
+/// let p = softmax(&x)?;
+/// assert!((p.sum(&[], false).item() - 2.0).abs() < 1e-6);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// Its methods are the steps behind the typed API and are not called directly: they take
+/// tensors whose arguments the public op has already checked (axes resolved, shapes
+/// broadcastable, operands on one device).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device with kernels",
+    note = "the backends are `Cpu` and `Cuda`; generic code takes `D: Backend`"
+)]
+pub trait Backend: Device {
+    // ---- transfers and copies -------------------------------------------------------------
+
+    /// A host tensor with `x`'s elements (shared storage on the CPU, a download on CUDA).
+    #[doc(hidden)]
+    fn to_host<T: Element>(x: &Tensor<T, Self>) -> Result<Tensor<T, Cpu>>;
+    /// `x` on `device` (shared storage on the CPU, an upload on CUDA).
+    #[doc(hidden)]
+    fn from_host<T: Element>(x: &Tensor<T, Cpu>, device: &Self) -> Result<Tensor<T, Self>>;
+    /// The elements in row-major order, on the host.
+    #[doc(hidden)]
+    fn to_vec<T: Element>(x: &Tensor<T, Self>) -> Result<Vec<T>>;
+    /// An independent contiguous copy.
+    #[doc(hidden)]
+    fn deep_copy<T: Element>(x: &Tensor<T, Self>) -> Result<Tensor<T, Self>>;
+    /// Every element converted with Rust `as` semantics.
+    #[doc(hidden)]
+    fn cast<T: Element, U: Element>(x: &Tensor<T, Self>) -> Result<Tensor<U, Self>>;
+    /// Writes `src` (broadcast to `dst`'s shape) into the writable view `dst`.
+    #[doc(hidden)]
+    fn assign<T: Element>(dst: &mut Tensor<T, Self>, src: &Tensor<T, Self>) -> Result<()>;
+    /// Sets every element of the writable view `dst` to `value`.
+    #[doc(hidden)]
+    fn fill<T: Element>(dst: &mut Tensor<T, Self>, value: T) -> Result<()> {
+        let s = Tensor::scalar_on(value, &dst.device)?;
+        Self::assign(dst, &s)
+    }
+    /// `cond ? a : b`, the three already checked to broadcast to `shape`.
+    #[doc(hidden)]
+    fn select<T: Element>(
+        shape: &Shape,
+        cond: &Tensor<bool, Self>,
+        a: &Tensor<T, Self>,
+        b: &Tensor<T, Self>,
+    ) -> Result<Tensor<T, Self>>;
+
+    // ---- element-wise ---------------------------------------------------------------------
+
+    /// A float-valued unary op into a new tensor.
+    #[doc(hidden)]
+    fn float_unary<T: Element, Op: FloatUnaryOp>(
+        x: &Tensor<T, Self>,
+    ) -> Result<Tensor<FloatOf<T>, Self>>;
+    /// A float-valued unary op into `out` (shape checked here; `out` may be `x`).
+    #[doc(hidden)]
+    fn float_unary_into<T: Element, Op: FloatUnaryOp>(
+        x: &Tensor<T, Self>,
+        out: &mut Tensor<FloatOf<T>, Self>,
+    ) -> Result<()> {
+        out.store(Op::NAME, &Self::float_unary::<T, Op>(x)?)
+    }
+    /// A float-valued unary op in place.
+    #[doc(hidden)]
+    fn float_unary_<T: FloatElement, Op: FloatUnaryOp>(x: &mut Tensor<T, Self>) -> Result<()> {
+        let r = Self::float_unary::<T, Op>(x)?;
+        x.store(Op::NAME, &r)
+    }
+    /// A type-keeping unary op into a new tensor.
+    #[doc(hidden)]
+    fn same_unary<T: NumElement, Op: SameUnaryOp>(x: &Tensor<T, Self>) -> Result<Tensor<T, Self>>;
+    /// A type-keeping unary op into `out`.
+    #[doc(hidden)]
+    fn same_unary_into<T: NumElement, Op: SameUnaryOp>(
+        x: &Tensor<T, Self>,
+        out: &mut Tensor<T, Self>,
+    ) -> Result<()> {
+        out.store(Op::NAME, &Self::same_unary::<T, Op>(x)?)
+    }
+    /// A type-keeping unary op in place.
+    #[doc(hidden)]
+    fn same_unary_<T: NumElement, Op: SameUnaryOp>(x: &mut Tensor<T, Self>) -> Result<()> {
+        let r = Self::same_unary::<T, Op>(x)?;
+        x.store(Op::NAME, &r)
+    }
+    /// `Op(a, b)` with broadcasting into a new tensor; an invalid right operand (an integer
+    /// zero divisor) is an `Err` before anything is written.
+    #[doc(hidden)]
+    fn binary<T: NumElement, Op: BinaryOp>(
+        a: &Tensor<T, Self>,
+        b: &Tensor<T, Self>,
+    ) -> Result<Tensor<T, Self>>;
+    /// `out = Op(a, b)`; `out` has the broadcast shape and may be an operand.
+    #[doc(hidden)]
+    fn binary_into<T: NumElement, Op: BinaryOp>(
+        a: &Tensor<T, Self>,
+        b: &Tensor<T, Self>,
+        out: &mut Tensor<T, Self>,
+    ) -> Result<()> {
+        out.store(Op::NAME, &Self::binary::<T, Op>(a, b)?)
+    }
+    /// `dst = Op(dst, b)`, `b` broadcast into `dst`'s shape.
+    #[doc(hidden)]
+    fn binary_<T: NumElement, Op: BinaryOp>(
+        dst: &mut Tensor<T, Self>,
+        b: &Tensor<T, Self>,
+    ) -> Result<()> {
+        let r = Self::binary::<T, Op>(dst, b)?;
+        dst.store(Op::NAME, &r)
+    }
+    /// `Op(x, s)`, or `Op(s, x)` when `lhs`.
+    #[doc(hidden)]
+    fn scalar<T: NumElement, Op: BinaryOp>(
+        x: &Tensor<T, Self>,
+        s: T,
+        lhs: bool,
+    ) -> Result<Tensor<T, Self>> {
+        let s = Tensor::scalar_on(s, &x.device)?;
+        if lhs {
+            Self::binary::<T, Op>(&s, x)
+        } else {
+            Self::binary::<T, Op>(x, &s)
+        }
+    }
+    /// `out = Op(x, s)`.
+    #[doc(hidden)]
+    fn scalar_into<T: NumElement, Op: BinaryOp>(
+        x: &Tensor<T, Self>,
+        s: T,
+        out: &mut Tensor<T, Self>,
+    ) -> Result<()> {
+        out.store(Op::NAME, &Self::scalar::<T, Op>(x, s, false)?)
+    }
+    /// `x = Op(x, s)`.
+    #[doc(hidden)]
+    fn scalar_<T: NumElement, Op: BinaryOp>(x: &mut Tensor<T, Self>, s: T) -> Result<()> {
+        let r = Self::scalar::<T, Op>(x, s, false)?;
+        x.store(Op::NAME, &r)
+    }
+    /// A comparison with broadcasting.
+    #[doc(hidden)]
+    fn compare<T: Element, Op: CompareOp>(
+        a: &Tensor<T, Self>,
+        b: &Tensor<T, Self>,
+    ) -> Result<Tensor<bool, Self>>;
+    /// A comparison against a scalar right operand.
+    #[doc(hidden)]
+    fn compare_scalar<T: Element, Op: CompareOp>(
+        x: &Tensor<T, Self>,
+        s: T,
+    ) -> Result<Tensor<bool, Self>> {
+        Self::compare::<T, Op>(x, &Tensor::scalar_on(s, &x.device)?)
+    }
+
+    // ---- reductions and scans -------------------------------------------------------------
+
+    /// Reduces the axes where `mask` is true; `O` is the op's output dtype, picked by the
+    /// public op (`SumOf<T>` for a sum, i64 for an arg-reduction, ...).
+    #[doc(hidden)]
+    fn reduce<T: Element, O: Element>(
+        x: &Tensor<T, Self>,
+        op: ReduceOp,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<O, Self>>;
+    /// A running sum or product along the checked axis `ax`.
+    #[doc(hidden)]
+    fn scan<T: Element, O: NumElement>(
+        x: &Tensor<T, Self>,
+        op: ScanOp,
+        ax: usize,
+    ) -> Result<Tensor<O, Self>>;
+
+    // ---- matrix product, indexing, sorting, generators ------------------------------------
+
+    /// NumPy `matmul` of two operands on one device into a new tensor.
+    #[doc(hidden)]
+    fn matmul<T: NumElement>(a: &Tensor<T, Self>, b: &Tensor<T, Self>) -> Result<Tensor<T, Self>>;
+    /// NumPy `matmul` into `out` (shape checked here; `out` may be an operand).
+    #[doc(hidden)]
+    fn matmul_into<T: NumElement>(
+        a: &Tensor<T, Self>,
+        b: &Tensor<T, Self>,
+        out: &mut Tensor<T, Self>,
+    ) -> Result<()> {
+        out.store("matmul", &Self::matmul(a, b)?)
+    }
+    /// `index_select` along the checked axis `ax` with 1-d `indices`.
+    #[doc(hidden)]
+    fn index_select<T: Element>(
+        src: &Tensor<T, Self>,
+        ax: usize,
+        indices: &Tensor<i64, Self>,
+    ) -> Result<Tensor<T, Self>>;
+    /// `gather` along the checked axis `ax`, the index's shape already checked.
+    #[doc(hidden)]
+    fn gather<T: Element>(
+        src: &Tensor<T, Self>,
+        ax: usize,
+        index: &Tensor<i64, Self>,
+    ) -> Result<Tensor<T, Self>>;
+    /// `scatter_add` along the checked axis `ax`, shapes already checked.
+    #[doc(hidden)]
+    fn scatter_add<T: NumElement>(
+        x: &Tensor<T, Self>,
+        ax: usize,
+        index: &Tensor<i64, Self>,
+        src: &Tensor<T, Self>,
+    ) -> Result<Tensor<T, Self>>;
+    /// Stable argsort along the checked axis `ax`, NaN last.
+    #[doc(hidden)]
+    fn argsort<T: Element>(
+        x: &Tensor<T, Self>,
+        ax: usize,
+        descending: bool,
+    ) -> Result<Tensor<i64, Self>>;
+    /// NumPy `arange` on `device` (computed on the host by default).
+    #[doc(hidden)]
+    fn arange<T: NumElement>(start: T, stop: T, step: T, device: &Self) -> Result<Tensor<T, Self>> {
+        Self::from_host(&Tensor::<T, Cpu>::arange(start, stop, step)?, device)
+    }
+    /// Uniform `[0, 1)` (or standard-normal when `normal`) samples from the global generator.
+    #[doc(hidden)]
+    fn random<T: FloatElement>(
+        shape: Shape,
+        device: &Self,
+        normal: bool,
+    ) -> Result<Tensor<T, Self>>;
+}
+
+/// Runs the host op `f` on `x` and puts the result on `x`'s device: the default for steps a
+/// device has no kernel for. Free on the CPU (no copy either way); one download and one upload
+/// of the operands on CUDA.
+pub(crate) fn on_host<T: Element, O: Element, D: Backend>(
+    x: &Tensor<T, D>,
+    f: impl FnOnce(&Tensor<T, Cpu>) -> Result<Tensor<O, Cpu>>,
+) -> Result<Tensor<O, D>> {
+    D::from_host(&f(&D::to_host(x)?)?, &x.device)
+}
