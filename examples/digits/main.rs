@@ -38,35 +38,36 @@ fn main() {
             _ => usage(),
         }
     }
-    if device != "cpu" {
-        let ordinal = device
-            .strip_prefix("cuda:")
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| usage());
-        if let Err(e) = Cuda::new(ordinal) {
-            eprintln!("error: {e}");
-            std::process::exit(1);
+    let gpu = match device.as_str() {
+        "cpu" => None,
+        d => {
+            let ordinal = d
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| usage());
+            // No GPU (or no driver) is the driver's error, never a silent CPU run.
+            Some(Cuda::new(ordinal).unwrap_or_else(|e| {
+                eprintln!("error: {e}");
+                std::process::exit(1)
+            }))
         }
-    }
+    };
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/digits.csv.gz");
     let data = model::load(path).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(1)
     });
+    let used = gpu.as_ref().map_or(DeviceIndex::cpu(), |g| g.index());
     println!(
-        "digits: {} images of 8x8 pixels, 10 classes; softmax regression, dtype {dtype}, device {device}, {} epochs, lr {}",
+        "digits: {} images of 8x8 pixels, 10 classes; softmax regression, dtype {dtype}, device {used}, {} epochs, lr {}",
         data.labels.len(),
         cfg.epochs,
         cfg.lr
     );
     let start = Instant::now();
-    let log = |epoch: usize, loss: f64| println!("epoch {epoch:>5}  loss {loss:.4}");
-    let report = match dtype.as_str() {
-        "f32" => model::train::<f32>(&data, &cfg, log),
-        "f64" => model::train::<f64>(&data, &cfg, log),
-        "bf16" => model::train::<bf16>(&data, &cfg, log),
-        "f16" => model::train::<f16>(&data, &cfg, log),
-        _ => usage(),
+    let report = match &gpu {
+        None => run(&dtype, &data, &cfg, &Cpu),
+        Some(g) => run(&dtype, &data, &cfg, g),
     }
     .unwrap_or_else(|e| {
         eprintln!("error: {e}");
@@ -75,4 +76,21 @@ fn main() {
     println!("train accuracy {:.2}%", 100.0 * report.train_acc);
     println!("test accuracy  {:.2}%", 100.0 * report.test_acc);
     println!("wall time      {:.2} s", start.elapsed().as_secs_f64());
+}
+
+/// Trains with element type `dtype` on `device` (one generic `train` for every device).
+fn run<D: Backend>(
+    dtype: &str,
+    data: &model::Digits,
+    cfg: &model::Config,
+    device: &D,
+) -> Result<model::Report> {
+    let log = |epoch: usize, loss: f64| println!("epoch {epoch:>5}  loss {loss:.4}");
+    match dtype {
+        "f32" => model::train::<f32, D>(data, cfg, device, log),
+        "f64" => model::train::<f64, D>(data, cfg, device, log),
+        "bf16" => model::train::<bf16, D>(data, cfg, device, log),
+        "f16" => model::train::<f16, D>(data, cfg, device, log),
+        _ => usage(),
+    }
 }

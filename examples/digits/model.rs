@@ -50,25 +50,29 @@ pub struct Report {
     pub test_acc: f64,
 }
 
-fn one_hot<T: FloatElement>(labels: &[usize], classes: usize) -> Result<Tensor<T>> {
+fn one_hot<T: FloatElement, D: Backend>(
+    labels: &[usize],
+    classes: usize,
+    device: &D,
+) -> Result<Tensor<T, D>> {
     let mut v = vec![T::ZERO; labels.len() * classes];
     for (i, &l) in labels.iter().enumerate() {
         v[i * classes + l] = T::ONE;
     }
-    Tensor::from_vec(v, [labels.len(), classes])
+    Tensor::from_vec_on(v, [labels.len(), classes], device)
 }
 
-fn accuracy<T: FloatElement>(
-    x: &Tensor<T>,
-    w: &Tensor<T>,
-    b: &Tensor<T>,
+fn accuracy<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    w: &Tensor<T, D>,
+    b: &Tensor<T, D>,
     labels: &[usize],
 ) -> Result<f64> {
     let pred = x
         .try_matmul(w)?
         .try_add(b)?
         .try_argmax(&[1], false)?
-        .to_vec();
+        .try_to_vec()?;
     let hits = pred
         .iter()
         .zip(labels)
@@ -78,10 +82,12 @@ fn accuracy<T: FloatElement>(
 }
 
 /// Standardises with the training split's statistics, splits 80/20 with a seeded shuffle and
-/// trains full-batch gradient descent on the softmax cross-entropy (log-sum-exp trick).
-pub fn train<T: FloatElement>(
+/// trains full-batch gradient descent on the softmax cross-entropy (log-sum-exp trick), every
+/// step on `device`: the same code runs on the CPU and on a GPU.
+pub fn train<T: FloatElement, D: Backend>(
     data: &Digits,
     cfg: &Config,
+    device: &D,
     mut log: impl FnMut(usize, f64),
 ) -> Result<Report> {
     use rand::{SeedableRng, seq::SliceRandom};
@@ -89,13 +95,13 @@ pub fn train<T: FloatElement>(
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(cfg.seed));
     let n_train = n * 4 / 5;
-    let take = |idx: &[usize]| -> Result<(Tensor<f64>, Vec<usize>)> {
+    let take = |idx: &[usize]| -> Result<(Tensor<f64, D>, Vec<usize>)> {
         let mut px = Vec::with_capacity(idx.len() * 64);
         for &i in idx {
             px.extend_from_slice(&data.pixels[i * 64..(i + 1) * 64]);
         }
         Ok((
-            Tensor::from_vec(px, [idx.len(), 64])?,
+            Tensor::from_vec_on(px, [idx.len(), 64], device)?,
             idx.iter().map(|&i| data.labels[i]).collect(),
         ))
     };
@@ -104,16 +110,19 @@ pub fn train<T: FloatElement>(
 
     // Standardise in f64 with the training statistics; constant pixels get a scale of 1.
     let mean = x_train.try_mean(&[0], true)?;
-    let std = x_train
-        .try_std(&[0], 0, true)?
-        .map(|s| if s > 1e-12 { s } else { 1.0 });
-    let x_train: Tensor<T> = x_train.try_sub(&mean)?.try_div(&std)?.cast();
-    let x_test: Tensor<T> = x_test.try_sub(&mean)?.try_div(&std)?.cast();
+    let std = x_train.try_std(&[0], 0, true)?;
+    let std = Tensor::try_where(
+        &std.try_gt_scalar(1e-12)?,
+        &std,
+        &Tensor::scalar_on(1.0, device)?,
+    )?;
+    let x_train: Tensor<T, D> = x_train.try_sub(&mean)?.try_div(&std)?.try_cast()?;
+    let x_test: Tensor<T, D> = x_test.try_sub(&mean)?.try_div(&std)?.try_cast()?;
 
     let classes = 10;
-    let target = one_hot::<T>(&y_train, classes)?;
-    let mut w = Tensor::<T>::zeros([64, classes])?;
-    let mut b = Tensor::<T>::zeros([1, classes])?;
+    let target = one_hot::<T, D>(&y_train, classes, device)?;
+    let mut w = Tensor::<T, D>::zeros_on([64, classes], device)?;
+    let mut b = Tensor::<T, D>::zeros_on([1, classes], device)?;
     let inv_n = T::from_f64(1.0 / n_train as f64);
     let lr = T::from_f64(cfg.lr);
     let wd = T::from_f64(cfg.weight_decay);
@@ -130,7 +139,8 @@ pub fn train<T: FloatElement>(
                 .try_mean(&[], false)?
                 .try_item()?
                 .to_f64();
-            let l2 = w.square().try_sum(&[], false)?.try_item()?.to_f64() * cfg.weight_decay / 2.0;
+            let l2 =
+                w.try_square()?.try_sum(&[], false)?.try_item()?.to_f64() * cfg.weight_decay / 2.0;
             losses.push((epoch, ce + l2));
             log(epoch, ce + l2);
         }
@@ -140,13 +150,13 @@ pub fn train<T: FloatElement>(
         // d loss / d logits = (softmax - one_hot) / n
         let grad = logits
             .try_sub(&lse)?
-            .exp()
+            .try_exp()?
             .try_sub(&target)?
-            .mul_scalar(inv_n);
-        let gw = xt.try_matmul(&grad)?.try_add(&w.mul_scalar(wd))?;
+            .try_mul_scalar(inv_n)?;
+        let gw = xt.try_matmul(&grad)?.try_add(&w.try_mul_scalar(wd)?)?;
         let gb = grad.try_sum(&[0], true)?;
-        w.sub_(&gw.mul_scalar(lr))?;
-        b.sub_(&gb.mul_scalar(lr))?;
+        w.sub_(&gw.try_mul_scalar(lr)?)?;
+        b.sub_(&gb.try_mul_scalar(lr)?)?;
     }
     Ok(Report {
         losses,

@@ -10,7 +10,7 @@
 
 /// Runs `$body` with `$t` bound to the typed tensor inside any variant, on either device: the
 /// body is compiled once per dtype × device, so it may only call methods that both devices
-/// spell alike (`.lift()` evens out the CPU forms that return a value instead of a `Result`).
+/// spell alike.
 macro_rules! dyn_each {
     ($v:expr, $t:ident => $body:expr) => {
         dyn_each!(@arms $v, $t => $body; F32 F64 F16 BF16 I16 I32 I64 U8 Bool)
@@ -65,7 +65,6 @@ pub use scalar::{Scalar, TensorOptions};
 use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
 use crate::dtype::{Dtype, Element};
 use crate::error::{Error, Result};
-use crate::ops::Lift;
 use crate::shape::Shape;
 use crate::tensor::{DataRef, Tensor};
 use half::{bf16, f16};
@@ -455,9 +454,7 @@ impl DynTensor {
     /// Every element with `precision` decimals (the seed's `display`); a CUDA tensor is copied
     /// to the host first (a failed copy prints the error).
     pub fn display(&self, precision: usize) -> String {
-        dyn_device!(self,
-            cpu t => t.display(precision),
-            cuda t => t.display(precision).unwrap_or_else(|e| format!("<{e}>")))
+        dyn_each!(self, t => t.try_display(precision).unwrap_or_else(|e| format!("<{e}>")))
     }
 
     /// The tensor on `device`: the same device shares the data, another one gets a copy (the
@@ -467,7 +464,7 @@ impl DynTensor {
     /// `Device` when the CUDA device cannot be opened or the copy fails.
     pub fn to(&self, device: DeviceIndex) -> Result<Self> {
         Ok(match device.kind {
-            DeviceKind::Cpu => dyn_each!(self, t => DynTensor::from(t.to_cpu().lift()?)),
+            DeviceKind::Cpu => dyn_each!(self, t => DynTensor::from(t.try_to_cpu()?)),
             DeviceKind::Cuda => {
                 let dev = Cuda::new(device.index)?;
                 dyn_each!(self, t => DynTensor::from(t.to_cuda(&dev)?))
@@ -488,7 +485,7 @@ impl DynTensor {
     /// # Errors
     /// `Device` when a CUDA launch fails.
     pub fn to_dtype(&self, dtype: Dtype) -> Result<Self> {
-        dyn_each!(self, t => Ok(with_dtype!(dtype, U => DynTensor::from(t.cast::<U>().lift()?))))
+        dyn_each!(self, t => Ok(with_dtype!(dtype, U => DynTensor::from(t.try_cast::<U>()?))))
     }
 }
 

@@ -5,7 +5,6 @@ use super::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
 use crate::backend::Backend;
 use crate::dtype::Dtype;
 use crate::error::{Error, Result};
-use crate::ops::Lift;
 use crate::ops::reduce::{NanReductions, Reductions};
 use crate::tensor::{ReshapeDims, Tensor};
 
@@ -92,12 +91,12 @@ macro_rules! pair {
 }
 
 macro_rules! float_unary {
-    ($($name:ident, $inplace:ident;)*) => {
+    ($($name:ident, $try_name:ident, $inplace:ident;)*) => {
         impl DynTensor {
             $(
                 #[doc = concat!("`", stringify!($name), "`; integer dtypes promote (Int64 → Float64, others → Float32), as the seed's tables say.")]
                 pub fn $name(&self) -> Result<DynTensor> {
-                    Ok(dyn_each!(self, t => DynTensor::from(t.$name().lift()?)))
+                    Ok(dyn_each!(self, t => DynTensor::from(t.$try_name()?)))
                 }
                 #[doc = concat!("In-place `", stringify!($name), "`; float dtypes only (an `Err` naming `", stringify!($name), "` for integers).")]
                 pub fn $inplace(&mut self) -> Result<()> {
@@ -119,19 +118,19 @@ macro_rules! float_unary {
 }
 
 float_unary! {
-    sin, sin_; cos, cos_; tan, tan_; asin, asin_; acos, acos_; atan, atan_;
-    sinh, sinh_; cosh, cosh_; tanh, tanh_; asinh, asinh_; acosh, acosh_; atanh, atanh_;
-    exp, exp_; exp2, exp2_; expm1, expm1_; log, log_; log2, log2_; log10, log10_; log1p, log1p_;
-    sqrt, sqrt_; reciprocal, reciprocal_; sigmoid, sigmoid_;
+    sin, try_sin, sin_; cos, try_cos, cos_; tan, try_tan, tan_; asin, try_asin, asin_; acos, try_acos, acos_; atan, try_atan, atan_;
+    sinh, try_sinh, sinh_; cosh, try_cosh, cosh_; tanh, try_tanh, tanh_; asinh, try_asinh, asinh_; acosh, try_acosh, acosh_; atanh, try_atanh, atanh_;
+    exp, try_exp, exp_; exp2, try_exp2, exp2_; expm1, try_expm1, expm1_; log, try_log, log_; log2, try_log2, log2_; log10, try_log10, log10_; log1p, try_log1p, log1p_;
+    sqrt, try_sqrt, sqrt_; reciprocal, try_reciprocal, reciprocal_; sigmoid, try_sigmoid, sigmoid_;
 }
 
 macro_rules! same_unary {
-    ($($name:ident, $inplace:ident;)*) => {
+    ($($name:ident, $try_name:ident, $inplace:ident;)*) => {
         impl DynTensor {
             $(
                 #[doc = concat!("`", stringify!($name), "`, keeping the dtype; numeric dtypes only.")]
                 pub fn $name(&self) -> Result<DynTensor> {
-                    numeric!(self, stringify!($name), t => Ok(DynTensor::from(t.$name().lift()?)))
+                    numeric!(self, stringify!($name), t => Ok(DynTensor::from(t.$try_name()?)))
                 }
                 #[doc = concat!("In-place `", stringify!($name), "`.")]
                 pub fn $inplace(&mut self) -> Result<()> {
@@ -153,13 +152,13 @@ macro_rules! same_unary {
 }
 
 same_unary! {
-    neg, neg_; abs, abs_; sign, sign_; floor, floor_; ceil, ceil_; round, round_; trunc, trunc_; relu, relu_;
+    neg, try_neg, neg_; abs, try_abs, abs_; sign, try_sign, sign_; floor, try_floor, floor_; ceil, try_ceil, ceil_; round, try_round, round_; trunc, try_trunc, trunc_; relu, try_relu, relu_;
 }
 
 impl DynTensor {
     /// `x * x`; integer dtypes give Float64 (the seed's overflow rule).
     pub fn square(&self) -> Result<DynTensor> {
-        numeric!(self, "square", t => Ok(DynTensor::from(t.square().lift()?)))
+        numeric!(self, "square", t => Ok(DynTensor::from(t.try_square()?)))
     }
     /// In-place `x * x`, keeping the dtype (integers wrap, as the seed's Int32 example).
     pub fn square_(&mut self) -> Result<()> {
@@ -300,7 +299,7 @@ impl DynTensor {
     }
     /// True where NaN.
     pub fn is_nan(&self) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(DynTensor::from(t.is_nan().lift()?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_is_nan()?)))
     }
     /// `cond ? a : b` with broadcasting; `cond` must be Bool and `a`, `b` of one dtype.
     pub fn where_(cond: &DynTensor, a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
@@ -449,7 +448,7 @@ impl DynTensor {
     }
     /// A 1-d view (or copy) of all elements.
     pub fn flatten(&self) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(DynTensor::from(t.flatten().lift()?)))
+        dyn_each!(self, t => Ok(DynTensor::from(t.try_flatten()?)))
     }
     /// Joins tensors of one dtype along an existing axis (see [`crate::Tensor::concat`]).
     pub fn concat(tensors: &[&DynTensor], axis: i64) -> Result<DynTensor> {

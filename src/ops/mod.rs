@@ -36,27 +36,6 @@ use crate::shape::{Layout, Shape, broadcast_shapes};
 use crate::tensor::lock::Inputs;
 use crate::tensor::{Tensor, read, write};
 
-/// Lets one body (an [`on_both_devices!`] item, a `DynTensor` dispatch) call a method that
-/// returns `X` on the CPU and `Result<X>` on CUDA, such as `cast` or `sin`.
-pub(crate) trait Lift<X> {
-    fn lift(self) -> Result<X>;
-}
-impl<T: Element, D: crate::device::Device> Lift<Tensor<T, D>> for Tensor<T, D> {
-    fn lift(self) -> Result<Self> {
-        Ok(self)
-    }
-}
-impl<T: Element> Lift<Vec<T>> for Vec<T> {
-    fn lift(self) -> Result<Self> {
-        Ok(self)
-    }
-}
-impl<X> Lift<X> for Result<X> {
-    fn lift(self) -> Result<X> {
-        self
-    }
-}
-
 /// A type-erased identity of a tensor's buffer, to detect an output that is also an input.
 pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> usize {
     crate::tensor::lock::id(&t.storage)

@@ -3,9 +3,9 @@
 //! `...` like NumPy; [`Tensor::display`] always prints every element (the seed's `display`).
 
 use super::Tensor;
-use crate::device::{Cpu, Cuda};
+use crate::backend::Backend;
 use crate::dtype::Element;
-use crate::error::Result;
+use crate::error::{OrPanic, Result};
 use crate::shape::Shape;
 use std::fmt;
 
@@ -116,48 +116,7 @@ fn render_values<T: Element>(
     out
 }
 
-impl<T: Element> Tensor<T, Cpu> {
-    fn render(&self, precision: usize, summarise: bool) -> String {
-        render_values(
-            &self.to_vec(),
-            self.shape(),
-            self.device(),
-            precision,
-            summarise,
-        )
-    }
-
-    /// Every element with `precision` decimal places for floats (the seed's
-    /// `display(stream, precision)`; never summarised).
-    pub fn display(&self, precision: usize) -> String {
-        self.render(precision, false)
-    }
-}
-
-impl<T: Element> fmt::Display for Tensor<T, Cpu> {
-    /// Honours the precision (`{:.2}`; default 4 decimal places for floats).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = f.precision().unwrap_or(4);
-        f.write_str(&self.render(p, self.numel() > SUMMARY_THRESHOLD))
-    }
-}
-
-impl<T: Element> fmt::Debug for Tensor<T, Cpu> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl<T: Element> Tensor<T, Cuda> {
-    /// [`Tensor::display`] of the CPU: every element with `precision` decimal places for
-    /// floats, from a copy to the host; the footer names this tensor's device.
-    ///
-    /// # Errors
-    /// `Device` when the copy to the host fails.
-    pub fn display(&self, precision: usize) -> Result<String> {
-        self.rendered(precision, false)
-    }
-
+impl<T: Element, D: Backend> Tensor<T, D> {
     fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
         let data = self.try_to_vec()?;
         Ok(render_values(
@@ -168,16 +127,42 @@ impl<T: Element> Tensor<T, Cuda> {
             summarise,
         ))
     }
+
+    /// Every element (no summary), floats with `precision` decimal places, nested brackets
+    /// per dimension as NumPy prints, and a footer with shape, dtype and device. A CUDA
+    /// tensor is copied to the host first.
+    ///
+    /// # Errors
+    /// `OutOfMemory` or `Device` when the copy to the host fails.
+    pub fn try_display(&self, precision: usize) -> Result<String> {
+        self.rendered(precision, false)
+    }
+
+    /// [`Tensor::try_display`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_display` returns an `Err`.
+    #[track_caller]
+    pub fn display(&self, precision: usize) -> String {
+        self.try_display(precision).or_panic()
+    }
 }
 
-impl<T: Element> fmt::Display for Tensor<T, Cuda> {
-    /// As the CPU's `Display` (copying the elements to the host); a failed copy prints the
-    /// error in angle brackets, since `fmt::Error` cannot carry it.
+impl<T: Element, D: Backend> fmt::Display for Tensor<T, D> {
+    /// Honours the precision (`{:.2}`; default 4 decimal places for floats); more than
+    /// `SUMMARY_THRESHOLD` elements print summarised. A failed copy to the host prints the error
+    /// in angle brackets, since `fmt::Error` cannot carry it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = f.precision().unwrap_or(4);
         match self.rendered(p, self.numel() > SUMMARY_THRESHOLD) {
             Ok(s) => f.write_str(&s),
             Err(e) => write!(f, "<{e}>"),
         }
+    }
+}
+
+impl<T: Element, D: Backend> fmt::Debug for Tensor<T, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }

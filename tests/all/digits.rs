@@ -19,7 +19,8 @@ fn digits_training_learns() {
         log_every: 10,
         seed: 0,
     };
-    let r = model::train::<f32>(&data, &cfg, |_, _| {}).unwrap();
+    let r =
+        model::train::<f32, typed_tensor::Cpu>(&data, &cfg, &typed_tensor::Cpu, |_, _| {}).unwrap();
     let (first, last) = (r.losses[0].1, r.losses.last().unwrap().1);
     assert!(
         (first - 10f64.ln()).abs() < 1e-4,
@@ -32,6 +33,12 @@ fn digits_training_learns() {
         r.train_acc,
         r.test_acc
     );
-    let b = model::train::<typed_tensor::bf16>(&data, &cfg, |_, _| {}).unwrap();
+    let b = model::train::<typed_tensor::bf16, typed_tensor::Cpu>(
+        &data,
+        &cfg,
+        &typed_tensor::Cpu,
+        |_, _| {},
+    )
+    .unwrap();
     assert!(b.test_acc > 0.8, "bf16 test accuracy {}", b.test_acc);
 }

@@ -14,6 +14,7 @@ mod cuda_ops;
 mod digits;
 mod dynamic;
 mod elementwise;
+mod generic;
 mod hostile;
 mod linalg;
 mod reduce;

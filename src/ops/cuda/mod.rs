@@ -227,16 +227,3 @@ fn launch(dev: &Cuda, module: Module, sym: &str, n: usize, args: &[Arg<'_>]) -> 
     dev.ctx
         .launch(module.kernels(), sym, (blocks(n), THREADS), args)
 }
-
-/// Shape, dtype and device (the data stays on the GPU; `to_cpu()` to print it).
-impl<T: Element> std::fmt::Debug for Tensor<T, Cuda> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Tensor(shape={}, dtype={}, device={})",
-            self.shape(),
-            T::DTYPE,
-            self.device()
-        )
-    }
-}
