@@ -5,7 +5,6 @@
 
 mod alloc;
 pub mod backend;
-pub mod cpu;
 pub mod device;
 pub mod dtype;
 pub mod dynamic;

@@ -4,11 +4,12 @@
 //! with the strided CPU drivers, `cuda.rs` with the NVRTC kernels and cuBLAS.
 //!
 //! A step a device has no kernel for is a default method that runs on the host
-//! ([`on_host`]): a new op is then a compile error in one place (the trait), never a silent gap
+//! (`on_host`): a new op is then a compile error in one place (the trait), never a silent gap
 //! on one device.
 
-mod cpu;
-mod cuda;
+pub(crate) mod cpu;
+#[doc(hidden)]
+pub mod cuda;
 
 use crate::device::{Cpu, Device};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement};

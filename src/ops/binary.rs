@@ -8,7 +8,7 @@
 use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into, zip_assign, zip_new};
 use crate::backend::Backend;
-use crate::cpu::strided;
+use crate::backend::cpu::kernels::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, OrPanic, Result};

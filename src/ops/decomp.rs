@@ -4,8 +4,8 @@
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
 
+use crate::backend::cpu::kernels::linalg as k;
 use crate::backend::{Backend, on_host};
-use crate::cpu::linalg as k;
 use crate::device::Cpu;
 use crate::dtype::{FloatOf, NumElement};
 use crate::error::{Error, OrPanic, Result};

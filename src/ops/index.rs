@@ -7,7 +7,7 @@
 use super::device_ops::{check_gather_shape, same_device};
 use super::zip_assign;
 use crate::backend::Backend;
-use crate::cpu::strided;
+use crate::backend::cpu::kernels::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, OrPanic, Result};

@@ -6,8 +6,8 @@
 //! `(1, 4, 2, 3) @ (5, 3, 4)` is not broadcastable (batch 4 against 5), so it is an `Err`.
 
 use crate::backend::Backend;
-use crate::cpu::matmul::{Mat, matmul as mm};
-use crate::cpu::strided::Plan;
+use crate::backend::cpu::kernels::matmul::{Mat, matmul as mm};
+use crate::backend::cpu::kernels::strided::Plan;
 use crate::device::Cpu;
 use crate::dtype::NumElement;
 use crate::error::{Error, OrPanic, Result};

@@ -19,7 +19,6 @@ macro_rules! plain_forms {
 pub mod binary;
 pub mod combine;
 pub mod compare;
-pub mod cuda;
 pub mod decomp;
 pub mod device_ops;
 pub mod index;
@@ -28,7 +27,7 @@ pub mod matmul;
 pub mod reduce;
 pub mod unary;
 
-use crate::cpu::strided;
+use crate::backend::cpu::kernels::strided;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::Element;
 use crate::error::{Error, Result};

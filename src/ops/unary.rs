@@ -9,7 +9,7 @@ use super::binary::PowOp;
 use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into};
 use crate::backend::Backend;
-use crate::cpu::{convert, strided};
+use crate::backend::cpu::kernels::{convert, strided};
 use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
 use crate::error::{Error, OrPanic, Result};
@@ -95,9 +95,9 @@ macro_rules! float_ops {
 
 float_ops! {
     /// Sine of radians (IEEE 754 `sin`).
-    Sin, sin, try_sin, sin_, sin_into, |x| x.sin(), fast = crate::cpu::vmath::sin;
+    Sin, sin, try_sin, sin_, sin_into, |x| x.sin(), fast = crate::backend::cpu::kernels::vmath::sin;
     /// Cosine of radians.
-    Cos, cos, try_cos, cos_, cos_into, |x| x.cos(), fast = crate::cpu::vmath::cos;
+    Cos, cos, try_cos, cos_, cos_into, |x| x.cos(), fast = crate::backend::cpu::kernels::vmath::cos;
     /// Tangent of radians.
     Tan, tan, try_tan, tan_, tan_into, |x| x.tan();
     /// Inverse sine; NaN outside [-1, 1].

@@ -1,7 +1,7 @@
 //! Creation: from data, constant fills, ranges, identity matrices, random tensors.
 
 use super::Tensor;
-use crate::cpu::strided;
+use crate::backend::cpu::kernels::strided;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};

@@ -3,7 +3,7 @@
 
 use crate::common::{assert_close, tol};
 use half::{bf16, f16};
-use typed_tensor::ops::cuda::table::{
+use typed_tensor::backend::cuda::kernels::table::{
     Module, NAN_REDUCTIONS, REDUCTIONS, SCANS, cast_root, symbol,
 };
 use typed_tensor::ops::{binary, compare, unary};

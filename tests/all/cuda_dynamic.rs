@@ -322,7 +322,7 @@ fn gpu_argsort_matches_cpu() {
         return;
     };
     fn run<T: Element>(dev: &Cuda) {
-        let long = typed_tensor::ops::cuda::SORT_MAX + 5;
+        let long = typed_tensor::backend::cuda::kernels::SORT_MAX + 5;
         for dims in [[3usize, 1500], [2, long], [700, 3], [1, 1], [0, 4]] {
             let n = dims[0] * dims[1];
             let c = Tensor::<T>::from_vec(sample::<T>(n), dims).unwrap();

@@ -3,10 +3,11 @@
 //! the reductions in `reduce.rs`). In-place and `_into` forms write straight into their
 //! target, without a temporary, when it shares no buffer with an operand.
 
+pub(crate) mod kernels;
 mod reduce;
 
 use super::Backend;
-use crate::cpu::strided;
+use crate::backend::cpu::kernels::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
 use crate::error::Result;

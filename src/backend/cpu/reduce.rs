@@ -2,8 +2,10 @@
 //! reducer each [`ReduceOp`] names, each state mapped to the output dtype `O` the public op
 //! picked. Float sums and moments accumulate in f64, integer sums in wrapping i64.
 
-use crate::cpu::reduce::{Reducer, reduce, scan};
-use crate::cpu::reducers::{ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR};
+use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan};
+use crate::backend::cpu::kernels::reducers::{
+    ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
+};
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, Result};

@@ -3,6 +3,11 @@
 //! copy it into their target (the trait's defaults), so a target may alias an operand.
 //! Factorizations, `linspace` and long-line sorts run on the host.
 
+// The launcher and the kernel table; public only so the NVRTC compile check in the tests can
+// instantiate every kernel, not part of the API.
+#[doc(hidden)]
+pub mod kernels;
+
 use super::Backend;
 use crate::device::{Cpu, Cuda, Device};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement};

@@ -4,12 +4,12 @@
 //! result is the CPU's stable order, index for index. `sort` and `topk` build on it (defined
 //! once for both devices in `ops/index.rs`).
 
+use crate::backend::cuda::kernels::empty;
+use crate::backend::cuda::kernels::table::{Module, symbol};
 use crate::device::Cuda;
 use crate::device::cuda::Arg;
 use crate::dtype::Element;
 use crate::error::Result;
-use crate::ops::cuda::empty;
-use crate::ops::cuda::table::{Module, symbol};
 use crate::tensor::Tensor;
 
 /// The longest line the device kernel sorts (its shared-memory capacity, `SORT_MAX` in

@@ -15,15 +15,15 @@ pub mod table;
 
 pub use sort::SORT_MAX;
 
-use super::binary::BinaryOp;
-use super::compare::CompareOp;
-use super::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::device::cuda::Arg;
 use crate::device::cuda::download_range;
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatOf, NumElement};
 use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::compare::CompareOp;
 use crate::ops::device_ops::same_device;
+use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::shape::{Layout, broadcast_shapes};
 use crate::tensor::Tensor;
 use table::{Module, symbol};

@@ -2,11 +2,11 @@
 //! device-side generators (`arange`, `rand`, `randn`), all from `kernels/index.cu`.
 
 use super::{Info, empty, launch};
+use crate::backend::cuda::kernels::table::{Module, symbol};
 use crate::device::cuda::Arg;
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
-use crate::ops::cuda::table::{Module, symbol};
 
 use crate::ops::index::check_index;
 use crate::shape::Shape;

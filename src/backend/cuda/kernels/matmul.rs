@@ -3,11 +3,11 @@
 //! `kernels/matmul.cu` (wrapping like the CPU).
 
 use super::launch;
+use crate::backend::cuda::kernels::table::{Module, symbol};
 use crate::device::cuda::{Arg, GemmDtype};
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Dtype, NumElement};
 use crate::error::Result;
-use crate::ops::cuda::table::{Module, symbol};
 use crate::ops::matmul::{MatmulDims, matmul_dims};
 use crate::shape::Shape;
 use crate::tensor::Tensor;

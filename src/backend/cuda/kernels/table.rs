@@ -48,7 +48,7 @@ pub const REDUCTIONS: [&str; 10] = [
     "sum", "product", "max", "min", "argmax", "argmin", "var", "std", "any", "all",
 ];
 
-const PRELUDE: &str = include_str!("../../../kernels/prelude.cuh");
+const PRELUDE: &str = include_str!("../../../../kernels/prelude.cuh");
 
 impl Module {
     /// Every module.
@@ -90,12 +90,12 @@ impl Module {
 
     fn body(self) -> &'static str {
         match self {
-            Module::Unary => include_str!("../../../kernels/unary.cu"),
-            Module::Binary => include_str!("../../../kernels/binary.cu"),
-            Module::Cast => include_str!("../../../kernels/cast.cu"),
-            Module::Reduce => include_str!("../../../kernels/reduce.cu"),
-            Module::Matmul => include_str!("../../../kernels/matmul.cu"),
-            Module::Index => include_str!("../../../kernels/index.cu"),
+            Module::Unary => include_str!("../../../../kernels/unary.cu"),
+            Module::Binary => include_str!("../../../../kernels/binary.cu"),
+            Module::Cast => include_str!("../../../../kernels/cast.cu"),
+            Module::Reduce => include_str!("../../../../kernels/reduce.cu"),
+            Module::Matmul => include_str!("../../../../kernels/matmul.cu"),
+            Module::Index => include_str!("../../../../kernels/index.cu"),
         }
     }
 
