@@ -41,7 +41,15 @@ template <typename C> __device__ __forceinline__ C div_op(C a, C b, int* flag) {
 }
 template <typename C> __device__ __forceinline__ C floor_divide_op(C a, C b, int* flag) {
     if constexpr (is_float_c<C>()) {
-        return floor(a / b);
+        // NumPy's npy_divmod, as the CPU's `floor_div`: the quotient from fmod, so that
+        // 1.0 // 0.1 is 9, inf // 2 is NaN and -1 // inf is -1.
+        if (b == C(0)) return a / b;
+        C m = fmod(a, b);
+        C div = (a - m) / b;
+        if (m != C(0) && ((b < C(0)) != (m < C(0)))) div -= C(1);
+        if (div == C(0)) return copysign(C(0), a / b);
+        C q = floor(div);
+        return div - q > C(0.5) ? q + C(1) : q;
     } else {
         C q = idiv(a, b, flag);
         if (b != 0 && irem(a, b) != 0 && ((a < 0) != (b < 0))) q -= 1;

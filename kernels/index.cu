@@ -112,14 +112,14 @@ template <typename O> __device__ __forceinline__ void atomic_add(O* p, O v) {
 
 // argsort of lines of at most SORT_MAX elements: one block per line sorts (key, position)
 // pairs by a bitonic network in shared memory, padded to `pow2` entries. Ordering as the CPU's
-// stable sort: NaN last in both directions, ties by position (which makes the network stable),
-// padding after everything.
+// stable sort: NaN is the largest value (last ascending, first descending, as PyTorch), ties by
+// position (which makes the network stable), padding after everything.
 #define SORT_MAX 2048
 template <typename C> __device__ __forceinline__ bool sort_before(C ka, int ia, C kb, int ib,
                                                                    int len, int desc) {
     if (ia >= len || ib >= len) return ia < ib;
     bool na = is_nan(ka), nb = is_nan(kb);
-    if (na != nb) return nb;
+    if (na != nb) return desc ? na : nb;
     if (!na && ka != kb) return desc ? ka > kb : ka < kb;
     return ia < ib;
 }

@@ -244,7 +244,7 @@ pub trait Backend: Device {
         index: &Tensor<i64, Self>,
         src: &Tensor<T, Self>,
     ) -> Result<Tensor<T, Self>>;
-    /// Stable argsort along the checked axis `ax`, NaN last.
+    /// Stable argsort along the checked axis `ax`, NaN the largest value (last ascending, first descending).
     #[doc(hidden)]
     fn argsort<T: Element>(
         x: &Tensor<T, Self>,

@@ -153,6 +153,9 @@ impl<T: Element> Tensor<T, Cpu> {
                 let (x, y) = (row[a], row[b]);
                 match (x.is_nan(), y.is_nan()) {
                     (true, true) => std::cmp::Ordering::Equal,
+                    // NaN is the largest value (PyTorch): last ascending, first descending.
+                    (true, false) if descending => std::cmp::Ordering::Less,
+                    (false, true) if descending => std::cmp::Ordering::Greater,
                     (true, false) => std::cmp::Ordering::Greater,
                     (false, true) => std::cmp::Ordering::Less,
                     _ => {
@@ -173,8 +176,9 @@ impl<T: Element> Tensor<T, Cpu> {
 }
 
 impl<T: Element, D: Backend> Tensor<T, D> {
-    /// The indices that sort each slice along `axis`, stably, ascending or descending; NaN
-    /// sorts last either way (NumPy `argsort(kind="stable")`).
+    /// The indices that sort each slice along `axis`, stably, ascending or descending. NaN
+    /// counts as the largest value, as in PyTorch's `argsort(stable=True)` and in `max`: it
+    /// sorts last ascending (NumPy `argsort(kind="stable")`) and first descending.
     ///
     /// # Errors
     /// `Axis` for a bad axis.
@@ -183,7 +187,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         D::argsort(self, ax, descending)
     }
 
-    /// Sorted values and their indices along `axis` (PyTorch `sort`), stable, NaN last.
+    /// Sorted values and their indices along `axis` (PyTorch `sort`), stable; NaN is the
+    /// largest value (last ascending, first descending).
     ///
     /// # Errors
     /// `Axis` for a bad axis.
@@ -193,7 +198,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 
     /// The `k` largest values along `axis` in descending order, with their indices (PyTorch
-    /// `topk`); ties keep their order along the axis.
+    /// `topk`); ties keep their order along the axis, and NaN counts as the largest value
+    /// (`topk([1, NaN, 3, 2], 2)` is `[NaN, 3]`, as in PyTorch).
     ///
     /// # Errors
     /// `InvalidArgument` when `k` exceeds the axis' length; `Axis` for a bad axis.

@@ -242,11 +242,19 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
 
     /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
     /// the maximum (PyTorch `logsumexp`); a slice whose maximum is not finite shifts by 0, so
-    /// an all-`-inf` slice gives `-inf` and `inf - inf` never makes NaN.
+    /// an all-`-inf` slice gives `-inf` and `inf - inf` never makes NaN. f16/bf16 compute in
+    /// f32 and round once.
     ///
     /// # Errors
     /// `Axis` for bad axes; `EmptyReduction` for an empty slice.
     pub fn try_logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        if T::DTYPE.size() < 4 {
+            // f16/bf16: every intermediate in f32, one rounding at the end.
+            return self
+                .try_cast::<f32>()?
+                .try_logsumexp(axes, keepdim)?
+                .try_cast::<T>();
+        }
         let m = self.try_max(axes, true)?;
         let finite = m.try_is_finite()?;
         let zero = Self::scalar_on(T::ZERO, &self.device)?;

@@ -1,136 +1,183 @@
 //! `Display`: nested brackets shaped like the tensor, aligned columns, a footer with shape,
 //! dtype and device. Over [`SUMMARY_THRESHOLD`] elements, long dimensions are summarised with
 //! `...` like NumPy; [`Tensor::display`] always prints every element (the seed's `display`).
+//!
+//! Floats switch to scientific notation by PyTorch's rule (`torch._tensor_str`): when the
+//! largest finite nonzero magnitude shown is over 1e8, the smallest is under 1e-4, or their
+//! ratio is over 1000. Rendering is iterative, so any number of dimensions prints.
 
 use super::Tensor;
 use crate::backend::Backend;
-use crate::dtype::Element;
+use crate::dtype::{Dtype, Element};
 use crate::error::{OrPanic, Result};
-use crate::shape::Shape;
 use std::fmt;
 
 /// Tensors with more elements than this print summarised (NumPy's `threshold`).
 pub const SUMMARY_THRESHOLD: usize = 1000;
+/// The largest number of decimal places printed; larger requests print this many (an f64
+/// has at most 17 significant digits, so more only shows the binary expansion's tail).
+pub const MAX_PRECISION: usize = 64;
 const EDGE: usize = 3;
 
-fn fmt_elem<T: Element>(x: T, precision: usize) -> String {
-    if T::DTYPE.is_float() {
-        let v = x.to_f64();
-        if v.is_nan() {
-            "nan".into()
-        } else if v.is_infinite() {
-            if v > 0.0 { "inf".into() } else { "-inf".into() }
-        } else {
-            format!("{v:.precision$}")
-        }
-    } else if T::DTYPE == crate::dtype::Dtype::Bool {
-        format!("{}", x.to_i64() != 0)
-    } else {
-        format!("{}", x.to_i64())
+/// How floats print: fixed decimals, or PyTorch's scientific form `1.2677e+30`.
+fn sci_mode(values: impl Iterator<Item = f64>) -> bool {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for v in values.map(f64::abs).filter(|v| v.is_finite() && *v != 0.0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
     }
+    hi > 0.0 && (hi > 1e8 || lo < 1e-4 || hi / lo > 1000.0)
 }
 
-fn indices(d: usize, summarise: bool) -> Vec<Option<usize>> {
+fn fmt_float(v: f64, precision: usize, sci: bool) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if !sci {
+        return format!("{v:.precision$}");
+    }
+    // Rust writes `1.2677e30`; PyTorch and NumPy write a signed, two-digit exponent.
+    let s = format!("{v:.precision$e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let (sign, digits) = match exp.strip_prefix('-') {
+        Some(d) => ('-', d),
+        None => ('+', exp),
+    };
+    format!("{mantissa}e{sign}{digits:0>2}")
+}
+
+/// One axis of the printed tensor: the positions shown (into the gathered values), `None` for
+/// the `...` of a summarised axis.
+fn shown(d: usize, summarise: bool) -> Vec<Option<usize>> {
     if summarise && d > 2 * EDGE {
         (0..EDGE)
             .map(Some)
             .chain([None])
-            .chain((d - EDGE..d).map(Some))
+            .chain((EDGE..2 * EDGE).map(Some))
             .collect()
     } else {
         (0..d).map(Some).collect()
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn render(
-    out: &mut String,
-    cells: &[String],
-    dims: &[usize],
-    strides: &[usize],
-    base: usize,
-    depth: usize,
-    width: usize,
-    summarise: bool,
-) {
-    if dims.is_empty() {
-        out.push_str(&format!("{:>width$}", cells[base]));
+/// Nested brackets over `cells` (row-major over the gathered shape), walking the axes with an
+/// explicit counter per axis instead of recursion.
+fn render(out: &mut String, cells: &[String], axes: &[Vec<Option<usize>>], width: usize) {
+    let n = axes.len();
+    if n == 0 {
+        out.push_str(&format!("{:>width$}", cells[0]));
         return;
     }
+    let mut strides = vec![1usize; n];
+    for ax in (0..n - 1).rev() {
+        strides[ax] = strides[ax + 1] * axes[ax + 1].iter().flatten().count();
+    }
+    let mut k = vec![0usize; n];
+    let mut ax = 0;
     out.push('[');
-    let idx = indices(dims[0], summarise);
-    for (k, i) in idx.iter().enumerate() {
-        if k > 0 {
+    loop {
+        if k[ax] > 0 {
             out.push(',');
-            if dims.len() > 1 {
-                out.push_str(&"\n".repeat(dims.len() - 1));
-                out.push_str(&" ".repeat(depth + 1));
+            if ax + 1 < n {
+                out.push_str(&"\n".repeat(n - 1 - ax));
+                out.push_str(&" ".repeat(ax + 1));
             } else {
                 out.push(' ');
             }
         }
-        match i {
-            Some(i) => render(
-                out,
-                cells,
-                &dims[1..],
-                &strides[1..],
-                base + i * strides[0],
-                depth + 1,
-                width,
-                summarise,
-            ),
+        match axes[ax][k[ax]] {
             None => out.push_str("..."),
+            Some(_) if ax + 1 < n => {
+                out.push('[');
+                ax += 1;
+                k[ax] = 0;
+                continue;
+            }
+            Some(_) => {
+                let flat: usize = (0..n)
+                    .map(|a| axes[a][k[a]].unwrap_or(0) * strides[a])
+                    .sum();
+                out.push_str(&format!("{:>width$}", cells[flat]));
+            }
+        }
+        // Next entry: close every axis that is finished.
+        loop {
+            k[ax] += 1;
+            if k[ax] < axes[ax].len() {
+                break;
+            }
+            out.push(']');
+            if ax == 0 {
+                return;
+            }
+            ax -= 1;
         }
     }
-    out.push(']');
-}
-
-/// The text of a tensor whose row-major elements are `data`, with the footer naming `device`.
-fn render_values<T: Element>(
-    data: &[T],
-    shape: &Shape,
-    device: impl fmt::Display,
-    precision: usize,
-    summarise: bool,
-) -> String {
-    let dims = shape.dims().to_vec();
-    let cells: Vec<String> = data.iter().map(|&x| fmt_elem(x, precision)).collect();
-    let width = cells.iter().map(String::len).max().unwrap_or(0);
-    let strides: Vec<usize> = shape
-        .contiguous_strides()
-        .iter()
-        .map(|&s| s as usize)
-        .collect();
-    let mut out = String::new();
-    if data.is_empty() {
-        out.push_str(&"[".repeat(dims.len().max(1)));
-        out.push_str(&"]".repeat(dims.len().max(1)));
-    } else {
-        render(&mut out, &cells, &dims, &strides, 0, 0, width, summarise);
-    }
-    out.push_str(&format!(
-        "\nTensor(shape={shape}, dtype={}, device={device})",
-        T::DTYPE
-    ));
-    out
 }
 
 impl<T: Element, D: Backend> Tensor<T, D> {
-    fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
-        let data = self.try_to_vec()?;
-        Ok(render_values(
-            &data,
-            self.shape(),
-            self.device(),
-            precision,
-            summarise,
-        ))
+    /// The elements that print: the whole tensor, or for a summarised one the first and last
+    /// `EDGE` entries of each long axis, gathered on the device so that only they are copied.
+    fn shown_values(&self, summarise: bool) -> Result<Vec<T>> {
+        let mut t = self.clone();
+        if summarise {
+            for (ax, &d) in self.dims().iter().enumerate() {
+                if d > 2 * EDGE {
+                    let head = t.narrow(ax as i64, 0, EDGE)?;
+                    let tail = t.narrow(ax as i64, d - EDGE, EDGE)?;
+                    t = Self::try_concat(&[&head, &tail], ax as i64)?;
+                }
+            }
+        }
+        t.try_to_vec()
     }
 
-    /// Every element (no summary), floats with `precision` decimal places, nested brackets
-    /// per dimension as NumPy prints, and a footer with shape, dtype and device. A CUDA
-    /// tensor is copied to the host first.
+    fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
+        let precision = precision.min(MAX_PRECISION);
+        let dims = self.dims();
+        let mut out = String::new();
+        if self.numel() == 0 {
+            out.push_str(&"[".repeat(dims.len().max(1)));
+            out.push_str(&"]".repeat(dims.len().max(1)));
+        } else {
+            let data = self.shown_values(summarise)?;
+            let float = T::DTYPE.is_float();
+            let sci = float && sci_mode(data.iter().map(|x| x.to_f64()));
+            let cells: Vec<String> = data
+                .iter()
+                .map(|&x| match T::DTYPE {
+                    _ if float => fmt_float(x.to_f64(), precision, sci),
+                    Dtype::Bool => format!("{}", x.to_i64() != 0),
+                    _ => format!("{}", x.to_i64()),
+                })
+                .collect();
+            let width = cells.iter().map(String::len).max().unwrap_or(0);
+            let axes: Vec<_> = dims.iter().map(|&d| shown(d, summarise)).collect();
+            render(&mut out, &cells, &axes, width);
+        }
+        out.push_str(&format!(
+            "\nTensor(shape={}, dtype={}, device={})",
+            self.shape(),
+            T::DTYPE,
+            self.device()
+        ));
+        Ok(out)
+    }
+
+    /// Every element (no summary), floats with `precision` decimal places (at most
+    /// [`MAX_PRECISION`](crate::tensor::MAX_PRECISION); scientific notation when magnitudes call for it, as PyTorch prints),
+    /// nested brackets per dimension as NumPy prints, and a footer with shape, dtype and
+    /// device. A CUDA tensor is copied to the host first.
+    ///
+    /// ```
+    /// use typed_tensor::Tensor;
+    /// let t = Tensor::<f32>::from_vec(vec![1.5, -2.0, 1e9, 0.5], [2, 2])?;
+    /// assert!(t.display(2).starts_with("[[ 1.50e+00, -2.00e+00],\n [ 1.00e+09,  5.00e-01]]"));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
     ///
     /// # Errors
     /// `OutOfMemory` or `Device` when the copy to the host fails.
@@ -150,8 +197,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
 
 impl<T: Element, D: Backend> fmt::Display for Tensor<T, D> {
     /// Honours the precision (`{:.2}`; default 4 decimal places for floats); more than
-    /// `SUMMARY_THRESHOLD` elements print summarised. A failed copy to the host prints the error
-    /// in angle brackets, since `fmt::Error` cannot carry it.
+    /// `SUMMARY_THRESHOLD` elements print summarised, formatting and copying only the shown
+    /// elements. A failed copy to the host prints the error in angle brackets, since
+    /// `fmt::Error` cannot carry it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = f.precision().unwrap_or(4);
         match self.rendered(p, self.numel() > SUMMARY_THRESHOLD) {

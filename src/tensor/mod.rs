@@ -11,6 +11,7 @@ mod view;
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
 pub(crate) use create::{checked_data_shape, next_key};
+pub use display::{MAX_PRECISION, SUMMARY_THRESHOLD};
 pub(crate) use lock::{read, write};
 pub use slice::Slice;
 pub use view::ReshapeDims;

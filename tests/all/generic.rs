@@ -232,7 +232,64 @@ fn int_ops<D: Backend>(dev: &D) -> Result<()> {
     Ok(())
 }
 
+/// The documented edge rules (NumPy's floor division, NaN as the largest value in sorts, NaN
+/// bounds in `clip`, 16-bit `logsumexp` rounded once) hold on every device.
+fn edge_semantics<T: FloatElement, D: Backend>(dev: &D) -> Result<()> {
+    let v = |xs: &[f64]| {
+        Tensor::<T, D>::from_vec_on(
+            xs.iter().map(|&x| T::from_f64(x)).collect(),
+            [xs.len()],
+            dev,
+        )
+    };
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let q =
+        host(&v(&[1.0, inf, -1.0, -7.0, 5.0])?.try_floor_divide(&v(&[0.1, 2.0, inf, 2.0, 0.0])?)?);
+    if T::DTYPE != Dtype::Bfloat16 && T::DTYPE != Dtype::Float16 {
+        assert_eq!(q[0], 9.0, "{}", T::DTYPE); // 1.0 = 9 * 0.1 + 0.0999..
+    }
+    assert!(
+        q[1].is_nan() && q[2] == -1.0 && q[3] == -4.0 && q[4] == inf,
+        "{q:?}"
+    );
+    let c = v(&[0.5, 2.0])?;
+    assert!(
+        host(&c.try_clip(T::from_f64(nan), T::ONE)?)
+            .iter()
+            .all(|x| x.is_nan())
+    );
+    // NaN is the largest value: first in topk and in a descending sort, last ascending.
+    let x = v(&[1.0, nan, 3.0, 2.0])?;
+    let (top, idx) = x.try_topk(2, 0)?;
+    let top = host(&top);
+    assert!(top[0].is_nan() && top[1] == 3.0, "{top:?}");
+    assert_eq!(idx.try_to_vec()?, vec![1, 2]);
+    assert_eq!(x.try_argsort(0, true)?.try_to_vec()?, vec![1, 2, 3, 0]);
+    assert_eq!(x.try_argsort(0, false)?.try_to_vec()?, vec![0, 3, 2, 1]);
+    // Eight -2.0s: -2 + ln 8, rounded once to T (f16/bf16 compute in f32).
+    let l = v(&[-2.0; 8])?.try_logsumexp(&[0], false)?.try_item()?;
+    let want = -2.0 + 8f64.ln();
+    if T::DTYPE.size() == 2 {
+        assert_eq!(l.to_f64(), T::from_f64(want).to_f64(), "{}", T::DTYPE);
+    } else {
+        assert_close(&[l.to_f64()], &[want], 1e-6);
+    }
+    // Display switches to scientific notation as PyTorch does, on every device.
+    if T::DTYPE == Dtype::Float64 {
+        let big = v(&[1.0, 100.0])?.try_exp2()?;
+        assert!(
+            big.try_display(4)?.starts_with("[2.0000e+00, 1.2677e+30]"),
+            "{big}"
+        );
+    }
+    Ok(())
+}
+
 fn suite<D: Backend>(dev: &D) {
+    edge_semantics::<f32, D>(dev).unwrap();
+    edge_semantics::<f64, D>(dev).unwrap();
+    edge_semantics::<f16, D>(dev).unwrap();
+    edge_semantics::<bf16, D>(dev).unwrap();
     float_ops::<f32, D>(dev).unwrap();
     float_ops::<f64, D>(dev).unwrap();
     float_ops::<f16, D>(dev).unwrap();

@@ -274,3 +274,47 @@ fn documented_semantics_hold_at_the_edges() {
         assert!(ulps <= 1, "atanh({x}) = {g}, want {want}");
     }
 }
+
+/// Display renders iteratively, caps the precision, copies and formats only the shown elements
+/// of a summarised tensor, and switches to scientific notation by PyTorch's rule.
+#[test]
+fn display_of_hostile_tensors() {
+    // 100,000 dimensions: once a stack overflow in the recursive renderer.
+    let deep = Tensor::<f32>::from_vec(vec![1.5], vec![1usize; 100_000]).unwrap();
+    let s = deep.to_string();
+    assert!(s.starts_with(&format!(
+        "{}1.5000{}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    )));
+    // A precision past what `format!` accepts is capped.
+    let t = Tensor::<f64>::from_vec(vec![0.1], [1]).unwrap();
+    assert_eq!(
+        t.display(100_000),
+        t.display(typed_tensor::tensor::MAX_PRECISION)
+    );
+    // A broadcast view of 2^40 elements prints its corners without materialising it.
+    let one = Tensor::<f32>::from_vec(vec![2.0], [1, 1]).unwrap();
+    let huge = one.expand([1 << 20, 1 << 20]).unwrap();
+    let s = huge.to_string();
+    assert!(s.contains("...") && s.lines().count() < 12, "{s}");
+    // Scientific notation: PyTorch's `tensor([2.0000e+00, 1.2677e+30])`.
+    let e = Tensor::<f32>::from_vec(vec![1.0, 100.0], [2])
+        .unwrap()
+        .exp2();
+    assert!(e.to_string().starts_with("[2.0000e+00, 1.2677e+30]"), "{e}");
+    let small = Tensor::<f64>::from_vec(vec![1e-5, -3.0, 0.0], [3]).unwrap();
+    assert!(
+        small
+            .to_string()
+            .starts_with("[ 1.0000e-05, -3.0000e+00,  0.0000e+00]"),
+        "{small}"
+    );
+    let plain = Tensor::<f64>::from_vec(vec![0.5, -300.0, f64::NAN], [3]).unwrap();
+    assert!(
+        plain
+            .to_string()
+            .starts_with("[   0.5000, -300.0000,       nan]"),
+        "{plain}"
+    );
+}

@@ -17,7 +17,7 @@ use crate::tensor::Tensor;
 pub const SORT_MAX: usize = 2048;
 
 impl<T: Element> Tensor<T, Cuda> {
-    /// The CUDA argsort step along axis `ax`: stable, NaN last, the CPU's result exactly
+    /// The CUDA argsort step along axis `ax`: stable, NaN the largest value, the CPU's result exactly
     /// (lines longer than [`SORT_MAX`] are sorted on the host).
     pub(crate) fn cuda_argsort(&self, ax: usize, descending: bool) -> Result<Tensor<i64, Cuda>> {
         let len = self.dims()[ax];
