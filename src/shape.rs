@@ -10,6 +10,13 @@ use std::fmt;
 /// the element size exceeds it is an `Err(ShapeOverflow)`, before anything is allocated.
 pub const MAX_BYTES: usize = isize::MAX as usize;
 
+/// The product of some of a tensor's dimensions. Saturating, so that an empty tensor whose other
+/// dimensions are huge (a broadcast view of a `[0, ..]` tensor) gives 0 instead of overflowing;
+/// for a non-empty tensor the product fits, since its element count does.
+pub(crate) fn numel_of(dims: impl IntoIterator<Item = usize>) -> usize {
+    dims.into_iter().fold(1usize, usize::saturating_mul)
+}
+
 /// The dimensions of a tensor, outermost first. `[]` is a 0-d scalar; a zero-length dimension
 /// (`[0, 3]`) is a valid, empty tensor, as in NumPy.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
@@ -30,6 +37,9 @@ impl Shape {
     }
     /// Number of elements, or `Err(ShapeOverflow)` when it does not fit in `usize`.
     pub fn try_numel(&self, op: &'static str) -> Result<usize> {
+        if self.0.contains(&0) {
+            return Ok(0); // the other dimensions may be huge; their product never matters
+        }
         self.0
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
@@ -55,6 +65,9 @@ impl Shape {
     /// Never overflows for a tensor's shape: tensors and views are only created from shapes
     /// that passed [`Shape::checked_numel`].
     pub fn numel(&self) -> usize {
+        if self.0.contains(&0) {
+            return 0;
+        }
         self.0.iter().product()
     }
     /// Row-major (C-contiguous) strides in elements: `(3, 4)` gives `[4, 1]`.
@@ -218,19 +231,20 @@ impl Layout {
     }
     /// True when the elements are one row-major run (size-1 dimensions' strides ignored).
     pub fn is_contiguous(&self) -> bool {
+        if self.shape.0.contains(&0) {
+            return true;
+        }
         let mut expected = 1isize;
         for i in (0..self.shape.ndim()).rev() {
             let d = self.shape.0[i];
             if d == 1 {
                 continue;
             }
-            if d == 0 {
-                return true;
-            }
             if self.strides[i] != expected {
                 return false;
             }
-            expected *= d as isize;
+            // A non-empty tensor's element count fits in isize, so this cannot overflow.
+            expected = expected.saturating_mul(d as isize);
         }
         true
     }
@@ -314,10 +328,13 @@ impl Layout {
     /// True when two different logical indices may map to one storage element (a stride 0 on a
     /// dimension longer than 1): such a layout cannot be written in place.
     pub fn has_aliasing(&self) -> bool {
-        self.shape
-            .0
-            .iter()
-            .zip(&self.strides)
-            .any(|(&d, &s)| d > 1 && s == 0)
+        // An empty tensor has no element to share (its strides may be arbitrary).
+        !self.shape.0.contains(&0)
+            && self
+                .shape
+                .0
+                .iter()
+                .zip(&self.strides)
+                .any(|(&d, &s)| d > 1 && s == 0)
     }
 }

@@ -22,7 +22,7 @@ struct Stack {
 
 impl Stack {
     fn count(&self) -> usize {
-        self.batch.iter().product()
+        crate::shape::numel_of(self.batch.iter().copied())
     }
     fn matrix(&self, i: usize) -> &[f64] {
         &self.data[i * self.m * self.n..(i + 1) * self.m * self.n]

@@ -97,9 +97,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         }
         let free_a: Vec<usize> = (0..self.ndim()).filter(|&i| !ma[i]).collect();
         let free_b: Vec<usize> = (0..other.ndim()).filter(|&i| !mb[i]).collect();
-        let k: usize = ca.iter().map(|&i| self.dims()[i]).product();
-        let m: usize = free_a.iter().map(|&i| self.dims()[i]).product();
-        let n: usize = free_b.iter().map(|&i| other.dims()[i]).product();
+        let k: usize = crate::shape::numel_of(ca.iter().map(|&i| self.dims()[i]));
+        let m: usize = crate::shape::numel_of(free_a.iter().map(|&i| self.dims()[i]));
+        let n: usize = crate::shape::numel_of(free_b.iter().map(|&i| other.dims()[i]));
         let pa: Vec<usize> = free_a.iter().chain(&ca).copied().collect();
         let pb: Vec<usize> = cb.iter().chain(&free_b).copied().collect();
         let a2 = self.permute_usize(&pa)?.try_reshape([m, k])?;

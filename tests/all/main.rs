@@ -17,6 +17,7 @@ mod elementwise;
 mod generic;
 mod hostile;
 mod linalg;
+mod props;
 mod reduce;
 mod ui;
 mod views_matmul;

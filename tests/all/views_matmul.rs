@@ -330,8 +330,10 @@ fn combining_and_indexing() {
     let v = Tensor::<f32>::from_vec(vec![3.0, f32::NAN, 1.0, 2.0, 1.0, 0.5], [2, 3]).unwrap();
     assert_eq!(v.argsort(1, false).to_vec(), vec![2, 0, 1, 2, 1, 0]);
     let (sv, si) = v.sort(0, true);
-    assert_eq!(si.to_vec(), vec![0, 1, 0, 1, 0, 1]);
-    assert_eq!(sv.to_vec()[..3], [3.0, 1.0, 1.0]);
+    // NaN is the largest value (PyTorch): first in a descending sort.
+    assert_eq!(si.to_vec(), vec![0, 0, 0, 1, 1, 1]);
+    let top: Vec<bool> = sv.to_vec()[..3].iter().map(|x| x.is_nan()).collect();
+    assert_eq!(top, [false, true, false]);
     let (tv, ti) = v.narrow(0, 1, 1).unwrap().topk(2, 1);
     assert_eq!((tv.to_vec(), ti.to_vec()), (vec![2.0, 1.0], vec![0, 1]));
     assert!(v.try_topk(4, 1).is_err());

@@ -22,6 +22,17 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     r: R,
     finish: impl Fn(R::Acc, usize) -> Result<O>,
 ) -> Result<Tensor<O, Cpu>> {
+    // The kernel's working vectors hold one index and one state per output element; reserving
+    // them once up front turns an output too large for memory (a sum over an empty axis of a
+    // huge broadcast view) into `OutOfMemory` instead of an abort inside the kernel.
+    let kept: Vec<usize> = (x.dims().iter().zip(mask))
+        .filter(|(_, m)| !**m)
+        .map(|(&d, _)| d)
+        .collect();
+    let n_out = Shape::new(kept).checked_numel(op, std::mem::size_of::<O>())?;
+    drop(crate::alloc::with_capacity::<(isize, R::Acc, O)>(
+        op, n_out,
+    )?);
     let g = read(op, &x.storage)?;
     let (accs, kept, blk) = reduce(&g, &x.layout, mask, &r);
     drop(g);
@@ -136,10 +147,15 @@ pub(super) fn cpu_scan<T: Element, O: NumElement>(
     ax: usize,
 ) -> Result<Tensor<O, Cpu>> {
     let name = op.name();
+    let out = crate::alloc::try_vec(name, x.numel(), O::ZERO)?;
     let g = read(name, &x.storage)?;
     let v = match op {
-        ScanOp::CumSum => scan(&g, &x.layout, ax, O::ZERO, |a, v: T| a.add(v.cast::<O>())),
-        ScanOp::CumProd => scan(&g, &x.layout, ax, O::ONE, |a, v: T| a.mul(v.cast::<O>())),
+        ScanOp::CumSum => scan(out, &g, &x.layout, ax, O::ZERO, |a, v: T| {
+            a.add(v.cast::<O>())
+        }),
+        ScanOp::CumProd => scan(out, &g, &x.layout, ax, O::ONE, |a, v: T| {
+            a.mul(v.cast::<O>())
+        }),
     };
     drop(g);
     Tensor::from_vec(v, x.shape().clone())

@@ -61,8 +61,8 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     };
     let (kd, ks) = pick(true);
     let (rd, rs) = pick(false);
-    let n_out: usize = kd.iter().product();
-    let blk: usize = rd.iter().product();
+    let n_out: usize = crate::shape::numel_of(kd.iter().copied());
+    let blk: usize = crate::shape::numel_of(rd.iter().copied());
     let out_l = Layout {
         shape: Shape::new(kd.clone()),
         strides: ks,
@@ -185,8 +185,10 @@ pub fn reduce<T: Element, R: Reducer<T>>(
 }
 
 /// Inclusive scan along `axis` into a contiguous output of the same shape:
-/// `out[.., i, ..] = f(out[.., i-1, ..], x[.., i, ..])`, starting from `init`.
+/// `out[.., i, ..] = f(out[.., i-1, ..], x[.., i, ..])`, starting from `init`; `out` comes
+/// allocated (fallibly, by the caller) with one element per input element.
 pub fn scan<T: Element, O: Element>(
+    mut out: Vec<O>,
     src: &[T],
     l: &Layout,
     axis: usize,
@@ -195,7 +197,7 @@ pub fn scan<T: Element, O: Element>(
 ) -> Vec<O> {
     let dims = l.shape.dims();
     let n = l.shape.numel();
-    let mut out = vec![O::ZERO; n];
+    debug_assert_eq!(out.len(), n);
     if n == 0 {
         return out;
     }

@@ -29,6 +29,15 @@ impl<const K: usize> Plan<K> {
         let shape = layouts[0].shape.dims();
         let mut dims: Vec<usize> = Vec::new();
         let mut strides: [Vec<isize>; K] = std::array::from_fn(|_| Vec::new());
+        if shape.contains(&0) {
+            // Nothing to visit; the other dimensions may be huge (an empty broadcast view), so
+            // their strides are never multiplied.
+            return Plan {
+                dims: vec![0],
+                strides: std::array::from_fn(|_| vec![0]),
+                offsets: [0; K],
+            };
+        }
         for (i, &d) in shape.iter().enumerate() {
             if d == 1 {
                 continue;

@@ -137,8 +137,8 @@ impl Cuda {
         let x = src.try_contiguous()?;
         let idx = packed(indices)?;
         let dims = src.dims();
-        let (outer, size) = (dims[..ax].iter().product::<usize>(), dims[ax]);
-        let inner: usize = dims[ax + 1..].iter().product();
+        let (outer, size) = (crate::shape::numel_of(dims[..ax].iter().copied()), dims[ax]);
+        let inner: usize = crate::shape::numel_of(dims[ax + 1..].iter().copied());
         let count = idx.numel();
         let mut out_dims = dims.to_vec();
         out_dims[ax] = count;

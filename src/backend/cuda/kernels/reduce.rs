@@ -28,10 +28,11 @@ impl<T: Element> Tensor<T, Cuda> {
         };
         match op {
             ReduceOp::Mean => {
-                let count: usize = (self.dims().iter().zip(mask))
-                    .filter(|(_, m)| **m)
-                    .map(|(d, _)| d)
-                    .product();
+                let count = crate::shape::numel_of(
+                    (self.dims().iter().zip(mask))
+                        .filter(|(_, m)| **m)
+                        .map(|(&d, _)| d),
+                );
                 let sum: Tensor<SumOf<T>, Cuda> =
                     self.reduce_kernel(ReduceOp::Sum, mask, keepdim, 0.0)?;
                 sum.try_cast::<f64>()?
@@ -68,8 +69,8 @@ impl<T: Element> Tensor<T, Cuda> {
         let dims = self.dims();
         let kept: Vec<usize> = (0..dims.len()).filter(|&i| !mask[i]).collect();
         let reduced: Vec<usize> = (0..dims.len()).filter(|&i| mask[i]).collect();
-        let rows: usize = kept.iter().map(|&i| dims[i]).product();
-        let len: usize = reduced.iter().map(|&i| dims[i]).product();
+        let rows: usize = crate::shape::numel_of(kept.iter().map(|&i| dims[i]));
+        let len: usize = crate::shape::numel_of(reduced.iter().map(|&i| dims[i]));
         let out_dims: Vec<usize> = if keepdim {
             dims.iter()
                 .zip(mask)
@@ -92,11 +93,11 @@ impl<T: Element> Tensor<T, Cuda> {
         let consecutive = reduced.windows(2).all(|w| w[1] == w[0] + 1);
         let (src, outer, inner) = match (consecutive, reduced.first(), reduced.last()) {
             (true, Some(&a), Some(&b)) => {
-                let outer = dims[..a].iter().product();
+                let outer = crate::shape::numel_of(dims[..a].iter().copied());
                 (
                     self.try_contiguous()?,
                     outer,
-                    dims[b + 1..].iter().product(),
+                    crate::shape::numel_of(dims[b + 1..].iter().copied()),
                 )
             }
             _ => {

@@ -15,8 +15,8 @@ impl<T: Element> Tensor<T, Cuda> {
     pub(crate) fn cuda_scan<O: Element>(&self, op: ScanOp, ax: usize) -> Result<Tensor<O, Cuda>> {
         let root = op.name();
         let dims = self.dims();
-        let outer: usize = dims[..ax].iter().product();
-        let inner: usize = dims[ax + 1..].iter().product();
+        let outer: usize = crate::shape::numel_of(dims[..ax].iter().copied());
+        let inner: usize = crate::shape::numel_of(dims[ax + 1..].iter().copied());
         let src = self.try_contiguous()?;
         let dev = &self.device;
         let out: CudaStorage<O> = empty(dev, self.numel())?;
