@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alloc;
+pub mod autograd;
 pub mod backend;
 pub mod device;
 pub mod dtype;
@@ -13,6 +14,7 @@ pub mod ops;
 pub mod shape;
 pub mod tensor;
 
+pub use autograd::{NoGradGuard, is_grad_enabled, no_grad};
 pub use backend::Backend;
 pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
 pub use dtype::{
@@ -25,6 +27,7 @@ pub use tensor::{ReshapeDims, Slice, Tensor, manual_seed};
 
 /// Everything a program needs: `use typed_tensor::prelude::*;`.
 pub mod prelude {
+    pub use crate::autograd::{NoGradGuard, is_grad_enabled, no_grad};
     pub use crate::backend::Backend;
     pub use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
     pub use crate::dtype::{

@@ -137,7 +137,7 @@ pub trait NumElement: Element {
 #[diagnostic::on_unimplemented(
     message = "this operation needs a float tensor, and `{Self}` is not a float type",
     label = "`{Self}` elements are not floating-point",
-    note = "in-place float ops (`sin_`, `sqrt_`, ...), `nan*` reductions and `rand`/`randn` exist only for f32, f64, f16 and bf16; use the out-of-place form (`sin()` returns a float tensor) or `cast::<f32>()` first"
+    note = "in-place float ops (`sin_`, `sqrt_`, ...), `nan*` reductions, `rand`/`randn` and gradients (`set_requires_grad`, `backward`) exist only for f32, f64, f16 and bf16; use the out-of-place form (`sin()` returns a float tensor) or `cast::<f32>()` first"
 )]
 pub trait FloatElement: NumElement + Element<Float = Self, Sum = Self, Square = Self> {
     /// The type arithmetic is done in: `f32` for `f16`, `bf16`, `f32`; `f64` for `f64`.

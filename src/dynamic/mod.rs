@@ -25,6 +25,22 @@ macro_rules! dyn_each {
     };
 }
 
+/// As [`dyn_each!`] for the float variants; any other runs `$other`.
+macro_rules! dyn_float {
+    ($v:expr, $t:ident => $body:expr, $o:ident => $other:expr) => {
+        dyn_float!(@arms $v, $t => $body, $o => $other; F32 F64 F16 BF16)
+    };
+    (@arms $v:expr, $t:ident => $body:expr, $o:ident => $other:expr; $($V:ident)*) => {
+        match $v {
+            $(
+                $crate::dynamic::DynTensor::$V($crate::dynamic::DeviceTensor::Cpu($t)) => $body,
+                $crate::dynamic::DynTensor::$V($crate::dynamic::DeviceTensor::Cuda($t)) => $body,
+            )*
+            $o => $other,
+        }
+    };
+}
+
 /// As [`dyn_each!`] with one body per device, for what only exists on one of them.
 macro_rules! dyn_device {
     ($v:expr, cpu $c:ident => $cpu:expr, cuda $g:ident => $cuda:expr) => {
@@ -56,6 +72,7 @@ macro_rules! on_device {
     };
 }
 
+mod autograd;
 mod ops;
 mod scalar;
 
@@ -227,7 +244,7 @@ impl DynTensor {
     /// Attaches the gradient buffer that `opts` asks for.
     fn with_grad(mut self, opts: TensorOptions) -> Result<Self> {
         if opts.requires_grad {
-            dyn_each!(&mut self, x => x.set_requires_grad(true))?;
+            self.set_requires_grad(true)?;
         }
         Ok(self)
     }

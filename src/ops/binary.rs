@@ -7,6 +7,7 @@
 
 use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into, zip_assign, zip_new};
+use crate::autograd::{Op, record};
 use crate::backend::Backend;
 use crate::backend::cpu::kernels::strided;
 use crate::device::Cpu;
@@ -187,7 +188,8 @@ macro_rules! binary_methods {
                 #[doc = concat!("`Broadcast` naming both shapes; `Device` when the operands are on different devices", $errors, ".")]
                 pub fn $try_name(&self, other: &Self) -> Result<Self> {
                     same_device(stringify!($name), self, other)?;
-                    D::binary::<T, ops::$op>(self, other)
+                    let out = D::binary::<T, ops::$op>(self, other)?;
+                    Ok(record(out, Op::Binary(stringify!($name)), &[self, other], &[self, other]))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///
@@ -214,7 +216,9 @@ macro_rules! binary_methods {
                 /// # Errors
                 #[doc = concat!("Allocation or kernel failure", $errors, ".")]
                 pub fn $try_sname(&self, s: T) -> Result<Self> {
-                    D::scalar::<T, ops::$op>(self, s, false)
+                    let out = D::scalar::<T, ops::$op>(self, s, false)?;
+                    let op = Op::Scalar { name: stringify!($name), s: s.to_f64(), left: false };
+                    Ok(record(out, op, &[self], &[self]))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_sname), "`], panicking with its error.")]
                 ///
@@ -239,7 +243,9 @@ macro_rules! binary_methods {
                 /// # Errors
                 #[doc = concat!("Allocation or kernel failure", $errors, ".")]
                 pub fn $try_rname(&self, s: T) -> Result<Self> {
-                    D::scalar::<T, ops::$op>(self, s, true)
+                    let out = D::scalar::<T, ops::$op>(self, s, true)?;
+                    let op = Op::Scalar { name: stringify!($name), s: s.to_f64(), left: true };
+                    Ok(record(out, op, &[self], &[self]))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_rname), "`], panicking with its error.")]
                 ///

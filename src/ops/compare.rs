@@ -127,7 +127,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails.
     pub fn try_cast<U: Element>(&self) -> Result<Tensor<U, D>> {
-        D::cast::<T, U>(self)
+        let out = D::cast::<T, U>(self)?;
+        // Between float types the gradient is cast back (PyTorch).
+        let op = crate::autograd::Op::Cast(T::DTYPE);
+        Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 
     /// [`Tensor::try_cast`], panicking with its error.

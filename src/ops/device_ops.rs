@@ -334,7 +334,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// As [`Tensor::try_to_vec`].
     pub fn try_deep_copy(&self) -> Result<Self> {
-        D::deep_copy(self)
+        let out = D::deep_copy(self)?;
+        let op = crate::autograd::Op::Copy("deep_copy");
+        Ok(crate::autograd::record(out, op, &[self], &[self]))
     }
 
     /// `self` (a shared handle) when already contiguous, otherwise a packed copy.
@@ -345,7 +347,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         if self.is_contiguous() {
             Ok(self.clone())
         } else {
-            D::deep_copy(self)
+            let out = D::deep_copy(self)?;
+            let op = crate::autograd::Op::Copy("contiguous");
+            Ok(crate::autograd::record(out, op, &[self], &[self]))
         }
     }
 
@@ -374,10 +378,12 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         // A packed copy owns its buffer (`owns_data()`), as PyTorch's reshape of a
         // non-contiguous tensor.
         let c = D::deep_copy(self)?;
-        Ok(Tensor {
+        let out = Tensor {
             layout: Layout::contiguous(s),
             ..c
-        })
+        };
+        let op = crate::autograd::Op::Copy("reshape");
+        Ok(crate::autograd::record(out, op, &[self], &[self]))
     }
 
     /// A 1-d view (or copy when not contiguous) of all elements.

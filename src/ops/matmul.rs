@@ -108,7 +108,14 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn try_matmul(&self, other: &Self) -> Result<Self> {
         same_device("matmul", self, other)?;
         matmul_dims(self.shape(), other.shape())?;
-        D::matmul(self, other)
+        let out = D::matmul(self, other)?;
+        let op = crate::autograd::Op::Matmul;
+        Ok(crate::autograd::record(
+            out,
+            op,
+            &[self, other],
+            &[self, other],
+        ))
     }
 
     /// `out = self @ other` written into an existing tensor (PyTorch `matmul(a, b, out=c)`): no

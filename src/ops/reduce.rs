@@ -142,7 +142,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         keepdim: bool,
     ) -> Result<Tensor<O, D>> {
         let mask = self.shape().axes_mask(op.name(), axes)?;
-        D::reduce::<T, O>(self, op, &mask, keepdim)
+        let out = D::reduce::<T, O>(self, op, &mask, keepdim)?;
+        let rule = match op {
+            ReduceOp::Sum => crate::autograd::Op::Sum { mask, mean: false },
+            ReduceOp::Mean => crate::autograd::Op::Sum { mask, mean: true },
+            _ => crate::autograd::Op::NoGrad(op.root()),
+        };
+        Ok(crate::autograd::record(out, rule, &[self], &[self]))
     }
 
     reductions! {

@@ -8,6 +8,7 @@
 use super::binary::PowOp;
 use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into};
+use crate::autograd::{Op, Tracked, record};
 use crate::backend::Backend;
 use crate::backend::cpu::kernels::{convert, strided};
 use crate::device::Cpu;
@@ -65,7 +66,9 @@ macro_rules! float_ops {
                 /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails;
                 /// `Layout` when this thread holds a `data_mut()` guard on the buffer.
                 pub fn $try_name(&self) -> Result<Tensor<FloatOf<T>, D>> {
-                    D::float_unary::<T, float_ops::$op>(self)
+                    let out = D::float_unary::<T, float_ops::$op>(self)?;
+                    let saved: [&dyn Tracked; 2] = [self, &out];
+                    Ok(record(out.clone(), Op::Unary(stringify!($name)), &[self], &saved))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///
@@ -164,7 +167,9 @@ macro_rules! same_ops {
                 /// # Errors
                 /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails.
                 pub fn $try_name(&self) -> Result<Tensor<T, D>> {
-                    D::same_unary::<T, same_ops::$op>(self)
+                    let out = D::same_unary::<T, same_ops::$op>(self)?;
+                    let saved: [&dyn Tracked; 2] = [self, &out];
+                    Ok(record(out.clone(), Op::Unary(stringify!($name)), &[self], &saved))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///

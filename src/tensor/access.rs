@@ -125,27 +125,6 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
         Ok(())
     }
 
-    /// Attaches (or drops) a zero-filled gradient buffer of the same dtype and `numel()`
-    /// elements on the tensor's device (the seed's `requires_grad`).
-    ///
-    /// # Errors
-    /// `Device` when the allocation fails; nothing changes then.
-    pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()> {
-        self.grad = if requires_grad {
-            Some(self.device.zeros(self.numel())?)
-        } else {
-            None
-        };
-        self.requires_grad = requires_grad;
-        Ok(())
-    }
-
-    /// Builder form of [`Tensor::set_requires_grad`].
-    pub fn with_requires_grad(mut self, requires_grad: bool) -> Result<Self> {
-        self.set_requires_grad(requires_grad)?;
-        Ok(self)
-    }
-
     /// `Err` when the layout maps several logical elements onto one memory element (a
     /// broadcast view), which cannot be written in place (PyTorch refuses the same).
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
@@ -160,5 +139,49 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
             });
         }
         Ok(())
+    }
+}
+
+impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
+    /// Makes this tensor a leaf that requires grad, with a zero-filled gradient buffer of the
+    /// same dtype and `numel()` elements on its device (the seed's `requires_grad`, PyTorch's
+    /// `requires_grad_`): ops on it record the graph, and `backward` adds into the buffer.
+    /// `false` drops the buffer and the graph. Only float tensors can require grad: on an
+    /// integer tensor this does not compile.
+    ///
+    /// # Errors
+    /// `OutOfMemory`/`Device` when the allocation fails; nothing changes then.
+    pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()>
+    where
+        T: crate::dtype::FloatElement,
+    {
+        if requires_grad {
+            let grad = self.device.zeros(self.numel())?;
+            let buf = Tensor::from_storage(grad.clone(), self.shape().clone(), &self.device);
+            self.grad = Some(grad);
+            self.node = Some(crate::autograd::Node::leaf(buf));
+        } else {
+            self.grad = None;
+            self.node = None;
+        }
+        self.requires_grad = requires_grad;
+        Ok(())
+    }
+
+    /// Builder form of [`Tensor::set_requires_grad`].
+    pub fn with_requires_grad(mut self, requires_grad: bool) -> Result<Self>
+    where
+        T: crate::dtype::FloatElement,
+    {
+        self.set_requires_grad(requires_grad)?;
+        Ok(self)
+    }
+
+    /// PyTorch's name for [`Tensor::set_requires_grad`].
+    pub fn requires_grad_(&mut self, requires_grad: bool) -> Result<()>
+    where
+        T: crate::dtype::FloatElement,
+    {
+        self.set_requires_grad(requires_grad)
     }
 }

@@ -35,6 +35,9 @@ pub struct Tensor<T: Element, D: Device = Cpu> {
     pub(crate) requires_grad: bool,
     pub(crate) grad: Option<D::Storage<T>>,
     pub(crate) is_view: bool,
+    /// The autograd node that made this tensor, or the leaf node of a tensor that requires
+    /// grad; `None` when no gradient flows through it.
+    pub(crate) node: Option<std::sync::Arc<crate::autograd::Node>>,
 }
 
 // A panic while a write guard is held can leave some elements written and others not; every
@@ -52,6 +55,7 @@ impl<T: Element, D: Device> Clone for Tensor<T, D> {
             requires_grad: self.requires_grad,
             grad: self.grad.clone(),
             is_view: self.is_view,
+            node: self.node.clone(),
         }
     }
 }
@@ -151,6 +155,9 @@ impl<T: Element, D: Device> Tensor<T, D> {
     pub fn shares_storage_with(&self, other: &Self) -> bool {
         D::same_storage(&self.storage, &other.storage)
     }
+}
+
+impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// A view of the same storage with another layout: the only way views are made, so every
     /// layout is checked here before any kernel can see it.
     ///
@@ -192,14 +199,23 @@ impl<T: Element, D: Device> Tensor<T, D> {
                 }
             }
         }
-        Ok(Tensor {
+        let view = Tensor {
             storage: self.storage.clone(),
             layout,
             device: self.device.clone(),
             requires_grad: false,
             grad: None,
             is_view: true,
-        })
+            node: None,
+        };
+        // A view of a tensor that requires grad passes its gradient back to it.
+        let saved: [&dyn crate::autograd::Tracked; 2] = [self, &view];
+        Ok(crate::autograd::record(
+            view.clone(),
+            crate::autograd::Op::View(op),
+            &[self],
+            &saved,
+        ))
     }
 }
 
@@ -214,6 +230,7 @@ impl<T: Element, D: Device> Tensor<T, D> {
             requires_grad: false,
             grad: None,
             is_view: false,
+            node: None,
         }
     }
 }
@@ -229,6 +246,7 @@ impl<T: Element> Tensor<T, Cpu> {
             requires_grad: false,
             grad: None,
             is_view: false,
+            node: None,
         }
     }
 }

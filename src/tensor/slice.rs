@@ -102,7 +102,7 @@ impl From<RangeToInclusive<i64>> for Slice {
     }
 }
 
-impl<T: Element, D: crate::device::Device> Tensor<T, D> {
+impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// A view selecting `start:stop:step` in each leading dimension (NumPy basic slicing; the
     /// dimensions after `slices.len()` are kept whole). Bounds are clamped like Python's; a
     /// negative step walks backwards (a view with a negative stride).

@@ -2,7 +2,6 @@
 //! materialise them.
 
 use super::Tensor;
-use crate::device::Device;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
@@ -90,7 +89,7 @@ pub(crate) fn resolve(op: &'static str, from: &Shape, spec: Vec<Option<usize>>) 
     Ok(Shape::new(dims))
 }
 
-impl<T: Element, D: Device> Tensor<T, D> {
+impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// A view with another shape of the same element count, or an `Err` when the strides do not
     /// allow one (PyTorch `view`). One dimension may be `-1`.
     pub fn view(&self, shape: impl ReshapeDims) -> Result<Self> {
@@ -111,7 +110,7 @@ impl<T: Element, D: Device> Tensor<T, D> {
     }
 }
 
-impl<T: Element, D: Device> Tensor<T, D> {
+impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// Swaps two dimensions (a view). Negative dims count from the end.
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Self> {
         let a = self.shape().axis("transpose", d0)?;

@@ -2,11 +2,13 @@
 #![allow(
     clippy::type_complexity,
     clippy::bool_assert_comparison,
-    clippy::needless_range_loop
+    clippy::needless_range_loop,
+    clippy::cloned_ref_to_slice_refs
 )]
 
 #[macro_use]
 mod common;
+mod autograd;
 mod core;
 mod cuda;
 mod cuda_dynamic;

@@ -1,4 +1,5 @@
-// In-place float-valued ops cannot store their result in an integer tensor.
+// In-place float-valued ops cannot store their result in an integer tensor, and integer
+// tensors have no gradient.
 use typed_tensor::prelude::*;
 
 fn main() {
@@ -7,4 +8,5 @@ fn main() {
     x.sqrt_().unwrap();
     x.exp_().unwrap();
     x.pow_(0.5).unwrap();
+    x.set_requires_grad(true).unwrap();
 }

@@ -1,0 +1,372 @@
+//! Reverse-mode automatic differentiation with PyTorch's autograd semantics.
+//!
+//! When recording is on (the default; see [`no_grad`]) and an input of a differentiable op
+//! requires grad, the result carries a [`Node`]: the op's name, the nodes of its inputs and a
+//! backward rule mapping the gradient of the output to gradients of the inputs. A leaf (a
+//! tensor made with `requires_grad`) carries a node that adds what reaches it into its gradient
+//! buffer. [`Tensor::try_backward`] walks the graph from a result in reverse creation order
+//! (node ids grow with creation, so every node comes after the nodes it was computed from),
+//! summing the gradients that reach each node before passing them on. Nothing is recorded when
+//! no input requires grad, so plain code pays one flag check per op.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! let w = Tensor::<f64>::from_vec(vec![1.0, 2.0, 3.0], [3])?.with_requires_grad(true)?;
+//! let loss = w.try_mul(&w)?.try_sum(&[], false)?; // sum(w²)
+//! loss.try_backward()?;
+//! assert_eq!(w.grad().unwrap().to_vec(), vec![2.0, 4.0, 6.0]); // d/dw = 2w
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+mod rules;
+
+pub(crate) use rules::Op;
+
+use crate::backend::Backend;
+use crate::dtype::{Element, FloatElement};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use std::any::Any;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+thread_local! {
+    static ENABLED: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Whether ops on this thread record the graph (PyTorch `torch.is_grad_enabled`).
+pub fn is_grad_enabled() -> bool {
+    ENABLED.with(Cell::get)
+}
+
+/// Runs `f` with recording off on this thread (PyTorch `with torch.no_grad()`): its results
+/// do not require grad and keep no graph. Recording is restored afterwards, also on a panic.
+pub fn no_grad<R>(f: impl FnOnce() -> R) -> R {
+    let _guard = NoGradGuard::new();
+    f()
+}
+
+/// Recording is off on this thread while the guard lives (the guard form of [`no_grad`]).
+pub struct NoGradGuard {
+    prev: bool,
+}
+
+impl NoGradGuard {
+    /// Turns recording off until the guard is dropped.
+    pub fn new() -> Self {
+        NoGradGuard {
+            prev: ENABLED.with(|e| e.replace(false)),
+        }
+    }
+}
+
+impl Default for NoGradGuard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for NoGradGuard {
+    fn drop(&mut self) {
+        ENABLED.with(|e| e.set(self.prev));
+    }
+}
+
+/// A gradient on its way through the graph, or a saved input: a `Tensor<F, D>` of a float
+/// type `F`, erased so that the rules are compiled once per float type, not once per op dtype.
+type Grad = Box<dyn Any + Send + Sync>;
+pub(crate) type Saved = Arc<dyn Any + Send + Sync>;
+/// Applies a node's rule: (op, output gradient, saved tensors, which inputs need a gradient).
+type Apply = fn(&Op, Grad, &[Saved], &[bool]) -> Result<Vec<Option<Grad>>>;
+
+/// One recorded op (or a leaf) in the graph.
+pub struct Node {
+    id: u64,
+    op: Op,
+    inputs: Vec<Option<Arc<Node>>>,
+    /// The tensors the rule needs; `None` once a `backward` has freed the graph.
+    saved: Mutex<Option<Vec<Saved>>>,
+    apply: Apply,
+    /// Sums two gradients of this node's type.
+    add: fn(Grad, Grad) -> Result<Grad>,
+    /// A leaf's sink: adds a gradient into the tensor's gradient buffer.
+    sink: Option<Box<dyn Fn(Grad) -> Result<()> + Send + Sync>>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// The tensor inside an erased gradient or saved value.
+pub(crate) fn take<T: Element, D: Backend>(g: Grad) -> Result<Tensor<T, D>> {
+    g.downcast::<Tensor<T, D>>()
+        .map(|t| *t)
+        .map_err(|_| mismatch::<T>())
+}
+
+/// A saved tensor, by reference.
+pub(crate) fn saved<T: Element, D: Backend>(s: &Saved) -> Result<&Tensor<T, D>> {
+    s.downcast_ref::<Tensor<T, D>>().ok_or_else(mismatch::<T>)
+}
+
+fn mismatch<T: Element>() -> Error {
+    Error::InvalidArgument {
+        op: "backward",
+        msg: format!(
+            "a gradient of another dtype or device reached a {} node (a bug in a backward rule)",
+            T::DTYPE
+        ),
+    }
+}
+
+fn add_grads<D: Backend>(a: Grad, b: Grad) -> Result<Grad> {
+    fn go<F: FloatElement, D: Backend>(a: Tensor<F, D>, b: Grad) -> Result<Grad> {
+        Ok(Box::new(a.try_add(&take::<F, D>(b)?)?))
+    }
+    if a.is::<Tensor<f32, D>>() {
+        go::<f32, D>(take(a)?, b)
+    } else if a.is::<Tensor<f64, D>>() {
+        go::<f64, D>(take(a)?, b)
+    } else if a.is::<Tensor<half::f16, D>>() {
+        go::<half::f16, D>(take(a)?, b)
+    } else {
+        go::<half::bf16, D>(take(a)?, b)
+    }
+}
+
+impl Node {
+    /// The leaf node of a tensor whose gradient buffer is `grad` (a contiguous tensor over the
+    /// buffer, shared with every clone of the leaf).
+    pub(crate) fn leaf<T: FloatElement, D: Backend>(grad: Tensor<T, D>) -> Arc<Node> {
+        let sink = move |g: Grad| {
+            let g = take::<T, D>(g)?;
+            let mut buf = grad.clone();
+            buf.add_(&g)
+        };
+        Arc::new(Node {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            op: Op::Leaf,
+            inputs: Vec::new(),
+            saved: Mutex::new(None),
+            apply: rules::apply::<D>,
+            add: add_grads::<D>,
+            sink: Some(Box::new(sink)),
+        })
+    }
+
+    /// The op's name (`"mul"`), or `"leaf"`.
+    pub fn name(&self) -> &'static str {
+        self.op.name()
+    }
+
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.sink.is_some()
+    }
+}
+
+/// An input of a recorded op: its node, and itself erased for saving.
+pub(crate) trait Tracked {
+    fn node(&self) -> Option<Arc<Node>>;
+    fn save(&self) -> Saved;
+}
+
+impl<T: Element, D: Backend> Tracked for Tensor<T, D> {
+    fn node(&self) -> Option<Arc<Node>> {
+        self.node.clone()
+    }
+    fn save(&self) -> Saved {
+        Arc::new(self.detach())
+    }
+}
+
+/// Whether an op on `inputs` records: recording is on and one of them requires grad.
+pub(crate) fn recording(inputs: &[&dyn Tracked]) -> bool {
+    inputs.iter().any(|t| t.node().is_some()) && is_grad_enabled()
+}
+
+/// Records `out = op(inputs)` when [`recording`]: `out` gets a node holding `saved` and the
+/// inputs' nodes, and requires grad. Otherwise `out` is returned as it is.
+pub(crate) fn record<T: Element, D: Backend>(
+    out: Tensor<T, D>,
+    op: Op,
+    inputs: &[&dyn Tracked],
+    saved: &[&dyn Tracked],
+) -> Tensor<T, D> {
+    // Integer and bool results carry no gradient (PyTorch).
+    if !T::DTYPE.is_float() || !recording(inputs) {
+        return out;
+    }
+    let mut out = out;
+    out.node = Some(Arc::new(Node {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        op,
+        inputs: inputs.iter().map(|t| t.node()).collect(),
+        saved: Mutex::new(Some(saved.iter().map(|t| t.save()).collect())),
+        apply: rules::apply::<D>,
+        add: add_grads::<D>,
+        sink: None,
+    }));
+    out.requires_grad = true;
+    out
+}
+
+/// Runs the backward pass from `root` with `grad` as its gradient.
+fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> {
+    // Every node reachable from the root, each once.
+    let mut seen: HashMap<u64, Arc<Node>> = HashMap::new();
+    let mut stack = vec![root.clone()];
+    while let Some(n) = stack.pop() {
+        if seen.contains_key(&n.id) {
+            continue;
+        }
+        stack.extend(n.inputs.iter().flatten().cloned());
+        seen.insert(n.id, n);
+    }
+    let mut order: Vec<Arc<Node>> = seen.into_values().collect();
+    order.sort_unstable_by_key(|n| std::cmp::Reverse(n.id));
+    let mut pending: HashMap<u64, Grad> = HashMap::new();
+    pending.insert(root.id, grad);
+    for node in order {
+        let Some(g) = pending.remove(&node.id) else {
+            continue;
+        };
+        if let Some(sink) = &node.sink {
+            sink(g)?;
+            continue;
+        }
+        let mut slot = node.saved.lock();
+        let Some(saved) = slot.as_ref() else {
+            return Err(Error::InvalidArgument {
+                op: "backward",
+                msg: format!(
+                    "the graph through `{}` was freed by an earlier backward; pass retain_graph = true to the first backward to run it twice",
+                    node.op.name()
+                ),
+            });
+        };
+        let needs: Vec<bool> = node.inputs.iter().map(Option::is_some).collect();
+        let grads = (node.apply)(&node.op, g, saved, &needs)?;
+        if !retain_graph {
+            *slot = None;
+        }
+        drop(slot);
+        for (input, g) in node.inputs.iter().zip(grads) {
+            let (Some(input), Some(g)) = (input, g) else {
+                continue;
+            };
+            let g = match pending.remove(&input.id) {
+                Some(prev) => (input.add)(prev, g)?,
+                None => g,
+            };
+            pending.insert(input.id, g);
+        }
+    }
+    Ok(())
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// Computes the gradient of this one-element tensor (0-d, or any shape with one element)
+    /// with respect to every leaf it was computed from, adding it into each leaf's gradient
+    /// buffer ([`Tensor::grad`]); the graph is freed (PyTorch `loss.backward()`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor has more than one element (use
+    /// [`Tensor::try_backward_with`]), does not require grad, or its graph was freed by an
+    /// earlier backward; any error of a backward rule.
+    pub fn try_backward(&self) -> Result<()> {
+        if self.numel() != 1 {
+            return Err(Error::InvalidArgument {
+                op: "backward",
+                msg: format!(
+                    "backward() needs a one-element result, got shape {}; call backward_with(grad) with a gradient of that shape",
+                    self.shape()
+                ),
+            });
+        }
+        let one = Tensor::<T, D>::scalar_on(T::ONE, &self.device)?.try_reshape(self.dims())?;
+        self.try_backward_with(&one, false)
+    }
+
+    /// Backward from a result of any shape, with `grad` (same shape, dtype and device) as the
+    /// gradient of the result (PyTorch `t.backward(gradient, retain_graph)`). With
+    /// `retain_graph` the graph stays for another backward.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `grad`'s shape differs; as [`Tensor::try_backward`] otherwise.
+    pub fn try_backward_with(&self, grad: &Tensor<T, D>, retain_graph: bool) -> Result<()> {
+        let Some(node) = &self.node else {
+            return Err(Error::InvalidArgument {
+                op: "backward",
+                msg: format!(
+                    "the tensor of shape {} does not require grad: no input of the ops that made it had requires_grad set (or they ran under no_grad)",
+                    self.shape()
+                ),
+            });
+        };
+        if grad.shape() != self.shape() {
+            return Err(Error::ShapeMismatch {
+                op: "backward",
+                lhs: self.shape().clone(),
+                rhs: grad.shape().clone(),
+                msg: "the gradient passed to backward_with must have the result's shape".into(),
+            });
+        }
+        let g = grad.try_contiguous()?;
+        no_grad(|| run_backward(node, Box::new(g), retain_graph))
+    }
+
+    /// [`Tensor::try_backward`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_backward` returns an `Err`.
+    #[track_caller]
+    pub fn backward(&self) {
+        crate::error::OrPanic::or_panic(self.try_backward())
+    }
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// True for a tensor no recorded op produced: one made by the user (with or without
+    /// `requires_grad`), or a result computed without recording (PyTorch `is_leaf`).
+    pub fn is_leaf(&self) -> bool {
+        self.node.as_ref().is_none_or(|n| n.is_leaf())
+    }
+
+    /// The same data without the graph: shares storage, does not require grad and has no
+    /// gradient buffer (PyTorch `detach`).
+    pub fn detach(&self) -> Self {
+        let mut t = self.clone();
+        t.node = None;
+        t.grad = None;
+        t.requires_grad = false;
+        t
+    }
+
+    /// The node that produced this tensor (`None` for a tensor that does not require grad).
+    pub fn grad_fn(&self) -> Option<&Node> {
+        self.node.as_deref()
+    }
+
+    /// Sets every element of the gradient buffer to 0 (PyTorch `zero_grad`); nothing happens
+    /// without one.
+    ///
+    /// # Errors
+    /// `Layout` when this thread holds a guard on the gradient buffer.
+    pub fn zero_grad(&self) -> Result<()> {
+        match self.grad_tensor() {
+            Some(mut g) => g.fill_(T::ZERO),
+            None => Ok(()),
+        }
+    }
+
+    /// The gradient buffer as a contiguous tensor of this tensor's shape (shared, not copied).
+    pub fn grad_tensor(&self) -> Option<Tensor<T, D>> {
+        let storage = self.grad.clone()?;
+        Some(Tensor::from_storage(
+            storage,
+            self.shape().clone(),
+            &self.device,
+        ))
+    }
+}

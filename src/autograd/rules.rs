@@ -1,0 +1,355 @@
+//! The backward rules: for each recorded op, the gradients of its inputs from the gradient `g`
+//! of its output (PyTorch's `derivatives.yaml` formulas). Written once over `F: FloatElement`
+//! and `D: Backend`, so they run on every device.
+
+use super::{Grad, Saved, saved, take};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape};
+use crate::tensor::Tensor;
+use half::{bf16, f16};
+
+/// What a node computed, with the arguments its rule needs besides the saved tensors.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    /// A tensor made by the user with `requires_grad`.
+    Leaf,
+    /// A binary element-wise op by name (`"add"`); saved: both operands.
+    Binary(&'static str),
+    /// A scalar op by name; `left` when the scalar is the left operand (`s - x`). Saved: `x`.
+    Scalar {
+        name: &'static str,
+        s: f64,
+        left: bool,
+    },
+    /// A unary element-wise op by name (`"sin"`); saved: the input and the output.
+    Unary(&'static str),
+    /// `sum` or `mean` over the axes in `mask`; saved: the input.
+    Sum { mask: Vec<bool>, mean: bool },
+    /// `matmul`; saved: both operands.
+    Matmul,
+    /// A view; saved: the tensor viewed and the view (their layouts locate the view).
+    View(&'static str),
+    /// A copy (`contiguous`, `deep_copy`, `reshape` through a copy); saved: the input. The
+    /// gradient passes back reshaped to the input's shape.
+    Copy(&'static str),
+    /// A cast from the float dtype given; the gradient is cast back to it.
+    Cast(crate::dtype::Dtype),
+    /// An op recorded without a rule yet: `backward` through it is an `Err` naming it.
+    NoGrad(&'static str),
+}
+
+impl Op {
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Op::Leaf => "leaf",
+            Op::Binary(n) | Op::Unary(n) | Op::View(n) | Op::Copy(n) => n,
+            Op::Scalar { name, .. } => name,
+            Op::Sum { mean: false, .. } => "sum",
+            Op::Sum { mean: true, .. } => "mean",
+            Op::Matmul => "matmul",
+            Op::Cast(_) => "cast",
+            Op::NoGrad(n) => n,
+        }
+    }
+}
+
+/// Runs `op`'s rule for the float type the gradient holds.
+pub(super) fn apply<D: Backend>(
+    op: &Op,
+    g: Grad,
+    saved: &[Saved],
+    needs: &[bool],
+) -> Result<Vec<Option<Grad>>> {
+    fn go<F: FloatElement, D: Backend>(
+        op: &Op,
+        g: Grad,
+        s: &[Saved],
+        needs: &[bool],
+    ) -> Result<Vec<Option<Grad>>> {
+        let g = take::<F, D>(g)?;
+        let grads = rule::<F, D>(op, &g, s, needs)?;
+        Ok(grads
+            .into_iter()
+            .map(|t| t.map(|t| Box::new(t) as Grad))
+            .collect())
+    }
+    if let Op::Cast(to) = op {
+        return Ok(vec![Some(cast_back::<D>(g, *to)?)]);
+    }
+    if g.is::<Tensor<f32, D>>() {
+        go::<f32, D>(op, g, saved, needs)
+    } else if g.is::<Tensor<f64, D>>() {
+        go::<f64, D>(op, g, saved, needs)
+    } else if g.is::<Tensor<f16, D>>() {
+        go::<f16, D>(op, g, saved, needs)
+    } else {
+        go::<bf16, D>(op, g, saved, needs)
+    }
+}
+
+/// The gradient of a cast, cast back to the input's float dtype `to`.
+fn cast_back<D: Backend>(g: Grad, to: crate::dtype::Dtype) -> Result<Grad> {
+    fn go<F: FloatElement, D: Backend>(g: Tensor<F, D>, to: crate::dtype::Dtype) -> Result<Grad> {
+        use crate::dtype::Dtype::*;
+        Ok(match to {
+            Float32 => Box::new(g.try_cast::<f32>()?),
+            Float64 => Box::new(g.try_cast::<f64>()?),
+            Float16 => Box::new(g.try_cast::<f16>()?),
+            Bfloat16 => Box::new(g.try_cast::<bf16>()?),
+            other => return Err(no_gradient(&other.to_string())),
+        })
+    }
+    if g.is::<Tensor<f32, D>>() {
+        go::<f32, D>(take(g)?, to)
+    } else if g.is::<Tensor<f64, D>>() {
+        go::<f64, D>(take(g)?, to)
+    } else if g.is::<Tensor<f16, D>>() {
+        go::<f16, D>(take(g)?, to)
+    } else {
+        go::<bf16, D>(take(g)?, to)
+    }
+}
+
+fn no_gradient(op: &str) -> Error {
+    Error::InvalidArgument {
+        op: "backward",
+        msg: format!(
+            "`{op}` has no gradient (it is piecewise constant or not differentiable); detach its input or compute it under no_grad"
+        ),
+    }
+}
+
+/// `g` summed over the dimensions that broadcasting stretched, so it has `shape` (NumPy's
+/// broadcasting rules run backwards).
+pub(crate) fn sum_to<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    shape: &Shape,
+) -> Result<Tensor<F, D>> {
+    if g.shape() == shape {
+        return Ok(g.clone());
+    }
+    let lead = g.ndim() - shape.ndim();
+    let axes: Vec<i64> = (0..g.ndim())
+        .filter(|&i| i < lead || (shape.dims()[i - lead] == 1 && g.dims()[i] != 1))
+        .map(|i| i as i64)
+        .collect();
+    g.try_sum(&axes, true)?.try_reshape(shape.dims())
+}
+
+fn rule<F: FloatElement, D: Backend>(
+    op: &Op,
+    g: &Tensor<F, D>,
+    s: &[Saved],
+    needs: &[bool],
+) -> Result<Vec<Option<Tensor<F, D>>>> {
+    let arg = |i: usize| saved::<F, D>(&s[i]);
+    let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &g.device);
+    Ok(match op {
+        Op::Leaf => Vec::new(),
+        Op::Binary(name) => {
+            let (a, b) = (arg(0)?, arg(1)?);
+            let (ga, gb) = match *name {
+                "add" => (g.clone(), g.clone()),
+                "sub" => (g.clone(), g.try_neg()?),
+                "mul" => (g.try_mul(b)?, g.try_mul(a)?),
+                // d(a/b)/db = -a/b² = -(a/b)/b
+                "div" => (
+                    g.try_div(b)?,
+                    g.try_mul(&a.try_div(b)?.try_div(b)?)?.try_neg()?,
+                ),
+                "maximum" | "minimum" => {
+                    // The gradient goes to the selected operand; ties split it evenly (PyTorch).
+                    let pick = if *name == "maximum" {
+                        a.try_gt(b)?
+                    } else {
+                        a.try_lt(b)?
+                    };
+                    let tie = a.try_eq(b)?;
+                    let half = g.try_mul_scalar(F::from_f64(0.5))?;
+                    let zero = c(0.0)?;
+                    let ga = Tensor::try_where(&pick, g, &Tensor::try_where(&tie, &half, &zero)?)?;
+                    (ga.clone(), g.try_sub(&ga)?)
+                }
+                other => return Err(no_gradient(other)),
+            };
+            vec![
+                needs[0].then(|| sum_to(&ga, a.shape())).transpose()?,
+                needs[1].then(|| sum_to(&gb, b.shape())).transpose()?,
+            ]
+        }
+        Op::Scalar { name, s: v, left } => {
+            let x = arg(0)?;
+            let gx = match (*name, *left) {
+                ("add", _) | ("sub", false) => g.clone(),
+                ("sub", true) => g.try_neg()?,
+                ("mul", _) => g.try_mul_scalar(F::from_f64(*v))?,
+                ("div", false) => g.try_div_scalar(F::from_f64(*v))?,
+                // d(s/x)/dx = -s/x²
+                ("div", true) => g
+                    .try_mul(&x.try_mul(x)?.try_reciprocal()?)?
+                    .try_mul_scalar(F::from_f64(-*v))?,
+                (other, _) => return Err(no_gradient(other)),
+            };
+            vec![Some(gx)]
+        }
+        Op::Unary(name) => vec![Some(unary::<F, D>(name, g, arg(0)?, arg(1)?)?)],
+        Op::Sum { mask, mean } => {
+            let x = arg(0)?;
+            // Put the reduced axes back as size 1, then broadcast to the input's shape.
+            let kept: Vec<usize> = (x.dims().iter().zip(mask))
+                .map(|(&d, &m)| if m { 1 } else { d })
+                .collect();
+            let mut gx = g.try_reshape(kept)?.expand(x.shape().clone())?;
+            if *mean {
+                let n = crate::shape::numel_of(
+                    (x.dims().iter().zip(mask))
+                        .filter(|(_, m)| **m)
+                        .map(|(&d, _)| d),
+                );
+                gx = gx.try_div_scalar(F::from_f64(n as f64))?;
+            }
+            vec![Some(gx.try_contiguous()?)]
+        }
+        Op::Matmul => {
+            let (a, b) = (arg(0)?, arg(1)?);
+            // 1-d operands as (1, k) and (k, 1), as matmul itself treats them.
+            let a2 = if a.ndim() == 1 {
+                a.unsqueeze(0)?
+            } else {
+                a.clone()
+            };
+            let b2 = if b.ndim() == 1 {
+                b.unsqueeze(1)?
+            } else {
+                b.clone()
+            };
+            let out_dims = a2.try_matmul(&b2)?.dims().to_vec();
+            let g2 = g.try_reshape(out_dims)?;
+            let ga = match needs[0] {
+                true => {
+                    let t = g2.try_matmul(&b2.transpose(-1, -2)?)?;
+                    Some(sum_to(&t, a2.shape())?.try_reshape(a.dims())?)
+                }
+                false => None,
+            };
+            let gb = match needs[1] {
+                true => {
+                    let t = a2.transpose(-1, -2)?.try_matmul(&g2)?;
+                    Some(sum_to(&t, b2.shape())?.try_reshape(b.dims())?)
+                }
+                false => None,
+            };
+            vec![ga, gb]
+        }
+        Op::View(name) => vec![Some(view_backward(name, g, arg(0)?, arg(1)?)?)],
+        Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
+        Op::Cast(_) => unreachable!("casts are applied before dispatching on one type"),
+        Op::NoGrad(name) => return Err(no_gradient(name)),
+    })
+}
+
+/// The gradient of a unary op from `g`, the input `x` and the output `y`.
+fn unary<F: FloatElement, D: Backend>(
+    name: &str,
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    y: &Tensor<F, D>,
+) -> Result<Tensor<F, D>> {
+    // 1 / sqrt(±(1 - x²)) and friends.
+    let inv_sqrt = |t: Tensor<F, D>| t.try_sqrt()?.try_reciprocal();
+    let d = match name {
+        "neg" => return g.try_neg(),
+        "sin" => x.try_cos()?,
+        "cos" => x.try_sin()?.try_neg()?,
+        "tan" => y.try_mul(y)?.try_add_scalar(F::ONE)?,
+        "asin" => inv_sqrt(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?,
+        "acos" => inv_sqrt(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?.try_neg()?,
+        "atan" => x.try_mul(x)?.try_add_scalar(F::ONE)?.try_reciprocal()?,
+        "sinh" => x.try_cosh()?,
+        "cosh" => x.try_sinh()?,
+        "tanh" => y.try_mul(y)?.try_rsub_scalar(F::ONE)?,
+        "asinh" => inv_sqrt(x.try_mul(x)?.try_add_scalar(F::ONE)?)?,
+        "acosh" => inv_sqrt(x.try_mul(x)?.try_sub_scalar(F::ONE)?)?,
+        "atanh" => x.try_mul(x)?.try_rsub_scalar(F::ONE)?.try_reciprocal()?,
+        "exp" => y.clone(),
+        "exp2" => y.try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?,
+        "expm1" => y.try_add_scalar(F::ONE)?,
+        "log" => x.try_reciprocal()?,
+        "log2" => x
+            .try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?
+            .try_reciprocal()?,
+        "log10" => x
+            .try_mul_scalar(F::from_f64(std::f64::consts::LN_10))?
+            .try_reciprocal()?,
+        "log1p" => x.try_add_scalar(F::ONE)?.try_reciprocal()?,
+        "sqrt" => y.try_mul_scalar(F::from_f64(2.0))?.try_reciprocal()?,
+        "reciprocal" => y.try_mul(y)?.try_neg()?,
+        "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
+        "square" => x.try_mul_scalar(F::from_f64(2.0))?,
+        // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
+        "abs" => x.try_sign()?,
+        "relu" => x
+            .try_gt(&Tensor::scalar_on(F::ZERO, &g.device)?)?
+            .try_cast::<F>()?,
+        // Piecewise constant: the gradient is 0 almost everywhere (PyTorch).
+        "sign" | "floor" | "ceil" | "round" | "trunc" => {
+            return Tensor::zeros_on(g.dims(), &g.device);
+        }
+        other => return Err(no_gradient(other)),
+    };
+    g.try_mul(&d)
+}
+
+/// The gradient of a view: `g` written at the view's places in a zero gradient of the tensor
+/// viewed. Both layouts index one storage, so the view's layout is replayed on a zero buffer
+/// spanning the base; broadcast dimensions (stride 0) are summed first, since every element
+/// along them is the same base element.
+fn view_backward<F: FloatElement, D: Backend>(
+    name: &str,
+    g: &Tensor<F, D>,
+    base: &Tensor<F, D>,
+    view: &Tensor<F, D>,
+) -> Result<Tensor<F, D>> {
+    if base.layout.has_aliasing() {
+        return Err(Error::InvalidArgument {
+            op: "backward",
+            msg: format!(
+                "`{name}` of a broadcast view (shape {}, strides {:?}) has no gradient here; call contiguous() on the broadcast view first",
+                base.shape(),
+                base.stride()
+            ),
+        });
+    }
+    if base.numel() == 0 {
+        return Tensor::zeros_on(base.dims(), &g.device);
+    }
+    let (lo, hi) = base.layout.span();
+    let buf = Tensor::<F, D>::zeros_on([hi - lo + 1], &g.device)?;
+    let shift = |l: &Layout| Layout {
+        shape: l.shape.clone(),
+        strides: l.strides.clone(),
+        offset: l.offset - lo,
+    };
+    // Sum `g` over the view's broadcast dimensions, keeping them as size 1.
+    let stretched: Vec<i64> = (0..view.ndim())
+        .filter(|&i| view.stride()[i] == 0 && view.dims()[i] > 1)
+        .map(|i| i as i64)
+        .collect();
+    let mut vl = shift(&view.layout);
+    let g = if stretched.is_empty() {
+        g.clone()
+    } else {
+        let mut dims = vl.shape.dims().to_vec();
+        for &i in &stretched {
+            dims[i as usize] = 1;
+        }
+        vl.shape = Shape::new(dims);
+        g.try_sum(&stretched, true)?
+    };
+    let mut target = buf.with_layout("backward", vl)?;
+    target.add_(&g)?;
+    buf.with_layout("backward", shift(&base.layout))?
+        .try_contiguous()
+}

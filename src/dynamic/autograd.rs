@@ -1,0 +1,85 @@
+//! Autograd on `DynTensor`: the typed engine (`crate::autograd`) behind run-time dtypes. Only
+//! float dtypes have gradients; on the others these calls are an `Err`.
+
+use super::DynTensor;
+use crate::device::Device;
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+fn not_differentiable(op: &'static str, t: &DynTensor) -> Error {
+    Error::InvalidArgument {
+        op,
+        msg: format!(
+            "a {} tensor cannot require grad: only Float32, Float64, Float16 and Bfloat16 have gradients; convert with to_dtype first",
+            t.dtype()
+        ),
+    }
+}
+
+/// `g` as the typed tensor type of `_t` (an `Err` when its dtype or device differs).
+fn like<T: Element, D: Device>(g: DynTensor, _t: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+    g.downcast()
+}
+
+impl DynTensor {
+    /// Makes this tensor a leaf that requires grad, with a zero-filled gradient buffer
+    /// (`false` drops both); see [`crate::Tensor::set_requires_grad`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a non-float dtype; allocation failure.
+    pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()> {
+        dyn_float!(self, t => t.set_requires_grad(requires_grad), other => {
+            if requires_grad {
+                Err(not_differentiable("requires_grad", other))
+            } else {
+                Ok(())
+            }
+        })
+    }
+
+    /// Backward from this one-element result into the gradient buffers of the leaves it was
+    /// computed from (PyTorch `loss.backward()`); see [`crate::Tensor::try_backward`].
+    ///
+    /// # Errors
+    /// As the typed form; `InvalidArgument` for a non-float dtype.
+    pub fn backward(&self) -> Result<()> {
+        dyn_float!(self, t => t.try_backward(), other => Err(not_differentiable("backward", other)))
+    }
+
+    /// Backward with `grad` as the result's gradient (same shape and dtype), keeping the graph
+    /// when `retain_graph`; see [`crate::Tensor::try_backward_with`].
+    ///
+    /// # Errors
+    /// As the typed form; an `Err` from [`DynTensor::downcast`] when `grad`'s dtype or
+    /// device differs.
+    pub fn backward_with(&self, grad: &DynTensor, retain_graph: bool) -> Result<()> {
+        dyn_float!(self, t => {
+            let g = like(grad.clone(), t)?;
+            t.try_backward_with(&g, retain_graph)
+        }, other => Err(not_differentiable("backward", other)))
+    }
+
+    /// Sets the gradient buffer to 0; nothing happens without one.
+    ///
+    /// # Errors
+    /// `Layout` when this thread holds a guard on the gradient buffer.
+    pub fn zero_grad(&self) -> Result<()> {
+        dyn_each!(self, t => t.zero_grad())
+    }
+
+    /// The gradient buffer as a tensor of this tensor's shape (shared), `None` without one.
+    pub fn grad_tensor(&self) -> Option<DynTensor> {
+        dyn_each!(self, t => t.grad_tensor().map(DynTensor::from))
+    }
+
+    /// The same data without the graph or gradient buffer (PyTorch `detach`).
+    pub fn detach(&self) -> DynTensor {
+        dyn_each!(self, t => DynTensor::from(t.detach()))
+    }
+
+    /// True unless a recorded op produced this tensor (PyTorch `is_leaf`).
+    pub fn is_leaf(&self) -> bool {
+        dyn_each!(self, t => t.is_leaf())
+    }
+}
