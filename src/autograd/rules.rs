@@ -34,6 +34,29 @@ pub(crate) enum Op {
     /// A copy (`contiguous`, `deep_copy`, `reshape` through a copy); saved: the input. The
     /// gradient passes back reshaped to the input's shape.
     Copy(&'static str),
+    /// `where_(cond, a, b)`; saved: `cond`, `a`, `b`.
+    Where,
+    /// `concat` along the axis; saved: the inputs (their sizes split the gradient).
+    Concat(usize),
+    /// `index_select` along the axis; saved: the input and the indices.
+    IndexSelect(usize),
+    /// `gather` along the axis; saved: the input and the index.
+    Gather(usize),
+    /// `scatter_add` along the axis; inputs: `self` and `src`; saved: the index.
+    ScatterAdd(usize),
+    /// `pad` with these leading pad sizes per axis; saved: the input.
+    Pad(Vec<usize>),
+    /// `cumsum` along the axis.
+    Cumsum(usize),
+    /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
+    /// gradient evenly (PyTorch's `amax`).
+    Extreme { mask: Vec<bool>, keepdim: bool },
+    /// `var`/`std` with `correction`; saved: the input and the output.
+    Var {
+        mask: Vec<bool>,
+        correction: usize,
+        std: bool,
+    },
     /// A cast from the float dtype given; the gradient is cast back to it.
     Cast(crate::dtype::Dtype),
     /// An op recorded without a rule yet: `backward` through it is an `Err` naming it.
@@ -50,6 +73,16 @@ impl Op {
             Op::Sum { mean: true, .. } => "mean",
             Op::Matmul => "matmul",
             Op::Cast(_) => "cast",
+            Op::Where => "where_",
+            Op::Concat(_) => "concat",
+            Op::IndexSelect(_) => "index_select",
+            Op::Gather(_) => "gather",
+            Op::ScatterAdd(_) => "scatter_add",
+            Op::Cumsum(_) => "cumsum",
+            Op::Pad(_) => "pad",
+            Op::Extreme { .. } => "max/min",
+            Op::Var { std: false, .. } => "var",
+            Op::Var { std: true, .. } => "std",
             Op::NoGrad(n) => n,
         }
     }
@@ -148,6 +181,24 @@ fn rule<F: FloatElement, D: Backend>(
     let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &g.device);
     Ok(match op {
         Op::Leaf => Vec::new(),
+        Op::Binary("pow") => {
+            // d(a^b)/da = b a^(b-1); d(a^b)/db = a^b ln a, taken as 0 where a = 0 (PyTorch).
+            let (a, b, y) = (arg(0)?, arg(1)?, arg(2)?);
+            let ga = needs[0]
+                .then(|| {
+                    let d = a.try_pow(&b.try_sub_scalar(F::ONE)?)?.try_mul(b)?;
+                    sum_to(&g.try_mul(&d)?, a.shape())
+                })
+                .transpose()?;
+            let gb = needs[1]
+                .then(|| {
+                    let zero = c(0.0)?;
+                    let ln = Tensor::try_where(&a.try_eq(&zero)?, &zero, &a.try_log()?)?;
+                    sum_to(&g.try_mul(&y.try_mul(&ln)?)?, b.shape())
+                })
+                .transpose()?;
+            vec![ga, gb]
+        }
         Op::Binary(name) => {
             let (a, b) = (arg(0)?, arg(1)?);
             let (ga, gb) = match *name {
@@ -186,6 +237,24 @@ fn rule<F: FloatElement, D: Backend>(
                 ("sub", true) => g.try_neg()?,
                 ("mul", _) => g.try_mul_scalar(F::from_f64(*v))?,
                 ("div", false) => g.try_div_scalar(F::from_f64(*v))?,
+                // The gradient where x is selected; a tie passes half (as the tensor forms).
+                ("maximum" | "minimum", _) => {
+                    let v = c(*v)?;
+                    let pick = if *name == "maximum" {
+                        x.try_gt(&v)?
+                    } else {
+                        x.try_lt(&v)?
+                    };
+                    let half = g.try_mul_scalar(F::from_f64(0.5))?;
+                    let tie = Tensor::try_where(&x.try_eq(&v)?, &half, &c(0.0)?)?;
+                    Tensor::try_where(&pick, g, &tie)?
+                }
+                // d(x^s)/dx = s x^(s-1); 0 for s = 0 (PyTorch).
+                ("pow", false) if *v == 0.0 => g.try_mul_scalar(F::ZERO)?,
+                ("pow", false) => {
+                    let d = x.try_pow(&c(*v - 1.0)?)?.try_mul_scalar(F::from_f64(*v))?;
+                    g.try_mul(&d)?
+                }
                 // d(s/x)/dx = -s/x²
                 ("div", true) => g
                     .try_mul(&x.try_mul(x)?.try_reciprocal()?)?
@@ -244,10 +313,129 @@ fn rule<F: FloatElement, D: Backend>(
             vec![ga, gb]
         }
         Op::View(name) => vec![Some(view_backward(name, g, arg(0)?, arg(1)?)?)],
+        Op::Where => {
+            let cond = saved::<bool, D>(&s[0])?;
+            let (a, b, zero) = (arg(1)?, arg(2)?, c(0.0)?);
+            vec![
+                needs[0]
+                    .then(|| sum_to(&Tensor::try_where(cond, g, &zero)?, a.shape()))
+                    .transpose()?,
+                needs[1]
+                    .then(|| sum_to(&Tensor::try_where(cond, &zero, g)?, b.shape()))
+                    .transpose()?,
+            ]
+        }
+        Op::Concat(ax) => {
+            let mut off = 0;
+            let mut grads = Vec::with_capacity(s.len());
+            for (i, need) in needs.iter().enumerate() {
+                let n = arg(i)?.dims()[*ax];
+                grads.push(need.then(|| g.narrow(*ax as i64, off, n)).transpose()?);
+                off += n;
+            }
+            grads
+        }
+        Op::IndexSelect(ax) => {
+            // Each selected slice adds back at its index (repeats accumulate).
+            let (x, idx) = (arg(0)?, saved::<i64, D>(&s[1])?);
+            let mut shape = vec![1; g.ndim()];
+            shape[*ax] = idx.numel();
+            let index = idx
+                .try_reshape(shape)?
+                .expand(g.shape().clone())?
+                .try_contiguous()?;
+            vec![Some(
+                Tensor::zeros_on(x.dims(), &g.device)?.try_scatter_add(*ax as i64, &index, g)?,
+            )]
+        }
+        Op::Gather(ax) => {
+            let (x, idx) = (arg(0)?, saved::<i64, D>(&s[1])?);
+            vec![Some(
+                Tensor::zeros_on(x.dims(), &g.device)?.try_scatter_add(*ax as i64, idx, g)?,
+            )]
+        }
+        Op::ScatterAdd(ax) => {
+            let idx = saved::<i64, D>(&s[0])?;
+            vec![
+                needs[0].then(|| g.clone()),
+                needs[1]
+                    .then(|| g.try_gather(*ax as i64, idx))
+                    .transpose()?,
+            ]
+        }
+        Op::Pad(before) => {
+            // The gradient of the input is the padded gradient's interior.
+            let x = arg(0)?;
+            let mut inner = g.clone();
+            for (i, &b) in before.iter().enumerate() {
+                inner = inner.narrow(i as i64, b, x.dims()[i])?;
+            }
+            vec![Some(inner.try_contiguous()?)]
+        }
+        Op::Cumsum(ax) => {
+            // Each input element feeds every later output: a reversed running sum.
+            let a = *ax as i64;
+            vec![Some(
+                g.flip(&[a])?.try_cumsum(a)?.flip(&[a])?.try_contiguous()?,
+            )]
+        }
+        Op::Extreme { mask, keepdim } => {
+            let (x, y) = (arg(0)?, arg(1)?);
+            let kept = keep_shape(x, mask);
+            let (y, g) = if *keepdim {
+                (y.clone(), g.clone())
+            } else {
+                (y.try_reshape(kept.clone())?, g.try_reshape(kept)?)
+            };
+            let hit = x.try_eq(&y)?.try_cast::<F>()?;
+            let axes = axes_of(mask);
+            let count = hit.try_sum(&axes, true)?;
+            vec![Some(hit.try_mul(&g.try_div(&count)?)?)]
+        }
+        Op::Var {
+            mask,
+            correction,
+            std,
+        } => {
+            // var = Σ(x - mean)² / (n - correction): d/dx = 2 (x - mean) / (n - correction);
+            // std = sqrt(var): d/dx = (x - mean) / ((n - correction) std).
+            let (x, y) = (arg(0)?, arg(1)?);
+            let kept = keep_shape(x, mask);
+            let n = crate::shape::numel_of(
+                (x.dims().iter().zip(mask))
+                    .filter(|(_, m)| **m)
+                    .map(|(&d, _)| d),
+            );
+            let dof = F::from_f64(n as f64 - *correction as f64);
+            let axes = axes_of(mask);
+            let centred = x.try_sub(&x.try_mean(&axes, true)?)?;
+            let g = g.try_reshape(kept.clone())?;
+            let scale = if *std {
+                y.try_reshape(kept)?.try_mul_scalar(dof)?.try_reciprocal()?
+            } else {
+                c(2.0)?.try_div_scalar(dof)?
+            };
+            vec![Some(centred.try_mul(&g.try_mul(&scale)?)?)]
+        }
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
         Op::Cast(_) => unreachable!("casts are applied before dispatching on one type"),
         Op::NoGrad(name) => return Err(no_gradient(name)),
     })
+}
+
+/// `x`'s shape with the axes in `mask` as size 1 (a keepdim reduction's shape).
+fn keep_shape<F: FloatElement, D: Backend>(x: &Tensor<F, D>, mask: &[bool]) -> Vec<usize> {
+    (x.dims().iter().zip(mask))
+        .map(|(&d, &m)| if m { 1 } else { d })
+        .collect()
+}
+
+/// The axes set in `mask`.
+fn axes_of(mask: &[bool]) -> Vec<i64> {
+    (0..mask.len())
+        .filter(|&i| mask[i])
+        .map(|i| i as i64)
+        .collect()
 }
 
 /// The gradient of a unary op from `g`, the input `x` and the output `y`.

@@ -32,7 +32,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     fn packed_copy(&self) -> Result<Self> {
         let mut out = Self::zeros_on(self.shape().clone(), &self.device)?;
         out.copy_from(self)?;
-        Ok(out)
+        let op = crate::autograd::Op::Copy("copy");
+        Ok(crate::autograd::record(out, op, &[self], &[self]))
     }
 
     /// Views of consecutive pieces of `sizes[i]` elements along `axis` (PyTorch `split` with a
@@ -177,7 +178,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         inner.copy_from(self)?;
         out.is_view = false;
-        Ok(out)
+        let op = crate::autograd::Op::Pad(pads.iter().map(|p| p.0).collect());
+        Ok(crate::autograd::record(out, op, &[self], &[self]))
     }
 
     /// Rotates elements by `shift` along `axis` (NumPy `roll`): element `i` moves to `i + shift`.

@@ -128,7 +128,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             &broadcast_shapes(op, cond.shape(), a.shape())?,
             b.shape(),
         )?;
-        D::select(&s, cond, a, b)
+        let out = D::select(&s, cond, a, b)?;
+        let saved: [&dyn crate::autograd::Tracked; 3] = [cond, a, b];
+        Ok(crate::autograd::record(
+            out,
+            crate::autograd::Op::Where,
+            &[a, b],
+            &saved,
+        ))
     }
 
     /// Replaces elements where `mask` is true with `value` (PyTorch `masked_fill`); `mask`
@@ -192,7 +199,12 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             out.narrow(ax as i64, off, n)?.copy_from(t)?;
             off += n;
         }
-        Ok(out)
+        let inputs: Vec<&dyn crate::autograd::Tracked> = tensors
+            .iter()
+            .map(|t| *t as &dyn crate::autograd::Tracked)
+            .collect();
+        let op = crate::autograd::Op::Concat(ax);
+        Ok(crate::autograd::record(out, op, &inputs, &inputs))
     }
 
     /// Alias of [`Tensor::try_concat`] (PyTorch's name).
@@ -227,7 +239,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             });
         }
         same_device("index_select", self, indices)?;
-        D::index_select(self, ax, indices)
+        let out = D::index_select(self, ax, indices)?;
+        let saved: [&dyn crate::autograd::Tracked; 2] = [self, indices];
+        let op = crate::autograd::Op::IndexSelect(ax);
+        Ok(crate::autograd::record(out, op, &[self], &saved))
     }
 
     /// Alias of [`Tensor::try_index_select`] (NumPy's `take` with an axis).
@@ -245,7 +260,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let ax = self.shape().axis("gather", axis)?;
         check_gather_shape("gather", self.shape(), index.shape(), ax)?;
         same_device("gather", self, index)?;
-        D::gather(self, ax, index)
+        let out = D::gather(self, ax, index)?;
+        let saved: [&dyn crate::autograd::Tracked; 2] = [self, index];
+        let op = crate::autograd::Op::Gather(ax);
+        Ok(crate::autograd::record(out, op, &[self], &saved))
     }
 }
 

@@ -248,7 +248,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         check_gather_shape("scatter_add", self.shape(), index.shape(), ax)?;
         same_device("scatter_add", self, index)?;
         same_device("scatter_add", self, src)?;
-        D::scatter_add(self, ax, index, src)
+        let out = D::scatter_add(self, ax, index, src)?;
+        let saved: [&dyn crate::autograd::Tracked; 1] = [index];
+        let op = crate::autograd::Op::ScatterAdd(ax);
+        Ok(crate::autograd::record(out, op, &[self, src], &saved))
     }
 
     plain_forms! {

@@ -143,12 +143,25 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     ) -> Result<Tensor<O, D>> {
         let mask = self.shape().axes_mask(op.name(), axes)?;
         let out = D::reduce::<T, O>(self, op, &mask, keepdim)?;
+        use crate::autograd::{Op, Tracked, record};
+        let saved: [&dyn Tracked; 2] = [self, &out];
         let rule = match op {
-            ReduceOp::Sum => crate::autograd::Op::Sum { mask, mean: false },
-            ReduceOp::Mean => crate::autograd::Op::Sum { mask, mean: true },
-            _ => crate::autograd::Op::NoGrad(op.root()),
+            ReduceOp::Sum => Op::Sum { mask, mean: false },
+            ReduceOp::Mean => Op::Sum { mask, mean: true },
+            ReduceOp::Max | ReduceOp::Min => Op::Extreme { mask, keepdim },
+            ReduceOp::Var(c) => Op::Var {
+                mask,
+                correction: c,
+                std: false,
+            },
+            ReduceOp::Std(c) => Op::Var {
+                mask,
+                correction: c,
+                std: true,
+            },
+            _ => Op::NoGrad(op.root()),
         };
-        Ok(crate::autograd::record(out, rule, &[self], &[self]))
+        Ok(record(out.clone(), rule, &[self], &saved))
     }
 
     reductions! {
@@ -204,14 +217,18 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// `Axis` for an out-of-range axis.
     pub fn try_cumsum(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
         let ax = self.shape().axis("cumsum", axis)?;
-        D::scan(self, ScanOp::CumSum, ax)
+        let out = D::scan(self, ScanOp::CumSum, ax)?;
+        let op = crate::autograd::Op::Cumsum(ax);
+        Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 
     /// Running product along `axis` (NumPy `cumprod`), as [`SumOf<T>`]. Errors as
     /// [`Tensor::try_cumsum`].
     pub fn try_cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
         let ax = self.shape().axis("cumprod", axis)?;
-        D::scan(self, ScanOp::CumProd, ax)
+        let out = D::scan(self, ScanOp::CumProd, ax)?;
+        let op = crate::autograd::Op::NoGrad("cumprod");
+        Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 
     plain_forms! {
@@ -264,7 +281,8 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         let m = self.try_max(axes, true)?;
         let finite = m.try_is_finite()?;
         let zero = Self::scalar_on(T::ZERO, &self.device)?;
-        let shift = Self::try_where(&finite, &m, &zero)?;
+        // The shift cancels out of the value, so no gradient flows through it.
+        let shift = Self::try_where(&finite, &m, &zero)?.detach();
         let out = self
             .try_sub(&shift)?
             .try_exp()?

@@ -360,6 +360,15 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     }
 }
 
+/// The autograd record of `x ^ e` for a scalar exponent.
+fn pow_op(e: f64) -> Op {
+    Op::Scalar {
+        name: "pow",
+        s: e,
+        left: false,
+    }
+}
+
 pub(crate) fn check_clip<T: NumElement>(min: T, max: T) -> Result<()> {
     if min > max {
         return Err(Error::InvalidArgument {
@@ -444,7 +453,8 @@ pub trait PowExponentInplace<T: NumElement, D: Backend = Cpu> {
 impl<T: NumElement, D: Backend> PowExponent<T, D> for i32 {
     type Output = T;
     fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        D::scalar::<T, PowOp>(t, int_exponent("pow", self)?, false)
+        let out = D::scalar::<T, PowOp>(t, int_exponent("pow", self)?, false)?;
+        Ok(record(out, pow_op(self as f64), &[t], &[t]))
     }
 }
 
@@ -460,7 +470,9 @@ impl<T: NumElement, D: Backend> PowExponent<T, D> for &Tensor<T, D> {
     type Output = T;
     fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         same_device("pow", t, self)?;
-        D::binary::<T, PowOp>(t, self)
+        let out = D::binary::<T, PowOp>(t, self)?;
+        let saved: [&dyn Tracked; 3] = [t, self, &out];
+        Ok(record(out.clone(), Op::Binary("pow"), &[t, self], &saved))
     }
 }
 
@@ -478,7 +490,8 @@ macro_rules! float_exponent {
             type Output = FloatOf<T>;
             fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<FloatOf<T>, D>> {
                 let f = t.try_cast::<FloatOf<T>>()?;
-                D::scalar::<FloatOf<T>, PowOp>(&f, <FloatOf<T>>::from_f64(self as f64), false)
+                let out = D::scalar::<FloatOf<T>, PowOp>(&f, <FloatOf<T>>::from_f64(self as f64), false)?;
+                Ok(record(out, pow_op(self as f64), &[&f], &[&f]))
             }
         }
         impl<T: FloatElement, D: Backend> PowExponentInplace<T, D> for $e {

@@ -237,9 +237,9 @@ fn engine_semantics() {
     assert!(!d.requires_grad() && d.grad().is_none());
     assert!(!d.mul(&d).requires_grad());
     // Ops without a rule yet say so at backward time, naming the op.
-    let m = x.max(&[], false);
+    let m = x.cumprod(0).sum(&[], false);
     let e = m.try_backward().unwrap_err().to_string();
-    assert!(e.contains("max"), "{e}");
+    assert!(e.contains("cumprod"), "{e}");
     // Plain tensors keep their cost: no graph at all.
     let p = Tensor::<f64>::ones([2]).unwrap();
     assert!(p.add(&p).grad_fn().is_none());
@@ -282,4 +282,70 @@ fn gradients_on_every_device() {
         Ok(gpu) => assert_eq!(step(&gpu).unwrap(), want),
         Err(e) => println!("autograd on CUDA skipped: {e}"),
     }
+}
+
+#[test]
+fn selection_indexing_and_composite_rules() {
+    let x = t(&[3, 4], 20);
+    let y = t(&[3, 4], 21);
+    let pos = x.abs().add_scalar(0.5);
+    let cond = x.gt_scalar(0.0);
+    gradcheck("where", &[x.clone(), t(&[4], 22)], |v| {
+        Tensor::try_where(&cond, &v[0], &v[1])
+    });
+    gradcheck("masked_fill", &[x.clone()], |v| {
+        v[0].try_masked_fill(&cond, 2.0)
+    });
+    gradcheck("concat", &[x.clone(), t(&[3, 2], 23)], |v| {
+        Tensor::try_concat(&[&v[0], &v[1]], 1)
+    });
+    gradcheck("stack", &[x.clone(), y.clone()], |v| {
+        Tensor::try_stack(&[&v[0], &v[1]], 0)
+    });
+    let idx = Tensor::<i64>::from_vec(vec![2, 0, 2, -1], [4]).unwrap();
+    gradcheck("index_select with repeats", &[x.clone()], |v| {
+        v[0].try_index_select(1, &idx)
+    });
+    let gi = Tensor::<i64>::from_vec(vec![0, 3, 3, 1, 2, 0], [3, 2]).unwrap();
+    gradcheck("gather", &[x.clone()], |v| v[0].try_gather(1, &gi));
+    gradcheck("scatter_add", &[x.clone(), t(&[3, 2], 24)], |v| {
+        v[0].try_scatter_add(1, &gi, &v[1])
+    });
+    gradcheck("cumsum", &[x.clone()], |v| v[0].try_cumsum(1));
+    gradcheck("max", &[x.clone()], |v| v[0].try_max(&[1], false));
+    gradcheck("min keepdim", &[x.clone()], |v| v[0].try_min(&[0], true));
+    gradcheck("var", &[x.clone()], |v| v[0].try_var(&[1], 1, false));
+    gradcheck("std", &[x.clone()], |v| v[0].try_std(&[0, 1], 0, true));
+    gradcheck("pow f64", &[pos.clone()], |v| v[0].try_pow(2.5));
+    gradcheck("pow i32", &[x.clone()], |v| v[0].try_pow(3));
+    gradcheck("pow tensor", &[pos.clone(), y.clone()], |v| {
+        v[0].try_pow(&v[1])
+    });
+    gradcheck("logsumexp", &[x.clone()], |v| {
+        v[0].try_logsumexp(&[1], false)
+    });
+    gradcheck("norm 2", &[x.clone()], |v| v[0].try_norm(2.0, &[1], false));
+    gradcheck("norm 3", &[x.clone()], |v| v[0].try_norm(3.0, &[], false));
+    gradcheck("clip", &[x.clone()], |v| v[0].try_clip(-0.5, 0.5));
+    gradcheck("dot", &[t(&[4], 25), t(&[4], 26)], |v| v[0].try_dot(&v[1]));
+    gradcheck("outer", &[t(&[3], 27), t(&[4], 28)], |v| {
+        v[0].try_outer(&v[1])
+    });
+    gradcheck("tensordot", &[t(&[2, 3, 4], 29), t(&[4, 3], 30)], |v| {
+        v[0].try_tensordot(&v[1], &[1, 2], &[1, 0])
+    });
+    gradcheck("split + mul", &[x.clone()], |v| {
+        let parts = v[0].try_split(&[1, 3], 1)?;
+        parts[1].try_mul(&parts[0])
+    });
+    gradcheck("pad", &[x.clone()], |v| {
+        v[0].try_pad(&[(1, 0), (0, 2)], 0.5)
+    });
+    gradcheck("roll", &[x.clone()], |v| v[0].try_roll(1, 1));
+    gradcheck("tile", &[x.clone()], |v| v[0].try_tile(&[2, 1]));
+    gradcheck("repeat_interleave", &[x.clone()], |v| {
+        v[0].try_repeat_interleave(2, 0)
+    });
+    gradcheck("tril", &[x.clone()], |v| v[0].try_tril(0));
+    gradcheck("triu", &[x], |v| v[0].try_triu(1));
 }
