@@ -18,8 +18,14 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod check;
 mod rules;
+mod version;
 
+use version::Registration;
+pub(crate) use version::bump;
+
+pub use check::gradcheck;
 pub(crate) use rules::Op;
 
 use crate::backend::Backend;
@@ -87,8 +93,9 @@ pub struct Node {
     id: u64,
     op: Op,
     inputs: Vec<Option<Arc<Node>>>,
-    /// The tensors the rule needs; `None` once a `backward` has freed the graph.
-    saved: Mutex<Option<Vec<Saved>>>,
+    /// The tensors the rule needs and their buffers' versions; `None` once a `backward` has
+    /// freed the graph.
+    saved: Mutex<Option<(Vec<Saved>, Vec<Registration>)>>,
     apply: Apply,
     /// Sums two gradients of this node's type.
     add: fn(Grad, Grad) -> Result<Grad>,
@@ -168,15 +175,16 @@ impl Node {
 /// An input of a recorded op: its node, and itself erased for saving.
 pub(crate) trait Tracked {
     fn node(&self) -> Option<Arc<Node>>;
-    fn save(&self) -> Saved;
+    fn save(&self) -> (Saved, Registration);
 }
 
 impl<T: Element, D: Backend> Tracked for Tensor<T, D> {
     fn node(&self) -> Option<Arc<Node>> {
         self.node.clone()
     }
-    fn save(&self) -> Saved {
-        Arc::new(self.detach())
+    fn save(&self) -> (Saved, Registration) {
+        let id = D::storage_id(&self.storage);
+        (Arc::new(self.detach()), Registration::new(id))
     }
 }
 
@@ -202,7 +210,7 @@ pub(crate) fn record<T: Element, D: Backend>(
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         op,
         inputs: inputs.iter().map(|t| t.node()).collect(),
-        saved: Mutex::new(Some(saved.iter().map(|t| t.save()).collect())),
+        saved: Mutex::new(Some(saved.iter().map(|t| t.save()).unzip())),
         apply: rules::apply::<D>,
         add: add_grads::<D>,
         sink: None,
@@ -236,7 +244,7 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
             continue;
         }
         let mut slot = node.saved.lock();
-        let Some(saved) = slot.as_ref() else {
+        let Some((saved, versions)) = slot.as_ref() else {
             return Err(Error::InvalidArgument {
                 op: "backward",
                 msg: format!(
@@ -245,6 +253,15 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
                 ),
             });
         };
+        if let Some(k) = versions.iter().position(|v| v.writes_since() > 0) {
+            return Err(Error::InvalidArgument {
+                op: "backward",
+                msg: format!(
+                    "tensor {k} that `{}` saved for its gradient was modified by an in-place op after it was used, so the gradient would be wrong; use the out-of-place op (or deep_copy() before writing)",
+                    node.op.name()
+                ),
+            });
+        }
         let needs: Vec<bool> = node.inputs.iter().map(Option::is_some).collect();
         let grads = (node.apply)(&node.op, g, saved, &needs)?;
         if !retain_graph {

@@ -46,6 +46,12 @@ pub(crate) enum Op {
     ScatterAdd(usize),
     /// `pad` with these leading pad sizes per axis; saved: the input.
     Pad(Vec<usize>),
+    /// A matrix built with the input on its `k`-th diagonal (`diag` of a vector, `diag_embed`).
+    Diag(i64),
+    /// `inverse`; saved: the output.
+    Inverse,
+    /// `solve(a, b)`; saved: `a`, `b` and the solution.
+    Solve,
     /// `cumsum` along the axis.
     Cumsum(usize),
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
@@ -80,6 +86,9 @@ impl Op {
             Op::ScatterAdd(_) => "scatter_add",
             Op::Cumsum(_) => "cumsum",
             Op::Pad(_) => "pad",
+            Op::Diag(_) => "diag",
+            Op::Inverse => "inverse",
+            Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
@@ -371,6 +380,29 @@ fn rule<F: FloatElement, D: Backend>(
                 inner = inner.narrow(i as i64, b, x.dims()[i])?;
             }
             vec![Some(inner.try_contiguous()?)]
+        }
+        Op::Diag(k) => vec![Some(g.diagonal(*k)?.try_contiguous()?)],
+        Op::Inverse => {
+            // d(A⁻¹) = -A⁻¹ dA A⁻¹, so dA = -A⁻ᵀ g A⁻ᵀ.
+            let it = arg(0)?.transpose(-1, -2)?;
+            vec![Some(it.try_matmul(g)?.try_matmul(&it)?.try_neg()?)]
+        }
+        Op::Solve => {
+            // x = A⁻¹ b: db = A⁻ᵀ g, dA = -db xᵀ (a vector b as one column).
+            let (a, b, x) = (arg(0)?, arg(1)?, arg(2)?);
+            let gb = a.transpose(-1, -2)?.try_solve(g)?;
+            let ga = needs[0]
+                .then(|| {
+                    let (gb2, x2) = if b.ndim() == 1 {
+                        (gb.unsqueeze(-1)?, x.unsqueeze(-1)?)
+                    } else {
+                        (gb.clone(), x.clone())
+                    };
+                    let t = gb2.try_matmul(&x2.transpose(-1, -2)?)?.try_neg()?;
+                    sum_to(&t, a.shape())
+                })
+                .transpose()?;
+            vec![ga, needs[1].then(|| sum_to(&gb, b.shape())).transpose()?]
         }
         Op::Cumsum(ax) => {
             // Each input element feeds every later output: a reversed running sum.

@@ -185,6 +185,9 @@ impl Device for Cpu {
     fn same_storage<T: Element>(a: &CpuStorage<T>, b: &CpuStorage<T>) -> bool {
         Arc::ptr_eq(a, b)
     }
+    fn storage_id<T: Element>(s: &CpuStorage<T>) -> usize {
+        Arc::as_ptr(s) as *const u8 as usize
+    }
     fn upload<T: Element>(&self, data: &[T]) -> crate::Result<CpuStorage<T>> {
         Ok(Arc::new(RwLock::new(AlignedBuf::from_slice(
             "upload", data,

@@ -77,6 +77,8 @@ pub trait Device: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static {
     fn allocated_bytes<T: Element>(storage: &Self::Storage<T>) -> usize;
     /// True when two handles share one buffer.
     fn same_storage<T: Element>(a: &Self::Storage<T>, b: &Self::Storage<T>) -> bool;
+    /// An identity of the buffer, the same for every handle sharing it (its address).
+    fn storage_id<T: Element>(s: &Self::Storage<T>) -> usize;
     /// A buffer on this device holding a copy of `data` (a host-to-device copy for CUDA).
     fn upload<T: Element>(&self, data: &[T]) -> crate::Result<Self::Storage<T>>;
     /// The whole buffer copied to the host (a device-to-host copy for CUDA).

@@ -125,7 +125,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                     })?;
                 let out = Self::zeros_on([n, n], &self.device)?;
                 out.diagonal(k)?.copy_from(self)?;
-                Ok(out)
+                let op = crate::autograd::Op::Diag(k);
+                Ok(crate::autograd::record(out, op, &[self], &[]))
             }
             2 => self.diagonal(k)?.packed_copy(),
             _ => Err(Error::InvalidArgument {
@@ -145,7 +146,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         dims.push(n);
         let out = Self::zeros_on(dims, &self.device)?;
         out.diagonal(0)?.copy_from(self)?;
-        Ok(out)
+        let op = crate::autograd::Op::Diag(0);
+        Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 
     /// Pads with `value`: `pads[i] = (before, after)` for dimension `i` (NumPy `pad` with a

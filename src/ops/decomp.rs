@@ -4,6 +4,7 @@
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
 
+use crate::autograd::{Op, Tracked, record};
 use crate::backend::cpu::kernels::linalg as k;
 use crate::backend::{Backend, on_host};
 use crate::device::Cpu;
@@ -236,7 +237,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// a pivot of the LU factorization is numerically zero (`|u_ii| ≤ n·ε·max|u_jj|` in f64), so
     /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
     pub fn try_inverse(&self) -> Result<Float<T, D>> {
-        on_host(self, |h| h.host_inverse())
+        let out = on_host(self, |h| h.host_inverse())?;
+        Ok(record(out.clone(), Op::Inverse, &[self], &[&out]))
     }
 
     /// `x` with `self · x = b` (NumPy `linalg.solve`): `self` is `(..., n, n)`; `b` is a vector
@@ -249,7 +251,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn try_solve(&self, b: &Self) -> Result<Float<T, D>> {
         crate::ops::device_ops::same_device("solve", self, b)?;
         let hb = D::to_host(b)?;
-        on_host(self, |h| h.host_solve(&hb))
+        let out = on_host(self, |h| h.host_solve(&hb))?;
+        let saved: [&dyn Tracked; 3] = [self, b, &out];
+        Ok(record(out.clone(), Op::Solve, &[self, b], &saved))
     }
 
     /// The thin singular value decomposition `self = u · diag(s) · vh` of each `(m, n)` matrix
@@ -263,10 +267,11 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn try_svd(&self) -> Result<(Float<T, D>, Float<T, D>, Float<T, D>)> {
         let (u, s, vh) = D::to_host(self)?.host_svd()?;
         let d = &self.device;
+        let no = |t| record(t, Op::NoGrad("svd"), &[self], &[]);
         Ok((
-            D::from_host(&u, d)?,
-            D::from_host(&s, d)?,
-            D::from_host(&vh, d)?,
+            no(D::from_host(&u, d)?),
+            no(D::from_host(&s, d)?),
+            no(D::from_host(&vh, d)?),
         ))
     }
 
@@ -276,7 +281,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// As [`Tensor::try_svd`].
     pub fn try_pinv(&self) -> Result<Float<T, D>> {
-        on_host(self, |h| h.host_pinv())
+        let out = on_host(self, |h| h.host_pinv())?;
+        Ok(record(out, Op::NoGrad("pinv"), &[self], &[]))
     }
 
     /// Eigenvalues (ascending, `(..., n)`) and eigenvectors (the columns of `(..., n, n)`) of
@@ -287,9 +293,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     #[allow(clippy::type_complexity)]
     pub fn try_eigh(&self) -> Result<(Float<T, D>, Float<T, D>)> {
         let (w, v) = D::to_host(self)?.host_eigh()?;
+        let no = |t| record(t, Op::NoGrad("eigh"), &[self], &[]);
         Ok((
-            D::from_host(&w, &self.device)?,
-            D::from_host(&v, &self.device)?,
+            no(D::from_host(&w, &self.device)?),
+            no(D::from_host(&v, &self.device)?),
         ))
     }
 

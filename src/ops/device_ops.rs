@@ -422,8 +422,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Layout` for a broadcast view or when a guard on the buffer is alive in this thread.
     pub fn fill_(&mut self, value: T) -> Result<()> {
-        self.check_writable("fill_")?;
-        D::fill(self, value)
+        self.check_settable("fill_")?;
+        // Checked above; the device step's own write checks must not refuse a leaf.
+        crate::autograd::no_grad(|| D::fill(self, value))
     }
 
     /// Copies `values` (logical row-major order, `numel()` of them) into the tensor, which may
@@ -434,9 +435,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// written on error.
     pub fn set_data(&mut self, values: &[T]) -> Result<()> {
         crate::tensor::checked_data_shape("set_data", values.len(), self.shape().clone())?;
-        self.check_writable("set_data")?;
+        self.check_settable("set_data")?;
         let host = Tensor::<T, Cpu>::from_slice(values, self.shape().clone())?;
-        D::assign(self, &D::from_host(&host, &self.device)?)
+        let src = D::from_host(&host, &self.device)?;
+        crate::autograd::no_grad(|| D::assign(self, &src))
     }
 
     /// Zeros of this tensor's shape on its device.
@@ -460,7 +462,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Device` when the copy fails.
     pub fn try_to_cpu(&self) -> Result<Tensor<T, Cpu>> {
-        D::to_host(self)
+        self.to_device(&Cpu)
     }
 
     /// This tensor on `device`: shared storage when it is already there, otherwise a copy
@@ -474,7 +476,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         {
             return Ok(same.clone());
         }
-        E::from_host(&D::to_host(self)?, device)
+        let out = E::from_host(&D::to_host(self)?, device)?;
+        // Gradients do not cross devices yet: backward through the copy is an `Err`.
+        let op = crate::autograd::Op::NoGrad("to_device");
+        Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 
     /// A copy on CUDA device `device` (shared storage when it is already there).

@@ -73,10 +73,10 @@ impl<T: Element> Tensor<T, Cpu> {
     /// `Layout` when the tensor is not contiguous or its buffer is borrowed elsewhere.
     pub fn data_mut(&mut self) -> Result<DataMut<'_, T>> {
         let range = self.contiguous_range("data_mut")?;
-        Ok(DataMut {
-            guard: write("data_mut", &self.storage)?,
-            range,
-        })
+        let guard = write("data_mut", &self.storage)?;
+        // Writes through the guard change what a graph may have saved.
+        crate::autograd::bump(<Cpu as crate::device::Device>::storage_id(&self.storage));
+        Ok(DataMut { guard, range })
     }
 
     /// Borrows the gradient buffer (`numel()` elements, row-major), `None` without
@@ -128,6 +128,31 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
     /// `Err` when the layout maps several logical elements onto one memory element (a
     /// broadcast view), which cannot be written in place (PyTorch refuses the same).
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
+        self.check_overwrite(op, true)
+    }
+
+    /// [`Tensor::check_writable`] for writes that set data rather than compute from it
+    /// (`set_data`, `fill_`): allowed on a leaf that requires grad, which is how its values are
+    /// initialised (PyTorch writes through `.data` or under `no_grad`).
+    pub(crate) fn check_settable(&self, op: &'static str) -> Result<()> {
+        self.check_overwrite(op, false)
+    }
+
+    fn check_overwrite(&self, op: &'static str, leaves_too: bool) -> Result<()> {
+        let graph = match &self.node {
+            Some(n) => leaves_too || !n.is_leaf(),
+            None => false,
+        };
+        if graph && crate::autograd::is_grad_enabled() {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "an in-place op on a tensor of shape {} that requires grad would change values the graph depends on; use the out-of-place op, or write under no_grad (as an optimizer step does)",
+                    self.shape()
+                ),
+            });
+        }
+        crate::autograd::bump(D::storage_id(&self.storage));
         if self.layout.has_aliasing() {
             return Err(Error::Layout {
                 op,

@@ -17,40 +17,11 @@ fn t(dims: &[usize], seed: u64) -> T64 {
     Tensor::from_vec(vals(dims.iter().product(), seed), dims.to_vec()).unwrap()
 }
 
-/// Checks the gradients of `loss = sum(f(inputs) * w)` (a fixed weight `w`, so every output
-/// element matters) against central differences for every element of every input.
+/// `typed_tensor::autograd::gradcheck` with the test's tolerances, panicking with its `Err`.
 #[track_caller]
 fn gradcheck(name: &str, inputs: &[T64], f: impl Fn(&[T64]) -> Result<T64>) {
-    let leaves: Vec<T64> = inputs
-        .iter()
-        .map(|x| x.deep_copy().with_requires_grad(true).unwrap())
-        .collect();
-    let y = f(&leaves).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let w = Tensor::from_vec(vals(y.numel(), 7), y.dims().to_vec()).unwrap();
-    let loss = |y: &T64| y.try_mul(&w)?.try_sum(&[], false);
-    loss(&y)
-        .unwrap()
-        .try_backward()
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let eps = 1e-6;
-    for (i, x) in inputs.iter().enumerate() {
-        let got = leaves[i].grad().unwrap().to_vec();
-        let base = x.to_vec();
-        for j in 0..base.len() {
-            let at = |d: f64| {
-                let mut v = base.clone();
-                v[j] += d;
-                let mut xs: Vec<T64> = inputs.to_vec();
-                xs[i] = Tensor::from_vec(v, x.dims().to_vec()).unwrap();
-                no_grad(|| loss(&f(&xs).unwrap()).unwrap().item())
-            };
-            let want = (at(eps) - at(-eps)) / (2.0 * eps);
-            assert!(
-                (got[j] - want).abs() <= 1e-5 * want.abs().max(1.0),
-                "{name}: d/dx{i}[{j}] = {}, finite difference {want}",
-                got[j]
-            );
-        }
+    if let Err(e) = typed_tensor::autograd::gradcheck(f, inputs, 1e-6, 1e-5) {
+        panic!("{name}: {e}");
     }
 }
 
@@ -348,4 +319,100 @@ fn selection_indexing_and_composite_rules() {
     });
     gradcheck("tril", &[x.clone()], |v| v[0].try_tril(0));
     gradcheck("triu", &[x], |v| v[0].try_triu(1));
+}
+
+#[test]
+fn linalg_rules_and_ops_without_gradients() {
+    let a = t(&[3, 3], 40).add(&Tensor::eye(3).unwrap().mul_scalar(3.0));
+    gradcheck("inverse", &[a.clone()], |v| v[0].try_inverse());
+    gradcheck("solve vector", &[a.clone(), t(&[3], 41)], |v| {
+        v[0].try_solve(&v[1])
+    });
+    gradcheck("solve matrix", &[a.clone(), t(&[3, 2], 42)], |v| {
+        v[0].try_solve(&v[1])
+    });
+    gradcheck("diag of a vector", &[t(&[3], 43)], |v| v[0].try_diag(1));
+    gradcheck("diag_embed", &[t(&[2, 3], 44)], |v| v[0].try_diag_embed());
+    // Ops without a gradient say so at backward time instead of silently detaching.
+    let x = a.deep_copy().with_requires_grad(true).unwrap();
+    for (name, y) in [
+        ("svd", x.svd().1),
+        ("pinv", x.pinv()),
+        ("eigh", x.eigh().0),
+        ("cumprod", x.cumprod(0)),
+    ] {
+        assert!(y.requires_grad(), "{name}");
+        let e = y.sum(&[], false).try_backward().unwrap_err().to_string();
+        assert!(e.contains(name), "{e}");
+    }
+}
+
+/// f32, f16 and bf16 gradients agree with the f64 gradient at their precision.
+fn low_precision<F: FloatElement>(tol: f64) {
+    let run = |x: Tensor<F>| {
+        let x = x.with_requires_grad(true).unwrap();
+        let y = x.try_tanh().unwrap().try_mul(&x).unwrap();
+        let z = y.try_matmul(&x.t()).unwrap().try_mean(&[], false).unwrap();
+        z.backward();
+        x.grad()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_f64())
+            .collect::<Vec<_>>()
+    };
+    let xs = vals(6, 50);
+    let want = {
+        let x = Tensor::<f64>::from_vec(
+            xs.iter().map(|&v| F::from_f64(v).to_f64()).collect(),
+            [2, 3],
+        );
+        let x = x.unwrap().with_requires_grad(true).unwrap();
+        let z = x.tanh().mul(&x).matmul(&x.t()).mean(&[], false);
+        z.backward();
+        x.grad().unwrap().to_vec()
+    };
+    let got =
+        run(Tensor::<F>::from_vec(xs.iter().map(|&v| F::from_f64(v)).collect(), [2, 3]).unwrap());
+    crate::common::assert_close(&got, &want, tol);
+}
+
+#[test]
+fn low_precision_gradients_match_f64() {
+    low_precision::<f32>(1e-5);
+    low_precision::<f16>(1e-2);
+    low_precision::<bf16>(5e-2);
+}
+
+/// An in-place write to a tensor a graph saved makes backward an `Err` naming the op, never a
+/// wrong gradient; in-place ops on tensors that require grad are refused while recording and
+/// allowed under `no_grad` (an optimizer step).
+#[test]
+fn in_place_writes_are_detected() {
+    let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let c = Tensor::<f64>::from_vec(vec![3.0, 4.0], [2]).unwrap();
+    let y = x.mul(&c).sum(&[], false); // saves c
+    let mut alias = c.narrow(0, 1, 1).unwrap(); // a view of c's buffer
+    alias.fill_(10.0).unwrap();
+    let e = y.try_backward().unwrap_err().to_string();
+    assert!(e.contains("`mul`") && e.contains("in-place"), "{e}");
+    // data_mut() writes count too.
+    let y = x.mul(&c).sum(&[], false);
+    c.clone().data_mut().unwrap()[0] = 5.0;
+    assert!(y.try_backward().is_err());
+    // A write before the graph is built, or after backward freed it, is fine.
+    let y = x.mul(&c).sum(&[], false);
+    y.backward();
+    assert_eq!(x.grad().unwrap().to_vec(), vec![5.0, 10.0]);
+    let mut c2 = c.clone();
+    c2.fill_(0.0).unwrap();
+    // In-place on a tensor that requires grad: refused while recording, fine under no_grad.
+    let mut w = x.clone();
+    let e = w.add_scalar_(1.0).unwrap_err().to_string();
+    assert!(e.contains("no_grad"), "{e}");
+    assert_eq!(x.to_vec(), vec![1.0, 2.0]);
+    no_grad(|| w.add_scalar_(1.0)).unwrap();
+    assert_eq!(x.to_vec(), vec![2.0, 3.0]);
 }

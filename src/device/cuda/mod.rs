@@ -252,6 +252,9 @@ impl Device for Cuda {
     fn same_storage<T: Element>(a: &CudaStorage<T>, b: &CudaStorage<T>) -> bool {
         Arc::ptr_eq(&a.buf, &b.buf)
     }
+    fn storage_id<T: Element>(s: &CudaStorage<T>) -> usize {
+        Arc::as_ptr(&s.buf) as *const u8 as usize
+    }
     fn upload<T: Element>(&self, data: &[T]) -> Result<CudaStorage<T>> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         Ok(CudaStorage::new(self.ctx.upload(bytes)?, data.len()))
