@@ -360,6 +360,12 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         t
     }
 
+    /// Whether a live graph keeps this tensor's buffer for a backward pass (its memory is not
+    /// released before that graph is freed by `backward` or dropped).
+    pub fn is_saved_for_backward(&self) -> bool {
+        version::is_saved(D::storage_id(&self.storage))
+    }
+
     /// The node that produced this tensor (`None` for a tensor that does not require grad).
     pub fn grad_fn(&self) -> Option<&Node> {
         self.node.as_deref()

@@ -24,6 +24,11 @@ pub(crate) fn bump(id: usize) {
     }
 }
 
+/// Whether a live graph holds the buffer `id` for its backward pass.
+pub(crate) fn is_saved(id: usize) -> bool {
+    LIVE.load(Ordering::Acquire) > 0 && VERSIONS.lock().contains_key(&id)
+}
+
 /// A saved buffer's version at save time; counting stops when the last one for a buffer drops.
 pub(crate) struct Registration {
     id: usize,

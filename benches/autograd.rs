@@ -1,0 +1,88 @@
+//! The digits softmax-regression training step (1,437 × 64 inputs, 10 classes, f32) with
+//! gradients from `backward()` against the same step with hand-written gradients, in one run.
+//! `cargo bench -p typed-tensor-benches --bench autograd`; results go in BENCHMARKS.md.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::time::Duration;
+use typed_tensor::prelude::*;
+
+const N: usize = 1437;
+const K: usize = 10;
+
+struct Setup {
+    x: Tensor<f32>,
+    target: Tensor<f32>,
+}
+
+fn setup() -> Setup {
+    manual_seed(0);
+    let x = Tensor::<f32>::randn([N, 64]).unwrap();
+    let mut t = vec![0f32; N * K];
+    for i in 0..N {
+        t[i * K + i % K] = 1.0;
+    }
+    Setup {
+        x,
+        target: Tensor::from_vec(t, [N, K]).unwrap(),
+    }
+}
+
+const LR: f32 = 0.5;
+const WD: f32 = 1e-4;
+
+/// Hand-written: d loss / d logits = (softmax - one_hot) / n.
+fn manual_step(s: &Setup, w: &mut Tensor<f32>, b: &mut Tensor<f32>) {
+    let logits = s.x.matmul(w).add(b);
+    let lse = logits.logsumexp(&[1], true);
+    let grad = logits
+        .sub(&lse)
+        .exp()
+        .sub(&s.target)
+        .mul_scalar(1.0 / N as f32);
+    let gw = s.x.t().matmul(&grad).add(&w.mul_scalar(WD));
+    let gb = grad.sum(&[0], true);
+    w.sub_(&gw.mul_scalar(LR)).unwrap();
+    b.sub_(&gb.mul_scalar(LR)).unwrap();
+}
+
+/// The same loss, differentiated by `backward()`.
+fn autograd_step(s: &Setup, w: &mut Tensor<f32>, b: &mut Tensor<f32>) {
+    let logits = s.x.matmul(w).add(b);
+    let ce = logits
+        .logsumexp(&[1], true)
+        .sub(&logits.mul(&s.target).sum(&[1], true))
+        .mean(&[], false);
+    let loss = ce.add(&w.square().sum(&[], false).mul_scalar(WD / 2.0));
+    loss.backward();
+    no_grad(|| {
+        w.sub_(&w.grad_tensor().unwrap().mul_scalar(LR))?;
+        b.sub_(&b.grad_tensor().unwrap().mul_scalar(LR))
+    })
+    .unwrap();
+    w.zero_grad().unwrap();
+    b.zero_grad().unwrap();
+}
+
+fn training_step(c: &mut Criterion) {
+    let s = setup();
+    let mut g = c.benchmark_group("digits_step");
+    g.sample_size(30).measurement_time(Duration::from_secs(4));
+    let mut w = Tensor::<f32>::zeros([64, K]).unwrap();
+    let mut b = Tensor::<f32>::zeros([1, K]).unwrap();
+    g.bench_function("manual_gradients", |x| {
+        x.iter(|| manual_step(&s, &mut w, &mut b))
+    });
+    let mut w = Tensor::<f32>::zeros([64, K])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let mut b = Tensor::<f32>::zeros([1, K])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    g.bench_function("autograd", |x| x.iter(|| autograd_step(&s, &mut w, &mut b)));
+    g.finish();
+}
+
+criterion_group!(benches, training_step);
+criterion_main!(benches);
