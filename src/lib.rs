@@ -10,7 +10,9 @@ pub mod device;
 pub mod dtype;
 pub mod dynamic;
 pub mod error;
+pub mod nn;
 pub mod ops;
+pub mod optim;
 pub mod shape;
 pub mod tensor;
 

@@ -57,6 +57,9 @@ pub(crate) enum Op {
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
     /// gradient evenly (PyTorch's `amax`).
     Extreme { mask: Vec<bool>, keepdim: bool },
+    /// `logsumexp` over the axes in `mask`; saved: the input and the output. The gradient is
+    /// the softmax, `exp(x - out)`.
+    LogSumExp { mask: Vec<bool> },
     /// `var`/`std` with `correction`; saved: the input and the output.
     Var {
         mask: Vec<bool>,
@@ -90,6 +93,7 @@ impl Op {
             Op::Inverse => "inverse",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
+            Op::LogSumExp { .. } => "logsumexp",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
             Op::NoGrad(n) => n,
@@ -246,17 +250,16 @@ fn rule<F: FloatElement, D: Backend>(
                 ("sub", true) => g.try_neg()?,
                 ("mul", _) => g.try_mul_scalar(F::from_f64(*v))?,
                 ("div", false) => g.try_div_scalar(F::from_f64(*v))?,
-                // The gradient where x is selected; a tie passes half (as the tensor forms).
+                // Clamp semantics (PyTorch `clamp_min`/`clamp_max`): the gradient passes where
+                // x is kept, ties included, so `clip` passes it on its bounds.
                 ("maximum" | "minimum", _) => {
                     let v = c(*v)?;
-                    let pick = if *name == "maximum" {
-                        x.try_gt(&v)?
+                    let keep = if *name == "maximum" {
+                        x.try_ge(&v)?
                     } else {
-                        x.try_lt(&v)?
+                        x.try_le(&v)?
                     };
-                    let half = g.try_mul_scalar(F::from_f64(0.5))?;
-                    let tie = Tensor::try_where(&x.try_eq(&v)?, &half, &c(0.0)?)?;
-                    Tensor::try_where(&pick, g, &tie)?
+                    Tensor::try_where(&keep, g, &c(0.0)?)?
                 }
                 // d(x^s)/dx = s x^(s-1); 0 for s = 0 (PyTorch).
                 ("pow", false) if *v == 0.0 => g.try_mul_scalar(F::ZERO)?,
@@ -423,6 +426,12 @@ fn rule<F: FloatElement, D: Backend>(
             let axes = axes_of(mask);
             let count = hit.try_sum(&axes, true)?;
             vec![Some(hit.try_mul(&g.try_div(&count)?)?)]
+        }
+        Op::LogSumExp { mask } => {
+            let (x, y) = (arg(0)?, arg(1)?);
+            let kept = keep_shape(x, mask);
+            let p = x.try_sub(&y.try_reshape(kept.clone())?)?.try_exp()?;
+            vec![Some(p.try_mul(&g.try_reshape(kept)?)?)]
         }
         Op::Var {
             mask,

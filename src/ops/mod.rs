@@ -15,6 +15,7 @@ macro_rules! plain_forms {
         }
     )*};
 }
+pub(crate) use plain_forms;
 
 pub mod binary;
 pub mod combine;

@@ -278,26 +278,31 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 .try_logsumexp(axes, keepdim)?
                 .try_cast::<T>();
         }
-        let m = self.try_max(axes, true)?;
-        let finite = m.try_is_finite()?;
-        let zero = Self::scalar_on(T::ZERO, &self.device)?;
-        // The shift cancels out of the value, so no gradient flows through it.
-        let shift = Self::try_where(&finite, &m, &zero)?.detach();
-        let out = self
-            .try_sub(&shift)?
-            .try_exp()?
-            .try_sum(axes, true)?
-            .try_log()?
-            .try_add(&shift)?;
-        if keepdim {
-            return Ok(out);
-        }
         let mask = self.shape().axes_mask("logsumexp", axes)?;
-        let dims: Vec<usize> = (self.dims().iter().zip(&mask))
-            .filter(|(_, m)| !**m)
-            .map(|(&d, _)| d)
-            .collect();
-        out.try_reshape(dims)
+        // The value without a graph; one node records it (its gradient is the softmax).
+        let out = crate::autograd::no_grad(|| -> Result<Self> {
+            let m = self.try_max(axes, true)?;
+            let finite = m.try_is_finite()?;
+            let zero = Self::scalar_on(T::ZERO, &self.device)?;
+            let shift = Self::try_where(&finite, &m, &zero)?;
+            let out = self
+                .try_sub(&shift)?
+                .try_exp()?
+                .try_sum(axes, true)?
+                .try_log()?
+                .try_add(&shift)?;
+            if keepdim {
+                return Ok(out);
+            }
+            let dims: Vec<usize> = (self.dims().iter().zip(&mask))
+                .filter(|(_, m)| !**m)
+                .map(|(&d, _)| d)
+                .collect();
+            out.try_reshape(dims)
+        })?;
+        use crate::autograd::{Op, Tracked, record};
+        let saved: [&dyn Tracked; 2] = [self, &out];
+        Ok(record(out.clone(), Op::LogSumExp { mask }, &[self], &saved))
     }
 
     plain_forms! {

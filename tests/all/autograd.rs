@@ -430,7 +430,9 @@ fn softmax_regression_matches_hand_written_gradients() {
     let w = t(&[6, 4], 61).with_requires_grad(true).unwrap();
     let logits = x.matmul(&w);
     let lse = logits.logsumexp(&[1], true);
-    let loss = lse.sub(&logits.mul(&target).sum(&[1], true)).mean(&[], false);
+    let loss = lse
+        .sub(&logits.mul(&target).sum(&[1], true))
+        .mean(&[], false);
     assert!(x.is_saved_for_backward());
     loss.backward();
     assert!(!x.is_saved_for_backward() && !w.is_saved_for_backward());
@@ -438,9 +440,5 @@ fn softmax_regression_matches_hand_written_gradients() {
         let p = logits.sub(&lse).exp().sub(&target).div_scalar(20.0);
         x.t().matmul(&p)
     });
-    crate::common::assert_close(
-        &w.grad().unwrap().to_vec(),
-        &manual.to_vec(),
-        1e-12,
-    );
+    crate::common::assert_close(&w.grad().unwrap(), &manual.to_vec(), 1e-12);
 }

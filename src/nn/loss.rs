@@ -1,0 +1,130 @@
+//! Losses and `linear`, with PyTorch's definitions and reductions.
+
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// How a loss combines its per-element values (PyTorch's `reduction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// The mean over every element (a 0-d result).
+    Mean,
+    /// The sum over every element (a 0-d result).
+    Sum,
+    /// No reduction: the per-element losses.
+    None,
+}
+
+fn reduce<T: FloatElement, D: Backend>(t: Tensor<T, D>, r: Reduction) -> Result<Tensor<T, D>> {
+    match r {
+        Reduction::Mean => t.try_mean(&[], false),
+        Reduction::Sum => t.try_sum(&[], false),
+        Reduction::None => Ok(t),
+    }
+}
+
+/// Negative log-likelihood of class `target` under log-probabilities `log_probs` (PyTorch
+/// `nll_loss`): `log_probs` is `(N, C)` or `(N, C, d1, ...)` with classes on axis 1, `target`
+/// holds class indices in `0..C` with shape `(N)` or `(N, d1, ...)`; per element the loss is
+/// `-log_probs[n, target[n], ...]`.
+///
+/// # Errors
+/// `ShapeMismatch` when the shapes do not fit that pattern; `Index` for a class outside `0..C`.
+pub fn nll_loss<T: FloatElement, D: Backend>(
+    log_probs: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    let fits = log_probs.ndim() >= 2
+        && target.ndim() + 1 == log_probs.ndim()
+        && target.dims()[0] == log_probs.dims()[0]
+        && target.dims()[1..] == log_probs.dims()[2..];
+    if !fits {
+        return Err(Error::ShapeMismatch {
+            op: "nll_loss",
+            lhs: log_probs.shape().clone(),
+            rhs: target.shape().clone(),
+            msg: "log-probabilities (N, C, ...) need class indices of shape (N, ...)".into(),
+        });
+    }
+    let picked = log_probs.try_gather(1, &target.unsqueeze(1)?)?;
+    let per = picked.try_neg()?.try_reshape(target.dims())?;
+    reduce(per, reduction)
+}
+
+/// Cross-entropy of `logits` against class indices (PyTorch `cross_entropy`):
+/// `nll_loss(log_softmax(logits, 1), target)`, with optional label smoothing `ε ∈ [0, 1]`
+/// mixing in the uniform distribution: `(1 - ε) · nll + ε · mean_c(-log_softmax)`. Shapes as
+/// [`nll_loss`]; computed in f32 for 16-bit floats.
+///
+/// # Errors
+/// As [`nll_loss`]; `InvalidArgument` for `ε` outside `[0, 1]`.
+pub fn cross_entropy<T: FloatElement, D: Backend>(
+    logits: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+    reduction: Reduction,
+    label_smoothing: f64,
+) -> Result<Tensor<T, D>> {
+    if !(0.0..=1.0).contains(&label_smoothing) {
+        return Err(Error::InvalidArgument {
+            op: "cross_entropy",
+            msg: format!("label_smoothing must lie in [0, 1], got {label_smoothing}"),
+        });
+    }
+    let logp = logits.try_log_softmax(1)?;
+    let nll = nll_loss(&logp, target, Reduction::None)?;
+    if label_smoothing == 0.0 {
+        return reduce(nll, reduction);
+    }
+    let smooth = logp.try_mean(&[1], false)?.try_neg()?;
+    let e = T::from_f64(label_smoothing);
+    let mixed = nll
+        .try_mul_scalar(T::from_f64(1.0 - label_smoothing))?
+        .try_add(&smooth.try_mul_scalar(e)?)?;
+    reduce(mixed, reduction)
+}
+
+/// `(input - target)²` reduced (PyTorch `mse_loss`); the shapes broadcast.
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast.
+pub fn mse_loss<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    let d = input.try_sub(target)?;
+    reduce(d.try_mul(&d)?, reduction)
+}
+
+/// Binary cross-entropy of `logits` against probabilities `target` (PyTorch
+/// `binary_cross_entropy_with_logits`), computed stably as
+/// `max(x, 0) - x·y + log(1 + exp(-|x|))`.
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast.
+pub fn binary_cross_entropy_with_logits<T: FloatElement, D: Backend>(
+    logits: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    let per = logits.try_softplus()?.try_sub(&logits.try_mul(target)?)?;
+    reduce(per, reduction)
+}
+
+/// `x · wᵀ + b` (PyTorch `linear`): `x` is `(..., in)`, `weight` `(out, in)`, `bias` `(out)`.
+///
+/// # Errors
+/// `ShapeMismatch` when `in` differs; `Broadcast` for a bias of the wrong length.
+pub fn linear<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    let y = x.try_matmul(&weight.t())?;
+    match bias {
+        Some(b) => y.try_add(b),
+        None => Ok(y),
+    }
+}

@@ -1,0 +1,149 @@
+//! Neural-network functions (PyTorch's `torch.nn.functional`): activations, `softmax` and
+//! `log_softmax`, losses and `linear`. Each is written once over `T: FloatElement` and
+//! `D: Backend` from differentiable ops, so each has a gradient on every device; 16-bit floats
+//! compute in f32 and round once.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! use typed_tensor::nn::{Reduction, cross_entropy};
+//! let logits = Tensor::<f32>::from_vec(vec![2.0, 0.5, -1.0, 0.0, 1.0, 3.0], [2, 3])?
+//!     .with_requires_grad(true)?;
+//! let target = Tensor::<i64>::from_vec(vec![0, 2], [2])?;
+//! let loss = cross_entropy(&logits, &target, Reduction::Mean, 0.0)?;
+//! loss.try_backward()?;
+//! assert_eq!(logits.grad().unwrap().len(), 6);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+mod loss;
+
+pub use loss::{
+    Reduction, binary_cross_entropy_with_logits, cross_entropy, linear, mse_loss, nll_loss,
+};
+
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::OrPanic;
+use crate::error::Result;
+use crate::ops::plain_forms;
+use crate::tensor::Tensor;
+
+/// Runs `f` in f32 for f16/bf16 tensors (one rounding at the end), directly otherwise.
+pub(crate) fn in_f32<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    f: impl Fn(&Tensor<f32, D>) -> Result<Tensor<f32, D>>,
+    g: impl Fn(&Tensor<T, D>) -> Result<Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    if T::DTYPE.size() < 4 {
+        f(&x.try_cast::<f32>()?)?.try_cast::<T>()
+    } else {
+        g(x)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// `exp(x) / sum(exp(x))` along `axis`, computed from `x - max` so it never overflows
+    /// (PyTorch `softmax(x, dim)`). Shape and dtype are kept.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_softmax(&self, axis: i64) -> Result<Self> {
+        fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>, axis: i64) -> Result<Tensor<F, D>> {
+            let e = x.try_sub(&x.try_max(&[axis], true)?.detach())?.try_exp()?;
+            e.try_div(&e.try_sum(&[axis], true)?)
+        }
+        in_f32(self, |x| f(x, axis), |x| f(x, axis))
+    }
+
+    /// `x - logsumexp(x)` along `axis`, stable for any magnitude (PyTorch `log_softmax`).
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_log_softmax(&self, axis: i64) -> Result<Self> {
+        fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>, axis: i64) -> Result<Tensor<F, D>> {
+            x.try_sub(&x.try_logsumexp(&[axis], true)?)
+        }
+        in_f32(self, |x| f(x, axis), |x| f(x, axis))
+    }
+
+    /// `x · sigmoid(x)` (SiLU or swish; PyTorch `silu`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_silu(&self) -> Result<Self> {
+        self.try_mul(&self.try_sigmoid()?)
+    }
+
+    /// `x` for `x > 0`, `negative_slope · x` otherwise (PyTorch `leaky_relu`, default slope
+    /// 0.01).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_leaky_relu(&self, negative_slope: f64) -> Result<Self> {
+        let pos = self.try_gt_scalar(T::ZERO)?;
+        let neg = self.try_mul_scalar(T::from_f64(negative_slope))?;
+        Self::try_where(&pos, self, &neg)
+    }
+
+    /// `x` for `x > 0`, `alpha · (exp(x) - 1)` otherwise (PyTorch `elu`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_elu(&self, alpha: f64) -> Result<Self> {
+        let pos = self.try_gt_scalar(T::ZERO)?;
+        // expm1 of min(x, 0): the unused branch never overflows.
+        let neg = self
+            .try_minimum_scalar(T::ZERO)?
+            .try_expm1()?
+            .try_mul_scalar(T::from_f64(alpha))?;
+        Self::try_where(&pos, self, &neg)
+    }
+
+    /// `log(1 + exp(x))` (PyTorch `softplus` with `beta = 1`), computed as
+    /// `x + log1p(exp(-x))` for `x > 0` and `log1p(exp(x))` otherwise, each branch on an input
+    /// clamped to its side, so nothing overflows and the gradient is `sigmoid(x)` everywhere.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_softplus(&self) -> Result<Self> {
+        let pos = self.try_maximum_scalar(T::ZERO)?;
+        let neg = self.try_minimum_scalar(T::ZERO)?;
+        let hi = pos.try_add(&pos.try_neg()?.try_exp()?.try_log1p()?)?;
+        let lo = neg.try_exp()?.try_log1p()?;
+        Self::try_where(&self.try_gt_scalar(T::ZERO)?, &hi, &lo)
+    }
+
+    /// GELU in its tanh form, `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))` (PyTorch
+    /// `gelu(approximate="tanh")`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_gelu_tanh(&self) -> Result<Self> {
+        fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>) -> Result<Tensor<F, D>> {
+            let c = (2.0 / std::f64::consts::PI).sqrt();
+            let cube = x.try_mul(x)?.try_mul(x)?;
+            let inner = x.try_add(&cube.try_mul_scalar(F::from_f64(0.044715))?)?;
+            let t = inner.try_mul_scalar(F::from_f64(c))?.try_tanh()?;
+            x.try_mul(&t.try_add_scalar(F::ONE)?)?
+                .try_mul_scalar(F::from_f64(0.5))
+        }
+        in_f32(self, f, f)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_softmax`], panicking with its error.
+        softmax, try_softmax(axis: i64) -> Self;
+        /// [`Tensor::try_log_softmax`], panicking with its error.
+        log_softmax, try_log_softmax(axis: i64) -> Self;
+        /// [`Tensor::try_silu`], panicking with its error.
+        silu, try_silu() -> Self;
+        /// [`Tensor::try_leaky_relu`], panicking with its error.
+        leaky_relu, try_leaky_relu(negative_slope: f64) -> Self;
+        /// [`Tensor::try_elu`], panicking with its error.
+        elu, try_elu(alpha: f64) -> Self;
+        /// [`Tensor::try_softplus`], panicking with its error.
+        softplus, try_softplus() -> Self;
+        /// [`Tensor::try_gelu_tanh`], panicking with its error.
+        gelu_tanh, try_gelu_tanh() -> Self;
+    }
+}
