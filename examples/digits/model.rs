@@ -1,7 +1,10 @@
-//! Softmax regression on the UCI optical digits, written with typed-tensor's own ops.
+//! Softmax regression on the UCI optical digits, trained with typed-tensor's autograd,
+//! `nn::cross_entropy` and `optim::Sgd`.
 //! Shared by `examples/digits/main.rs` and the integration test that guards it.
 
 use std::io::Read;
+use typed_tensor::nn::{Reduction, cross_entropy};
+use typed_tensor::optim::{Optimizer, Sgd};
 use typed_tensor::prelude::*;
 
 /// The data set: `n × 64` pixel values in 0..=16 and labels 0..=9.
@@ -50,18 +53,6 @@ pub struct Report {
     pub test_acc: f64,
 }
 
-fn one_hot<T: FloatElement, D: Backend>(
-    labels: &[usize],
-    classes: usize,
-    device: &D,
-) -> Result<Tensor<T, D>> {
-    let mut v = vec![T::ZERO; labels.len() * classes];
-    for (i, &l) in labels.iter().enumerate() {
-        v[i * classes + l] = T::ONE;
-    }
-    Tensor::from_vec_on(v, [labels.len(), classes], device)
-}
-
 fn accuracy<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     w: &Tensor<T, D>,
@@ -82,8 +73,8 @@ fn accuracy<T: FloatElement, D: Backend>(
 }
 
 /// Standardises with the training split's statistics, splits 80/20 with a seeded shuffle and
-/// trains full-batch gradient descent on the softmax cross-entropy (log-sum-exp trick), every
-/// step on `device`: the same code runs on the CPU and on a GPU.
+/// trains full-batch gradient descent on the softmax cross-entropy with autograd and
+/// `optim::Sgd`, every step on `device`: the same code runs on the CPU and on a GPU.
 pub fn train<T: FloatElement, D: Backend>(
     data: &Digits,
     cfg: &Config,
@@ -119,44 +110,38 @@ pub fn train<T: FloatElement, D: Backend>(
     let x_train: Tensor<T, D> = x_train.try_sub(&mean)?.try_div(&std)?.try_cast()?;
     let x_test: Tensor<T, D> = x_test.try_sub(&mean)?.try_div(&std)?.try_cast()?;
 
+    // Softmax regression trained by autograd: cross-entropy plus an L2 term, gradients from
+    // `backward()`, updates by the library's SGD.
     let classes = 10;
-    let target = one_hot::<T, D>(&y_train, classes, device)?;
-    let mut w = Tensor::<T, D>::zeros_on([64, classes], device)?;
-    let mut b = Tensor::<T, D>::zeros_on([1, classes], device)?;
-    let inv_n = T::from_f64(1.0 / n_train as f64);
-    let lr = T::from_f64(cfg.lr);
-    let wd = T::from_f64(cfg.weight_decay);
-    let xt = x_train.t();
+    let target = Tensor::<i64, D>::from_vec_on(
+        y_train.iter().map(|&l| l as i64).collect(),
+        [y_train.len()],
+        device,
+    )?;
+    let w = Tensor::<T, D>::zeros_on([64, classes], device)?.with_requires_grad(true)?;
+    let b = Tensor::<T, D>::zeros_on([1, classes], device)?.with_requires_grad(true)?;
+    let mut opt = Sgd::new(vec![w.clone(), b.clone()], cfg.lr);
+    let half_wd = T::from_f64(cfg.weight_decay / 2.0);
     let mut losses = Vec::new();
     for epoch in 0..=cfg.epochs {
         let logits = x_train.try_matmul(&w)?.try_add(&b)?; // (n, 10)
-        let lse = logits.try_logsumexp(&[1], true)?; // (n, 1)
+        let ce = cross_entropy(&logits, &target, Reduction::Mean, 0.0)?;
+        let l2 = w
+            .try_square()?
+            .try_sum(&[], false)?
+            .try_mul_scalar(half_wd)?;
+        let loss = ce.try_add(&l2)?;
         if epoch % cfg.log_every == 0 || epoch == cfg.epochs {
-            // Mean cross-entropy: logsumexp(z) - z[y], plus the L2 term.
-            let picked = logits.try_mul(&target)?.try_sum(&[1], true)?;
-            let ce = lse
-                .try_sub(&picked)?
-                .try_mean(&[], false)?
-                .try_item()?
-                .to_f64();
-            let l2 =
-                w.try_square()?.try_sum(&[], false)?.try_item()?.to_f64() * cfg.weight_decay / 2.0;
-            losses.push((epoch, ce + l2));
-            log(epoch, ce + l2);
+            let l = loss.try_item()?.to_f64();
+            losses.push((epoch, l));
+            log(epoch, l);
         }
         if epoch == cfg.epochs {
             break;
         }
-        // d loss / d logits = (softmax - one_hot) / n
-        let grad = logits
-            .try_sub(&lse)?
-            .try_exp()?
-            .try_sub(&target)?
-            .try_mul_scalar(inv_n)?;
-        let gw = xt.try_matmul(&grad)?.try_add(&w.try_mul_scalar(wd)?)?;
-        let gb = grad.try_sum(&[0], true)?;
-        w.sub_(&gw.try_mul_scalar(lr)?)?;
-        b.sub_(&gb.try_mul_scalar(lr)?)?;
+        opt.zero_grad()?;
+        loss.try_backward()?;
+        opt.step()?;
     }
     Ok(Report {
         losses,

@@ -52,6 +52,10 @@ pub(crate) enum Op {
     Inverse,
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
     Solve,
+    /// `product` over the axes in `mask`; saved: the input.
+    Prod { mask: Vec<bool> },
+    /// `cumprod` along the axis; saved: the input and the output.
+    Cumprod(usize),
     /// `cumsum` along the axis.
     Cumsum(usize),
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
@@ -88,6 +92,8 @@ impl Op {
             Op::Gather(_) => "gather",
             Op::ScatterAdd(_) => "scatter_add",
             Op::Cumsum(_) => "cumsum",
+            Op::Prod { .. } => "product",
+            Op::Cumprod(_) => "cumprod",
             Op::Pad(_) => "pad",
             Op::Diag(_) => "diag",
             Op::Inverse => "inverse",
@@ -407,6 +413,20 @@ fn rule<F: FloatElement, D: Backend>(
                 .transpose()?;
             vec![ga, needs[1].then(|| sum_to(&gb, b.shape())).transpose()?]
         }
+        Op::Prod { mask } => vec![Some(prod_backward(g, arg(0)?, mask)?)],
+        Op::Cumprod(ax) => {
+            // y_i = Π_{j≤i} x_j, so dL/dx_j = Σ_{i≥j} g_i y_i / x_j.
+            let (x, y) = (arg(0)?, arg(1)?);
+            if x.try_eq(&c(0.0)?)?.try_any(&[], false)?.try_item()? {
+                return Err(Error::InvalidArgument {
+                    op: "backward",
+                    msg: "the gradient of cumprod over an input holding 0 is not implemented (it needs products that skip the zero); compute the product another way or detach".into(),
+                });
+            }
+            let a = *ax as i64;
+            let tail = g.try_mul(y)?.flip(&[a])?.try_cumsum(a)?.flip(&[a])?;
+            vec![Some(tail.try_div(x)?)]
+        }
         Op::Cumsum(ax) => {
             // Each input element feeds every later output: a reversed running sum.
             let a = *ax as i64;
@@ -462,6 +482,44 @@ fn rule<F: FloatElement, D: Backend>(
         Op::Cast(_) => unreachable!("casts are applied before dispatching on one type"),
         Op::NoGrad(name) => return Err(no_gradient(name)),
     })
+}
+
+/// The gradient of `product` over the axes in `mask`: each element gets `g` times the product
+/// of the *other* elements of its slice, from exclusive prefix and suffix products, so zeros
+/// are handled exactly (no division).
+fn prod_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    mask: &[bool],
+) -> Result<Tensor<F, D>> {
+    let n = x.ndim();
+    let kept: Vec<usize> = (0..n).filter(|&i| !mask[i]).collect();
+    let red: Vec<usize> = (0..n).filter(|&i| mask[i]).collect();
+    let k = crate::shape::numel_of(red.iter().map(|&i| x.dims()[i]));
+    if k == 0 || x.numel() == 0 {
+        return Tensor::zeros_on(x.dims(), &g.device);
+    }
+    let r = x.numel() / k;
+    let perm: Vec<i64> = kept.iter().chain(&red).map(|&i| i as i64).collect();
+    let flat = x.permute(&perm)?.try_contiguous()?.try_reshape([r, k])?;
+    let ones = Tensor::<F, D>::ones_on([r, 1], &g.device)?;
+    // Along axis 1: [1, t0, t0·t1, ...], the products of the elements before each one.
+    let exclusive = |t: &Tensor<F, D>| -> Result<Tensor<F, D>> {
+        if k == 1 {
+            return Ok(ones.clone());
+        }
+        let run = t.narrow(1, 0, k - 1)?.try_cumprod(1)?;
+        Tensor::try_concat(&[&ones, &run], 1)
+    };
+    let before = exclusive(&flat)?;
+    let after = exclusive(&flat.flip(&[1])?)?.flip(&[1])?;
+    let gk = before.try_mul(&after)?.try_mul(&g.try_reshape([r, 1])?)?;
+    let moved: Vec<usize> = perm.iter().map(|&p| x.dims()[p as usize]).collect();
+    let mut inv = vec![0i64; n];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    gk.try_reshape(moved)?.permute(&inv)?.try_contiguous()
 }
 
 /// `x`'s shape with the axes in `mask` as size 1 (a keepdim reduction's shape).

@@ -83,3 +83,11 @@ impl DynTensor {
         dyn_each!(self, t => t.is_leaf())
     }
 }
+
+/// `t.backward()` as a free function (seed 002's `y.Backward()`): [`DynTensor::backward`].
+///
+/// # Errors
+/// As [`DynTensor::backward`].
+pub fn backward(t: &DynTensor) -> Result<()> {
+    t.backward()
+}

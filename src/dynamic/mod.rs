@@ -76,6 +76,7 @@ mod autograd;
 mod ops;
 mod scalar;
 
+pub use autograd::backward;
 pub use ops::*;
 pub use scalar::{Scalar, TensorOptions};
 

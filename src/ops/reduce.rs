@@ -149,6 +149,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             ReduceOp::Sum => Op::Sum { mask, mean: false },
             ReduceOp::Mean => Op::Sum { mask, mean: true },
             ReduceOp::Max | ReduceOp::Min => Op::Extreme { mask, keepdim },
+            ReduceOp::Product => Op::Prod { mask },
             ReduceOp::Var(c) => Op::Var {
                 mask,
                 correction: c,
@@ -227,8 +228,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     pub fn try_cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
         let ax = self.shape().axis("cumprod", axis)?;
         let out = D::scan(self, ScanOp::CumProd, ax)?;
-        let op = crate::autograd::Op::NoGrad("cumprod");
-        Ok(crate::autograd::record(out, op, &[self], &[]))
+        let saved: [&dyn crate::autograd::Tracked; 2] = [self, &out];
+        let op = crate::autograd::Op::Cumprod(ax);
+        Ok(crate::autograd::record(out.clone(), op, &[self], &saved))
     }
 
     plain_forms! {
