@@ -426,6 +426,7 @@ operators! {
     Sub, sub, SubAssign, sub_assign, sub, sub_, sub_scalar, sub_scalar_, rsub_scalar;
     Mul, mul, MulAssign, mul_assign, mul, mul_, mul_scalar, mul_scalar_, rmul_scalar;
     Div, div, DivAssign, div_assign, div, div_, div_scalar, div_scalar_, rdiv_scalar;
+    Rem, rem, RemAssign, rem_assign, remainder, remainder_, remainder_scalar, remainder_scalar_, rremainder_scalar;
 }
 
 /// Concatenates `tensors`, all of `first`'s dtype and device, as typed tensors.

@@ -354,6 +354,9 @@ operators! {
     Sub, sub, SubAssign, sub_assign, try_sub, try_sub_scalar, sub_, sub_scalar_;
     Mul, mul, MulAssign, mul_assign, try_mul, try_mul_scalar, mul_, mul_scalar_;
     Div, div, DivAssign, div_assign, try_div, try_div_scalar, div_, div_scalar_;
+    // `%` is NumPy's `remainder` (Python's sign rule: the result takes the divisor's sign), not
+    // Rust's truncating `%`: `-7 % 3` is 2, as in Python and PyTorch's `remainder`.
+    Rem, rem, RemAssign, rem_assign, try_remainder, try_remainder_scalar, remainder_, remainder_scalar_;
 }
 
 impl<T: NumElement, D: Backend> std::ops::Neg for &Tensor<T, D> {
@@ -400,6 +403,13 @@ macro_rules! scalar_lhs {
             #[track_caller]
             fn div(self, rhs: &Tensor<$t, D>) -> Tensor<$t, D> {
                 rhs.rdiv_scalar(self)
+            }
+        }
+        impl<D: Backend> std::ops::Rem<&Tensor<$t, D>> for $t {
+            type Output = Tensor<$t, D>;
+            #[track_caller]
+            fn rem(self, rhs: &Tensor<$t, D>) -> Tensor<$t, D> {
+                rhs.rremainder_scalar(self)
             }
         }
     )*};

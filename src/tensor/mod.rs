@@ -4,6 +4,8 @@
 mod access;
 mod create;
 mod display;
+mod element;
+mod literal;
 pub(crate) mod lock;
 mod slice;
 mod view;

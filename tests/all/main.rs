@@ -19,6 +19,7 @@ mod elementwise;
 mod generic;
 mod hostile;
 mod linalg;
+mod literals;
 mod nn;
 mod props;
 mod reduce;
