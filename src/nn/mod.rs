@@ -15,8 +15,10 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod layers;
 mod loss;
 
+pub use layers::{dropout, embedding, layer_norm, rms_norm};
 pub use loss::{
     Reduction, binary_cross_entropy_with_logits, cross_entropy, linear, mse_loss, nll_loss,
 };

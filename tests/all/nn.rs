@@ -246,3 +246,86 @@ fn optimizers_match_hand_computed_updates() {
     cos.apply(&mut opt, 5);
     assert_close(&[opt.lr()], &[0.5], 1e-12);
 }
+
+#[test]
+fn normalisation_embedding_and_dropout() {
+    let xs = [0.5, -1.0, 2.0, 4.0, 0.0, 1.0];
+    let x = t(&xs, &[2, 3]);
+    // layer_norm over the last axis against the formula, with an affine weight and bias.
+    let w = t(&[1.0, 2.0, 0.5], &[3]);
+    let b = t(&[0.0, 0.1, -0.1], &[3]);
+    let y = nn::layer_norm(&x, &[3], Some(&w), Some(&b), 1e-5).unwrap();
+    let mut want = Vec::new();
+    for r in xs.chunks(3) {
+        let m = r.iter().sum::<f64>() / 3.0;
+        let v = r.iter().map(|a| (a - m).powi(2)).sum::<f64>() / 3.0;
+        for (i, a) in r.iter().enumerate() {
+            want.push((a - m) / (v + 1e-5).sqrt() * [1.0, 2.0, 0.5][i] + [0.0, 0.1, -0.1][i]);
+        }
+    }
+    assert_close(&y.to_vec(), &want, 1e-12);
+    let r = nn::rms_norm(&x, &[3], None, 1e-6).unwrap();
+    let mut want = Vec::new();
+    for row in xs.chunks(3) {
+        let ms = row.iter().map(|a| a * a).sum::<f64>() / 3.0;
+        want.extend(row.iter().map(|a| a / (ms + 1e-6).sqrt()));
+    }
+    assert_close(&r.to_vec(), &want, 1e-12);
+    assert!(nn::layer_norm(&x, &[2], None, None, 1e-5).is_err());
+    gradcheck(
+        |v| nn::layer_norm(&v[0], &[2, 3], Some(&v[1]), Some(&v[2]), 1e-5),
+        &[x.clone(), w.clone(), b],
+        1e-6,
+        1e-5,
+    )
+    .unwrap();
+    gradcheck(
+        |v| nn::rms_norm(&v[0], &[3], Some(&v[1]), 1e-6),
+        &[x.clone(), w],
+        1e-6,
+        1e-5,
+    )
+    .unwrap();
+    // 16-bit input computes in f32.
+    let h = nn::layer_norm(&x.cast::<bf16>(), &[3], None, None, 1e-5)
+        .unwrap()
+        .cast::<f64>();
+    assert_close(
+        &h.to_vec(),
+        &nn::layer_norm(&x, &[3], None, None, 1e-5).unwrap().to_vec(),
+        1e-2,
+    );
+    // embedding: rows by index, any index shape; the gradient adds into the rows used.
+    let table = t(&[0.0, 1.0, 10.0, 11.0, 20.0, 21.0], &[3, 2]);
+    let idx = Tensor::<i64>::from_vec(vec![2, 0, 2, -1], [2, 2]).unwrap();
+    let e = nn::embedding(&idx, &table).unwrap();
+    assert_eq!(e.dims(), &[2, 2, 2]);
+    assert_eq!(
+        e.to_vec(),
+        vec![20.0, 21.0, 0.0, 1.0, 20.0, 21.0, 20.0, 21.0]
+    );
+    let leaf = table.deep_copy().with_requires_grad(true).unwrap();
+    nn::embedding(&idx, &leaf)
+        .unwrap()
+        .sum(&[], false)
+        .backward();
+    assert_eq!(
+        leaf.grad().unwrap().to_vec(),
+        vec![1.0, 1.0, 0.0, 0.0, 3.0, 3.0]
+    );
+    assert!(nn::embedding(&Tensor::<i64>::from_vec(vec![3], [1]).unwrap(), &table).is_err());
+    // dropout: identity in eval; in training zeros about p and scales the rest by 1/(1-p).
+    let ones = Tensor::<f64>::ones([10_000]).unwrap();
+    assert_eq!(
+        nn::dropout(&ones, 0.3, false).unwrap().to_vec(),
+        ones.to_vec()
+    );
+    manual_seed(7);
+    let d = nn::dropout(&ones, 0.3, true).unwrap().to_vec();
+    let kept = d.iter().filter(|&&v| v != 0.0).count() as f64 / 10_000.0;
+    assert!((kept - 0.7).abs() < 0.03, "kept {kept}");
+    assert!(d.iter().all(|&v| v == 0.0 || (v - 1.0 / 0.7).abs() < 1e-12));
+    manual_seed(7);
+    assert_eq!(nn::dropout(&ones, 0.3, true).unwrap().to_vec(), d); // seeded
+    assert!(nn::dropout(&ones, 1.5, true).is_err());
+}
