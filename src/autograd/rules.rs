@@ -56,6 +56,9 @@ pub(crate) enum Op {
     Prod { mask: Vec<bool> },
     /// `cumprod` along the axis; saved: the input and the output.
     Cumprod(usize),
+    /// The windows of a padded `(N, C, H, W)` input (im2col) with geometry
+    /// `(kh, kw, sh, sw, dh, dw)`; saved: the input.
+    Unfold(crate::nn::Window),
     /// `cumsum` along the axis.
     Cumsum(usize),
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
@@ -92,6 +95,7 @@ impl Op {
             Op::Gather(_) => "gather",
             Op::ScatterAdd(_) => "scatter_add",
             Op::Cumsum(_) => "cumsum",
+            Op::Unfold(_) => "conv2d windows",
             Op::Prod { .. } => "product",
             Op::Cumprod(_) => "cumprod",
             Op::Pad(_) => "pad",
@@ -427,6 +431,7 @@ fn rule<F: FloatElement, D: Backend>(
             let tail = g.try_mul(y)?.flip(&[a])?.try_cumsum(a)?.flip(&[a])?;
             vec![Some(tail.try_div(x)?)]
         }
+        Op::Unfold(w) => vec![Some(crate::nn::fold(g, arg(0)?, *w)?)],
         Op::Cumsum(ax) => {
             // Each input element feeds every later output: a reversed running sum.
             let a = *ax as i64;

@@ -15,7 +15,11 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod conv;
 mod layers;
+
+pub use conv::{Conv2dOptions, avg_pool2d, conv1d, conv2d, max_pool2d};
+pub(crate) use conv::{Window, fold};
 mod loss;
 
 pub use layers::{dropout, embedding, layer_norm, rms_norm};

@@ -329,3 +329,176 @@ fn normalisation_embedding_and_dropout() {
     assert_eq!(nn::dropout(&ones, 0.3, true).unwrap().to_vec(), d); // seeded
     assert!(nn::dropout(&ones, 1.5, true).is_err());
 }
+
+/// Direct loops over the definition of PyTorch's conv2d (cross-correlation, zero padding).
+#[allow(clippy::too_many_arguments)]
+fn conv2d_ref(
+    x: &[f64],
+    [n, c, h, w]: [usize; 4],
+    k: &[f64],
+    [o, cg, kh, kw]: [usize; 4],
+    b: &[f64],
+    opts: nn::Conv2dOptions,
+) -> (Vec<f64>, [usize; 4]) {
+    let (sh, sw) = opts.stride;
+    let (ph, pw) = opts.padding;
+    let (dh, dw) = opts.dilation;
+    let oh = (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    let ow = (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    let og = o / opts.groups;
+    let mut out = vec![0.0; n * o * oh * ow];
+    for b_ in 0..n {
+        for oc in 0..o {
+            let grp = oc / og;
+            for y in 0..oh {
+                for xq in 0..ow {
+                    let mut acc = b.get(oc).copied().unwrap_or(0.0);
+                    for ci in 0..cg {
+                        let ic = grp * cg + ci;
+                        for i in 0..kh {
+                            for j in 0..kw {
+                                let r = (y * sh + i * dh) as isize - ph as isize;
+                                let q = (xq * sw + j * dw) as isize - pw as isize;
+                                if r >= 0 && q >= 0 && (r as usize) < h && (q as usize) < w {
+                                    let xv = x[((b_ * c + ic) * h + r as usize) * w + q as usize];
+                                    acc += xv * k[((oc * cg + ci) * kh + i) * kw + j];
+                                }
+                            }
+                        }
+                    }
+                    out[((b_ * o + oc) * oh + y) * ow + xq] = acc;
+                }
+            }
+        }
+    }
+    (out, [n, o, oh, ow])
+}
+
+fn vals(n: usize, seed: u64) -> Vec<f64> {
+    (0..n)
+        .map(|i| (((i as u64 + 1) * 2654435761 + seed * 97) % 1000) as f64 / 500.0 - 1.0)
+        .collect()
+}
+
+#[test]
+fn convolutions_and_pooling() {
+    let cases = [
+        (
+            [2, 4, 5, 6],
+            [6, 2, 3, 2],
+            nn::Conv2dOptions {
+                stride: (2, 1),
+                padding: (1, 2),
+                dilation: (1, 2),
+                groups: 2,
+            },
+        ),
+        ([1, 3, 4, 4], [2, 3, 2, 2], nn::Conv2dOptions::default()),
+        (
+            [1, 2, 7, 5],
+            [4, 1, 3, 3],
+            nn::Conv2dOptions {
+                stride: (3, 2),
+                padding: (0, 1),
+                dilation: (2, 1),
+                groups: 2,
+            },
+        ),
+    ];
+    for (xd, wd, opts) in cases {
+        let (xv, wv) = (vals(xd.iter().product(), 1), vals(wd.iter().product(), 2));
+        let bv = vals(wd[0], 3);
+        let (want, dims) = conv2d_ref(&xv, xd, &wv, wd, &bv, opts);
+        let (x, w, b) = (t(&xv, &xd), t(&wv, &wd), t(&bv, &[wd[0]]));
+        let y = nn::conv2d(&x, &w, Some(&b), opts).unwrap();
+        assert_eq!(y.dims(), &dims);
+        assert_close(&y.to_vec(), &want, 1e-12);
+        gradcheck(
+            |v| nn::conv2d(&v[0], &v[1], Some(&v[2]), opts),
+            &[x, w, b],
+            1e-6,
+            1e-5,
+        )
+        .unwrap();
+    }
+    // conv1d is conv2d with a height of 1.
+    let x = t(&vals(2 * 3 * 7, 4), &[2, 3, 7]);
+    let w = t(&vals(4 * 3 * 3, 5), &[4, 3, 3]);
+    let opts = nn::Conv2dOptions {
+        stride: (1, 2),
+        padding: (0, 1),
+        ..Default::default()
+    };
+    let y = nn::conv1d(&x, &w, None, opts).unwrap();
+    let (want, _) = conv2d_ref(
+        &x.to_vec(),
+        [2, 3, 1, 7],
+        &w.to_vec(),
+        [4, 3, 1, 3],
+        &[],
+        opts,
+    );
+    assert_eq!(y.dims(), &[2, 4, 4]);
+    assert_close(&y.to_vec(), &want, 1e-12);
+    // Windows that do not fit, and bad shapes, are errors.
+    let small = t(&[1.0; 4], &[1, 1, 2, 2]);
+    assert!(
+        nn::conv2d(
+            &small,
+            &t(&[1.0; 9], &[1, 1, 3, 3]),
+            None,
+            Default::default()
+        )
+        .is_err()
+    );
+    assert!(
+        nn::conv2d(
+            &small,
+            &t(&[1.0; 8], &[1, 2, 2, 2]),
+            None,
+            Default::default()
+        )
+        .is_err()
+    );
+    let zero_stride = nn::Conv2dOptions {
+        stride: (0, 1),
+        ..Default::default()
+    };
+    assert!(nn::conv2d(&small, &t(&[1.0], &[1, 1, 1, 1]), None, zero_stride).is_err());
+    // Pooling: 2×2 windows, stride 2, one row of padding.
+    let x = t(
+        &(0..16).map(|v| v as f64).collect::<Vec<_>>(),
+        &[1, 1, 4, 4],
+    );
+    assert_eq!(
+        nn::max_pool2d(&x, (2, 2), (2, 2), (0, 0)).unwrap().to_vec(),
+        vec![5.0, 7.0, 13.0, 15.0]
+    );
+    assert_eq!(
+        nn::avg_pool2d(&x, (2, 2), (2, 2), (0, 0)).unwrap().to_vec(),
+        vec![2.5, 4.5, 10.5, 12.5]
+    );
+    let p = nn::max_pool2d(&x, (2, 2), (2, 2), (1, 1)).unwrap();
+    assert_eq!(p.dims(), &[1, 1, 3, 3]);
+    assert_eq!(
+        p.to_vec(),
+        vec![0.0, 2.0, 3.0, 8.0, 10.0, 11.0, 12.0, 14.0, 15.0]
+    );
+    let a = nn::avg_pool2d(&x, (2, 2), (2, 2), (1, 1)).unwrap();
+    assert_eq!(a.to_vec()[0], 0.0 / 4.0); // padded zeros count
+    let r = t(&vals(2 * 3 * 5 * 5, 6), &[2, 3, 5, 5]);
+    gradcheck(
+        |v| nn::max_pool2d(&v[0], (3, 2), (2, 1), (1, 0)),
+        &[r.clone()],
+        1e-6,
+        1e-5,
+    )
+    .unwrap();
+    gradcheck(
+        |v| nn::avg_pool2d(&v[0], (2, 3), (1, 2), (1, 1)),
+        &[r],
+        1e-6,
+        1e-5,
+    )
+    .unwrap();
+}

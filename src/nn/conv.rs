@@ -1,0 +1,282 @@
+//! Convolutions and pooling over `(N, C, H, W)` inputs (PyTorch's `conv1d`, `conv2d`,
+//! `max_pool2d`, `avg_pool2d`): windows are gathered by one strided view of the padded input
+//! (im2col), then a batched `matmul` or a reduction does the work. The window gather has its
+//! own backward rule (col2im: one strided add per kernel offset).
+
+use crate::autograd::{Op, record};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape};
+use crate::tensor::Tensor;
+
+/// Stride, padding and dilation of a 2-d window, each as (height, width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv2dOptions {
+    /// Step between windows.
+    pub stride: (usize, usize),
+    /// Zeros added on both sides (for max pooling: `-inf`).
+    pub padding: (usize, usize),
+    /// Step between the taps of one window.
+    pub dilation: (usize, usize),
+    /// Channel groups: input and output channels split into this many independent parts.
+    pub groups: usize,
+}
+
+impl Default for Conv2dOptions {
+    fn default() -> Self {
+        Conv2dOptions {
+            stride: (1, 1),
+            padding: (0, 0),
+            dilation: (1, 1),
+            groups: 1,
+        }
+    }
+}
+
+/// The windows' geometry: `(kh, kw, sh, sw, dh, dw)`.
+pub(crate) type Window = (usize, usize, usize, usize, usize, usize);
+
+/// Output length of a windowed axis, or an `Err` naming the op when the window does not fit.
+fn out_len(op: &'static str, len: usize, k: usize, s: usize, d: usize) -> Result<usize> {
+    let span = d
+        .checked_mul(k.saturating_sub(1))
+        .and_then(|v| v.checked_add(1));
+    match span {
+        Some(span) if k > 0 && s > 0 && d > 0 && span <= len => Ok((len - span) / s + 1),
+        _ => Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "a window of {k} taps (dilation {d}, stride {s}) does not fit an axis of {len} (after padding); kernel, stride and dilation must be positive"
+            ),
+        }),
+    }
+}
+
+/// The windows of a contiguous `(N, C, H, W)` tensor as a contiguous `(N, oh, ow, C, kh, kw)`
+/// tensor (im2col), recorded with the col2im rule.
+pub(crate) fn unfold<T: FloatElement, D: Backend>(
+    op: &'static str,
+    xp: &Tensor<T, D>,
+    w: Window,
+) -> Result<Tensor<T, D>> {
+    let (kh, kw, sh, sw, dh, dw) = w;
+    let [n, c, h, wd] = xp.dims()[..] else {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, H, W) input, got {}", xp.shape()),
+        });
+    };
+    let (oh, ow) = (out_len(op, h, kh, sh, dh)?, out_len(op, wd, kw, sw, dw)?);
+    let xp = xp.try_contiguous()?;
+    let st = xp.stride().to_vec();
+    let windows = crate::autograd::no_grad(|| {
+        let layout = Layout {
+            shape: Shape::new(vec![n, oh, ow, c, kh, kw]),
+            strides: vec![
+                st[0],
+                st[2] * sh as isize,
+                st[3] * sw as isize,
+                st[1],
+                st[2] * dh as isize,
+                st[3] * dw as isize,
+            ],
+            offset: xp.layout.offset,
+        };
+        xp.with_layout(op, layout)?.try_contiguous()
+    })?;
+    Ok(record(windows, Op::Unfold(w), &[&xp], &[&xp]))
+}
+
+/// col2im: the gradient of [`unfold`] for `g` of shape `(N, oh, ow, C, kh, kw)`.
+pub(crate) fn fold<T: FloatElement, D: Backend>(
+    g: &Tensor<T, D>,
+    x: &Tensor<T, D>,
+    w: Window,
+) -> Result<Tensor<T, D>> {
+    let (kh, kw, sh, sw, dh, dw) = w;
+    let (oh, ow) = (g.dims()[1], g.dims()[2]);
+    let gx = Tensor::<T, D>::zeros_on(x.dims(), &g.device)?;
+    let st = gx.stride().to_vec();
+    for i in 0..kh {
+        for j in 0..kw {
+            // The input positions tap (i, j) read: rows i·dh + r·sh, columns j·dw + q·sw.
+            let layout = Layout {
+                shape: Shape::new(vec![g.dims()[0], oh, ow, g.dims()[3]]),
+                strides: vec![st[0], st[2] * sh as isize, st[3] * sw as isize, st[1]],
+                offset: (i * dh) * st[2] as usize + (j * dw) * st[3] as usize,
+            };
+            let mut target = gx.with_layout("backward", layout)?;
+            let tap = g.narrow(4, i, 1)?.narrow(5, j, 1)?;
+            target.add_(&tap.try_reshape(target.dims())?)?;
+        }
+    }
+    Ok(gx)
+}
+
+fn pad2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    p: (usize, usize),
+    v: T,
+) -> Result<Tensor<T, D>> {
+    if p == (0, 0) {
+        return Ok(x.clone());
+    }
+    x.try_pad(&[(0, 0), (0, 0), (p.0, p.0), (p.1, p.1)], v)
+}
+
+/// 2-d convolution (cross-correlation, as PyTorch `conv2d`): `x` is `(N, C, H, W)`, `weight`
+/// `(O, C / groups, kh, kw)`, `bias` `(O)`; the output is `(N, O, oh, ow)` with
+/// `oh = (H + 2·ph - dh·(kh - 1) - 1) / sh + 1` (and the same for the width).
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// use typed_tensor::nn::{Conv2dOptions, conv2d};
+/// let x = Tensor::<f32>::from_vec((0..16).map(|v| v as f32).collect(), [1, 1, 4, 4])?;
+/// let w = Tensor::<f32>::ones([1, 1, 2, 2])?; // sums of 2×2 windows
+/// let y = conv2d(&x, &w, None, Conv2dOptions { stride: (2, 2), ..Default::default() })?;
+/// assert_eq!(y.to_vec(), vec![10.0, 18.0, 42.0, 50.0]);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `InvalidArgument` for inputs that are not 4-d, channels that do not match or do not divide
+/// by `groups`, or a window that does not fit; `Broadcast` for a bias of the wrong length.
+pub fn conv2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+    opts: Conv2dOptions,
+) -> Result<Tensor<T, D>> {
+    let op = "conv2d";
+    let g = opts.groups;
+    let ok = x.ndim() == 4
+        && weight.ndim() == 4
+        && g > 0
+        && x.dims()[1].is_multiple_of(g)
+        && weight.dims()[0].is_multiple_of(g)
+        && weight.dims()[1] * g == x.dims()[1];
+    if !ok {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "input {} (N, C, H, W) and weight {} (O, C / groups, kh, kw) do not fit with groups = {g}",
+                x.shape(),
+                weight.shape()
+            ),
+        });
+    }
+    let n = x.dims()[0];
+    let [o, cg, kh, kw] = weight.dims()[..] else {
+        unreachable!("checked 4-d")
+    };
+    let (sh, sw) = opts.stride;
+    let (dh, dw) = opts.dilation;
+    let xp = pad2d(x, opts.padding, T::ZERO)?;
+    let cols = unfold(op, &xp, (kh, kw, sh, sw, dh, dw))?; // (N, oh, ow, C, kh, kw)
+    let (oh, ow) = (cols.dims()[1], cols.dims()[2]);
+    let l = oh * ow;
+    let k = cg * kh * kw;
+    // (N, L, g, k) → (N, g, L, k) @ (g, k, O/g) → (N, g, L, O/g) → (N, O, oh, ow)
+    let cols = cols.try_reshape([n, l, g, k])?.permute(&[0, 2, 1, 3])?;
+    let wm = weight.try_reshape([g, o / g, k])?.transpose(1, 2)?;
+    let y = cols
+        .try_matmul(&wm)?
+        .permute(&[0, 1, 3, 2])?
+        .try_reshape([n, o, oh, ow])?;
+    match bias {
+        Some(b) => y.try_add(&b.try_reshape([1, o, 1, 1])?),
+        None => Ok(y),
+    }
+}
+
+/// 1-d convolution (PyTorch `conv1d`): `x` is `(N, C, L)`, `weight` `(O, C / groups, k)`;
+/// the options' second components apply (`stride.1`, `padding.1`, `dilation.1`).
+///
+/// # Errors
+/// As [`conv2d`].
+pub fn conv1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+    opts: Conv2dOptions,
+) -> Result<Tensor<T, D>> {
+    if x.ndim() != 3 || weight.ndim() != 3 {
+        return Err(Error::InvalidArgument {
+            op: "conv1d",
+            msg: format!(
+                "expects an (N, C, L) input and an (O, C / groups, k) weight, got {} and {}",
+                x.shape(),
+                weight.shape()
+            ),
+        });
+    }
+    let opts = Conv2dOptions {
+        stride: (1, opts.stride.1),
+        padding: (0, opts.padding.1),
+        dilation: (1, opts.dilation.1),
+        groups: opts.groups,
+    };
+    conv2d(&x.unsqueeze(2)?, &weight.unsqueeze(2)?, bias, opts)?.squeeze_dims(&[2])
+}
+
+/// The windows of `x` for pooling, as `(N, C, oh, ow, kh·kw)`.
+fn pool_windows<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+    fill: T,
+) -> Result<Tensor<T, D>> {
+    if x.ndim() != 4 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
+        });
+    }
+    let xp = pad2d(x, padding, fill)?;
+    let cols = unfold(op, &xp, (kernel.0, kernel.1, stride.0, stride.1, 1, 1))?;
+    let [n, oh, ow, c, ..] = cols.dims()[..] else {
+        unreachable!("unfold is 6-d")
+    };
+    cols.try_reshape([n, oh, ow, c, kernel.0 * kernel.1])?
+        .permute(&[0, 3, 1, 2, 4])
+}
+
+/// The maximum of each window (PyTorch `max_pool2d`; padding counts as `-inf`): `(N, C, H, W)`
+/// in, `(N, C, oh, ow)` out. The gradient goes to the maximum (shared evenly on ties).
+///
+/// # Errors
+/// `InvalidArgument` for a non-4-d input or a window that does not fit.
+pub fn max_pool2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+) -> Result<Tensor<T, D>> {
+    let w = pool_windows(
+        "max_pool2d",
+        x,
+        kernel,
+        stride,
+        padding,
+        T::from_f64(f64::NEG_INFINITY),
+    )?;
+    w.try_max(&[-1], false)
+}
+
+/// The mean of each window (PyTorch `avg_pool2d` with `count_include_pad=True`: padded zeros
+/// count).
+///
+/// # Errors
+/// As [`max_pool2d`].
+pub fn avg_pool2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+) -> Result<Tensor<T, D>> {
+    let w = pool_windows("avg_pool2d", x, kernel, stride, padding, T::ZERO)?;
+    w.try_mean(&[-1], false)
+}
