@@ -43,6 +43,10 @@ pub struct Config {
     pub weight_decay: f64,
     pub log_every: usize,
     pub seed: u64,
+    /// Mini-batch size (the MLP; the linear model trains full-batch).
+    pub batch: usize,
+    /// Hidden units of the MLP.
+    pub hidden: usize,
 }
 
 /// What a run reports.
@@ -53,17 +57,12 @@ pub struct Report {
     pub test_acc: f64,
 }
 
-fn accuracy<T: FloatElement, D: Backend>(
-    x: &Tensor<T, D>,
-    w: &Tensor<T, D>,
-    b: &Tensor<T, D>,
+/// The fraction of rows whose largest logit is the label.
+pub fn accuracy<T: FloatElement, D: Backend>(
+    logits: &Tensor<T, D>,
     labels: &[usize],
 ) -> Result<f64> {
-    let pred = x
-        .try_matmul(w)?
-        .try_add(b)?
-        .try_argmax(&[1], false)?
-        .try_to_vec()?;
+    let pred = logits.try_argmax(&[1], false)?.try_to_vec()?;
     let hits = pred
         .iter()
         .zip(labels)
@@ -72,19 +71,25 @@ fn accuracy<T: FloatElement, D: Backend>(
     Ok(hits as f64 / labels.len() as f64)
 }
 
-/// Standardises with the training split's statistics, splits 80/20 with a seeded shuffle and
-/// trains full-batch gradient descent on the softmax cross-entropy with autograd and
-/// `optim::Sgd`, every step on `device`: the same code runs on the CPU and on a GPU.
-pub fn train<T: FloatElement, D: Backend>(
+/// The standardised 80/20 split on `device`.
+pub struct Split<T: FloatElement, D: Backend> {
+    pub x_train: Tensor<T, D>,
+    pub y_train: Vec<usize>,
+    pub x_test: Tensor<T, D>,
+    pub y_test: Vec<usize>,
+}
+
+/// Splits 80/20 with a seeded shuffle and standardises with the training split's statistics
+/// (in f64; constant pixels get a scale of 1), then casts to `T` on `device`.
+pub fn prepare<T: FloatElement, D: Backend>(
     data: &Digits,
-    cfg: &Config,
+    seed: u64,
     device: &D,
-    mut log: impl FnMut(usize, f64),
-) -> Result<Report> {
+) -> Result<Split<T, D>> {
     use rand::{SeedableRng, seq::SliceRandom};
     let n = data.labels.len();
     let mut order: Vec<usize> = (0..n).collect();
-    order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(cfg.seed));
+    order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed));
     let n_train = n * 4 / 5;
     let take = |idx: &[usize]| -> Result<(Tensor<f64, D>, Vec<usize>)> {
         let mut px = Vec::with_capacity(idx.len() * 64);
@@ -98,8 +103,6 @@ pub fn train<T: FloatElement, D: Backend>(
     };
     let (x_train, y_train) = take(&order[..n_train])?;
     let (x_test, y_test) = take(&order[n_train..])?;
-
-    // Standardise in f64 with the training statistics; constant pixels get a scale of 1.
     let mean = x_train.try_mean(&[0], true)?;
     let std = x_train.try_std(&[0], 0, true)?;
     let std = Tensor::try_where(
@@ -107,17 +110,41 @@ pub fn train<T: FloatElement, D: Backend>(
         &std,
         &Tensor::scalar_on(1.0, device)?,
     )?;
-    let x_train: Tensor<T, D> = x_train.try_sub(&mean)?.try_div(&std)?.try_cast()?;
-    let x_test: Tensor<T, D> = x_test.try_sub(&mean)?.try_div(&std)?.try_cast()?;
+    Ok(Split {
+        x_train: x_train.try_sub(&mean)?.try_div(&std)?.try_cast()?,
+        y_train,
+        x_test: x_test.try_sub(&mean)?.try_div(&std)?.try_cast()?,
+        y_test,
+    })
+}
 
+/// Class labels as an `i64` tensor on `device`, for `cross_entropy`.
+pub fn targets<D: Backend>(labels: &[usize], device: &D) -> Result<Tensor<i64, D>> {
+    Tensor::from_vec_on(
+        labels.iter().map(|&l| l as i64).collect(),
+        [labels.len()],
+        device,
+    )
+}
+
+/// Softmax regression (`--model linear`): full-batch gradient descent on the softmax cross-entropy with autograd and
+/// `optim::Sgd`, every step on `device`: the same code runs on the CPU and on a GPU.
+pub fn train<T: FloatElement, D: Backend>(
+    data: &Digits,
+    cfg: &Config,
+    device: &D,
+    mut log: impl FnMut(usize, f64),
+) -> Result<Report> {
+    let Split {
+        x_train,
+        y_train,
+        x_test,
+        y_test,
+    } = prepare::<T, D>(data, cfg.seed, device)?;
     // Softmax regression trained by autograd: cross-entropy plus an L2 term, gradients from
     // `backward()`, updates by the library's SGD.
     let classes = 10;
-    let target = Tensor::<i64, D>::from_vec_on(
-        y_train.iter().map(|&l| l as i64).collect(),
-        [y_train.len()],
-        device,
-    )?;
+    let target = targets(&y_train, device)?;
     let w = Tensor::<T, D>::zeros_on([64, classes], device)?.with_requires_grad(true)?;
     let b = Tensor::<T, D>::zeros_on([1, classes], device)?.with_requires_grad(true)?;
     let mut opt = Sgd::new(vec![w.clone(), b.clone()], cfg.lr);
@@ -145,7 +172,7 @@ pub fn train<T: FloatElement, D: Backend>(
     }
     Ok(Report {
         losses,
-        train_acc: accuracy(&x_train, &w, &b, &y_train)?,
-        test_acc: accuracy(&x_test, &w, &b, &y_test)?,
+        train_acc: accuracy(&x_train.try_matmul(&w)?.try_add(&b)?, &y_train)?,
+        test_acc: accuracy(&x_test.try_matmul(&w)?.try_add(&b)?, &y_test)?,
     })
 }

@@ -141,7 +141,7 @@ pub trait NumElement: Element {
 )]
 pub trait FloatElement: NumElement + Element<Float = Self, Sum = Self, Square = Self> {
     /// The type arithmetic is done in: `f32` for `f16`, `bf16`, `f32`; `f64` for `f64`.
-    type Acc: num_traits::Float + Send + Sync + Debug + Default + 'static;
+    type Acc: FloatElement + num_traits::Float + Send + Sync + Debug + Default + 'static;
     /// Widen to the compute type.
     fn to_acc(self) -> Self::Acc;
     /// Round from the compute type.

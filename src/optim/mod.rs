@@ -133,8 +133,10 @@ impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
 /// adds `wd·p` to `g` (Adam) or multiplies `p` by `1 - lr·wd` first (AdamW).
 pub struct Adam<T: FloatElement, D: Backend> {
     params: Vec<Tensor<T, D>>,
-    m: Vec<Option<Tensor<T, D>>>,
-    v: Vec<Option<Tensor<T, D>>>,
+    /// Moment estimates in the compute type (f32 for 16-bit parameters, whose range cannot
+    /// hold `g²` or `eps`).
+    m: Vec<Option<Tensor<T::Acc, D>>>,
+    v: Vec<Option<Tensor<T::Acc, D>>>,
     t: i32,
     /// Learning rate.
     pub lr: f64,
@@ -182,16 +184,19 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
         let (b1, b2) = self.betas;
         let c1 = 1.0 - b1.powi(self.t);
         let c2 = 1.0 - b2.powi(self.t);
-        let f = T::from_f64;
+        let f = <T::Acc as crate::dtype::Element>::from_f64;
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
-                let mut g = grad_of(p, "Adam::step")?;
+                let mut g = grad_of(p, "Adam::step")?.try_cast::<T::Acc>()?;
                 let mut p = p.clone();
                 if self.weight_decay != 0.0 {
                     if self.decoupled_weight_decay {
-                        p.mul_scalar_(f(1.0 - self.lr * self.weight_decay))?;
+                        p.mul_scalar_(T::from_f64(1.0 - self.lr * self.weight_decay))?;
                     } else {
-                        g = g.try_add(&p.try_mul_scalar(f(self.weight_decay))?)?;
+                        let decay = p
+                            .try_cast::<T::Acc>()?
+                            .try_mul_scalar(f(self.weight_decay))?;
+                        g = g.try_add(&decay)?;
                     }
                 }
                 let m = match self.m[i].take() {
@@ -209,7 +214,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
                     .try_sqrt()?
                     .try_add_scalar(f(self.eps))?;
                 let update = m.try_div_scalar(f(c1))?.try_div(&denom)?;
-                p.sub_(&update.try_mul_scalar(f(self.lr))?)?;
+                p.sub_(&update.try_mul_scalar(f(self.lr))?.try_cast::<T>()?)?;
                 self.m[i] = Some(m);
                 self.v[i] = Some(v);
             }

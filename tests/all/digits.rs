@@ -1,5 +1,8 @@
-//! Guards the main job: a short softmax-regression run on the real digits must learn.
+//! Guards the main job: short runs of both models on the real digits must learn.
 
+#[allow(dead_code)]
+#[path = "../../examples/digits/mlp.rs"]
+mod mlp;
 #[allow(dead_code)]
 #[path = "../../examples/digits/model.rs"]
 mod model;
@@ -18,6 +21,8 @@ fn digits_training_learns() {
         weight_decay: 1e-4,
         log_every: 10,
         seed: 0,
+        batch: 0,
+        hidden: 0,
     };
     let r =
         model::train::<f32, typed_tensor::Cpu>(&data, &cfg, &typed_tensor::Cpu, |_, _| {}).unwrap();
@@ -41,4 +46,33 @@ fn digits_training_learns() {
     )
     .unwrap();
     assert!(b.test_acc > 0.8, "bf16 test accuracy {}", b.test_acc);
+}
+
+/// Three epochs of the default MLP (autograd, AdamW, mini-batches): the loss falls and the
+/// accuracy passes a floor.
+#[test]
+fn digits_mlp_learns() {
+    let data = model::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/data/digits.csv.gz"
+    ))
+    .unwrap();
+    let cfg = model::Config {
+        epochs: 3,
+        lr: 1e-2,
+        weight_decay: 1e-2,
+        log_every: 1,
+        seed: 0,
+        batch: 64,
+        hidden: 128,
+    };
+    let mut accs = Vec::new();
+    let r = mlp::train_mlp::<f32, typed_tensor::Cpu>(&data, &cfg, &typed_tensor::Cpu, |_, _, a| {
+        accs.push(a)
+    })
+    .unwrap();
+    let (first, last) = (r.losses[0].1, r.losses.last().unwrap().1);
+    assert!(last < first * 0.5, "loss fell from {first} to {last}");
+    assert_eq!(accs.len(), 3);
+    assert!(r.test_acc > 0.9, "test accuracy {}", r.test_acc);
 }
