@@ -59,6 +59,9 @@ pub(crate) enum Op {
     /// The windows of a padded `(N, C, H, W)` input (im2col) with geometry
     /// `(kh, kw, sh, sw, dh, dw)`; saved: the input.
     Unfold(crate::nn::Window),
+    /// `cross_entropy` without label smoothing; saved: the logits, their `logsumexp` over the
+    /// class axis (keepdim) and the targets.
+    CrossEntropy(crate::nn::Reduction),
     /// `cumsum` along the axis.
     Cumsum(usize),
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
@@ -95,6 +98,7 @@ impl Op {
             Op::Gather(_) => "gather",
             Op::ScatterAdd(_) => "scatter_add",
             Op::Cumsum(_) => "cumsum",
+            Op::CrossEntropy(_) => "cross_entropy",
             Op::Unfold(_) => "conv2d windows",
             Op::Prod { .. } => "product",
             Op::Cumprod(_) => "cumprod",
@@ -432,6 +436,23 @@ fn rule<F: FloatElement, D: Backend>(
             vec![Some(tail.try_div(x)?)]
         }
         Op::Unfold(w) => vec![Some(crate::nn::fold(g, arg(0)?, *w)?)],
+        Op::CrossEntropy(reduction) => {
+            // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
+            // elements the reduction combined.
+            let (z, lse, target) = (arg(0)?, arg(1)?, saved::<i64, D>(&s[2])?);
+            let idx = target.unsqueeze(1)?;
+            let p = z.try_sub(lse)?.try_exp()?;
+            let minus_one = Tensor::<F, D>::full_on(idx.dims(), F::from_f64(-1.0), &g.device)?;
+            let d = p.try_scatter_add(1, &idx, &minus_one)?;
+            let scale = match reduction {
+                crate::nn::Reduction::Mean => {
+                    g.try_div_scalar(F::from_f64(target.numel().max(1) as f64))?
+                }
+                crate::nn::Reduction::Sum => g.clone(),
+                crate::nn::Reduction::None => g.unsqueeze(1)?,
+            };
+            vec![Some(d.try_mul(&scale)?)]
+        }
         Op::Cumsum(ax) => {
             // Each input element feeds every later output: a reversed running sum.
             let a = *ax as i64;

@@ -72,6 +72,18 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
             msg: format!("label_smoothing must lie in [0, 1], got {label_smoothing}"),
         });
     }
+    if label_smoothing == 0.0 && T::DTYPE.size() >= 4 {
+        // One node for the whole loss: its gradient is `softmax - one_hot` (scaled), which
+        // costs two passes instead of the chain of log_softmax, gather and their rules.
+        let (loss, lse) = crate::autograd::no_grad(|| -> Result<_> {
+            let lse = logits.try_logsumexp(&[1], true)?;
+            let nll = nll_loss(&logits.try_sub(&lse)?, target, Reduction::None)?;
+            Ok((reduce(nll, reduction)?, lse))
+        })?;
+        use crate::autograd::{Op, Tracked, record};
+        let saved: [&dyn Tracked; 3] = [logits, &lse, target];
+        return Ok(record(loss, Op::CrossEntropy(reduction), &[logits], &saved));
+    }
     let logp = logits.try_log_softmax(1)?;
     let nll = nll_loss(&logp, target, Reduction::None)?;
     if label_smoothing == 0.0 {

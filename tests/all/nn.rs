@@ -123,6 +123,19 @@ fn losses() {
         1e-6,
     )
     .unwrap();
+    for r in [Reduction::Mean, Reduction::Sum, Reduction::None] {
+        let tg = target.clone();
+        let f = move |v: &[Tensor<f64>]| nn::cross_entropy(&v[0], &tg, r, 0.0);
+        gradcheck(f, &[logits.clone()], 1e-6, 1e-6).unwrap();
+    }
+    // Classes on axis 1 of an (N, C, d) input, as PyTorch.
+    let z = t(
+        &[0.1, -0.3, 2.0, 0.5, 1.5, -1.0, 0.0, 0.7, -0.2, 0.3, 1.1, -0.6],
+        &[2, 3, 2],
+    );
+    let tz = Tensor::<i64>::from_vec(vec![2, 0, 1, 1], [2, 2]).unwrap();
+    let f = move |v: &[Tensor<f64>]| nn::cross_entropy(&v[0], &tz, Reduction::Mean, 0.0);
+    gradcheck(f, &[z], 1e-6, 1e-6).unwrap();
     gradcheck(
         |v| nn::mse_loss(&v[0], &v[1], Reduction::Sum),
         &[logits.clone(), y.clone()],
