@@ -4,6 +4,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::Duration;
+use typed_tensor::nn;
+use typed_tensor::optim::{Optimizer, Sgd};
 use typed_tensor::prelude::*;
 
 const N: usize = 1437;
@@ -12,6 +14,7 @@ const K: usize = 10;
 struct Setup {
     x: Tensor<f32>,
     target: Tensor<f32>,
+    labels: Tensor<i64>,
 }
 
 fn setup() -> Setup {
@@ -24,6 +27,7 @@ fn setup() -> Setup {
     Setup {
         x,
         target: Tensor::from_vec(t, [N, K]).unwrap(),
+        labels: Tensor::from_vec((0..N).map(|i| (i % K) as i64).collect(), [N]).unwrap(),
     }
 }
 
@@ -63,6 +67,16 @@ fn autograd_step(s: &Setup, w: &mut Tensor<f32>, b: &mut Tensor<f32>) {
     b.zero_grad().unwrap();
 }
 
+/// As a PyTorch user writes it: `nn::cross_entropy` on class indices, the L2 term as the
+/// optimizer's weight decay on `w` (the same gradient as the hand-written step), `optim::Sgd`.
+fn library_step(s: &Setup, w: &Tensor<f32>, b: &Tensor<f32>, opts: &mut [Sgd<f32, Cpu>; 2]) {
+    let logits = s.x.matmul(w).add(b);
+    let loss = nn::cross_entropy(&logits, &s.labels, nn::Reduction::Mean, 0.0).unwrap();
+    opts.iter().for_each(|o| o.zero_grad().unwrap());
+    loss.backward();
+    opts.iter_mut().for_each(|o| o.step().unwrap());
+}
+
 fn training_step(c: &mut Criterion) {
     let s = setup();
     let mut g = c.benchmark_group("digits_step");
@@ -81,6 +95,20 @@ fn training_step(c: &mut Criterion) {
         .with_requires_grad(true)
         .unwrap();
     g.bench_function("autograd", |x| x.iter(|| autograd_step(&s, &mut w, &mut b)));
+    let w = Tensor::<f32>::zeros([64, K])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let b = Tensor::<f32>::zeros([1, K])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let mut decayed = Sgd::new(vec![w.clone()], LR as f64);
+    decayed.weight_decay = WD as f64;
+    let mut opts = [decayed, Sgd::new(vec![b.clone()], LR as f64)];
+    g.bench_function("autograd_cross_entropy_sgd", |x| {
+        x.iter(|| library_step(&s, &w, &b, &mut opts))
+    });
     g.finish();
 }
 
