@@ -55,8 +55,19 @@ fn grad_of<T: FloatElement, D: Backend>(
     })
 }
 
-fn zero_all<T: FloatElement, D: Backend>(params: &[Tensor<T, D>]) -> Result<()> {
-    params.iter().try_for_each(|p| p.zero_grad())
+/// The `Optimizer` methods every optimizer spells alike (each has `params` and `lr`).
+macro_rules! common_methods {
+    () => {
+        fn zero_grad(&self) -> Result<()> {
+            self.params.iter().try_for_each(|p| p.zero_grad())
+        }
+        fn lr(&self) -> f64 {
+            self.lr
+        }
+        fn set_lr(&mut self, lr: f64) {
+            self.lr = lr;
+        }
+    };
 }
 
 /// Stochastic gradient descent with momentum, Nesterov momentum and L2 weight decay
@@ -117,15 +128,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
             Ok(())
         })
     }
-    fn zero_grad(&self) -> Result<()> {
-        zero_all(&self.params)
-    }
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
+    common_methods!();
 }
 
 /// Adam (PyTorch `Adam`, and `AdamW` with `decoupled_weight_decay`): `m ← β₁m + (1-β₁)g`,
@@ -221,13 +224,5 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
             Ok(())
         })
     }
-    fn zero_grad(&self) -> Result<()> {
-        zero_all(&self.params)
-    }
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
+    common_methods!();
 }
