@@ -70,17 +70,31 @@ pub(crate) fn unfold<T: FloatElement, D: Backend>(
     let (oh, ow) = (out_len(op, h, kh, sh, dh)?, out_len(op, wd, kw, sw, dw)?);
     let xp = xp.try_contiguous()?;
     let st = xp.stride().to_vec();
+    // A stride or dilation may be huge where its axis has one window or one tap: checked.
+    let mul = |s: isize, by: usize, count: usize| {
+        if count <= 1 {
+            return Ok(0); // one window or tap on this axis: its step is never taken
+        }
+        isize::try_from(by)
+            .ok()
+            .and_then(|by| s.checked_mul(by))
+            .ok_or_else(|| Error::InvalidArgument {
+                op,
+                msg: format!("a window step of {by} overflows the input's strides"),
+            })
+    };
+    let strides = vec![
+        st[0],
+        mul(st[2], sh, oh)?,
+        mul(st[3], sw, ow)?,
+        st[1],
+        mul(st[2], dh, kh)?,
+        mul(st[3], dw, kw)?,
+    ];
     let windows = crate::autograd::no_grad(|| {
         let layout = Layout {
             shape: Shape::new(vec![n, oh, ow, c, kh, kw]),
-            strides: vec![
-                st[0],
-                st[2] * sh as isize,
-                st[3] * sw as isize,
-                st[1],
-                st[2] * dh as isize,
-                st[3] * dw as isize,
-            ],
+            strides,
             offset: xp.layout.offset,
         };
         xp.with_layout(op, layout)?.try_contiguous()
@@ -103,7 +117,13 @@ pub(crate) fn fold<T: FloatElement, D: Backend>(
             // The input positions tap (i, j) read: rows i·dh + r·sh, columns j·dw + q·sw.
             let layout = Layout {
                 shape: Shape::new(vec![g.dims()[0], oh, ow, g.dims()[3]]),
-                strides: vec![st[0], st[2] * sh as isize, st[3] * sw as isize, st[1]],
+                // One window on an axis: its (possibly huge) step is never taken.
+                strides: vec![
+                    st[0],
+                    if oh > 1 { st[2] * sh as isize } else { 0 },
+                    if ow > 1 { st[3] * sw as isize } else { 0 },
+                    st[1],
+                ],
                 offset: (i * dh) * st[2] as usize + (j * dw) * st[3] as usize,
             };
             let mut target = gx.with_layout("backward", layout)?;

@@ -480,6 +480,21 @@ fn convolutions_and_pooling() {
         ..Default::default()
     };
     assert!(nn::conv2d(&small, &t(&[1.0], &[1, 1, 1, 1]), None, zero_stride).is_err());
+    // Huge strides and dilations where they cannot matter, or overflow: never a panic.
+    for big in [usize::MAX, 1 << 62] {
+        let o = nn::Conv2dOptions {
+            stride: (big, big),
+            dilation: (big, 1),
+            ..Default::default()
+        };
+        let r = nn::conv2d(&small, &t(&[1.0], &[1, 1, 1, 1]), None, o);
+        assert!(r.is_err() || r.unwrap().dims() == [1, 1, 1, 1]);
+        assert!(nn::max_pool2d(&small, (1, 1), (big, big), (0, 0)).is_ok_and(|p| p.numel() == 1));
+        let leaf = small.deep_copy().with_requires_grad(true).unwrap();
+        let p = nn::avg_pool2d(&leaf, (2, 1), (big, big), (0, 0)).unwrap();
+        p.sum(&[], false).backward();
+        assert_eq!(leaf.grad().unwrap().to_vec(), vec![0.5, 0.0, 0.5, 0.0]);
+    }
     // Pooling: 2×2 windows, stride 2, one row of padding.
     let x = t(
         &(0..16).map(|v| v as f64).collect::<Vec<_>>(),
