@@ -159,6 +159,27 @@ pub enum Error {
         /// The pivot that vanished.
         pivot: usize,
     },
+    /// The operating system refused a file operation (open, read, write, rename).
+    #[error("{op}: {path}: {msg}")]
+    Io {
+        /// The operation.
+        op: &'static str,
+        /// The file.
+        path: String,
+        /// The system's message and what to do.
+        msg: String,
+    },
+    /// A file whose contents are not a valid file of its format (truncated, a header that
+    /// lies, offsets out of range, a dtype this crate does not have). Nothing was loaded.
+    #[error("{op}: {path}: {msg}")]
+    Format {
+        /// The operation.
+        op: &'static str,
+        /// The file (or archive member).
+        path: String,
+        /// What is wrong and what to do.
+        msg: String,
+    },
 }
 
 /// `std::result::Result` with this crate's [`Error`].

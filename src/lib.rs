@@ -10,6 +10,7 @@ pub mod device;
 pub mod dtype;
 pub mod dynamic;
 pub mod error;
+pub mod io;
 pub mod nn;
 pub mod ops;
 pub mod optim;

@@ -127,18 +127,19 @@ pub enum DeviceTensor<T: Element> {
 /// alias `$T` for its element.
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {
-        with_dtype!(@arms $dtype, $T => $body; Float32 f32, Float64 f64, Float16 f16,
-            Bfloat16 bf16, Int16 i16, Int32 i32, Int64 i64, UInt8 u8, Bool bool)
+        $crate::dynamic::with_dtype!(@arms $dtype, $T => $body; Float32 f32, Float64 f64, Float16 half::f16,
+            Bfloat16 half::bf16, Int16 i16, Int32 i32, Int64 i64, UInt8 u8, Bool bool)
     };
     (@arms $dtype:expr, $T:ident => $body:expr; $($d:ident $t:ty),*) => {
         match $dtype {
-            $(Dtype::$d => {
+            $($crate::dtype::Dtype::$d => {
                 type $T = $t;
                 $body
             })*
         }
     };
 }
+pub(crate) use with_dtype;
 
 macro_rules! variants {
     ($($v:ident: $t:ty),*) => {$(
@@ -151,6 +152,13 @@ macro_rules! variants {
                 DynTensor::$v(DeviceTensor::$D(t))
             }
         }
+        /// Shares the tensor's storage (a cheap clone), so `&t` can be passed where an owned
+        /// `DynTensor` is taken (`save_safetensors`, `save_npy`).
+        impl From<&Tensor<$t, $D>> for DynTensor {
+            fn from(t: &Tensor<$t, $D>) -> Self {
+                DynTensor::$v(DeviceTensor::$D(t.clone()))
+            }
+        }
         impl TryFrom<DynTensor> for Tensor<$t, $D> {
             type Error = Error;
             fn try_from(d: DynTensor) -> Result<Self> {
@@ -160,6 +168,13 @@ macro_rules! variants {
     };
 }
 variants!(F32: f32, F64: f64, F16: f16, BF16: bf16, I16: i16, I32: i32, I64: i64, U8: u8, Bool: bool);
+
+/// Shares the storage (a cheap clone), as `From<&Tensor>`.
+impl From<&DynTensor> for DynTensor {
+    fn from(t: &DynTensor) -> Self {
+        t.clone()
+    }
+}
 
 pub(crate) fn mismatch(op: &'static str, expected: Dtype, actual: Dtype) -> Error {
     Error::DtypeMismatch {

@@ -18,6 +18,7 @@ mod dynamic;
 mod elementwise;
 mod generic;
 mod hostile;
+mod io;
 mod linalg;
 mod literals;
 mod nn;
