@@ -4,17 +4,20 @@
 //!
 //! ```text
 //! cargo run --release --example digits -- --model mlp --dtype f32 --device cpu --epochs 60
+//! cargo run --release --example digits -- --save weights.safetensors   # train, then save
+//! cargo run --release --example digits -- --load weights.safetensors   # evaluate, no training
 //! ```
 
 mod mlp;
 mod model;
 
+use std::path::PathBuf;
 use std::time::Instant;
 use typed_tensor::prelude::*;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: digits [--model mlp|linear] [--dtype f32|f64|bf16|f16] [--device cpu|cuda:N] [--epochs N] [--lr X]"
+        "usage: digits [--model mlp|linear] [--dtype f32|f64|bf16|f16] [--device cpu|cuda:N] [--epochs N] [--lr X] [--save FILE | --load FILE]"
     );
     std::process::exit(2)
 }
@@ -24,6 +27,7 @@ fn main() {
     let mut device = "cpu".to_string();
     let mut kind = "mlp".to_string();
     let (mut epochs, mut lr) = (None, None);
+    let (mut save, mut load) = (None::<PathBuf>, None::<PathBuf>);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().unwrap_or_else(|| usage());
@@ -33,6 +37,8 @@ fn main() {
             "--device" => device = val(),
             "--epochs" => epochs = Some(val().parse().unwrap_or_else(|_| usage())),
             "--lr" => lr = Some(val().parse().unwrap_or_else(|_| usage())),
+            "--save" => save = Some(val().into()),
+            "--load" => load = Some(val().into()),
             _ => usage(),
         }
     }
@@ -79,6 +85,26 @@ fn main() {
         std::process::exit(1)
     });
     let used = gpu.as_ref().map_or(DeviceIndex::cpu(), |g| g.index());
+    if (save.is_some() || load.is_some()) && kind != "mlp" || save.is_some() && load.is_some() {
+        eprintln!("error: --save or --load (not both) go with the mlp model");
+        std::process::exit(2)
+    }
+    let fail = |e: Error| -> ! {
+        eprintln!("error: {e}");
+        std::process::exit(1)
+    };
+    if let Some(path) = load {
+        let start = Instant::now();
+        let acc = match &gpu {
+            None => evaluate(&path, &data, &Cpu),
+            Some(g) => evaluate(&path, &data, g),
+        }
+        .unwrap_or_else(|e| fail(e));
+        println!("loaded {} on {used}", path.display());
+        println!("test accuracy  {:.2}%", 100.0 * acc);
+        println!("wall time      {:.2} s", start.elapsed().as_secs_f64());
+        return;
+    }
     println!(
         "digits: {} images of 8x8 pixels, 10 classes; model {}, dtype {dtype}, device {used}, {} epochs, lr {}",
         data.labels.len(),
@@ -91,17 +117,35 @@ fn main() {
         cfg.lr
     );
     let start = Instant::now();
+    let save = save.as_deref();
     let report = match &gpu {
-        None => run(&kind, &dtype, &data, &cfg, &Cpu, start),
-        Some(g) => run(&kind, &dtype, &data, &cfg, g, start),
+        None => run(&kind, &dtype, &data, &cfg, &Cpu, start, save),
+        Some(g) => run(&kind, &dtype, &data, &cfg, g, start, save),
     }
-    .unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(1)
-    });
+    .unwrap_or_else(|e| fail(e));
     println!("train accuracy {:.2}%", 100.0 * report.train_acc);
     println!("test accuracy  {:.2}%", 100.0 * report.test_acc);
     println!("wall time      {:.2} s", start.elapsed().as_secs_f64());
+    if let Some(path) = save {
+        println!("saved          {}", path.display());
+    }
+}
+
+/// The test accuracy of the model saved at `path`, in the dtype it was saved in.
+fn evaluate<D: Backend>(path: &std::path::Path, data: &model::Digits, device: &D) -> Result<f64> {
+    use io::SafetensorsFile;
+    use typed_tensor::io;
+    let file = SafetensorsFile::open(path)?;
+    match file.info("0.weight")?.0 {
+        Dtype::Float32 => mlp::evaluate_saved::<f32, D>(&file, data, device),
+        Dtype::Float64 => mlp::evaluate_saved::<f64, D>(&file, data, device),
+        Dtype::Float16 => mlp::evaluate_saved::<f16, D>(&file, data, device),
+        Dtype::Bfloat16 => mlp::evaluate_saved::<bf16, D>(&file, data, device),
+        other => Err(Error::InvalidArgument {
+            op: "digits --load",
+            msg: format!("0.weight is {other}; a saved model holds float weights"),
+        }),
+    }
 }
 
 /// Trains model `kind` with element type `dtype` on `device` (one generic trainer per model
@@ -113,6 +157,7 @@ fn run<D: Backend>(
     cfg: &model::Config,
     device: &D,
     start: Instant,
+    save: Option<&std::path::Path>,
 ) -> Result<model::Report> {
     let log = |epoch: usize, loss: f64| println!("epoch {epoch:>5}  loss {loss:.4}");
     let log_mlp = |epoch: usize, loss: f64, acc: f64| {
@@ -123,12 +168,12 @@ fn run<D: Backend>(
         )
     };
     macro_rules! by_dtype {
-        ($f:ident, $log:expr) => {
+        ($f:ident($($arg:expr),*)) => {
             match dtype {
-                "f32" => $f::<f32, D>(data, cfg, device, $log),
-                "f64" => $f::<f64, D>(data, cfg, device, $log),
-                "bf16" => $f::<bf16, D>(data, cfg, device, $log),
-                "f16" => $f::<f16, D>(data, cfg, device, $log),
+                "f32" => $f::<f32, D>(data, cfg, device, $($arg),*),
+                "f64" => $f::<f64, D>(data, cfg, device, $($arg),*),
+                "bf16" => $f::<bf16, D>(data, cfg, device, $($arg),*),
+                "f16" => $f::<f16, D>(data, cfg, device, $($arg),*),
                 _ => usage(),
             }
         };
@@ -136,8 +181,8 @@ fn run<D: Backend>(
     use mlp::train_mlp;
     use model::train;
     if kind == "mlp" {
-        by_dtype!(train_mlp, log_mlp)
+        by_dtype!(train_mlp(log_mlp, save))
     } else {
-        by_dtype!(train, log)
+        by_dtype!(train(log))
     }
 }

@@ -1,8 +1,13 @@
 //! The default model: a multilayer perceptron 64 → hidden → 10 with ReLU, cross-entropy and
-//! AdamW on seeded mini-batches, every gradient from autograd.
+//! AdamW on seeded mini-batches, every gradient from autograd. Trained parameters are saved as
+//! safetensors in PyTorch's `nn.Sequential(Linear, ReLU, Linear)` naming, with the input
+//! scaling and the test rows, so a saved model is evaluated anywhere (README: NumPy).
 
-use super::model::{Config, Digits, Report, Split, accuracy, prepare, targets};
+use super::model::{Config, Digits, Report, Split, accuracy, prepare, rows, targets};
 use rand::{SeedableRng, seq::SliceRandom};
+use std::collections::BTreeMap;
+use std::path::Path;
+use typed_tensor::io::{SafetensorsFile, save_safetensors};
 use typed_tensor::nn::{Reduction, cross_entropy, linear};
 use typed_tensor::optim::{Adam, CosineAnnealing, LrSchedule, Optimizer};
 use typed_tensor::prelude::*;
@@ -40,6 +45,17 @@ impl<T: FloatElement, D: Backend> Mlp<T, D> {
         linear(&h, &self.w2, Some(&self.b2))
     }
 
+    /// Reads the four parameters of a saved model (stored as `T`) onto `device`.
+    fn load(file: &SafetensorsFile, device: &D) -> Result<Self> {
+        let get = |name| Tensor::<T, D>::from_safetensors_on(file, name, device);
+        Ok(Mlp {
+            w1: get("0.weight")?,
+            b1: get("0.bias")?,
+            w2: get("2.weight")?,
+            b2: get("2.bias")?,
+        })
+    }
+
     fn params(&self) -> Vec<Tensor<T, D>> {
         vec![
             self.w1.clone(),
@@ -56,12 +72,16 @@ pub fn train_mlp<T: FloatElement, D: Backend>(
     cfg: &Config,
     device: &D,
     mut log: impl FnMut(usize, f64, f64),
+    save: Option<&Path>,
 ) -> Result<Report> {
     let Split {
         x_train,
         y_train,
         x_test,
         y_test,
+        mean,
+        std,
+        test_rows,
     } = prepare::<T, D>(data, cfg.seed, device)?;
     let target = targets(&y_train, device)?;
     let net = Mlp::<T, D>::new(cfg.hidden, cfg.seed, device)?;
@@ -95,11 +115,61 @@ pub fn train_mlp<T: FloatElement, D: Backend>(
         let acc = no_grad(|| accuracy(&net.forward(&x_train)?, &y_train))?;
         log(epoch, mean, acc);
     }
-    no_grad(|| {
+    let report = no_grad(|| {
         Ok(Report {
             losses,
             train_acc: accuracy(&net.forward(&x_train)?, &y_train)?,
             test_acc: accuracy(&net.forward(&x_test)?, &y_test)?,
         })
-    })
+    })?;
+    if let Some(path) = save {
+        let rows: Vec<i64> = test_rows.iter().map(|&r| r as i64).collect();
+        let rows = Tensor::<i64, Cpu>::from_vec(rows, [test_rows.len()])?;
+        let tensors = [
+            ("0.weight", DynTensor::from(&net.w1)),
+            ("0.bias", DynTensor::from(&net.b1)),
+            ("2.weight", DynTensor::from(&net.w2)),
+            ("2.bias", DynTensor::from(&net.b2)),
+            ("input.mean", DynTensor::from(mean.try_reshape([64])?)),
+            ("input.std", DynTensor::from(std.try_reshape([64])?)),
+            ("test.rows", DynTensor::from(rows)),
+        ];
+        let metadata: BTreeMap<String, String> = [
+            ("model", format!("mlp 64-{}-10 relu", cfg.hidden)),
+            (
+                "layout",
+                "torch nn.Sequential(Linear, ReLU, Linear) state_dict".into(),
+            ),
+            (
+                "input",
+                "(pixels - input.mean) / input.std; test.rows are rows of digits.csv.gz".into(),
+            ),
+            ("test_accuracy", format!("{:.4}", report.test_acc)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        save_safetensors(path, tensors, Some(&metadata))?;
+    }
+    Ok(report)
+}
+
+/// Evaluates the model saved at `file` (its parameters stored as `T`) on the test rows it
+/// names, on `device`: the test accuracy.
+pub fn evaluate_saved<T: FloatElement, D: Backend>(
+    file: &SafetensorsFile,
+    data: &Digits,
+    device: &D,
+) -> Result<f64> {
+    let net = Mlp::<T, D>::load(file, device)?;
+    let mean = Tensor::<f64, D>::from_safetensors_on(file, "input.mean", device)?;
+    let std = Tensor::<f64, D>::from_safetensors_on(file, "input.std", device)?;
+    let test_rows: Vec<usize> = Tensor::<i64, Cpu>::from_safetensors(file, "test.rows")?
+        .try_to_vec()?
+        .into_iter()
+        .map(|r| usize::try_from(r).unwrap_or(usize::MAX))
+        .collect();
+    let (x, y) = rows(data, &test_rows, device)?;
+    let x = x.try_sub(&mean)?.try_div(&std)?.try_cast::<T>()?;
+    no_grad(|| accuracy(&net.forward(&x)?, &y))
 }

@@ -71,12 +71,40 @@ pub fn accuracy<T: FloatElement, D: Backend>(
     Ok(hits as f64 / labels.len() as f64)
 }
 
-/// The standardised 80/20 split on `device`.
+/// The standardised 80/20 split on `device`, with what a saved model needs to reproduce it.
 pub struct Split<T: FloatElement, D: Backend> {
     pub x_train: Tensor<T, D>,
     pub y_train: Vec<usize>,
     pub x_test: Tensor<T, D>,
     pub y_test: Vec<usize>,
+    /// The training split's per-pixel mean and scale, shape `[1, 64]`.
+    pub mean: Tensor<f64, D>,
+    pub std: Tensor<f64, D>,
+    /// The data set's row numbers of the test split.
+    pub test_rows: Vec<usize>,
+}
+
+/// Rows `idx` of the data set: pixels as an `[idx.len(), 64]` f64 tensor on `device`, labels.
+pub fn rows<D: Backend>(
+    data: &Digits,
+    idx: &[usize],
+    device: &D,
+) -> Result<(Tensor<f64, D>, Vec<usize>)> {
+    let mut px = Vec::with_capacity(idx.len() * 64);
+    for &i in idx {
+        let row = data
+            .pixels
+            .get(i * 64..(i + 1) * 64)
+            .ok_or(Error::InvalidArgument {
+                op: "digits",
+                msg: format!("row {i} is not in the data set"),
+            })?;
+        px.extend_from_slice(row);
+    }
+    Ok((
+        Tensor::from_vec_on(px, [idx.len(), 64], device)?,
+        idx.iter().map(|&i| data.labels[i]).collect(),
+    ))
 }
 
 /// Splits 80/20 with a seeded shuffle and standardises with the training split's statistics
@@ -91,18 +119,8 @@ pub fn prepare<T: FloatElement, D: Backend>(
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed));
     let n_train = n * 4 / 5;
-    let take = |idx: &[usize]| -> Result<(Tensor<f64, D>, Vec<usize>)> {
-        let mut px = Vec::with_capacity(idx.len() * 64);
-        for &i in idx {
-            px.extend_from_slice(&data.pixels[i * 64..(i + 1) * 64]);
-        }
-        Ok((
-            Tensor::from_vec_on(px, [idx.len(), 64], device)?,
-            idx.iter().map(|&i| data.labels[i]).collect(),
-        ))
-    };
-    let (x_train, y_train) = take(&order[..n_train])?;
-    let (x_test, y_test) = take(&order[n_train..])?;
+    let (x_train, y_train) = rows(data, &order[..n_train], device)?;
+    let (x_test, y_test) = rows(data, &order[n_train..], device)?;
     let mean = x_train.try_mean(&[0], true)?;
     let std = x_train.try_std(&[0], 0, true)?;
     let std = Tensor::try_where(
@@ -115,6 +133,9 @@ pub fn prepare<T: FloatElement, D: Backend>(
         y_train,
         x_test: x_test.try_sub(&mean)?.try_div(&std)?.try_cast()?,
         y_test,
+        mean,
+        std,
+        test_rows: order[n_train..].to_vec(),
     })
 }
 
@@ -140,6 +161,7 @@ pub fn train<T: FloatElement, D: Backend>(
         y_train,
         x_test,
         y_test,
+        ..
     } = prepare::<T, D>(data, cfg.seed, device)?;
     // Softmax regression trained by autograd: cross-entropy plus an L2 term, gradients from
     // `backward()`, updates by the library's SGD.

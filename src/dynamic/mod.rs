@@ -141,33 +141,41 @@ macro_rules! with_dtype {
 }
 pub(crate) use with_dtype;
 
-macro_rules! variants {
-    ($($v:ident: $t:ty),*) => {$(
-        variants!(@on $v: $t, Cpu);
-        variants!(@on $v: $t, Cuda);
-    )*};
-    (@on $v:ident: $t:ty, $D:ident) => {
-        impl From<Tensor<$t, $D>> for DynTensor {
-            fn from(t: Tensor<$t, $D>) -> Self {
-                DynTensor::$v(DeviceTensor::$D(t))
-            }
+/// Wraps any typed tensor, so code generic over `T` and `D` can hand its tensors to the
+/// runtime-dtype API (`save_safetensors`, `DynTensor` ops).
+impl<T: Element, D: Device> From<Tensor<T, D>> for DynTensor {
+    fn from(t: Tensor<T, D>) -> Self {
+        let mut slot = Some(t);
+        let any = &mut slot as &mut dyn Any;
+        macro_rules! variants {
+            ($($v:ident: $t:ty),*) => {$(
+                if let Some(t) = any.downcast_mut::<Option<Tensor<$t, Cpu>>>().and_then(Option::take) {
+                    return DynTensor::$v(DeviceTensor::Cpu(t));
+                }
+                if let Some(t) = any.downcast_mut::<Option<Tensor<$t, Cuda>>>().and_then(Option::take) {
+                    return DynTensor::$v(DeviceTensor::Cuda(t));
+                }
+            )*};
         }
-        /// Shares the tensor's storage (a cheap clone), so `&t` can be passed where an owned
-        /// `DynTensor` is taken (`save_safetensors`, `save_npy`).
-        impl From<&Tensor<$t, $D>> for DynTensor {
-            fn from(t: &Tensor<$t, $D>) -> Self {
-                DynTensor::$v(DeviceTensor::$D(t.clone()))
-            }
-        }
-        impl TryFrom<DynTensor> for Tensor<$t, $D> {
-            type Error = Error;
-            fn try_from(d: DynTensor) -> Result<Self> {
-                d.downcast::<$t, $D>()
-            }
-        }
-    };
+        variants!(F32: f32, F64: f64, F16: f16, BF16: bf16, I16: i16, I32: i32, I64: i64, U8: u8, Bool: bool);
+        unreachable!("Element and Device are sealed: every (T, D) is a variant")
+    }
 }
-variants!(F32: f32, F64: f64, F16: f16, BF16: bf16, I16: i16, I32: i32, I64: i64, U8: u8, Bool: bool);
+
+/// Shares the tensor's storage (a cheap clone), so `&t` can be passed where an owned
+/// `DynTensor` is taken (`save_safetensors`, `save_npy`).
+impl<T: Element, D: Device> From<&Tensor<T, D>> for DynTensor {
+    fn from(t: &Tensor<T, D>) -> Self {
+        DynTensor::from(t.clone())
+    }
+}
+
+impl<T: Element, D: Device> TryFrom<DynTensor> for Tensor<T, D> {
+    type Error = Error;
+    fn try_from(d: DynTensor) -> Result<Self> {
+        d.downcast::<T, D>()
+    }
+}
 
 /// Shares the storage (a cheap clone), as `From<&Tensor>`.
 impl From<&DynTensor> for DynTensor {

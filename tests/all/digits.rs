@@ -67,12 +67,29 @@ fn digits_mlp_learns() {
         hidden: 128,
     };
     let mut accs = Vec::new();
-    let r = mlp::train_mlp::<f32, typed_tensor::Cpu>(&data, &cfg, &typed_tensor::Cpu, |_, _, a| {
-        accs.push(a)
-    })
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("digits-mlp.safetensors");
+    let r = mlp::train_mlp::<f32, typed_tensor::Cpu>(
+        &data,
+        &cfg,
+        &typed_tensor::Cpu,
+        |_, _, a| accs.push(a),
+        Some(&path),
+    )
     .unwrap();
     let (first, last) = (r.losses[0].1, r.losses.last().unwrap().1);
     assert!(last < first * 0.5, "loss fell from {first} to {last}");
     assert_eq!(accs.len(), 3);
     assert!(r.test_acc > 0.9, "test accuracy {}", r.test_acc);
+    // `--load`: the saved model, evaluated afresh, scores what training reported.
+    let file = typed_tensor::io::SafetensorsFile::open(&path).unwrap();
+    assert_eq!(
+        file.metadata().unwrap()["test_accuracy"],
+        format!("{:.4}", r.test_acc)
+    );
+    let acc =
+        mlp::evaluate_saved::<f32, typed_tensor::Cpu>(&file, &data, &typed_tensor::Cpu).unwrap();
+    assert_eq!(acc, r.test_acc);
+    assert!(
+        mlp::evaluate_saved::<f64, typed_tensor::Cpu>(&file, &data, &typed_tensor::Cpu).is_err()
+    );
 }
