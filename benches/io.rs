@@ -6,7 +6,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::PathBuf;
 use std::time::Duration;
-use typed_tensor::io::{load_safetensors, save_safetensors};
+use typed_tensor::io::{load_safetensors, load_safetensors_mmap, save_safetensors};
 use typed_tensor::prelude::*;
 
 /// 2^28 f32 elements (1 GiB) in one tensor, written once to `target/io-bench.safetensors`.
@@ -29,6 +29,19 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(10));
     g.bench_function("load_safetensors 1 GiB f32", |b| {
         b.iter(|| load_safetensors(&path).unwrap())
+    });
+    // SAFETY: the benchmark's file is not changed while the tensors live.
+    let mmap = || unsafe { load_safetensors_mmap(&path) }.unwrap();
+    g.bench_function("load_safetensors_mmap 1 GiB f32 (lazy)", |b| b.iter(mmap));
+    let sum = |m: std::collections::BTreeMap<String, DynTensor>| {
+        let w = m["weight"].clone().downcast::<f32, Cpu>().unwrap();
+        w.try_sum(&[], false).unwrap().item()
+    };
+    g.bench_function("load_safetensors, then sum", |b| {
+        b.iter(|| sum(load_safetensors(&path).unwrap()))
+    });
+    g.bench_function("load_safetensors_mmap, then sum", |b| {
+        b.iter(|| sum(mmap()))
     });
     g.bench_function("std::fs::read 1 GiB", |b| {
         b.iter(|| std::fs::read(&path).unwrap())

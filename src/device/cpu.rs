@@ -19,7 +19,8 @@ pub const MMAP_THRESHOLD: usize = 1 << 20;
 
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A zero-initialised, 64-byte aligned, fixed-length buffer of elements.
+/// A zero-initialised, 64-byte aligned, fixed-length buffer of elements (or, from
+/// [`crate::io::SafetensorsFile::load_mmap`], a copy-on-write mapping of a file, aligned to `T`).
 pub struct AlignedBuf<T: Element> {
     ptr: NonNull<T>,
     len: usize,
@@ -109,6 +110,56 @@ impl<T: Element> AlignedBuf<T> {
             mapping: None,
         })
     }
+    /// The `len` elements stored in `file` at byte `offset`, mapped copy-on-write
+    /// (`MAP_PRIVATE`): pages are read from the page cache when first touched, and a write copies
+    /// the page, so the file never changes. `None` (the caller copies instead) for bool, whose
+    /// bytes may not be 0 or 1, for an offset not aligned to `T`, an empty buffer, or when the
+    /// system refuses the mapping.
+    ///
+    /// # Safety
+    /// The file must not be truncated or written while the buffer lives: reading a page that
+    /// the file no longer has raises SIGBUS, and writes by others change the elements.
+    #[cfg(unix)]
+    pub(crate) unsafe fn map_file(file: &std::fs::File, offset: u64, len: usize) -> Option<Self> {
+        use std::os::fd::AsRawFd;
+        let bytes = len.checked_mul(T::SIZE)?;
+        if T::DTYPE == crate::dtype::Dtype::Bool
+            || bytes == 0
+            || offset % std::mem::align_of::<T>() as u64 != 0
+        {
+            return None;
+        }
+        // SAFETY: sysconf has no preconditions.
+        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+        let start = offset - offset % page;
+        let lead = usize::try_from(offset - start).ok()?;
+        let map_len = lead.checked_add(bytes)?;
+        // SAFETY: a private read-write mapping of an open file, checked for MAP_FAILED; the
+        // caller guarantees the file keeps these bytes while the mapping lives.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                libc::off_t::try_from(start).ok()?,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        let base = base as *mut u8;
+        // SAFETY: `lead < page <= map_len`, inside the mapping; aligned for T since the page is
+        // and `offset` is.
+        let ptr = NonNull::new(unsafe { base.add(lead) } as *mut T)?;
+        Some(AlignedBuf {
+            ptr,
+            len,
+            mapping: Some((base, map_len)),
+        })
+    }
+
     /// A buffer holding a copy of `data`.
     ///
     /// # Errors

@@ -44,7 +44,9 @@ mod safetensors;
 pub use self::ndarray::NdarrayView;
 pub use npy::{load_npy, npy_from_bytes, npy_to_bytes, save_npy};
 pub use npz::{load_npz, save_npz, save_npz_compressed};
-pub use safetensors::{SafetensorsFile, load_safetensors, load_safetensors_on, save_safetensors};
+pub use safetensors::{
+    SafetensorsFile, load_safetensors, load_safetensors_mmap, load_safetensors_on, save_safetensors,
+};
 
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Dtype, Element};
@@ -90,6 +92,11 @@ pub(crate) struct FileSource {
 }
 
 impl FileSource {
+    /// The open file.
+    #[cfg(unix)]
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
     /// Opens `path` for reading; `Io` when it cannot be opened or is not a regular file.
     pub(crate) fn open(op: &'static str, path: &Path) -> Result<Self> {
         let name = path.display().to_string();

@@ -235,6 +235,39 @@ impl SafetensorsFile {
         )
     }
 
+    /// Tensor `name` as a zero-copy, copy-on-write memory mapping of the file: nothing is read
+    /// until elements are used, and writes to the tensor copy the touched pages, never
+    /// changing the file. Bool tensors, and tensors whose offset is not aligned to their
+    /// element (files from other writers), are read as [`SafetensorsFile::load`] does.
+    ///
+    /// # Safety
+    /// The file must not be truncated or written while the tensor (or any view or clone of it)
+    /// lives: touching a page the file no longer has raises SIGBUS, which aborts the process.
+    /// Use [`SafetensorsFile::load`] for files others may change.
+    ///
+    /// # Errors
+    /// As [`SafetensorsFile::load`].
+    pub unsafe fn load_mmap(&self, name: &str) -> Result<DynTensor> {
+        const OP: &str = "SafetensorsFile::load_mmap";
+        let (e, dtype) = self.entry(OP, name)?;
+        let shape = Shape::from(&e.shape);
+        let numel = shape.checked_numel(OP, dtype.size())?;
+        #[cfg(unix)]
+        {
+            let offset = self.data_start + e.begin;
+            let mapped = crate::dynamic::with_dtype!(dtype, T => {
+                // SAFETY: the caller keeps the file unchanged while the tensor lives.
+                unsafe { crate::device::AlignedBuf::<T>::map_file(self.src.file(), offset, numel) }
+                    .map(|buf| DynTensor::from(Tensor::<T, Cpu>::from_buf(buf, shape.clone())))
+            });
+            if let Some(t) = mapped {
+                return Ok(t);
+            }
+        }
+        let _ = numel;
+        self.load(name)
+    }
+
     /// Reads tensor `name` onto `device` (through host memory).
     ///
     /// # Errors
@@ -277,6 +310,26 @@ impl SafetensorsFile {
 /// does not have is a `Format` error naming it.
 pub fn load_safetensors(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
     SafetensorsFile::open(path)?.load_all(DeviceIndex::cpu(), false)
+}
+
+/// As [`load_safetensors`], with every tensor a zero-copy memory mapping of the file
+/// ([`SafetensorsFile::load_mmap`]): loading a checkpoint costs no reads until its elements are
+/// used, and checkpoints larger than memory can be opened.
+///
+/// # Safety
+/// The file must not be truncated or written while any of the tensors lives (SIGBUS aborts
+/// the process otherwise); see [`SafetensorsFile::load_mmap`].
+///
+/// # Errors
+/// As [`load_safetensors`].
+pub unsafe fn load_safetensors_mmap(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
+    let file = SafetensorsFile::open(path)?;
+    let mut out = BTreeMap::new();
+    for name in file.names() {
+        // SAFETY: forwarded to the caller.
+        out.insert(name.to_string(), unsafe { file.load_mmap(name) }?);
+    }
+    Ok(out)
 }
 
 /// As [`load_safetensors`], placing every tensor on `device` (`DeviceIndex::cuda(0)`).

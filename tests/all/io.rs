@@ -503,3 +503,40 @@ proptest! {
         }
     }
 }
+
+/// Memory-mapped loads: the values of the read path, and writes to the tensor never reach the
+/// file (copy-on-write).
+#[test]
+fn mmap_loads_are_copy_on_write() {
+    let dir = out_dir("io-mmap");
+    let expected = expected();
+    let src = std::fs::read(data("all_dtypes.safetensors")).unwrap();
+    let path = dir.join("m.safetensors");
+    std::fs::write(&path, &src).unwrap();
+    // SAFETY: the file is ours and unchanged while the tensors live.
+    let all = unsafe { load_safetensors_mmap(&path) }.unwrap();
+    for (name, t) in &all {
+        assert_matches(&format!("mmap {name}"), t, &expected[name]);
+    }
+    let mut w = all["f32_3d"].clone();
+    w.fill_(7.0f32).unwrap();
+    assert_eq!(w.to_vec::<f32>().unwrap(), vec![7.0; 24]);
+    assert_eq!(std::fs::read(&path).unwrap(), src, "the file is unchanged");
+    let again = load_safetensors(&path).unwrap();
+    assert_matches("after write", &again["f32_3d"], &expected["f32_3d"]);
+    // Views, casts and matmul work on mapped tensors like on any other.
+    let m = all["f32_3d"].clone().downcast::<f32, Cpu>().unwrap();
+    assert_eq!(m.dims(), &[2, 3, 4]);
+    let file = SafetensorsFile::open(&path).unwrap();
+    // SAFETY: as above.
+    let fresh = unsafe { file.load_mmap("f32_3d") }
+        .unwrap()
+        .downcast::<f32, Cpu>()
+        .unwrap();
+    let s = fresh.try_matmul(&fresh.transpose(1, 2).unwrap()).unwrap();
+    assert_eq!(s.dims(), &[2, 3, 3]);
+    assert_eq!(
+        s.to_vec()[0],
+        (0..4).map(|i| (i as f32 / 8.0).powi(2)).sum::<f32>()
+    );
+}
