@@ -125,7 +125,7 @@ impl<T: Element> AlignedBuf<T> {
         let bytes = len.checked_mul(T::SIZE)?;
         if T::DTYPE == crate::dtype::Dtype::Bool
             || bytes == 0
-            || offset % std::mem::align_of::<T>() as u64 != 0
+            || !offset.is_multiple_of(std::mem::align_of::<T>() as u64)
         {
             return None;
         }
