@@ -168,7 +168,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 
     /// Every element (no summary), floats with `precision` decimal places (at most
-    /// [`MAX_PRECISION`](crate::tensor::MAX_PRECISION); scientific notation when magnitudes call for it, as PyTorch prints),
+    /// [`MAX_PRECISION`]; scientific notation when magnitudes call for it, as PyTorch prints),
     /// nested brackets per dimension as NumPy prints, and a footer with shape, dtype and
     /// device. A CUDA tensor is copied to the host first.
     ///
