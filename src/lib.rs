@@ -26,7 +26,7 @@ pub use dtype::{
 pub use error::{Error, Result};
 pub use ops::reduce::*;
 pub use shape::Shape;
-pub use tensor::{ReshapeDims, Slice, Tensor, manual_seed};
+pub use tensor::{NewAxis, ReshapeDims, Slice, SliceArg, Tensor, manual_seed};
 
 /// Everything a program needs: `use typed_tensor::prelude::*;`.
 pub mod prelude {
@@ -39,8 +39,9 @@ pub mod prelude {
     pub use crate::dynamic::*;
     pub use crate::error::{Error, Result};
     pub use crate::ops::reduce::*;
+    pub use crate::{s, tensor};
     pub use crate::shape::Shape;
-    pub use crate::tensor::{ReshapeDims, Slice, Tensor, manual_seed};
+    pub use crate::tensor::{NewAxis, ReshapeDims, Slice, SliceArg, Tensor, manual_seed};
     pub use half::{bf16, f16};
 }
 

@@ -23,11 +23,11 @@ fn slice_matches_python_semantics() {
         .unwrap();
     assert_eq!(s.to_vec(), vec![23, 20, 11, 8]);
     // Out-of-range bounds clamp; empty results keep their rank; a trailing dim is kept whole.
-    assert_eq!(t.slice(&[(2..100).into()]).unwrap().dims(), &[2, 6]);
+    assert_eq!(t.slice(&s![2..100]).unwrap().dims(), &[2, 6]);
     let e = t.slice(&[Slice::new(Some(3), Some(1), 1)]).unwrap();
     assert_eq!(e.dims(), &[0, 6]);
     assert!(e.to_vec().is_empty());
-    assert_eq!(t.slice(&[(..=-1).into()]).unwrap().dims(), &[4, 6]);
+    assert_eq!(t.slice(&s![..=-1]).unwrap().dims(), &[4, 6]);
     // A view of a view; writes go through to the base.
     let mut w = v.slice(&[Slice::all(), (1..).into()]).unwrap();
     w.fill_(-1).unwrap();

@@ -79,3 +79,132 @@ fn remainder_operators_follow_python() {
     let d = DynTensor::from(tensor![-7i64, 7]);
     assert_eq!((&d % 3i64).to_vec::<i64>().unwrap(), vec![2, 1]);
 }
+
+/// `s!` against NumPy's basic indexing (expected shapes and values printed by NumPy 2.4 for
+/// `t = np.arange(60).reshape(3, 4, 5)`), on the typed and the dynamic tensor.
+#[test]
+fn s_macro_matches_numpy_basic_indexing() {
+    let t = Tensor::<i64, Cpu>::arange(0, 60, 1)
+        .unwrap()
+        .try_reshape([3, 4, 5])
+        .unwrap();
+    let d = DynTensor::from(&t);
+    let check = |what: &str, v: Result<Tensor<i64, Cpu>>, dims: &[usize], want: &[i64]| {
+        let v = v.unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(v.dims(), dims, "{what}");
+        assert_eq!(v.to_vec(), want, "{what}");
+    };
+    check(
+        "t[:, 1:3, ::2]",
+        t.slice(&s![.., 1..3, ..;2]),
+        &[3, 2, 3],
+        &[
+            5, 7, 9, 10, 12, 14, 25, 27, 29, 30, 32, 34, 45, 47, 49, 50, 52, 54,
+        ],
+    );
+    check(
+        "t[-1, ::-1, 2]",
+        t.slice(&s![-1, ..;-1, 2]),
+        &[4],
+        &[57, 52, 47, 42],
+    );
+    check(
+        "t[None, 0, :, None, -2]",
+        t.slice(&s![NewAxis, 0, .., NewAxis, -2]),
+        &[1, 4, 1],
+        &[3, 8, 13, 18],
+    );
+    check(
+        "t[1:, -3:, 4:0:-2]",
+        t.slice(&s![1.., -3.., 4..0;-2]),
+        &[2, 3, 2],
+        &[29, 27, 34, 32, 39, 37, 49, 47, 54, 52, 59, 57],
+    );
+    check("t[5:1]", t.slice(&s![5..1]), &[0, 4, 5], &[]);
+    check("t[0, 0, 0]", t.slice(&s![0, 0, 0]), &[], &[0]);
+    let want: Vec<i64> = (40..60).collect();
+    check("t[2:100:3]", t.slice(&s![2..100;3]), &[1, 4, 5], &want);
+    check(
+        "t[::-1, 1]",
+        t.slice(&s![..;-1, 1]),
+        &[3, 5],
+        &[45, 46, 47, 48, 49, 25, 26, 27, 28, 29, 5, 6, 7, 8, 9],
+    );
+    check(
+        "t[:, :, -1]",
+        t.slice(&s![.., .., -1]),
+        &[3, 4],
+        &[4, 9, 14, 19, 24, 29, 34, 39, 44, 49, 54, 59],
+    );
+    let want: Vec<i64> = (20..40).collect();
+    check("t[1][None]", t.slice(&s![1, NewAxis]), &[1, 4, 5], &want);
+    // Index variables of any integer type; inclusive ranges; the dynamic tensor agrees.
+    let (i, j): (usize, i64) = (2, -2);
+    check("t[2, -2]", t.slice(&s![i, j]), &[5], &[50, 51, 52, 53, 54]);
+    check("t[0, 1:=2, 0]", t.slice(&s![0, 1..=2, 0]), &[2], &[5, 10]);
+    let v = d.slice(&s![.., 1..3, ..;2]).unwrap();
+    assert_eq!(v.shape().dims(), &[3, 2, 3]);
+    assert_eq!(v.to_vec::<i64>().unwrap()[..3], [5, 7, 9]);
+    // Views share storage: writing through one is seen by the tensor.
+    let mut w = t.slice(&s![0, 0]).unwrap();
+    w.fill_(-1).unwrap();
+    assert_eq!(t.slice(&s![0, 0, ..2]).unwrap().to_vec(), vec![-1, -1]);
+    // Errors: an index out of range, too many entries, a zero step.
+    let e = t.slice(&s![3]).unwrap_err().to_string();
+    assert!(
+        e.contains("index 3 is out of range for dimension 0 of size 3"),
+        "{e}"
+    );
+    assert!(t.slice(&s![-4]).is_err());
+    assert!(t.slice(&s![0, 0, 0, 0]).is_err());
+    assert!(t.slice(&s![NewAxis, 0, 0, 0, NewAxis]).is_ok());
+    assert!(t.slice(&s![..;0]).is_err());
+    assert!(d.slice(&s![i64::MIN]).is_err());
+}
+
+/// `iter()` reads every layout in row-major order; `axis_iter`/`rows` yield views.
+#[test]
+fn iteration_over_elements_and_axes() {
+    let t = Tensor::<i32, Cpu>::arange(0, 24, 1)
+        .unwrap()
+        .try_reshape([2, 3, 4])
+        .unwrap();
+    let layouts = [
+        t.clone(),
+        t.permute(&[2, 0, 1]).unwrap(),
+        t.slice(&s![..;-1, 1.., ..;3]).unwrap(),
+        t.slice(&s![0, NewAxis]).unwrap().expand([5, 3, 4]).unwrap(),
+        t.slice(&s![1, 2, 3]).unwrap(),
+        t.slice(&s![1..1]).unwrap(),
+    ];
+    for v in &layouts {
+        assert_eq!(v.iter().collect::<Vec<_>>(), v.to_vec(), "{:?}", v.dims());
+        assert_eq!(v.iter().len(), v.numel());
+        let mut sum = 0;
+        for x in v {
+            sum += x;
+        }
+        assert_eq!(sum, v.to_vec().iter().sum::<i32>());
+    }
+    // Sub-tensors along an axis are views, in order.
+    let rows: Vec<_> = t.rows().collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].dims(), &[3, 4]);
+    assert!(rows[1].shares_storage_with(&t));
+    let cols: Vec<Vec<i32>> = t.axis_iter(-1).map(|c| c.to_vec()).collect();
+    assert_eq!(cols.len(), 4);
+    assert_eq!(cols[1], vec![1, 5, 9, 13, 17, 21]);
+    let flipped = t.flip(&[1]).unwrap();
+    let mid: Vec<Vec<i32>> = flipped.axis_iter(1).map(|c| c.to_vec()).collect();
+    assert_eq!(mid[0], t.slice(&s![.., 2]).unwrap().to_vec());
+    assert_eq!(t.slice(&s![.., 0..0]).unwrap().axis_iter(1).count(), 0);
+    // Errors: no axis 3, a 0-d tensor has no rows; a write borrow blocks reading.
+    assert!(t.try_axis_iter(3).is_err());
+    assert!(Tensor::<f32>::scalar(1.0).try_rows().is_err());
+    let mut m = t.deep_copy();
+    let shared = m.clone();
+    let g = m.data_mut().unwrap();
+    assert!(shared.try_iter().is_err());
+    drop(g);
+    assert!(shared.try_iter().is_ok());
+}

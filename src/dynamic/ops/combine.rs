@@ -5,7 +5,7 @@ use super::{not_numeric, pair_mismatch};
 use crate::dynamic::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
 use crate::error::Result;
 use crate::shape::Shape;
-use crate::tensor::Slice;
+use crate::tensor::SliceArg;
 
 fn all(v: Vec<impl Into<DynTensor>>) -> Vec<DynTensor> {
     v.into_iter().map(Into::into).collect()
@@ -20,9 +20,11 @@ impl DynTensor {
     pub fn chunk(&self, n: usize, axis: i64) -> Result<Vec<DynTensor>> {
         dyn_each!(self, t => Ok(all(t.try_chunk(n, axis)?)))
     }
-    /// NumPy basic slicing, a start/stop/step per leading dimension (a view).
-    pub fn slice(&self, slices: &[Slice]) -> Result<DynTensor> {
-        dyn_each!(self, t => Ok(t.slice(slices)?.into()))
+    /// NumPy basic indexing (a view): ranges with steps, single indices that drop their axis,
+    /// new axes; see [`crate::Tensor::slice`] and [`crate::s!`].
+    pub fn slice<S: Into<SliceArg> + Copy>(&self, args: &[S]) -> Result<DynTensor> {
+        let args: Vec<SliceArg> = args.iter().map(|&a| a.into()).collect();
+        dyn_each!(self, t => Ok(t.slice(&args)?.into()))
     }
     /// Reverses the order along `axes` (a view with negative strides).
     pub fn flip(&self, axes: &[i64]) -> Result<DynTensor> {
