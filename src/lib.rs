@@ -39,9 +39,9 @@ pub mod prelude {
     pub use crate::dynamic::*;
     pub use crate::error::{Error, Result};
     pub use crate::ops::reduce::*;
-    pub use crate::{s, tensor};
     pub use crate::shape::Shape;
     pub use crate::tensor::{NewAxis, ReshapeDims, Slice, SliceArg, Tensor, manual_seed};
+    pub use crate::{s, tensor};
     pub use half::{bf16, f16};
 }
 

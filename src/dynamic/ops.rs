@@ -509,3 +509,25 @@ impl DynTensor {
     }
 }
 mod combine;
+
+macro_rules! dyn_promoted {
+    ($($name:ident, $op:ident;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("[`DynTensor::", stringify!($op), "`] of operands of any two dtypes, both converted first to `Dtype::promote_types` of theirs (PyTorch's `torch.result_type`), as the typed `", stringify!($name), "`.")]
+                pub fn $name(&self, other: &DynTensor) -> Result<DynTensor> {
+                    let dtype = Dtype::promote_types(self.dtype(), other.dtype());
+                    let convert = |t: &DynTensor| if t.dtype() == dtype { Ok(t.clone()) } else { t.to_dtype(dtype) };
+                    convert(self)?.$op(&convert(other)?)
+                }
+            )*
+        }
+    };
+}
+
+dyn_promoted! {
+    add_promoted, add; sub_promoted, sub; mul_promoted, mul; div_promoted, div;
+    remainder_promoted, remainder; maximum_promoted, maximum; minimum_promoted, minimum;
+    eq_promoted, eq; ne_promoted, ne; lt_promoted, lt; le_promoted, le; gt_promoted, gt;
+    ge_promoted, ge;
+}

@@ -25,8 +25,11 @@ pub mod device_ops;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
+mod promote;
 pub mod reduce;
 pub mod unary;
+
+pub use promote::promote;
 
 use crate::backend::cpu::kernels::strided;
 use crate::device::{AlignedBuf, Cpu};

@@ -208,3 +208,91 @@ fn iteration_over_elements_and_axes() {
     drop(g);
     assert!(shared.try_iter().is_ok());
 }
+
+/// The type-level promotion table agrees with the runtime one on all 81 pairs, is symmetric,
+/// and gives PyTorch's `torch.result_type` on the documented cases.
+#[test]
+fn promotion_table_types_match_runtime() {
+    use typed_tensor::dtype::Promote;
+    macro_rules! row {
+        ($l:ty; $($r:ty),*) => {$(
+            let (l, r) = (<$l as Element>::DTYPE, <$r as Element>::DTYPE);
+            assert_eq!(<<$l as Promote<$r>>::Output as Element>::DTYPE, Dtype::promote_types(l, r), "{l} with {r}");
+            assert_eq!(Dtype::promote_types(l, r), Dtype::promote_types(r, l), "{l} with {r}");
+        )*};
+    }
+    macro_rules! all {
+        ($($l:ty),*) => {$( row!($l; f32, f64, f16, bf16, i16, i32, i64, u8, bool); )*};
+    }
+    all!(f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+    use Dtype::*;
+    for (a, b, want) in [
+        (Float32, Int32, Float32),
+        (UInt8, Int16, Int16),
+        (UInt8, Int64, Int64),
+        (Float16, Bfloat16, Float32),
+        (Int64, Float16, Float16),
+        (Bfloat16, Int32, Bfloat16),
+        (Bool, UInt8, UInt8),
+        (Bool, Bool, Bool),
+        (Float64, Bfloat16, Float64),
+        (Int16, Int32, Int32),
+    ] {
+        assert_eq!(Dtype::promote_types(a, b), want, "{a} with {b}");
+    }
+}
+
+#[test]
+fn promoted_ops_convert_then_compute() {
+    let i = tensor![1i32, 2, 3];
+    let f = tensor![0.5f32, 0.5, 0.5];
+    let s: Tensor<f32, Cpu> = i.add_promoted(&f);
+    assert_eq!(s.to_vec(), vec![1.5, 2.5, 3.5]);
+    let q: Tensor<f32, Cpu> = f.div_promoted(&i);
+    assert_eq!(q.to_vec(), vec![0.5, 0.25, 0.5 / 3.0]);
+    // u8 with i16 computes in i16: 250 + 10 does not wrap.
+    let u = tensor![250u8, 0];
+    let w: Tensor<i16, Cpu> = u.add_promoted(&tensor![10i16, -1]);
+    assert_eq!(w.to_vec(), vec![260, -1]);
+    // Broadcasting, comparisons, bool operands.
+    let m = Tensor::<i64, Cpu>::from_vec(vec![1, 2, 3, 4], [2, 2]).unwrap();
+    let h =
+        Tensor::<f16, Cpu>::from_vec(vec![f16::from_f32(2.0), f16::from_f32(3.5)], [2]).unwrap();
+    let c: Tensor<bool, Cpu> = m.lt_promoted(&h);
+    assert_eq!(c.to_vec(), vec![true, true, false, false]);
+    let p: Tensor<f16, Cpu> = m.mul_promoted(&h);
+    assert_eq!(p.to_vec()[3], f16::from_f32(14.0));
+    let b: Tensor<u8, Cpu> = tensor![true, false].add_promoted(&tensor![5u8, 5]);
+    assert_eq!(b.to_vec(), vec![6, 5]);
+    let e: Tensor<bool, Cpu> = tensor![true, false].eq_promoted(&tensor![1.0f64, 1.0]);
+    assert_eq!(e.to_vec(), vec![true, false]);
+    // Errors of the promoted op: shapes, integer division by zero.
+    assert!(i.try_add_promoted(&tensor![1u8, 2]).is_err());
+    assert!(i.try_div_promoted(&tensor![0i16, 1, 1]).is_err());
+    // The operand that already has the type is shared, not copied.
+    let (a, b) = typed_tensor::ops::promote(&f, &i).unwrap();
+    assert!(a.shares_storage_with(&f));
+    assert_eq!(b.to_vec(), vec![1.0, 2.0, 3.0]);
+    // Gradients flow back through the casts to each operand's own dtype.
+    let x = tensor![1.0f32, 2.0].with_requires_grad(true).unwrap();
+    let y = tensor![3.0f64, 4.0].with_requires_grad(true).unwrap();
+    let z: Tensor<f64, Cpu> = x.mul_promoted(&y);
+    z.try_sum(&[], false).unwrap().backward();
+    assert_eq!(x.grad_tensor().unwrap().to_vec(), vec![3.0f32, 4.0]);
+    assert_eq!(y.grad_tensor().unwrap().to_vec(), vec![1.0f64, 2.0]);
+    // DynTensor: the runtime table.
+    let d = DynTensor::from(&i)
+        .add_promoted(&DynTensor::from(&f))
+        .unwrap();
+    assert_eq!(d.dtype(), Dtype::Float32);
+    assert_eq!(d.to_vec::<f32>().unwrap(), vec![1.5, 2.5, 3.5]);
+    let d = DynTensor::from(&u)
+        .gt_promoted(&DynTensor::from(&tensor![100i16, 100]))
+        .unwrap();
+    assert_eq!(d.to_vec::<bool>().unwrap(), vec![true, false]);
+    assert!(
+        DynTensor::from(&tensor![true])
+            .add_promoted(&DynTensor::from(&tensor![false]))
+            .is_err()
+    );
+}
