@@ -27,7 +27,7 @@ impl Shape {
     pub fn new(dims: Vec<usize>) -> Self {
         Shape(dims)
     }
-    /// The dimensions (the seed's `.dims`).
+    /// The dimensions.
     pub fn dims(&self) -> &[usize] {
         &self.0
     }

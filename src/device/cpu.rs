@@ -1,5 +1,5 @@
 //! Host storage: 64-byte aligned buffers shared behind `Arc<RwLock<..>>`, so views share memory
-//! with their base and writes through one handle are seen by all (the seed's `owns_data`).
+//! with their base and writes through one handle are seen by all.
 
 use super::{Device, DeviceIndex, DeviceKind, sealed};
 use crate::dtype::Element;

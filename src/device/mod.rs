@@ -9,7 +9,7 @@ pub use cuda::{Cuda, CudaStorage};
 use crate::dtype::Element;
 use std::fmt;
 
-/// The kind of a device (the seed's `Device::CPU` / `Device::CUDA`).
+/// The kind of a device (PyTorch's `device.type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeviceKind {
     /// Host memory.
@@ -18,7 +18,7 @@ pub enum DeviceKind {
     Cuda,
 }
 
-/// A device at run time: its kind and ordinal (the seed's `DeviceIndex`).
+/// A device at run time: its kind and ordinal (PyTorch's `torch.device`, printed `cpu` or `cuda:N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DeviceIndex {
     /// CPU or CUDA.

@@ -7,9 +7,9 @@ mod round;
 pub use element::{Element, FloatElement, IntElement, NumElement};
 pub use promote::{FloatOf, Promote, SquareOf, SumOf};
 
-/// The runtime tag of an element type (the seed's `Dtype`).
+/// The runtime tag of an element type (PyTorch's `dtype`).
 ///
-/// Names follow the seed (`Dtype::Float32`, `Dtype::Bfloat16`, ...); `UInt8` and `Bool` hold
+/// Names spell the type out (`Dtype::Float32`, `Dtype::Bfloat16`, ...); `UInt8` and `Bool` hold
 /// masks and comparison results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dtype {
@@ -47,7 +47,7 @@ impl Dtype {
         Dtype::Bool,
     ];
 
-    /// Size of one element in bytes (the seed's `dtype_size`): `Float32.size() == 4`.
+    /// Size of one element in bytes (PyTorch's `element_size()`): `Float32.size() == 4`.
     pub const fn size(self) -> usize {
         match self {
             Dtype::Float64 | Dtype::Int64 => 8,
@@ -66,7 +66,7 @@ impl Dtype {
     }
 
     /// The dtype of a float-valued op (`sin`, `sqrt`, `mean`) on this dtype: the runtime form of
-    /// [`FloatOf`] (the seed's promotion table: Int16/Int32/UInt8/Bool → Float32, Int64 → Float64).
+    /// [`FloatOf`] (Int16/Int32/UInt8/Bool → Float32 as in PyTorch; Int64 → Float64 as in NumPy, so large integers stay exact).
     pub const fn float_of(self) -> Dtype {
         match self {
             Dtype::Int64 => Dtype::Float64,
@@ -81,7 +81,7 @@ impl Dtype {
         if self.is_float() { self } else { Dtype::Int64 }
     }
 
-    /// The dtype of `square`: Float64 for integer dtypes (the seed's overflow rule), else itself.
+    /// The dtype of `square`: Float64 for integer dtypes (so squares cannot overflow), else itself.
     /// The runtime form of [`SquareOf`].
     pub const fn square_of(self) -> Dtype {
         if self.is_float() {
@@ -118,7 +118,7 @@ impl std::fmt::Display for Dtype {
     }
 }
 
-/// Size in bytes of one element of `dtype` (the seed's static `Tensor::dtype_size`).
+/// Size in bytes of one element of `dtype` (PyTorch's `element_size()`).
 pub const fn dtype_size(dtype: Dtype) -> usize {
     dtype.size()
 }

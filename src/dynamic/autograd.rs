@@ -84,7 +84,7 @@ impl DynTensor {
     }
 }
 
-/// `t.backward()` as a free function (seed 002's `y.Backward()`): [`DynTensor::backward`].
+/// `t.backward()` as a free function (PyTorch's `torch.autograd.backward`): [`DynTensor::backward`].
 ///
 /// # Errors
 /// As [`DynTensor::backward`].

@@ -1,4 +1,4 @@
-//! `DynTensor`: the seed's runtime-dtype API (`000`) as an erased wrapper over the typed
+//! `DynTensor`: a runtime-dtype API (dtype and device as values, as in PyTorch) as an erased wrapper over the typed
 //! tensor, for programs that pick the dtype at run time (a config file, a flag, a checkpoint).
 //!
 //! It is an enum with one variant per element type, dispatched by the macros below to the one
@@ -6,7 +6,24 @@
 //! `Tensor<T, D>` is checked here at run time and reported as an `Err` (mixed dtypes, in-place
 //! ops that cannot keep the dtype, `nan*` reductions of integers, `rand` of integers). Every `Err`
 //! leaves its inputs unchanged. Each variant holds a CPU or a CUDA tensor; ops run on the device
-//! of their operands, and mixing devices is an `Err` (no automatic transfer, as seed 001).
+//! of their operands, and mixing devices is an `Err` (no automatic transfer, as in PyTorch).
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! // The dtype is a value: read it from a file, a flag, a config.
+//! let dtype = Dtype::Float16;
+//! let opts = TensorOptions::new().dtype(dtype);
+//! let x = DynTensor::full([2, 2], opts, 1.5)?;
+//! let y = x.add(&x)?.sin()?; // the same op names as the typed API
+//! assert_eq!(y.dtype(), Dtype::Float16);
+//! let i = DynTensor::from_vec(vec![1i32, 2], [2], DeviceIndex::cpu())?;
+//! assert!(i.add(&x).is_err()); // mixed dtypes: an Err, not a compile error
+//! assert_eq!(i.add_promoted(&DynTensor::from(tensor![0.5f32, 0.5]))?.dtype(), Dtype::Float32);
+//! let typed: Tensor<f16, Cpu> = y.downcast()?; // back to the typed API
+//! # let _ = typed;
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 /// Runs `$body` with `$t` bound to the typed tensor inside any variant, on either device: the
 /// body is compiled once per dtype × device, so it may only call methods that both devices
@@ -193,7 +210,7 @@ pub(crate) fn mismatch(op: &'static str, expected: Dtype, actual: Dtype) -> Erro
     }
 }
 
-/// Mixed devices (seed 001: no automatic transfer).
+/// Mixed devices (no automatic transfer, as in PyTorch).
 pub(crate) fn device_mismatch(op: &'static str, a: DeviceIndex, b: DeviceIndex) -> Error {
     Error::Device {
         op,
@@ -239,7 +256,7 @@ fn on_host_only(op: &'static str, device: DeviceIndex) -> Error {
 }
 
 impl DynTensor {
-    /// A zero-filled tensor (the seed's `Tensor(shape, dtype, device, requires_grad)`).
+    /// A zero-filled tensor (PyTorch's `torch.zeros(shape, dtype=, device=, requires_grad=)`).
     ///
     /// # Errors
     /// `Device` when the CUDA device cannot be opened (no driver, no such ordinal, or a build
@@ -260,7 +277,7 @@ impl DynTensor {
         )
     }
 
-    /// A zero-filled tensor (the seed's `Tensor(shape, TensorOptions)`).
+    /// A zero-filled tensor (PyTorch's C++ `torch::zeros(shape, TensorOptions)`).
     pub fn with_options(shape: impl Into<Shape>, opts: TensorOptions) -> Result<Self> {
         Self::zeros(shape, opts)
     }
@@ -273,17 +290,17 @@ impl DynTensor {
         Ok(self)
     }
 
-    /// Zeros (the seed's `Tensor::zeros`).
+    /// Zeros (`torch.zeros`).
     pub fn zeros(shape: impl Into<Shape>, opts: TensorOptions) -> Result<Self> {
         Self::full(shape, opts, false)
     }
 
-    /// Ones (the seed's `Tensor::ones`).
+    /// Ones (`torch.ones`).
     pub fn ones(shape: impl Into<Shape>, opts: TensorOptions) -> Result<Self> {
         Self::full(shape, opts, true)
     }
 
-    /// `value` everywhere, converted to the dtype with `as` semantics (the seed's `Tensor::full`).
+    /// `value` everywhere, converted to the dtype with `as` semantics (`torch.full`).
     pub fn full(
         shape: impl Into<Shape>,
         opts: TensorOptions,
@@ -328,7 +345,7 @@ impl DynTensor {
         t.with_grad(opts)
     }
 
-    /// Uniform samples on [0, 1) (the seed's `Tensor::rand`); float dtypes only.
+    /// Uniform samples on [0, 1) (`torch.rand`); float dtypes only.
     ///
     /// # Errors
     /// `InvalidArgument` for an integer or bool dtype.
@@ -336,7 +353,7 @@ impl DynTensor {
         Self::random("rand", shape.into(), opts, false)
     }
 
-    /// Standard-normal samples (the seed's `Tensor::randn`); float dtypes only.
+    /// Standard-normal samples (`torch.randn`); float dtypes only.
     pub fn randn(shape: impl Into<Shape>, opts: TensorOptions) -> Result<Self> {
         Self::random("randn", shape.into(), opts, true)
     }
@@ -354,7 +371,7 @@ impl DynTensor {
         Ok(on_device!(device, dev => Tensor::from_vec_on(data, shape, dev)?))
     }
 
-    /// Copies `values` into the tensor (the seed's `set_data`).
+    /// Copies `values` into the tensor.
     ///
     /// # Errors
     /// `DtypeMismatch` when `T` is not the dtype's type; `DataLength` for a wrong length.
@@ -366,8 +383,8 @@ impl DynTensor {
         })
     }
 
-    /// The elements in row-major order, copied (the seed's `data<T>()` read; a CUDA tensor is
-    /// copied to the host).
+    /// The elements in row-major order, copied (a CUDA tensor is copied
+    /// to the host; NumPy's `tolist` of the flattened array).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         dyn_each!(self, t => match as_typed::<T, _, _>(t) {
             Some(t) => t.try_to_vec(),
@@ -375,7 +392,7 @@ impl DynTensor {
         })
     }
 
-    /// Borrows the elements of a contiguous CPU tensor (the seed's `data<T>()`).
+    /// Borrows the elements of a contiguous CPU tensor.
     ///
     /// # Errors
     /// `DtypeMismatch` for a wrong `T`; `Layout` when not contiguous; `Device` on CUDA (use
@@ -384,8 +401,8 @@ impl DynTensor {
         self.cpu_tensor::<T>("data")?.data()
     }
 
-    /// Borrows the gradient buffer of a CPU tensor; `Ok(None)` without `requires_grad` (the
-    /// seed's `grad()`).
+    /// Borrows the gradient buffer of a CPU tensor; `Ok(None)` without `requires_grad`
+    /// (PyTorch's `.grad`).
     pub fn grad<T: Element>(&self) -> Result<Option<DataRef<'_, T>>> {
         Ok(self.cpu_tensor::<T>("grad")?.grad())
     }
@@ -396,7 +413,7 @@ impl DynTensor {
             cuda t => Err(on_host_only(op, t.device())))
     }
 
-    /// Sets every element to `value`, converted to the dtype (the seed's `fill_`).
+    /// Sets every element to `value`, converted to the dtype (PyTorch's `fill_`).
     pub fn fill_(&mut self, value: impl Into<Scalar>) -> Result<()> {
         let v = value.into();
         dyn_each!(self, t => t.fill_(v.to()))
@@ -492,14 +509,14 @@ impl DynTensor {
         dyn_each!(self, t => t.is_contiguous())
     }
 
-    /// Every element with `precision` decimals (the seed's `display`); a CUDA tensor is copied
+    /// Every element with `precision` decimals; a CUDA tensor is copied
     /// to the host first (a failed copy prints the error).
     pub fn display(&self, precision: usize) -> String {
         dyn_each!(self, t => t.try_display(precision).unwrap_or_else(|e| format!("<{e}>")))
     }
 
-    /// The tensor on `device`: the same device shares the data, another one gets a copy (the
-    /// seed's `to`).
+    /// The tensor on `device`: the same device shares the data, another one gets a copy
+    /// (PyTorch's `.to(device)`).
     ///
     /// # Errors
     /// `Device` when the CUDA device cannot be opened or the copy fails.

@@ -94,7 +94,7 @@ macro_rules! float_unary {
     ($($name:ident, $try_name:ident, $inplace:ident;)*) => {
         impl DynTensor {
             $(
-                #[doc = concat!("`", stringify!($name), "`; integer dtypes promote (Int64 → Float64, others → Float32), as the seed's tables say.")]
+                #[doc = concat!("`", stringify!($name), "`; integer dtypes promote (Int64 → Float64, others → Float32), as PyTorch does for Int16/Int32/UInt8/Bool and NumPy for Int64.")]
                 pub fn $name(&self) -> Result<DynTensor> {
                     Ok(dyn_each!(self, t => DynTensor::from(t.$try_name()?)))
                 }
@@ -105,11 +105,11 @@ macro_rules! float_unary {
             )*
         }
         $(
-            #[doc = concat!("The seed's `", stringify!($name), "(x)`: [`DynTensor::", stringify!($name), "`].")]
+            #[doc = concat!("`", stringify!($name), "(x)` as a free function: [`DynTensor::", stringify!($name), "`].")]
             pub fn $name(t: &DynTensor) -> Result<DynTensor> {
                 t.$name()
             }
-            #[doc = concat!("The seed's `", stringify!($inplace), "(x)`: [`DynTensor::", stringify!($inplace), "`].")]
+            #[doc = concat!("`", stringify!($inplace), "(x)` as a free function: [`DynTensor::", stringify!($inplace), "`].")]
             pub fn $inplace(t: &mut DynTensor) -> Result<()> {
                 t.$inplace()
             }
@@ -139,11 +139,11 @@ macro_rules! same_unary {
             )*
         }
         $(
-            #[doc = concat!("The seed's `", stringify!($name), "(x)`.")]
+            #[doc = concat!("`", stringify!($name), "(x)` as a free function.")]
             pub fn $name(t: &DynTensor) -> Result<DynTensor> {
                 t.$name()
             }
-            #[doc = concat!("The seed's `", stringify!($inplace), "(x)`.")]
+            #[doc = concat!("`", stringify!($inplace), "(x)` as a free function.")]
             pub fn $inplace(t: &mut DynTensor) -> Result<()> {
                 t.$inplace()
             }
@@ -156,16 +156,16 @@ same_unary! {
 }
 
 impl DynTensor {
-    /// `x * x`; integer dtypes give Float64 (the seed's overflow rule).
+    /// `x * x`; integer dtypes give Float64, so squares cannot overflow.
     pub fn square(&self) -> Result<DynTensor> {
         numeric!(self, "square", t => Ok(DynTensor::from(t.try_square()?)))
     }
-    /// In-place `x * x`, keeping the dtype (integers wrap, as the seed's Int32 example).
+    /// In-place `x * x`, keeping the dtype (integers wrap, as in NumPy and PyTorch).
     pub fn square_(&mut self) -> Result<()> {
         numeric!(self, "square_", t => t.square_())
     }
     /// `x ^ exponent`: an integer exponent keeps the dtype (negative on an integer tensor is an
-    /// `Err`), a float exponent returns a float tensor (the seed's three `pow` overloads).
+    /// `Err`), a float exponent returns a float tensor (PyTorch's `pow` promotion).
     pub fn pow(&self, exponent: impl Into<Scalar>) -> Result<DynTensor> {
         match exponent.into() {
             Scalar::Float(e) => numeric!(self, "pow", t => Ok(DynTensor::from(t.try_pow(e)?))),
@@ -179,7 +179,7 @@ impl DynTensor {
         }
     }
     /// In-place power; a float exponent (or a negative integer one) on an integer tensor is an
-    /// `Err` naming `pow`, and nothing is modified (the seed's listed error cases).
+    /// `Err` naming `pow`, and nothing is modified.
     pub fn pow_(&mut self, exponent: impl Into<Scalar>) -> Result<()> {
         match exponent.into() {
             Scalar::Float(e) => float!(self, "pow_", "pow", t => t.pow_(e)),
@@ -199,23 +199,23 @@ impl DynTensor {
     }
 }
 
-/// The seed's `square(x)`.
+/// `square(x)` as a free function.
 pub fn square(t: &DynTensor) -> Result<DynTensor> {
     t.square()
 }
-/// The seed's `square_(x)`.
+/// `square_(x)` as a free function.
 pub fn square_(t: &mut DynTensor) -> Result<()> {
     t.square_()
 }
-/// The seed's `pow(x, exponent)` for int, float and double exponents.
+/// `pow(x, exponent)` as a free function, for int, float and double exponents.
 pub fn pow(t: &DynTensor, exponent: impl Into<Scalar>) -> Result<DynTensor> {
     t.pow(exponent)
 }
-/// The seed's `pow_(x, exponent)`.
+/// `pow_(x, exponent)` as a free function.
 pub fn pow_(t: &mut DynTensor, exponent: impl Into<Scalar>) -> Result<()> {
     t.pow_(exponent)
 }
-/// The seed's `matmul(A, B)`: [`crate::Tensor::matmul`] for matching dtypes.
+/// `matmul(A, B)` as a free function: [`crate::Tensor::matmul`] for matching dtypes.
 pub fn matmul(a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
     a.matmul(b)
 }

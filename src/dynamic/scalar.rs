@@ -1,4 +1,4 @@
-//! `Scalar` (a runtime-typed number) and `TensorOptions` (the seed's option bundle).
+//! `Scalar` (a runtime-typed number) and `TensorOptions` (PyTorch's C++ option bundle).
 
 use crate::device::DeviceIndex;
 use crate::dtype::{Dtype, Element};
@@ -53,8 +53,8 @@ scalar_from! {
     bool => Bool, |x| x;
 }
 
-/// Dtype, device and `requires_grad` bundled (the seed's `TensorOptions`). The default is
-/// Float32 on the CPU without a gradient, as the seed documents.
+/// Dtype, device and `requires_grad` bundled (PyTorch's C++ `TensorOptions`). The default is
+/// Float32 on the CPU without a gradient, as PyTorch's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TensorOptions {
     /// The element type.

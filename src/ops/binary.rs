@@ -4,6 +4,21 @@
 //! Integer `+ - *` wrap; integer `/` truncates toward zero; integer division by zero is an
 //! `Err`, float division follows IEEE 754. `floor_divide` and `remainder` follow
 //! NumPy (floor semantics, the remainder takes the divisor's sign).
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let a = tensor![[1i32, 2, 3], [4, 5, 6]];
+//! let b = tensor![10i32, 20, 30]; // broadcasts over the rows
+//! assert_eq!((&a + &b).to_vec(), vec![11, 22, 33, 14, 25, 36]);
+//! assert_eq!((&a * 2).to_vec(), vec![2, 4, 6, 8, 10, 12]);
+//! assert_eq!(tensor![-7i32, 7].floor_divide_scalar(2).to_vec(), vec![-4, 3]); // NumPy's //
+//! assert_eq!((&tensor![-7i32, 7] % 3).to_vec(), vec![2, 1]); // the divisor's sign
+//! assert!(a.try_div(&tensor![0i32]).is_err()); // integer division by zero
+//! let mut c = a.deep_copy();
+//! c += &b;
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use super::device_ops::same_device;
 use super::{map_assign, map_new, write_into, zip_assign, zip_new};
@@ -273,7 +288,7 @@ binary_methods! {
 
 impl<T: Element> Tensor<T, Cpu> {
     /// `f(a, b)` element-wise with broadcasting, in parallel; the element types may all differ
-    /// (seed 001's `map2`, seed 002's `F2`).
+    /// (NumPy's `np.vectorize` of a two-argument function).
     pub fn zip_map<U: Element, O: Element>(
         &self,
         other: &Tensor<U, Cpu>,

@@ -1,6 +1,20 @@
-//! Combining ops built once for every device from views and the [`Backend`] steps (seed
-//! 002's combining table, NumPy/PyTorch semantics): `split`, `chunk`, `tril`/`triu`, `diag`,
+//! Combining ops built once for every device from views and the [`Backend`] steps
+//! (NumPy/PyTorch semantics): `split`, `chunk`, `tril`/`triu`, `diag`,
 //! `diag_embed`, `pad`, `roll`, `tile`/`repeat`, `repeat_interleave`, and `from_vec_on`.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let a = tensor![[1i32, 2], [3, 4]];
+//! let both = Tensor::concat(&[&a, &a], 0);
+//! assert_eq!(both.dims(), &[4, 2]);
+//! let parts = both.try_split(&[1, 3], 0)?; // views
+//! assert_eq!(parts[1].dims(), &[3, 2]);
+//! assert_eq!(a.triu(0).to_vec(), vec![1, 2, 0, 4]);
+//! assert_eq!(a.pad(&[(0, 0), (1, 0)], 0).to_vec(), vec![0, 1, 2, 0, 3, 4]);
+//! assert_eq!(tensor![1i32, 2].tile(&[2]).to_vec(), vec![1, 2, 1, 2]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use crate::backend::Backend;
 use crate::dtype::Element;

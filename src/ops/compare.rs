@@ -1,6 +1,20 @@
 //! Comparisons (returning `Tensor<bool, D>`), logical ops, NaN/inf tests, `is_close`, and
 //! casts, once for every device. Broadcasting follows NumPy; comparisons with NaN are false
 //! except `ne` (IEEE 754); truth values are NumPy's (non-zero is true, NaN is true).
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![1.0f32, f32::NAN, 3.0];
+//! assert_eq!(x.gt_scalar(2.0).to_vec(), vec![false, false, true]); // NaN compares false
+//! assert_eq!(x.is_nan().to_vec(), vec![false, true, false]);
+//! let m = x.ge_scalar(1.0).logical_and(&x.lt_scalar(3.0));
+//! assert_eq!(m.to_vec(), vec![true, false, false]);
+//! let picked = Tensor::where_(&m, &x, &Tensor::scalar(0.0)); // NumPy's where
+//! assert_eq!(picked.to_vec()[0], 1.0);
+//! assert_eq!(tensor![3.9f32, -1.5].cast::<i32>().to_vec(), vec![3, -1]); // `as` semantics
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use super::device_ops::same_device;
 use crate::backend::Backend;

@@ -1,8 +1,21 @@
-//! Matrix factorizations (seed 001's linear algebra; NumPy `linalg` semantics): `inverse`,
+//! Matrix factorizations (NumPy `linalg` semantics): `inverse`,
 //! `solve`, `svd`, `pinv`, `eigh`, over stacks of matrices in the last two dimensions. Computed
 //! in f64 by `faer` (see `cpu::linalg`) on the host for every device (a CUDA tensor is
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let a = tensor![[4.0f64, 1.0], [2.0, 3.0]];
+//! let b = tensor![[1.0f64], [2.0]];
+//! let x = a.solve(&b); // a @ x == b
+//! assert!((a.matmul(&x).to_vec()[1] - 2.0).abs() < 1e-12);
+//! let inv = a.inverse();
+//! assert!((inv.to_vec()[0] - 0.3).abs() < 1e-12);
+//! assert!(tensor![[1.0f64, 2.0], [2.0, 4.0]].try_inverse().is_err()); // singular
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use crate::autograd::{Op, Tracked, record};
 use crate::backend::cpu::kernels::linalg as k;

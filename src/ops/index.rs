@@ -3,6 +3,20 @@
 //! views, `index_select` and `gather`. The combining ops built on these steps are in
 //! `ops::combine`, once for every device. Indices are `Tensor<i64>`; an out-of-range index is
 //! an `Err`, never a read out of bounds.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![[10.0f32, 20.0], [30.0, 40.0], [50.0, 60.0]];
+//! let rows = tensor![2i64, 0];
+//! assert_eq!(x.index_select(0, &rows).to_vec(), vec![50.0, 60.0, 10.0, 20.0]);
+//! let (values, indices) = tensor![3.0f32, 1.0, 2.0].sort(0, false);
+//! assert_eq!((values.to_vec(), indices.to_vec()), (vec![1.0, 2.0, 3.0], vec![1, 2, 0]));
+//! let (top, at) = tensor![3.0f32, 1.0, 2.0].topk(2, 0);
+//! assert_eq!((top.to_vec(), at.to_vec()), (vec![3.0, 2.0], vec![0, 2]));
+//! assert!(x.try_index_select(0, &tensor![3i64]).is_err()); // out of range: an Err
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use super::device_ops::{check_gather_shape, same_device};
 use super::zip_assign;

@@ -1,4 +1,17 @@
-//! Linear algebra beyond matmul (seed 001): vector/matrix norms and `tensordot`.
+//! Linear algebra beyond matmul (NumPy `linalg`): vector/matrix norms and `tensordot`.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let v = tensor![3.0f64, 4.0];
+//! assert_eq!(v.norm(2.0, &[], false).item(), 5.0);
+//! let a = Tensor::<f32, Cpu>::ones([2, 3, 4])?;
+//! let b = Tensor::<f32, Cpu>::ones([4, 3, 5])?;
+//! let c = a.tensordot(&b, &[1, 2], &[1, 0]); // contract 3 and 4
+//! assert_eq!(c.dims(), &[2, 5]);
+//! assert_eq!(c.to_vec()[0], 12.0);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use crate::backend::Backend;
 use crate::dtype::{Element, FloatOf, NumElement};
@@ -51,7 +64,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
 
 impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// Contracts `axes_a` of `self` with `axes_b` of `other` (NumPy `tensordot` with explicit
-    /// axes, seed 001's tensor product): the result has `self`'s remaining dimensions followed by
+    /// axes): the result has `self`'s remaining dimensions followed by
     /// `other`'s. Computed as one matmul of the permuted operands.
     ///
     /// # Errors

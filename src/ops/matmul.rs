@@ -1,9 +1,8 @@
 //! Matrix products: `matmul` with NumPy's rules (batched, broadcast batch dimensions, 1-d
 //! operands promoted and their dimension removed), `dot`, `outer`, `vecdot`.
 //!
-//! The seed's broadcasting example `A(4, 1, 2, 3) @ B(5, 3, 2) -> (4, 5, 3, 2)` has the wrong
-//! matrix dimensions: NumPy gives `(4, 5, 2, 2)`, and so does this crate. The seed's code example
-//! `(1, 4, 2, 3) @ (5, 3, 4)` is not broadcastable (batch 4 against 5), so it is an `Err`.
+//! As in NumPy, `A(4, 1, 2, 3) @ B(5, 3, 2)` is `(4, 5, 2, 2)` (batch dimensions broadcast,
+//! then each `(2, 3) @ (3, 2)`), and `(1, 4, 2, 3) @ (5, 3, 4)` is an `Err` (batch 4 against 5).
 
 use crate::backend::Backend;
 use crate::backend::cpu::kernels::matmul::{Mat, matmul as mm};

@@ -6,6 +6,23 @@
 //! `var`, `std` return [`FloatOf<T>`], `argmin`/`argmax` return i64, `any`/`all` bool. Float
 //! sums accumulate in f64. NaN propagates through the plain forms; the `nan*` forms, which
 //! exist only for float tensors, skip it (NumPy's `nansum`, ...).
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![[1i32, 2, 3], [4, 5, 6]];
+//! let total: Tensor<i64, Cpu> = x.sum(&[], false); // integer sums widen to i64
+//! assert_eq!(total.item(), 21);
+//! assert_eq!(x.sum(&[0], false).to_vec(), vec![5, 7, 9]);
+//! let m: Tensor<f32, Cpu> = x.mean(&[1], true); // keepdim: shape [2, 1]
+//! assert_eq!((m.dims(), m.to_vec()), (&[2usize, 1][..], vec![2.0, 5.0]));
+//! assert_eq!(x.argmax(&[1], false).to_vec(), vec![2, 2]);
+//! let f = tensor![1.0f64, f64::NAN, 3.0];
+//! assert!(f.sum(&[], false).item().is_nan());
+//! assert_eq!(f.nansum(&[], false).item(), 4.0); // NumPy's nansum
+//! assert_eq!(f.cumsum(0).to_vec()[0], 1.0);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use crate::backend::Backend;
 use crate::dtype::{Element, FloatElement, FloatOf, SumOf};
@@ -313,7 +330,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     }
 }
 
-/// The seed's reductions as free functions over any tensor kind: the typed `Tensor<T>` (where
+/// The reductions as free functions (NumPy's `np.sum(x, axis)` style) over any tensor kind: the typed `Tensor<T>` (where
 /// each output dtype is a type) and `DynTensor` (where it is a run-time value).
 pub trait Reductions {
     /// Output of `reduce_sum`/`reduce_product`.
@@ -350,7 +367,7 @@ pub trait Reductions {
     fn reduce_all(&self, axes: &[i64], keepdim: bool) -> Result<Self::Truth>;
 }
 
-/// The seed's NaN-aware reductions; float tensors only (a compile error for a typed integer
+/// NumPy's NaN-aware reductions (`np.nansum`, ...); float tensors only (a compile error for a typed integer
 /// tensor, an `Err` for an integer `DynTensor`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no NaN-aware reductions: its elements are not floating-point",
@@ -442,7 +459,7 @@ impl<T: FloatElement, D: Backend> NanReductions for Tensor<T, D> {
 
 macro_rules! free_fns {
     ($($f:ident -> $out:ident, $tr:ident;)*) => {$(
-        #[doc = concat!("The seed's `", stringify!($f), "` over `axes` (empty = all) with `keepdim`, for a typed tensor or a `DynTensor`.")]
+        #[doc = concat!("`", stringify!($f), "` over `axes` (empty = all) with `keepdim`, for a typed tensor or a `DynTensor`.")]
         pub fn $f<X: $tr>(t: &X, axes: &[i64], keepdim: bool) -> Result<X::$out> {
             t.$f(axes, keepdim)
         }

@@ -4,6 +4,21 @@
 //! Each op is defined once for every device over `D: Backend`; the CPU kernels are the
 //! `cpu_*` methods at the end. Rounding and `clip` follow NumPy; the float functions are
 //! IEEE 754's, computed in f32 for the 16-bit types and rounded once.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![[0.0f32, 1.0], [4.0, 9.0]];
+//! assert_eq!(x.sqrt().to_vec(), vec![0.0, 1.0, 2.0, 3.0]);
+//! let n = tensor![-2i32, 3];
+//! let s: Tensor<f32, Cpu> = n.sin(); // integers promote to a float type
+//! assert_eq!(n.abs().to_vec(), vec![2, 3]); // type-keeping ops stay i32
+//! assert_eq!(tensor![1.5f64, -2.5].round().to_vec(), vec![2.0, -2.0]); // half to even, NumPy
+//! let mut y = x.deep_copy();
+//! y.exp_()?; // in place (float tensors only)
+//! assert_eq!(s.dims(), &[2]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 use super::binary::PowOp;
 use super::device_ops::same_device;
@@ -21,7 +36,7 @@ use num_traits::Float;
 /// A float-valued unary op, defined once as a function generic over the compute type
 /// (`f32` for f16/bf16/f32 and promoted 16/32-bit integers, `f64` for f64 and i64).
 pub trait FloatUnaryOp: Send + Sync + 'static {
-    /// The op's name, as in the seed (`"sin"`).
+    /// The op's name (`"sin"`), as NumPy and PyTorch spell it.
     const NAME: &'static str;
     /// The scalar function.
     fn apply<F: Float>(x: F) -> F;

@@ -7,7 +7,7 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use std::ops::{Deref, DerefMut, Range};
 
-/// A read-only borrow of a contiguous CPU tensor's elements (the seed's `const T* data<T>()`).
+/// A read-only borrow of a contiguous CPU tensor's elements.
 /// The tensor cannot be moved or written while it is alive.
 pub struct DataRef<'a, T: Element> {
     guard: ReadGuard<'a, T>,
@@ -21,7 +21,7 @@ impl<T: Element> Deref for DataRef<'_, T> {
     }
 }
 
-/// A mutable borrow of a contiguous CPU tensor's elements (the seed's `T* data<T>()`).
+/// A mutable borrow of a contiguous CPU tensor's elements.
 pub struct DataMut<'a, T: Element> {
     guard: WriteGuard<'a, T>,
     range: Range<usize>,
@@ -54,7 +54,7 @@ impl<T: Element> Tensor<T, Cpu> {
         Ok(self.layout.offset..self.layout.offset + self.numel())
     }
 
-    /// Borrows the elements of a contiguous tensor (the seed's `data<T>()`, read-only).
+    /// Borrows the elements of a contiguous tensor (read-only).
     ///
     /// # Errors
     /// `Layout` when the tensor is not contiguous, or its buffer is mutably borrowed elsewhere.
@@ -66,7 +66,7 @@ impl<T: Element> Tensor<T, Cpu> {
         })
     }
 
-    /// Borrows the elements of a contiguous tensor for writing (the seed's `data<T>()`).
+    /// Borrows the elements of a contiguous tensor for writing.
     /// Views and clones that share the buffer see the writes.
     ///
     /// # Errors
@@ -169,7 +169,7 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
 
 impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// Makes this tensor a leaf that requires grad, with a zero-filled gradient buffer of the
-    /// same dtype and `numel()` elements on its device (the seed's `requires_grad`, PyTorch's
+    /// same dtype and `numel()` elements on its device (PyTorch's
     /// `requires_grad_`): ops on it record the graph, and `backward` adds into the buffer.
     /// `false` drops the buffer and the graph. Only float tensors can require grad: on an
     /// integer tensor this does not compile.

@@ -90,6 +90,26 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 
     /// A tensor of zeros. Errors as [`Tensor::full`].
+    ///
+    /// The constructors, on the CPU (each has an `_on(.., &device)` form for any device):
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    ///
+    /// let z = Tensor::<f32, Cpu>::zeros([2, 3])?;
+    /// let f = Tensor::<i64, Cpu>::full([2], 7)?;
+    /// let d = Tensor::<f64, Cpu>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2])?;
+    /// let r = Tensor::<i32, Cpu>::arange(0, 10, 3)?; // [0, 3, 6, 9], NumPy's arange
+    /// let l = Tensor::<f32, Cpu>::linspace(0.0, 1.0, 5)?; // both ends included
+    /// let e = Tensor::<f32, Cpu>::eye(3)?;
+    /// manual_seed(0);
+    /// let n = Tensor::<f32, Cpu>::randn([1000])?; // standard normal
+    /// assert_eq!((z.dims(), f.to_vec(), r.to_vec()), (&[2usize, 3][..], vec![7, 7], vec![0, 3, 6, 9]));
+    /// assert_eq!((l.to_vec()[4], e.to_vec()[4], d.to_vec()[3]), (1.0, 1.0, 4.0));
+    /// assert!(n.mean(&[], false).item().abs() < 0.1);
+    /// assert!(Tensor::<f32, Cpu>::from_vec(vec![1.0; 5], [2, 3]).is_err()); // 5 values for 6
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
     pub fn zeros(shape: impl Into<Shape>) -> Result<Self> {
         Self::full(shape, T::ZERO)
     }

@@ -1,6 +1,6 @@
 //! `Display`: nested brackets shaped like the tensor, aligned columns, a footer with shape,
 //! dtype and device. Over [`SUMMARY_THRESHOLD`] elements, long dimensions are summarised with
-//! `...` like NumPy; [`Tensor::display`] always prints every element (the seed's `display`).
+//! `...` like NumPy; [`Tensor::display`] always prints every element.
 //!
 //! Floats switch to scientific notation by PyTorch's rule (`torch._tensor_str`): when the
 //! largest finite nonzero magnitude shown is over 1e8, the smallest is under 1e-4, or their

@@ -31,7 +31,7 @@ use crate::shape::{Layout, Shape};
 /// `Clone` is a cheap handle copy that **shares storage** (as in candle): writing through one
 /// handle is seen by the other. Use [`Tensor::deep_copy`] for an independent copy. Views
 /// (`transpose`, `narrow`, `reshape` of a contiguous tensor, ...) share storage too and report
-/// `owns_data() == false`, as the seed describes.
+/// `owns_data() == false`.
 pub struct Tensor<T: Element, D: Device = Cpu> {
     pub(crate) storage: D::Storage<T>,
     pub(crate) layout: Layout,
@@ -64,9 +64,9 @@ impl<T: Element, D: Device> Clone for Tensor<T, D> {
     }
 }
 
-/// Metadata, with the seed's names. None of these touch the data.
+/// Metadata, with PyTorch's and NumPy's names. None of these touch the data.
 impl<T: Element, D: Device> Tensor<T, D> {
-    /// The shape (the seed's `.shape()`).
+    /// The shape.
     pub fn shape(&self) -> &Shape {
         &self.layout.shape
     }
@@ -110,7 +110,7 @@ impl<T: Element, D: Device> Tensor<T, D> {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
-    /// Size in bytes of one element of `dtype` (the seed's static `dtype_size`).
+    /// Size in bytes of one element of `dtype`.
     pub fn dtype_size(dtype: Dtype) -> usize {
         dtype.size()
     }

@@ -320,7 +320,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     }
 }
 
-/// Slicing entries for [`Tensor::slice`] and [`crate::DynTensor::slice`], in NumPy's basic
+/// Slicing entries for [`Tensor::slice`] and [`crate::dynamic::DynTensor::slice`], in NumPy's basic
 /// indexing syntax written with Rust ranges: `s![.., 1..3, ..;2, -1, NewAxis]` is NumPy's
 /// `t[:, 1:3, ::2, -1, None]`.
 ///

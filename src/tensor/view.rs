@@ -112,6 +112,26 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
 
 impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// Swaps two dimensions (a view). Negative dims count from the end.
+    ///
+    /// Views share storage with their base (writes through one are seen by the other) and
+    /// copy nothing; `contiguous()` materialises one:
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    ///
+    /// let t = Tensor::<i32, Cpu>::arange(0, 6, 1)?.try_reshape([2, 3])?;
+    /// let tt = t.transpose(0, 1)?;
+    /// assert_eq!((tt.dims(), tt.to_vec()), (&[3usize, 2][..], vec![0, 3, 1, 4, 2, 5]));
+    /// assert!(!tt.is_contiguous() && tt.shares_storage_with(&t));
+    /// assert_eq!(t.permute(&[1, 0])?.to_vec(), tt.to_vec());
+    /// assert_eq!(t.unsqueeze(0)?.dims(), &[1, 2, 3]);
+    /// assert_eq!(t.narrow(1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);
+    /// assert_eq!(t.flip(&[1])?.to_vec(), vec![2, 1, 0, 5, 4, 3]);
+    /// assert_eq!(t.slice(&s![.., 0])?.expand([4, 2])?.dims(), &[4, 2]); // broadcast view
+    /// assert!(tt.view([6]).is_err()); // a transposed view cannot be flattened without a copy
+    /// assert_eq!(tt.contiguous().view([6])?.to_vec(), vec![0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Self> {
         let a = self.shape().axis("transpose", d0)?;
         let b = self.shape().axis("transpose", d1)?;

@@ -1,5 +1,5 @@
-//! `DynTensor` forms of the shape, indexing, combining and linear-algebra ops (issue 5's
-//! list), each a dispatch to the typed op of the same name: no kernel is written twice.
+//! `DynTensor` forms of the shape, indexing, combining and linear-algebra ops,
+//! each a dispatch to the typed op of the same name: no kernel is written twice.
 
 use super::{not_numeric, pair_mismatch};
 use crate::dynamic::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};

@@ -217,7 +217,7 @@ impl<T: Element> Reducer<T> for MeanR {
     }
 }
 
-/// Truth reductions (seed 003: non-zero, including NaN, is true).
+/// Truth reductions (NumPy's `any`/`all`: non-zero, including NaN, is true).
 pub(crate) struct TruthR {
     pub(crate) all: bool,
 }
