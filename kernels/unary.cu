@@ -28,6 +28,7 @@ FLOAT_OP(log10, log10(x))
 FLOAT_OP(log1p, log1p(x))
 FLOAT_OP(sqrt, sqrt(x))
 FLOAT_OP(reciprocal, F(1) / x)
+FLOAT_OP(erf, erf(x))
 FLOAT_OP(sigmoid, x >= F(0) ? F(1) / (F(1) + exp(-x)) : exp(x) / (F(1) + exp(x)))
 
 // Type-keeping ops: floats in their compute type, integers with wrap-around (as Rust's

@@ -600,6 +600,12 @@ fn unary<F: FloatElement, D: Backend>(
         "sqrt" => y.try_mul_scalar(F::from_f64(2.0))?.try_reciprocal()?,
         "reciprocal" => y.try_mul(y)?.try_neg()?,
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
+        // d erf / dx = 2/√π e^(-x²).
+        "erf" => x
+            .try_mul(x)?
+            .try_neg()?
+            .try_exp()?
+            .try_mul_scalar(F::from_f64(std::f64::consts::FRAC_2_SQRT_PI))?,
         "square" => x.try_mul_scalar(F::from_f64(2.0))?,
         // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
         "abs" => x.try_sign()?,

@@ -121,7 +121,7 @@ float_unary! {
     sin, try_sin, sin_; cos, try_cos, cos_; tan, try_tan, tan_; asin, try_asin, asin_; acos, try_acos, acos_; atan, try_atan, atan_;
     sinh, try_sinh, sinh_; cosh, try_cosh, cosh_; tanh, try_tanh, tanh_; asinh, try_asinh, asinh_; acosh, try_acosh, acosh_; atanh, try_atanh, atanh_;
     exp, try_exp, exp_; exp2, try_exp2, exp2_; expm1, try_expm1, expm1_; log, try_log, log_; log2, try_log2, log2_; log10, try_log10, log10_; log1p, try_log1p, log1p_;
-    sqrt, try_sqrt, sqrt_; reciprocal, try_reciprocal, reciprocal_; sigmoid, try_sigmoid, sigmoid_;
+    sqrt, try_sqrt, sqrt_; reciprocal, try_reciprocal, reciprocal_; sigmoid, try_sigmoid, sigmoid_; erf, try_erf, erf_;
 }
 
 macro_rules! same_unary {

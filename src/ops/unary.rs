@@ -154,6 +154,9 @@ float_ops! {
     Sqrt, sqrt, try_sqrt, sqrt_, sqrt_into, |x| x.sqrt();
     /// `1 / x`; ±inf at 0.
     Reciprocal, reciprocal, try_reciprocal, reciprocal_, reciprocal_into, |x| x.recip();
+    /// The Gauss error function `erf(x) = 2/√π ∫₀ˣ e^(-t²) dt` (C99 `erf`, `torch.erf`,
+    /// `scipy.special.erf`); ±1 at ±inf.
+    Erf, erf, try_erf, erf_, erf_into, |x| via_f64(x, libm::erf);
     /// The logistic function `1 / (1 + e^-x)`.
     Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) };
 }

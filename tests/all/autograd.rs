@@ -57,7 +57,7 @@ fn unary_rules() {
     let x = t(&[2, 3], 5).mul_scalar(0.9); // inside (-1, 1)
     let pos = x.abs().add_scalar(1.5); // > 1
     type F = fn(&T64) -> Result<T64>;
-    let on_x: [(&str, F); 18] = [
+    let on_x: [(&str, F); 19] = [
         ("sin", |x| x.try_sin()),
         ("cos", |x| x.try_cos()),
         ("tan", |x| x.try_tan()),
@@ -73,6 +73,7 @@ fn unary_rules() {
         ("exp2", |x| x.try_exp2()),
         ("expm1", |x| x.try_expm1()),
         ("sigmoid", |x| x.try_sigmoid()),
+        ("erf", |x| x.try_erf()),
         ("neg", |x| x.try_neg()),
         ("abs", |x| x.try_abs()),
         ("relu", |x| x.try_relu()),

@@ -32,6 +32,7 @@ fn float_unary_table<T: Element>()
         ("log1p", Tensor::<_, Cpu>::log1p, f64::ln_1p),
         ("sqrt", Tensor::<_, Cpu>::sqrt, f64::sqrt),
         ("reciprocal", Tensor::<_, Cpu>::reciprocal, f64::recip),
+        ("erf", Tensor::<_, Cpu>::erf, libm::erf),
         ("sigmoid", Tensor::<_, Cpu>::sigmoid, |x| {
             1.0 / (1.0 + (-x).exp())
         }),

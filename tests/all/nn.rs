@@ -33,6 +33,10 @@ fn activations_and_softmax() {
         0.5 * v * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (v + 0.044715 * v * v * v)).tanh())
     };
     assert_close(&x.gelu_tanh().to_vec(), &each(g), 1e-12);
+    let exact = |v: f64| 0.5 * v * (1.0 + libm::erf(v / std::f64::consts::SQRT_2));
+    assert_close(&x.gelu().to_vec(), &each(exact), 1e-15);
+    let h = x.cast::<bf16>().gelu().cast::<f64>(); // in f32, rounded once
+    assert_close(&h.to_vec(), &each(exact), 1e-2);
     // Softmax rows sum to 1 and survive large logits; log_softmax matches log(softmax).
     let s = x.softmax(1);
     assert_close(&s.sum(&[1], false).to_vec(), &[1.0, 1.0], 1e-12);
@@ -52,6 +56,7 @@ fn activations_and_softmax() {
         ("elu", |v| v[0].try_elu(1.0)),
         ("softplus", |v| v[0].try_softplus()),
         ("gelu_tanh", |v| v[0].try_gelu_tanh()),
+        ("gelu", |v| v[0].try_gelu()),
         ("softmax", |v| v[0].try_softmax(1)),
         ("log_softmax", |v| v[0].try_log_softmax(0)),
     ] {
