@@ -37,6 +37,7 @@ rows = [
     ("broadcast_add", lambda: m + row),
     ("transposed_add", lambda: m.T + m),
     ("sin", lambda: np.sin(a)),
+    ("exp", lambda: np.exp(a)),
     ("add_new_f16", lambda: ha + hb),
     ("sum_all", lambda: a.sum()),
     ("sum_axis0", lambda: m.sum(axis=0)),

@@ -95,6 +95,10 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("sin/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.sin())))
     });
+    g.bench_function("exp/typed-tensor", |x| x.iter(|| black_box(a.exp())));
+    g.bench_function("exp/ndarray-par", |x| {
+        x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.exp())))
+    });
     let ha = a.cast::<f16>();
     let hb = b.cast::<f16>();
     g.bench_function("add_new_f16/typed-tensor", |x| {

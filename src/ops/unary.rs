@@ -137,7 +137,7 @@ float_ops! {
     /// Inverse hyperbolic tangent; NaN outside (-1, 1), ±inf at ±1.
     Atanh, atanh, try_atanh, atanh_, atanh_into, |x| via_f64(x, f64::atanh);
     /// `e^x`.
-    Exp, exp, try_exp, exp_, exp_into, |x| x.exp();
+    Exp, exp, try_exp, exp_, exp_into, |x| x.exp(), fast = crate::backend::cpu::kernels::vmath::exp;
     /// `2^x`.
     Exp2, exp2, try_exp2, exp2_, exp2_into, |x| x.exp2();
     /// `e^x - 1`, accurate near 0.
