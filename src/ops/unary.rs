@@ -143,7 +143,7 @@ float_ops! {
     /// `e^x - 1`, accurate near 0.
     Expm1, expm1, try_expm1, expm1_, expm1_into, |x| x.exp_m1();
     /// Natural logarithm; `log(0)` is -inf, negative input is NaN.
-    Log, log, try_log, log_, log_into, |x| x.ln();
+    Log, log, try_log, log_, log_into, |x| x.ln(), fast = crate::backend::cpu::kernels::vmath::log;
     /// Base-2 logarithm.
     Log2, log2, try_log2, log2_, log2_into, |x| x.log2();
     /// Base-10 logarithm.

@@ -462,3 +462,35 @@ fn casts_and_closures() {
     let sum = (&bt + &bt).to_vec();
     assert_eq!(sum[1], 1000.0);
 }
+
+/// The vectorised f32 kernels (sin, cos, exp, log) hand inputs they do not cover (NaN, inf,
+/// huge, subnormal) to libm; the results of the covered inputs beside them must be kept.
+#[test]
+fn vectorised_kernels_beside_special_values() {
+    let xs = [
+        f32::NAN,
+        5.0,
+        60.0,
+        -80.0,
+        f32::INFINITY,
+        1e-40,
+        2.0,
+        1e30,
+        -0.5,
+    ];
+    let t = Tensor::<f32, Cpu>::from_vec(xs.to_vec(), [xs.len()]).unwrap();
+    for (name, got, f) in [
+        ("exp", t.exp().to_vec(), f64::exp as fn(f64) -> f64),
+        ("log", t.log().to_vec(), f64::ln),
+        ("sin", t.sin().to_vec(), f64::sin),
+        ("cos", t.cos().to_vec(), f64::cos),
+    ] {
+        for (&x, &y) in xs.iter().zip(&got) {
+            let want = f(x as f64) as f32;
+            let close = (y == want)
+                || (y.is_nan() && want.is_nan())
+                || ((y - want).abs() <= 2.0 * want.abs() * f32::EPSILON);
+            assert!(close, "{name}({x}) = {y}, want {want}");
+        }
+    }
+}

@@ -1,12 +1,12 @@
-//! Vectorisable f32 sine, cosine and exponential over slices: Cephes `sinf`/`cosf` polynomials
+//! Vectorisable f32 sine, cosine, exponential and logarithm over slices: Cephes `sinf`/`cosf` polynomials
 //! after a five-part Cody-Waite reduction (four 11-bit pieces of π/2, so every `j · piece`
-//! product is exact in f32) and Cephes `expf`, written branch-free so LLVM emits SIMD code; AVX2
+//! product is exact in f32), Cephes `expf` and `logf`, written branch-free so LLVM emits SIMD code; AVX2
 //! is used when the CPU has it (detected at run time), with results identical to the SSE2 path
 //! (no FMA contraction).
 //!
 //! Error bound: at most 2 ulp against the correctly rounded result for |x| ≤ 8192 (sin, cos)
-//! and on [-87, 88] (exp), checked by a test over dense sweeps; other, infinite and NaN inputs
-//! fall back to `f32::sin`/`cos`/`exp`.
+//! on [-87, 88] (exp) and on positive normal floats (log), checked by a test over dense sweeps;
+//! other, infinite and NaN inputs fall back to `f32::sin`/`cos`/`exp`/`ln`.
 
 // The split constants are written with every digit of their exact binary values.
 #![allow(clippy::excessive_precision)]
@@ -107,6 +107,41 @@ impl Kernel for Exp {
     }
 }
 
+/// Cephes `logf`: `x = m · 2^e` with `m` in [√½, √2) from the bits, `log(1 + f)` for
+/// `f = m - 1` by a degree-9 polynomial, plus `e · ln 2` in two parts. Covers positive normal
+/// finite inputs; 0, negatives, subnormals, inf and NaN go to `f32::ln`.
+struct Log;
+impl Kernel for Log {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        (f32::MIN_POSITIVE..=f32::MAX).contains(&x)
+    }
+    #[inline(always)]
+    fn eval(x: f32) -> f32 {
+        let bits = x.to_bits();
+        let e = ((bits >> 23) & 0xff) as i32 - 126;
+        let m = f32::from_bits((bits & 0x807f_ffff) | (126 << 23)); // in [0.5, 1)
+        let low = m < std::f32::consts::FRAC_1_SQRT_2;
+        let e = (if low { e - 1 } else { e }) as f32;
+        let f = if low { m + m - 1.0 } else { m - 1.0 };
+        let z = f * f;
+        let p = 7.037_683_6e-2;
+        let p = p * f - 1.151_461e-1;
+        let p = p * f + 1.167_699_9e-1;
+        let p = p * f - 1.242_014_1e-1;
+        let p = p * f + 1.424_932_3e-1;
+        let p = p * f - 1.666_805_8e-1;
+        let p = p * f + 2.000_071_4e-1;
+        let p = p * f - 2.499_999_4e-1;
+        let p = p * f + 3.333_333_1e-1;
+        let y = p * f * z + e * EXP_C2 - 0.5 * z;
+        (f + y) + e * EXP_C1
+    }
+    fn slow(x: f32) -> f32 {
+        x.ln()
+    }
+}
+
 /// Applies `K` where it covers the input and reports whether any element was left over.
 #[inline(always)]
 fn fast_part<K: Kernel>(xs: &mut [f32]) -> bool {
@@ -128,18 +163,28 @@ fn fast_part_avx2<K: Kernel>(xs: &mut [f32]) -> bool {
 
 fn apply<K: Kernel>(xs: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    let any_left = if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { fast_part_avx2::<K>(xs) }
-    } else {
-        fast_part::<K>(xs)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let any_left = fast_part::<K>(xs);
-    if any_left {
-        for x in xs.iter_mut() {
-            if !K::covers(*x) {
-                *x = K::slow(*x);
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    // In blocks, keeping each block's inputs: an uncovered input is recomputed by `slow` from
+    // its original value (a covered result may itself lie outside the covered range).
+    const BLOCK: usize = 512;
+    let mut orig = [0f32; BLOCK];
+    for block in xs.chunks_mut(BLOCK) {
+        let orig = &mut orig[..block.len()];
+        orig.copy_from_slice(block);
+        #[cfg(target_arch = "x86_64")]
+        let any_left = if avx2 {
+            // SAFETY: the CPU supports AVX2 (checked above).
+            unsafe { fast_part_avx2::<K>(block) }
+        } else {
+            fast_part::<K>(block)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let any_left = fast_part::<K>(block);
+        if any_left {
+            for (x, &o) in block.iter_mut().zip(orig.iter()) {
+                if !K::covers(o) {
+                    *x = K::slow(o);
+                }
             }
         }
     }
@@ -158,6 +203,11 @@ pub fn cos(xs: &mut [f32]) {
 /// `e^x` of every element, in place (within 2 ulp; see [`Exp`]).
 pub fn exp(xs: &mut [f32]) {
     apply::<Exp>(xs)
+}
+
+/// The natural logarithm of every element, in place (within 2 ulp; see [`Log`]).
+pub fn log(xs: &mut [f32]) {
+    apply::<Log>(xs)
 }
 
 #[cfg(test)]
@@ -184,6 +234,12 @@ mod tests {
             .map(|i| -87.0 + i as f32 * (175.0 / 2e6))
             .chain((0..100_000).map(|i| (i as f32 - 5e4) * 1e-6))
             .collect();
+        // Every binade from MIN_POSITIVE to MAX, and densely around 1.
+        let logs: Vec<f32> = (0..2_000_000u32)
+            .map(|i| f32::from_bits(0x0080_0000 + i * ((0x7f7f_ffff - 0x0080_0000) / 2_000_000)))
+            .chain((0..200_000).map(|i| 0.9 + i as f32 * 1e-6))
+            .chain([1.0, f32::MIN_POSITIVE, f32::MAX, 0.5, 2.0])
+            .collect();
         for (f, r, xs) in [
             (
                 super::sin as fn(&mut [f32]),
@@ -192,6 +248,7 @@ mod tests {
             ),
             (super::cos, f64::cos, &xs),
             (super::exp, f64::exp, &exps),
+            (super::log, f64::ln, &logs),
         ] {
             let mut ys = xs.clone();
             f(&mut ys);
@@ -219,6 +276,18 @@ mod tests {
         ];
         super::exp(&mut e);
         assert!(e[0].is_nan());
+        // A NaN beside inputs whose results leave the covered range: only the NaN is redone.
+        let mut mixed = [f32::NAN, 5.0, 60.0, -80.0];
+        super::exp(&mut mixed);
+        assert!(mixed[0].is_nan());
+        for (y, x) in mixed[1..].iter().zip([5.0f32, 60.0, -80.0]) {
+            assert!(ulps(*y, (x as f64).exp() as f32) <= 2, "exp({x}) = {y}");
+        }
+        let mut l = [f32::NAN, 0.0, -0.0, -1.0, f32::INFINITY, 1e-40, 1.0];
+        super::log(&mut l);
+        assert!(l[0].is_nan() && l[3].is_nan());
+        assert_eq!(&l[1..3], &[f32::NEG_INFINITY, f32::NEG_INFINITY]);
+        assert_eq!(&l[4..], &[f32::INFINITY, 1e-40f32.ln(), 0.0]);
         assert_eq!(
             &e[1..],
             &[
