@@ -38,6 +38,7 @@ rows = [
     ("transposed_add", lambda: m.T + m),
     ("sin", lambda: np.sin(a)),
     ("exp", lambda: np.exp(a)),
+    ("log", lambda: np.log(a)),
     ("add_new_f16", lambda: ha + hb),
     ("sum_all", lambda: a.sum()),
     ("sum_axis0", lambda: m.sum(axis=0)),

@@ -99,6 +99,10 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("exp/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.exp())))
     });
+    g.bench_function("log/typed-tensor", |x| x.iter(|| black_box(a.log())));
+    g.bench_function("log/ndarray-par", |x| {
+        x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.ln())))
+    });
     let ha = a.cast::<f16>();
     let hb = b.cast::<f16>();
     g.bench_function("add_new_f16/typed-tensor", |x| {

@@ -142,52 +142,47 @@ impl Kernel for Log {
     }
 }
 
-/// Applies `K` where it covers the input and reports whether any element was left over.
+/// Applies `K` to a block it covers entirely, or else element by element with `slow` for the
+/// inputs it does not cover; returns nothing, the block is overwritten.
 #[inline(always)]
-fn fast_part<K: Kernel>(xs: &mut [f32]) -> bool {
-    let mut any_left = false;
-    for x in xs.iter_mut() {
-        let covered = K::covers(*x);
-        any_left |= !covered;
-        let y = K::eval(if covered { *x } else { 0.0 });
-        *x = if covered { y } else { *x };
+fn block<K: Kernel>(xs: &mut [f32]) {
+    // A branch-free scan (vectorised) decides; the common all-covered case is then one
+    // branch-free loop, and a block holding NaN, inf or out-of-range inputs goes element-wise.
+    if xs.iter().fold(true, |all, &x| all & K::covers(x)) {
+        for x in xs.iter_mut() {
+            *x = K::eval(*x);
+        }
+    } else {
+        for x in xs.iter_mut() {
+            *x = if K::covers(*x) {
+                K::eval(*x)
+            } else {
+                K::slow(*x)
+            };
+        }
     }
-    any_left
+}
+
+#[inline(always)]
+fn blocks<K: Kernel>(xs: &mut [f32]) {
+    for b in xs.chunks_mut(256) {
+        block::<K>(b);
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn fast_part_avx2<K: Kernel>(xs: &mut [f32]) -> bool {
-    fast_part::<K>(xs)
+fn blocks_avx2<K: Kernel>(xs: &mut [f32]) {
+    blocks::<K>(xs)
 }
 
 fn apply<K: Kernel>(xs: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
-    // In blocks, keeping each block's inputs: an uncovered input is recomputed by `slow` from
-    // its original value (a covered result may itself lie outside the covered range).
-    const BLOCK: usize = 512;
-    let mut orig = [0f32; BLOCK];
-    for block in xs.chunks_mut(BLOCK) {
-        let orig = &mut orig[..block.len()];
-        orig.copy_from_slice(block);
-        #[cfg(target_arch = "x86_64")]
-        let any_left = if avx2 {
-            // SAFETY: the CPU supports AVX2 (checked above).
-            unsafe { fast_part_avx2::<K>(block) }
-        } else {
-            fast_part::<K>(block)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let any_left = fast_part::<K>(block);
-        if any_left {
-            for (x, &o) in block.iter_mut().zip(orig.iter()) {
-                if !K::covers(o) {
-                    *x = K::slow(o);
-                }
-            }
-        }
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { blocks_avx2::<K>(xs) };
     }
+    blocks::<K>(xs)
 }
 
 /// `sin` of every element, in place.
