@@ -20,11 +20,10 @@ impl<T: Element> Tensor<T, Cpu> {
         array: &ArrayBase<S, Dm>,
     ) -> Result<Self> {
         let shape = Shape::from(array.shape());
-        let data: Vec<T> = match array.as_slice() {
-            Some(s) => s.to_vec(),
-            None => array.iter().copied().collect(),
-        };
-        Tensor::from_vec(data, shape)
+        match array.as_slice() {
+            Some(s) => Tensor::from_slice(s, shape), // one copy, straight into the buffer
+            None => Tensor::from_vec(array.iter().copied().collect(), shape),
+        }
     }
 
     /// A copy as an owned `ndarray` array of dynamic rank, in row-major order (any layout,

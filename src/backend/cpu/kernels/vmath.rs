@@ -43,33 +43,19 @@ trait Kernel {
     fn slow(x: f32) -> f32;
 }
 
-struct Sin;
-impl Kernel for Sin {
+/// `sin` (`QUADRANT` 0) and `cos` (`QUADRANT` 1: `cos x = sin(x + π/2)`, one quadrant further).
+struct SinCos<const QUADRANT: i32>;
+impl<const QUADRANT: i32> Kernel for SinCos<QUADRANT> {
     #[inline(always)]
     fn covers(x: f32) -> bool {
         x.abs() <= LIMIT
     }
     #[inline(always)]
     fn eval(x: f32) -> f32 {
-        kernel(x, 0)
+        kernel(x, QUADRANT)
     }
     fn slow(x: f32) -> f32 {
-        x.sin()
-    }
-}
-
-struct Cos;
-impl Kernel for Cos {
-    #[inline(always)]
-    fn covers(x: f32) -> bool {
-        x.abs() <= LIMIT
-    }
-    #[inline(always)]
-    fn eval(x: f32) -> f32 {
-        kernel(x, 1) // cos x = sin(x + π/2): one quadrant further
-    }
-    fn slow(x: f32) -> f32 {
-        x.cos()
+        if QUADRANT == 0 { x.sin() } else { x.cos() }
     }
 }
 
@@ -187,12 +173,12 @@ fn apply<K: Kernel>(xs: &mut [f32]) {
 
 /// `sin` of every element, in place.
 pub fn sin(xs: &mut [f32]) {
-    apply::<Sin>(xs)
+    apply::<SinCos<0>>(xs)
 }
 
 /// `cos` of every element, in place.
 pub fn cos(xs: &mut [f32]) {
-    apply::<Cos>(xs)
+    apply::<SinCos<1>>(xs)
 }
 
 /// `e^x` of every element, in place (within 2 ulp; see [`Exp`]).
