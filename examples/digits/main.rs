@@ -1,6 +1,7 @@
 //! The main job: a classifier of the UCI optical digits (1,797 8×8 images, 10 classes) trained
 //! with typed-tensor's autograd, `nn` and `optim`: by default a multilayer perceptron with
-//! AdamW on mini-batches; `--model linear` is softmax regression with full-batch SGD.
+//! AdamW on mini-batches; `--model cnn` is a small convolutional net trained the same way;
+//! `--model linear` is softmax regression with full-batch SGD.
 //!
 //! ```text
 //! cargo run --release --example digits -- --model mlp --dtype f32 --device cpu --epochs 60
@@ -8,8 +9,10 @@
 //! cargo run --release --example digits -- --load weights.safetensors   # evaluate, no training
 //! ```
 
+mod cnn;
 mod mlp;
 mod model;
+mod net;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -17,7 +20,7 @@ use typed_tensor::prelude::*;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: digits [--model mlp|linear] [--dtype f32|f64|bf16|f16] [--device cpu|cuda:N] [--epochs N] [--lr X] [--save FILE | --load FILE]"
+        "usage: digits [--model mlp|cnn|linear] [--dtype f32|f64|bf16|f16] [--device cpu|cuda:N] [--epochs N] [--lr X] [--save FILE | --load FILE]"
     );
     std::process::exit(2)
 }
@@ -52,6 +55,15 @@ fn main() {
             batch: 64,
             hidden: 128,
         },
+        "cnn" => model::Config {
+            epochs: 20,
+            lr: 1e-2,
+            weight_decay: 1e-2,
+            log_every: 1,
+            seed: 0,
+            batch: 64,
+            hidden: 16,
+        },
         "linear" => model::Config {
             epochs: 500,
             lr: 0.5,
@@ -85,8 +97,8 @@ fn main() {
         std::process::exit(1)
     });
     let used = gpu.as_ref().map_or(DeviceIndex::cpu(), |g| g.index());
-    if (save.is_some() || load.is_some()) && kind != "mlp" || save.is_some() && load.is_some() {
-        eprintln!("error: --save or --load (not both) go with the mlp model");
+    if save.is_some() && (load.is_some() || kind == "linear") {
+        eprintln!("error: --save goes with the mlp or cnn model, and not with --load");
         std::process::exit(2)
     }
     let fail = |e: Error| -> ! {
@@ -108,10 +120,18 @@ fn main() {
     println!(
         "digits: {} images of 8x8 pixels, 10 classes; model {}, dtype {dtype}, device {used}, {} epochs, lr {}",
         data.labels.len(),
-        if kind == "mlp" {
-            "mlp 64-128-10 (relu, AdamW, batch 64)"
-        } else {
-            "softmax regression (SGD, full batch)"
+        match kind.as_str() {
+            "mlp" => format!(
+                "mlp 64-{}-10 (relu, AdamW, batch {})",
+                cfg.hidden, cfg.batch
+            ),
+            "cnn" => format!(
+                "cnn conv{}-pool-conv{}-pool-linear (relu, AdamW, batch {})",
+                cfg.hidden,
+                2 * cfg.hidden,
+                cfg.batch
+            ),
+            _ => "softmax regression (SGD, full batch)".into(),
         },
         cfg.epochs,
         cfg.lr
@@ -131,19 +151,35 @@ fn main() {
     }
 }
 
-/// The test accuracy of the model saved at `path`, in the dtype it was saved in.
+/// The test accuracy of the model saved at `path` (its `arch` metadata names the model), in
+/// the dtype it was saved in.
 fn evaluate<D: Backend>(path: &std::path::Path, data: &model::Digits, device: &D) -> Result<f64> {
-    use io::SafetensorsFile;
-    use typed_tensor::io;
-    let file = SafetensorsFile::open(path)?;
-    match file.info("0.weight")?.0 {
-        Dtype::Float32 => mlp::evaluate_saved::<f32, D>(&file, data, device),
-        Dtype::Float64 => mlp::evaluate_saved::<f64, D>(&file, data, device),
-        Dtype::Float16 => mlp::evaluate_saved::<f16, D>(&file, data, device),
-        Dtype::Bfloat16 => mlp::evaluate_saved::<bf16, D>(&file, data, device),
+    use net::evaluate_saved as eval;
+    let file = typed_tensor::io::SafetensorsFile::open(path)?;
+    // Files saved before the cnn existed hold an mlp and no `arch`.
+    let arch = file.metadata().and_then(|m| m.get("arch").cloned());
+    let arch = arch.unwrap_or_else(|| "mlp".into());
+    macro_rules! by_dtype {
+        ($net:ident) => {
+            match file.info("0.weight")?.0 {
+                Dtype::Float32 => eval::<$net<f32, D>, f32, D>(&file, data, device),
+                Dtype::Float64 => eval::<$net<f64, D>, f64, D>(&file, data, device),
+                Dtype::Float16 => eval::<$net<f16, D>, f16, D>(&file, data, device),
+                Dtype::Bfloat16 => eval::<$net<bf16, D>, bf16, D>(&file, data, device),
+                other => Err(Error::InvalidArgument {
+                    op: "digits --load",
+                    msg: format!("0.weight is {other}; a saved model holds float weights"),
+                }),
+            }
+        };
+    }
+    use {cnn::Cnn, mlp::Mlp};
+    match arch.as_str() {
+        "mlp" => by_dtype!(Mlp),
+        "cnn" => by_dtype!(Cnn),
         other => Err(Error::InvalidArgument {
             op: "digits --load",
-            msg: format!("0.weight is {other}; a saved model holds float weights"),
+            msg: format!("the file's arch metadata is {other:?}; expected \"mlp\" or \"cnn\""),
         }),
     }
 }
@@ -167,22 +203,34 @@ fn run<D: Backend>(
             100.0 * acc
         )
     };
+    // `$t` names the element type in `$e`, one instantiation per dtype.
     macro_rules! by_dtype {
-        ($f:ident($($arg:expr),*)) => {
+        (|$t:ident| $e:expr) => {
             match dtype {
-                "f32" => $f::<f32, D>(data, cfg, device, $($arg),*),
-                "f64" => $f::<f64, D>(data, cfg, device, $($arg),*),
-                "bf16" => $f::<bf16, D>(data, cfg, device, $($arg),*),
-                "f16" => $f::<f16, D>(data, cfg, device, $($arg),*),
+                "f32" => {
+                    type $t = f32;
+                    $e
+                }
+                "f64" => {
+                    type $t = f64;
+                    $e
+                }
+                "bf16" => {
+                    type $t = bf16;
+                    $e
+                }
+                "f16" => {
+                    type $t = f16;
+                    $e
+                }
                 _ => usage(),
             }
         };
     }
-    use mlp::train_mlp;
-    use model::train;
-    if kind == "mlp" {
-        by_dtype!(train_mlp(log_mlp, save))
-    } else {
-        by_dtype!(train(log))
+    use {cnn::Cnn, mlp::Mlp, net::fit};
+    match kind {
+        "mlp" => by_dtype!(|T| fit::<Mlp<T, D>, T, D>(data, cfg, device, log_mlp, save)),
+        "cnn" => by_dtype!(|T| fit::<Cnn<T, D>, T, D>(data, cfg, device, log_mlp, save)),
+        _ => by_dtype!(|T| model::train::<T, D>(data, cfg, device, log)),
     }
 }

@@ -1,0 +1,148 @@
+//! What the mini-batch models share: the `Net` trait (forward pass and PyTorch-named
+//! parameters), the trainer (cross-entropy, AdamW with a cosine schedule, seeded mini-batches,
+//! every gradient from autograd), saving as safetensors and evaluating a saved model.
+
+use super::model::{Config, Digits, Report, Split, accuracy, prepare, rows, targets};
+use rand::{SeedableRng, seq::SliceRandom};
+use std::collections::BTreeMap;
+use std::path::Path;
+use typed_tensor::io::{SafetensorsFile, save_safetensors};
+use typed_tensor::nn::{Reduction, cross_entropy};
+use typed_tensor::optim::{Adam, CosineAnnealing, LrSchedule, Optimizer};
+use typed_tensor::prelude::*;
+
+/// A classifier of `(batch, 64)` standardised pixels into 10 logits.
+pub trait Net<T: FloatElement, D: Backend>: Sized {
+    /// The `arch` metadata of a saved model.
+    const ARCH: &'static str;
+    /// Seeded initial parameters, each requiring a gradient.
+    fn new(cfg: &Config, device: &D) -> Result<Self>;
+    /// `(batch, 64)` in, `(batch, 10)` logits out.
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>>;
+    /// The parameters under PyTorch's `state_dict` names.
+    fn state(&self) -> Vec<(&'static str, &Tensor<T, D>)>;
+    /// The model from saved parameters (`get(name)`).
+    fn from_state(get: impl Fn(&str) -> Result<Tensor<T, D>>) -> Result<Self>;
+    /// A one-line description of the model (saved as metadata).
+    fn describe(cfg: &Config) -> String;
+}
+
+/// A He-scaled normal `shape` tensor (`fan_in` inputs per output) from the global seeded
+/// generator, cast to `T`, requiring a gradient.
+pub fn he_normal<T: FloatElement, D: Backend, const N: usize>(
+    shape: [usize; N],
+    fan_in: usize,
+    device: &D,
+) -> Result<Tensor<T, D>> {
+    Tensor::<f32, D>::randn_on(shape, device)?
+        .try_mul_scalar((2.0 / fan_in as f64).sqrt() as f32)?
+        .try_cast::<T>()?
+        .with_requires_grad(true)
+}
+
+/// Trains `N`; `log(epoch, mean loss, train accuracy)` runs after each epoch. With `save`,
+/// the trained parameters, the input scaling and the test rows are written there.
+pub fn fit<N: Net<T, D>, T: FloatElement, D: Backend>(
+    data: &Digits,
+    cfg: &Config,
+    device: &D,
+    mut log: impl FnMut(usize, f64, f64),
+    save: Option<&Path>,
+) -> Result<Report> {
+    let Split {
+        x_train,
+        y_train,
+        x_test,
+        y_test,
+        mean,
+        std,
+        test_rows,
+    } = prepare::<T, D>(data, cfg.seed, device)?;
+    let target = targets(&y_train, device)?;
+    manual_seed(cfg.seed);
+    let net = N::new(cfg, device)?;
+    let params = net.state().into_iter().map(|(_, p)| p.clone()).collect();
+    let mut opt = Adam::adamw(params, cfg.lr);
+    opt.weight_decay = cfg.weight_decay;
+    let schedule = CosineAnnealing {
+        base: cfg.lr,
+        min: cfg.lr / 100.0,
+        t_max: cfg.epochs,
+    };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed);
+    let mut order: Vec<i64> = (0..y_train.len() as i64).collect();
+    let mut losses = Vec::new();
+    for epoch in 0..cfg.epochs {
+        schedule.apply(&mut opt, epoch);
+        order.shuffle(&mut rng);
+        let (mut sum, mut batches) = (0.0, 0);
+        for chunk in order.chunks(cfg.batch.max(1)) {
+            let idx = Tensor::<i64, D>::from_vec_on(chunk.to_vec(), [chunk.len()], device)?;
+            let x = x_train.try_index_select(0, &idx)?;
+            let y = target.try_index_select(0, &idx)?;
+            let loss = cross_entropy(&net.forward(&x)?, &y, Reduction::Mean, 0.0)?;
+            opt.zero_grad()?;
+            loss.try_backward()?;
+            opt.step()?;
+            sum += loss.try_item()?.to_f64();
+            batches += 1;
+        }
+        let mean = sum / batches as f64;
+        losses.push((epoch, mean));
+        let acc = no_grad(|| accuracy(&net.forward(&x_train)?, &y_train))?;
+        log(epoch, mean, acc);
+    }
+    let report = no_grad(|| {
+        Ok(Report {
+            losses,
+            train_acc: accuracy(&net.forward(&x_train)?, &y_train)?,
+            test_acc: accuracy(&net.forward(&x_test)?, &y_test)?,
+        })
+    })?;
+    if let Some(path) = save {
+        let rows: Vec<i64> = test_rows.iter().map(|&r| r as i64).collect();
+        let rows = Tensor::<i64, Cpu>::from_vec(rows, [test_rows.len()])?;
+        let mut tensors: Vec<(&str, DynTensor)> = net
+            .state()
+            .into_iter()
+            .map(|(name, p)| (name, DynTensor::from(p)))
+            .collect();
+        tensors.push(("input.mean", DynTensor::from(mean.try_reshape([64])?)));
+        tensors.push(("input.std", DynTensor::from(std.try_reshape([64])?)));
+        tensors.push(("test.rows", DynTensor::from(rows)));
+        let metadata: BTreeMap<String, String> = [
+            ("arch", N::ARCH.to_string()),
+            ("model", N::describe(cfg)),
+            (
+                "input",
+                "(pixels - input.mean) / input.std; test.rows are rows of digits.csv.gz".into(),
+            ),
+            ("test_accuracy", format!("{:.4}", report.test_acc)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        save_safetensors(path, tensors, Some(&metadata))?;
+    }
+    Ok(report)
+}
+
+/// Evaluates the `N` saved at `file` (its parameters stored as `T`) on the test rows it
+/// names, on `device`: the test accuracy.
+pub fn evaluate_saved<N: Net<T, D>, T: FloatElement, D: Backend>(
+    file: &SafetensorsFile,
+    data: &Digits,
+    device: &D,
+) -> Result<f64> {
+    let net = N::from_state(|name| Tensor::<T, D>::from_safetensors_on(file, name, device))?;
+    let mean = Tensor::<f64, D>::from_safetensors_on(file, "input.mean", device)?;
+    let std = Tensor::<f64, D>::from_safetensors_on(file, "input.std", device)?;
+    let test_rows: Vec<usize> = Tensor::<i64, Cpu>::from_safetensors(file, "test.rows")?
+        .try_to_vec()?
+        .into_iter()
+        .map(|r| usize::try_from(r).unwrap_or(usize::MAX))
+        .collect();
+    let (x, y) = rows(data, &test_rows, device)?;
+    let x = x.try_sub(&mean)?.try_div(&std)?.try_cast::<T>()?;
+    no_grad(|| accuracy(&net.forward(&x)?, &y))
+}
