@@ -40,6 +40,70 @@ pub fn he_normal<T: FloatElement, D: Backend, const N: usize>(
         .with_requires_grad(true)
 }
 
+/// A model being trained: its data on the device, the optimizer, the schedule and the seeded
+/// shuffle.
+pub struct Trainer<N: Net<T, D>, T: FloatElement, D: Backend> {
+    pub net: N,
+    pub split: Split<T, D>,
+    target: Tensor<i64, D>,
+    opt: Adam<T, D>,
+    schedule: CosineAnnealing,
+    rng: rand::rngs::StdRng,
+    order: Vec<i64>,
+    batch: usize,
+}
+
+impl<N: Net<T, D>, T: FloatElement, D: Backend> Trainer<N, T, D> {
+    /// The split, seeded initial parameters and AdamW with a cosine schedule over
+    /// `cfg.epochs`.
+    pub fn new(data: &Digits, cfg: &Config, device: &D) -> Result<Self> {
+        let split = prepare::<T, D>(data, cfg.seed, device)?;
+        let target = targets(&split.y_train, device)?;
+        manual_seed(cfg.seed);
+        let net = N::new(cfg, device)?;
+        let params = net.state().into_iter().map(|(_, p)| p.clone()).collect();
+        let mut opt = Adam::adamw(params, cfg.lr);
+        opt.weight_decay = cfg.weight_decay;
+        Ok(Trainer {
+            order: (0..split.y_train.len() as i64).collect(),
+            net,
+            split,
+            target,
+            opt,
+            schedule: CosineAnnealing {
+                base: cfg.lr,
+                min: cfg.lr / 100.0,
+                t_max: cfg.epochs,
+            },
+            rng: rand::rngs::StdRng::seed_from_u64(cfg.seed),
+            batch: cfg.batch.max(1),
+        })
+    }
+
+    /// One pass over the shuffled training split in mini-batches, then the training
+    /// accuracy: `(mean loss, train accuracy)`.
+    pub fn epoch(&mut self, epoch: usize) -> Result<(f64, f64)> {
+        let device = self.target.device_handle();
+        self.schedule.apply(&mut self.opt, epoch);
+        self.order.shuffle(&mut self.rng);
+        let (mut sum, mut batches) = (0.0, 0);
+        for chunk in self.order.chunks(self.batch) {
+            let idx = Tensor::<i64, D>::from_vec_on(chunk.to_vec(), [chunk.len()], device)?;
+            let x = self.split.x_train.try_index_select(0, &idx)?;
+            let y = self.target.try_index_select(0, &idx)?;
+            let loss = cross_entropy(&self.net.forward(&x)?, &y, Reduction::Mean, 0.0)?;
+            self.opt.zero_grad()?;
+            loss.try_backward()?;
+            self.opt.step()?;
+            sum += loss.try_item()?.to_f64();
+            batches += 1;
+        }
+        let split = &self.split;
+        let acc = no_grad(|| accuracy(&self.net.forward(&split.x_train)?, &split.y_train))?;
+        Ok((sum / batches as f64, acc))
+    }
+}
+
 /// Trains `N`; `log(epoch, mean loss, train accuracy)` runs after each epoch. With `save`,
 /// the trained parameters, the input scaling and the test rows are written there.
 pub fn fit<N: Net<T, D>, T: FloatElement, D: Backend>(
@@ -49,6 +113,14 @@ pub fn fit<N: Net<T, D>, T: FloatElement, D: Backend>(
     mut log: impl FnMut(usize, f64, f64),
     save: Option<&Path>,
 ) -> Result<Report> {
+    let mut trainer = Trainer::<N, T, D>::new(data, cfg, device)?;
+    let mut losses = Vec::new();
+    for epoch in 0..cfg.epochs {
+        let (loss, acc) = trainer.epoch(epoch)?;
+        losses.push((epoch, loss));
+        log(epoch, loss, acc);
+    }
+    let Trainer { net, split, .. } = trainer;
     let Split {
         x_train,
         y_train,
@@ -57,41 +129,7 @@ pub fn fit<N: Net<T, D>, T: FloatElement, D: Backend>(
         mean,
         std,
         test_rows,
-    } = prepare::<T, D>(data, cfg.seed, device)?;
-    let target = targets(&y_train, device)?;
-    manual_seed(cfg.seed);
-    let net = N::new(cfg, device)?;
-    let params = net.state().into_iter().map(|(_, p)| p.clone()).collect();
-    let mut opt = Adam::adamw(params, cfg.lr);
-    opt.weight_decay = cfg.weight_decay;
-    let schedule = CosineAnnealing {
-        base: cfg.lr,
-        min: cfg.lr / 100.0,
-        t_max: cfg.epochs,
-    };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed);
-    let mut order: Vec<i64> = (0..y_train.len() as i64).collect();
-    let mut losses = Vec::new();
-    for epoch in 0..cfg.epochs {
-        schedule.apply(&mut opt, epoch);
-        order.shuffle(&mut rng);
-        let (mut sum, mut batches) = (0.0, 0);
-        for chunk in order.chunks(cfg.batch.max(1)) {
-            let idx = Tensor::<i64, D>::from_vec_on(chunk.to_vec(), [chunk.len()], device)?;
-            let x = x_train.try_index_select(0, &idx)?;
-            let y = target.try_index_select(0, &idx)?;
-            let loss = cross_entropy(&net.forward(&x)?, &y, Reduction::Mean, 0.0)?;
-            opt.zero_grad()?;
-            loss.try_backward()?;
-            opt.step()?;
-            sum += loss.try_item()?.to_f64();
-            batches += 1;
-        }
-        let mean = sum / batches as f64;
-        losses.push((epoch, mean));
-        let acc = no_grad(|| accuracy(&net.forward(&x_train)?, &y_train))?;
-        log(epoch, mean, acc);
-    }
+    } = split;
     let report = no_grad(|| {
         Ok(Report {
             losses,
