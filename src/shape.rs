@@ -229,6 +229,47 @@ impl Layout {
             offset: 0,
         }
     }
+    /// The strides that view this layout's elements as `shape` (same element count) without
+    /// moving any, or `None` when the strides do not allow it (PyTorch's `computeStride`,
+    /// which decides whether `reshape` can be a view): each run of dimensions that is
+    /// contiguous in memory may be split or merged freely, but never across runs.
+    pub fn view_strides(&self, shape: &Shape) -> Option<Vec<isize>> {
+        let (old, new) = (self.shape.dims(), shape.dims());
+        if old.contains(&0) || new.is_empty() || old.is_empty() {
+            // No elements, or a 0-d side: any strides address the (at most one) element.
+            return Some(shape.contiguous_strides());
+        }
+        let mut strides = vec![0isize; new.len()];
+        let mut view_d = new.len();
+        let mut base = *self.strides.last()?;
+        let (mut tensor_numel, mut view_numel) = (1usize, 1usize);
+        for d in (0..old.len()).rev() {
+            tensor_numel = tensor_numel.checked_mul(old[d])?;
+            let chunk_ends = d == 0
+                || (old[d - 1] != 1
+                    && isize::try_from(tensor_numel)
+                        .ok()
+                        .and_then(|n| n.checked_mul(base))
+                        != Some(self.strides[d - 1]));
+            if chunk_ends {
+                while view_d > 0 && (view_numel < tensor_numel || new[view_d - 1] == 1) {
+                    view_d -= 1;
+                    strides[view_d] = isize::try_from(view_numel).ok()?.checked_mul(base)?;
+                    view_numel = view_numel.checked_mul(new[view_d])?;
+                }
+                if view_numel != tensor_numel {
+                    return None;
+                }
+                if d > 0 {
+                    base = self.strides[d - 1];
+                    tensor_numel = 1;
+                    view_numel = 1;
+                }
+            }
+        }
+        (view_d == 0).then_some(strides)
+    }
+
     /// True when the elements are one row-major run (size-1 dimensions' strides ignored).
     pub fn is_contiguous(&self) -> bool {
         if self.shape.0.contains(&0) {

@@ -382,7 +382,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 
     /// Another shape with the same element count (one dimension may be `-1`): a view when the
-    /// strides allow one, otherwise a packed copy (PyTorch `reshape`).
+    /// strides allow one (contiguous, or dimensions split or merged only within runs that are
+    /// contiguous in memory), otherwise a packed copy (PyTorch `reshape`).
     ///
     /// # Errors
     /// `ShapeMismatch` when the element counts differ, naming both shapes.
@@ -392,6 +393,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             let mut l = Layout::contiguous(s);
             l.offset = self.layout.offset;
             return self.with_layout("reshape", l);
+        }
+        if let Some(strides) = self.layout.view_strides(&s) {
+            let offset = self.layout.offset;
+            return self.with_layout("reshape", Layout { shape: s, strides, offset });
         }
         // A packed copy owns its buffer (`owns_data()`), as PyTorch's reshape of a
         // non-contiguous tensor.

@@ -100,6 +100,26 @@ enum View {
     Expand(usize),
     Unsqueeze(i64),
     Diagonal(i64),
+    /// `reshape` to dims derived from the current ones: merge two neighbours, split one by
+    /// its smallest factor, or flatten (a view where the strides allow, else a copy).
+    Reshape(usize),
+}
+
+/// The dims `Reshape(k)` asks of `dims`.
+fn reshaped(dims: &[usize], k: usize) -> Vec<usize> {
+    let n = dims.len();
+    match k % 3 {
+        0 if n >= 2 => {
+            let a = (k / 3) % (n - 1);
+            [&dims[..a], &[dims[a] * dims[a + 1]], &dims[a + 2..]].concat()
+        }
+        1 if n >= 1 => {
+            let a = (k / 3) % n;
+            let f = (2..=dims[a]).find(|f| dims[a] % f == 0).unwrap_or(1);
+            [&dims[..a], &[f, dims[a] / f.max(1)], &dims[a + 1..]].concat()
+        }
+        _ => vec![dims.iter().product()],
+    }
 }
 
 fn axis() -> impl Strategy<Value = i64> {
@@ -126,6 +146,7 @@ fn view() -> impl Strategy<Value = View> {
         size().prop_map(View::Expand),
         axis().prop_map(View::Unsqueeze),
         bound().prop_map(View::Diagonal),
+        (0usize..64).prop_map(View::Reshape),
     ]
 }
 
@@ -145,6 +166,7 @@ fn apply(t: &Tensor<f32>, r: &Ref, v: &View) -> Option<(Tensor<f32>, Ref)> {
         View::Expand(n) => t.expand([&[n][..], &r.dims].concat()),
         View::Unsqueeze(a) => t.unsqueeze(a),
         View::Diagonal(k) => t.diagonal(k),
+        View::Reshape(k) => t.try_reshape(reshaped(&r.dims, k)),
     }))
     .unwrap_or_else(|_| panic!("{v:?} on shape {:?} panicked", r.dims));
     let got = out.ok()?;
@@ -152,7 +174,11 @@ fn apply(t: &Tensor<f32>, r: &Ref, v: &View) -> Option<(Tensor<f32>, Ref)> {
     if got.numel() > 1 << 16 {
         // A huge broadcast view: no reference copy; copies of it beyond the address space
         // must be `OutOfMemory`, not an abort.
-        assert!(matches!(v, View::Expand(_)), "{v:?} made {:?}", got.dims());
+        assert!(
+            matches!(v, View::Expand(_) | View::Reshape(_)),
+            "{v:?} made {:?}",
+            got.dims()
+        );
         if got.numel() > 1 << 46 {
             let s = got.try_sin().map(|t| t.numel());
             assert!(
@@ -174,6 +200,10 @@ fn apply(t: &Tensor<f32>, r: &Ref, v: &View) -> Option<(Tensor<f32>, Ref)> {
         return None;
     }
     let want = match *v {
+        View::Reshape(_) => Ref {
+            dims: got.dims().to_vec(),
+            data: r.data.clone(),
+        },
         View::Transpose(a, b) => {
             let (a, b) = (r.axis(a).unwrap(), r.axis(b).unwrap());
             let mut dims = r.dims.clone();
@@ -283,10 +313,13 @@ proptest! {
     ) {
         let (t, r) = base(&dims);
         let (mut v, mut rv, mut expanded) = (t.clone(), r.clone(), false);
+        // Set once a reshape had to copy: later writes no longer reach `t`.
+        let mut detached = false;
         for step in &views {
             if let Some((nv, nr)) = apply(&v, &rv, step) {
                 (v, rv) = (nv, nr);
                 expanded |= matches!(step, View::Expand(_));
+                detached |= matches!(step, View::Reshape(_)) && v.owns_data();
             }
         }
         // The base's values are its flat positions, so a view's values name what it covers.
@@ -331,6 +364,7 @@ proptest! {
         let mut w = v.clone();
         let covered: std::collections::BTreeSet<u64> = rv.data.iter().map(|&x| x as u64).collect();
         match w.fill_(-1.0) {
+            Ok(()) if detached => prop_assert_eq!(f64s(&t), before),
             Ok(()) => {
                 prop_assert_eq!(covered.len(), rv.numel());
                 let want: Vec<f64> = before
