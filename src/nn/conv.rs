@@ -197,12 +197,19 @@ pub fn conv2d<T: FloatElement, D: Backend>(
     let (oh, ow) = (cols.dims()[1], cols.dims()[2]);
     let l = oh * ow;
     let k = cg * kh * kw;
-    // (N, L, g, k) → (N, g, L, k) @ (g, k, O/g) → (N, g, L, O/g) → (N, O, oh, ow)
-    let cols = cols.try_reshape([n, l, g, k])?.permute(&[0, 2, 1, 3])?;
+    // One product per group over every window of the batch (a single gemm for groups = 1):
+    // (N·L, g, k) → (g, N·L, k) @ (g, k, O/g) → (g, N, oh, ow, O/g) → (N, O, oh, ow), the
+    // last step a view for groups = 1.
+    let rows = n.checked_mul(l).ok_or(Error::InvalidArgument {
+        op,
+        msg: format!("{n} × {l} windows overflow usize"),
+    })?;
+    let cols = cols.try_reshape([rows, g, k])?.permute(&[1, 0, 2])?;
     let wm = weight.try_reshape([g, o / g, k])?.transpose(1, 2)?;
     let y = cols
         .try_matmul(&wm)?
-        .permute(&[0, 1, 3, 2])?
+        .try_reshape([g, n, oh, ow, o / g])?
+        .permute(&[1, 0, 4, 2, 3])?
         .try_reshape([n, o, oh, ow])?;
     match bias {
         Some(b) => y.try_add(&b.try_reshape([1, o, 1, 1])?),
@@ -240,28 +247,41 @@ pub fn conv1d<T: FloatElement, D: Backend>(
     conv2d(&x.unsqueeze(2)?, &weight.unsqueeze(2)?, bias, opts)?.squeeze_dims(&[2])
 }
 
-/// The windows of `x` for pooling, as `(N, C, oh, ow, kh·kw)`.
-fn pool_windows<T: FloatElement, D: Backend>(
+/// Reduces each pooling window of `x` with `reduce(windows, axes)`. Windows that tile the
+/// input (stride = kernel, no padding) are a reshape `(N, C, oh, kh, ow, kw)` of it, reduced
+/// over axes 3 and 5 with no copy; others are gathered by [`unfold`] as `(N, C, oh, ow,
+/// kh·kw)` and reduced over the last axis.
+fn pool<T: FloatElement, D: Backend>(
     op: &'static str,
     x: &Tensor<T, D>,
     kernel: (usize, usize),
     stride: (usize, usize),
     padding: (usize, usize),
     fill: T,
+    reduce: impl Fn(&Tensor<T, D>, &[i64]) -> Result<Tensor<T, D>>,
 ) -> Result<Tensor<T, D>> {
-    if x.ndim() != 4 {
+    let [n, c, h, w] = x.dims()[..] else {
         return Err(Error::InvalidArgument {
             op,
             msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
         });
+    };
+    let (kh, kw) = kernel;
+    if kernel == stride && padding == (0, 0) && kh > 0 && kw > 0 && kh <= h && kw <= w {
+        let (oh, ow) = (h / kh, w / kw);
+        // Rows and columns past the last whole window are not pooled.
+        let x = x.narrow(2, 0, oh * kh)?.narrow(3, 0, ow * kw)?;
+        return reduce(&x.try_reshape([n, c, oh, kh, ow, kw])?, &[3, 5]);
     }
     let xp = pad2d(x, padding, fill)?;
-    let cols = unfold(op, &xp, (kernel.0, kernel.1, stride.0, stride.1, 1, 1))?;
+    let cols = unfold(op, &xp, (kh, kw, stride.0, stride.1, 1, 1))?;
     let [n, oh, ow, c, ..] = cols.dims()[..] else {
         unreachable!("unfold is 6-d")
     };
-    cols.try_reshape([n, oh, ow, c, kernel.0 * kernel.1])?
-        .permute(&[0, 3, 1, 2, 4])
+    let windows = cols
+        .try_reshape([n, oh, ow, c, kh * kw])?
+        .permute(&[0, 3, 1, 2, 4])?;
+    reduce(&windows, &[-1])
 }
 
 /// The maximum of each window (PyTorch `max_pool2d`; padding counts as `-inf`): `(N, C, H, W)`
@@ -275,15 +295,10 @@ pub fn max_pool2d<T: FloatElement, D: Backend>(
     stride: (usize, usize),
     padding: (usize, usize),
 ) -> Result<Tensor<T, D>> {
-    let w = pool_windows(
-        "max_pool2d",
-        x,
-        kernel,
-        stride,
-        padding,
-        T::from_f64(f64::NEG_INFINITY),
-    )?;
-    w.try_max(&[-1], false)
+    let fill = T::from_f64(f64::NEG_INFINITY);
+    pool("max_pool2d", x, kernel, stride, padding, fill, |w, axes| {
+        w.try_max(axes, false)
+    })
 }
 
 /// The mean of each window (PyTorch `avg_pool2d` with `count_include_pad=True`: padded zeros
@@ -297,6 +312,13 @@ pub fn avg_pool2d<T: FloatElement, D: Backend>(
     stride: (usize, usize),
     padding: (usize, usize),
 ) -> Result<Tensor<T, D>> {
-    let w = pool_windows("avg_pool2d", x, kernel, stride, padding, T::ZERO)?;
-    w.try_mean(&[-1], false)
+    pool(
+        "avg_pool2d",
+        x,
+        kernel,
+        stride,
+        padding,
+        T::ZERO,
+        |w, axes| w.try_mean(axes, false),
+    )
 }

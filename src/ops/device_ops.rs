@@ -396,7 +396,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         if let Some(strides) = self.layout.view_strides(&s) {
             let offset = self.layout.offset;
-            return self.with_layout("reshape", Layout { shape: s, strides, offset });
+            return self.with_layout(
+                "reshape",
+                Layout {
+                    shape: s,
+                    strides,
+                    offset,
+                },
+            );
         }
         // A packed copy owns its buffer (`owns_data()`), as PyTorch's reshape of a
         // non-contiguous tensor.

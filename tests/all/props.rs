@@ -105,20 +105,28 @@ enum View {
     Reshape(usize),
 }
 
-/// The dims `Reshape(k)` asks of `dims`.
+/// The dims `Reshape(k)` asks of `dims` (saturating: a huge empty view may ask for a count
+/// that does not fit, which the library must refuse or accept without panicking).
 fn reshaped(dims: &[usize], k: usize) -> Vec<usize> {
     let n = dims.len();
     match k % 3 {
         0 if n >= 2 => {
             let a = (k / 3) % (n - 1);
-            [&dims[..a], &[dims[a] * dims[a + 1]], &dims[a + 2..]].concat()
+            [
+                &dims[..a],
+                &[dims[a].saturating_mul(dims[a + 1])],
+                &dims[a + 2..],
+            ]
+            .concat()
         }
         1 if n >= 1 => {
             let a = (k / 3) % n;
-            let f = (2..=dims[a]).find(|f| dims[a] % f == 0).unwrap_or(1);
+            let f = (2..=dims[a].min(64))
+                .find(|&f| dims[a].is_multiple_of(f))
+                .unwrap_or(1);
             [&dims[..a], &[f, dims[a] / f.max(1)], &dims[a + 1..]].concat()
         }
-        _ => vec![dims.iter().product()],
+        _ => vec![dims.iter().fold(1usize, |n, &d| n.saturating_mul(d))],
     }
 }
 

@@ -160,28 +160,79 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         bases.extend((0..len).map(|j| o + j as isize * s));
     }
     let threads = rayon::current_num_threads();
-    let accs: Vec<R::Acc> = if n_out.saturating_mul(blk) < PAR_THRESHOLD {
-        bases.iter().map(|&b| fold(b, 0, blk, r.init())).collect()
-    } else if n_out >= threads * 4 || blk < PAR_THRESHOLD {
+    let serial = n_out.saturating_mul(blk) < PAR_THRESHOLD;
+    if serial || n_out >= threads * 4 || blk < PAR_THRESHOLD {
+        // One output per task. A block of at most two strided runs (after merging) is folded
+        // by an inlined loop: many small blocks (pooling windows, softmax rows) must not pay
+        // the plan's walk or a call per output.
+        let min_len = (PAR_THRESHOLD / blk.max(1)).max(1);
+        let accs = match (bplan.dims(), bplan.strides()) {
+            ([], _) => each(&bases, serial, min_len, |b| fold2(r, src, b, (1, 1, 0, 0))),
+            (&[len], &[s]) => each(&bases, serial, min_len, |b| {
+                fold2(r, src, b, (1, len, 0, s))
+            }),
+            (&[rows, len], &[s0, s1]) => each(&bases, serial, min_len, |b| {
+                fold2(r, src, b, (rows, len, s0, s1))
+            }),
+            _ => each(&bases, serial, min_len, |b| fold(b, 0, blk, r.init())),
+        };
+        return (accs, kd, blk);
+    }
+    // Few outputs with large blocks: each block is split in chunks across the threads.
+    let chunk = blk.div_ceil(threads * 4).max(PAR_THRESHOLD / 2);
+    let accs = bases
+        .iter()
+        .map(|&b| {
+            let parts: Vec<R::Acc> = (0..blk.div_ceil(chunk))
+                .into_par_iter()
+                .map(|c| fold(b, c * chunk, ((c + 1) * chunk).min(blk), r.init()))
+                .collect();
+            parts.into_iter().fold(r.init(), |a, p| r.merge(a, p))
+        })
+        .collect();
+    (accs, kd, blk)
+}
+
+/// `f(base)` for every base, in order: on this thread when `serial`, else on the pool in
+/// tasks of at least `min_len` bases.
+fn each<A: Send, F: Fn(isize) -> A + Sync>(
+    bases: &[isize],
+    serial: bool,
+    min_len: usize,
+    f: F,
+) -> Vec<A> {
+    if serial {
+        bases.iter().map(|&b| f(b)).collect()
+    } else {
         bases
             .par_iter()
-            .with_min_len((PAR_THRESHOLD / blk.max(1)).max(1))
-            .map(|&b| fold(b, 0, blk, r.init()))
+            .with_min_len(min_len)
+            .map(|&b| f(b))
             .collect()
-    } else {
-        let chunk = blk.div_ceil(threads * 4).max(PAR_THRESHOLD / 2);
-        bases
-            .iter()
-            .map(|&b| {
-                let parts: Vec<R::Acc> = (0..blk.div_ceil(chunk))
-                    .into_par_iter()
-                    .map(|c| fold(b, c * chunk, ((c + 1) * chunk).min(blk), r.init()))
-                    .collect();
-                parts.into_iter().fold(r.init(), |a, p| r.merge(a, p))
-            })
-            .collect()
-    };
-    (accs, kd, blk)
+    }
+}
+
+/// Folds the block at `base` made of `rows` runs of `len` elements (strides `s0` between
+/// runs, `s1` inside one), block indices in row-major order.
+#[inline(always)]
+fn fold2<T: Element, R: Reducer<T>>(
+    r: &R,
+    src: &[T],
+    base: isize,
+    (rows, len, s0, s1): (usize, usize, isize, isize),
+) -> R::Acc {
+    let mut acc = r.init();
+    for i in 0..rows {
+        let o = base + i as isize * s0;
+        if s1 == 1 {
+            acc = r.run(acc, &src[o as usize..o as usize + len], i * len);
+        } else {
+            for j in 0..len {
+                acc = r.step(acc, src[(o + j as isize * s1) as usize], i * len + j);
+            }
+        }
+    }
+    acc
 }
 
 /// Inclusive scan along `axis` into a contiguous output of the same shape:

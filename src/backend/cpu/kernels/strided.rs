@@ -64,6 +64,16 @@ impl<const K: usize> Plan<K> {
         }
     }
 
+    /// The merged dimensions (size-1 ones dropped; `[0]` when there is no element).
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// The merged strides of operand 0, one per merged dimension.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides[0]
+    }
+
     /// Calls `f(pos, offsets, inner_strides, len)` for each run of the logical positions
     /// `start..end`, where `offsets` are the storage indices of position `pos` in each operand.
     pub fn for_runs(
@@ -81,7 +91,15 @@ impl<const K: usize> Plan<K> {
             return;
         }
         let last = nd - 1;
-        let mut idx = vec![0usize; nd];
+        // The position as an index per dimension; on the stack for the usual ranks, because
+        // reductions call this once per output element.
+        let (mut small, mut large) = ([0usize; 8], Vec::new());
+        let idx: &mut [usize] = if nd <= small.len() {
+            &mut small[..nd]
+        } else {
+            large.resize(nd, 0);
+            &mut large
+        };
         let mut rem = start;
         for d in (0..nd).rev() {
             idx[d] = rem % self.dims[d];
