@@ -521,6 +521,41 @@ fn convolutions_and_pooling() {
     );
     let a = nn::avg_pool2d(&x, (2, 2), (2, 2), (1, 1)).unwrap();
     assert_eq!(a.to_vec()[0], 0.0 / 4.0); // padded zeros count
+    // Windows that tile the input (stride = kernel, no padding) take the reshape path: rows
+    // and columns past the last whole window are dropped; a transposed input works too.
+    let v = vals(2 * 3 * 5 * 7, 5);
+    let x = t(&v, &[2, 3, 7, 5]).transpose(2, 3).unwrap(); // (2, 3, 5, 7), strided
+    let (mx, av) = (
+        nn::max_pool2d(&x, (2, 3), (2, 3), (0, 0)).unwrap(),
+        nn::avg_pool2d(&x, (2, 3), (2, 3), (0, 0)).unwrap(),
+    );
+    assert_eq!(mx.dims(), &[2, 3, 2, 2]);
+    let at = |b: usize, c: usize, h: usize, w: usize| v[((b * 3 + c) * 7 + w) * 5 + h];
+    for (k, (m, a)) in mx.to_vec().iter().zip(av.to_vec()).enumerate() {
+        let (b, c, i, j) = (k / 12, k / 4 % 3, k / 2 % 2, k % 2);
+        let win: Vec<f64> = (0..2)
+            .flat_map(|di| (0..3).map(move |dj| (2 * i + di, 3 * j + dj)))
+            .map(|(h, w)| at(b, c, h, w))
+            .collect();
+        assert_eq!(
+            *m,
+            win.iter().cloned().fold(f64::MIN, f64::max),
+            "max window {k}"
+        );
+        assert!(
+            (a - win.iter().sum::<f64>() / 6.0).abs() < 1e-12,
+            "mean window {k}"
+        );
+    }
+    for pool in [nn::max_pool2d::<f64, Cpu>, nn::avg_pool2d::<f64, Cpu>] {
+        gradcheck(
+            |v| pool(&v[0], (2, 3), (2, 3), (0, 0)),
+            &[x.clone()],
+            1e-6,
+            1e-5,
+        )
+        .unwrap();
+    }
     let r = t(&vals(2 * 3 * 5 * 5, 6), &[2, 3, 5, 5]);
     gradcheck(
         |v| nn::max_pool2d(&v[0], (3, 2), (2, 1), (1, 0)),
