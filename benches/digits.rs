@@ -26,13 +26,8 @@ fn epoch<N: net::Net<f32, Cpu>>(c: &mut Criterion, name: &str, hidden: usize) {
     ))
     .expect("the digits data");
     let cfg = model::Config {
-        epochs: 60,
-        lr: 1e-2,
-        weight_decay: 1e-2,
-        log_every: 1,
-        seed: 0,
-        batch: 64,
         hidden,
+        ..model::Config::mlp()
     };
     let mut trainer = net::Trainer::<N, f32, Cpu>::new(&data, &cfg, &Cpu).unwrap();
     let mut e = 0;

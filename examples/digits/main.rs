@@ -46,33 +46,9 @@ fn main() {
         }
     }
     let mut cfg = match kind.as_str() {
-        "mlp" => model::Config {
-            epochs: 60,
-            lr: 1e-2,
-            weight_decay: 1e-2,
-            log_every: 1,
-            seed: 0,
-            batch: 64,
-            hidden: 128,
-        },
-        "cnn" => model::Config {
-            epochs: 20,
-            lr: 1e-2,
-            weight_decay: 1e-2,
-            log_every: 1,
-            seed: 0,
-            batch: 64,
-            hidden: 16,
-        },
-        "linear" => model::Config {
-            epochs: 500,
-            lr: 0.5,
-            weight_decay: 1e-4,
-            log_every: 50,
-            seed: 0,
-            batch: 0,
-            hidden: 0,
-        },
+        "mlp" => model::Config::mlp(),
+        "cnn" => model::Config::cnn(),
+        "linear" => model::Config::linear(),
         _ => usage(),
     };
     cfg.epochs = epochs.unwrap_or(cfg.epochs);

@@ -49,6 +49,44 @@ pub struct Config {
     pub hidden: usize,
 }
 
+impl Config {
+    /// The default model's settings: 60 epochs of AdamW (lr 0.01, weight decay 0.01) on
+    /// batches of 64, 128 hidden units.
+    pub fn mlp() -> Self {
+        Config {
+            epochs: 60,
+            lr: 1e-2,
+            weight_decay: 1e-2,
+            log_every: 1,
+            seed: 0,
+            batch: 64,
+            hidden: 128,
+        }
+    }
+
+    /// `--model cnn`: as the MLP, 20 epochs, 16 channels in the first convolution.
+    pub fn cnn() -> Self {
+        Config {
+            epochs: 20,
+            hidden: 16,
+            ..Config::mlp()
+        }
+    }
+
+    /// `--model linear`: 500 full-batch SGD steps (lr 0.5, weight decay 1e-4).
+    pub fn linear() -> Self {
+        Config {
+            epochs: 500,
+            lr: 0.5,
+            weight_decay: 1e-4,
+            log_every: 50,
+            seed: 0,
+            batch: 0,
+            hidden: 0,
+        }
+    }
+}
+
 /// What a run reports.
 #[allow(dead_code)]
 pub struct Report {

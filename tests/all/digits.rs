@@ -22,12 +22,8 @@ fn digits_training_learns() {
     assert_eq!(data.labels.len(), 1797);
     let cfg = model::Config {
         epochs: 30,
-        lr: 0.5,
-        weight_decay: 1e-4,
         log_every: 10,
-        seed: 0,
-        batch: 0,
-        hidden: 0,
+        ..model::Config::linear()
     };
     let r =
         model::train::<f32, typed_tensor::Cpu>(&data, &cfg, &typed_tensor::Cpu, |_, _| {}).unwrap();
@@ -64,12 +60,8 @@ fn mini_batch_learns<N: net::Net<f32, Cpu>>(hidden: usize, epochs: usize, floor:
     .unwrap();
     let cfg = model::Config {
         epochs,
-        lr: 1e-2,
-        weight_decay: 1e-2,
-        log_every: 1,
-        seed: 0,
-        batch: 64,
         hidden,
+        ..model::Config::mlp()
     };
     let mut accs = Vec::new();
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -166,15 +166,15 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         // by an inlined loop: many small blocks (pooling windows, softmax rows) must not pay
         // the plan's walk or a call per output.
         let min_len = (PAR_THRESHOLD / blk.max(1)).max(1);
-        let accs = match (bplan.dims(), bplan.strides()) {
-            ([], _) => each(&bases, serial, min_len, |b| fold2(r, src, b, (1, 1, 0, 0))),
-            (&[len], &[s]) => each(&bases, serial, min_len, |b| {
-                fold2(r, src, b, (1, len, 0, s))
-            }),
-            (&[rows, len], &[s0, s1]) => each(&bases, serial, min_len, |b| {
-                fold2(r, src, b, (rows, len, s0, s1))
-            }),
-            _ => each(&bases, serial, min_len, |b| fold(b, 0, blk, r.init())),
+        let geometry = match (bplan.dims(), bplan.strides()) {
+            ([], _) => Some((1, 1, 0, 0)),
+            (&[len], &[s]) => Some((1, len, 0, s)),
+            (&[rows, len], &[s0, s1]) => Some((rows, len, s0, s1)),
+            _ => None,
+        };
+        let accs = match geometry {
+            Some(g) => each(&bases, serial, min_len, |b| fold2(r, src, b, g)),
+            None => each(&bases, serial, min_len, |b| fold(b, 0, blk, r.init())),
         };
         return (accs, kd, blk);
     }
