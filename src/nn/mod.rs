@@ -3,6 +3,10 @@
 //! `D: Backend` from differentiable ops, so each has a gradient on every device; 16-bit floats
 //! compute in f32 and round once.
 //!
+//! The free functions return `Result`, under PyTorch's names. Each also exists as a method of
+//! its first argument in the library's two forms: `logits.try_cross_entropy(..)` returns
+//! `Result`, `logits.cross_entropy(..)` panics with the error.
+//!
 //! ```
 //! use typed_tensor::prelude::*;
 //! use typed_tensor::nn::{Reduction, cross_entropy};
@@ -21,6 +25,7 @@ mod layers;
 pub use conv::{Conv2dOptions, avg_pool2d, conv1d, conv2d, max_pool2d};
 pub(crate) use conv::{Window, fold};
 mod loss;
+mod methods;
 
 pub use layers::{dropout, embedding, layer_norm, rms_norm};
 pub use loss::{

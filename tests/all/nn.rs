@@ -572,3 +572,76 @@ fn convolutions_and_pooling() {
     )
     .unwrap();
 }
+
+/// A device-generic caller: the method forms compile for any `D: Backend` and agree with the
+/// free functions; the plain forms panic with the `try_` form's error.
+fn method_forms<D: Backend>(dev: &D) {
+    let v = |n: usize, s: u64| vals(n, s).into_iter().map(|x| x as f32).collect::<Vec<_>>();
+    let x = Tensor::<f32, D>::from_vec_on(v(2 * 3 * 5 * 5, 1), [2, 3, 5, 5], dev).unwrap();
+    let w = Tensor::<f32, D>::from_vec_on(v(4 * 3 * 3 * 3, 2), [4, 3, 3, 3], dev).unwrap();
+    let opts = nn::Conv2dOptions::default();
+    let same = |a: &Tensor<f32, D>, b: &Tensor<f32, D>| assert_eq!(a.to_vec(), b.to_vec());
+    same(
+        &x.conv2d(&w, None, opts),
+        &nn::conv2d(&x, &w, None, opts).unwrap(),
+    );
+    let p = x.max_pool2d((2, 2), (2, 2), (0, 0));
+    same(&p, &nn::max_pool2d(&x, (2, 2), (2, 2), (0, 0)).unwrap());
+    same(
+        &x.avg_pool2d((3, 3), (1, 1), (1, 1)),
+        &nn::avg_pool2d(&x, (3, 3), (1, 1), (1, 1)).unwrap(),
+    );
+    let flat = p.reshape([2, 12]);
+    let lw = Tensor::<f32, D>::from_vec_on(v(5 * 12, 3), [5, 12], dev).unwrap();
+    let logits = flat.linear(&lw, None);
+    same(&logits, &nn::linear(&flat, &lw, None).unwrap());
+    let target = Tensor::<i64, D>::from_vec_on(vec![4, 0], [2], dev).unwrap();
+    let ce = logits.cross_entropy(&target, Reduction::Mean, 0.1);
+    same(
+        &ce,
+        &nn::cross_entropy(&logits, &target, Reduction::Mean, 0.1).unwrap(),
+    );
+    let nll = logits.log_softmax(1).nll_loss(&target, Reduction::Sum);
+    assert!(nll.item().is_finite());
+    same(
+        &logits.layer_norm(&[5], None, None, 1e-5),
+        &nn::layer_norm(&logits, &[5], None, None, 1e-5).unwrap(),
+    );
+    same(
+        &logits.rms_norm(&[5], None, 1e-6),
+        &nn::rms_norm(&logits, &[5], None, 1e-6).unwrap(),
+    );
+    same(&logits.dropout(0.5, false), &logits);
+    let emb = target.embedding(&lw);
+    assert_eq!(emb.dims(), &[2, 12]);
+    assert_eq!(emb.to_vec()[..12], lw.to_vec()[48..60]);
+    assert!(logits.mse_loss(&logits, Reduction::Sum).item() == 0.0);
+    assert!(
+        logits
+            .binary_cross_entropy_with_logits(&logits, Reduction::None)
+            .dims()
+            == [2, 5]
+    );
+    // Errors: the try_ form returns them, the plain form panics with the same message.
+    let bad = Tensor::<i64, D>::from_vec_on(vec![7, 0], [2], dev).unwrap();
+    let err = logits
+        .try_cross_entropy(&bad, Reduction::Mean, 0.0)
+        .unwrap_err();
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        logits.cross_entropy(&bad, Reduction::Mean, 0.0)
+    }))
+    .unwrap_err();
+    let msg = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains(&err.to_string()), "{msg} vs {err}");
+    assert!(x.try_conv2d(&lw, None, opts).is_err());
+    assert!(x.try_max_pool2d((9, 9), (1, 1), (0, 0)).is_err());
+}
+
+#[test]
+fn nn_method_forms() {
+    method_forms(&Cpu);
+    match Cuda::new(0) {
+        Ok(gpu) => method_forms(&gpu),
+        Err(e) => println!("nn method forms on CUDA skipped: {e}"),
+    }
+}

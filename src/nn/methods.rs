@@ -1,0 +1,88 @@
+//! The method forms of the `nn` functions: `x.try_conv2d(..)` returns `Result` and
+//! `x.conv2d(..)` panics with the error, as every other op of the library. Each is a thin
+//! shell over the free function of the same name, which stays the definition.
+
+use super::{Conv2dOptions, Reduction};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{OrPanic, Result};
+use crate::ops::plain_forms;
+use crate::tensor::Tensor;
+
+/// For each `name, try_name = free_fn(args)`: a `try_name` method that calls `free_fn(self,
+/// args)`, and a panicking `name`.
+macro_rules! nn_methods {
+    ($($(#[$doc:meta])* $name:ident, $try_name:ident = $f:ident($($arg:ident: $ty:ty),*);)*) => {
+        impl<T: FloatElement, D: Backend> Tensor<T, D> {
+            $(
+                $(#[$doc])*
+                #[doc = concat!("The method form of [`", stringify!($f), "`](super::", stringify!($f), "), with `self` as its first argument.")]
+                ///
+                /// # Errors
+                #[doc = concat!("As [`", stringify!($f), "`](super::", stringify!($f), ").")]
+                pub fn $try_name(&self $(, $arg: $ty)*) -> Result<Self> {
+                    super::$f(self $(, $arg)*)
+                }
+            )*
+            plain_forms! {$(
+                #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
+                $name, $try_name($($arg: $ty),*) -> Self;
+            )*}
+        }
+    };
+}
+
+nn_methods! {
+    /// Cross-entropy of these logits against class indices.
+    cross_entropy, try_cross_entropy = cross_entropy(
+        target: &Tensor<i64, D>, reduction: Reduction, label_smoothing: f64);
+    /// Negative log-likelihood of these log-probabilities at class indices.
+    nll_loss, try_nll_loss = nll_loss(target: &Tensor<i64, D>, reduction: Reduction);
+    /// Mean squared error against `target`.
+    mse_loss, try_mse_loss = mse_loss(target: &Tensor<T, D>, reduction: Reduction);
+    /// Binary cross-entropy of these logits against probabilities.
+    binary_cross_entropy_with_logits, try_binary_cross_entropy_with_logits =
+        binary_cross_entropy_with_logits(target: &Tensor<T, D>, reduction: Reduction);
+    /// `self · weightᵀ + bias`.
+    linear, try_linear = linear(weight: &Tensor<T, D>, bias: Option<&Tensor<T, D>>);
+    /// Layer normalisation over the trailing `normalized_shape` dimensions.
+    layer_norm, try_layer_norm = layer_norm(normalized_shape: &[usize],
+        weight: Option<&Tensor<T, D>>, bias: Option<&Tensor<T, D>>, eps: f64);
+    /// RMS normalisation over the trailing `normalized_shape` dimensions.
+    rms_norm, try_rms_norm = rms_norm(normalized_shape: &[usize],
+        weight: Option<&Tensor<T, D>>, eps: f64);
+    /// Dropout with probability `p` while `training`.
+    dropout, try_dropout = dropout(p: f64, training: bool);
+    /// 1-d convolution of an `(N, C, L)` input.
+    conv1d, try_conv1d = conv1d(weight: &Tensor<T, D>, bias: Option<&Tensor<T, D>>,
+        opts: Conv2dOptions);
+    /// 2-d convolution of an `(N, C, H, W)` input.
+    conv2d, try_conv2d = conv2d(weight: &Tensor<T, D>, bias: Option<&Tensor<T, D>>,
+        opts: Conv2dOptions);
+    /// The maximum of each window of an `(N, C, H, W)` input.
+    max_pool2d, try_max_pool2d = max_pool2d(kernel: (usize, usize), stride: (usize, usize),
+        padding: (usize, usize));
+    /// The mean of each window of an `(N, C, H, W)` input.
+    avg_pool2d, try_avg_pool2d = avg_pool2d(kernel: (usize, usize), stride: (usize, usize),
+        padding: (usize, usize));
+}
+
+impl<D: Backend> Tensor<i64, D> {
+    /// The rows of `weight` at these indices: the method form of
+    /// [`embedding`](super::embedding), with `self` as the indices.
+    ///
+    /// # Errors
+    /// As [`embedding`](super::embedding).
+    pub fn try_embedding<T: FloatElement>(&self, weight: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        super::embedding(self, weight)
+    }
+
+    /// [`Tensor::try_embedding`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_embedding`] returns an `Err`.
+    #[track_caller]
+    pub fn embedding<T: FloatElement>(&self, weight: &Tensor<T, D>) -> Tensor<T, D> {
+        self.try_embedding(weight).or_panic()
+    }
+}
