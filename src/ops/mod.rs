@@ -166,6 +166,23 @@ pub(crate) fn write_into<'a, O: Element, I: Inputs<'a>>(
     inputs: I,
     compute: impl FnOnce(&I::Guards, &mut [O]),
 ) -> Result<()> {
+    let mut compute = Some(compute);
+    write_into_dyn(op, out, shape, inputs, &mut |g, o| {
+        if let Some(f) = compute.take() {
+            f(g, o)
+        }
+    })
+}
+
+/// The body of [`write_into`], compiled once per output and input types rather than once per
+/// op: `compute` runs exactly once, through a pointer.
+fn write_into_dyn<'a, O: Element, I: Inputs<'a>>(
+    op: &'static str,
+    out: &mut Tensor<O, Cpu>,
+    shape: &Shape,
+    inputs: I,
+    compute: &mut dyn FnMut(&I::Guards, &mut [O]),
+) -> Result<()> {
     check_out_shape(op, out, shape)?;
     out.check_writable(op)?;
     if out.is_contiguous() && !inputs.ids().contains(&storage_id(out)) {

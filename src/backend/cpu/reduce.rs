@@ -22,34 +22,50 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     r: R,
     finish: impl Fn(R::Acc, usize) -> Result<O>,
 ) -> Result<Tensor<O, Cpu>> {
-    // The kernel's working vectors hold one index and one state per output element; reserving
-    // them once up front turns an output too large for memory (a sum over an empty axis of a
-    // huge broadcast view) into `OutOfMemory` instead of an abort inside the kernel.
-    let kept: Vec<usize> = (x.dims().iter().zip(mask))
-        .filter(|(_, m)| !**m)
-        .map(|(&d, _)| d)
-        .collect();
-    let n_out = Shape::new(kept).checked_numel(op, std::mem::size_of::<O>())?;
-    drop(crate::alloc::with_capacity::<(isize, R::Acc, O)>(
-        op, n_out,
-    )?);
+    let dims = out_dims(
+        op,
+        x.dims(),
+        mask,
+        keepdim,
+        std::mem::size_of::<(isize, R::Acc, O)>(),
+    )?;
     let g = read(op, &x.storage)?;
-    let (accs, kept, blk) = reduce(&g, &x.layout, mask, &r);
+    let (accs, _, blk) = reduce(&g, &x.layout, mask, &r);
     drop(g);
-    let dims: Vec<usize> = if keepdim {
-        x.dims()
-            .iter()
-            .zip(mask)
-            .map(|(&d, &m)| if m { 1 } else { d })
-            .collect()
-    } else {
-        kept
-    };
     let mut buf = AlignedBuf::zeros(op, accs.len())?;
     for (o, a) in buf.iter_mut().zip(accs) {
         *o = finish(a, blk)?;
     }
     Ok(Tensor::from_buf(buf, Shape::new(dims)))
+}
+
+/// The output dimensions of a reduction over the axes in `mask`, after checking that the
+/// kernel's working vectors fit: they hold `per_output` bytes per output element, and reserving
+/// them once up front turns an output too large for memory (a sum over an empty axis of a huge
+/// broadcast view) into `OutOfMemory` instead of an abort inside the kernel.
+fn out_dims(
+    op: &'static str,
+    dims: &[usize],
+    mask: &[bool],
+    keepdim: bool,
+    per_output: usize,
+) -> Result<Vec<usize>> {
+    let kept: Vec<usize> = (dims.iter().zip(mask))
+        .filter(|(_, m)| !**m)
+        .map(|(&d, _)| d)
+        .collect();
+    let n_out = Shape::new(kept.clone()).checked_numel(op, per_output)?;
+    drop(crate::alloc::with_capacity::<u8>(
+        op,
+        n_out.saturating_mul(per_output),
+    )?);
+    Ok(if keepdim {
+        (dims.iter().zip(mask))
+            .map(|(&d, &m)| if m { 1 } else { d })
+            .collect()
+    } else {
+        kept
+    })
 }
 
 /// The error for a slice with no element to pick (`blk == 0`) or only NaN.

@@ -3,10 +3,9 @@
 //! across threads, and a single large block (a full reduction) is split into chunks whose
 //! partial results are merged in order (so "first occurrence" stays first).
 
-use super::strided::{PAR_THRESHOLD, Plan};
+use super::strided::{PAR_THRESHOLD, Plan, par_chunks};
 use crate::dtype::Element;
 use crate::shape::{Layout, Shape};
-use rayon::prelude::*;
 
 /// One reduction, defined once: an accumulator, a step per element (with the element's flat
 /// index inside the block, row-major over the reduced axes), and an in-order merge.
@@ -138,11 +137,13 @@ pub fn reduce<T: Element, R: Reducer<T>>(
             .iter()
             .flat_map(|&s| (0..bands).map(move |b| (s, b)))
             .collect();
-        let parts: Vec<Vec<R::Acc>> = if serial {
-            work.iter().map(fold_strip).collect()
-        } else {
-            work.par_iter().map(fold_strip).collect()
-        };
+        let mut parts: Vec<Vec<R::Acc>> = vec![Vec::new(); work.len()];
+        let chunk = if serial { work.len() } else { 1 };
+        par_chunks(&mut parts, chunk, &|i, ps| {
+            for (k, p) in ps.iter_mut().enumerate() {
+                *p = fold_strip(&work[i + k]);
+            }
+        });
         let parts: Vec<Vec<R::Acc>> = parts
             .chunks(bands)
             .map(|bs| {
@@ -173,8 +174,10 @@ pub fn reduce<T: Element, R: Reducer<T>>(
             _ => None,
         };
         let accs = match geometry {
-            Some(g) => each(&bases, serial, min_len, |b| fold2(r, src, b, g)),
-            None => each(&bases, serial, min_len, |b| fold(b, 0, blk, r.init())),
+            Some(g) => each(&bases, serial, min_len, r.init(), |b| fold2(r, src, b, g)),
+            None => each(&bases, serial, min_len, r.init(), |b| {
+                fold(b, 0, blk, r.init())
+            }),
         };
         return (accs, kd, blk);
     }
@@ -183,10 +186,10 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     let accs = bases
         .iter()
         .map(|&b| {
-            let parts: Vec<R::Acc> = (0..blk.div_ceil(chunk))
-                .into_par_iter()
-                .map(|c| fold(b, c * chunk, ((c + 1) * chunk).min(blk), r.init()))
-                .collect();
+            let mut parts = vec![r.init(); blk.div_ceil(chunk)];
+            par_chunks(&mut parts, 1, &|c, p| {
+                p[0] = fold(b, c * chunk, ((c + 1) * chunk).min(blk), r.init());
+            });
             parts.into_iter().fold(r.init(), |a, p| r.merge(a, p))
         })
         .collect();
@@ -195,21 +198,28 @@ pub fn reduce<T: Element, R: Reducer<T>>(
 
 /// `f(base)` for every base, in order: on this thread when `serial`, else on the pool in
 /// tasks of at least `min_len` bases.
-fn each<A: Send, F: Fn(isize) -> A + Sync>(
+#[inline]
+fn each<A: Copy + Send, F: Fn(isize) -> A + Sync>(
     bases: &[isize],
     serial: bool,
     min_len: usize,
+    init: A,
     f: F,
 ) -> Vec<A> {
     if serial {
-        bases.iter().map(|&b| f(b)).collect()
-    } else {
-        bases
-            .par_iter()
-            .with_min_len(min_len)
-            .map(|&b| f(b))
-            .collect()
+        return bases.iter().map(|&b| f(b)).collect();
     }
+    let mut out = vec![init; bases.len()];
+    let chunk = bases
+        .len()
+        .div_ceil(rayon::current_num_threads() * 4)
+        .max(min_len);
+    par_chunks(&mut out, chunk, &|start, accs| {
+        for (a, &b) in accs.iter_mut().zip(&bases[start..]) {
+            *a = f(b);
+        }
+    });
+    out
 }
 
 /// Folds the block at `base` made of `rows` runs of `len` elements (strides `s0` between

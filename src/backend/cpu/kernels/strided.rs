@@ -15,6 +15,12 @@ use rayon::prelude::*;
 /// elements against a plain loop's 3.5 / 7.0 / 15.5 / 77.1 µs, so the pool pays from 128 Ki.
 pub const PAR_THRESHOLD: usize = 1 << 17;
 
+/// A run: its first logical position, its storage offset in each operand, its length.
+type Run<const K: usize> = (usize, [isize; K], usize);
+
+/// Runs handed over per call by [`Plan::walk`].
+const RUN_BATCH: usize = 32;
+
 /// An iteration plan for `K` operands that share one logical shape.
 pub struct Plan<const K: usize> {
     dims: Vec<usize>,
@@ -76,18 +82,45 @@ impl<const K: usize> Plan<K> {
 
     /// Calls `f(pos, offsets, inner_strides, len)` for each run of the logical positions
     /// `start..end`, where `offsets` are the storage indices of position `pos` in each operand.
+    #[inline]
     pub fn for_runs(
         &self,
         start: usize,
         end: usize,
         mut f: impl FnMut(usize, [isize; K], [isize; K], usize),
     ) {
+        if let (&[len], true) = (&self.dims[..], start < end) {
+            // One merged dimension (any contiguous operand set): a single run, called
+            // directly so the body inlines here, where the compiler still knows that the
+            // output and the inputs do not alias and vectorises small ops fully.
+            debug_assert!(end <= len);
+            let offs =
+                std::array::from_fn(|k| self.offsets[k] + start as isize * self.strides[k][0]);
+            return f(
+                start,
+                offs,
+                std::array::from_fn(|k| self.strides[k][0]),
+                end - start,
+            );
+        }
+        self.walk(start, end, &mut |runs, inner| {
+            for &(pos, offs, len) in runs {
+                f(pos, offs, inner, len);
+            }
+        })
+    }
+
+    /// The walk behind [`Plan::for_runs`], compiled once per operand count, so each op and
+    /// dtype does not instantiate its own copy. It hands the runs to `f` (through a pointer)
+    /// in batches of up to [`RUN_BATCH`] with their inner strides, so short runs (a broadcast
+    /// bias, a narrow image row) do not pay an indirect call each.
+    fn walk(&self, start: usize, end: usize, f: &mut dyn FnMut(&[Run<K>], [isize; K])) {
         if start >= end {
             return;
         }
         let nd = self.dims.len();
         if nd == 0 {
-            f(0, self.offsets, [0; K], 1);
+            f(&[(0, self.offsets, 1)], [0; K]);
             return;
         }
         let last = nd - 1;
@@ -113,9 +146,16 @@ impl<const K: usize> Plan<K> {
         }
         let inner: [isize; K] = std::array::from_fn(|k| self.strides[k][last]);
         let mut pos = start;
+        let mut batch = [(0usize, [0isize; K], 0usize); RUN_BATCH];
+        let mut n = 0;
         while pos < end {
             let len = (self.dims[last] - idx[last]).min(end - pos);
-            f(pos, offs, inner, len);
+            batch[n] = (pos, offs, len);
+            n += 1;
+            if n == RUN_BATCH {
+                f(&batch, inner);
+                n = 0;
+            }
             pos += len;
             idx[last] += len;
             for k in 0..K {
@@ -141,16 +181,25 @@ impl<const K: usize> Plan<K> {
                 }
             }
         }
+        if n > 0 {
+            f(&batch[..n], inner);
+        }
     }
 }
 
 /// Splits `0..n` into ranges and runs `f(start, end)` on each, in parallel above the threshold.
+#[inline]
 pub fn par_ranges(n: usize, f: impl Fn(usize, usize) + Sync) {
     if n < PAR_THRESHOLD {
         f(0, n);
         return;
     }
-    let chunk = chunk_len(n);
+    par_ranges_dyn(n, chunk_len(n), &f)
+}
+
+/// The pool side of [`par_ranges`], compiled once: rayon's job machinery is large, and
+/// instantiating it for every op and dtype was a quarter of the crate's code.
+fn par_ranges_dyn(n: usize, chunk: usize, f: &(dyn Fn(usize, usize) + Sync)) {
     (0..n.div_ceil(chunk))
         .into_par_iter()
         .for_each(|i| f(i * chunk, ((i + 1) * chunk).min(n)));
@@ -164,12 +213,24 @@ fn chunk_len(n: usize) -> usize {
 }
 
 /// Runs `f(start, out_chunk)` over disjoint chunks of a contiguous output.
+#[inline]
 fn par_out<O: Send>(out: &mut [O], f: impl Fn(usize, &mut [O]) + Sync) {
     if out.len() < PAR_THRESHOLD {
         f(0, out);
         return;
     }
     let chunk = chunk_len(out.len());
+    par_chunks(out, chunk, &f)
+}
+
+/// Runs `f(start, out_chunk)` over the chunks of `chunk` elements of `out` on the pool
+/// (inline when there is one chunk). Compiled once per element type, as [`par_ranges_dyn`].
+pub fn par_chunks<O: Send>(out: &mut [O], chunk: usize, f: &(dyn Fn(usize, &mut [O]) + Sync)) {
+    let chunk = chunk.max(1);
+    if out.len() <= chunk {
+        f(0, out);
+        return;
+    }
     out.par_chunks_mut(chunk)
         .enumerate()
         .for_each(|(i, c)| f(i * chunk, c));
