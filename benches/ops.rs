@@ -241,5 +241,43 @@ fn matmul(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, elementwise, reductions, matmul);
+/// Per-call overhead on tiny tensors (issue 26): 16-element adds and a 1,000-element sum,
+/// where checks, locks and allocation dominate the arithmetic.
+fn small(c: &mut Criterion) {
+    let mut g = c.benchmark_group("small");
+    g.sample_size(20).measurement_time(Duration::from_secs(2));
+    let a = Tensor::<f32>::arange(0.0, 16.0, 1.0).unwrap();
+    let b = Tensor::<f32>::arange(1.0, 17.0, 1.0).unwrap();
+    let mut out = Tensor::<f32>::zeros([16]).unwrap();
+    let (na, nb) = (Array1::from_vec(a.to_vec()), Array1::from_vec(b.to_vec()));
+    let mut nout = Array1::<f32>::zeros(16);
+    g.bench_function("add16_into/typed-tensor", |x| {
+        x.iter(|| a.add_into(black_box(&b), &mut out).unwrap())
+    });
+    g.bench_function("add16_into/ndarray", |x| {
+        x.iter(|| {
+            Zip::from(&mut nout)
+                .and(&na)
+                .and(black_box(&nb))
+                .for_each(|o, &p, &q| *o = p + q)
+        })
+    });
+    g.bench_function("add16_new/typed-tensor", |x| {
+        x.iter(|| black_box(&a + black_box(&b)))
+    });
+    g.bench_function("add16_new/ndarray", |x| {
+        x.iter(|| black_box(&na + black_box(&nb)))
+    });
+    let s = Tensor::<f32>::arange(0.0, 1000.0, 1.0).unwrap();
+    let ns = Array1::from_vec(s.to_vec());
+    g.bench_function("sum1000/typed-tensor", |x| {
+        x.iter(|| black_box(black_box(&s).sum(&[], false)))
+    });
+    g.bench_function("sum1000/ndarray", |x| {
+        x.iter(|| black_box(black_box(&ns).sum()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, small, elementwise, reductions, matmul);
 criterion_main!(benches);

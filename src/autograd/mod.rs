@@ -219,6 +219,23 @@ pub(crate) fn record<T: Element, D: Backend>(
     out
 }
 
+/// [`record`] for rules that also save the output, after `saved`: the output is cloned only
+/// when recording, so an untracked op allocates nothing more than its result.
+pub(crate) fn record_out<T: Element, D: Backend>(
+    out: Tensor<T, D>,
+    op: Op,
+    inputs: &[&dyn Tracked],
+    saved: &[&dyn Tracked],
+) -> Tensor<T, D> {
+    if !T::DTYPE.is_float() || !recording(inputs) {
+        return out;
+    }
+    let kept = out.clone();
+    let mut all = saved.to_vec();
+    all.push(&kept);
+    record(out, op, inputs, &all)
+}
+
 /// Runs the backward pass from `root` with `grad` as its gradient.
 fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> {
     // Every node reachable from the root, each once.

@@ -21,7 +21,7 @@
 //! ```
 
 use super::device_ops::same_device;
-use super::{map_assign, map_new, write_into, zip_assign, zip_new};
+use super::{map_assign, map_new, small, write_into, zip_assign};
 use crate::autograd::{Op, record};
 use crate::backend::Backend;
 use crate::backend::cpu::kernels::strided;
@@ -134,6 +134,11 @@ fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `Op(self, other)` with broadcasting into a new tensor.
     pub(crate) fn cpu_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
+        if T::DTYPE.is_float()
+            && let Some(r) = small::zip_new(Op::NAME, self, other, small::each2(Op::apply::<T>))
+        {
+            return r;
+        }
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
         let mut out = Tensor::zeros(shape)?;
         self.cpu_binary_into::<Op>(other, &mut out)?;
@@ -148,6 +153,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
 
     /// `out = Op(self, other)`; `out` must have the broadcast shape and may be an input.
     pub(crate) fn cpu_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
+        if T::DTYPE.is_float()
+            && let Some(r) =
+                small::zip_into(Op::NAME, self, other, out, small::each2(Op::apply::<T>))
+        {
+            return r;
+        }
         check_rhs::<Op, T>(other)?;
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
         let la = self.layout.broadcast_to(Op::NAME, &shape)?;
@@ -184,9 +195,13 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `out = Op(self, s)`.
     pub(crate) fn cpu_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
         check_scalar::<Op, T>(s)?;
+        let f = move |x| Op::apply(x, s);
+        if let Some(r) = small::map_into(Op::NAME, self, out, small::each(f)) {
+            return r;
+        }
         let shape = self.shape().clone();
         write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
-            strided::map_into(g, &self.layout, o, &move |x| Op::apply(x, s));
+            strided::map_into(g, &self.layout, o, &f);
         })
     }
 }
@@ -294,7 +309,7 @@ impl<T: Element> Tensor<T, Cpu> {
         other: &Tensor<U, Cpu>,
         f: impl Fn(T, U) -> O + Sync + Send,
     ) -> Result<Tensor<O, Cpu>> {
-        zip_new("zip_map", self, other, f)
+        crate::ops::zip_new_general("zip_map", self, other, f)
     }
 }
 

@@ -17,7 +17,7 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
-use crate::autograd::{Op, Tracked, record};
+use crate::autograd::{Op, record, record_out};
 use crate::backend::cpu::kernels::linalg as k;
 use crate::backend::{Backend, on_host};
 use crate::device::Cpu;
@@ -251,7 +251,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
     pub fn try_inverse(&self) -> Result<Float<T, D>> {
         let out = on_host(self, |h| h.host_inverse())?;
-        Ok(record(out.clone(), Op::Inverse, &[self], &[&out]))
+        Ok(record_out(out, Op::Inverse, &[self], &[]))
     }
 
     /// `x` with `self · x = b` (NumPy `linalg.solve`): `self` is `(..., n, n)`; `b` is a vector
@@ -265,8 +265,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         crate::ops::device_ops::same_device("solve", self, b)?;
         let hb = D::to_host(b)?;
         let out = on_host(self, |h| h.host_solve(&hb))?;
-        let saved: [&dyn Tracked; 3] = [self, b, &out];
-        Ok(record(out.clone(), Op::Solve, &[self, b], &saved))
+        Ok(record_out(out, Op::Solve, &[self, b], &[self, b]))
     }
 
     /// The thin singular value decomposition `self = u · diag(s) · vh` of each `(m, n)` matrix

@@ -27,6 +27,7 @@ pub mod linalg;
 pub mod matmul;
 mod promote;
 pub mod reduce;
+pub(crate) mod small;
 pub mod unary;
 
 pub use promote::promote;
@@ -44,8 +45,22 @@ pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> usize {
     crate::tensor::lock::id(&t.storage)
 }
 
-/// `f(a, b)` element-wise with NumPy broadcasting, into a new tensor.
+/// `f(a, b)` element-wise with NumPy broadcasting, into a new tensor; `f` is a built-in
+/// kernel (small operands take [`small`]'s fast path).
 pub(crate) fn zip_new<A: Element, B: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<A, Cpu>,
+    b: &Tensor<B, Cpu>,
+    f: impl Fn(A, B) -> O + Sync,
+) -> Result<Tensor<O, Cpu>> {
+    if let Some(r) = small::zip_new(op, a, b, small::each2(&f)) {
+        return r;
+    }
+    zip_new_general(op, a, b, f)
+}
+
+/// [`zip_new`] without the fast path, for user closures (which may lock buffers themselves).
+pub(crate) fn zip_new_general<A: Element, B: Element, O: Element>(
     op: &'static str,
     a: &Tensor<A, Cpu>,
     b: &Tensor<B, Cpu>,
@@ -61,8 +76,21 @@ pub(crate) fn zip_new<A: Element, B: Element, O: Element>(
     Ok(Tensor::from_buf(buf, shape))
 }
 
-/// `f(x)` element-wise into a new tensor.
+/// `f(x)` element-wise into a new tensor; `f` is a built-in kernel (small operands take
+/// [`small`]'s fast path).
 pub(crate) fn map_new<I: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<I, Cpu>,
+    f: impl Fn(I) -> O + Sync,
+) -> Result<Tensor<O, Cpu>> {
+    if let Some(r) = small::map_new(op, a, small::each(&f)) {
+        return r;
+    }
+    map_new_general(op, a, f)
+}
+
+/// [`map_new`] without the fast path, for user closures (which may lock buffers themselves).
+pub(crate) fn map_new_general<I: Element, O: Element>(
     op: &'static str,
     a: &Tensor<I, Cpu>,
     f: impl Fn(I) -> O + Sync,

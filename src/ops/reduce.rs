@@ -160,8 +160,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     ) -> Result<Tensor<O, D>> {
         let mask = self.shape().axes_mask(op.name(), axes)?;
         let out = D::reduce::<T, O>(self, op, &mask, keepdim)?;
-        use crate::autograd::{Op, Tracked, record};
-        let saved: [&dyn Tracked; 2] = [self, &out];
+        use crate::autograd::{Op, record_out};
         let rule = match op {
             ReduceOp::Sum => Op::Sum { mask, mean: false },
             ReduceOp::Mean => Op::Sum { mask, mean: true },
@@ -179,7 +178,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             },
             _ => Op::NoGrad(op.root()),
         };
-        Ok(record(out.clone(), rule, &[self], &saved))
+        Ok(record_out(out, rule, &[self], &[self]))
     }
 
     reductions! {
@@ -245,9 +244,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     pub fn try_cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
         let ax = self.shape().axis("cumprod", axis)?;
         let out = D::scan(self, ScanOp::CumProd, ax)?;
-        let saved: [&dyn crate::autograd::Tracked; 2] = [self, &out];
         let op = crate::autograd::Op::Cumprod(ax);
-        Ok(crate::autograd::record(out.clone(), op, &[self], &saved))
+        Ok(crate::autograd::record_out(out, op, &[self], &[self]))
     }
 
     plain_forms! {
@@ -319,9 +317,8 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 .collect();
             out.try_reshape(dims)
         })?;
-        use crate::autograd::{Op, Tracked, record};
-        let saved: [&dyn Tracked; 2] = [self, &out];
-        Ok(record(out.clone(), Op::LogSumExp { mask }, &[self], &saved))
+        use crate::autograd::{Op, record_out};
+        Ok(record_out(out, Op::LogSumExp { mask }, &[self], &[self]))
     }
 
     plain_forms! {

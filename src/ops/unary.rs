@@ -22,8 +22,8 @@
 
 use super::binary::PowOp;
 use super::device_ops::same_device;
-use super::{map_assign, map_new, write_into};
-use crate::autograd::{Op, Tracked, record};
+use super::{map_assign, small, write_into};
+use crate::autograd::{Op, record, record_out};
 use crate::backend::Backend;
 use crate::backend::cpu::kernels::{convert, strided};
 use crate::device::Cpu;
@@ -82,8 +82,7 @@ macro_rules! float_ops {
                 /// `Layout` when this thread holds a `data_mut()` guard on the buffer.
                 pub fn $try_name(&self) -> Result<Tensor<FloatOf<T>, D>> {
                     let out = D::float_unary::<T, float_ops::$op>(self)?;
-                    let saved: [&dyn Tracked; 2] = [self, &out];
-                    Ok(record(out.clone(), Op::Unary(stringify!($name)), &[self], &saved))
+                    Ok(record_out(out, Op::Unary(stringify!($name)), &[self], &[self]))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///
@@ -186,8 +185,7 @@ macro_rules! same_ops {
                 /// `OutOfMemory`/`Device` when the output cannot be allocated or the kernel fails.
                 pub fn $try_name(&self) -> Result<Tensor<T, D>> {
                     let out = D::same_unary::<T, same_ops::$op>(self)?;
-                    let saved: [&dyn Tracked; 2] = [self, &out];
-                    Ok(record(out.clone(), Op::Unary(stringify!($name)), &[self], &saved))
+                    Ok(record_out(out, Op::Unary(stringify!($name)), &[self], &[self]))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///
@@ -234,6 +232,9 @@ same_ops! {
 /// The CPU kernels of the unary ops (the `Backend` steps for `Cpu`).
 impl<T: Element> Tensor<T, Cpu> {
     pub(crate) fn cpu_float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        if let Some(r) = small::map_new(Op::NAME, self, float_unary_slice::<T, Op>) {
+            return r;
+        }
         let mut out = Tensor::zeros(self.shape())?;
         self.cpu_float_unary_into::<Op>(&mut out)?;
         Ok(out)
@@ -243,6 +244,9 @@ impl<T: Element> Tensor<T, Cpu> {
         &self,
         out: &mut Tensor<FloatOf<T>, Cpu>,
     ) -> Result<()> {
+        if let Some(r) = small::map_into(Op::NAME, self, out, float_unary_slice::<T, Op>) {
+            return r;
+        }
         let shape = self.shape().clone();
         write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
             float_unary_kernel::<T, Op>(g, &self.layout, o);
@@ -257,7 +261,7 @@ impl<T: Element> Tensor<T, Cpu> {
     /// buffer.
     #[track_caller]
     pub fn map<O: Element>(&self, f: impl Fn(T) -> O + Sync + Send) -> Tensor<O, Cpu> {
-        map_new("map", self, f).or_panic()
+        crate::ops::map_new_general("map", self, f).or_panic()
     }
 
     /// Applies `f` to every element in place.
@@ -285,6 +289,9 @@ impl<T: FloatElement> Tensor<T, Cpu> {
 
 impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn cpu_same_unary_into<Op: SameUnaryOp>(&self, out: &mut Self) -> Result<()> {
+        if let Some(r) = small::map_into(Op::NAME, self, out, small::each(Op::apply)) {
+            return r;
+        }
         let (src, shape) = (self, self.shape().clone());
         write_into(Op::NAME, out, &shape, &src.storage, |g, o| {
             strided::map_into(g, &src.layout, o, &Op::apply);
@@ -489,8 +496,7 @@ impl<T: NumElement, D: Backend> PowExponent<T, D> for &Tensor<T, D> {
     fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         same_device("pow", t, self)?;
         let out = D::binary::<T, PowOp>(t, self)?;
-        let saved: [&dyn Tracked; 3] = [t, self, &out];
-        Ok(record(out.clone(), Op::Binary("pow"), &[t, self], &saved))
+        Ok(record_out(out, Op::Binary("pow"), &[t, self], &[t, self]))
     }
 }
 
@@ -525,6 +531,18 @@ float_exponent!(f32, f64);
 /// One float-valued op over a strided input into a contiguous output: the chunked f32 path
 /// (vectorised conversions and, for `sin`/`cos`, a vectorised kernel) when the result computes
 /// in f32, the scalar path otherwise.
+/// [`float_unary_kernel`] over a contiguous `src` of `out.len()` elements.
+fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf<T>]) {
+    if convert::computes_in_f32::<FloatOf<T>>() {
+        strided::map_slice_f32(src, out, |buf: &mut [f32]| match Op::F32_SLICE {
+            Some(fast) => fast(buf),
+            None => buf.iter_mut().for_each(|x| *x = Op::apply(*x)),
+        });
+    } else {
+        small::each(|x: T| <FloatOf<T>>::from_acc(Op::apply(x.to_float().to_acc())))(src, out);
+    }
+}
+
 fn float_unary_kernel<T: Element, Op: FloatUnaryOp>(src: &[T], l: &Layout, out: &mut [FloatOf<T>]) {
     if convert::computes_in_f32::<FloatOf<T>>() {
         strided::map_into_f32(src, l, out, &|buf: &mut [f32]| match Op::F32_SLICE {

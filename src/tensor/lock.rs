@@ -149,8 +149,8 @@ pub(crate) fn write<'a, T: Element>(
 pub(crate) trait Inputs<'a> {
     /// The read guards, in the order of the inputs.
     type Guards;
-    /// The buffer ids of the inputs.
-    fn ids(&self) -> Vec<usize>;
+    /// The buffer ids of the inputs (a single input's twice).
+    fn ids(&self) -> [usize; 2];
     /// Read guards on every input, and a write guard on `out` when given, taken in address
     /// order.
     fn lock_with<'o, O: Element>(
@@ -162,8 +162,8 @@ pub(crate) trait Inputs<'a> {
 
 impl<'a, A: Element> Inputs<'a> for &'a CpuStorage<A> {
     type Guards = ReadGuard<'a, A>;
-    fn ids(&self) -> Vec<usize> {
-        vec![id(self)]
+    fn ids(&self) -> [usize; 2] {
+        [id(self); 2]
     }
     fn lock_with<'o, O: Element>(
         &self,
@@ -177,8 +177,8 @@ impl<'a, A: Element> Inputs<'a> for &'a CpuStorage<A> {
 
 impl<'a, A: Element, B: Element> Inputs<'a> for (&'a CpuStorage<A>, &'a CpuStorage<B>) {
     type Guards = (ReadGuard<'a, A>, ReadGuard<'a, B>);
-    fn ids(&self) -> Vec<usize> {
-        vec![id(self.0), id(self.1)]
+    fn ids(&self) -> [usize; 2] {
+        [id(self.0), id(self.1)]
     }
     fn lock_with<'o, O: Element>(
         &self,
@@ -202,20 +202,20 @@ fn lock3<'a, 'o, A: Element, B: Element, O: Element>(
     Option<ReadGuard<'a, B>>,
     Option<WriteGuard<'o, O>>,
 )> {
-    let mut order = vec![(id(a), 0u8)];
-    if let Some(b) = b {
-        order.push((id(b), 1));
-    }
-    if let Some(o) = out {
-        order.push((id(o), 2));
-    }
+    // Absent operands sort last and are skipped.
+    let mut order = [
+        (id(a), 0u8),
+        b.map_or((usize::MAX, 3), |b| (id(b), 1)),
+        out.map_or((usize::MAX, 3), |o| (id(o), 2)),
+    ];
     order.sort_unstable();
     let (mut ga, mut gb, mut go) = (None, None, None);
     for (_, which) in order {
         match which {
             0 => ga = Some(read(op, a)?),
             1 => gb = b.map(|b| read(op, b)).transpose()?,
-            _ => go = out.map(|o| write(op, o)).transpose()?,
+            2 => go = out.map(|o| write(op, o)).transpose()?,
+            _ => {}
         }
     }
     Ok((ga.expect("always locked"), gb, go))

@@ -494,3 +494,65 @@ fn vectorised_kernels_beside_special_values() {
         }
     }
 }
+
+/// Small contiguous operands take a fast path (slices, try-locks, no iteration plan): it must
+/// agree with the general path, read and write views at their offsets, and refuse what the
+/// general path refuses.
+#[test]
+fn small_tensor_fast_path_agrees_with_the_general_path() {
+    let base = Tensor::<f32>::arange(-20.0, 20.0, 1.0).unwrap();
+    let a = base.narrow(0, 3, 16).unwrap(); // contiguous, at offset 3
+    let b = base.narrow(0, 21, 16).unwrap();
+    let (va, vb) = (a.to_vec(), b.to_vec());
+    let prod: Vec<f32> = va.iter().zip(&vb).map(|(x, y)| x * y).collect();
+    assert_eq!((&a * &b).to_vec(), prod);
+    // The same values through the general path: strided operands.
+    let (sa, sb) = (a.reshape([4, 4]).t(), b.reshape([4, 4]).t());
+    assert_eq!((&sa * &sb).t().contiguous().to_vec(), prod);
+    // Into a contiguous window of a larger buffer: only the window changes.
+    let big = Tensor::<f32>::full([20], 7.0).unwrap();
+    let mut window = big.narrow(0, 2, 16).unwrap();
+    a.mul_into(&b, &mut window).unwrap();
+    let got = big.to_vec();
+    assert_eq!((&got[..2], &got[18..]), (&[7.0; 2][..], &[7.0; 2][..]));
+    assert_eq!(&got[2..18], &prod[..]);
+    // Scalar, float-valued (the vectorised exp) and type-keeping unary forms.
+    let mut out = Tensor::<f32>::zeros([16]).unwrap();
+    a.mul_scalar_into(2.0, &mut out).unwrap();
+    assert_eq!(out.to_vec(), va.iter().map(|x| x * 2.0).collect::<Vec<_>>());
+    a.exp_into(&mut out).unwrap();
+    let e: Vec<f64> = va.iter().map(|&x| (x as f64).exp()).collect();
+    assert_close(&f64s(&out), &e, 1e-6);
+    assert_close(&f64s(&a.exp()), &e, 1e-6);
+    a.neg_into(&mut out).unwrap();
+    assert_eq!(out.to_vec(), va.iter().map(|x| -x).collect::<Vec<_>>());
+    // 16-bit floats and comparisons.
+    let h = a.cast::<f16>();
+    assert_eq!(
+        (&h + &h).cast::<f32>().to_vec(),
+        va.iter().map(|x| x * 2.0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        a.lt(&b).to_vec(),
+        va.iter().zip(&vb).map(|(x, y)| x < y).collect::<Vec<_>>()
+    );
+    // Integer division by zero stays an `Err` (integers check their divisors first).
+    let i = Tensor::<i32>::arange(0, 16, 1).unwrap();
+    assert!(i.try_div(&Tensor::<i32>::zeros([16]).unwrap()).is_err());
+    // An output that requires grad is refused, and left unchanged.
+    let mut g = Tensor::<f32>::zeros([16])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    assert!(a.add_into(&b, &mut g).is_err());
+    assert_eq!(g.to_vec(), vec![0.0; 16]);
+    // A user closure that writes the buffer it maps gets an `Err` inside, not a deadlock:
+    // closures never take the fast path, so the read guard is registered.
+    let m = Tensor::<f32>::ones([4]).unwrap();
+    let y = m.map(|x| {
+        let mut c = m.clone();
+        assert!(c.fill_(0.0).is_err());
+        x + 1.0
+    });
+    assert_eq!(y.to_vec(), vec![2.0; 4]);
+}

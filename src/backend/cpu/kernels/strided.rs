@@ -515,6 +515,17 @@ pub fn map_into_f32<I: Element, O: Element>(
     });
 }
 
+/// [`map_into_f32`] for a contiguous `src` of `out.len()` elements.
+pub fn map_slice_f32<I: Element, O: Element>(src: &[I], out: &mut [O], f: impl Fn(&mut [f32])) {
+    let mut buf = [0f32; CHUNK];
+    for (s, o) in src.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        let b = &mut buf[..s.len()];
+        super::convert::load_f32(s, b);
+        f(b);
+        super::convert::store_f32(b, o);
+    }
+}
+
 /// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_f32`]).
 pub fn zip_into_f32<T: Element>(
     a: &[T],
