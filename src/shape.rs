@@ -3,7 +3,13 @@
 //! no layout that reaches a kernel can point outside its storage.
 
 use crate::error::{Error, Result};
+use smallvec::SmallVec;
 use std::fmt;
+
+/// Dimensions, stored inline up to four (the common case allocates nothing).
+pub type Dims = SmallVec<[usize; 4]>;
+/// Strides in elements, stored inline up to four dimensions.
+pub type Strides = SmallVec<[isize; 4]>;
 
 /// The largest tensor this crate creates or views, in bytes: `isize::MAX`, the most one Rust
 /// allocation can hold (and the most a stride can address). A shape whose element count times
@@ -20,12 +26,12 @@ pub(crate) fn numel_of(dims: impl IntoIterator<Item = usize>) -> usize {
 /// The dimensions of a tensor, outermost first. `[]` is a 0-d scalar; a zero-length dimension
 /// (`[0, 3]`) is a valid, empty tensor, as in NumPy.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct Shape(Vec<usize>);
+pub struct Shape(Dims);
 
 impl Shape {
     /// A shape from its dimensions.
     pub fn new(dims: Vec<usize>) -> Self {
-        Shape(dims)
+        Shape(Dims::from_vec(dims))
     }
     /// The dimensions.
     pub fn dims(&self) -> &[usize] {
@@ -45,7 +51,7 @@ impl Shape {
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| Error::ShapeOverflow {
                 op,
-                dims: self.0.clone(),
+                dims: self.0.to_vec(),
             })
     }
     /// Number of elements when the shape's size in bytes (`elem_size` bytes an element) is at
@@ -56,7 +62,7 @@ impl Shape {
             Some(b) if b <= MAX_BYTES => Ok(n),
             _ => Err(Error::ShapeOverflow {
                 op,
-                dims: self.0.clone(),
+                dims: self.0.to_vec(),
             }),
         }
     }
@@ -71,8 +77,8 @@ impl Shape {
         self.0.iter().product()
     }
     /// Row-major (C-contiguous) strides in elements: `(3, 4)` gives `[4, 1]`.
-    pub fn contiguous_strides(&self) -> Vec<isize> {
-        let mut s = vec![0isize; self.0.len()];
+    pub fn contiguous_strides(&self) -> Strides {
+        let mut s: Strides = smallvec::smallvec![0isize; self.0.len()];
         let mut acc = 1isize;
         for i in (0..self.0.len()).rev() {
             s[i] = acc;
@@ -145,7 +151,7 @@ pub fn broadcast_shapes(op: &'static str, a: &Shape, b: &Shape) -> Result<Shape>
             }
         };
     }
-    Ok(Shape(out))
+    Ok(Shape(out.into()))
 }
 
 impl fmt::Display for Shape {
@@ -173,22 +179,22 @@ impl fmt::Debug for Shape {
 
 impl<const N: usize> From<[usize; N]> for Shape {
     fn from(d: [usize; N]) -> Self {
-        Shape(d.to_vec())
+        Shape(Dims::from_slice(&d))
     }
 }
 impl From<Vec<usize>> for Shape {
     fn from(d: Vec<usize>) -> Self {
-        Shape(d)
+        Shape(Dims::from_vec(d))
     }
 }
 impl From<&[usize]> for Shape {
     fn from(d: &[usize]) -> Self {
-        Shape(d.to_vec())
+        Shape(Dims::from_slice(d))
     }
 }
 impl From<&Vec<usize>> for Shape {
     fn from(d: &Vec<usize>) -> Self {
-        Shape(d.clone())
+        Shape(Dims::from_slice(d))
     }
 }
 impl From<&Shape> for Shape {
@@ -198,12 +204,12 @@ impl From<&Shape> for Shape {
 }
 impl From<()> for Shape {
     fn from(_: ()) -> Self {
-        Shape(vec![])
+        Shape(Dims::new())
     }
 }
 impl From<usize> for Shape {
     fn from(d: usize) -> Self {
-        Shape(vec![d])
+        Shape(smallvec::smallvec![d])
     }
 }
 
@@ -214,7 +220,7 @@ pub struct Layout {
     /// The logical shape.
     pub shape: Shape,
     /// Strides in elements, one per dimension.
-    pub strides: Vec<isize>,
+    pub strides: Strides,
     /// Offset in elements of the first element.
     pub offset: usize,
 }
@@ -237,7 +243,7 @@ impl Layout {
         let (old, new) = (self.shape.dims(), shape.dims());
         if old.contains(&0) || new.is_empty() || old.is_empty() {
             // No elements, or a 0-d side: any strides address the (at most one) element.
-            return Some(shape.contiguous_strides());
+            return Some(shape.contiguous_strides().to_vec());
         }
         let mut strides = vec![0isize; new.len()];
         let mut view_d = new.len();
@@ -318,7 +324,7 @@ impl Layout {
         }
         Ok(Layout {
             shape: target.clone(),
-            strides,
+            strides: strides.into(),
             offset: self.offset,
         })
     }

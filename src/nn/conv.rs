@@ -94,7 +94,7 @@ pub(crate) fn unfold<T: FloatElement, D: Backend>(
     let windows = crate::autograd::no_grad(|| {
         let layout = Layout {
             shape: Shape::new(vec![n, oh, ow, c, kh, kw]),
-            strides,
+            strides: strides.into(),
             offset: xp.layout.offset,
         };
         xp.with_layout(op, layout)?.try_contiguous()
@@ -123,7 +123,8 @@ pub(crate) fn fold<T: FloatElement, D: Backend>(
                     if oh > 1 { st[2] * sh as isize } else { 0 },
                     if ow > 1 { st[3] * sw as isize } else { 0 },
                     st[1],
-                ],
+                ]
+                .into(),
                 offset: (i * dh) * st[2] as usize + (j * dw) * st[3] as usize,
             };
             let mut target = gx.with_layout("backward", layout)?;

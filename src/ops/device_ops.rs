@@ -400,7 +400,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 "reshape",
                 Layout {
                     shape: s,
-                    strides,
+                    strides: strides.into(),
                     offset,
                 },
             );

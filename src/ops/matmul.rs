@@ -213,7 +213,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let (ra, rb) = (a.ndim(), b.ndim());
         let sub = |t: &Tensor<T, Cpu>, r: usize| Layout {
             shape: Shape::new(t.dims()[..r - 2].to_vec()),
-            strides: t.stride()[..r - 2].to_vec(),
+            strides: t.stride()[..r - 2].to_vec().into(),
             offset: t.layout.offset,
         };
         let la = sub(&a, ra).broadcast_to(op, &batch)?;

@@ -45,7 +45,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         let layout = Layout {
             shape: Shape::new(Vec::new()),
-            strides: Vec::new(),
+            strides: Vec::new().into(),
             offset: usize::try_from(offset).map_err(|_| Error::Layout {
                 op,
                 msg: "the element lies before the storage".into(),

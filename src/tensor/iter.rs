@@ -75,7 +75,7 @@ impl<T: Element> Tensor<T, Cpu> {
         Ok(Iter {
             guard: read("iter", &self.storage)?,
             dims: shape.dims().to_vec(),
-            strides: strides.clone(),
+            strides: strides.to_vec(),
             index: vec![0; shape.ndim()],
             offset: *offset as isize,
             remaining: self.numel(),

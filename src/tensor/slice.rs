@@ -313,7 +313,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
             "slice",
             crate::shape::Layout {
                 shape: shape.into(),
-                strides,
+                strides: strides.into(),
                 offset,
             },
         )

@@ -213,7 +213,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
             "unsqueeze",
             Layout {
                 shape: Shape::new(dims),
-                strides,
+                strides: strides.into(),
                 offset: self.layout.offset,
             },
         )
@@ -419,7 +419,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
             "diagonal",
             Layout {
                 shape: Shape::new(dims),
-                strides,
+                strides: strides.into(),
                 offset: off,
             },
         )

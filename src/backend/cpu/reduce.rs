@@ -22,6 +22,26 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     r: R,
     finish: impl Fn(R::Acc, usize) -> Result<O>,
 ) -> Result<Tensor<O, Cpu>> {
+    // The small-tensor fast path (see `ops::small`): one output from a small contiguous input
+    // is one vectorised run, without the driver's plans and output vectors.
+    let n = x.numel();
+    let one_output = x.dims().iter().zip(mask).all(|(&d, &m)| m || d == 1);
+    if one_output
+        && n <= crate::ops::small::SMALL
+        && x.is_contiguous()
+        && let Some(g) = x.storage.try_read_recursive()
+    {
+        let o = x.layout.offset;
+        let acc = r.run(r.init(), &g[o..o + n], 0);
+        drop(g);
+        let dims = (x.dims().iter().zip(mask))
+            .filter(|&(_, &m)| keepdim || !m)
+            .map(|(&d, &m)| if m { 1 } else { d })
+            .collect();
+        let mut buf = AlignedBuf::zeros(op, 1)?;
+        buf[0] = finish(acc, n)?;
+        return Ok(Tensor::from_buf(buf, Shape::new(dims)));
+    }
     let dims = out_dims(
         op,
         x.dims(),
@@ -98,7 +118,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
 ) -> Result<Tensor<O, Cpu>> {
     use ReduceOp::*;
     let name = op.name();
-    let shape = x.shape().clone();
+    let shape = x.shape();
     match op {
         Sum | Product | NanSum | NanProduct => {
             let product = matches!(op, Product | NanProduct);
@@ -121,7 +141,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 Some((v, _)) => Ok(v.cast::<O>()),
                 // An all-NaN slice has NaN as its nanmin/nanmax (NumPy).
                 None if skip_nan && blk > 0 => Ok(O::from_f64(f64::NAN)),
-                None => Err(nothing_to_pick(name, &shape, 0)),
+                None => Err(nothing_to_pick(name, shape, 0)),
             })
         }
         ArgMin | ArgMax | NanArgMin | NanArgMax => {
@@ -131,7 +151,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
             };
             reduce_with(x, name, mask, keepdim, r, |a, blk| match a {
                 Some((_, i)) => Ok(O::from_i64(i as i64)),
-                None => Err(nothing_to_pick(name, &shape, blk)),
+                None => Err(nothing_to_pick(name, shape, blk)),
             })
         }
         Mean | NanMean => {

@@ -34,7 +34,7 @@ impl<T: Copy> Mat<'_, T> {
         }
         let l = crate::shape::Layout {
             shape: crate::shape::Shape::new(vec![rows, cols]),
-            strides: vec![self.rs, self.cs],
+            strides: vec![self.rs, self.cs].into(),
             offset: self.offset,
         };
         assert!(

@@ -56,20 +56,7 @@ impl<T: Element> Reducer<T> for FloatSumR {
         if self.product || self.skip_nan {
             return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
         }
-        // Eight independent lanes so the compiler vectorises the f64 accumulation.
-        let mut lanes = [0f64; 8];
-        let chunks = xs.chunks_exact(8);
-        let tail = chunks.remainder();
-        for c in chunks {
-            for k in 0..8 {
-                lanes[k] += c[k].to_f64();
-            }
-        }
-        let mut s = acc + lanes.iter().sum::<f64>();
-        for &x in tail {
-            s += x.to_f64();
-        }
-        s
+        acc + super::reduce::sum_run(xs)
     }
 }
 

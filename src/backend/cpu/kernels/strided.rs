@@ -6,7 +6,7 @@
 use crate::device::AlignedBuf;
 use crate::dtype::Element;
 use crate::error::Result;
-use crate::shape::Layout;
+use crate::shape::{Dims, Layout, Strides};
 use rayon::prelude::*;
 
 /// Below this many elements an element-wise op runs on one thread: waking the pool costs more
@@ -23,8 +23,8 @@ const RUN_BATCH: usize = 32;
 
 /// An iteration plan for `K` operands that share one logical shape.
 pub struct Plan<const K: usize> {
-    dims: Vec<usize>,
-    strides: [Vec<isize>; K],
+    dims: Dims,
+    strides: [Strides; K],
     offsets: [isize; K],
 }
 
@@ -33,14 +33,14 @@ impl<const K: usize> Plan<K> {
     /// dimensions; the logical row-major order is preserved.
     pub fn new(layouts: [&Layout; K]) -> Self {
         let shape = layouts[0].shape.dims();
-        let mut dims: Vec<usize> = Vec::new();
-        let mut strides: [Vec<isize>; K] = std::array::from_fn(|_| Vec::new());
+        let mut dims = Dims::new();
+        let mut strides: [Strides; K] = std::array::from_fn(|_| Strides::new());
         if shape.contains(&0) {
             // Nothing to visit; the other dimensions may be huge (an empty broadcast view), so
             // their strides are never multiplied.
             return Plan {
-                dims: vec![0],
-                strides: std::array::from_fn(|_| vec![0]),
+                dims: smallvec::smallvec![0],
+                strides: std::array::from_fn(|_| smallvec::smallvec![0]),
                 offsets: [0; K],
             };
         }
