@@ -31,6 +31,15 @@ out = np.empty_like(a)
 m = a.reshape(4096, 4096)
 row = b[:4096].reshape(1, 4096)
 ha, hb = a.astype(np.float16), b.astype(np.float16)
+s = (a - np.float32(0.5)) * np.float32(2.0)
+lm = a[: 4096 * 1024].reshape(4096, 1024)
+
+
+def lse(x):
+    mx = x.max(axis=1, keepdims=True)
+    return np.log(np.exp(x - mx).sum(axis=1)) + mx[:, 0]
+
+
 rows = [
     ("add_new", lambda: a + b),
     ("add_into", lambda: np.add(a, b, out=out)),
@@ -39,6 +48,14 @@ rows = [
     ("sin", lambda: np.sin(a)),
     ("exp", lambda: np.exp(a)),
     ("log", lambda: np.log(a)),
+    ("sin_into", lambda: np.sin(a, out=out)),
+    ("tanh", lambda: np.tanh(s)),
+    ("sigmoid", lambda: 1.0 / (1.0 + np.exp(-s))),
+    ("expm1", lambda: np.expm1(s)),
+    ("log1p", lambda: np.log1p(s)),
+    ("exp2", lambda: np.exp2(s)),
+    ("log2", lambda: np.log2(a)),
+    ("logsumexp_axis1_4096x1024", lambda: lse(lm)),
     ("add_new_f16", lambda: ha + hb),
     ("sum_all", lambda: a.sum()),
     ("sum_axis0", lambda: m.sum(axis=0)),
@@ -54,4 +71,14 @@ for n in (1 << 10, 1 << 15, 1 << 17):
     x, y, o = a[:n], b[:n], out[:n]
     best = min(timeit.repeat(lambda: np.add(x, y, out=o), number=2000, repeat=7)) / 2000
     print(f"add_into_small/{n:<13} {best * 1e6:9.3f} us")
+# Per-call overhead rows of `cargo bench --bench ops -- small` (issue 26).
+a16, b16, o16 = a[:16].copy(), b[:16].copy(), np.empty(16, np.float32)
+s1000 = a[:1000].copy()
+for name, f in [
+    ("small/add16_into", lambda: np.add(a16, b16, out=o16)),
+    ("small/add16_new", lambda: a16 + b16),
+    ("small/sum1000", lambda: s1000.sum()),
+]:
+    best = min(timeit.repeat(f, number=20000, repeat=7)) / 20000
+    print(f"{name:28} {best * 1e9:9.1f} ns")
 print("numpy", np.__version__, "threads: OpenBLAS default for matmul, one thread elsewhere")

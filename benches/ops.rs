@@ -103,6 +103,30 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("log/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.ln())))
     });
+    let mut sout = Tensor::<f32>::zeros([N]).unwrap();
+    g.bench_function("sin_into/typed-tensor", |x| {
+        x.iter(|| a.sin_into(&mut sout).unwrap())
+    });
+    // The other vectorised kernels (issue 26), on inputs in (-1, 1) (`a - 0.5` doubled).
+    let s = (&a - 0.5) * 2.0;
+    type F = fn(&Tensor<f32>) -> Tensor<f32>;
+    for (name, f) in [
+        ("tanh", Tensor::tanh as F),
+        ("sigmoid", Tensor::sigmoid),
+        ("expm1", Tensor::expm1),
+        ("log1p", Tensor::log1p),
+        ("exp2", Tensor::exp2),
+        ("log2", Tensor::log2),
+    ] {
+        // log2 on the positive `a`: negative inputs are NaN, left to libm.
+        let input = if name == "log2" { &a } else { &s };
+        g.bench_function(format!("{name}/typed-tensor"), |x| {
+            x.iter(|| black_box(f(input)))
+        });
+    }
+    g.bench_function("tanh/ndarray-par", |x| {
+        x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.tanh())))
+    });
     let ha = a.cast::<f16>();
     let hb = b.cast::<f16>();
     g.bench_function("add_new_f16/typed-tensor", |x| {
@@ -142,6 +166,20 @@ fn reductions(c: &mut Criterion) {
     });
     g.bench_function("sum_axis1/ndarray", |x| {
         x.iter(|| black_box(nm.sum_axis(Axis(1))))
+    });
+    let lm = a.narrow(0, 0, 4096 * 1024).unwrap().reshape([4096, 1024]);
+    let nlm = Array2::from_shape_vec((4096, 1024), lm.to_vec()).unwrap();
+    g.bench_function("logsumexp_axis1_4096x1024/typed-tensor", |x| {
+        x.iter(|| black_box(lm.logsumexp(&[1], false)))
+    });
+    // ndarray has no logsumexp: the fused loop a user would write, rows in parallel.
+    g.bench_function("logsumexp_axis1_4096x1024/ndarray", |x| {
+        x.iter(|| {
+            black_box(Zip::from(nlm.rows()).par_map_collect(|r| {
+                let m = r.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+                r.fold(0f32, |s, &v| s + (v - m).exp()).ln() + m
+            }))
+        })
     });
     g.bench_function("argmax_axis1/typed-tensor", |x| {
         x.iter(|| black_box(m.argmax(&[1], false)))

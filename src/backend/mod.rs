@@ -200,6 +200,17 @@ pub trait Backend: Device {
         mask: &[bool],
         keepdim: bool,
     ) -> Result<Tensor<O, Self>>;
+    /// `logsumexp` over the axes in `mask` by a fused kernel, or `None` where this device has
+    /// none for this layout; the caller then composes max, exp, sum and log (the semantics).
+    #[doc(hidden)]
+    fn logsumexp<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, mask, keepdim);
+        Ok(None)
+    }
     /// A running sum or product along the checked axis `ax`.
     #[doc(hidden)]
     fn scan<T: Element, O: NumElement>(

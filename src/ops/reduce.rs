@@ -296,6 +296,10 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 .try_cast::<T>();
         }
         let mask = self.shape().axes_mask("logsumexp", axes)?;
+        use crate::autograd::{Op, record_out};
+        if let Some(out) = D::logsumexp(self, &mask, keepdim)? {
+            return Ok(record_out(out, Op::LogSumExp { mask }, &[self], &[self]));
+        }
         // The value without a graph; one node records it (its gradient is the softmax).
         let out = crate::autograd::no_grad(|| -> Result<Self> {
             let m = self.try_max(axes, true)?;
@@ -317,7 +321,6 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 .collect();
             out.try_reshape(dims)
         })?;
-        use crate::autograd::{Op, record_out};
         Ok(record_out(out, Op::LogSumExp { mask }, &[self], &[self]))
     }
 

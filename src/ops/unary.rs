@@ -128,7 +128,7 @@ float_ops! {
     /// Hyperbolic cosine.
     Cosh, cosh, try_cosh, cosh_, cosh_into, |x| x.cosh();
     /// Hyperbolic tangent.
-    Tanh, tanh, try_tanh, tanh_, tanh_into, |x| x.tanh();
+    Tanh, tanh, try_tanh, tanh_, tanh_into, |x| x.tanh(), fast = crate::backend::cpu::kernels::vmath::tanh;
     /// Inverse hyperbolic sine.
     Asinh, asinh, try_asinh, asinh_, asinh_into, |x| x.asinh();
     /// Inverse hyperbolic cosine; NaN below 1.
@@ -138,17 +138,17 @@ float_ops! {
     /// `e^x`.
     Exp, exp, try_exp, exp_, exp_into, |x| x.exp(), fast = crate::backend::cpu::kernels::vmath::exp;
     /// `2^x`.
-    Exp2, exp2, try_exp2, exp2_, exp2_into, |x| x.exp2();
+    Exp2, exp2, try_exp2, exp2_, exp2_into, |x| x.exp2(), fast = crate::backend::cpu::kernels::vmath::exp2;
     /// `e^x - 1`, accurate near 0.
-    Expm1, expm1, try_expm1, expm1_, expm1_into, |x| x.exp_m1();
+    Expm1, expm1, try_expm1, expm1_, expm1_into, |x| x.exp_m1(), fast = crate::backend::cpu::kernels::vmath::expm1;
     /// Natural logarithm; `log(0)` is -inf, negative input is NaN.
     Log, log, try_log, log_, log_into, |x| x.ln(), fast = crate::backend::cpu::kernels::vmath::log;
     /// Base-2 logarithm.
-    Log2, log2, try_log2, log2_, log2_into, |x| x.log2();
+    Log2, log2, try_log2, log2_, log2_into, |x| x.log2(), fast = crate::backend::cpu::kernels::vmath::log2;
     /// Base-10 logarithm.
     Log10, log10, try_log10, log10_, log10_into, |x| x.log10();
     /// `ln(1 + x)`, accurate near 0.
-    Log1p, log1p, try_log1p, log1p_, log1p_into, |x| x.ln_1p();
+    Log1p, log1p, try_log1p, log1p_, log1p_into, |x| x.ln_1p(), fast = crate::backend::cpu::kernels::vmath::log1p;
     /// Square root; NaN for negative input.
     Sqrt, sqrt, try_sqrt, sqrt_, sqrt_into, |x| x.sqrt();
     /// `1 / x`; ±inf at 0.
@@ -157,7 +157,7 @@ float_ops! {
     /// `scipy.special.erf`); ±1 at ±inf.
     Erf, erf, try_erf, erf_, erf_into, |x| via_f64(x, libm::erf);
     /// The logistic function `1 / (1 + e^-x)`.
-    Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) };
+    Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) }, fast = crate::backend::cpu::kernels::vmath::sigmoid;
 }
 
 macro_rules! same_ops {

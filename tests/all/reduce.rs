@@ -367,3 +367,65 @@ fn long_columns<T: Element>() {
 fn long_column_reductions_every_dtype() {
     for_types!(long_columns: f32, f64, f16, bf16, i16, i32, i64, u8);
 }
+
+/// `logsumexp` over trailing axes of a contiguous tensor runs a fused row kernel; over other
+/// axes or strided inputs it is composed from max, exp, sum and log. Both must equal the f64
+/// definition, with its special rows (NaN, all `-inf`, `+inf`) and shapes.
+fn logsumexp_fused_and_composed<T: FloatElement>() {
+    let mut seed = 7u64;
+    let (rows, len) = (37, 700); // rows longer than the kernel's 256-element buffer
+    let mut v: Vec<f64> = (0..rows * len)
+        .map(|_| (lcg(&mut seed) - 0.5) * 60.0)
+        .collect();
+    v[len..2 * len].fill(f64::NEG_INFINITY);
+    v[2 * len + 5] = f64::INFINITY;
+    v[3 * len + 9] = f64::NAN;
+    let x = tensor::<T>(&v, &[rows, len]);
+    let stored = f64s(&x);
+    let want: Vec<f64> = stored
+        .chunks(len)
+        .map(|r| {
+            if r.iter().any(|v| v.is_nan()) {
+                return f64::NAN;
+            }
+            let m = r.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let s = if m.is_finite() { m } else { 0.0 };
+            r.iter().map(|&v| (v - s).exp()).sum::<f64>().ln() + s
+        })
+        .collect();
+    let rel = tol(T::DTYPE).max(1e-6);
+    let fused = x.logsumexp(&[1], false);
+    assert_eq!(fused.dims(), &[rows]);
+    assert_close(&f64s(&fused), &want, rel);
+    assert_eq!(x.logsumexp(&[-1], true).dims(), &[rows, 1]);
+    // The same rows as columns of a transposed view: the composed path.
+    let composed = x.t().logsumexp(&[0], false);
+    assert_close(&f64s(&composed), &want, rel);
+    // Two trailing axes fused at once, and the whole tensor.
+    let x3 = x.reshape([rows, 7, 100]);
+    assert_close(&f64s(&x3.logsumexp(&[1, 2], false)), &want, rel);
+    let all = x.narrow(0, 4, 30).unwrap().logsumexp(&[], false);
+    let finite: Vec<f64> = stored[4 * len..34 * len].to_vec();
+    let m = finite.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let w = finite.iter().map(|&v| (v - m).exp()).sum::<f64>().ln() + m;
+    assert_close(&f64s(&all), &[w], rel);
+    // Empty rows have no logsumexp; no rows give an empty result.
+    assert!(
+        Tensor::<T>::zeros([3, 0])
+            .unwrap()
+            .try_logsumexp(&[1], false)
+            .is_err()
+    );
+    assert_eq!(
+        Tensor::<T>::zeros([0, 3])
+            .unwrap()
+            .logsumexp(&[1], false)
+            .dims(),
+        &[0]
+    );
+}
+
+#[test]
+fn logsumexp_fused_rows_every_float_dtype() {
+    for_types!(logsumexp_fused_and_composed: f32, f64, f16, bf16);
+}

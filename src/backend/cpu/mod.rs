@@ -144,6 +144,13 @@ impl Backend for Cpu {
     ) -> Result<Tensor<O, Cpu>> {
         reduce::cpu_reduce(x, op, mask, keepdim)
     }
+    fn logsumexp<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        reduce::cpu_logsumexp(x, mask, keepdim)
+    }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cpu>,
         op: ScanOp,

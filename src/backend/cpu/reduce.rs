@@ -6,8 +6,9 @@ use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan};
 use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
 };
+use crate::backend::cpu::kernels::rows::logsumexp as logsumexp_rows;
 use crate::device::{AlignedBuf, Cpu};
-use crate::dtype::{Element, NumElement};
+use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::reduce::{ReduceOp, ScanOp};
 use crate::shape::Shape;
@@ -175,6 +176,29 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
             reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_i64(a as i64)))
         }
     }
+}
+
+/// The fused `logsumexp` of f32/f64 rows (`kernels::rows`), when the reduced axes are the
+/// trailing axes of a contiguous tensor and each row is non-empty; `None` otherwise.
+pub(super) fn cpu_logsumexp<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    mask: &[bool],
+    keepdim: bool,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
+    let suffix = mask[first..].iter().all(|&m| m);
+    let len: usize = x.dims()[first..].iter().product();
+    if T::DTYPE.size() < 4 || !suffix || len == 0 || !x.is_contiguous() {
+        return Ok(None);
+    }
+    let dims = out_dims("logsumexp", x.dims(), mask, keepdim, T::SIZE)?;
+    let rows = x.numel() / len;
+    let mut buf = AlignedBuf::zeros("logsumexp", rows)?;
+    let g = read("logsumexp", &x.storage)?;
+    let o = x.layout.offset;
+    logsumexp_rows(&g[o..o + rows * len], len, &mut buf);
+    drop(g);
+    Ok(Some(Tensor::from_buf(buf, Shape::new(dims))))
 }
 
 pub(super) fn cpu_scan<T: Element, O: NumElement>(

@@ -6,6 +6,7 @@ pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub(crate) mod reducers;
+pub mod rows;
 pub mod strided;
 pub mod transpose;
 pub mod vmath;

@@ -502,13 +502,26 @@ pub fn map_into_f32<I: Element, O: Element>(
         let mut tmp = [I::ZERO; CHUNK];
         let mut buf = [0f32; CHUNK];
         plan.for_runs(start, start + chunk.len(), |pos, [o], [s], len| {
+            let d = pos - start;
+            // f32 to f32 from a contiguous run: copy into the output and work there in place
+            // (one pass over the data fewer than through the buffer).
+            if s == 1
+                && let Some(src) = super::convert::same::<I, f32>(src)
+                && let Some(dst) = super::convert::same_mut::<O, f32>(&mut chunk[d..d + len])
+            {
+                let o = o as usize;
+                for (dc, sc) in dst.chunks_mut(CHUNK).zip(src[o..o + len].chunks(CHUNK)) {
+                    dc.copy_from_slice(sc);
+                    f(dc);
+                }
+                return;
+            }
             let mut done = 0;
             while done < len {
                 let n = (len - done).min(CHUNK);
                 load_run(src, o + done as isize * s, s, n, &mut tmp, &mut buf);
                 f(&mut buf[..n]);
-                let d = pos - start + done;
-                super::convert::store_f32(&buf[..n], &mut chunk[d..d + n]);
+                super::convert::store_f32(&buf[..n], &mut chunk[d + done..d + done + n]);
                 done += n;
             }
         })
@@ -517,6 +530,13 @@ pub fn map_into_f32<I: Element, O: Element>(
 
 /// [`map_into_f32`] for a contiguous `src` of `out.len()` elements.
 pub fn map_slice_f32<I: Element, O: Element>(src: &[I], out: &mut [O], f: impl Fn(&mut [f32])) {
+    if let (Some(src), Some(out)) = (
+        super::convert::same::<I, f32>(src),
+        super::convert::same_mut::<O, f32>(out),
+    ) {
+        out.copy_from_slice(src);
+        return out.chunks_mut(CHUNK).for_each(f);
+    }
     let mut buf = [0f32; CHUNK];
     for (s, o) in src.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         let b = &mut buf[..s.len()];
