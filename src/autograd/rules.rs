@@ -320,7 +320,7 @@ fn rule<F: FloatElement, D: Backend>(
             } else {
                 b.clone()
             };
-            let out_dims = a2.try_matmul(&b2)?.dims().to_vec();
+            let out_dims = crate::ops::matmul::matmul_dims(a2.shape(), b2.shape())?.out;
             let g2 = g.try_reshape(out_dims)?;
             let ga = match needs[0] {
                 true => {
@@ -440,10 +440,9 @@ fn rule<F: FloatElement, D: Backend>(
             // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
             // elements the reduction combined.
             let (z, lse, target) = (arg(0)?, arg(1)?, saved::<i64, D>(&s[2])?);
+            // The factor per score vector, then softmax · factor in one pass, then the
+            // factor taken off at each target.
             let idx = target.unsqueeze(1)?;
-            let p = z.try_sub(lse)?.try_exp()?;
-            let minus_one = Tensor::<F, D>::full_on(idx.dims(), F::from_f64(-1.0), &g.device)?;
-            let d = p.try_scatter_add(1, &idx, &minus_one)?;
             let scale = match reduction {
                 crate::nn::Reduction::Mean => {
                     g.try_div_scalar(F::from_f64(target.numel().max(1) as f64))?
@@ -451,7 +450,9 @@ fn rule<F: FloatElement, D: Backend>(
                 crate::nn::Reduction::Sum => g.clone(),
                 crate::nn::Reduction::None => g.unsqueeze(1)?,
             };
-            vec![Some(d.try_mul(&scale)?)]
+            let rows = scale.expand(lse.shape().clone())?.try_contiguous()?;
+            let d = crate::ops::reduce::exp_sub(z, lse, Some(&rows))?;
+            vec![Some(d.try_scatter_add(1, &idx, &rows.try_neg()?)?)]
         }
         Op::Cumsum(ax) => {
             // Each input element feeds every later output: a reversed running sum.
@@ -476,8 +477,8 @@ fn rule<F: FloatElement, D: Backend>(
         Op::LogSumExp { mask } => {
             let (x, y) = (arg(0)?, arg(1)?);
             let kept = keep_shape(x, mask);
-            let p = x.try_sub(&y.try_reshape(kept.clone())?)?.try_exp()?;
-            vec![Some(p.try_mul(&g.try_reshape(kept)?)?)]
+            let (y, g) = (y.try_reshape(kept.clone())?, g.try_reshape(kept)?);
+            vec![Some(crate::ops::reduce::exp_sub(x, &y, Some(&g))?)]
         }
         Op::Var {
             mask,

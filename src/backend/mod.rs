@@ -211,6 +211,19 @@ pub trait Backend: Device {
         let _ = (x, mask, keepdim);
         Ok(None)
     }
+    /// `exp(x - shift) · scale` by a fused kernel, where `shift` and `scale` have `x`'s shape
+    /// with trailing axes of size 1 (one value per row of the trailing axes: a softmax from
+    /// its `logsumexp`, times a per-row gradient), or `None` where this device has none for
+    /// these layouts; the caller then composes sub, exp and mul (the semantics).
+    #[doc(hidden)]
+    fn exp_sub<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        shift: &Tensor<T, Self>,
+        scale: Option<&Tensor<T, Self>>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, shift, scale);
+        Ok(None)
+    }
     /// A running sum or product along the checked axis `ax`.
     #[doc(hidden)]
     fn scan<T: Element, O: NumElement>(

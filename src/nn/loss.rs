@@ -36,21 +36,31 @@ pub fn nll_loss<T: FloatElement, D: Backend>(
     target: &Tensor<i64, D>,
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
-    let fits = log_probs.ndim() >= 2
-        && target.ndim() + 1 == log_probs.ndim()
-        && target.dims()[0] == log_probs.dims()[0]
-        && target.dims()[1..] == log_probs.dims()[2..];
-    if !fits {
-        return Err(Error::ShapeMismatch {
-            op: "nll_loss",
-            lhs: log_probs.shape().clone(),
-            rhs: target.shape().clone(),
-            msg: "log-probabilities (N, C, ...) need class indices of shape (N, ...)".into(),
-        });
-    }
+    check_classes("nll_loss", log_probs, target)?;
     let picked = log_probs.try_gather(1, &target.unsqueeze(1)?)?;
     let per = picked.try_neg()?.try_reshape(target.dims())?;
     reduce(per, reduction)
+}
+
+/// Checks that `target` holds one class index per `(N, C, ...)` score vector: shape `(N, ...)`.
+fn check_classes<T: FloatElement, D: Backend>(
+    op: &'static str,
+    scores: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+) -> Result<()> {
+    let fits = scores.ndim() >= 2
+        && target.ndim() + 1 == scores.ndim()
+        && target.dims()[0] == scores.dims()[0]
+        && target.dims()[1..] == scores.dims()[2..];
+    if fits {
+        return Ok(());
+    }
+    Err(Error::ShapeMismatch {
+        op,
+        lhs: scores.shape().clone(),
+        rhs: target.shape().clone(),
+        msg: "scores (N, C, ...) need class indices of shape (N, ...)".into(),
+    })
 }
 
 /// Cross-entropy of `logits` against class indices (PyTorch `cross_entropy`):
@@ -75,9 +85,12 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
     if label_smoothing == 0.0 && T::DTYPE.size() >= 4 {
         // One node for the whole loss: its gradient is `softmax - one_hot` (scaled), which
         // costs two passes instead of the chain of log_softmax, gather and their rules.
+        // Per element `lse - logits[target]`: the log-softmax is needed at the targets only.
+        check_classes("cross_entropy", logits, target)?;
         let (loss, lse) = crate::autograd::no_grad(|| -> Result<_> {
             let lse = logits.try_logsumexp(&[1], true)?;
-            let nll = nll_loss(&logits.try_sub(&lse)?, target, Reduction::None)?;
+            let picked = logits.try_gather(1, &target.unsqueeze(1)?)?;
+            let nll = lse.try_sub(&picked)?.try_reshape(target.dims())?;
             Ok((reduce(nll, reduction)?, lse))
         })?;
         use crate::autograd::{Op, Tracked, record};

@@ -29,6 +29,7 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 use crate::tensor::read;
 
+#[inline]
 pub(crate) fn check_index(
     op: &'static str,
     i: i64,
@@ -131,20 +132,24 @@ impl<T: Element> Tensor<T, Cpu> {
         let idims = index.dims().to_vec();
         let iv = index.try_to_vec()?;
         let mut pos = Vec::with_capacity(iv.len());
-        for (flat, &i) in iv.iter().enumerate() {
-            let mut rem = flat;
-            let mut p = 0isize;
+        // The index's own position as a counter, and the offset of its other coordinates
+        // kept up to date with it (no division or inner loop per element).
+        let (size, step) = (self.dims()[ax], strides[ax]);
+        let mut at = vec![0usize; idims.len()];
+        let mut base = 0isize;
+        for &i in &iv {
+            let j = check_index(op, i, ax, size, self.shape())?;
+            pos.push((base + j as isize * step) as usize);
             for d in (0..idims.len()).rev() {
-                let c = rem % idims[d];
-                rem /= idims[d];
-                let c = if d == ax {
-                    check_index(op, i, ax, self.dims()[ax], self.shape())?
-                } else {
-                    c
-                };
-                p += c as isize * strides[d];
+                at[d] += 1;
+                let s = if d == ax { 0 } else { strides[d] };
+                if at[d] < idims[d] {
+                    base += s;
+                    break;
+                }
+                base -= (idims[d] - 1) as isize * s;
+                at[d] = 0;
             }
-            pos.push(p as usize);
         }
         Ok(pos)
     }

@@ -330,6 +330,27 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     }
 }
 
+/// `exp(x - shift) · scale` (no factor without `scale`), where `shift` and `scale` broadcast
+/// to `x` (a softmax from its `logsumexp`, times a per-row gradient): one fused pass where
+/// the device has a kernel for the layouts ([`Backend::exp_sub`]), else composed. Records no
+/// graph: for backward rules, and forward ops that record their own node.
+pub(crate) fn exp_sub<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    shift: &Tensor<T, D>,
+    scale: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    if let Some(y) = D::exp_sub(x, shift, scale)? {
+        return Ok(y);
+    }
+    crate::autograd::no_grad(|| {
+        let e = x.try_sub(shift)?.try_exp()?;
+        match scale {
+            Some(c) => e.try_mul(c),
+            None => Ok(e),
+        }
+    })
+}
+
 /// The reductions as free functions (NumPy's `np.sum(x, axis)` style) over any tensor kind: the typed `Tensor<T>` (where
 /// each output dtype is a type) and `DynTensor` (where it is a run-time value).
 pub trait Reductions {

@@ -339,6 +339,42 @@ fn combining_and_indexing() {
     assert!(v.try_topk(4, 1).is_err());
 }
 
+/// `gather` and `scatter_add` on 3-d tensors along every axis, with an index smaller than the
+/// input on the other axes and negative entries, against a direct evaluation of NumPy's
+/// `take_along_axis` / `np.add.at` definitions.
+#[test]
+fn gather_and_scatter_add_every_axis_against_definition() {
+    let dims = [4usize, 5, 6];
+    let x =
+        Tensor::<f64>::from_vec((0..120).map(|v| v as f64 * 0.5 - 7.0).collect(), dims).unwrap();
+    let xv = x.to_vec();
+    let flat = |d: [usize; 3], c: [usize; 3]| (c[0] * d[1] + c[1]) * d[2] + c[2];
+    for ax in 0..3 {
+        let idims = [3usize, 4, 2];
+        let n = idims.iter().product::<usize>();
+        let size = dims[ax] as i64;
+        let raw: Vec<i64> = (0..n as i64)
+            .map(|i| (i * 7 + 3) % (2 * size) - size)
+            .collect();
+        let idx = Tensor::<i64>::from_vec(raw.clone(), idims).unwrap();
+        let src = Tensor::<f64>::from_vec((0..n).map(|v| v as f64 + 1.0).collect(), idims).unwrap();
+        let got = x.gather(ax as i64, &idx).to_vec();
+        let sum = x.scatter_add(ax as i64, &idx, &src).to_vec();
+        let mut want_sum = xv.clone();
+        for (k, &i) in raw.iter().enumerate() {
+            let mut c = [
+                k / (idims[1] * idims[2]),
+                (k / idims[2]) % idims[1],
+                k % idims[2],
+            ];
+            c[ax] = i.rem_euclid(size) as usize;
+            assert_eq!(got[k], xv[flat(dims, c)], "gather axis {ax}, element {k}");
+            want_sum[flat(dims, c)] += k as f64 + 1.0;
+        }
+        assert_eq!(sum, want_sum, "scatter_add axis {ax}");
+    }
+}
+
 #[test]
 fn norms_and_tensordot() {
     let m = Tensor::<i32>::from_vec(vec![3, -4, 0, 12], [2, 2]).unwrap();

@@ -151,6 +151,13 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_logsumexp(x, mask, keepdim)
     }
+    fn exp_sub<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        shift: &Tensor<T, Cpu>,
+        scale: Option<&Tensor<T, Cpu>>,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        reduce::cpu_exp_sub(x, shift, scale)
+    }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cpu>,
         op: ScanOp,

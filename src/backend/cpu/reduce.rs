@@ -6,7 +6,8 @@ use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan};
 use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
 };
-use crate::backend::cpu::kernels::rows::logsumexp as logsumexp_rows;
+use crate::backend::cpu::kernels::rows::{exp_sub as exp_sub_rows, logsumexp as logsumexp_rows};
+use crate::backend::cpu::kernels::strided::PAR_THRESHOLD;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
@@ -23,24 +24,38 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     r: R,
     finish: impl Fn(R::Acc, usize) -> Result<O>,
 ) -> Result<Tensor<O, Cpu>> {
-    // The small-tensor fast path (see `ops::small`): one output from a small contiguous input
-    // is one vectorised run, without the driver's plans and output vectors.
+    // The fast path for small contiguous inputs (see `ops::small`) whose reduced axes are
+    // trailing (or whose kept axes all have size 1): each row is one vectorised run, folded
+    // straight into the output, without the driver's plans and state vectors. Rows of a few
+    // elements (a softmax over 10 classes) cost a loop iteration each.
     let n = x.numel();
     let one_output = x.dims().iter().zip(mask).all(|(&d, &m)| m || d == 1);
-    if one_output
-        && n <= crate::ops::small::SMALL
+    let suffix = mask.iter().skip_while(|&&m| !m).all(|&m| m);
+    let len = if one_output {
+        n
+    } else {
+        crate::shape::numel_of(
+            (x.dims().iter().zip(mask))
+                .filter(|(_, m)| **m)
+                .map(|(&d, _)| d),
+        )
+    };
+    if (one_output || suffix)
+        && len > 0
+        && n < PAR_THRESHOLD
         && x.is_contiguous()
         && let Some(g) = x.storage.try_read_recursive()
     {
         let o = x.layout.offset;
-        let acc = r.run(r.init(), &g[o..o + n], 0);
-        drop(g);
-        let dims = (x.dims().iter().zip(mask))
+        let dims: Vec<usize> = (x.dims().iter().zip(mask))
             .filter(|&(_, &m)| keepdim || !m)
             .map(|(&d, &m)| if m { 1 } else { d })
             .collect();
-        let mut buf = AlignedBuf::zeros(op, 1)?;
-        buf[0] = finish(acc, n)?;
+        let mut buf = AlignedBuf::zeros(op, n / len)?;
+        for (y, row) in buf.iter_mut().zip(g[o..o + n].chunks_exact(len)) {
+            *y = finish(r.run(r.init(), row, 0), len)?;
+        }
+        drop(g);
         return Ok(Tensor::from_buf(buf, Shape::new(dims)));
     }
     let dims = out_dims(
@@ -199,6 +214,50 @@ pub(super) fn cpu_logsumexp<T: FloatElement>(
     logsumexp_rows(&g[o..o + rows * len], len, &mut buf);
     drop(g);
     Ok(Some(Tensor::from_buf(buf, Shape::new(dims))))
+}
+
+/// The fused `exp(x - shift) · scale` (`kernels::rows::exp_sub`) when `x`, `shift` and
+/// `scale` are contiguous f32/f64 tensors and `shift`/`scale` are `x`'s shape with trailing
+/// axes set to 1; `None` otherwise.
+pub(super) fn cpu_exp_sub<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    shift: &Tensor<T, Cpu>,
+    scale: Option<&Tensor<T, Cpu>>,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    let (xd, sd) = (x.dims(), shift.dims());
+    let kept = sd.len() - sd.iter().rev().take_while(|&&d| d == 1).count();
+    let rows_of = |d: &[usize]| {
+        d.len() == xd.len() && d[..kept] == xd[..kept] && d[kept..].iter().all(|&n| n == 1)
+    };
+    let fits = T::DTYPE.size() >= 4
+        && x.numel() > 0
+        && x.is_contiguous()
+        && shift.is_contiguous()
+        && rows_of(sd)
+        && scale.is_none_or(|c| c.is_contiguous() && c.dims() == sd);
+    if !fits {
+        return Ok(None);
+    }
+    let len: usize = xd[kept..].iter().product();
+    let mut buf = AlignedBuf::zeros("exp_sub", x.numel())?;
+    let gx = read("exp_sub", &x.storage)?;
+    let gs = read("exp_sub", &shift.storage)?;
+    let gc = scale.map(|c| read("exp_sub", &c.storage)).transpose()?;
+    let rows = shift.numel();
+    fn at<T>(g: &[T], off: usize, n: usize) -> &[T] {
+        &g[off..off + n]
+    }
+    exp_sub_rows(
+        at(&gx, x.layout.offset, x.numel()),
+        len,
+        at(&gs, shift.layout.offset, rows),
+        gc.as_ref()
+            .zip(scale)
+            .map(|(g, c)| at(g, c.layout.offset, rows)),
+        &mut buf,
+    );
+    drop((gx, gs, gc));
+    Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
 }
 
 pub(super) fn cpu_scan<T: Element, O: NumElement>(

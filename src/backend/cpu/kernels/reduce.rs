@@ -89,7 +89,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     // Output runs: (storage offset, stride, length) of consecutive output elements.
     let mut runs: Vec<(isize, isize, usize)> = Vec::new();
     Plan::new([&out_l]).for_runs(0, n_out, |_, [o], [s], len| runs.push((o, s, len)));
-    if runs.first().is_some_and(|r| r.1 == 1 && r.2 >= 16) && blk > 1 {
+    if runs.first().is_some_and(|r| r.1 == 1 && r.2 >= 2) && blk > 1 {
         // The kept dimension is the contiguous one (a column reduction such as axis 0 of a
         // row-major matrix): fold whole rows into a strip of accumulators, which vectorises
         // and reads memory in order, instead of walking each column with a large stride.
@@ -289,12 +289,38 @@ pub fn scan<T: Element, O: Element>(
 /// f32 on an AVX-512 or AVX2 CPU (picked at run time like [`sum_rows4`]) uses eight 8- or
 /// 4-wide registers, written out with intrinsics: LLVM's vectorisation of a lane array stayed
 /// 2-wide.
+#[inline]
 pub fn sum_run<T: Element>(xs: &[T]) -> f64 {
+    // A short row (a softmax over 10 classes) is summed inline by the caller's loop.
+    if xs.len() < 16 {
+        short_sum(xs)
+    } else {
+        long_sum(xs)
+    }
+}
+
+/// Fewer than 16 elements, in four chains rather than one.
+#[inline(always)]
+fn short_sum<T: Element>(xs: &[T]) -> f64 {
+    let mut t = [0f64; 4];
+    let quads = xs.chunks_exact(4);
+    for &x in quads.remainder() {
+        t[0] += x.to_f64();
+    }
+    for q in quads {
+        for k in 0..4 {
+            t[k] += q[k].to_f64();
+        }
+    }
+    (t[0] + t[1]) + (t[2] + t[3])
+}
+
+fn long_sum<T: Element>(xs: &[T]) -> f64 {
     #[inline(always)]
     fn body<T: Element>(xs: &[T]) -> f64 {
         let mut lanes = [0f64; 16];
         let chunks = xs.chunks_exact(16);
-        let tail = chunks.remainder();
+        let rest = chunks.remainder();
         for c in chunks {
             for k in 0..16 {
                 lanes[k] += c[k].to_f64();
@@ -308,11 +334,7 @@ pub fn sum_run<T: Element>(xs: &[T]) -> f64 {
             }
             w /= 2;
         }
-        let mut s = lanes[0];
-        for &x in tail {
-            s += x.to_f64();
-        }
-        s
+        lanes[0] + short_sum(rest)
     }
     #[cfg(target_arch = "x86_64")]
     {

@@ -1,6 +1,8 @@
 //! Fused row kernels (issue 26): `logsumexp` over contiguous rows in one read of the row for
 //! its maximum and one for the sum of exponentials, the exponentials computed by [`vmath`]
-//! over a stack buffer; rows are split across threads. Semantics as the composed op
+//! over a stack buffer; and `exp(x - shift) · scale` with one shift and scale per row (a
+//! softmax from its `logsumexp`, and that softmax times a per-row gradient in `logsumexp`'s
+//! backward rule). Rows are split across threads. Semantics as the composed op
 //! (`Tensor::try_logsumexp`): a NaN anywhere gives NaN, and a row whose maximum is not finite
 //! shifts by 0, so all `-inf` gives `-inf` and `+inf` gives `+inf`.
 
@@ -27,33 +29,146 @@ pub fn logsumexp<T: Element>(src: &[T], len: usize, out: &mut [T]) {
         rows_per_task.min(out.len().div_ceil(rayon::current_num_threads() * 4))
     };
     par_chunks(out, rows_per_task, &|start, o| {
-        for (i, y) in o.iter_mut().enumerate() {
-            let row = &src[(start + i) * len..(start + i + 1) * len];
-            *y = if let Some(r) = same::<T, f32>(row) {
-                T::from_f64(row_f32(r) as f64)
-            } else if let Some(r) = same::<T, f64>(row) {
-                T::from_f64(row_f64(r))
-            } else {
-                unreachable!("logsumexp rows of {}", T::DTYPE)
-            };
+        let src = &src[start * len..(start + o.len()) * len];
+        if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
+            rows_f32(x, len, y);
+        } else if let Some(x) = same::<T, f64>(src) {
+            for (y, row) in o.iter_mut().zip(x.chunks_exact(len)) {
+                *y = T::from_f64(row_f64(row));
+            }
+        } else {
+            unreachable!("logsumexp rows of {}", T::DTYPE)
         }
     });
 }
 
-/// The row's maximum and whether it holds a NaN, in one vectorisable pass.
-fn max_and_nan<F: num_traits::Float>(row: &[F]) -> (F, bool) {
-    row.iter().fold((F::neg_infinity(), false), |(m, n), &v| {
-        (m.max(v), n | v.is_nan())
-    })
+/// f32 rows. Short rows are packed several to a buffer, so that one vectorised `exp` and one
+/// vectorised `log` serve many rows (a softmax over 10 classes would otherwise pay both
+/// calls' set-up per row).
+fn rows_f32(src: &[f32], len: usize, out: &mut [f32]) {
+    let mut buf = [0f32; BLOCK];
+    if len > BLOCK / 4 {
+        for (y, row) in out.iter_mut().zip(src.chunks_exact(len)) {
+            *y = row_f32(row, &mut buf);
+        }
+        return;
+    }
+    let per = BLOCK / len;
+    let mut shifts = [0f32; BLOCK];
+    for (o, rows) in out.chunks_mut(per).zip(src.chunks(per * len)) {
+        let b = &mut buf[..rows.len()];
+        for ((row, d), shift) in rows
+            .chunks_exact(len)
+            .zip(b.chunks_exact_mut(len))
+            .zip(&mut shifts)
+        {
+            let m = row_max(row);
+            *shift = if m.is_finite() { m } else { 0.0 };
+            for (d, &v) in d.iter_mut().zip(row) {
+                *d = v - *shift;
+            }
+        }
+        vmath::exp(b);
+        for (y, e) in o.iter_mut().zip(b.chunks_exact(len)) {
+            *y = e.iter().sum();
+        }
+        vmath::log(o);
+        for (y, &shift) in o.iter_mut().zip(&shifts) {
+            *y += shift;
+        }
+    }
 }
 
-fn row_f32(row: &[f32]) -> f32 {
-    let (m, nan) = max_and_nan(row);
-    if nan {
-        return f32::NAN;
+/// `out[r * len + j] = exp(src[r * len + j] - shift[r]) · scale[r]` (no factor without
+/// `scale`) for every row `r` of `out`; f32 and f64 (16-bit floats are widened by the caller).
+///
+/// # Panics
+/// When `len` is 0, `out.len()` is not a multiple of it, or `src`, `shift` or `scale` are
+/// shorter than `out`'s rows need (a caller bug).
+pub fn exp_sub<T: Element>(src: &[T], len: usize, shift: &[T], scale: Option<&[T]>, out: &mut [T]) {
+    let rows = out.len() / len.max(1);
+    assert!(
+        len > 0
+            && out.len().is_multiple_of(len)
+            && src.len() >= out.len()
+            && shift.len() >= rows
+            && scale.is_none_or(|s| s.len() >= rows),
+        "exp_sub rows"
+    );
+    let rows_per_task = if out.len() < PAR_THRESHOLD {
+        rows
+    } else {
+        (PAR_THRESHOLD / len).clamp(1, rows.div_ceil(rayon::current_num_threads() * 4).max(1))
+    };
+    par_chunks(out, rows_per_task * len, &|start, o| {
+        let (r0, src) = (start / len, &src[start..start + o.len()]);
+        let rows = r0..r0 + o.len() / len;
+        if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
+            let shift = same::<T, f32>(&shift[rows.clone()]).expect("f32");
+            let scale = scale.map(|s| same::<T, f32>(&s[rows]).expect("f32"));
+            exp_sub_typed(x, len, shift, scale, y, vmath::exp);
+        } else if let (Some(x), Some(y)) =
+            (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
+        {
+            let shift = same::<T, f64>(&shift[rows.clone()]).expect("f64");
+            let scale = scale.map(|s| same::<T, f64>(&s[rows]).expect("f64"));
+            exp_sub_typed(x, len, shift, scale, y, |v: &mut [f64]| {
+                v.iter_mut().for_each(|e| *e = e.exp())
+            });
+        } else {
+            unreachable!("exp_sub rows of {}", T::DTYPE)
+        }
+    });
+}
+
+/// [`exp_sub`] for one float type: the shifted values are written to `out`, exponentiated
+/// there in place, then scaled.
+fn exp_sub_typed<F: num_traits::Float>(
+    src: &[F],
+    len: usize,
+    shift: &[F],
+    scale: Option<&[F]>,
+    out: &mut [F],
+    exp: impl Fn(&mut [F]),
+) {
+    for ((d, x), &s) in out
+        .chunks_exact_mut(len)
+        .zip(src.chunks_exact(len))
+        .zip(shift)
+    {
+        for (d, &x) in d.iter_mut().zip(x) {
+            *d = x - s;
+        }
     }
+    exp(out);
+    if let Some(scale) = scale {
+        for (d, &c) in out.chunks_exact_mut(len).zip(scale) {
+            d.iter_mut().for_each(|v| *v = *v * c);
+        }
+    }
+}
+
+/// The row's maximum ignoring NaN (`-inf` for an all-NaN row), in four independent lanes (a
+/// row of 10 classes would otherwise be one dependent chain). A NaN needs no test of its own:
+/// `exp(NaN - shift)` carries it through the sum and the log, as in the composed op.
+fn row_max<F: num_traits::Float>(row: &[F]) -> F {
+    let max = |a: F, b: F| if b > a { b } else { a };
+    let mut m = [F::neg_infinity(); 4];
+    let quads = row.chunks_exact(4);
+    for &v in quads.remainder() {
+        m[0] = max(m[0], v);
+    }
+    for q in quads {
+        for k in 0..4 {
+            m[k] = max(m[k], q[k]);
+        }
+    }
+    max(max(m[0], m[1]), max(m[2], m[3]))
+}
+
+fn row_f32(row: &[f32], buf: &mut [f32; BLOCK]) -> f32 {
+    let m = row_max(row);
     let shift = if m.is_finite() { m } else { 0.0 };
-    let mut buf = [0f32; BLOCK];
     let mut s = 0f64;
     for c in row.chunks(BLOCK) {
         let b = &mut buf[..c.len()];
@@ -67,52 +182,116 @@ fn row_f32(row: &[f32]) -> f32 {
 }
 
 fn row_f64(row: &[f64]) -> f64 {
-    let (m, nan) = max_and_nan(row);
-    if nan {
-        return f64::NAN;
-    }
+    let m = row_max(row);
     let shift = if m.is_finite() { m } else { 0.0 };
     row.iter().map(|&v| (v - shift).exp()).sum::<f64>().ln() + shift
 }
 
 #[cfg(test)]
 mod tests {
+    /// The definition in f64, with the composed op's treatment of non-finite maxima.
+    fn want(row: &[f32]) -> f64 {
+        let m = row.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v as f64));
+        let shift = if m.is_finite() { m } else { 0.0 };
+        let s: f64 = row.iter().map(|&v| (v as f64 - shift).exp()).sum();
+        s.ln() + shift
+    }
+
+    /// Rows of one length, passed together (so short rows are packed several to a buffer,
+    /// with special rows between ordinary ones) and one at a time.
+    fn check(rows: &[Vec<f32>]) {
+        let len = rows[0].len();
+        let flat: Vec<f32> = rows.concat();
+        let mut out = vec![0f32; rows.len()];
+        super::logsumexp(&flat, len, &mut out);
+        for (row, &got) in rows.iter().zip(&out) {
+            let mut one = [0f32];
+            super::logsumexp(row, len, &mut one);
+            let w = want(row);
+            for got in [got, one[0]] {
+                if row.iter().any(|v| v.is_nan()) {
+                    assert!(got.is_nan(), "{row:?}");
+                } else if w.is_infinite() {
+                    assert_eq!(got as f64, w, "{row:?}");
+                } else {
+                    let tol = 2e-7 * w.abs().max(1.0);
+                    assert!((got as f64 - w).abs() <= tol, "{row:?}: {got} vs {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exp_sub_matches_the_definition_in_f32_and_f64() {
+        let (inf, nan) = (f32::INFINITY, f32::NAN);
+        for len in [1, 3, 10, 37] {
+            let rows = 50;
+            let mut x: Vec<f32> = (0..rows * len)
+                .map(|i| (i as f32 * 0.73).sin() * 9.0)
+                .collect();
+            x[len] = nan;
+            x[2 * len] = -inf;
+            let mut shift: Vec<f32> = (0..rows).map(|r| (r as f32 * 0.31).cos() * 5.0).collect();
+            shift[3] = inf;
+            shift[4] = nan;
+            let scale: Vec<f32> = (0..rows).map(|r| r as f32 - 20.5).collect();
+            for sc in [None, Some(&scale[..])] {
+                let mut out = vec![0f32; rows * len];
+                super::exp_sub(&x, len, &shift, sc, &mut out);
+                let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+                let s64: Vec<f64> = shift.iter().map(|&v| v as f64).collect();
+                let c64: Vec<f64> = scale.iter().map(|&v| v as f64).collect();
+                let mut out64 = vec![0f64; rows * len];
+                super::exp_sub(&x64, len, &s64, sc.map(|_| &c64[..]), &mut out64);
+                for (i, (&got, &got64)) in out.iter().zip(&out64).enumerate() {
+                    let r = i / len;
+                    let c = sc.map_or(1.0, |_| scale[r] as f64);
+                    let want = (x[i] as f64 - shift[r] as f64).exp() * c;
+                    if want.is_nan() {
+                        assert!(got.is_nan() && got64.is_nan(), "{i}");
+                    } else {
+                        assert_eq!(got64, want, "f64 {i}");
+                        // f32 subtracts in f32, as the composed `exp(x - shift)` does.
+                        let want = ((x[i] - shift[r]) as f64).exp() * c;
+                        let tol = 2.5e-7 * want.abs();
+                        assert!((got as f64 - want).abs() <= tol, "f32 {i}: {got} vs {want}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn rows_match_the_definition_and_its_special_values() {
-        let inf = f32::INFINITY;
-        let rows: Vec<Vec<f32>> = vec![
+        let (inf, nan) = (f32::INFINITY, f32::NAN);
+        let mut short: Vec<Vec<f32>> = vec![
             vec![1.0, 2.0, 3.0],
             vec![-inf, -inf, -inf],
             vec![inf, 1.0, -inf],
-            vec![f32::NAN, 1.0, 2.0],
+            vec![nan, 1.0, 2.0],
             vec![1000.0, 1000.0, -1000.0],
-            (0..700).map(|i| (i as f32 * 0.37).sin() * 30.0).collect(),
+            vec![-0.5, 1e-30, 88.0],
         ];
-        for row in &rows {
-            let mut out = [0f32];
-            super::logsumexp(row, row.len(), &mut out);
-            let m = row
-                .iter()
-                .cloned()
-                .fold(f64::NEG_INFINITY, |a, v| a.max(v as f64));
-            let shift = if m.is_finite() { m } else { 0.0 };
-            let want = row
-                .iter()
-                .map(|&v| (v as f64 - shift).exp())
-                .sum::<f64>()
-                .ln()
-                + shift;
-            if row.iter().any(|v| v.is_nan()) {
-                assert!(out[0].is_nan());
-            } else if want.is_infinite() {
-                assert_eq!(out[0] as f64, want);
-            } else {
-                assert!(
-                    ((out[0] as f64 - want) / want).abs() < 1e-6,
-                    "{} vs {want}",
-                    out[0]
-                );
-            }
+        // Enough rows of 3 to fill several packed buffers, the special ones among them.
+        short.extend((0..300).map(|i| {
+            (0..3)
+                .map(|j| ((i * 3 + j) as f32 * 0.37).sin() * 30.0)
+                .collect()
+        }));
+        short.swap(2, 150);
+        check(&short);
+        for len in [1, 10, 64, 65, 255, 256, 700] {
+            let mut rows: Vec<Vec<f32>> = (0..40)
+                .map(|i| {
+                    (0..len)
+                        .map(|j| ((i * len + j) as f32 * 0.91).cos() * 20.0)
+                        .collect()
+                })
+                .collect();
+            rows[3][len / 2] = nan;
+            rows[7].fill(-inf);
+            rows[9][0] = inf;
+            check(&rows);
         }
     }
 }
