@@ -50,6 +50,8 @@ pub(crate) enum Op {
     Diag(i64),
     /// `inverse`; saved: the output.
     Inverse,
+    /// `pinv`; saved: the input and the output.
+    Pinv,
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
     Solve,
     /// `product` over the axes in `mask`; saved: the input.
@@ -105,6 +107,7 @@ impl Op {
             Op::Pad(_) => "pad",
             Op::Diag(_) => "diag",
             Op::Inverse => "inverse",
+            Op::Pinv => "pinv",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
@@ -403,6 +406,42 @@ fn rule<F: FloatElement, D: Backend>(
             // d(A⁻¹) = -A⁻¹ dA A⁻¹, so dA = -A⁻ᵀ g A⁻ᵀ.
             let it = arg(0)?.transpose(-1, -2)?;
             vec![Some(it.try_matmul(g)?.try_matmul(&it)?.try_neg()?)]
+        }
+        Op::Pinv => {
+            // PyTorch's `pinv_backward` (valid where the rank is locally constant), with
+            // `P = pinv(A)` of `A` (m × n), `ᵀ` the transpose of the last two axes, and the
+            // products grouped so the square factor is min(m, n) wide:
+            // m ≤ n: K = gᵀP, dA = -(PK)ᵀ + KPᵀ - AP·KPᵀ + PᵀP·(gᵀ - KA);
+            // m > n: K = Pgᵀ, dA = -(KP)ᵀ + (gᵀ - AK)·P·Pᵀ + PᵀK - PᵀK·P·A.
+            let (a, p) = (arg(0)?, arg(1)?);
+            let tr = |x: &Tensor<F, D>| x.transpose(-1, -2);
+            let (m, n) = (a.dims()[a.ndim() - 2], a.dims()[a.ndim() - 1]);
+            let (ph, gh) = (tr(p)?, tr(g)?);
+            let ga = if m <= n {
+                let k = gh.try_matmul(p)?;
+                let kph = k.try_matmul(&ph)?;
+                tr(&p.try_matmul(&k)?)?
+                    .try_neg()?
+                    .try_add(&kph)?
+                    .try_sub(&a.try_matmul(p)?.try_matmul(&kph)?)?
+                    .try_add(
+                        &ph.try_matmul(p)?
+                            .try_matmul(&gh.try_sub(&k.try_matmul(a)?)?)?,
+                    )?
+            } else {
+                let k = p.try_matmul(&gh)?;
+                let phk = ph.try_matmul(&k)?;
+                tr(&k.try_matmul(p)?)?
+                    .try_neg()?
+                    .try_add(
+                        &gh.try_sub(&a.try_matmul(&k)?)?
+                            .try_matmul(p)?
+                            .try_matmul(&ph)?,
+                    )?
+                    .try_add(&phk)?
+                    .try_sub(&phk.try_matmul(p)?.try_matmul(a)?)?
+            };
+            vec![Some(ga)]
         }
         Op::Solve => {
             // x = A⁻¹ b: db = A⁻ᵀ g, dA = -db xᵀ (a vector b as one column).

@@ -288,13 +288,14 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     }
 
     /// The Moore–Penrose pseudo-inverse of each `(m, n)` matrix, shape `(..., n, m)` (NumPy
-    /// `linalg.pinv`, through the SVD).
+    /// `linalg.pinv`, through the SVD). Differentiable with PyTorch's `pinv_backward`
+    /// formula, which holds where the rank does not change near the input (a full-rank matrix).
     ///
     /// # Errors
     /// As [`Tensor::try_svd`].
     pub fn try_pinv(&self) -> Result<Float<T, D>> {
         let out = on_host(self, |h| h.host_pinv())?;
-        Ok(record(out, Op::NoGrad("pinv"), &[self], &[]))
+        Ok(record_out(out, Op::Pinv, &[self], &[self]))
     }
 
     /// Eigenvalues (ascending, `(..., n)`) and eigenvectors (the columns of `(..., n, n)`) of
