@@ -31,7 +31,16 @@ pub struct Shape(Dims);
 impl Shape {
     /// A shape from its dimensions.
     pub fn new(dims: Vec<usize>) -> Self {
-        Shape(Dims::from_vec(dims))
+        // Inline when it fits, so that clones of the shape never allocate.
+        if dims.len() <= 4 {
+            Shape(Dims::from_slice(&dims))
+        } else {
+            Shape(Dims::from_vec(dims))
+        }
+    }
+    /// A shape from inline dimensions (no allocation up to 4 dimensions).
+    pub(crate) fn from_dims(dims: Dims) -> Self {
+        Shape(dims)
     }
     /// The dimensions.
     pub fn dims(&self) -> &[usize] {

@@ -47,7 +47,7 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
         && let Some(g) = x.storage.try_read_recursive()
     {
         let o = x.layout.offset;
-        let dims: Vec<usize> = (x.dims().iter().zip(mask))
+        let dims: crate::shape::Dims = (x.dims().iter().zip(mask))
             .filter(|&(_, &m)| keepdim || !m)
             .map(|(&d, &m)| if m { 1 } else { d })
             .collect();
@@ -56,7 +56,7 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
             *y = finish(r.run(r.init(), row, 0), len)?;
         }
         drop(g);
-        return Ok(Tensor::from_buf(buf, Shape::new(dims)));
+        return Ok(Tensor::from_buf(buf, Shape::from_dims(dims)));
     }
     let dims = out_dims(
         op,
