@@ -22,13 +22,7 @@ const BLOCK: usize = 256;
 /// When `len` is 0 or `src` holds fewer than `out.len() * len` elements (a caller bug).
 pub fn logsumexp<T: Element>(src: &[T], len: usize, out: &mut [T]) {
     assert!(len > 0 && src.len() >= out.len() * len, "logsumexp rows");
-    let rows_per_task = (PAR_THRESHOLD / len).max(1);
-    let rows_per_task = if out.len() * len < PAR_THRESHOLD {
-        out.len()
-    } else {
-        rows_per_task.min(out.len().div_ceil(rayon::current_num_threads() * 4))
-    };
-    par_chunks(out, rows_per_task, &|start, o| {
+    par_chunks(out, rows_per_task(out.len(), len), &|start, o| {
         let src = &src[start * len..(start + o.len()) * len];
         if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
             rows_f32(x, len, y);
@@ -40,6 +34,17 @@ pub fn logsumexp<T: Element>(src: &[T], len: usize, out: &mut [T]) {
             unreachable!("logsumexp rows of {}", T::DTYPE)
         }
     });
+}
+
+/// Rows of `len` elements per pool task: all of them below the parallel threshold, else
+/// about [`PAR_THRESHOLD`] elements' worth, at most a quarter of a thread's share.
+fn rows_per_task(rows: usize, len: usize) -> usize {
+    if rows.saturating_mul(len) < PAR_THRESHOLD {
+        return rows.max(1);
+    }
+    (PAR_THRESHOLD / len)
+        .min(rows.div_ceil(rayon::current_num_threads() * 4))
+        .max(1)
 }
 
 /// f32 rows. Short rows are packed several to a buffer, so that one vectorised `exp` and one
@@ -95,12 +100,7 @@ pub fn exp_sub<T: Element>(src: &[T], len: usize, shift: &[T], scale: Option<&[T
             && scale.is_none_or(|s| s.len() >= rows),
         "exp_sub rows"
     );
-    let rows_per_task = if out.len() < PAR_THRESHOLD {
-        rows
-    } else {
-        (PAR_THRESHOLD / len).clamp(1, rows.div_ceil(rayon::current_num_threads() * 4).max(1))
-    };
-    par_chunks(out, rows_per_task * len, &|start, o| {
+    par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
         let (r0, src) = (start / len, &src[start..start + o.len()]);
         let rows = r0..r0 + o.len() / len;
         if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
