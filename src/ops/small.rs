@@ -35,6 +35,25 @@ pub(crate) fn map_new<I: Element, O: Element>(
     a: &Tensor<I, Cpu>,
     kernel: impl FnOnce(&[I], &mut [O]),
 ) -> Option<Result<Tensor<O, Cpu>>> {
+    let mut kernel = Some(kernel);
+    map_new_dyn(op, a, &mut |s, o| {
+        if let Some(k) = kernel.take() {
+            k(s, o)
+        }
+    })
+}
+
+/// A two-input kernel behind a pointer.
+type Kernel2<'k, A, B, O> = dyn FnMut(&[A], &[B], &mut [O]) + 'k;
+
+// The bodies below are compiled once per element types, not once per op: each calls its
+// op's kernel once, through a pointer (the kernel's loop itself is the op's own code).
+
+fn map_new_dyn<I: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<I, Cpu>,
+    kernel: &mut dyn FnMut(&[I], &mut [O]),
+) -> Option<Result<Tensor<O, Cpu>>> {
     if a.numel() > SMALL {
         return None;
     }
@@ -54,6 +73,20 @@ pub(crate) fn zip_new<A: Element, B: Element, O: Element>(
     a: &Tensor<A, Cpu>,
     b: &Tensor<B, Cpu>,
     kernel: impl FnOnce(&[A], &[B], &mut [O]),
+) -> Option<Result<Tensor<O, Cpu>>> {
+    let mut kernel = Some(kernel);
+    zip_new_dyn(op, a, b, &mut |x, y, o| {
+        if let Some(k) = kernel.take() {
+            k(x, y, o)
+        }
+    })
+}
+
+fn zip_new_dyn<A: Element, B: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<A, Cpu>,
+    b: &Tensor<B, Cpu>,
+    kernel: &mut Kernel2<'_, A, B, O>,
 ) -> Option<Result<Tensor<O, Cpu>>> {
     if a.numel() > SMALL {
         return None;
@@ -75,6 +108,20 @@ pub(crate) fn map_into<I: Element, O: Element>(
     a: &Tensor<I, Cpu>,
     out: &mut Tensor<O, Cpu>,
     kernel: impl FnOnce(&[I], &mut [O]),
+) -> Option<Result<()>> {
+    let mut kernel = Some(kernel);
+    map_into_dyn(op, a, out, &mut |s, o| {
+        if let Some(k) = kernel.take() {
+            k(s, o)
+        }
+    })
+}
+
+fn map_into_dyn<I: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<I, Cpu>,
+    out: &mut Tensor<O, Cpu>,
+    kernel: &mut dyn FnMut(&[I], &mut [O]),
 ) -> Option<Result<()>> {
     if a.numel() > SMALL || crate::ops::storage_id(out) == crate::ops::storage_id(a) {
         return None;
@@ -98,6 +145,21 @@ pub(crate) fn zip_into<A: Element, B: Element, O: Element>(
     b: &Tensor<B, Cpu>,
     out: &mut Tensor<O, Cpu>,
     kernel: impl FnOnce(&[A], &[B], &mut [O]),
+) -> Option<Result<()>> {
+    let mut kernel = Some(kernel);
+    zip_into_dyn(op, a, b, out, &mut |x, y, o| {
+        if let Some(k) = kernel.take() {
+            k(x, y, o)
+        }
+    })
+}
+
+fn zip_into_dyn<A: Element, B: Element, O: Element>(
+    op: &'static str,
+    a: &Tensor<A, Cpu>,
+    b: &Tensor<B, Cpu>,
+    out: &mut Tensor<O, Cpu>,
+    kernel: &mut Kernel2<'_, A, B, O>,
 ) -> Option<Result<()>> {
     let id = crate::ops::storage_id(out);
     if a.numel() > SMALL || id == crate::ops::storage_id(a) || id == crate::ops::storage_id(b) {

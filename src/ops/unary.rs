@@ -272,18 +272,15 @@ impl<T: Element> Tensor<T, Cpu> {
 
 impl<T: FloatElement> Tensor<T, Cpu> {
     pub(crate) fn cpu_float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
-        if convert::computes_in_f32::<T>() {
-            // Compute into a fresh buffer on the vectorised path, then write it back once.
-            let shape = self.shape().clone();
-            let mut buf = crate::device::AlignedBuf::zeros(Op::NAME, self.numel())?;
-            float_unary_kernel::<T, Op>(
-                &crate::tensor::read(Op::NAME, &self.storage)?,
-                &self.layout,
-                &mut buf,
-            );
-            return super::assign_result(Op::NAME, self, buf, &shape);
-        }
-        map_assign(Op::NAME, self, |x: T| T::from_acc(Op::apply(x.to_acc())))
+        // Compute into a fresh buffer on the chunked path, then write it back once.
+        let shape = self.shape().clone();
+        let mut buf = crate::device::AlignedBuf::zeros(Op::NAME, self.numel())?;
+        float_unary_kernel::<T, Op>(
+            &crate::tensor::read(Op::NAME, &self.storage)?,
+            &self.layout,
+            &mut buf,
+        );
+        super::assign_result(Op::NAME, self, buf, &shape)
     }
 }
 
@@ -534,24 +531,25 @@ float_exponent!(f32, f64);
 /// [`float_unary_kernel`] over a contiguous `src` of `out.len()` elements.
 fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf<T>]) {
     if convert::computes_in_f32::<FloatOf<T>>() {
-        strided::map_slice_f32(src, out, |buf: &mut [f32]| match Op::F32_SLICE {
-            Some(fast) => fast(buf),
-            None => buf.iter_mut().for_each(|x| *x = Op::apply(*x)),
-        });
+        strided::map_slice_chunks(src, out, &float_body::<Op, f32>);
     } else {
-        small::each(|x: T| <FloatOf<T>>::from_acc(Op::apply(x.to_float().to_acc())))(src, out);
+        strided::map_slice_chunks(src, out, &float_body::<Op, f64>);
     }
 }
 
 fn float_unary_kernel<T: Element, Op: FloatUnaryOp>(src: &[T], l: &Layout, out: &mut [FloatOf<T>]) {
     if convert::computes_in_f32::<FloatOf<T>>() {
-        strided::map_into_f32(src, l, out, &|buf: &mut [f32]| match Op::F32_SLICE {
-            Some(fast) => fast(buf),
-            None => buf.iter_mut().for_each(|x| *x = Op::apply(*x)),
-        });
+        strided::map_into_chunks(src, l, out, &float_body::<Op, f32>);
     } else {
-        strided::map_into(src, l, out, &|x: T| {
-            <FloatOf<T>>::from_acc(Op::apply(x.to_float().to_acc()))
-        });
+        strided::map_into_chunks(src, l, out, &float_body::<Op, f64>);
+    }
+}
+
+/// `Op` over a buffer of its compute type, the vectorised f32 kernel where it has one. Generic
+/// over the op alone: the element types only pick the chunked driver that calls it.
+fn float_body<Op: FloatUnaryOp, A: Float + convert::Compute>(buf: &mut [A]) {
+    match (Op::F32_SLICE, convert::same_mut::<A, f32>(buf)) {
+        (Some(fast), Some(b)) => fast(b),
+        _ => buf.iter_mut().for_each(|x| *x = Op::apply(*x)),
     }
 }

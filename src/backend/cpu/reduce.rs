@@ -12,7 +12,7 @@ use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::reduce::{ReduceOp, ScanOp};
-use crate::shape::Shape;
+use crate::shape::{Dims, Shape};
 use crate::tensor::{Tensor, read};
 
 /// Runs reducer `r` over the axes in `mask` and maps each state to an output element.
@@ -28,29 +28,11 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     // trailing (or whose kept axes all have size 1): each row is one vectorised run, folded
     // straight into the output, without the driver's plans and state vectors. Rows of a few
     // elements (a softmax over 10 classes) cost a loop iteration each.
-    let n = x.numel();
-    let one_output = x.dims().iter().zip(mask).all(|(&d, &m)| m || d == 1);
-    let suffix = mask.iter().skip_while(|&&m| !m).all(|&m| m);
-    let len = if one_output {
-        n
-    } else {
-        crate::shape::numel_of(
-            (x.dims().iter().zip(mask))
-                .filter(|(_, m)| **m)
-                .map(|(&d, _)| d),
-        )
-    };
-    if (one_output || suffix)
-        && len > 0
-        && n < PAR_THRESHOLD
+    if let Some((len, dims)) = row_reduction(x.dims(), mask, keepdim)
         && x.is_contiguous()
         && let Some(g) = x.storage.try_read_recursive()
     {
-        let o = x.layout.offset;
-        let dims: crate::shape::Dims = (x.dims().iter().zip(mask))
-            .filter(|&(_, &m)| keepdim || !m)
-            .map(|(&d, &m)| if m { 1 } else { d })
-            .collect();
+        let (o, n) = (x.layout.offset, x.numel());
         let mut buf = AlignedBuf::zeros(op, n / len)?;
         for (y, row) in buf.iter_mut().zip(g[o..o + n].chunks_exact(len)) {
             *y = finish(r.run(r.init(), row, 0), len)?;
@@ -73,6 +55,32 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
         *o = finish(a, blk)?;
     }
     Ok(Tensor::from_buf(buf, Shape::new(dims)))
+}
+
+/// For [`reduce_with`]'s fast path (compiled once, not per reducer): the row length and the
+/// output dimensions when a small input's reduced axes are trailing (or its kept axes all
+/// have size 1), so that each output element reduces one run of the contiguous input.
+fn row_reduction(dims: &[usize], mask: &[bool], keepdim: bool) -> Option<(usize, Dims)> {
+    let n = crate::shape::numel_of(dims.iter().copied());
+    let one_output = dims.iter().zip(mask).all(|(&d, &m)| m || d == 1);
+    let suffix = mask.iter().skip_while(|&&m| !m).all(|&m| m);
+    let len = if one_output {
+        n
+    } else {
+        crate::shape::numel_of(
+            (dims.iter().zip(mask))
+                .filter(|(_, m)| **m)
+                .map(|(&d, _)| d),
+        )
+    };
+    if !(one_output || suffix) || len == 0 || n >= PAR_THRESHOLD {
+        return None;
+    }
+    let out = (dims.iter().zip(mask))
+        .filter(|&(_, &m)| keepdim || !m)
+        .map(|(&d, &m)| if m { 1 } else { d })
+        .collect();
+    Some((len, out))
 }
 
 /// The output dimensions of a reduction over the axes in `mask`, after checking that the

@@ -60,3 +60,43 @@ pub fn store_f32<T: Element>(src: &[f32], dst: &mut [T]) {
         }
     }
 }
+
+/// The type a chunked kernel computes in: f32 (16-bit floats widen and narrow with SIMD
+/// conversions) or f64 (f64 itself and the integers whose float type is f64).
+pub trait Compute: Copy + Default + Send + Sync + 'static {
+    /// Widens `src` into `dst` (equal lengths).
+    fn load<T: Element>(src: &[T], dst: &mut [Self]);
+    /// Narrows `src` into `dst` (equal lengths).
+    fn store<T: Element>(src: &[Self], dst: &mut [T]);
+}
+
+impl Compute for f32 {
+    #[inline]
+    fn load<T: Element>(src: &[T], dst: &mut [f32]) {
+        load_f32(src, dst)
+    }
+    #[inline]
+    fn store<T: Element>(src: &[f32], dst: &mut [T]) {
+        store_f32(src, dst)
+    }
+}
+
+impl Compute for f64 {
+    #[inline]
+    fn load<T: Element>(src: &[T], dst: &mut [f64]) {
+        match same::<T, f64>(src) {
+            Some(s) => dst.copy_from_slice(s),
+            None => dst.iter_mut().zip(src).for_each(|(d, &x)| *d = x.to_f64()),
+        }
+    }
+    #[inline]
+    fn store<T: Element>(src: &[f64], dst: &mut [T]) {
+        match same_mut::<T, f64>(dst) {
+            Some(d) => d.copy_from_slice(src),
+            None => dst
+                .iter_mut()
+                .zip(src)
+                .for_each(|(d, &x)| *d = T::from_f64(x)),
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! the compiler vectorises, a strided one is a sequence of inner runs, and broadcasting is
 //! stride 0. Work is split across rayon threads above [`PAR_THRESHOLD`] elements.
 
+use super::convert::Compute;
 use crate::device::AlignedBuf;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -17,6 +18,9 @@ pub const PAR_THRESHOLD: usize = 1 << 17;
 
 /// A run: its first logical position, its storage offset in each operand, its length.
 type Run<const K: usize> = (usize, [isize; K], usize);
+
+/// Rows handed over by [`Plan::for_rows`]: first position, offsets, row length, row count.
+type Rows<const K: usize> = (usize, [isize; K], usize, usize);
 
 /// Runs handed over per call by [`Plan::walk`].
 const RUN_BATCH: usize = 32;
@@ -94,14 +98,8 @@ impl<const K: usize> Plan<K> {
             // directly so the body inlines here, where the compiler still knows that the
             // output and the inputs do not alias and vectorises small ops fully.
             debug_assert!(end <= len);
-            let offs =
-                std::array::from_fn(|k| self.offsets[k] + start as isize * self.strides[k][0]);
-            return f(
-                start,
-                offs,
-                std::array::from_fn(|k| self.strides[k][0]),
-                end - start,
-            );
+            let (offs, inner) = self.run_at(start);
+            return f(start, offs, inner, end - start);
         }
         self.walk(start, end, &mut |runs, inner| {
             for &(pos, offs, len) in runs {
@@ -128,28 +126,62 @@ impl<const K: usize> Plan<K> {
                 f(pos, offs, inner, n, 1, [0; K])
             });
         };
-        let outer: [isize; K] = std::array::from_fn(|k| self.strides[k][0]);
-        let inner: [isize; K] = std::array::from_fn(|k| self.strides[k][1]);
+        let (parts, n) = self.row_parts(start, end, len);
+        let (inner, outer) = self.inner_outer();
+        for &(pos, offs, len, rows) in &parts[..n] {
+            f(pos, offs, inner, len, rows, outer);
+        }
+    }
+
+    /// The offsets of logical position `p` of a one-dimensional plan, and its strides.
+    /// Written as loops, not `array::from_fn`: these helpers are compiled once per `K`, while
+    /// a `from_fn` closure inside the generic `for_runs` was instantiated once per op.
+    fn run_at(&self, p: usize) -> ([isize; K], [isize; K]) {
+        let (mut offs, mut inner) = (self.offsets, [0; K]);
+        for k in 0..K {
+            inner[k] = self.strides[k][0];
+            offs[k] += p as isize * inner[k];
+        }
+        (offs, inner)
+    }
+
+    /// The inner (element) and outer (row) strides of a two-dimensional plan.
+    fn inner_outer(&self) -> ([isize; K], [isize; K]) {
+        let (mut inner, mut outer) = ([0; K], [0; K]);
+        for k in 0..K {
+            (outer[k], inner[k]) = (self.strides[k][0], self.strides[k][1]);
+        }
+        (inner, outer)
+    }
+
+    /// `start..end` of a two-dimensional plan with rows of `len` as at most three parts
+    /// `(pos, offsets, len, rows)`: a partial first row, the whole rows, a partial last row.
+    fn row_parts(&self, start: usize, end: usize, len: usize) -> ([Rows<K>; 3], usize) {
         let at = |p: usize| -> [isize; K] {
-            std::array::from_fn(|k| {
-                self.offsets[k] + (p / len) as isize * outer[k] + (p % len) as isize * inner[k]
-            })
+            let mut o = self.offsets;
+            for k in 0..K {
+                o[k] += (p / len) as isize * self.strides[k][0]
+                    + (p % len) as isize * self.strides[k][1];
+            }
+            o
         };
-        let mut p = start;
-        // A partial first row, the whole rows, a partial last row.
+        let mut parts = [(0, [0; K], 0, 0); 3];
+        let (mut p, mut n) = (start, 0);
         if p < end && !p.is_multiple_of(len) {
-            let n = (len - p % len).min(end - p);
-            f(p, at(p), inner, n, 1, outer);
-            p += n;
+            let m = (len - p % len).min(end - p);
+            parts[n] = (p, at(p), m, 1);
+            (p, n) = (p + m, n + 1);
         }
         let rows = (end.saturating_sub(p)) / len;
         if rows > 0 {
-            f(p, at(p), inner, len, rows, outer);
-            p += rows * len;
+            parts[n] = (p, at(p), len, rows);
+            (p, n) = (p + rows * len, n + 1);
         }
         if p < end {
-            f(p, at(p), inner, end - p, 1, outer);
+            parts[n] = (p, at(p), end - p, 1);
+            n += 1;
         }
+        (parts, n)
     }
 
     /// The walk behind [`Plan::for_runs`], compiled once per operand count, so each op and
@@ -363,8 +395,10 @@ pub fn zip_into<A: Element, B: Element, O: Element>(
             start + chunk.len(),
             |pos, offs, [sa, sb], len, rows, outer| {
                 for r in 0..rows {
-                    let [oa, ob]: [isize; 2] =
-                        std::array::from_fn(|k| offs[k] + r as isize * outer[k]);
+                    let (oa, ob) = (
+                        offs[0] + r as isize * outer[0],
+                        offs[1] + r as isize * outer[1],
+                    );
                     let d0 = pos - start + r * len;
                     let dst = &mut chunk[d0..d0 + len];
                     match (sa, sb) {
@@ -441,7 +475,10 @@ fn zip_slices<A: Copy, B: Copy, O>(d: &mut [O], x: &[A], y: &[B], f: impl Fn(A, 
             x.try_into().expect("8"),
             y.try_into().expect("8"),
         );
-        *d = std::array::from_fn(|k| f(x[k], y[k]));
+        // A fixed trip count of 8, fully unrolled and vectorised.
+        for ((d, &x), &y) in d.iter_mut().zip(x).zip(y) {
+            *d = f(x, y);
+        }
     }
     let (x, y) = (xc.remainder(), yc.remainder());
     for ((d, &x), &y) in dc.into_remainder().iter_mut().zip(x).zip(y) {
@@ -462,7 +499,9 @@ fn map_slice<A: Copy, O>(d: &mut [O], x: &[A], f: impl Fn(A) -> O) {
     let mut xc = x.chunks_exact(8);
     for (d, x) in (&mut dc).zip(&mut xc) {
         let (d, x): (&mut [O; 8], &[A; 8]) = (d.try_into().expect("8"), x.try_into().expect("8"));
-        *d = std::array::from_fn(|k| f(x[k]));
+        for (d, &x) in d.iter_mut().zip(x) {
+            *d = f(x);
+        }
     }
     for (d, &x) in dc.into_remainder().iter_mut().zip(xc.remainder()) {
         *d = f(x);
@@ -553,7 +592,7 @@ pub fn map_inplace<T: Element>(dst: &mut [T], ld: &Layout, f: impl Fn(T) -> T + 
     });
 }
 
-/// Elements per chunk on the f32 compute paths: two buffers stay in L1.
+/// Elements per chunk on the chunked compute paths: two buffers stay in L1.
 const CHUNK: usize = 512;
 
 fn gather<T: Element>(src: &[T], o: isize, s: isize, len: usize, buf: &mut [T; CHUNK]) {
@@ -568,41 +607,43 @@ fn gather<T: Element>(src: &[T], o: isize, s: isize, len: usize, buf: &mut [T; C
 
 /// Widens `n` elements at `o` with stride `s` into `f`: straight from `src` when contiguous,
 /// through the gather buffer `tmp` otherwise.
-fn load_run<T: Element>(
+fn load_run<T: Element, A: Compute>(
     src: &[T],
     o: isize,
     s: isize,
     n: usize,
     tmp: &mut [T; CHUNK],
-    f: &mut [f32; CHUNK],
+    f: &mut [A; CHUNK],
 ) {
     if s == 1 {
-        super::convert::load_f32(&src[o as usize..o as usize + n], &mut f[..n]);
+        A::load(&src[o as usize..o as usize + n], &mut f[..n]);
     } else {
         gather(src, o, s, n, tmp);
-        super::convert::load_f32(&tmp[..n], &mut f[..n]);
+        A::load(&tmp[..n], &mut f[..n]);
     }
 }
 
-/// `out = store(f(load(src)))` in chunks of f32: 16-bit floats convert whole runs with SIMD
-/// conversions and ops like `sin` run vectorised over the buffer.
-pub fn map_into_f32<I: Element, O: Element>(
+/// `out = store(f(load(src)))` in chunks of the compute type `A`: 16-bit floats convert whole
+/// runs with SIMD conversions and ops like `sin` run vectorised over the buffer. `f` is the
+/// op's code, called once per chunk through a pointer, so this driver is compiled once per
+/// element types rather than once per op.
+pub fn map_into_chunks<I: Element, O: Element, A: Compute>(
     src: &[I],
     l: &Layout,
     out: &mut [O],
-    f: &(impl Fn(&mut [f32]) + Sync),
+    f: &(dyn Fn(&mut [A]) + Sync),
 ) {
     let plan = Plan::new([l]);
     par_out(out, |start, chunk| {
         let mut tmp = [I::ZERO; CHUNK];
-        let mut buf = [0f32; CHUNK];
+        let mut buf = [A::default(); CHUNK];
         plan.for_runs(start, start + chunk.len(), |pos, [o], [s], len| {
             let d = pos - start;
-            // f32 to f32 from a contiguous run: copy into the output and work there in place
-            // (one pass over the data fewer than through the buffer).
+            // Already in the compute type and contiguous: copy into the output and work there
+            // in place (one pass over the data fewer than through the buffer).
             if s == 1
-                && let Some(src) = super::convert::same::<I, f32>(src)
-                && let Some(dst) = super::convert::same_mut::<O, f32>(&mut chunk[d..d + len])
+                && let Some(src) = super::convert::same::<I, A>(src)
+                && let Some(dst) = super::convert::same_mut::<O, A>(&mut chunk[d..d + len])
             {
                 let o = o as usize;
                 for (dc, sc) in dst.chunks_mut(CHUNK).zip(src[o..o + len].chunks(CHUNK)) {
@@ -616,28 +657,32 @@ pub fn map_into_f32<I: Element, O: Element>(
                 let n = (len - done).min(CHUNK);
                 load_run(src, o + done as isize * s, s, n, &mut tmp, &mut buf);
                 f(&mut buf[..n]);
-                super::convert::store_f32(&buf[..n], &mut chunk[d + done..d + done + n]);
+                A::store(&buf[..n], &mut chunk[d + done..d + done + n]);
                 done += n;
             }
         })
     });
 }
 
-/// [`map_into_f32`] for a contiguous `src` of `out.len()` elements.
-pub fn map_slice_f32<I: Element, O: Element>(src: &[I], out: &mut [O], f: impl Fn(&mut [f32])) {
+/// [`map_into_chunks`] for a contiguous `src` of `out.len()` elements.
+pub fn map_slice_chunks<I: Element, O: Element, A: Compute>(
+    src: &[I],
+    out: &mut [O],
+    f: &dyn Fn(&mut [A]),
+) {
     if let (Some(src), Some(out)) = (
-        super::convert::same::<I, f32>(src),
-        super::convert::same_mut::<O, f32>(out),
+        super::convert::same::<I, A>(src),
+        super::convert::same_mut::<O, A>(out),
     ) {
         out.copy_from_slice(src);
         return out.chunks_mut(CHUNK).for_each(f);
     }
-    let mut buf = [0f32; CHUNK];
+    let mut buf = [A::default(); CHUNK];
     for (s, o) in src.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         let b = &mut buf[..s.len()];
-        super::convert::load_f32(s, b);
+        A::load(s, b);
         f(b);
-        super::convert::store_f32(b, o);
+        A::store(b, o);
     }
 }
 
@@ -653,7 +698,7 @@ pub fn zip_into_f32<T: Element>(
     let plan = Plan::new([la, lb]);
     par_out(out, |start, chunk| {
         let (mut ta, mut tb) = ([T::ZERO; CHUNK], [T::ZERO; CHUNK]);
-        let (mut fa, mut fb) = ([0f32; CHUNK], [0f32; CHUNK]);
+        let (mut fa, mut fb): ([f32; CHUNK], [f32; CHUNK]) = ([0.0; CHUNK], [0.0; CHUNK]);
         plan.for_runs(
             start,
             start + chunk.len(),
