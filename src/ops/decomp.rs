@@ -4,6 +4,10 @@
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
 //!
+//! They need the `linalg` cargo feature (on by default). A build without it (`default-features
+//! = false` to save faer's compile time) keeps the methods, and each returns
+//! `Error::InvalidArgument` naming the feature.
+//!
 //! ```
 //! use typed_tensor::prelude::*;
 //!
@@ -18,14 +22,17 @@
 //! ```
 
 use crate::autograd::{Op, record, record_out};
+#[cfg(feature = "linalg")]
 use crate::backend::cpu::kernels::linalg as k;
 use crate::backend::{Backend, on_host};
 use crate::device::Cpu;
 use crate::dtype::{FloatOf, NumElement};
 use crate::error::{Error, OrPanic, Result};
+#[cfg(feature = "linalg")]
 use crate::shape::{Shape, broadcast_shapes};
 use crate::tensor::Tensor;
 
+#[cfg(feature = "linalg")]
 /// A stack of `m × n` matrices as row-major f64, with the batch dimensions.
 struct Stack {
     data: Vec<f64>,
@@ -34,6 +41,7 @@ struct Stack {
     n: usize,
 }
 
+#[cfg(feature = "linalg")]
 impl Stack {
     fn count(&self) -> usize {
         crate::shape::numel_of(self.batch.iter().copied())
@@ -43,11 +51,13 @@ impl Stack {
     }
 }
 
+#[cfg(feature = "linalg")]
 /// `dims` with the batch dimensions in front.
 fn with_batch(batch: &[usize], dims: &[usize]) -> Vec<usize> {
     batch.iter().chain(dims).copied().collect()
 }
 
+#[cfg(feature = "linalg")]
 /// Packs one output per matrix into a tensor of shape `batch + dims`.
 fn pack<T: NumElement>(
     parts: Vec<Vec<f64>>,
@@ -57,6 +67,42 @@ fn pack<T: NumElement>(
     Ok(Tensor::<f64, Cpu>::from_vec(parts.concat(), with_batch(batch, dims))?.cast())
 }
 
+/// The factorizations of a build without the `linalg` feature: each is this error.
+#[cfg(not(feature = "linalg"))]
+#[allow(clippy::type_complexity)]
+impl<T: NumElement> Tensor<T, Cpu> {
+    fn linalg_off<R>(op: &'static str) -> Result<R> {
+        Err(Error::InvalidArgument {
+            op,
+            msg: "this build of typed-tensor has no factorizations (the `linalg` cargo feature \
+                  is off); enable it: typed-tensor = { features = [\"linalg\"] }"
+                .into(),
+        })
+    }
+    pub(crate) fn host_inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("inverse")
+    }
+    pub(crate) fn host_solve(&self, _b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("solve")
+    }
+    pub(crate) fn host_svd(
+        &self,
+    ) -> Result<(
+        Tensor<FloatOf<T>, Cpu>,
+        Tensor<FloatOf<T>, Cpu>,
+        Tensor<FloatOf<T>, Cpu>,
+    )> {
+        Self::linalg_off("svd")
+    }
+    pub(crate) fn host_pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("pinv")
+    }
+    pub(crate) fn host_eigh(&self) -> Result<(Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>)> {
+        Self::linalg_off("eigh")
+    }
+}
+
+#[cfg(feature = "linalg")]
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `(m, n)` of the matrices in the last two dimensions; `square` demands `m == n`.
     fn matrix_dims(&self, op: &'static str, square: bool) -> Result<(usize, usize)> {
@@ -232,6 +278,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
 }
 
+#[cfg(feature = "linalg")]
 fn no_convergence(op: &'static str) -> Error {
     Error::InvalidArgument {
         op,
@@ -324,5 +371,34 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         pinv, try_pinv() -> Float<T, D>;
         /// [`Tensor::try_eigh`], panicking with its error.
         eigh, try_eigh() -> (Float<T, D>, Float<T, D>);
+    }
+}
+
+#[cfg(all(test, not(feature = "linalg")))]
+mod without_the_feature {
+    use crate::prelude::*;
+
+    #[test]
+    fn every_factorization_is_an_error_naming_the_feature() {
+        let a = Tensor::<f32>::eye(3).unwrap();
+        let errors = [
+            a.try_inverse().err(),
+            a.try_solve(&a).err(),
+            a.try_svd().err(),
+            a.try_pinv().err(),
+            a.try_eigh().err(),
+        ];
+        for (e, op) in errors
+            .into_iter()
+            .zip(["inverse", "solve", "svd", "pinv", "eigh"])
+        {
+            let msg = e.expect("an error").to_string();
+            assert!(
+                msg.starts_with(op) && msg.contains("`linalg` cargo feature"),
+                "{msg}"
+            );
+        }
+        let d = DynTensor::from(a);
+        assert!(d.inverse().unwrap_err().to_string().contains("`linalg`"));
     }
 }

@@ -2,6 +2,7 @@
 //! tested and benchmarked alone.
 
 pub mod convert;
+#[cfg(feature = "linalg")]
 pub mod linalg;
 pub mod matmul;
 pub mod reduce;
