@@ -14,7 +14,6 @@ use crate::error::{Error, Result};
 use crate::ops::reduce::{ReduceOp, ScanOp};
 use crate::shape::{Dims, Shape};
 use crate::tensor::{Tensor, read};
-use smallvec::SmallVec;
 
 /// Runs reducer `r` over the axes in `mask` and maps each state to an output element.
 fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
@@ -25,56 +24,37 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     r: R,
     finish: impl Fn(R::Acc, usize) -> Result<O>,
 ) -> Result<Tensor<O, Cpu>> {
-    let per_output = std::mem::size_of::<(isize, R::Acc, O)>();
-    let (accs, blk, dims) = reduce_states(x, op, mask, keepdim, &r, per_output)?;
-    let mut buf = AlignedBuf::zeros(op, accs.len())?;
-    for (o, a) in buf.iter_mut().zip(accs) {
-        *o = finish(a, blk)?;
-    }
-    Ok(Tensor::from_buf(buf, Shape::from_dims(dims)))
-}
-
-/// Reduction states (one per output element), the reduced slice length, the output dims.
-type States<A> = (SmallVec<[A; 1]>, usize, Dims);
-
-/// The states of [`reduce_with`] (one per output element), the length of each reduced slice
-/// and the output dimensions. Compiled per element type and reducer, not per output type:
-/// every reduction of a `(T, O)` pair instantiates each reducer's branch, so this was seven
-/// copies per pair when it also wrote the output.
-fn reduce_states<T: Element, R: Reducer<T>>(
-    x: &Tensor<T, Cpu>,
-    op: &'static str,
-    mask: &[bool],
-    keepdim: bool,
-    r: &R,
-    per_output: usize,
-) -> Result<States<R::Acc>> {
     // The fast path for small contiguous inputs (see `ops::small`) whose reduced axes are
-    // trailing (or whose kept axes all have size 1): each row is one vectorised run, without
-    // the driver's plans. Rows of a few elements (a softmax over 10 classes) cost a loop
-    // iteration each; a one-output reduction keeps its state inline (no allocation).
+    // trailing (or whose kept axes all have size 1): each row is one vectorised run, folded
+    // straight into the output, without the driver's plans and state vectors. Rows of a few
+    // elements (a softmax over 10 classes) cost a loop iteration each.
     if let Some((len, dims)) = row_reduction(x.dims(), mask, keepdim)
         && x.is_contiguous()
         && let Some(g) = x.storage.try_read_recursive()
     {
         let (o, n) = (x.layout.offset, x.numel());
-        let mut accs = SmallVec::new();
-        accs.try_reserve_exact(n / len)
-            .map_err(|_| Error::OutOfMemory {
-                op,
-                bytes: (n / len).saturating_mul(per_output),
-            })?;
-        accs.extend(
-            g[o..o + n]
-                .chunks_exact(len)
-                .map(|row| r.run(r.init(), row, 0)),
-        );
-        return Ok((accs, len, dims));
+        let mut buf = AlignedBuf::zeros(op, n / len)?;
+        for (y, row) in buf.iter_mut().zip(g[o..o + n].chunks_exact(len)) {
+            *y = finish(r.run(r.init(), row, 0), len)?;
+        }
+        drop(g);
+        return Ok(Tensor::from_buf(buf, Shape::from_dims(dims)));
     }
-    let dims = out_dims(op, x.dims(), mask, keepdim, per_output)?;
+    let dims = out_dims(
+        op,
+        x.dims(),
+        mask,
+        keepdim,
+        std::mem::size_of::<(isize, R::Acc, O)>(),
+    )?;
     let g = read(op, &x.storage)?;
-    let (accs, _, blk) = reduce(&g, &x.layout, mask, r);
-    Ok((SmallVec::from_vec(accs), blk, dims.into_iter().collect()))
+    let (accs, _, blk) = reduce(&g, &x.layout, mask, &r);
+    drop(g);
+    let mut buf = AlignedBuf::zeros(op, accs.len())?;
+    for (o, a) in buf.iter_mut().zip(accs) {
+        *o = finish(a, blk)?;
+    }
+    Ok(Tensor::from_buf(buf, Shape::new(dims)))
 }
 
 /// For [`reduce_with`]'s fast path (compiled once, not per reducer): the row length and the
