@@ -94,14 +94,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         // row-major matrix): fold whole rows into a strip of accumulators, which vectorises
         // and reads memory in order, instead of walking each column with a large stride.
         const STRIP: usize = 2048;
-        let strips: Vec<(isize, usize)> = runs
-            .iter()
-            .flat_map(|&(o, _, len)| {
-                (0..len)
-                    .step_by(STRIP)
-                    .map(move |k| (o + k as isize, STRIP.min(len - k)))
-            })
-            .collect();
+        let strips = strips_of(&runs, STRIP);
         let serial = n_out.saturating_mul(blk) < PAR_THRESHOLD;
         // Few strips (a narrow matrix, or many threads): split the rows into bands too, and
         // merge each strip's band results in order afterwards.
@@ -133,10 +126,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
             );
             acc
         };
-        let work: Vec<_> = strips
-            .iter()
-            .flat_map(|&s| (0..bands).map(move |b| (s, b)))
-            .collect();
+        let work = strips_by_band(&strips, bands);
         let mut parts: Vec<Vec<R::Acc>> = vec![Vec::new(); work.len()];
         let chunk = if serial { work.len() } else { 1 };
         par_chunks(&mut parts, chunk, &|i, ps| {
@@ -453,6 +443,30 @@ pub fn sum_rows4<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
         }
     }
     body(accs, rows)
+}
+
+// The strip bookkeeping of `reduce`'s column path, outside the generic function: a
+// `flat_map` there was instantiated per element type and reducer (its `size_hint` alone was
+// 56 K lines of IR).
+
+/// The output runs `(offset, stride, len)` cut into strips `(offset, len)` of at most `strip`.
+fn strips_of(runs: &[(isize, isize, usize)], strip: usize) -> Vec<(isize, usize)> {
+    let mut out = Vec::new();
+    for &(o, _, len) in runs {
+        for k in (0..len).step_by(strip) {
+            out.push((o + k as isize, strip.min(len - k)));
+        }
+    }
+    out
+}
+
+/// Every strip paired with every band index, strip-major.
+fn strips_by_band(strips: &[(isize, usize)], bands: usize) -> Vec<((isize, usize), usize)> {
+    let mut out = Vec::with_capacity(strips.len().saturating_mul(bands));
+    for &s in strips {
+        out.extend((0..bands).map(|b| (s, b)));
+    }
+    out
 }
 
 #[cfg(test)]
