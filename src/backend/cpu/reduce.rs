@@ -40,21 +40,30 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
         drop(g);
         return Ok(Tensor::from_buf(buf, Shape::from_dims(dims)));
     }
-    let dims = out_dims(
-        op,
-        x.dims(),
-        mask,
-        keepdim,
-        std::mem::size_of::<(isize, R::Acc, O)>(),
-    )?;
-    let g = read(op, &x.storage)?;
-    let (accs, _, blk) = reduce(&g, &x.layout, mask, &r);
-    drop(g);
+    let per_output = std::mem::size_of::<(isize, R::Acc, O)>();
+    let (accs, blk, dims) = reduce_general(x, op, mask, keepdim, &r, per_output)?;
     let mut buf = AlignedBuf::zeros(op, accs.len())?;
     for (o, a) in buf.iter_mut().zip(accs) {
         *o = finish(a, blk)?;
     }
     Ok(Tensor::from_buf(buf, Shape::new(dims)))
+}
+
+/// [`reduce_with`]'s general path up to the states (one per output element, with the reduced
+/// slice length and the output dimensions), compiled per element type and reducer rather than
+/// also per output type.
+fn reduce_general<T: Element, R: Reducer<T>>(
+    x: &Tensor<T, Cpu>,
+    op: &'static str,
+    mask: &[bool],
+    keepdim: bool,
+    r: &R,
+    per_output: usize,
+) -> Result<(Vec<R::Acc>, usize, Vec<usize>)> {
+    let dims = out_dims(op, x.dims(), mask, keepdim, per_output)?;
+    let g = read(op, &x.storage)?;
+    let (accs, _, blk) = reduce(&g, &x.layout, mask, r);
+    Ok((accs, blk, dims))
 }
 
 /// For [`reduce_with`]'s fast path (compiled once, not per reducer): the row length and the
