@@ -67,9 +67,17 @@ fn pack<T: NumElement>(
     Ok(Tensor::<f64, Cpu>::from_vec(parts.concat(), with_batch(batch, dims))?.cast())
 }
 
+/// The host results of `svd`: `(u, s, vh)`.
+type HostSvd<T> = (
+    Tensor<FloatOf<T>, Cpu>,
+    Tensor<FloatOf<T>, Cpu>,
+    Tensor<FloatOf<T>, Cpu>,
+);
+/// The host results of `eigh`: `(eigenvalues, eigenvectors)`.
+type HostEigh<T> = (Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>);
+
 /// The factorizations of a build without the `linalg` feature: each is this error.
 #[cfg(not(feature = "linalg"))]
-#[allow(clippy::type_complexity)]
 impl<T: NumElement> Tensor<T, Cpu> {
     fn linalg_off<R>(op: &'static str) -> Result<R> {
         Err(Error::InvalidArgument {
@@ -85,19 +93,13 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn host_solve(&self, _b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         Self::linalg_off("solve")
     }
-    pub(crate) fn host_svd(
-        &self,
-    ) -> Result<(
-        Tensor<FloatOf<T>, Cpu>,
-        Tensor<FloatOf<T>, Cpu>,
-        Tensor<FloatOf<T>, Cpu>,
-    )> {
+    pub(crate) fn host_svd(&self) -> Result<HostSvd<T>> {
         Self::linalg_off("svd")
     }
     pub(crate) fn host_pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         Self::linalg_off("pinv")
     }
-    pub(crate) fn host_eigh(&self) -> Result<(Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>)> {
+    pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
         Self::linalg_off("eigh")
     }
 }
@@ -208,14 +210,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     ///
     /// # Errors
     /// `InvalidArgument` with fewer than two dimensions or when the iteration does not converge.
-    #[allow(clippy::type_complexity)]
-    pub(crate) fn host_svd(
-        &self,
-    ) -> Result<(
-        Tensor<FloatOf<T>, Cpu>,
-        Tensor<FloatOf<T>, Cpu>,
-        Tensor<FloatOf<T>, Cpu>,
-    )> {
+    pub(crate) fn host_svd(&self) -> Result<HostSvd<T>> {
         let s = self.matrices("svd", false)?;
         let r = s.m.min(s.n);
         let (mut us, mut ss, mut vs) = (vec![], vec![], vec![]);
@@ -258,8 +253,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
     ///
     /// # Errors
     /// `InvalidArgument` for non-square input or when the iteration does not converge.
-    #[allow(clippy::type_complexity)]
-    pub(crate) fn host_eigh(&self) -> Result<(Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>)> {
+    pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
         let s = self.matrices("eigh", true)?;
         let (mut ws, mut vs) = (vec![], vec![]);
         for i in 0..s.count() {

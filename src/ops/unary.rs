@@ -525,9 +525,6 @@ macro_rules! float_exponent {
 }
 float_exponent!(f32, f64);
 
-/// One float-valued op over a strided input into a contiguous output: the chunked f32 path
-/// (vectorised conversions and, for `sin`/`cos`, a vectorised kernel) when the result computes
-/// in f32, the scalar path otherwise.
 /// [`float_unary_kernel`] over a contiguous `src` of `out.len()` elements.
 fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf<T>]) {
     if convert::computes_in_f32::<FloatOf<T>>() {
@@ -537,6 +534,9 @@ fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf
     }
 }
 
+/// One float-valued op over a strided input into a contiguous output, in chunks of its compute
+/// type: f32 (vectorised conversions for 16-bit floats and, where the op has one, a vectorised
+/// kernel) when the result computes in f32, f64 otherwise.
 fn float_unary_kernel<T: Element, Op: FloatUnaryOp>(src: &[T], l: &Layout, out: &mut [FloatOf<T>]) {
     if convert::computes_in_f32::<FloatOf<T>>() {
         strided::map_into_chunks(src, l, out, &float_body::<Op, f32>);

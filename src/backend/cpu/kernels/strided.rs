@@ -686,7 +686,7 @@ pub fn map_slice_chunks<I: Element, O: Element, A: Compute>(
     }
 }
 
-/// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_f32`]).
+/// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_chunks`]).
 pub fn zip_into_f32<T: Element>(
     a: &[T],
     la: &Layout,
@@ -698,7 +698,7 @@ pub fn zip_into_f32<T: Element>(
     let plan = Plan::new([la, lb]);
     par_out(out, |start, chunk| {
         let (mut ta, mut tb) = ([T::ZERO; CHUNK], [T::ZERO; CHUNK]);
-        let (mut fa, mut fb): ([f32; CHUNK], [f32; CHUNK]) = ([0.0; CHUNK], [0.0; CHUNK]);
+        let (mut fa, mut fb) = ([0f32; CHUNK], [0f32; CHUNK]);
         plan.for_runs(
             start,
             start + chunk.len(),
