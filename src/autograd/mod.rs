@@ -29,6 +29,7 @@ pub use check::gradcheck;
 pub(crate) use rules::Op;
 
 use crate::backend::Backend;
+use crate::device::{Cpu, Cuda};
 use crate::dtype::{Element, FloatElement};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -85,8 +86,6 @@ impl Drop for NoGradGuard {
 /// type `F`, erased so that the rules are compiled once per float type, not once per op dtype.
 type Grad = Box<dyn Any + Send + Sync>;
 pub(crate) type Saved = Arc<dyn Any + Send + Sync>;
-/// Applies a node's rule: (op, output gradient, saved tensors, which inputs need a gradient).
-type Apply = fn(&Op, Grad, &[Saved], &[bool]) -> Result<Vec<Option<Grad>>>;
 
 /// One recorded op (or a leaf) in the graph.
 pub struct Node {
@@ -96,9 +95,6 @@ pub struct Node {
     /// The tensors the rule needs and their buffers' versions; `None` once a `backward` has
     /// freed the graph.
     saved: Mutex<Option<(Vec<Saved>, Vec<Registration>)>>,
-    apply: Apply,
-    /// Sums two gradients of this node's type.
-    add: fn(Grad, Grad) -> Result<Grad>,
     /// A leaf's sink: adds a gradient into the tensor's gradient buffer.
     sink: Option<Box<dyn Fn(Grad) -> Result<()> + Send + Sync>>,
 }
@@ -127,7 +123,38 @@ fn mismatch<T: Element>() -> Error {
     }
 }
 
-fn add_grads<D: Backend>(a: Grad, b: Grad) -> Result<Grad> {
+// The graph runs through plain functions that find the device (and `rules` the float type)
+// from the gradient itself. Generic entry points stored by `record`, which every op's generic
+// `try_x` calls, would make each downstream crate compile every backward rule again: release
+// builds do not share generic instances between crates.
+
+/// Whether a gradient lives on the CPU (otherwise it is on a CUDA device).
+fn on_cpu(g: &Grad) -> bool {
+    g.is::<Tensor<f32, Cpu>>()
+        || g.is::<Tensor<f64, Cpu>>()
+        || g.is::<Tensor<half::f16, Cpu>>()
+        || g.is::<Tensor<half::bf16, Cpu>>()
+}
+
+/// Applies a node's rule: (op, output gradient, saved tensors, which inputs need a gradient).
+fn apply(op: &Op, g: Grad, saved: &[Saved], needs: &[bool]) -> Result<Vec<Option<Grad>>> {
+    if on_cpu(&g) {
+        rules::apply::<Cpu>(op, g, saved, needs)
+    } else {
+        rules::apply::<Cuda>(op, g, saved, needs)
+    }
+}
+
+/// Sums two gradients of one node.
+fn add_grads(a: Grad, b: Grad) -> Result<Grad> {
+    if on_cpu(&a) {
+        add_grads_on::<Cpu>(a, b)
+    } else {
+        add_grads_on::<Cuda>(a, b)
+    }
+}
+
+fn add_grads_on<D: Backend>(a: Grad, b: Grad) -> Result<Grad> {
     fn go<F: FloatElement, D: Backend>(a: Tensor<F, D>, b: Grad) -> Result<Grad> {
         Ok(Box::new(a.try_add(&take::<F, D>(b)?)?))
     }
@@ -156,8 +183,6 @@ impl Node {
             op: Op::Leaf,
             inputs: Vec::new(),
             saved: Mutex::new(None),
-            apply: rules::apply::<D>,
-            add: add_grads::<D>,
             sink: Some(Box::new(sink)),
         })
     }
@@ -211,8 +236,6 @@ pub(crate) fn record<T: Element, D: Backend>(
         op,
         inputs: inputs.iter().map(|t| t.node()).collect(),
         saved: Mutex::new(Some(saved.iter().map(|t| t.save()).unzip())),
-        apply: rules::apply::<D>,
-        add: add_grads::<D>,
         sink: None,
     }));
     out.requires_grad = true;
@@ -280,7 +303,7 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
             });
         }
         let needs: Vec<bool> = node.inputs.iter().map(Option::is_some).collect();
-        let grads = (node.apply)(&node.op, g, saved, &needs)?;
+        let grads = apply(&node.op, g, saved, &needs)?;
         if !retain_graph {
             *slot = None;
         }
@@ -290,7 +313,7 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
                 continue;
             };
             let g = match pending.remove(&input.id) {
-                Some(prev) => (input.add)(prev, g)?,
+                Some(prev) => add_grads(prev, g)?,
                 None => g,
             };
             pending.insert(input.id, g);
