@@ -1,6 +1,6 @@
 //! Matrix products of strided 2-d blocks into a contiguous `m × n` output: f32, f64 and f16
 //! through the `gemm` crate (it takes arbitrary strides, so transposed operands are not
-//! copied; AVX-512 kernels are picked at run time), bf16 through f32, integers through a
+//! copied; AVX2/FMA kernels are picked at run time), bf16 through f32, integers through a
 //! simple row-parallel kernel that wraps on overflow.
 
 use crate::dtype::NumElement;
