@@ -227,7 +227,7 @@ pub(crate) fn record<T: Element, D: Backend>(
     saved: &[&dyn Tracked],
 ) -> Tensor<T, D> {
     // Integer and bool results carry no gradient (PyTorch).
-    if !T::DTYPE.is_float() || !recording(inputs) {
+    if const { !T::DTYPE.is_float() } || !recording(inputs) {
         return out;
     }
     let mut out = out;
@@ -250,7 +250,7 @@ pub(crate) fn record_out<T: Element, D: Backend>(
     inputs: &[&dyn Tracked],
     saved: &[&dyn Tracked],
 ) -> Tensor<T, D> {
-    if !T::DTYPE.is_float() || !recording(inputs) {
+    if const { !T::DTYPE.is_float() } || !recording(inputs) {
         return out;
     }
     let kept = out.clone();

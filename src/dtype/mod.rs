@@ -57,6 +57,13 @@ impl Dtype {
         }
     }
 
+    /// `self == other` in `const` contexts (`PartialEq` is not const). Generic code tests
+    /// dtypes inside `const { }` blocks so that the compiler drops the untaken branch, with
+    /// every generic function it calls, from each instantiation.
+    pub(crate) const fn same(self, other: Dtype) -> bool {
+        self as u8 == other as u8
+    }
+
     /// True for the four floating-point dtypes.
     pub const fn is_float(self) -> bool {
         matches!(

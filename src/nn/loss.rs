@@ -82,7 +82,7 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
             msg: format!("label_smoothing must lie in [0, 1], got {label_smoothing}"),
         });
     }
-    if label_smoothing == 0.0 && T::DTYPE.size() >= 4 {
+    if const { T::DTYPE.size() >= 4 } && label_smoothing == 0.0 {
         // One node for the whole loss: its gradient is `softmax - one_hot` (scaled), which
         // costs two passes instead of the chain of log_softmax, gather and their rules.
         // Per element `lse - logits[target]`: the log-softmax is needed at the targets only.

@@ -45,7 +45,7 @@ pub(crate) fn in_f32<T: FloatElement, D: Backend>(
     f: impl Fn(&Tensor<f32, D>) -> Result<Tensor<f32, D>>,
     g: impl Fn(&Tensor<T, D>) -> Result<Tensor<T, D>>,
 ) -> Result<Tensor<T, D>> {
-    if T::DTYPE.size() < 4 {
+    if const { T::DTYPE.size() < 4 } {
         f(&x.try_cast::<f32>()?)?.try_cast::<T>()
     } else {
         g(x)

@@ -30,7 +30,6 @@ use crate::dtype::{Element, NumElement};
 use crate::error::{Error, OrPanic, Result};
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
-use std::any::TypeId;
 
 /// A binary op on numeric elements, defined once.
 pub trait BinaryOp: Send + Sync + 'static {
@@ -111,7 +110,7 @@ impl BinaryOp for PowOp {
 /// Checks every right operand of an integer op before anything is computed or written, so an
 /// `Err` leaves all inputs unchanged.
 fn check_rhs<Op: BinaryOp, T: NumElement>(b: &Tensor<T, Cpu>) -> Result<()> {
-    if T::DTYPE.is_float() {
+    if const { T::DTYPE.is_float() } {
         return Ok(());
     }
     let any_bad = b.to_vec().iter().any(|&x| !Op::valid_rhs(x));
@@ -134,7 +133,7 @@ fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `Op(self, other)` with broadcasting into a new tensor.
     pub(crate) fn cpu_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
-        if T::DTYPE.is_float()
+        if const { T::DTYPE.is_float() }
             && let Some(r) = small::zip_new(Op::NAME, self, other, small::each2(Op::apply::<T>))
         {
             return r;
@@ -153,7 +152,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
 
     /// `out = Op(self, other)`; `out` must have the broadcast shape and may be an input.
     pub(crate) fn cpu_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
-        if T::DTYPE.is_float()
+        if const { T::DTYPE.is_float() }
             && let Some(r) =
                 small::zip_into(Op::NAME, self, other, out, small::each2(Op::apply::<T>))
         {
@@ -165,7 +164,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let lb = other.layout.broadcast_to(Op::NAME, &shape)?;
         let inputs = (&self.storage, &other.storage);
         write_into(Op::NAME, out, &shape, inputs, |(ga, gb), o| {
-            if TypeId::of::<T>() == TypeId::of::<half::f16>() {
+            if const { T::DTYPE.same(crate::Dtype::Float16) } {
                 // f16 has no cheap scalar conversion: convert whole chunks with SIMD.
                 strided::zip_into_f32(ga, &la, gb, &lb, o, &Op::apply::<f32>);
             } else {

@@ -288,7 +288,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` for bad axes; `EmptyReduction` for an empty slice.
     pub fn try_logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
-        if T::DTYPE.size() < 4 {
+        if const { T::DTYPE.size() < 4 } {
             // f16/bf16: every intermediate in f32, one rounding at the end.
             return self
                 .try_cast::<f32>()?

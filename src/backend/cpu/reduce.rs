@@ -9,7 +9,7 @@ use crate::backend::cpu::kernels::reducers::{
 use crate::backend::cpu::kernels::rows::{exp_sub as exp_sub_rows, logsumexp as logsumexp_rows};
 use crate::backend::cpu::kernels::strided::PAR_THRESHOLD;
 use crate::device::{AlignedBuf, Cpu};
-use crate::dtype::{Element, FloatElement, NumElement};
+use crate::dtype::{Dtype, Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::reduce::{ReduceOp, ScanOp};
 use crate::shape::{Dims, Shape};
@@ -143,6 +143,12 @@ fn variance(n: f64, m2: f64, correction: usize) -> f64 {
     if d > 0.0 { m2 / d } else { f64::NAN }
 }
 
+/// Runs reduction `op` into output dtype `O`, which the public op fixed: `sum_of(T)` for sums
+/// and products, `T` for min/max, i64 for the arg-reductions, `float_of(T)` for means and
+/// moments, bool for any/all. Each arm is guarded by that relation in a `const` block, so an
+/// `(T, O)` pair compiles only the reducers that can produce `O` (the compiler drops arms whose
+/// guard is false after monomorphization): `cpu_reduce` is instantiated for about 30 pairs,
+/// and unguarded each instance compiled all seven reducer families.
 pub(super) fn cpu_reduce<T: Element, O: Element>(
     x: &Tensor<T, Cpu>,
     op: ReduceOp,
@@ -153,9 +159,9 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
     let name = op.name();
     let shape = x.shape();
     match op {
-        Sum | Product | NanSum | NanProduct => {
+        Sum | Product | NanSum | NanProduct if const { O::DTYPE.same(T::DTYPE.sum_of()) } => {
             let product = matches!(op, Product | NanProduct);
-            if T::DTYPE.is_float() {
+            if const { T::DTYPE.is_float() } {
                 let skip_nan = matches!(op, NanSum | NanProduct);
                 let r = FloatSumR { product, skip_nan };
                 reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_f64(a)))
@@ -164,7 +170,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_i64(a)))
             }
         }
-        Min | Max | NanMin | NanMax => {
+        Min | Max | NanMin | NanMax if const { O::DTYPE.same(T::DTYPE) } => {
             let skip_nan = matches!(op, NanMin | NanMax);
             let r = ExtremeR {
                 max: matches!(op, Max | NanMax),
@@ -177,7 +183,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 None => Err(nothing_to_pick(name, shape, 0)),
             })
         }
-        ArgMin | ArgMax | NanArgMin | NanArgMax => {
+        ArgMin | ArgMax | NanArgMin | NanArgMax if const { O::DTYPE.same(Dtype::Int64) } => {
             let r = ExtremeR {
                 max: matches!(op, ArgMax | NanArgMax),
                 skip_nan: matches!(op, NanArgMin | NanArgMax),
@@ -187,7 +193,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 None => Err(nothing_to_pick(name, shape, blk)),
             })
         }
-        Mean | NanMean => {
+        Mean | NanMean if const { O::DTYPE.same(T::DTYPE.float_of()) } => {
             let r = MeanR {
                 skip_nan: op == NanMean,
             };
@@ -195,7 +201,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 Ok(O::from_f64(s / c as f64))
             })
         }
-        Var(c) | Std(c) => {
+        Var(c) | Std(c) if const { O::DTYPE.same(T::DTYPE.float_of()) } => {
             let r = MomentsR { skip_nan: false };
             let sqrt = matches!(op, Std(_));
             reduce_with(x, name, mask, keepdim, r, move |(n, _, m2), _| {
@@ -203,10 +209,18 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 Ok(O::from_f64(if sqrt { v.sqrt() } else { v }))
             })
         }
-        Any | All => {
+        Any | All if const { O::DTYPE.same(Dtype::Bool) } => {
             let r = TruthR { all: op == All };
             reduce_with(x, name, mask, keepdim, r, |a, _| Ok(O::from_i64(a as i64)))
         }
+        _ => Err(Error::InvalidArgument {
+            op: name,
+            msg: format!(
+                "a {} result cannot hold the {name} of {} (a bug in the op calling it)",
+                O::DTYPE,
+                T::DTYPE
+            ),
+        }),
     }
 }
 
@@ -220,7 +234,7 @@ pub(super) fn cpu_logsumexp<T: FloatElement>(
     let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
     let suffix = mask[first..].iter().all(|&m| m);
     let len: usize = x.dims()[first..].iter().product();
-    if T::DTYPE.size() < 4 || !suffix || len == 0 || !x.is_contiguous() {
+    if const { T::DTYPE.size() < 4 } || !suffix || len == 0 || !x.is_contiguous() {
         return Ok(None);
     }
     let dims = out_dims("logsumexp", x.dims(), mask, keepdim, T::SIZE)?;
@@ -246,7 +260,7 @@ pub(super) fn cpu_exp_sub<T: FloatElement>(
     let rows_of = |d: &[usize]| {
         d.len() == xd.len() && d[..kept] == xd[..kept] && d[kept..].iter().all(|&n| n == 1)
     };
-    let fits = T::DTYPE.size() >= 4
+    let fits = const { T::DTYPE.size() >= 4 }
         && x.numel() > 0
         && x.is_contiguous()
         && shift.is_contiguous()

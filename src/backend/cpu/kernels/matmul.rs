@@ -3,10 +3,9 @@
 //! copied; AVX2/FMA kernels are picked at run time), bf16 through f32, integers through a
 //! simple row-parallel kernel that wraps on overflow.
 
-use crate::dtype::NumElement;
-use half::{bf16, f16};
+use crate::dtype::{Dtype, NumElement};
+use half::f16;
 use rayon::prelude::*;
-use std::any::TypeId;
 
 /// A 2-d operand: storage, offset and strides (rows, columns) in elements.
 #[derive(Clone, Copy, Debug)]
@@ -79,8 +78,7 @@ pub fn matmul<T: NumElement>(
         dst.fill(T::ZERO);
         return;
     }
-    let id = TypeId::of::<T>();
-    if id == TypeId::of::<f32>() {
+    if const { T::DTYPE.same(Dtype::Float32) } {
         gemm_call::<f32>(
             super::convert::same_mut(dst).expect("same type"),
             cast_mat(a),
@@ -91,7 +89,7 @@ pub fn matmul<T: NumElement>(
             0.0,
             1.0,
         );
-    } else if id == TypeId::of::<f64>() {
+    } else if const { T::DTYPE.same(Dtype::Float64) } {
         gemm_call::<f64>(
             super::convert::same_mut(dst).expect("same type"),
             cast_mat(a),
@@ -102,7 +100,7 @@ pub fn matmul<T: NumElement>(
             0.0,
             1.0,
         );
-    } else if id == TypeId::of::<f16>() {
+    } else if const { T::DTYPE.same(Dtype::Float16) } {
         gemm_call::<f16>(
             super::convert::same_mut(dst).expect("same type"),
             cast_mat(a),
@@ -113,7 +111,7 @@ pub fn matmul<T: NumElement>(
             f16::ZERO,
             f16::ONE,
         );
-    } else if id == TypeId::of::<bf16>() {
+    } else if const { T::DTYPE.same(Dtype::Bfloat16) } {
         // gemm has no bf16 kernel: compute in f32 and round once.
         let af: Vec<f32> = (0..m * k)
             .map(|x| a.at(x / k, x % k).to_f64() as f32)
