@@ -164,13 +164,16 @@ impl<T: Element, D: Device> From<Tensor<T, D>> for DynTensor {
     fn from(t: Tensor<T, D>) -> Self {
         let mut slot = Some(t);
         let any = &mut slot as &mut dyn Any;
+        // Only the arm of `T`'s dtype is compiled into each instance (a `const` guard).
         macro_rules! variants {
             ($($v:ident: $t:ty),*) => {$(
-                if let Some(t) = any.downcast_mut::<Option<Tensor<$t, Cpu>>>().and_then(Option::take) {
-                    return DynTensor::$v(DeviceTensor::Cpu(t));
-                }
-                if let Some(t) = any.downcast_mut::<Option<Tensor<$t, Cuda>>>().and_then(Option::take) {
-                    return DynTensor::$v(DeviceTensor::Cuda(t));
+                if const { T::DTYPE.same(<$t as Element>::DTYPE) } {
+                    if let Some(t) = any.downcast_mut::<Option<Tensor<$t, Cpu>>>().and_then(Option::take) {
+                        return DynTensor::$v(DeviceTensor::Cpu(t));
+                    }
+                    if let Some(t) = any.downcast_mut::<Option<Tensor<$t, Cuda>>>().and_then(Option::take) {
+                        return DynTensor::$v(DeviceTensor::Cuda(t));
+                    }
                 }
             )*};
         }
@@ -230,19 +233,28 @@ pub(crate) fn typed_like<'a, T: Element, U: Element, D: Device>(
     if d.dtype() != T::DTYPE {
         return Err(mismatch(op, T::DTYPE, d.dtype()));
     }
-    dyn_each!(d, t => (t as &dyn Any).downcast_ref::<Tensor<T, D>>())
+    inner(d)
+        .downcast_ref::<Tensor<T, D>>()
         .ok_or_else(|| device_mismatch(op, like.device(), d.device()))
+}
+
+/// The typed tensor inside `d`, erased: one match compiled once, where a match in each generic
+/// caller was compiled for every `(T, D)` it is instantiated with.
+fn inner(d: &DynTensor) -> &dyn Any {
+    dyn_each!(d, t => t as &dyn Any)
+}
+
+fn inner_mut(d: &mut DynTensor) -> &mut dyn Any {
+    dyn_each!(d, t => t as &mut dyn Any)
+}
+
+fn into_any(d: DynTensor) -> Box<dyn Any> {
+    dyn_each!(d, t => Box::new(t))
 }
 
 /// `t` as `Tensor<T, D>` when its element type is `T`.
 fn as_typed<T: Element, U: Element, D: Device>(t: &Tensor<U, D>) -> Option<&Tensor<T, D>> {
     (t as &dyn Any).downcast_ref::<Tensor<T, D>>()
-}
-
-fn as_typed_mut<T: Element, U: Element, D: Device>(
-    t: &mut Tensor<U, D>,
-) -> Option<&mut Tensor<T, D>> {
-    (t as &mut dyn Any).downcast_mut::<Tensor<T, D>>()
 }
 
 /// `Err` for a host-memory borrow of a CUDA tensor.
@@ -377,19 +389,27 @@ impl DynTensor {
     /// `DtypeMismatch` when `T` is not the dtype's type; `DataLength` for a wrong length.
     pub fn set_data<T: Element>(&mut self, values: &[T]) -> Result<()> {
         let actual = self.dtype();
-        dyn_each!(self, t => match as_typed_mut::<T, _, _>(t) {
-            Some(t) => t.set_data(values),
-            None => Err(mismatch("set_data", T::DTYPE, actual)),
-        })
+        let any = inner_mut(self);
+        if let Some(t) = any.downcast_mut::<Tensor<T, Cpu>>() {
+            t.set_data(values)
+        } else if let Some(t) = any.downcast_mut::<Tensor<T, Cuda>>() {
+            t.set_data(values)
+        } else {
+            Err(mismatch("set_data", T::DTYPE, actual))
+        }
     }
 
     /// The elements in row-major order, copied (a CUDA tensor is copied
     /// to the host; NumPy's `tolist` of the flattened array).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        dyn_each!(self, t => match as_typed::<T, _, _>(t) {
-            Some(t) => t.try_to_vec(),
-            None => Err(mismatch("to_vec", T::DTYPE, self.dtype())),
-        })
+        let any = inner(self);
+        if let Some(t) = any.downcast_ref::<Tensor<T, Cpu>>() {
+            t.try_to_vec()
+        } else if let Some(t) = any.downcast_ref::<Tensor<T, Cuda>>() {
+            t.try_to_vec()
+        } else {
+            Err(mismatch("to_vec", T::DTYPE, self.dtype()))
+        }
     }
 
     /// Borrows the elements of a contiguous CPU tensor.
@@ -428,8 +448,8 @@ impl DynTensor {
         if dtype != T::DTYPE {
             return Err(mismatch("downcast", T::DTYPE, dtype));
         }
-        let any: Box<dyn Any> = dyn_each!(self, t => Box::new(t));
-        any.downcast::<Tensor<T, D>>()
+        into_any(self)
+            .downcast::<Tensor<T, D>>()
             .map(|b| *b)
             .map_err(|_| Error::Device {
                 op: "downcast",

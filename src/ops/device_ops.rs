@@ -388,22 +388,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `ShapeMismatch` when the element counts differ, naming both shapes.
     pub fn try_reshape(&self, shape: impl ReshapeDims) -> Result<Self> {
-        let s = crate::tensor::resolve("reshape", self.shape(), shape.spec())?;
-        if self.is_contiguous() {
-            let mut l = Layout::contiguous(s);
-            l.offset = self.layout.offset;
+        self.reshape_spec(shape.spec())
+    }
+
+    /// [`Tensor::try_reshape`] after the argument's conversion (not generic over it).
+    fn reshape_spec(&self, spec: Vec<Option<usize>>) -> Result<Self> {
+        let (view, s) = reshape_layout(&self.layout, spec)?;
+        if let Some(l) = view {
             return self.with_layout("reshape", l);
-        }
-        if let Some(strides) = self.layout.view_strides(&s) {
-            let offset = self.layout.offset;
-            return self.with_layout(
-                "reshape",
-                Layout {
-                    shape: s,
-                    strides: strides.into(),
-                    offset,
-                },
-            );
         }
         // A packed copy owns its buffer (`owns_data()`), as PyTorch's reshape of a
         // non-contiguous tensor.
@@ -556,4 +548,26 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     pub fn randn_on(shape: impl Into<Shape>, device: &D) -> Result<Self> {
         D::random(shape.into(), device, true)
     }
+}
+
+/// The layout of a reshape of `l` to `spec` when it can be a view (contiguous, or strides that
+/// fit), and the resolved shape either way. Compiled once, not per element type and device.
+fn reshape_layout(l: &Layout, spec: Vec<Option<usize>>) -> Result<(Option<Layout>, Shape)> {
+    let s = crate::tensor::resolve("reshape", &l.shape, spec)?;
+    if l.is_contiguous() {
+        let mut v = Layout::contiguous(s.clone());
+        v.offset = l.offset;
+        return Ok((Some(v), s));
+    }
+    Ok(match l.view_strides(&s) {
+        Some(strides) => (
+            Some(Layout {
+                shape: s.clone(),
+                strides: strides.into(),
+                offset: l.offset,
+            }),
+            s,
+        ),
+        None => (None, s),
+    })
 }

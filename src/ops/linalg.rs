@@ -71,58 +71,16 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `InvalidArgument` when the axis lists differ in length; `Axis` for bad axes;
     /// `ShapeMismatch` when paired dimensions differ.
     pub fn try_tensordot(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
-        if axes_a.len() != axes_b.len() {
-            return Err(Error::InvalidArgument {
-                op: "tensordot",
-                msg: format!("axes lists {axes_a:?} and {axes_b:?} must have the same length"),
-            });
-        }
-        let ma = self.shape().axes_mask("tensordot", axes_a)?;
-        let mb = other.shape().axes_mask("tensordot", axes_b)?;
-        let ca: Vec<usize> = axes_a
-            .iter()
-            .map(|&a| self.shape().axis("tensordot", a))
-            .collect::<Result<_>>()?;
-        let cb: Vec<usize> = axes_b
-            .iter()
-            .map(|&b| other.shape().axis("tensordot", b))
-            .collect::<Result<_>>()?;
-        if axes_a.is_empty() {
+        let p = tensordot_plan(self.shape(), other.shape(), axes_a, axes_b)?;
+        if p.outer {
             // An outer product: every element of self times every element of other.
             let a = self.try_reshape([self.numel(), 1])?;
             let b = other.try_reshape([1, other.numel()])?;
-            let dims: Vec<usize> = self.dims().iter().chain(other.dims()).copied().collect();
-            return a.try_mul(&b)?.try_reshape(dims);
+            return a.try_mul(&b)?.try_reshape(p.dims);
         }
-        for (&i, &j) in ca.iter().zip(&cb) {
-            if self.dims()[i] != other.dims()[j] {
-                return Err(Error::ShapeMismatch {
-                    op: "tensordot",
-                    lhs: self.shape().clone(),
-                    rhs: other.shape().clone(),
-                    msg: format!(
-                        "dimension {i} of the left ({}) differs from dimension {j} of the right ({})",
-                        self.dims()[i],
-                        other.dims()[j]
-                    ),
-                });
-            }
-        }
-        let free_a: Vec<usize> = (0..self.ndim()).filter(|&i| !ma[i]).collect();
-        let free_b: Vec<usize> = (0..other.ndim()).filter(|&i| !mb[i]).collect();
-        let k: usize = crate::shape::numel_of(ca.iter().map(|&i| self.dims()[i]));
-        let m: usize = crate::shape::numel_of(free_a.iter().map(|&i| self.dims()[i]));
-        let n: usize = crate::shape::numel_of(free_b.iter().map(|&i| other.dims()[i]));
-        let pa: Vec<usize> = free_a.iter().chain(&ca).copied().collect();
-        let pb: Vec<usize> = cb.iter().chain(&free_b).copied().collect();
-        let a2 = self.permute_usize(&pa)?.try_reshape([m, k])?;
-        let b2 = other.permute_usize(&pb)?.try_reshape([k, n])?;
-        let dims: Vec<usize> = free_a
-            .iter()
-            .map(|&i| self.dims()[i])
-            .chain(free_b.iter().map(|&i| other.dims()[i]))
-            .collect();
-        a2.try_matmul(&b2)?.try_reshape(dims)
+        let a2 = self.permute_usize(&p.perm_a)?.try_reshape([p.m, p.k])?;
+        let b2 = other.permute_usize(&p.perm_b)?.try_reshape([p.k, p.n])?;
+        a2.try_matmul(&b2)?.try_reshape(p.dims)
     }
 
     /// Another name for [`Tensor::try_tensordot`] (same arguments, result and errors).
@@ -136,4 +94,79 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         /// [`Tensor::try_tensor_product`], panicking with its error.
         tensor_product, try_tensor_product(other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Self;
     }
+}
+
+/// How [`Tensor::try_tensordot`] runs: an outer product, or a `(m, k) @ (k, n)` matmul of the
+/// operands permuted (free axes, then contracted axes for the left; the reverse for the right),
+/// reshaped to `dims`. Shape logic only, so it is compiled once rather than per element type.
+struct TensordotPlan {
+    outer: bool,
+    perm_a: Vec<usize>,
+    perm_b: Vec<usize>,
+    m: usize,
+    k: usize,
+    n: usize,
+    dims: Vec<usize>,
+}
+
+fn tensordot_plan(
+    sa: &crate::shape::Shape,
+    sb: &crate::shape::Shape,
+    axes_a: &[i64],
+    axes_b: &[i64],
+) -> Result<TensordotPlan> {
+    if axes_a.len() != axes_b.len() {
+        return Err(Error::InvalidArgument {
+            op: "tensordot",
+            msg: format!("axes lists {axes_a:?} and {axes_b:?} must have the same length"),
+        });
+    }
+    let ma = sa.axes_mask("tensordot", axes_a)?;
+    let mb = sb.axes_mask("tensordot", axes_b)?;
+    let ca: Vec<usize> = axes_a
+        .iter()
+        .map(|&a| sa.axis("tensordot", a))
+        .collect::<Result<_>>()?;
+    let cb: Vec<usize> = axes_b
+        .iter()
+        .map(|&b| sb.axis("tensordot", b))
+        .collect::<Result<_>>()?;
+    let (da, db) = (sa.dims(), sb.dims());
+    if axes_a.is_empty() {
+        return Ok(TensordotPlan {
+            outer: true,
+            perm_a: Vec::new(),
+            perm_b: Vec::new(),
+            m: 0,
+            k: 0,
+            n: 0,
+            dims: da.iter().chain(db).copied().collect(),
+        });
+    }
+    for (&i, &j) in ca.iter().zip(&cb) {
+        if da[i] != db[j] {
+            return Err(Error::ShapeMismatch {
+                op: "tensordot",
+                lhs: sa.clone(),
+                rhs: sb.clone(),
+                msg: format!(
+                    "dimension {i} of the left ({}) differs from dimension {j} of the right ({})",
+                    da[i], db[j]
+                ),
+            });
+        }
+    }
+    let free_a: Vec<usize> = (0..da.len()).filter(|&i| !ma[i]).collect();
+    let free_b: Vec<usize> = (0..db.len()).filter(|&i| !mb[i]).collect();
+    Ok(TensordotPlan {
+        outer: false,
+        m: crate::shape::numel_of(free_a.iter().map(|&i| da[i])),
+        k: crate::shape::numel_of(ca.iter().map(|&i| da[i])),
+        n: crate::shape::numel_of(free_b.iter().map(|&i| db[i])),
+        perm_a: free_a.iter().chain(&ca).copied().collect(),
+        perm_b: cb.iter().chain(&free_b).copied().collect(),
+        dims: (free_a.iter().map(|&i| da[i]))
+            .chain(free_b.iter().map(|&i| db[i]))
+            .collect(),
+    })
 }
