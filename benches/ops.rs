@@ -140,6 +140,24 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("add_new_bf16/typed-tensor", |x| {
         x.iter(|| black_box(&ba + &bb))
     });
+    // Casts (one chunked driver per dtype pair), contiguous and transposed.
+    g.bench_function("cast_f32_f16/typed-tensor", |x| {
+        x.iter(|| black_box(a.cast::<f16>()))
+    });
+    g.bench_function("cast_f32_f64/typed-tensor", |x| {
+        x.iter(|| black_box(a.cast::<f64>()))
+    });
+    let ia = a.cast::<i32>();
+    g.bench_function("cast_i32_f32/typed-tensor", |x| {
+        x.iter(|| black_box(ia.cast::<f32>()))
+    });
+    g.bench_function("cast_f32_f64/ndarray", |x| {
+        x.iter(|| black_box(na.mapv(|p| p as f64)))
+    });
+    let at = a.reshape([4096, 4096]).t();
+    g.bench_function("cast_f32_f64_transposed/typed-tensor", |x| {
+        x.iter(|| black_box(at.cast::<f64>()))
+    });
     g.finish();
 }
 

@@ -556,3 +556,96 @@ fn small_tensor_fast_path_agrees_with_the_general_path() {
     });
     assert_eq!(y.to_vec(), vec![2.0; 4]);
 }
+
+/// Every cast pair, on contiguous, transposed, broadcast and large (parallel, general path)
+/// inputs, equals `Element::cast` element by element: NaN, infinities, -0.0, out-of-range and
+/// fractional values included (the kernel converts in chunks through f32, f64 or i64).
+#[test]
+fn every_cast_pair_matches_the_element_cast() {
+    fn values<T: Element>() -> Vec<T> {
+        let fs = [
+            -2.7,
+            2.7,
+            f64::NAN,
+            1e10,
+            -1e10,
+            0.0,
+            -0.0,
+            65504.0,
+            3e38,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.5,
+            -0.5,
+            255.5,
+            1e-40,
+        ];
+        let is = [
+            i64::MAX,
+            i64::MIN,
+            -1,
+            255,
+            256,
+            -129,
+            70_000,
+            1 << 53,
+            (1 << 53) + 1,
+            0,
+        ];
+        let mut v: Vec<T> = fs.iter().map(|&x| T::from_f64(x)).collect();
+        v.extend(is.iter().map(|&x| T::from_i64(x)));
+        v
+    }
+    fn same<U: Element>(a: U, b: U) -> bool {
+        let (x, y) = (a.to_f64(), b.to_f64());
+        (x.is_nan() && y.is_nan()) || (x == y && x.is_sign_negative() == y.is_sign_negative())
+    }
+    fn check<T: Element, U: Element>() {
+        let v = values::<T>();
+        let n = v.len();
+        let want = |src: &[T]| -> Vec<U> { src.iter().map(|&x| x.cast::<U>()).collect() };
+        let t = Tensor::<T>::from_vec(v.clone(), [2, n / 2]).unwrap();
+        let big_src: Vec<T> = (0..40_000).map(|i| v[i % n]).collect();
+        let big = Tensor::<T>::from_vec(big_src, [200, 200]).unwrap();
+        let cases: Vec<(&str, Tensor<T>)> = vec![
+            ("contiguous", t.clone()),
+            ("transposed", t.t()),
+            (
+                "broadcast",
+                t.narrow(0, 0, 1).unwrap().expand([3, n / 2]).unwrap(),
+            ),
+            ("large transposed", big.t()),
+            ("large", big.clone()),
+        ];
+        for (what, x) in cases {
+            let got = x.cast::<U>().to_vec();
+            let expect = want(&x.to_vec());
+            assert_eq!(got.len(), expect.len());
+            for (k, (&g, &e)) in got.iter().zip(&expect).enumerate() {
+                assert!(
+                    same(g, e),
+                    "{} -> {} ({what}) at {k}: {} vs {}",
+                    T::DTYPE,
+                    U::DTYPE,
+                    g.to_f64(),
+                    e.to_f64()
+                );
+            }
+        }
+    }
+    macro_rules! to_all {
+        ($($t:ty),*) => {$(
+            check::<$t, f32>();
+            check::<$t, f64>();
+            check::<$t, f16>();
+            check::<$t, bf16>();
+            check::<$t, i16>();
+            check::<$t, i32>();
+            check::<$t, i64>();
+            check::<$t, u8>();
+            check::<$t, bool>();
+        )*};
+    }
+    to_all!(f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+}

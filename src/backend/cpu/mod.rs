@@ -38,7 +38,16 @@ impl Backend for Cpu {
         Ok(Tensor::from_buf(buf, x.shape().clone()))
     }
     fn cast<T: Element, U: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<U, Cpu>> {
-        map_new("cast", x, |v: T| v.cast::<U>())
+        let op = "cast";
+        if let Some(r) = crate::ops::small::map_new(op, x, strided::cast_slice::<T, U>) {
+            return r;
+        }
+        x.shape().checked_numel(op, U::SIZE)?;
+        let g = read(op, &x.storage)?;
+        let mut out = crate::device::AlignedBuf::zeros(op, x.numel())?;
+        strided::cast_into(&g, &x.layout, &mut out);
+        drop(g);
+        Ok(Tensor::from_buf(out, x.shape().clone()))
     }
     fn assign<T: Element>(dst: &mut Tensor<T, Cpu>, src: &Tensor<T, Cpu>) -> Result<()> {
         Cpu::cpu_assign(dst, src)

@@ -29,6 +29,12 @@ pub fn computes_in_f32<T: Element>() -> bool {
     .contains(&TypeId::of::<T>())
 }
 
+/// [`computes_in_f32`] for a dtype, usable in `const` blocks.
+pub const fn computes_in_f32_const(d: crate::Dtype) -> bool {
+    use crate::Dtype::*;
+    d.same(Float32) || d.same(Float16) || d.same(Bfloat16)
+}
+
 /// Widens `src` into `dst` (equal lengths).
 #[inline]
 pub fn load_f32<T: Element>(src: &[T], dst: &mut [f32]) {

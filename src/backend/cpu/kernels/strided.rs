@@ -686,6 +686,45 @@ pub fn map_slice_chunks<I: Element, O: Element, A: Compute>(
     }
 }
 
+/// `out[i] = src[i].cast::<U>()` (the layout `l` into a contiguous `out`): contiguous runs
+/// convert straight into the output, strided runs through a gather buffer of [`CHUNK`]
+/// elements. Per dtype pair this is one small run converter ([`cast_slice`]); the plan walk and
+/// the thread pool are shared by all 81 pairs.
+pub fn cast_into<T: Element, U: Element>(src: &[T], l: &Layout, out: &mut [U]) {
+    let plan = Plan::new([l]);
+    par_out(out, |start, chunk| {
+        let mut tmp = [T::ZERO; CHUNK];
+        plan.for_runs(start, start + chunk.len(), |pos, [o], [s], len| {
+            let d = pos - start;
+            if s == 1 {
+                let o = o as usize;
+                return cast_slice(&src[o..o + len], &mut chunk[d..d + len]);
+            }
+            let mut done = 0;
+            while done < len {
+                let n = (len - done).min(CHUNK);
+                gather(src, o + done as isize * s, s, n, &mut tmp);
+                cast_slice(&tmp[..n], &mut chunk[d + done..d + done + n]);
+                done += n;
+            }
+        })
+    });
+}
+
+/// `out[i] = src[i].cast::<U>()` for equal-length slices: 16-bit and 32-bit floats among
+/// themselves in f32 chunks (SIMD conversions, one rounding, as `cast` through f64 gives),
+/// everything else element by element.
+pub fn cast_slice<T: Element, U: Element>(src: &[T], out: &mut [U]) {
+    use super::convert::computes_in_f32_const as f32_type;
+    if const { f32_type(T::DTYPE) && f32_type(U::DTYPE) } {
+        map_slice_chunks::<T, U, f32>(src, out, &|_| {})
+    } else {
+        for (d, &x) in out.iter_mut().zip(src) {
+            *d = x.cast::<U>();
+        }
+    }
+}
+
 /// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_chunks`]).
 pub fn zip_into_f32<T: Element>(
     a: &[T],
