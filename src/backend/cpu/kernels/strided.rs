@@ -725,14 +725,16 @@ pub fn cast_slice<T: Element, U: Element>(src: &[T], out: &mut [U]) {
     }
 }
 
-/// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_chunks`]).
+/// `out = store(f(load(a), load(b)))` in chunks of f32 (see [`map_into_chunks`]): `f` computes
+/// a chunk in place in its first argument and is called through a pointer, so the driver is
+/// compiled once per element type.
 pub fn zip_into_f32<T: Element>(
     a: &[T],
     la: &Layout,
     b: &[T],
     lb: &Layout,
     out: &mut [T],
-    f: &(impl Fn(f32, f32) -> f32 + Sync),
+    f: &(dyn Fn(&mut [f32], &[f32]) + Sync),
 ) {
     let plan = Plan::new([la, lb]);
     par_out(out, |start, chunk| {
@@ -747,9 +749,7 @@ pub fn zip_into_f32<T: Element>(
                     let n = (len - done).min(CHUNK);
                     load_run(a, oa + done as isize * sa, sa, n, &mut ta, &mut fa);
                     load_run(b, ob + done as isize * sb, sb, n, &mut tb, &mut fb);
-                    for (x, &y) in fa[..n].iter_mut().zip(&fb[..n]) {
-                        *x = f(*x, y);
-                    }
+                    f(&mut fa[..n], &fb[..n]);
                     let d = pos - start + done;
                     super::convert::store_f32(&fa[..n], &mut chunk[d..d + n]);
                     done += n;
