@@ -393,17 +393,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
 
     /// [`Tensor::try_reshape`] after the argument's conversion (not generic over it).
     fn reshape_spec(&self, spec: Vec<Option<usize>>) -> Result<Self> {
-        let (view, s) = reshape_layout(&self.layout, spec)?;
-        if let Some(l) = view {
-            return self.with_layout("reshape", l);
+        let (layout, view) = reshape_layout(&self.layout, spec)?;
+        if view {
+            return self.with_layout("reshape", layout);
         }
         // A packed copy owns its buffer (`owns_data()`), as PyTorch's reshape of a
         // non-contiguous tensor.
         let c = D::deep_copy(self)?;
-        let out = Tensor {
-            layout: Layout::contiguous(s),
-            ..c
-        };
+        let out = Tensor { layout, ..c };
         let op = crate::autograd::Op::Copy("reshape");
         Ok(crate::autograd::record(out, op, &[self], &[self]))
     }
@@ -550,24 +547,25 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     }
 }
 
-/// The layout of a reshape of `l` to `spec` when it can be a view (contiguous, or strides that
-/// fit), and the resolved shape either way. Compiled once, not per element type and device.
-fn reshape_layout(l: &Layout, spec: Vec<Option<usize>>) -> Result<(Option<Layout>, Shape)> {
+/// The layout of a reshape of `l` to `spec`, and whether it is a view of `l`'s buffer
+/// (contiguous, or strides that fit); otherwise it is the contiguous layout of a packed copy.
+/// Compiled once, not per element type and device.
+fn reshape_layout(l: &Layout, spec: Vec<Option<usize>>) -> Result<(Layout, bool)> {
     let s = crate::tensor::resolve("reshape", &l.shape, spec)?;
     if l.is_contiguous() {
-        let mut v = Layout::contiguous(s.clone());
+        let mut v = Layout::contiguous(s);
         v.offset = l.offset;
-        return Ok((Some(v), s));
+        return Ok((v, true));
     }
     Ok(match l.view_strides(&s) {
         Some(strides) => (
-            Some(Layout {
-                shape: s.clone(),
+            Layout {
+                shape: s,
                 strides: strides.into(),
                 offset: l.offset,
-            }),
-            s,
+            },
+            true,
         ),
-        None => (None, s),
+        None => (Layout::contiguous(s), false),
     })
 }

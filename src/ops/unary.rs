@@ -527,7 +527,7 @@ float_exponent!(f32, f64);
 
 /// [`float_unary_kernel`] over a contiguous `src` of `out.len()` elements.
 fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf<T>]) {
-    if convert::computes_in_f32::<FloatOf<T>>() {
+    if const { convert::computes_in_f32(<FloatOf<T> as Element>::DTYPE) } {
         strided::map_slice_chunks(src, out, &float_body::<Op, f32>);
     } else {
         strided::map_slice_chunks(src, out, &float_body::<Op, f64>);
@@ -538,7 +538,7 @@ fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf
 /// type: f32 (vectorised conversions for 16-bit floats and, where the op has one, a vectorised
 /// kernel) when the result computes in f32, f64 otherwise.
 fn float_unary_kernel<T: Element, Op: FloatUnaryOp>(src: &[T], l: &Layout, out: &mut [FloatOf<T>]) {
-    if convert::computes_in_f32::<FloatOf<T>>() {
+    if const { convert::computes_in_f32(<FloatOf<T> as Element>::DTYPE) } {
         strided::map_into_chunks(src, l, out, &float_body::<Op, f32>);
     } else {
         strided::map_into_chunks(src, l, out, &float_body::<Op, f64>);

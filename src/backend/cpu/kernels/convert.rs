@@ -19,18 +19,9 @@ pub fn same_mut<T: 'static, U: 'static>(s: &mut [T]) -> Option<&mut [U]> {
         .then(|| unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut U, s.len()) })
 }
 
-/// True for the element types whose compute type is f32 on the chunked paths.
-pub fn computes_in_f32<T: Element>() -> bool {
-    [
-        TypeId::of::<f32>(),
-        TypeId::of::<f16>(),
-        TypeId::of::<bf16>(),
-    ]
-    .contains(&TypeId::of::<T>())
-}
-
-/// [`computes_in_f32`] for a dtype, usable in `const` blocks.
-pub const fn computes_in_f32_const(d: crate::Dtype) -> bool {
+/// True for the dtypes whose compute type is f32 on the chunked paths (f32, f16, bf16); a
+/// `const fn`, so callers decide in `const { }` blocks and compile one path per type.
+pub const fn computes_in_f32(d: crate::Dtype) -> bool {
     use crate::Dtype::*;
     d.same(Float32) || d.same(Float16) || d.same(Bfloat16)
 }

@@ -715,7 +715,7 @@ pub fn cast_into<T: Element, U: Element>(src: &[T], l: &Layout, out: &mut [U]) {
 /// themselves in f32 chunks (SIMD conversions, one rounding, as `cast` through f64 gives),
 /// everything else element by element.
 pub fn cast_slice<T: Element, U: Element>(src: &[T], out: &mut [U]) {
-    use super::convert::computes_in_f32_const as f32_type;
+    use super::convert::computes_in_f32 as f32_type;
     if const { f32_type(T::DTYPE) && f32_type(U::DTYPE) } {
         map_slice_chunks::<T, U, f32>(src, out, &|_| {})
     } else {
