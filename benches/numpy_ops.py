@@ -65,6 +65,17 @@ rows = [
 for n in (1024, 2048):
     x = rng.standard_normal((n, n), dtype=np.float32)
     rows.append((f"matmul_f32_{n}", lambda x=x: x @ x))
+# The `linalg` group: f64, `a·aᵀ/n + I` for inverse/solve/eigh, `a` for svd.
+for n in (64, 256):
+    x = rng.standard_normal((n, n))
+    spd = x @ x.T / n + np.eye(n)
+    rhs = rng.standard_normal((n, 8))
+    rows += [
+        (f"linalg/inverse/{n}", lambda spd=spd: np.linalg.inv(spd)),
+        (f"linalg/solve/{n}", lambda spd=spd, rhs=rhs: np.linalg.solve(spd, rhs)),
+        (f"linalg/svd/{n}", lambda x=x: np.linalg.svd(x, full_matrices=False)),
+        (f"linalg/eigh/{n}", lambda spd=spd: np.linalg.eigh(spd)),
+    ]
 for name, f in rows:
     print(f"{name:28} {median_ms(f):9.3f} ms")
 for n in (1 << 10, 1 << 15, 1 << 17):

@@ -335,5 +335,33 @@ fn small(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, small, elementwise, reductions, matmul);
+/// Factorizations through faer (the `linalg` feature), f64, on well-conditioned matrices
+/// (`a·aᵀ/n + I`): `benches/numpy_ops.py` times NumPy's LAPACK on the same sizes.
+fn linalg(c: &mut Criterion) {
+    manual_seed(0);
+    let mut g = c.benchmark_group("linalg");
+    g.sample_size(10).measurement_time(Duration::from_secs(2));
+    for n in [64usize, 256] {
+        let a = Tensor::<f64>::randn([n, n]).unwrap();
+        let spd = a
+            .matmul(&a.t())
+            .div_scalar(n as f64)
+            .add(&Tensor::eye(n).unwrap());
+        let b = Tensor::<f64>::randn([n, 8]).unwrap();
+        g.bench_function(BenchmarkId::new("inverse/typed-tensor", n), |x| {
+            x.iter(|| black_box(spd.inverse()))
+        });
+        g.bench_function(BenchmarkId::new("solve/typed-tensor", n), |x| {
+            x.iter(|| black_box(spd.solve(&b)))
+        });
+        g.bench_function(BenchmarkId::new("svd/typed-tensor", n), |x| {
+            x.iter(|| black_box(a.svd()))
+        });
+        g.bench_function(BenchmarkId::new("eigh/typed-tensor", n), |x| {
+            x.iter(|| black_box(spd.eigh()))
+        });
+    }
+}
+
+criterion_group!(benches, small, elementwise, reductions, matmul, linalg);
 criterion_main!(benches);

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
 use crate::tensor::Tensor;
 use half::{bf16, f16};
+use std::sync::Arc;
 
 /// What a node computed, with the arguments its rule needs besides the saved tensors.
 #[derive(Clone, Debug)]
@@ -125,19 +126,6 @@ pub(super) fn apply<D: Backend>(
     saved: &[Saved],
     needs: &[bool],
 ) -> Result<Vec<Option<Grad>>> {
-    fn go<F: FloatElement, D: Backend>(
-        op: &Op,
-        g: Grad,
-        s: &[Saved],
-        needs: &[bool],
-    ) -> Result<Vec<Option<Grad>>> {
-        let g = take::<F, D>(g)?;
-        let grads = rule::<F, D>(op, &g, s, needs)?;
-        Ok(grads
-            .into_iter()
-            .map(|t| t.map(|t| Box::new(t) as Grad))
-            .collect())
-    }
     if let Op::Cast(to) = op {
         return Ok(vec![Some(cast_back::<D>(g, *to)?)]);
     }
@@ -146,10 +134,61 @@ pub(super) fn apply<D: Backend>(
     } else if g.is::<Tensor<f64, D>>() {
         go::<f64, D>(op, g, saved, needs)
     } else if g.is::<Tensor<f16, D>>() {
-        go::<f16, D>(op, g, saved, needs)
+        half_precision::<f16, D>(op, g, saved, needs)
     } else {
-        go::<bf16, D>(op, g, saved, needs)
+        half_precision::<bf16, D>(op, g, saved, needs)
     }
+}
+
+/// `op`'s rule in the gradient's own float type.
+fn go<F: FloatElement, D: Backend>(
+    op: &Op,
+    g: Grad,
+    s: &[Saved],
+    needs: &[bool],
+) -> Result<Vec<Option<Grad>>> {
+    let g = take::<F, D>(g)?;
+    let grads = rule::<F, D>(op, &g, s, needs)?;
+    Ok(grads
+        .into_iter()
+        .map(|t| t.map(|t| Box::new(t) as Grad))
+        .collect())
+}
+
+/// f16/bf16 rules. On the CPU every 16-bit op computes in f32 and rounds its result, so the
+/// rule runs in f32 on upcast copies and rounds once, at the end: one rounding instead of one
+/// per op of the rule, and the CPU rules are compiled for f32 and f64 only. Views keep their
+/// 16-bit rule, which reads the saved layouts, not values (an upcast copy is contiguous).
+/// CUDA runs the 16-bit rule, whose kernels read and write half the bytes.
+fn half_precision<F: FloatElement, D: Backend>(
+    op: &Op,
+    g: Grad,
+    s: &[Saved],
+    needs: &[bool],
+) -> Result<Vec<Option<Grad>>> {
+    use crate::device::DeviceKind;
+    if const { !matches!(D::KIND, DeviceKind::Cpu) } {
+        return go::<F, D>(op, g, s, needs);
+    }
+    let g = take::<F, D>(g)?;
+    if let Op::View(name) = op {
+        let gx = view_backward(name, &g, saved::<F, D>(&s[0])?, saved::<F, D>(&s[1])?)?;
+        return Ok(vec![Some(Box::new(gx))]);
+    }
+    let up = s
+        .iter()
+        .map(|x| match x.downcast_ref::<Tensor<F, D>>() {
+            Some(t) => Ok(Arc::new(t.try_cast::<f32>()?) as Saved),
+            None => Ok(x.clone()),
+        })
+        .collect::<Result<Vec<Saved>>>()?;
+    rule::<f32, D>(op, &g.try_cast::<f32>()?, &up, needs)?
+        .into_iter()
+        .map(|t| {
+            t.map(|t| Ok(Box::new(t.try_cast::<F>()?) as Grad))
+                .transpose()
+        })
+        .collect()
 }
 
 /// The gradient of a cast, cast back to the input's float dtype `to`.
