@@ -234,23 +234,31 @@ macro_rules! binary {
                 }
                 #[doc = concat!("`", stringify!($name), "` with a scalar of any Rust type; an integer tensor with a float scalar is promoted to its float dtype first (PyTorch).")]
                 pub fn $scalar(&self, s: impl Into<Scalar>) -> Result<DynTensor> {
-                    let s = s.into();
-                    let t = self.promoted_for(s)?;
-                    numeric!(&t, stringify!($scalar), x => Ok(DynTensor::from(x.$try(&crate::Tensor::scalar_on(s.to(), &x.device)?)?)))
+                    // Generic shells around non-generic bodies (here and below): the dispatch
+                    // is compiled once, not once per scalar type in every calling crate.
+                    fn go(t: &DynTensor, s: Scalar) -> Result<DynTensor> {
+                        let t = t.promoted_for(s)?;
+                        numeric!(&t, stringify!($scalar), x => Ok(DynTensor::from(x.$try(&crate::Tensor::scalar_on(s.to(), &x.device)?)?)))
+                    }
+                    go(self, s.into())
                 }
                 #[doc = concat!("`", stringify!($name), "` with the scalar on the left (`s - t`).")]
                 pub fn $rscalar(&self, s: impl Into<Scalar>) -> Result<DynTensor> {
-                    let s = s.into();
-                    let t = self.promoted_for(s)?;
-                    numeric!(&t, stringify!($rscalar), x => Ok(DynTensor::from(crate::Tensor::scalar_on(s.to(), &x.device)?.$try(x)?)))
+                    fn go(t: &DynTensor, s: Scalar) -> Result<DynTensor> {
+                        let t = t.promoted_for(s)?;
+                        numeric!(&t, stringify!($rscalar), x => Ok(DynTensor::from(crate::Tensor::scalar_on(s.to(), &x.device)?.$try(x)?)))
+                    }
+                    go(self, s.into())
                 }
                 #[doc = concat!("In-place `", stringify!($name), "` with a scalar; the dtype is kept, so a float scalar on an integer tensor is an `Err`.")]
                 pub fn $scalar_(&mut self, s: impl Into<Scalar>) -> Result<()> {
-                    let s = s.into();
-                    if s.is_float() && !self.dtype().is_float() {
-                        return Err(not_float(stringify!($scalar_), stringify!($scalar), self.dtype()));
+                    fn go(t: &mut DynTensor, s: Scalar) -> Result<()> {
+                        if s.is_float() && !t.dtype().is_float() {
+                            return Err(not_float(stringify!($scalar_), stringify!($scalar), t.dtype()));
+                        }
+                        numeric!(t, stringify!($scalar_), x => { let s = crate::Tensor::scalar_on(s.to(), &x.device)?; x.$inplace(&s) })
                     }
-                    numeric!(self, stringify!($scalar_), x => { let s = crate::Tensor::scalar_on(s.to(), &x.device)?; x.$inplace(&s) })
+                    go(self, s.into())
                 }
             )*
         }

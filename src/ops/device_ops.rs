@@ -171,27 +171,11 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             msg: "needs at least one tensor".into(),
         })?;
         let ax = first.shape().axis("concat", axis)?;
-        let mut dims = first.dims().to_vec();
-        dims[ax] = 0;
         for t in tensors {
             same_device("concat", *first, *t)?;
-            let same = t.ndim() == first.ndim()
-                && (0..t.ndim()).all(|i| i == ax || t.dims()[i] == first.dims()[i]);
-            if !same {
-                return Err(Error::ShapeMismatch {
-                    op: "concat",
-                    lhs: first.shape().clone(),
-                    rhs: t.shape().clone(),
-                    msg: format!("all dimensions but axis {ax} must match"),
-                });
-            }
-            dims[ax] = dims[ax]
-                .checked_add(t.dims()[ax])
-                .ok_or_else(|| Error::ShapeOverflow {
-                    op: "concat",
-                    dims: t.dims().to_vec(),
-                })?;
         }
+        let shapes: Vec<&Shape> = tensors.iter().map(|t| t.shape()).collect();
+        let dims = concat_dims(&shapes, ax)?;
         let out = Self::zeros_on(dims, &first.device)?;
         let mut off = 0;
         for t in tensors {
@@ -568,4 +552,31 @@ fn reshape_layout(l: &Layout, spec: Vec<Option<usize>>) -> Result<(Layout, bool)
         ),
         None => (Layout::contiguous(s), false),
     })
+}
+
+/// The shape of `concat` along `ax` (checked to be an axis of `shapes[0]`): every dimension
+/// but `ax` must match, and the sizes along `ax` add up without overflow. Compiled once.
+fn concat_dims(shapes: &[&Shape], ax: usize) -> Result<Vec<usize>> {
+    let first = shapes[0];
+    let mut dims = first.dims().to_vec();
+    dims[ax] = 0;
+    for s in shapes {
+        let same = s.ndim() == first.ndim()
+            && (0..s.ndim()).all(|i| i == ax || s.dims()[i] == first.dims()[i]);
+        if !same {
+            return Err(Error::ShapeMismatch {
+                op: "concat",
+                lhs: first.clone(),
+                rhs: (*s).clone(),
+                msg: format!("all dimensions but axis {ax} must match"),
+            });
+        }
+        dims[ax] = dims[ax]
+            .checked_add(s.dims()[ax])
+            .ok_or_else(|| Error::ShapeOverflow {
+                op: "concat",
+                dims: s.dims().to_vec(),
+            })?;
+    }
+    Ok(dims)
 }

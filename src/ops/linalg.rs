@@ -39,26 +39,35 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// `Axis` for bad axes; `InvalidArgument` for a negative or NaN `p`.
     pub fn try_norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, D>> {
         check_norm_order(p)?;
-        let a = self.try_cast::<f64>()?.try_abs()?;
-        let r = if p.is_infinite() {
-            a.try_max(axes, keepdim)?
-        } else if p == 0.0 {
-            a.try_ne_scalar(0.0)?
-                .try_cast::<f64>()?
-                .try_sum(axes, keepdim)?
-        } else if p == 1.0 {
-            a.try_sum(axes, keepdim)?
-        } else if p == 2.0 {
-            a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt()?
-        } else {
-            a.try_pow(p)?.try_sum(axes, keepdim)?.try_pow(1.0 / p)?
-        };
-        r.try_cast()
+        norm_f64(&self.try_cast::<f64>()?, p, axes, keepdim)?.try_cast()
     }
 
     plain_forms! {
         /// [`Tensor::try_norm`], panicking with its error.
         norm, try_norm(p: f64, axes: &[i64], keepdim: bool) -> Tensor<FloatOf<T>, D>;
+    }
+}
+
+/// The `p`-norm of `x` over `axes`, in f64 whatever the input's dtype (compiled per device).
+fn norm_f64<D: Backend>(
+    x: &Tensor<f64, D>,
+    p: f64,
+    axes: &[i64],
+    keepdim: bool,
+) -> Result<Tensor<f64, D>> {
+    let a = x.try_abs()?;
+    if p.is_infinite() {
+        a.try_max(axes, keepdim)
+    } else if p == 0.0 {
+        a.try_ne_scalar(0.0)?
+            .try_cast::<f64>()?
+            .try_sum(axes, keepdim)
+    } else if p == 1.0 {
+        a.try_sum(axes, keepdim)
+    } else if p == 2.0 {
+        a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt()
+    } else {
+        a.try_pow(p)?.try_sum(axes, keepdim)?.try_pow(1.0 / p)
     }
 }
 

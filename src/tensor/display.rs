@@ -8,8 +8,10 @@
 
 use super::Tensor;
 use crate::backend::Backend;
+use crate::device::DeviceIndex;
 use crate::dtype::{Dtype, Element};
 use crate::error::{OrPanic, Result};
+use crate::shape::Shape;
 use std::fmt;
 
 /// Tensors with more elements than this print summarised (NumPy's `threshold`).
@@ -118,6 +120,46 @@ fn render(out: &mut String, cells: &[String], axes: &[Vec<Option<usize>>], width
     }
 }
 
+/// The shown elements of a tensor, converted exactly.
+enum Values {
+    Float(Vec<f64>),
+    Int(Vec<i64>),
+}
+
+/// The printed form of the shown `values` of a tensor with the footer's shape, dtype and device.
+fn format_tensor(
+    values: Values,
+    (shape, dtype, device): (&Shape, Dtype, DeviceIndex),
+    precision: usize,
+    summarise: bool,
+) -> String {
+    let precision = precision.min(MAX_PRECISION);
+    let dims = shape.dims();
+    let mut out = String::new();
+    if shape.numel() == 0 {
+        out.push_str(&"[".repeat(dims.len().max(1)));
+        out.push_str(&"]".repeat(dims.len().max(1)));
+    } else {
+        let cells: Vec<String> = match values {
+            Values::Float(v) => {
+                let sci = sci_mode(v.iter().copied());
+                v.iter().map(|&x| fmt_float(x, precision, sci)).collect()
+            }
+            Values::Int(v) if dtype == Dtype::Bool => {
+                v.iter().map(|&x| format!("{}", x != 0)).collect()
+            }
+            Values::Int(v) => v.iter().map(|x| format!("{x}")).collect(),
+        };
+        let width = cells.iter().map(String::len).max().unwrap_or(0);
+        let axes: Vec<_> = dims.iter().map(|&d| shown(d, summarise)).collect();
+        render(&mut out, &cells, &axes, width);
+    }
+    out.push_str(&format!(
+        "\nTensor(shape={shape}, dtype={dtype}, device={device})"
+    ));
+    out
+}
+
 impl<T: Element, D: Backend> Tensor<T, D> {
     /// The elements that print: the whole tensor, or for a summarised one the first and last
     /// `EDGE` entries of each long axis, gathered on the device so that only they are copied.
@@ -136,35 +178,17 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 
     fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
-        let precision = precision.min(MAX_PRECISION);
-        let dims = self.dims();
-        let mut out = String::new();
-        if self.numel() == 0 {
-            out.push_str(&"[".repeat(dims.len().max(1)));
-            out.push_str(&"]".repeat(dims.len().max(1)));
-        } else {
-            let data = self.shown_values(summarise)?;
-            let float = T::DTYPE.is_float();
-            let sci = float && sci_mode(data.iter().map(|x| x.to_f64()));
-            let cells: Vec<String> = data
-                .iter()
-                .map(|&x| match T::DTYPE {
-                    _ if float => fmt_float(x.to_f64(), precision, sci),
-                    Dtype::Bool => format!("{}", x.to_i64() != 0),
-                    _ => format!("{}", x.to_i64()),
-                })
-                .collect();
-            let width = cells.iter().map(String::len).max().unwrap_or(0);
-            let axes: Vec<_> = dims.iter().map(|&d| shown(d, summarise)).collect();
-            render(&mut out, &cells, &axes, width);
-        }
-        out.push_str(&format!(
-            "\nTensor(shape={}, dtype={}, device={})",
-            self.shape(),
-            T::DTYPE,
-            self.device()
-        ));
-        Ok(out)
+        let data = match self.numel() {
+            0 => Vec::new(),
+            _ => self.shown_values(summarise)?,
+        };
+        // Exact as f64 for floats and as i64 otherwise; the formatting below is compiled once.
+        let values = match T::DTYPE {
+            d if d.is_float() => Values::Float(data.iter().map(|x| x.to_f64()).collect()),
+            _ => Values::Int(data.iter().map(|x| x.to_i64()).collect()),
+        };
+        let footer = (self.shape(), T::DTYPE, self.device());
+        Ok(format_tensor(values, footer, precision, summarise))
     }
 
     /// Every element (no summary), floats with `precision` decimal places (at most

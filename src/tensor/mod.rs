@@ -10,6 +10,7 @@ mod literal;
 pub(crate) mod lock;
 mod slice;
 mod view;
+mod view_layout;
 
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
@@ -23,7 +24,7 @@ pub(crate) use view::resolve;
 
 use crate::device::{AlignedBuf, Cpu, Device, DeviceIndex};
 use crate::dtype::{Dtype, Element};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::shape::{Layout, Shape};
 
 /// An n-dimensional array whose element type `T` and device `D` are part of its type.
@@ -169,40 +170,8 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// `ShapeOverflow` when the view holds more than [`crate::shape::MAX_BYTES`]; `Layout` when
     /// it reaches outside the elements `self` spans (a bug in the caller's arithmetic, refused
     /// rather than trusted). An empty view keeps `self`'s offset, which is inside the storage.
-    pub(crate) fn with_layout(&self, op: &'static str, mut layout: Layout) -> Result<Self> {
-        let n = layout.shape.checked_numel(op, T::SIZE)?;
-        if layout.strides.len() != layout.shape.ndim() {
-            return Err(Error::Layout {
-                op,
-                msg: format!(
-                    "{} strides for shape {}",
-                    layout.strides.len(),
-                    layout.shape
-                ),
-            });
-        }
-        if n == 0 {
-            layout.offset = self.layout.offset;
-        } else {
-            let (lo, hi) = self.layout.span();
-            match layout.try_span() {
-                Some((a, b)) if a >= lo && b <= hi => {}
-                _ => {
-                    return Err(Error::Layout {
-                        op,
-                        msg: format!(
-                            "a view of shape {} with strides {:?} at offset {} would reach outside the tensor it views (shape {}, strides {:?}, offset {})",
-                            layout.shape,
-                            layout.strides,
-                            layout.offset,
-                            self.shape(),
-                            self.stride(),
-                            self.layout.offset
-                        ),
-                    });
-                }
-            }
-        }
+    pub(crate) fn with_layout(&self, op: &'static str, layout: Layout) -> Result<Self> {
+        let layout = view_layout::checked(op, &self.layout, layout, T::SIZE)?;
         let view = Tensor {
             storage: self.storage.clone(),
             layout,

@@ -2,6 +2,7 @@
 //! materialise them.
 
 use super::Tensor;
+use super::view_layout as vl;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
@@ -133,11 +134,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// # Ok::<(), typed_tensor::Error>(())
     /// ```
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Self> {
-        let a = self.shape().axis("transpose", d0)?;
-        let b = self.shape().axis("transpose", d1)?;
-        let mut perm: Vec<usize> = (0..self.ndim()).collect();
-        perm.swap(a, b);
-        self.permute_usize(&perm)
+        self.permute_usize(&vl::transpose_perm(self.shape(), d0, d1)?)
     }
 
     /// The transpose of a 2-d tensor (a view); for other ranks, reverses the dimensions.
@@ -152,71 +149,16 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` when `dims` is not a permutation of `0..ndim`.
     pub fn permute(&self, dims: &[i64]) -> Result<Self> {
-        if dims.len() != self.ndim() {
-            return Err(Error::InvalidArgument {
-                op: "permute",
-                msg: format!(
-                    "permute of a tensor of shape {} needs {} dims, got {dims:?}",
-                    self.shape(),
-                    self.ndim()
-                ),
-            });
-        }
-        let mask = self.shape().axes_mask("permute", dims)?;
-        debug_assert!(mask.iter().all(|&m| m));
-        let perm: Vec<usize> = dims
-            .iter()
-            .map(|&d| self.shape().axis("permute", d))
-            .collect::<Result<_>>()?;
-        self.permute_usize(&perm)
+        self.permute_usize(&vl::permutation(self.shape(), dims)?)
     }
 
     pub(crate) fn permute_usize(&self, perm: &[usize]) -> Result<Self> {
-        let dims = perm.iter().map(|&p| self.dims()[p]).collect();
-        let strides = perm.iter().map(|&p| self.stride()[p]).collect();
-        self.with_layout(
-            "permute",
-            Layout {
-                shape: Shape::new(dims),
-                strides,
-                offset: self.layout.offset,
-            },
-        )
+        self.with_layout("permute", vl::permuted(&self.layout, perm))
     }
 
     /// Inserts a size-1 dimension at `dim` (`-1` appends), a view (NumPy `expand_dims`).
     pub fn unsqueeze(&self, dim: i64) -> Result<Self> {
-        let n = self.ndim() as i64 + 1;
-        let d = if dim < 0 { dim + n } else { dim };
-        if d < 0 || d >= n {
-            return Err(Error::Axis {
-                op: "unsqueeze",
-                axis: dim,
-                shape: self.shape().clone(),
-                ndim: self.ndim(),
-                msg: "the new axis must lie in -(ndim+1)..=ndim",
-            });
-        }
-        let d = d as usize;
-        let mut dims = self.dims().to_vec();
-        let mut strides = self.stride().to_vec();
-        // The stride of a size-1 dimension is never used to step; any value that keeps the
-        // layout contiguous-looking will do, and this one cannot overflow.
-        let s = if d < strides.len() {
-            strides[d].saturating_mul(dims[d] as isize)
-        } else {
-            1
-        };
-        dims.insert(d, 1);
-        strides.insert(d, s);
-        self.with_layout(
-            "unsqueeze",
-            Layout {
-                shape: Shape::new(dims),
-                strides: strides.into(),
-                offset: self.layout.offset,
-            },
-        )
+        self.with_layout("unsqueeze", vl::unsqueezed(&self.layout, dim)?)
     }
 
     /// Removes every size-1 dimension (a view).
@@ -231,31 +173,11 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` when an axis is out of range, repeated, or not of size 1.
     pub fn squeeze_dims(&self, dims: &[i64]) -> Result<Self> {
-        let mask = self.shape().axes_mask("squeeze_dims", dims)?;
-        for (i, &m) in mask.iter().enumerate() {
-            if m && self.dims()[i] != 1 {
-                return Err(Error::Axis {
-                    op: "squeeze_dims",
-                    axis: i as i64,
-                    shape: self.shape().clone(),
-                    ndim: self.ndim(),
-                    msg: "only dimensions of size 1 can be squeezed",
-                });
-            }
-        }
-        let keep: Vec<usize> = (0..self.ndim()).filter(|&i| !mask[i]).collect();
-        self.keep_dims(&keep)
+        self.keep_dims(&vl::squeeze_keep(self.shape(), dims)?)
     }
 
     fn keep_dims(&self, keep: &[usize]) -> Result<Self> {
-        self.with_layout(
-            "squeeze",
-            Layout {
-                shape: Shape::new(keep.iter().map(|&i| self.dims()[i]).collect()),
-                strides: keep.iter().map(|&i| self.stride()[i]).collect(),
-                offset: self.layout.offset,
-            },
-        )
+        self.with_layout("squeeze", vl::kept(&self.layout, keep))
     }
 
     /// A read-only broadcast view with `shape` (stride 0 on stretched dimensions; NumPy
@@ -288,18 +210,8 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// `Axis` for a bad dim, `Index` when `start + len` exceeds the dimension (PyTorch refuses
     /// the same; nothing is clamped).
     pub fn narrow(&self, dim: i64, start: usize, len: usize) -> Result<Self> {
-        let d = self.shape().axis("narrow", dim)?;
-        let size = self.dims()[d];
-        match start.checked_add(len) {
-            Some(end) if end <= size => self.slice_dim(dim, start, end, 1),
-            _ => Err(Error::Index {
-                op: "narrow",
-                index: i64::try_from(start.saturating_add(len)).unwrap_or(i64::MAX),
-                dim: d,
-                size,
-                shape: self.shape().clone(),
-            }),
-        }
+        let (d, start, len) = vl::narrow_args(self.shape(), dim, start, len)?;
+        self.step_dim("slice", d, start, len, 1)
     }
 
     /// The elements `start..stop` with `step` of dimension `dim` (a view; Python's
@@ -308,19 +220,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` for a bad dim; `Index` for a zero step or `start` past the dimension.
     pub fn slice_dim(&self, dim: i64, start: usize, stop: usize, step: usize) -> Result<Self> {
-        let d = self.shape().axis("slice", dim)?;
-        let size = self.dims()[d];
-        if step == 0 || start > size {
-            return Err(Error::Index {
-                op: "slice",
-                index: i64::try_from(start).unwrap_or(i64::MAX),
-                dim: d,
-                size,
-                shape: self.shape().clone(),
-            });
-        }
-        let stop = stop.min(size).max(start);
-        let len = (stop - start).div_ceil(step);
+        let (d, start, len) = vl::slice_args(self.shape(), dim, start, stop, step)?;
         self.step_dim("slice", d, start, len, step as i128)
     }
 
@@ -334,94 +234,17 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
         len: usize,
         step: i128,
     ) -> Result<Self> {
-        let mut l = self.layout.clone();
-        let s = l.strides[d] as i128;
-        let overflow = || Error::InvalidArgument {
-            op,
-            msg: format!(
-                "a step of {step} along dimension {d} of shape {} (stride {s}) addresses beyond isize",
-                self.shape()
-            ),
-        };
-        if len > 0 {
-            let off = (l.offset as i128)
-                .checked_add((start as i128).checked_mul(s).ok_or_else(overflow)?)
-                .ok_or_else(overflow)?;
-            l.offset = usize::try_from(off).map_err(|_| overflow())?;
-        }
-        // A dimension of length <= 1 never steps, so its stride only has to fit.
-        let new_stride = if len > 1 {
-            isize::try_from(s.checked_mul(step).ok_or_else(overflow)?).map_err(|_| overflow())?
-        } else {
-            l.strides[d]
-        };
-        l.strides[d] = new_stride;
-        let mut v = l.shape.dims().to_vec();
-        v[d] = len;
-        l.shape = Shape::new(v);
-        self.with_layout(op, l)
+        self.with_layout(op, vl::stepped(&self.layout, op, d, start, len, step)?)
     }
 
     /// Reverses the order of elements along `axes` (a view with negative strides; NumPy `flip`).
     pub fn flip(&self, axes: &[i64]) -> Result<Self> {
         let mask = self.shape().axes_mask("flip", axes)?;
-        let mut t = self.with_layout("flip", self.layout.clone())?;
-        for (i, &m) in mask.iter().enumerate() {
-            let d = t.dims()[i];
-            if m && d > 0 {
-                t = t.step_dim("flip", i, d - 1, d, -1)?;
-            }
-        }
-        Ok(t)
+        self.with_layout("flip", vl::flipped(&self.layout, &mask)?)
     }
 
     /// The diagonal of the last two dimensions as a view (NumPy `diagonal` with `offset`).
     pub fn diagonal(&self, offset: i64) -> Result<Self> {
-        if self.ndim() < 2 {
-            return Err(Error::InvalidArgument {
-                op: "diagonal",
-                msg: format!("needs at least 2 dimensions, got shape {}", self.shape()),
-            });
-        }
-        let n = self.ndim();
-        let (r, c) = (self.dims()[n - 2] as i128, self.dims()[n - 1] as i128);
-        let (rs, cs) = (self.stride()[n - 2] as i128, self.stride()[n - 1] as i128);
-        let offset = offset as i128;
-        let (r0, c0) = if offset >= 0 {
-            (0, offset)
-        } else {
-            (-offset, 0)
-        };
-        // Every quantity below is bounded by products of two i64-sized values: no i128 overflow.
-        let len = (r - r0).min(c - c0).max(0) as usize;
-        let mut dims = self.dims()[..n - 2].to_vec();
-        dims.push(len);
-        let mut strides = self.stride()[..n - 2].to_vec();
-        let bad = || Error::InvalidArgument {
-            op: "diagonal",
-            msg: format!(
-                "the diagonal of shape {} (strides {:?}) addresses beyond isize",
-                self.shape(),
-                self.stride()
-            ),
-        };
-        strides.push(if len > 1 {
-            isize::try_from(rs + cs).map_err(|_| bad())?
-        } else {
-            0
-        });
-        let off = if len > 0 {
-            usize::try_from(self.layout.offset as i128 + r0 * rs + c0 * cs).map_err(|_| bad())?
-        } else {
-            self.layout.offset
-        };
-        self.with_layout(
-            "diagonal",
-            Layout {
-                shape: Shape::new(dims),
-                strides: strides.into(),
-                offset: off,
-            },
-        )
+        self.with_layout("diagonal", vl::diagonal(&self.layout, offset)?)
     }
 }

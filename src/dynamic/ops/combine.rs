@@ -32,7 +32,9 @@ impl DynTensor {
     }
     /// Stretches size-1 dimensions to `shape` (a view with zero strides).
     pub fn broadcast_to(&self, shape: impl Into<Shape>) -> Result<DynTensor> {
-        let shape = shape.into();
+        self.broadcast_to_shape(shape.into())
+    }
+    fn broadcast_to_shape(&self, shape: Shape) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.broadcast_to(shape.clone())?.into()))
     }
     /// PyTorch's name for [`DynTensor::broadcast_to`].
