@@ -43,10 +43,12 @@ impl Shape {
         Shape(dims)
     }
     /// The dimensions.
+    #[inline]
     pub fn dims(&self) -> &[usize] {
         &self.0
     }
     /// Number of dimensions.
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.0.len()
     }
@@ -79,6 +81,7 @@ impl Shape {
     ///
     /// Never overflows for a tensor's shape: tensors and views are only created from shapes
     /// that passed [`Shape::checked_numel`].
+    #[inline]
     pub fn numel(&self) -> usize {
         if self.0.contains(&0) {
             return 0;
@@ -286,6 +289,7 @@ impl Layout {
     }
 
     /// True when the elements are one row-major run (size-1 dimensions' strides ignored).
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         if self.shape.0.contains(&0) {
             return true;
@@ -383,6 +387,7 @@ impl Layout {
     }
     /// True when two different logical indices may map to one storage element (a stride 0 on a
     /// dimension longer than 1): such a layout cannot be written in place.
+    #[inline]
     pub fn has_aliasing(&self) -> bool {
         // An empty tensor has no element to share (its strides may be arbitrary).
         !self.shape.0.contains(&0)
