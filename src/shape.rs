@@ -10,6 +10,8 @@ use std::fmt;
 pub type Dims = SmallVec<[usize; 4]>;
 /// Strides in elements, stored inline up to four dimensions.
 pub type Strides = SmallVec<[isize; 4]>;
+/// A mask of axes (`true` for each chosen axis), inline up to eight dimensions.
+pub(crate) type AxesMask = SmallVec<[bool; 8]>;
 
 /// The largest tensor this crate creates or views, in bytes: `isize::MAX`, the most one Rust
 /// allocation can hold (and the most a stride can address). A shape whose element count times
@@ -25,8 +27,30 @@ pub(crate) fn numel_of(dims: impl IntoIterator<Item = usize>) -> usize {
 
 /// The dimensions of a tensor, outermost first. `[]` is a 0-d scalar; a zero-length dimension
 /// (`[0, 3]`) is a valid, empty tensor, as in NumPy.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(PartialEq, Eq, Hash, Default)]
 pub struct Shape(Dims);
+
+/// A copy of dimensions or strides. When they are inline, the whole inline buffer is copied
+/// at once: `SmallVec::clone` writes element by element, and the 16-byte moves of the result
+/// that follow stalled on store forwarding in the small-tensor profiles (issue 26).
+#[inline]
+fn copy_small<T: Copy>(v: &SmallVec<[T; 4]>) -> SmallVec<[T; 4]> {
+    if v.spilled() {
+        v.clone()
+    } else {
+        // SAFETY: an inline `SmallVec` of `Copy` elements owns no heap memory and holds no
+        // pointer into itself, so its bitwise copy is an independent, valid `SmallVec` (what
+        // `Copy` would make).
+        unsafe { std::ptr::read(v) }
+    }
+}
+
+impl Clone for Shape {
+    #[inline]
+    fn clone(&self) -> Self {
+        Shape(copy_small(&self.0))
+    }
+}
 
 impl Shape {
     /// A shape from its dimensions.
@@ -116,7 +140,11 @@ impl Shape {
     /// Normalises a list of axes; empty means all axes. Repeated axes are an `Err`.
     /// Returns a mask with `true` for each reduced axis.
     pub fn axes_mask(&self, op: &'static str, axes: &[i64]) -> Result<Vec<bool>> {
-        let mut mask = vec![axes.is_empty(); self.0.len()];
+        self.axes_mask_inline(op, axes).map(SmallVec::into_vec)
+    }
+    /// [`Shape::axes_mask`] inline up to 8 dimensions (no allocation on a reduction's path).
+    pub(crate) fn axes_mask_inline(&self, op: &'static str, axes: &[i64]) -> Result<AxesMask> {
+        let mut mask: AxesMask = smallvec::smallvec![axes.is_empty(); self.0.len()];
         for &a in axes {
             let i = self.axis(op, a)?;
             if mask[i] {
@@ -227,7 +255,7 @@ impl From<usize> for Shape {
 
 /// Where a tensor's elements live inside its storage: shape, strides in elements (0 for a
 /// broadcast dimension, negative for a flipped one) and the offset of element `[0, ..., 0]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Layout {
     /// The logical shape.
     pub shape: Shape,
@@ -235,6 +263,17 @@ pub struct Layout {
     pub strides: Strides,
     /// Offset in elements of the first element.
     pub offset: usize,
+}
+
+impl Clone for Layout {
+    #[inline]
+    fn clone(&self) -> Self {
+        Layout {
+            shape: self.shape.clone(),
+            strides: copy_small(&self.strides),
+            offset: self.offset,
+        }
+    }
 }
 
 impl Layout {
@@ -245,6 +284,25 @@ impl Layout {
             shape,
             strides,
             offset: 0,
+        }
+    }
+    /// The row-major layout of this layout's shape at offset 0, copied from `self` when its
+    /// strides already are the row-major ones (a copy of the inline arrays, no stride arithmetic).
+    #[inline]
+    pub fn contiguous_copy(&self) -> Self {
+        let mut expected = 1isize;
+        let canonical = (self.shape.0.iter().zip(&self.strides).rev()).all(|(&d, &s)| {
+            let ok = s == expected;
+            expected = expected.wrapping_mul(d.max(1) as isize);
+            ok
+        });
+        if canonical {
+            Layout {
+                offset: 0,
+                ..self.clone()
+            }
+        } else {
+            Layout::contiguous(self.shape.clone())
         }
     }
     /// The strides that view this layout's elements as `shape` (same element count) without

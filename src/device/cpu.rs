@@ -19,8 +19,21 @@ pub const MMAP_THRESHOLD: usize = 1 << 20;
 
 const HUGE_PAGE: usize = 2 << 20;
 
+/// Buffers up to this many bytes come from `malloc` and are zeroed by hand (see `zeros`).
+const SMALL_BYTES: usize = 4096;
+
 /// The alignment `malloc` guarantees on 64-bit targets.
 const HEAP_ALIGN: usize = 16;
+
+/// The heap allocation behind a buffer of `rounded` data bytes (a multiple of [`CPU_ALIGN`]):
+/// the slack to align its start by hand, at the allocator's own alignment. glibc then serves
+/// it with `calloc`; asking for 64-byte alignment takes its `memalign` path instead, which
+/// splits chunks and made a 16-element add spend a third of its time in `malloc`/`free`
+/// (issue 26).
+pub(super) fn heap_layout(rounded: usize) -> AllocLayout {
+    AllocLayout::from_size_align(rounded + CPU_ALIGN - HEAP_ALIGN, HEAP_ALIGN)
+        .expect("size checked by caller")
+}
 
 /// A zero-initialised, 64-byte aligned, fixed-length buffer of elements (or, from
 /// [`crate::io::SafetensorsFile::load_mmap`], a copy-on-write mapping of a file, aligned to `T`).
@@ -38,13 +51,9 @@ unsafe impl<T: Element> Send for AlignedBuf<T> {}
 unsafe impl<T: Element> Sync for AlignedBuf<T> {}
 
 impl<T: Element> AlignedBuf<T> {
-    /// The heap allocation of `len` elements: the 64-byte rounded size plus the slack to align
-    /// its start by hand, at the allocator's own alignment. glibc then serves it with `calloc`;
-    /// asking for 64-byte alignment takes its `memalign` path instead, which splits chunks and
-    /// made a 16-element add spend a third of its time in `malloc`/`free` (issue 26).
+    /// The heap allocation of `len` elements (see [`heap_layout`]).
     fn layout(len: usize) -> AllocLayout {
-        let bytes = (len * T::SIZE).next_multiple_of(CPU_ALIGN) + CPU_ALIGN - HEAP_ALIGN;
-        AllocLayout::from_size_align(bytes, HEAP_ALIGN).expect("size checked by caller")
+        heap_layout((len * T::SIZE).next_multiple_of(CPU_ALIGN))
     }
 
     #[cfg(unix)]
@@ -83,7 +92,32 @@ impl<T: Element> AlignedBuf<T> {
     /// # Errors
     /// `ShapeOverflow` when `len * size_of::<T>()` exceeds [`crate::shape::MAX_BYTES`] (less
     /// the alignment slack); `OutOfMemory` when the system refuses the memory. Never aborts.
+    #[inline(always)]
     pub fn zeros(op: &'static str, len: usize) -> crate::Result<Self> {
+        // A block from this thread's cache, inline: a call returning the buffer through memory
+        // cost more than the cache itself.
+        if len != 0
+            && len <= super::buf_cache::MAX_BYTES / T::SIZE
+            && let Some(base) = super::buf_cache::take((len * T::SIZE).next_multiple_of(CPU_ALIGN))
+        {
+            // SAFETY: as in `allocate`: the aligned start lies in the block's slack, and the
+            // block holds `len * T::SIZE` bytes after it; zero bytes are valid elements.
+            unsafe {
+                let p = base.add(base.align_offset(CPU_ALIGN));
+                std::ptr::write_bytes(p, 0, len * T::SIZE);
+                return Ok(AlignedBuf {
+                    ptr: NonNull::new_unchecked(p as *mut T),
+                    len,
+                    mapping: None,
+                    base,
+                });
+            }
+        }
+        Self::allocate(op, len)
+    }
+
+    /// [`AlignedBuf::zeros`] from the allocator or the kernel.
+    fn allocate(op: &'static str, len: usize) -> crate::Result<Self> {
         let too_big = || crate::Error::ShapeOverflow {
             op,
             dims: vec![len],
@@ -112,14 +146,28 @@ impl<T: Element> AlignedBuf<T> {
                 base: std::ptr::null_mut(),
             });
         }
-        // SAFETY: non-zero size, valid layout; T is Zeroable so zeroed memory is a valid T.
-        let base = unsafe { alloc::alloc_zeroed(Self::layout(len)) };
+        // glibc's `calloc` skips its per-thread cache (tcache), which `malloc` uses: small
+        // buffers are allocated uninitialised and zeroed here (issue 26).
+        let small = bytes <= SMALL_BYTES;
+        // SAFETY: non-zero size, valid layout.
+        let base = unsafe {
+            if small {
+                alloc::alloc(Self::layout(len))
+            } else {
+                alloc::alloc_zeroed(Self::layout(len))
+            }
+        };
         if base.is_null() {
             return Err(crate::Error::OutOfMemory { op, bytes });
         }
         // SAFETY: the allocation has CPU_ALIGN - HEAP_ALIGN bytes of slack before the rounded
         // size, and `base` is HEAP_ALIGN-aligned, so the aligned start stays inside it.
         let p = unsafe { base.add(base.align_offset(CPU_ALIGN)) } as *mut T;
+        if small {
+            // SAFETY: `p` starts `bytes` writable bytes inside the allocation; T is Zeroable,
+            // so zero bytes are valid elements.
+            unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
+        }
         Ok(AlignedBuf {
             ptr: NonNull::new(p).expect("inside a non-null allocation"),
             len,
@@ -221,7 +269,9 @@ impl<T: Element> Drop for AlignedBuf<T> {
             unsafe {
                 libc::munmap(_base as *mut libc::c_void, _map_len);
             }
-        } else if !self.base.is_null() {
+        } else if !self.base.is_null()
+            && !super::buf_cache::give(self.base, (self.len * T::SIZE).next_multiple_of(CPU_ALIGN))
+        {
             // SAFETY: allocated in `zeros` at `base` with this layout.
             unsafe { alloc::dealloc(self.base, Self::layout(self.len)) }
         }

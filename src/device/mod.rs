@@ -1,5 +1,6 @@
 //! Devices as types (`Cpu`, `Cuda`) and at run time (`DeviceKind`, `DeviceIndex`).
 
+mod buf_cache;
 mod cpu;
 pub mod cuda;
 

@@ -158,9 +158,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         axes: &[i64],
         keepdim: bool,
     ) -> Result<Tensor<O, D>> {
-        let mask = self.shape().axes_mask(op.name(), axes)?;
+        let mask = self.shape().axes_mask_inline(op.name(), axes)?;
         let out = D::reduce::<T, O>(self, op, &mask, keepdim)?;
-        use crate::autograd::{Op, record_out};
+        use crate::autograd::{Op, record_out, recording};
+        if !recording(&[self]) {
+            return Ok(out);
+        }
+        let mask = mask.into_vec();
         let rule = match op {
             ReduceOp::Sum => Op::Sum { mask, mean: false },
             ReduceOp::Mean => Op::Sum { mask, mean: true },

@@ -21,13 +21,27 @@ use crate::tensor::Tensor;
 /// small enough for the per-call overhead to matter against the arithmetic.
 pub(crate) const SMALL: usize = 1 << 14;
 
-/// `t`'s element range when it is contiguous and its shape is `shape`.
-#[inline]
-fn range<T: Element>(t: &Tensor<T, Cpu>, shape: &Shape) -> Option<std::ops::Range<usize>> {
-    // An element loop, not `==` (a `memcmp` call that showed in the 16-element add's profile).
-    let (d, e) = (t.dims(), shape.dims());
-    let same = d.len() == e.len() && d.iter().zip(e).all(|(x, y)| x == y);
-    (same && t.layout.is_contiguous()).then(|| t.layout.offset..t.layout.offset + shape.numel())
+/// `t`'s element range (`n` elements) when its shape is `shape` and its strides are the
+/// row-major ones (size-1 dimensions excepted). Element loops, inlined: a `memcmp` call and
+/// out-of-line `is_contiguous`/`numel` calls showed in the 16-element add's profile.
+#[inline(always)]
+fn range<T: Element>(
+    t: &Tensor<T, Cpu>,
+    shape: &Shape,
+    n: usize,
+) -> Option<std::ops::Range<usize>> {
+    let (d, e, st) = (t.dims(), shape.dims(), &t.layout.strides[..]);
+    if d.len() != e.len() || st.len() != d.len() {
+        return None;
+    }
+    let mut expected = 1isize;
+    for i in (0..d.len()).rev() {
+        if d[i] != e[i] || (st[i] != expected && d[i] != 1) {
+            return None;
+        }
+        expected = expected.wrapping_mul(d[i] as isize);
+    }
+    Some(t.layout.offset..t.layout.offset + n)
 }
 
 /// `kernel(src, out)` into a new contiguous tensor of `a`'s shape.
@@ -56,15 +70,16 @@ fn map_new_dyn<I: Element, O: Element>(
     a: &Tensor<I, Cpu>,
     kernel: &mut dyn FnMut(&[I], &mut [O]),
 ) -> Option<Result<Tensor<O, Cpu>>> {
-    if a.numel() > SMALL {
+    let n = a.numel();
+    if n > SMALL {
         return None;
     }
-    let ra = range(a, a.shape())?;
+    let ra = range(a, a.shape(), n)?;
     let ga = a.storage.try_read_recursive()?;
     Some(AlignedBuf::zeros(op, ra.len()).map(|mut buf| {
         kernel(&ga[ra], &mut buf);
         drop(ga);
-        Tensor::from_buf(buf, a.shape().clone())
+        Tensor::from_buf_layout(buf, a.layout.contiguous_copy())
     }))
 }
 
@@ -90,16 +105,17 @@ fn zip_new_dyn<A: Element, B: Element, O: Element>(
     b: &Tensor<B, Cpu>,
     kernel: &mut Kernel2<'_, A, B, O>,
 ) -> Option<Result<Tensor<O, Cpu>>> {
-    if a.numel() > SMALL {
+    let n = a.numel();
+    if n > SMALL {
         return None;
     }
-    let (ra, rb) = (range(a, a.shape())?, range(b, a.shape())?);
+    let (ra, rb) = (range(a, a.shape(), n)?, range(b, a.shape(), n)?);
     let ga = a.storage.try_read_recursive()?;
     let gb = b.storage.try_read_recursive()?;
     Some(AlignedBuf::zeros(op, ra.len()).map(|mut buf| {
         kernel(&ga[ra], &gb[rb], &mut buf);
         drop((ga, gb));
-        Tensor::from_buf(buf, a.shape().clone())
+        Tensor::from_buf_layout(buf, a.layout.contiguous_copy())
     }))
 }
 
@@ -125,10 +141,11 @@ fn map_into_dyn<I: Element, O: Element>(
     out: &mut Tensor<O, Cpu>,
     kernel: &mut dyn FnMut(&[I], &mut [O]),
 ) -> Option<Result<()>> {
-    if a.numel() > SMALL || crate::ops::storage_id(out) == crate::ops::storage_id(a) {
+    let n = a.numel();
+    if n > SMALL || crate::ops::storage_id(out) == crate::ops::storage_id(a) {
         return None;
     }
-    let (ra, ro) = (range(a, a.shape())?, range(out, a.shape())?);
+    let (ra, ro) = (range(a, a.shape(), n)?, range(out, a.shape(), n)?);
     let ga = a.storage.try_read_recursive()?;
     let mut go = out.storage.try_write()?;
     if let Err(e) = out.check_writable(op) {
@@ -150,11 +167,16 @@ pub(crate) fn zip_into<A: Element, B: Element, O: Element>(
     kernel: impl FnOnce(&[A], &[B], &mut [O]),
 ) -> Option<Result<()>> {
     let id = crate::ops::storage_id(out);
-    if a.numel() > SMALL || id == crate::ops::storage_id(a) || id == crate::ops::storage_id(b) {
+    let n = a.numel();
+    if n > SMALL || id == crate::ops::storage_id(a) || id == crate::ops::storage_id(b) {
         return None;
     }
     let shape = a.shape();
-    let (ra, rb, ro) = (range(a, shape)?, range(b, shape)?, range(out, shape)?);
+    let (ra, rb, ro) = (
+        range(a, shape, n)?,
+        range(b, shape, n)?,
+        range(out, shape, n)?,
+    );
     let ga = a.storage.try_read_recursive()?;
     let gb = b.storage.try_read_recursive()?;
     let mut go = out.storage.try_write()?;

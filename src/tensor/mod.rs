@@ -210,11 +210,17 @@ impl<T: Element, D: Device> Tensor<T, D> {
 
 impl<T: Element> Tensor<T, Cpu> {
     /// A fresh, contiguous tensor that owns `buf`. `buf.len()` must equal `shape.numel()`.
+    #[inline(always)]
     pub(crate) fn from_buf(buf: AlignedBuf<T>, shape: Shape) -> Self {
-        debug_assert_eq!(buf.len(), shape.numel());
+        Self::from_buf_layout(buf, Layout::contiguous(shape))
+    }
+    /// [`Tensor::from_buf`] with its contiguous layout (offset 0) already made.
+    #[inline(always)]
+    pub(crate) fn from_buf_layout(buf: AlignedBuf<T>, layout: Layout) -> Self {
+        debug_assert!(buf.len() == layout.shape.numel() && layout.is_contiguous());
         Tensor {
             storage: std::sync::Arc::new(parking_lot::RwLock::new(buf)),
-            layout: Layout::contiguous(shape),
+            layout,
             device: Cpu,
             requires_grad: false,
             grad: None,

@@ -557,6 +557,66 @@ fn small_tensor_fast_path_agrees_with_the_general_path() {
     assert_eq!(y.to_vec(), vec![2.0; 4]);
 }
 
+/// The fast path's layouts and recycled buffers: operands whose size-1 dimensions have odd
+/// strides still take it, results are row-major at offset 0 whatever the operands' strides
+/// and offsets, and a buffer freed and handed out again (the per-thread cache of small
+/// buffers) comes back zeroed, at every cached size and beyond.
+#[test]
+fn small_path_layouts_and_recycled_buffers() {
+    let base = Tensor::<f32>::arange(0.0, 40.0, 1.0).unwrap();
+    // (1, 16) views at offset 5 whose size-1 dimension has strides 40 and 1 (a column of a
+    // transposed matrix, made contiguous in its one long dimension).
+    let row = base.narrow(0, 5, 16).unwrap().unsqueeze(0).unwrap();
+    let col = base.reshape([40, 1]).t().narrow(1, 5, 16).unwrap();
+    assert_eq!(
+        (row.stride(), col.stride()),
+        (&[16isize, 1][..], &[1isize, 1][..])
+    );
+    let want: Vec<f32> = (5..21).map(|i| 2.0 * i as f32).collect();
+    for (x, y) in [(&row, &col), (&col, &row), (&col, &col)] {
+        let s = x + y;
+        assert_eq!(
+            (s.dims(), s.stride(), s.offset()),
+            (&[1usize, 16][..], &[16isize, 1][..], 0)
+        );
+        assert_eq!(s.to_vec(), want);
+        assert_eq!(s.reshape([16]).to_vec(), want);
+        assert_eq!(x.exp().stride(), &[16, 1]);
+    }
+    for n in [1usize, 3, 16, 17, 255, 256, 257, 300, 1000] {
+        for _ in 0..3 {
+            drop(Tensor::<f32>::full([n], 7.0).unwrap());
+            drop(Tensor::<u8>::full([n], 9).unwrap());
+            let z = Tensor::<f32>::zeros([n]).unwrap();
+            assert!(z.to_vec().iter().all(|&v| v == 0.0), "{n} f32 zeros");
+            assert!(
+                Tensor::<u8>::zeros([n])
+                    .unwrap()
+                    .to_vec()
+                    .iter()
+                    .all(|&v| v == 0)
+            );
+            assert!(z.allocated_bytes() >= 4 * n && z.allocated_bytes().is_multiple_of(64));
+        }
+    }
+    // Buffers freed on other threads, then reused here and there.
+    let t: Vec<_> = (0..4)
+        .map(|_| std::thread::spawn(|| Tensor::<f32>::ones([16]).unwrap()))
+        .map(|h| h.join().unwrap())
+        .collect();
+    drop(t);
+    assert_eq!(Tensor::<f32>::zeros([16]).unwrap().to_vec(), vec![0.0; 16]);
+    let h = std::thread::spawn(|| {
+        let x = Tensor::<f32>::ones([16]).unwrap();
+        drop(x.clone());
+        (
+            x.sum(&[], false).item(),
+            Tensor::<f32>::zeros([16]).unwrap().to_vec(),
+        )
+    });
+    assert_eq!(h.join().unwrap(), (16.0, vec![0.0; 16]));
+}
+
 /// Every cast pair, on contiguous, transposed, broadcast and large (parallel, general path)
 /// inputs, equals `Element::cast` element by element: NaN, infinities, -0.0, out-of-range and
 /// fractional values included (the kernel converts in chunks through f32, f64 or i64).
