@@ -144,7 +144,12 @@ impl Shape {
     }
     /// [`Shape::axes_mask`] inline up to 8 dimensions (no allocation on a reduction's path).
     pub(crate) fn axes_mask_inline(&self, op: &'static str, axes: &[i64]) -> Result<AxesMask> {
-        let mut mask: AxesMask = smallvec::smallvec![axes.is_empty(); self.0.len()];
+        let n = self.0.len();
+        let mut mask = if n <= 8 {
+            AxesMask::from_buf_and_len([axes.is_empty(); 8], n)
+        } else {
+            smallvec::smallvec![axes.is_empty(); n]
+        };
         for &a in axes {
             let i = self.axis(op, a)?;
             if mask[i] {
@@ -277,6 +282,15 @@ impl Clone for Layout {
 }
 
 impl Layout {
+    /// The layout of a 0-d tensor: no dimensions, offset 0.
+    #[inline]
+    pub fn scalar() -> Self {
+        Layout {
+            shape: Shape(Dims::new()),
+            strides: Strides::new(),
+            offset: 0,
+        }
+    }
     /// A row-major layout at offset 0.
     pub fn contiguous(shape: Shape) -> Self {
         let strides = shape.contiguous_strides();

@@ -599,6 +599,23 @@ fn small_path_layouts_and_recycled_buffers() {
             assert!(z.allocated_bytes() >= 4 * n && z.allocated_bytes().is_multiple_of(64));
         }
     }
+    // One-output sums and means of small contiguous floats (an inline path): views at an
+    // offset, keepdim, NaN, 16-bit and f64, against the f64 definition.
+    let big = Tensor::<f32>::arange(-500.0, 700.0, 1.0).unwrap();
+    let v = big.narrow(0, 150, 1000).unwrap().reshape([10, 100]);
+    let total: f64 = (-350..650).map(|i| i as f64).sum();
+    for axes in [&[][..], &[0, 1], &[-1, 0]] {
+        let s = v.sum(axes, false);
+        assert_eq!((s.dims(), s.item()), (&[][..], total as f32));
+        let m = v.mean(axes, true);
+        assert_eq!((m.dims(), m.stride(), m.item()), (&[1, 1][..], &[1, 1][..], 149.5));
+    }
+    assert_eq!(v.cast::<f64>().sum(&[], false).item(), total);
+    assert_eq!(v.cast::<f16>().mean(&[], false).item(), f16::from_f64(149.5));
+    let mut n = v.deep_copy();
+    n.data_mut().unwrap()[7] = f32::NAN;
+    assert!(n.sum(&[], false).item().is_nan() && n.mean(&[], true).item().is_nan());
+    assert!(Tensor::<f32>::zeros([0, 3]).unwrap().mean(&[], false).item().is_nan());
     // Buffers freed on other threads, then reused here and there.
     let t: Vec<_> = (0..4)
         .map(|_| std::thread::spawn(|| Tensor::<f32>::ones([16]).unwrap()))

@@ -145,12 +145,16 @@ impl Backend for Cpu {
         map_new(Op::NAME, x, move |v: T| Op::apply(v, s))
     }
 
+    #[inline]
     fn reduce<T: Element, O: Element>(
         x: &Tensor<T, Cpu>,
         op: ReduceOp,
         mask: &[bool],
         keepdim: bool,
     ) -> Result<Tensor<O, Cpu>> {
+        if let Some(r) = reduce::small_total(x, op, mask, keepdim) {
+            return r;
+        }
         reduce::cpu_reduce(x, op, mask, keepdim)
     }
     fn logsumexp<T: FloatElement>(

@@ -12,8 +12,53 @@ use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Dtype, Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::reduce::{ReduceOp, ScanOp};
-use crate::shape::{Dims, Shape};
+use crate::shape::{Dims, Layout, Shape};
 use crate::tensor::{Tensor, read};
+
+/// The sum or mean of every element of a small contiguous float tensor, or `None` (the
+/// caller takes [`cpu_reduce`]). Inlined into the public op: this is the most common
+/// reduction (a loss, a norm, a statistic), and each function boundary its result crossed
+/// cost more than the checks (issue 26). The same reducers as `cpu_reduce`, so the same bits.
+#[inline(always)]
+pub(super) fn small_total<T: Element, O: Element>(
+    x: &Tensor<T, Cpu>,
+    op: ReduceOp,
+    mask: &[bool],
+    keepdim: bool,
+) -> Option<Result<Tensor<O, Cpu>>> {
+    if const { !(T::DTYPE.is_float() && O::DTYPE.same(T::DTYPE)) }
+        || !matches!(op, ReduceOp::Sum | ReduceOp::Mean)
+    {
+        return None;
+    }
+    let n = x.numel();
+    if n == 0 || n >= PAR_THRESHOLD || !mask.iter().all(|&m| m) || !x.is_contiguous() {
+        return None;
+    }
+    let g = x.storage.try_read_recursive()?;
+    let xs = &g[x.layout.offset..x.layout.offset + n];
+    let v = if op == ReduceOp::Sum {
+        let r = FloatSumR {
+            product: false,
+            skip_nan: false,
+        };
+        r.run(Reducer::<T>::init(&r), xs, 0)
+    } else {
+        let r = MeanR { skip_nan: false };
+        let (s, c) = r.run(Reducer::<T>::init(&r), xs, 0);
+        s / c as f64
+    };
+    drop(g);
+    let layout = if keepdim {
+        Layout::contiguous(Shape::from_dims(smallvec::smallvec![1; x.ndim()]))
+    } else {
+        Layout::scalar()
+    };
+    Some(AlignedBuf::zeros(op.name(), 1).map(|mut buf| {
+        buf[0] = O::from_f64(v);
+        Tensor::from_buf_layout(buf, layout)
+    }))
+}
 
 /// Runs reducer `r` over the axes in `mask` and maps each state to an output element.
 fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
