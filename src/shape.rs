@@ -143,6 +143,7 @@ impl Shape {
         self.axes_mask_inline(op, axes).map(SmallVec::into_vec)
     }
     /// [`Shape::axes_mask`] inline up to 8 dimensions (no allocation on a reduction's path).
+    #[inline]
     pub(crate) fn axes_mask_inline(&self, op: &'static str, axes: &[i64]) -> Result<AxesMask> {
         let n = self.0.len();
         let mut mask = if n <= 8 {

@@ -138,6 +138,7 @@ macro_rules! reductions {
             /// # Errors
             /// `Axis` for an out-of-range or repeated axis; `EmptyReduction` when a reduced slice
             /// of an op without an identity (min, max, the arg-reductions) is empty.
+            #[inline(always)]
             pub fn $try_name(&self, axes: &[i64], keepdim: bool) -> Result<$out> {
                 self.reduce_op($op, axes, keepdim)
             }
@@ -152,18 +153,23 @@ macro_rules! reductions {
 }
 
 impl<T: Element, D: Backend> Tensor<T, D> {
+    #[inline(always)]
     fn reduce_op<O: Element>(
         &self,
         op: ReduceOp,
         axes: &[i64],
         keepdim: bool,
     ) -> Result<Tensor<O, D>> {
-        let mask = self.shape().axes_mask_inline(op.name(), axes)?;
-        let out = D::reduce::<T, O>(self, op, &mask, keepdim)?;
         use crate::autograd::{Op, record_out, recording};
+        let mask = self.shape().axes_mask_inline(op.name(), axes)?;
+        let out = D::reduce::<T, O>(self, op, &mask, keepdim);
+        // Not recording (the common case): the backend's result is returned as it is, not
+        // unwrapped and wrapped again (each move of a fresh tensor cost a store-forwarding
+        // stall on the small path, issue 26).
         if !recording(&[self]) {
-            return Ok(out);
+            return out;
         }
+        let out = out?;
         let mask = mask.into_vec();
         let rule = match op {
             ReduceOp::Sum => Op::Sum { mask, mean: false },

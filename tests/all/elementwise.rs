@@ -608,14 +608,26 @@ fn small_path_layouts_and_recycled_buffers() {
         let s = v.sum(axes, false);
         assert_eq!((s.dims(), s.item()), (&[][..], total as f32));
         let m = v.mean(axes, true);
-        assert_eq!((m.dims(), m.stride(), m.item()), (&[1, 1][..], &[1, 1][..], 149.5));
+        assert_eq!(
+            (m.dims(), m.stride(), m.item()),
+            (&[1, 1][..], &[1, 1][..], 149.5)
+        );
     }
     assert_eq!(v.cast::<f64>().sum(&[], false).item(), total);
-    assert_eq!(v.cast::<f16>().mean(&[], false).item(), f16::from_f64(149.5));
+    assert_eq!(
+        v.cast::<f16>().mean(&[], false).item(),
+        f16::from_f64(149.5)
+    );
     let mut n = v.deep_copy();
     n.data_mut().unwrap()[7] = f32::NAN;
     assert!(n.sum(&[], false).item().is_nan() && n.mean(&[], true).item().is_nan());
-    assert!(Tensor::<f32>::zeros([0, 3]).unwrap().mean(&[], false).item().is_nan());
+    assert!(
+        Tensor::<f32>::zeros([0, 3])
+            .unwrap()
+            .mean(&[], false)
+            .item()
+            .is_nan()
+    );
     // Buffers freed on other threads, then reused here and there.
     let t: Vec<_> = (0..4)
         .map(|_| std::thread::spawn(|| Tensor::<f32>::ones([16]).unwrap()))

@@ -145,7 +145,7 @@ impl Backend for Cpu {
         map_new(Op::NAME, x, move |v: T| Op::apply(v, s))
     }
 
-    #[inline]
+    #[inline(always)]
     fn reduce<T: Element, O: Element>(
         x: &Tensor<T, Cpu>,
         op: ReduceOp,

@@ -54,10 +54,13 @@ pub(super) fn small_total<T: Element, O: Element>(
     } else {
         Layout::scalar()
     };
-    Some(AlignedBuf::zeros(op.name(), 1).map(|mut buf| {
-        buf[0] = O::from_f64(v);
-        Tensor::from_buf_layout(buf, layout)
-    }))
+    // Straight-line, not `map` with a closure: the closure was outlined and its result moved.
+    let mut buf = match AlignedBuf::zeros(op.name(), 1) {
+        Ok(buf) => buf,
+        Err(e) => return Some(Err(e)),
+    };
+    buf[0] = O::from_f64(v);
+    Some(Ok(Tensor::from_buf_layout(buf, layout)))
 }
 
 /// Runs reducer `r` over the axes in `mask` and maps each state to an output element.
