@@ -147,7 +147,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
         }
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
         let mut out = Tensor::zeros(shape)?;
-        self.cpu_binary_into::<Op>(other, &mut out)?;
+        self.binary_into::<Op>(other, &mut out, false)?;
         Ok(out)
     }
 
@@ -159,6 +159,17 @@ impl<T: NumElement> Tensor<T, Cpu> {
 
     /// `out = Op(self, other)`; `out` must have the broadcast shape and may be an input.
     pub(crate) fn cpu_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
+        self.binary_into::<Op>(other, out, true)
+    }
+
+    /// [`Tensor::cpu_binary_into`]; `existing`: `out` was not just allocated (see
+    /// [`strided::zip_into`]).
+    fn binary_into<Op: BinaryOp>(
+        &self,
+        other: &Self,
+        out: &mut Self,
+        existing: bool,
+    ) -> Result<()> {
         if const { T::DTYPE.is_float() }
             && let Some(r) =
                 small::zip_into(Op::NAME, self, other, out, small::each2(Op::apply::<T>))
@@ -177,7 +188,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
                 // slower through the chunks and keeps the per-element kernel).
                 strided::zip_into_f32(ga, &la, gb, &lb, o, &f32_body::<Op>);
             } else {
-                strided::zip_into(ga, &la, gb, &lb, o, &Op::apply::<T>);
+                strided::zip_into(ga, &la, gb, &lb, o, &Op::apply::<T>, existing);
             }
         })
     }

@@ -738,3 +738,41 @@ fn every_cast_pair_matches_the_element_cast() {
     }
     to_all!(f32, f64, f16, bf16, i16, i32, i64, u8, bool);
 }
+
+/// Binary ops into an existing output of 32 MiB or more are written with non-temporal stores:
+/// a contiguous add, a broadcast row and a scalar-broadcast operand, into an output that
+/// starts at an odd offset inside its buffer, whose neighbours must stay untouched.
+#[test]
+fn large_outputs_written_by_streaming_stores() {
+    let (rows, cols) = (2048usize, 4096usize);
+    let n = rows * cols; // 2^23 f32: exactly 32 MiB.
+    let a = Tensor::<f32>::arange(0.0, n as f32, 1.0)
+        .unwrap()
+        .reshape([rows, cols]);
+    let b = a.mul_scalar(0.5);
+    let row = Tensor::<f32>::arange(0.0, cols as f32, 1.0)
+        .unwrap()
+        .reshape([1, cols]);
+    let base = Tensor::<f32>::full([n + 5], -1.0).unwrap();
+    let mut out = base.narrow(0, 3, n).unwrap().reshape([rows, cols]);
+    a.add_into(&b, &mut out).unwrap();
+    let (o, all) = (out.to_vec(), base.to_vec());
+    assert!(o.iter().enumerate().all(|(i, &v)| v == i as f32 * 1.5));
+    assert_eq!((&all[..3], &all[n + 3..]), (&[-1.0; 3][..], &[-1.0; 2][..]));
+    a.sub_into(&row, &mut out).unwrap();
+    let o = out.to_vec();
+    assert!(
+        o.iter()
+            .enumerate()
+            .all(|(i, &v)| v == (i - i % cols) as f32)
+    );
+    let one = Tensor::<f32>::full([1, 1], 2.0).unwrap();
+    a.mul_into(&one, &mut out).unwrap();
+    assert!(
+        out.to_vec()
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == i as f32 * 2.0)
+    );
+    assert_eq!(base.to_vec()[..3], [-1.0; 3]);
+}
