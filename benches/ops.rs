@@ -1,5 +1,6 @@
-//! Side-by-side benchmarks: typed-tensor against ndarray (rayon feature) and the gemm crate,
-//! on the same data in the same run. `cargo bench --bench ops`; results go in BENCHMARKS.md.
+//! Side-by-side benchmarks: typed-tensor against ndarray (rayon feature), candle-core (CPU)
+//! and the gemm crate, on the same data in the same run. `cargo bench --bench ops`; results
+//! go in BENCHMARKS.md.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use half::{bf16, f16};
@@ -9,6 +10,11 @@ use std::time::Duration;
 use typed_tensor::prelude::*;
 
 const N: usize = 1 << 24;
+
+/// The same data as a candle-core CPU tensor.
+fn candle(t: &Tensor<f32>) -> candle_core::Tensor {
+    candle_core::Tensor::from_vec(t.to_vec(), t.dims(), &candle_core::Device::Cpu).unwrap()
+}
 
 fn elementwise(c: &mut Criterion) {
     manual_seed(0);
@@ -22,6 +28,10 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("add_new/ndarray", |x| x.iter(|| black_box(&na + &nb)));
     g.bench_function("add_new/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).and(&nb).par_map_collect(|&p, &q| p + q)))
+    });
+    let (ca, cb) = (candle(&a), candle(&b));
+    g.bench_function("add_new/candle", |x| {
+        x.iter(|| black_box((&ca + &cb).unwrap()))
     });
     let mut out = Tensor::<f32>::zeros([N]).unwrap();
     g.bench_function("add_into/typed-tensor", |x| {
@@ -84,6 +94,10 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("broadcast_add/ndarray", |x| {
         x.iter(|| black_box(&nm + &nrow))
     });
+    let (cm, crow) = (candle(&m), candle(&row));
+    g.bench_function("broadcast_add/candle", |x| {
+        x.iter(|| black_box(cm.broadcast_add(&crow).unwrap()))
+    });
     let mt = m.t();
     g.bench_function("transposed_add/typed-tensor", |x| {
         x.iter(|| black_box(&mt + &m))
@@ -95,7 +109,9 @@ fn elementwise(c: &mut Criterion) {
     g.bench_function("sin/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.sin())))
     });
+    g.bench_function("sin/candle", |x| x.iter(|| black_box(ca.sin().unwrap())));
     g.bench_function("exp/typed-tensor", |x| x.iter(|| black_box(a.exp())));
+    g.bench_function("exp/candle", |x| x.iter(|| black_box(ca.exp().unwrap())));
     g.bench_function("exp/ndarray-par", |x| {
         x.iter(|| black_box(Zip::from(&na).par_map_collect(|&p| p.exp())))
     });
@@ -173,6 +189,10 @@ fn reductions(c: &mut Criterion) {
         x.iter(|| black_box(a.sum(&[], false)))
     });
     g.bench_function("sum_all/ndarray", |x| x.iter(|| black_box(na.sum())));
+    let ca = candle(&a);
+    g.bench_function("sum_all/candle", |x| {
+        x.iter(|| black_box(ca.sum_all().unwrap()))
+    });
     g.bench_function("sum_axis0/typed-tensor", |x| {
         x.iter(|| black_box(m.sum(&[0], false)))
     });
@@ -198,6 +218,10 @@ fn reductions(c: &mut Criterion) {
                 r.fold(0f32, |s, &v| s + (v - m).exp()).ln() + m
             }))
         })
+    });
+    let clm = candle(&lm);
+    g.bench_function("logsumexp_axis1_4096x1024/candle", |x| {
+        x.iter(|| black_box(clm.log_sum_exp(1).unwrap()))
     });
     g.bench_function("argmax_axis1/typed-tensor", |x| {
         x.iter(|| black_box(m.argmax(&[1], false)))
@@ -265,6 +289,10 @@ fn matmul(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("f32/ndarray", n), &n, |x, _| {
             x.iter(|| black_box(na.dot(&nb)))
         });
+        let (ca, cb) = (candle(&a), candle(&b));
+        g.bench_with_input(BenchmarkId::new("f32/candle", n), &n, |x, _| {
+            x.iter(|| black_box(ca.matmul(&cb).unwrap()))
+        });
     }
     let a = Tensor::<f64>::randn([1024, 1024]).unwrap();
     g.bench_function("f64/typed-tensor/1024", |x| {
@@ -293,6 +321,10 @@ fn matmul(c: &mut Criterion) {
     let nbig = Array2::from_shape_vec((4096, 4096), big.to_vec()).unwrap();
     g.bench_function("transpose_contiguous_4096/ndarray", |x| {
         x.iter(|| black_box(nbig.t().as_standard_layout().into_owned()))
+    });
+    let cbig = candle(&big);
+    g.bench_function("transpose_contiguous_4096/candle", |x| {
+        x.iter(|| black_box(cbig.t().unwrap().contiguous().unwrap()))
     });
     g.finish();
 }
@@ -324,6 +356,10 @@ fn small(c: &mut Criterion) {
     g.bench_function("add16_new/ndarray", |x| {
         x.iter(|| black_box(&na + black_box(&nb)))
     });
+    let (ca, cb) = (candle(&a), candle(&b));
+    g.bench_function("add16_new/candle", |x| {
+        x.iter(|| black_box((&ca + black_box(&cb)).unwrap()))
+    });
     let s = Tensor::<f32>::arange(0.0, 1000.0, 1.0).unwrap();
     let ns = Array1::from_vec(s.to_vec());
     g.bench_function("sum1000/typed-tensor", |x| {
@@ -331,6 +367,10 @@ fn small(c: &mut Criterion) {
     });
     g.bench_function("sum1000/ndarray", |x| {
         x.iter(|| black_box(black_box(&ns).sum()))
+    });
+    let cs = candle(&s);
+    g.bench_function("sum1000/candle", |x| {
+        x.iter(|| black_box(black_box(&cs).sum_all().unwrap()))
     });
     g.finish();
 }
