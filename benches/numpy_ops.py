@@ -40,6 +40,11 @@ def lse(x):
     return np.log(np.exp(x - mx).sum(axis=1)) + mx[:, 0]
 
 
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
 rows = [
     ("add_new", lambda: a + b),
     ("add_into", lambda: np.add(a, b, out=out)),
@@ -56,6 +61,7 @@ rows = [
     ("exp2", lambda: np.exp2(s)),
     ("log2", lambda: np.log2(a)),
     ("logsumexp_axis1_4096x1024", lambda: lse(lm)),
+    ("softmax_axis1_4096x1024", lambda: softmax(lm)),
     ("add_new_f16", lambda: ha + hb),
     ("sum_all", lambda: a.sum()),
     ("sum_axis0", lambda: m.sum(axis=0)),

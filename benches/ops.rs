@@ -219,6 +219,9 @@ fn reductions(c: &mut Criterion) {
             }))
         })
     });
+    g.bench_function("softmax_axis1_4096x1024/typed-tensor", |x| {
+        x.iter(|| black_box(lm.softmax(1)))
+    });
     let clm = candle(&lm);
     g.bench_function("logsumexp_axis1_4096x1024/candle", |x| {
         x.iter(|| black_box(clm.log_sum_exp(1).unwrap()))

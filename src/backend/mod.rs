@@ -211,6 +211,15 @@ pub trait Backend: Device {
         let _ = (x, mask, keepdim);
         Ok(None)
     }
+    /// `softmax` along the last axis by a fused kernel (each row read once for its maximum,
+    /// once for its exponentials and their sum, then scaled in the cache), or `None` where this
+    /// device has none for this layout; the caller then composes max, sub, exp, sum and div (the
+    /// semantics). Records no graph: the caller uses it only when nothing is recorded.
+    #[doc(hidden)]
+    fn softmax_last<T: FloatElement>(x: &Tensor<T, Self>) -> Result<Option<Tensor<T, Self>>> {
+        let _ = x;
+        Ok(None)
+    }
     /// `exp(x - shift) · scale` by a fused kernel, where `shift` and `scale` have `x`'s shape
     /// with trailing axes of size 1 (one value per row of the trailing axes: a softmax from
     /// its `logsumexp`, times a per-row gradient), or `None` where this device has none for

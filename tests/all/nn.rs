@@ -65,6 +65,61 @@ fn activations_and_softmax() {
     }
 }
 
+/// The fused softmax over the last axis (taken when nothing is recorded) against the f64
+/// definition, for short and long rows, f32 and f64, beside the composed path (other axes,
+/// strided inputs, recording): values, and NaN for rows with a NaN or an infinite maximum.
+#[test]
+fn fused_softmax_matches_the_definition() {
+    let def = |v: &[f64], len: usize| -> Vec<f64> {
+        v.chunks(len)
+            .flat_map(|r| {
+                let m = r.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+                let z: f64 = r.iter().map(|x| (x - m).exp()).sum();
+                r.iter().map(move |x| (x - m).exp() / z).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    for len in [1usize, 3, 10, 17, 256, 1000] {
+        let rows = 7;
+        let v: Vec<f64> = (0..rows * len)
+            .map(|i| {
+                ((i * 7919) % 1009) as f64 / 50.0 - 10.0 + if i / len == 3 { 900.0 } else { 0.0 }
+            })
+            .collect();
+        let x = t(&v, &[rows, len]);
+        let want = def(&v, len);
+        assert_close(&x.softmax(1).to_vec(), &want, 1e-14);
+        assert_close(&x.softmax(-1).to_vec(), &want, 1e-14);
+        let x32 = x.cast::<f32>();
+        let want32 = def(&x32.cast::<f64>().to_vec(), len);
+        assert_close(&x32.softmax(1).cast::<f64>().to_vec(), &want32, 1e-6);
+        // The composed path on the transposed copy, and while recording, agrees.
+        let xt = x.t().contiguous().t();
+        assert_close(&xt.softmax(1).to_vec(), &want, 1e-14);
+        let mut r = x.deep_copy();
+        r.requires_grad_(true).unwrap();
+        let y = r.softmax(1);
+        assert!(!y.is_leaf(), "recorded, so composed");
+        assert_close(&y.detach().to_vec(), &want, 1e-14);
+    }
+    let (nan, inf) = (f64::NAN, f64::INFINITY);
+    let x = t(
+        &[
+            1.0, nan, 2.0, inf, 1.0, 0.0, -inf, -inf, -inf, -inf, 0.0, 1.0,
+        ],
+        &[4, 3],
+    );
+    for got in [
+        x.softmax(1).to_vec(),
+        x.cast::<f32>().softmax(1).cast::<f64>().to_vec(),
+    ] {
+        assert!(got[..9].iter().all(|v| v.is_nan()), "{got:?}");
+        assert_close(&got[9..], &def(&[-inf, 0.0, 1.0], 3), 1e-6);
+    }
+    let e = Tensor::<f32>::zeros([0, 4]).unwrap().softmax(1);
+    assert_eq!(e.dims(), &[0, 4]);
+}
+
 #[test]
 fn losses() {
     let logits = t(&[2.0, 0.5, -1.0, 0.0, 1.0, 3.0], &[2, 3]);

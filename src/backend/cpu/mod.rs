@@ -164,6 +164,9 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_logsumexp(x, mask, keepdim)
     }
+    fn softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
+        reduce::cpu_softmax_last(x)
+    }
     fn exp_sub<T: FloatElement>(
         x: &Tensor<T, Cpu>,
         shift: &Tensor<T, Cpu>,

@@ -6,7 +6,9 @@ use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan};
 use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
 };
-use crate::backend::cpu::kernels::rows::{exp_sub as exp_sub_rows, logsumexp as logsumexp_rows};
+use crate::backend::cpu::kernels::rows::{
+    exp_sub as exp_sub_rows, logsumexp as logsumexp_rows, softmax as softmax_rows,
+};
 use crate::backend::cpu::kernels::strided::PAR_THRESHOLD;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Dtype, Element, FloatElement, NumElement};
@@ -293,6 +295,27 @@ pub(super) fn cpu_logsumexp<T: FloatElement>(
     logsumexp_rows(&g[o..o + rows * len], len, &mut buf);
     drop(g);
     Ok(Some(Tensor::from_buf(buf, Shape::new(dims))))
+}
+
+/// The fused softmax over the last axis (`kernels::rows::softmax`) of a contiguous, non-empty
+/// f32/f64 tensor with at least one dimension; `None` otherwise.
+pub(super) fn cpu_softmax_last<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    let len = x.dims().last().copied().unwrap_or(0);
+    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
+        return Ok(None);
+    }
+    let n = x.numel();
+    let mut buf = AlignedBuf::zeros("softmax", n)?;
+    let g = read("softmax", &x.storage)?;
+    let o = x.layout.offset;
+    softmax_rows(&g[o..o + n], len, &mut buf);
+    drop(g);
+    Ok(Some(Tensor::from_buf_layout(
+        buf,
+        x.layout.contiguous_copy(),
+    )))
 }
 
 /// The fused `exp(x - shift) · scale` (`kernels::rows::exp_sub`) when `x`, `shift` and

@@ -2,7 +2,8 @@
 //! its maximum and one for the sum of exponentials, the exponentials computed by [`vmath`]
 //! over a stack buffer; and `exp(x - shift) · scale` with one shift and scale per row (a
 //! softmax from its `logsumexp`, and that softmax times a per-row gradient in `logsumexp`'s
-//! backward rule). Rows are split across threads. Semantics as the composed op
+//! backward rule); and `softmax` over rows in one read for the maximum and one for the
+//! exponentials. Rows are split across threads. Semantics as the composed op
 //! (`Tensor::try_logsumexp`): a NaN anywhere gives NaN, and a row whose maximum is not finite
 //! shifts by 0, so all `-inf` gives `-inf` and `+inf` gives `+inf`.
 
@@ -81,6 +82,56 @@ fn rows_f32(src: &[f32], len: usize, out: &mut [f32]) {
         for (y, &shift) in o.iter_mut().zip(&shifts) {
             *y += shift;
         }
+    }
+}
+
+/// `out[r * len + j] = exp(src[r * len + j] - m) / sum(exp(src[r * len..][..len] - m))` with
+/// `m` the row's maximum, for every row `r` (PyTorch's `softmax` over the last axis): the
+/// shifted row is written to `out`, exponentiated and summed there while it is in the cache,
+/// then scaled by the reciprocal of the sum. f32 and f64 (16-bit floats are widened by the
+/// caller). As the composed op, a NaN or a maximum of `±inf` in a row makes the row NaN.
+///
+/// # Panics
+/// When `len` is 0, `out.len()` is not a multiple of it, or `src` is shorter than `out` (a
+/// caller bug).
+pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
+    let rows = out.len() / len.max(1);
+    assert!(
+        len > 0 && out.len().is_multiple_of(len) && src.len() >= out.len(),
+        "softmax rows"
+    );
+    par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
+        let src = &src[start..start + o.len()];
+        if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
+            softmax_typed(x, len, y, vmath::exp);
+        } else if let (Some(x), Some(y)) =
+            (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
+        {
+            softmax_typed(x, len, y, |v: &mut [f64]| {
+                v.iter_mut().for_each(|e| *e = e.exp())
+            });
+        } else {
+            unreachable!("softmax rows of {}", T::DTYPE)
+        }
+    });
+}
+
+/// [`softmax`] for one float type, row by row. The shift is the maximum even when it is not
+/// finite (unlike `logsumexp`'s), so that `±inf` rows give NaN as `x - max(x)` does.
+fn softmax_typed<F: num_traits::Float + Element>(
+    src: &[F],
+    len: usize,
+    out: &mut [F],
+    exp: impl Fn(&mut [F]),
+) {
+    for (d, x) in out.chunks_exact_mut(len).zip(src.chunks_exact(len)) {
+        let m = row_max(x);
+        for (d, &v) in d.iter_mut().zip(x) {
+            *d = v - m;
+        }
+        exp(d);
+        let c = F::one() / F::from(sum_run(d)).expect("a float");
+        d.iter_mut().for_each(|v| *v = *v * c);
     }
 }
 
