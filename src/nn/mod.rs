@@ -54,7 +54,9 @@ pub(crate) fn in_f32<T: FloatElement, D: Backend>(
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `exp(x) / sum(exp(x))` along `axis`, computed from `x - max` so it never overflows
-    /// (PyTorch `softmax(x, dim)`). Shape and dtype are kept.
+    /// (PyTorch `softmax(x, dim)`). Shape and dtype are kept. A row holding NaN or an infinite
+    /// maximum gives NaN, as `x - max(x)` does. Over the last axis of a contiguous CPU tensor,
+    /// when no gradient is recorded, one fused pass per row computes it (f16/bf16 in f32).
     ///
     /// # Errors
     /// `Axis` for a bad axis.
