@@ -468,7 +468,7 @@ fn streams<O>(out: &[O]) -> bool {
 /// called when [`streams`] said yes. The writing thread calls [`stream_fence`] before the
 /// data is handed on.
 #[inline]
-fn stream_copy<O: Copy>(dst: &mut [O], src: &[O]) {
+fn stream_copy<O: bytemuck::NoUninit>(dst: &mut [O], src: &[O]) {
     assert_eq!(dst.len(), src.len());
     #[cfg(target_arch = "x86_64")]
     {
@@ -491,15 +491,11 @@ fn stream_copy<O: Copy>(dst: &mut [O], src: &[O]) {
             }
             dc.into_remainder().copy_from_slice(sc.remainder());
         }
-        let n = std::mem::size_of_val(src);
-        // SAFETY: the same `n` bytes as the slices; `src`'s bytes are valid `O`s, so copying
-        // them into `dst` leaves valid `O`s; the slices do not overlap (`&mut`).
-        let (d, s) = unsafe {
-            (
-                std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut u8, n),
-                std::slice::from_raw_parts(src.as_ptr() as *const u8, n),
-            )
-        };
+        // `O` has no padding (`NoUninit`), so its bytes can be read as `u8`.
+        let s: &[u8] = bytemuck::cast_slice(src);
+        // SAFETY: `dst`'s own `s.len()` bytes (same length and type as `src`); only the bytes
+        // of valid `O`s from `src` are written there, so `dst` keeps holding valid `O`s.
+        let d = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut u8, s.len()) };
         // SAFETY: only reached when `streams` found AVX.
         unsafe { copy_avx(d, s) }
     }
@@ -884,7 +880,7 @@ mod tests {
     /// for 1-, 2-, 4- and 8-byte elements.
     #[test]
     fn stream_copy_every_length_and_alignment() {
-        fn check<T: Copy + PartialEq + std::fmt::Debug>(make: impl Fn(usize) -> T) {
+        fn check<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(make: impl Fn(usize) -> T) {
             let src: Vec<T> = (0..300).map(&make).collect();
             for start in 0..9 {
                 for n in 0..src.len() - start {
