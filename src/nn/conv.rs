@@ -286,7 +286,8 @@ fn pool<T: FloatElement, D: Backend>(
 }
 
 /// The maximum of each window (PyTorch `max_pool2d`; padding counts as `-inf`): `(N, C, H, W)`
-/// in, `(N, C, oh, ow)` out. The gradient goes to the maximum (shared evenly on ties).
+/// in, `(N, C, oh, ow)` out. The gradient goes to the first maximum of each window in row-major
+/// order, as PyTorch routes it through the window's argmax (a NaN counts as the maximum).
 ///
 /// # Errors
 /// `InvalidArgument` for a non-4-d input or a window that does not fit.
@@ -298,7 +299,24 @@ pub fn max_pool2d<T: FloatElement, D: Backend>(
 ) -> Result<Tensor<T, D>> {
     let fill = T::from_f64(f64::NEG_INFINITY);
     pool("max_pool2d", x, kernel, stride, padding, fill, |w, axes| {
-        w.try_max(axes, false)
+        if !crate::autograd::recording(&[w]) {
+            return w.try_max(axes, false);
+        }
+        // Recording: the maximum picked by the argmax, so the gradient reaches one element per
+        // window (the max reduction's rule would share it among ties). Windows are the trailing
+        // axis, or axes 3 and 5 of (N, C, oh, kh, ow, kw).
+        let w = match axes {
+            [_, _] => {
+                let [n, c, oh, kh, ow, kw] = w.dims()[..] else {
+                    unreachable!("pool's windows are 6-d here")
+                };
+                w.permute(&[0, 1, 2, 4, 3, 5])?
+                    .try_reshape([n, c, oh, ow, kh * kw])?
+            }
+            _ => w.clone(),
+        };
+        let at = w.try_argmax(&[-1], true)?;
+        w.try_gather(-1, &at)?.squeeze_dims(&[-1])
     })
 }
 

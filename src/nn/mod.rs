@@ -112,9 +112,10 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// Allocation or kernel failure.
     pub fn try_elu(&self, alpha: f64) -> Result<Self> {
         let pos = self.try_gt_scalar(T::ZERO)?;
-        // expm1 of min(x, 0): the unused branch never overflows.
-        let neg = self
-            .try_minimum_scalar(T::ZERO)?
+        let zero = Self::scalar_on(T::ZERO, &self.device)?;
+        // expm1 of x where x <= 0 and of 0 elsewhere: the unused branch never overflows, and
+        // the gradient reaches x on the negative side, 0 included (PyTorch's elu'(0) = alpha).
+        let neg = Self::try_where(&pos, &zero, self)?
             .try_expm1()?
             .try_mul_scalar(T::from_f64(alpha))?;
         Self::try_where(&pos, self, &neg)
@@ -127,11 +128,15 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// Allocation or kernel failure.
     pub fn try_softplus(&self) -> Result<Self> {
-        let pos = self.try_maximum_scalar(T::ZERO)?;
-        let neg = self.try_minimum_scalar(T::ZERO)?;
+        // Each side on x where x is on it and on 0 elsewhere (`where`, not a clamp, so the
+        // gradient reaches x at 0 as well).
+        let up = self.try_gt_scalar(T::ZERO)?;
+        let zero = Self::scalar_on(T::ZERO, &self.device)?;
+        let pos = Self::try_where(&up, self, &zero)?;
+        let neg = Self::try_where(&up, &zero, self)?;
         let hi = pos.try_add(&pos.try_neg()?.try_exp()?.try_log1p()?)?;
         let lo = neg.try_exp()?.try_log1p()?;
-        Self::try_where(&self.try_gt_scalar(T::ZERO)?, &hi, &lo)
+        Self::try_where(&up, &hi, &lo)
     }
 
     /// GELU, `x Φ(x) = 0.5 x (1 + erf(x / √2))` (PyTorch `gelu`, the exact form; 16-bit

@@ -64,10 +64,19 @@ fn norm_f64<D: Backend>(
             .try_sum(axes, keepdim)
     } else if p == 1.0 {
         a.try_sum(axes, keepdim)
-    } else if p == 2.0 {
-        a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt()
     } else {
-        a.try_pow(p)?.try_sum(axes, keepdim)?.try_pow(1.0 / p)
+        // One node with PyTorch's `linalg_vector_norm_backward`, which gives 0 at a zero
+        // norm (the composed ops would give 0 · inf = NaN there).
+        let mask = x.shape().axes_mask("norm", axes)?;
+        let out = crate::autograd::no_grad(|| {
+            if p == 2.0 {
+                a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt()
+            } else {
+                a.try_pow(p)?.try_sum(axes, keepdim)?.try_pow(1.0 / p)
+            }
+        })?;
+        let op = crate::autograd::Op::Norm { p, mask };
+        Ok(crate::autograd::record_out(out, op, &[x], &[x]))
     }
 }
 

@@ -174,7 +174,11 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let rule = match op {
             ReduceOp::Sum => Op::Sum { mask, mean: false },
             ReduceOp::Mean => Op::Sum { mask, mean: true },
-            ReduceOp::Max | ReduceOp::Min => Op::Extreme { mask, keepdim },
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::NanMax | ReduceOp::NanMin => {
+                Op::Extreme { mask, keepdim }
+            }
+            ReduceOp::NanSum => Op::NanSum { mask, mean: false },
+            ReduceOp::NanMean => Op::NanSum { mask, mean: true },
             ReduceOp::Product => Op::Prod { mask },
             ReduceOp::Var(c) => Op::Var {
                 mask,

@@ -183,12 +183,12 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
         };
         // A view of a tensor that requires grad passes its gradient back to it.
         let saved: [&dyn crate::autograd::Tracked; 2] = [self, &view];
-        Ok(crate::autograd::record(
-            view.clone(),
-            crate::autograd::Op::View(op),
-            &[self],
-            &saved,
-        ))
+        let rule = if self.node.is_some() && !self.is_leaf() && self.layout.has_aliasing() {
+            crate::autograd::Op::BroadcastView(op)
+        } else {
+            crate::autograd::Op::View(op)
+        };
+        Ok(crate::autograd::record(view.clone(), rule, &[self], &saved))
     }
 }
 

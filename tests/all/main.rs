@@ -9,6 +9,7 @@
 #[macro_use]
 mod common;
 mod autograd;
+mod autograd_kinks;
 mod core;
 mod cuda;
 mod cuda_dynamic;

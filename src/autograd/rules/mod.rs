@@ -2,14 +2,21 @@
 //! of its output (PyTorch's `derivatives.yaml` formulas). Written once over `F: FloatElement`
 //! and `D: Backend`, so they run on every device.
 
+mod pointwise;
+mod reduce;
+mod views;
+
 use super::{Grad, Saved, saved, take};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
-use crate::shape::{Layout, Shape};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 use half::{bf16, f16};
+use pointwise::unary;
+use reduce::{axes_of, cumprod_backward, keep_shape, norm_backward, prod_backward};
 use std::sync::Arc;
+use views::view_backward;
 
 /// What a node computed, with the arguments its rule needs besides the saved tensors.
 #[derive(Clone, Debug)]
@@ -28,10 +35,22 @@ pub(crate) enum Op {
     Unary(&'static str),
     /// `sum` or `mean` over the axes in `mask`; saved: the input.
     Sum { mask: Vec<bool>, mean: bool },
+    /// `nansum` or `nanmean` over the axes in `mask`; saved: the input. The NaNs get 0 and
+    /// the others `g` (divided by the slice's count of non-NaN values for the mean), as
+    /// PyTorch's `nansum`/`nanmean`.
+    NanSum { mask: Vec<bool>, mean: bool },
+    /// The `p`-norm over the axes in `mask`, for `p` other than 0, 1 and infinity (those are
+    /// composed of ops with rules); saved: the input and the output.
+    Norm { p: f64, mask: Vec<bool> },
     /// `matmul`; saved: both operands.
     Matmul,
     /// A view; saved: the tensor viewed and the view (their layouts locate the view).
     View(&'static str),
+    /// A view of a broadcast view that a recorded op made (a view of `expand`'s result, say);
+    /// saved as [`Op::View`]. Aliased elements share one storage element, so the rule gives
+    /// the gradient of each storage element to the first of its aliases: the view op that made
+    /// the broadcast view sums over its aliases, so the gradient reaching its input is exact.
+    BroadcastView(&'static str),
     /// A copy (`contiguous`, `deep_copy`, `reshape` through a copy); saved: the input. The
     /// gradient passes back reshaped to the input's shape.
     Copy(&'static str),
@@ -68,7 +87,7 @@ pub(crate) enum Op {
     /// `cumsum` along the axis.
     Cumsum(usize),
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
-    /// gradient evenly (PyTorch's `amax`).
+    /// gradient evenly (PyTorch's `amax`), and so do the NaNs of a slice whose result is NaN.
     Extreme { mask: Vec<bool>, keepdim: bool },
     /// `logsumexp` over the axes in `mask`; saved: the input and the output. The gradient is
     /// the softmax, `exp(x - out)`.
@@ -90,9 +109,13 @@ impl Op {
         match self {
             Op::Leaf => "leaf",
             Op::Binary(n) | Op::Unary(n) | Op::View(n) | Op::Copy(n) => n,
+            Op::BroadcastView(n) => n,
             Op::Scalar { name, .. } => name,
             Op::Sum { mean: false, .. } => "sum",
             Op::Sum { mean: true, .. } => "mean",
+            Op::NanSum { mean: false, .. } => "nansum",
+            Op::NanSum { mean: true, .. } => "nanmean",
+            Op::Norm { .. } => "norm",
             Op::Matmul => "matmul",
             Op::Cast(_) => "cast",
             Op::Where => "where_",
@@ -171,8 +194,9 @@ fn half_precision<F: FloatElement, D: Backend>(
         return go::<F, D>(op, g, s, needs);
     }
     let g = take::<F, D>(g)?;
-    if let Op::View(name) = op {
-        let gx = view_backward(name, &g, saved::<F, D>(&s[0])?, saved::<F, D>(&s[1])?)?;
+    if let Op::View(name) | Op::BroadcastView(name) = op {
+        let (base, view) = (saved::<F, D>(&s[0])?, saved::<F, D>(&s[1])?);
+        let gx = view_backward(name, &g, base, view, matches!(op, Op::BroadcastView(_)))?;
         return Ok(vec![Some(Box::new(gx))]);
     }
     let up = s
@@ -251,19 +275,22 @@ fn rule<F: FloatElement, D: Backend>(
     Ok(match op {
         Op::Leaf => Vec::new(),
         Op::Binary("pow") => {
-            // d(a^b)/da = b a^(b-1); d(a^b)/db = a^b ln a, taken as 0 where a = 0 (PyTorch).
+            // PyTorch's `pow_backward_self`/`_exponent`: d(a^b)/da = b a^(b-1), 0 where b = 0;
+            // d(a^b)/db = a^b ln a, 0 where a = 0 and b >= 0.
             let (a, b, y) = (arg(0)?, arg(1)?, arg(2)?);
+            let zero = c(0.0)?;
             let ga = needs[0]
                 .then(|| {
                     let d = a.try_pow(&b.try_sub_scalar(F::ONE)?)?.try_mul(b)?;
-                    sum_to(&g.try_mul(&d)?, a.shape())
+                    let gd = Tensor::try_where(&b.try_eq(&zero)?, &zero, &g.try_mul(&d)?)?;
+                    sum_to(&gd, a.shape())
                 })
                 .transpose()?;
             let gb = needs[1]
                 .then(|| {
-                    let zero = c(0.0)?;
-                    let ln = Tensor::try_where(&a.try_eq(&zero)?, &zero, &a.try_log()?)?;
-                    sum_to(&g.try_mul(&y.try_mul(&ln)?)?, b.shape())
+                    let d = g.try_mul(&y.try_mul(&a.try_log()?)?)?;
+                    let flat = a.try_eq(&zero)?.try_logical_and(&b.try_ge(&zero)?)?;
+                    sum_to(&Tensor::try_where(&flat, &zero, &d)?, b.shape())
                 })
                 .transpose()?;
             vec![ga, gb]
@@ -280,17 +307,21 @@ fn rule<F: FloatElement, D: Backend>(
                     g.try_mul(&a.try_div(b)?.try_div(b)?)?.try_neg()?,
                 ),
                 "maximum" | "minimum" => {
-                    // The gradient goes to the selected operand; ties split it evenly (PyTorch).
-                    let pick = if *name == "maximum" {
-                        a.try_gt(b)?
+                    // PyTorch's rule: an operand gets `g` unless the other one was selected
+                    // over it, and half of it on ties; so where either is NaN (the result is
+                    // NaN), both get `g`.
+                    let (lose_a, lose_b) = if *name == "maximum" {
+                        (a.try_lt(b)?, a.try_gt(b)?)
                     } else {
-                        a.try_lt(b)?
+                        (a.try_gt(b)?, a.try_lt(b)?)
                     };
-                    let tie = a.try_eq(b)?;
                     let half = g.try_mul_scalar(F::from_f64(0.5))?;
+                    let kept = Tensor::try_where(&a.try_eq(b)?, &half, g)?;
                     let zero = c(0.0)?;
-                    let ga = Tensor::try_where(&pick, g, &Tensor::try_where(&tie, &half, &zero)?)?;
-                    (ga.clone(), g.try_sub(&ga)?)
+                    (
+                        Tensor::try_where(&lose_a, &zero, &kept)?,
+                        Tensor::try_where(&lose_b, &zero, &kept)?,
+                    )
                 }
                 other => return Err(no_gradient(other)),
             };
@@ -306,14 +337,15 @@ fn rule<F: FloatElement, D: Backend>(
                 ("sub", true) => g.try_neg()?,
                 ("mul", _) => g.try_mul_scalar(F::from_f64(*v))?,
                 ("div", false) => g.try_div_scalar(F::from_f64(*v))?,
-                // Clamp semantics (PyTorch `clamp_min`/`clamp_max`): the gradient passes where
-                // x is kept, ties included, so `clip` passes it on its bounds.
+                // Clamp semantics (PyTorch `clamp_min`/`clamp_max` since 2.13, the minimum-norm
+                // subgradient): the gradient passes where x is strictly inside, so `clip` and
+                // `relu` give 0 on their bounds, and a NaN x gets 0.
                 ("maximum" | "minimum", _) => {
                     let v = c(*v)?;
                     let keep = if *name == "maximum" {
-                        x.try_ge(&v)?
+                        x.try_gt(&v)?
                     } else {
-                        x.try_le(&v)?
+                        x.try_lt(&v)?
                     };
                     Tensor::try_where(&keep, g, &c(0.0)?)?
                 }
@@ -349,6 +381,16 @@ fn rule<F: FloatElement, D: Backend>(
             }
             vec![Some(gx.try_contiguous()?)]
         }
+        Op::NanSum { mask, mean } => {
+            let x = arg(0)?;
+            let kept = x.try_is_nan()?.try_logical_not()?.try_cast::<F>()?;
+            let mut g = g.try_reshape(keep_shape(x, mask))?;
+            if *mean {
+                g = g.try_div(&kept.try_sum(&axes_of(mask), true)?)?;
+            }
+            vec![Some(kept.try_mul(&g)?)]
+        }
+        Op::Norm { p, mask } => vec![Some(norm_backward(g, arg(0)?, arg(1)?, *p, mask)?)],
         Op::Matmul => {
             let (a, b) = (arg(0)?, arg(1)?);
             // 1-d operands as (1, k) and (k, 1), as matmul itself treats them.
@@ -380,7 +422,10 @@ fn rule<F: FloatElement, D: Backend>(
             };
             vec![ga, gb]
         }
-        Op::View(name) => vec![Some(view_backward(name, g, arg(0)?, arg(1)?)?)],
+        Op::View(name) | Op::BroadcastView(name) => {
+            let aliased = matches!(op, Op::BroadcastView(_));
+            vec![Some(view_backward(name, g, arg(0)?, arg(1)?, aliased)?)]
+        }
         Op::Where => {
             let cond = saved::<bool, D>(&s[0])?;
             let (a, b, zero) = (arg(1)?, arg(2)?, c(0.0)?);
@@ -500,19 +545,7 @@ fn rule<F: FloatElement, D: Backend>(
             vec![ga, needs[1].then(|| sum_to(&gb, b.shape())).transpose()?]
         }
         Op::Prod { mask } => vec![Some(prod_backward(g, arg(0)?, mask)?)],
-        Op::Cumprod(ax) => {
-            // y_i = Π_{j≤i} x_j, so dL/dx_j = Σ_{i≥j} g_i y_i / x_j.
-            let (x, y) = (arg(0)?, arg(1)?);
-            if x.try_eq(&c(0.0)?)?.try_any(&[], false)?.try_item()? {
-                return Err(Error::InvalidArgument {
-                    op: "backward",
-                    msg: "the gradient of cumprod over an input holding 0 is not implemented (it needs products that skip the zero); compute the product another way or detach".into(),
-                });
-            }
-            let a = *ax as i64;
-            let tail = g.try_mul(y)?.flip(&[a])?.try_cumsum(a)?.flip(&[a])?;
-            vec![Some(tail.try_div(x)?)]
-        }
+        Op::Cumprod(ax) => vec![Some(cumprod_backward(g, arg(0)?, arg(1)?, *ax)?)],
         Op::Unfold(w) => vec![Some(crate::nn::fold(g, arg(0)?, *w)?)],
         Op::CrossEntropy(reduction) => {
             // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
@@ -547,7 +580,9 @@ fn rule<F: FloatElement, D: Backend>(
             } else {
                 (y.try_reshape(kept.clone())?, g.try_reshape(kept)?)
             };
-            let hit = x.try_eq(&y)?.try_cast::<F>()?;
+            // PyTorch's `evenly_distribute_backward`: a NaN result came from the NaNs.
+            let nan = x.try_is_nan()?.try_logical_and(&y.try_is_nan()?)?;
+            let hit = x.try_eq(&y)?.try_logical_or(&nan)?.try_cast::<F>()?;
             let axes = axes_of(mask);
             let count = hit.try_sum(&axes, true)?;
             vec![Some(hit.try_mul(&g.try_div(&count)?)?)]
@@ -564,7 +599,7 @@ fn rule<F: FloatElement, D: Backend>(
             std,
         } => {
             // var = Σ(x - mean)² / (n - correction): d/dx = 2 (x - mean) / (n - correction);
-            // std = sqrt(var): d/dx = (x - mean) / ((n - correction) std).
+            // std = sqrt(var): d/dx = (x - mean) / ((n - correction) std), 0 where std = 0.
             let (x, y) = (arg(0)?, arg(1)?);
             let kept = keep_shape(x, mask);
             let n = crate::shape::numel_of(
@@ -577,7 +612,10 @@ fn rule<F: FloatElement, D: Backend>(
             let centred = x.try_sub(&x.try_mean(&axes, true)?)?;
             let g = g.try_reshape(kept.clone())?;
             let scale = if *std {
-                y.try_reshape(kept)?.try_mul_scalar(dof)?.try_reciprocal()?
+                // 0 where std = 0 (a constant slice), as PyTorch's `std_backward`.
+                let y = y.try_reshape(kept)?;
+                let inv = y.try_mul_scalar(dof)?.try_reciprocal()?;
+                Tensor::try_where(&y.try_eq(&c(0.0)?)?, &c(0.0)?, &inv)?
             } else {
                 c(2.0)?.try_div_scalar(dof)?
             };
@@ -587,167 +625,4 @@ fn rule<F: FloatElement, D: Backend>(
         Op::Cast(_) => unreachable!("casts are applied before dispatching on one type"),
         Op::NoGrad(name) => return Err(no_gradient(name)),
     })
-}
-
-/// The gradient of `product` over the axes in `mask`: each element gets `g` times the product
-/// of the *other* elements of its slice, from exclusive prefix and suffix products, so zeros
-/// are handled exactly (no division).
-fn prod_backward<F: FloatElement, D: Backend>(
-    g: &Tensor<F, D>,
-    x: &Tensor<F, D>,
-    mask: &[bool],
-) -> Result<Tensor<F, D>> {
-    let n = x.ndim();
-    let kept: Vec<usize> = (0..n).filter(|&i| !mask[i]).collect();
-    let red: Vec<usize> = (0..n).filter(|&i| mask[i]).collect();
-    let k = crate::shape::numel_of(red.iter().map(|&i| x.dims()[i]));
-    if k == 0 || x.numel() == 0 {
-        return Tensor::zeros_on(x.dims(), &g.device);
-    }
-    let r = x.numel() / k;
-    let perm: Vec<i64> = kept.iter().chain(&red).map(|&i| i as i64).collect();
-    let flat = x.permute(&perm)?.try_contiguous()?.try_reshape([r, k])?;
-    let ones = Tensor::<F, D>::ones_on([r, 1], &g.device)?;
-    // Along axis 1: [1, t0, t0·t1, ...], the products of the elements before each one.
-    let exclusive = |t: &Tensor<F, D>| -> Result<Tensor<F, D>> {
-        if k == 1 {
-            return Ok(ones.clone());
-        }
-        let run = t.narrow(1, 0, k - 1)?.try_cumprod(1)?;
-        Tensor::try_concat(&[&ones, &run], 1)
-    };
-    let before = exclusive(&flat)?;
-    let after = exclusive(&flat.flip(&[1])?)?.flip(&[1])?;
-    let gk = before.try_mul(&after)?.try_mul(&g.try_reshape([r, 1])?)?;
-    let moved: Vec<usize> = perm.iter().map(|&p| x.dims()[p as usize]).collect();
-    let mut inv = vec![0i64; n];
-    for (i, &p) in perm.iter().enumerate() {
-        inv[p as usize] = i as i64;
-    }
-    gk.try_reshape(moved)?.permute(&inv)?.try_contiguous()
-}
-
-/// `x`'s shape with the axes in `mask` as size 1 (a keepdim reduction's shape).
-fn keep_shape<F: FloatElement, D: Backend>(x: &Tensor<F, D>, mask: &[bool]) -> Vec<usize> {
-    (x.dims().iter().zip(mask))
-        .map(|(&d, &m)| if m { 1 } else { d })
-        .collect()
-}
-
-/// The axes set in `mask`.
-fn axes_of(mask: &[bool]) -> Vec<i64> {
-    (0..mask.len())
-        .filter(|&i| mask[i])
-        .map(|i| i as i64)
-        .collect()
-}
-
-/// The gradient of a unary op from `g`, the input `x` and the output `y`.
-fn unary<F: FloatElement, D: Backend>(
-    name: &str,
-    g: &Tensor<F, D>,
-    x: &Tensor<F, D>,
-    y: &Tensor<F, D>,
-) -> Result<Tensor<F, D>> {
-    // 1 / sqrt(±(1 - x²)) and friends.
-    let inv_sqrt = |t: Tensor<F, D>| t.try_sqrt()?.try_reciprocal();
-    let d = match name {
-        "neg" => return g.try_neg(),
-        "sin" => x.try_cos()?,
-        "cos" => x.try_sin()?.try_neg()?,
-        "tan" => y.try_mul(y)?.try_add_scalar(F::ONE)?,
-        "asin" => inv_sqrt(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?,
-        "acos" => inv_sqrt(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?.try_neg()?,
-        "atan" => x.try_mul(x)?.try_add_scalar(F::ONE)?.try_reciprocal()?,
-        "sinh" => x.try_cosh()?,
-        "cosh" => x.try_sinh()?,
-        "tanh" => y.try_mul(y)?.try_rsub_scalar(F::ONE)?,
-        "asinh" => inv_sqrt(x.try_mul(x)?.try_add_scalar(F::ONE)?)?,
-        "acosh" => inv_sqrt(x.try_mul(x)?.try_sub_scalar(F::ONE)?)?,
-        "atanh" => x.try_mul(x)?.try_rsub_scalar(F::ONE)?.try_reciprocal()?,
-        "exp" => y.clone(),
-        "exp2" => y.try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?,
-        "expm1" => y.try_add_scalar(F::ONE)?,
-        "log" => x.try_reciprocal()?,
-        "log2" => x
-            .try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?
-            .try_reciprocal()?,
-        "log10" => x
-            .try_mul_scalar(F::from_f64(std::f64::consts::LN_10))?
-            .try_reciprocal()?,
-        "log1p" => x.try_add_scalar(F::ONE)?.try_reciprocal()?,
-        "sqrt" => y.try_mul_scalar(F::from_f64(2.0))?.try_reciprocal()?,
-        "reciprocal" => y.try_mul(y)?.try_neg()?,
-        "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
-        // d erf / dx = 2/√π e^(-x²).
-        "erf" => x
-            .try_mul(x)?
-            .try_neg()?
-            .try_exp()?
-            .try_mul_scalar(F::from_f64(std::f64::consts::FRAC_2_SQRT_PI))?,
-        "square" => x.try_mul_scalar(F::from_f64(2.0))?,
-        // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
-        "abs" => x.try_sign()?,
-        "relu" => x
-            .try_gt(&Tensor::scalar_on(F::ZERO, &g.device)?)?
-            .try_cast::<F>()?,
-        // Piecewise constant: the gradient is 0 almost everywhere (PyTorch).
-        "sign" | "floor" | "ceil" | "round" | "trunc" => {
-            return Tensor::zeros_on(g.dims(), &g.device);
-        }
-        other => return Err(no_gradient(other)),
-    };
-    g.try_mul(&d)
-}
-
-/// The gradient of a view: `g` written at the view's places in a zero gradient of the tensor
-/// viewed. Both layouts index one storage, so the view's layout is replayed on a zero buffer
-/// spanning the base; broadcast dimensions (stride 0) are summed first, since every element
-/// along them is the same base element.
-fn view_backward<F: FloatElement, D: Backend>(
-    name: &str,
-    g: &Tensor<F, D>,
-    base: &Tensor<F, D>,
-    view: &Tensor<F, D>,
-) -> Result<Tensor<F, D>> {
-    if base.layout.has_aliasing() {
-        return Err(Error::InvalidArgument {
-            op: "backward",
-            msg: format!(
-                "`{name}` of a broadcast view (shape {}, strides {:?}) has no gradient here; call contiguous() on the broadcast view first",
-                base.shape(),
-                base.stride()
-            ),
-        });
-    }
-    if base.numel() == 0 {
-        return Tensor::zeros_on(base.dims(), &g.device);
-    }
-    let (lo, hi) = base.layout.span();
-    let buf = Tensor::<F, D>::zeros_on([hi - lo + 1], &g.device)?;
-    let shift = |l: &Layout| Layout {
-        shape: l.shape.clone(),
-        strides: l.strides.clone(),
-        offset: l.offset - lo,
-    };
-    // Sum `g` over the view's broadcast dimensions, keeping them as size 1.
-    let stretched: Vec<i64> = (0..view.ndim())
-        .filter(|&i| view.stride()[i] == 0 && view.dims()[i] > 1)
-        .map(|i| i as i64)
-        .collect();
-    let mut vl = shift(&view.layout);
-    let g = if stretched.is_empty() {
-        g.clone()
-    } else {
-        let mut dims = vl.shape.dims().to_vec();
-        for &i in &stretched {
-            dims[i as usize] = 1;
-        }
-        vl.shape = Shape::new(dims);
-        g.try_sum(&stretched, true)?
-    };
-    let mut target = buf.with_layout("backward", vl)?;
-    target.add_(&g)?;
-    buf.with_layout("backward", shift(&base.layout))?
-        .try_contiguous()
 }

@@ -1,0 +1,128 @@
+//! Reduction and scan rules too long to sit in the dispatch: `product`, `cumprod`, `norm`.
+
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// The gradient of `product` over the axes in `mask`: each element gets `g` times the product
+/// of the *other* elements of its slice, from exclusive prefix and suffix products, so zeros
+/// are handled exactly (no division).
+pub(super) fn prod_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    mask: &[bool],
+) -> Result<Tensor<F, D>> {
+    let n = x.ndim();
+    let kept: Vec<usize> = (0..n).filter(|&i| !mask[i]).collect();
+    let red: Vec<usize> = (0..n).filter(|&i| mask[i]).collect();
+    let k = crate::shape::numel_of(red.iter().map(|&i| x.dims()[i]));
+    if k == 0 || x.numel() == 0 {
+        return Tensor::zeros_on(x.dims(), &g.device);
+    }
+    let r = x.numel() / k;
+    let perm: Vec<i64> = kept.iter().chain(&red).map(|&i| i as i64).collect();
+    let flat = x.permute(&perm)?.try_contiguous()?.try_reshape([r, k])?;
+    let ones = Tensor::<F, D>::ones_on([r, 1], &g.device)?;
+    // Along axis 1: [1, t0, t0·t1, ...], the products of the elements before each one.
+    let exclusive = |t: &Tensor<F, D>| -> Result<Tensor<F, D>> {
+        if k == 1 {
+            return Ok(ones.clone());
+        }
+        let run = t.narrow(1, 0, k - 1)?.try_cumprod(1)?;
+        Tensor::try_concat(&[&ones, &run], 1)
+    };
+    let before = exclusive(&flat)?;
+    let after = exclusive(&flat.flip(&[1])?)?.flip(&[1])?;
+    let gk = before.try_mul(&after)?.try_mul(&g.try_reshape([r, 1])?)?;
+    let moved: Vec<usize> = perm.iter().map(|&p| x.dims()[p as usize]).collect();
+    let mut inv = vec![0i64; n];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    gk.try_reshape(moved)?.permute(&inv)?.try_contiguous()
+}
+
+/// The gradient of `cumprod` along `ax` from the input `x` and the output `y`.
+pub(super) fn cumprod_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    y: &Tensor<F, D>,
+    ax: usize,
+) -> Result<Tensor<F, D>> {
+    // y_i = Π_{j≤i} x_j, so dL/dx_j = Σ_{i≥j} g_i y_i / x_j where no x is 0.
+    let a = ax as i64;
+    let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &g.device);
+    let (zero, one) = (c(0.0)?, c(1.0)?);
+    // Σ_{i≥j} t_i along the axis: a reversed running sum.
+    let tail = |t: &Tensor<F, D>| t.flip(&[a])?.try_cumsum(a)?.flip(&[a]);
+    let is0 = x.try_eq(&zero)?;
+    if !is0.try_any(&[], false)?.try_item()? {
+        return tail(&g.try_mul(y)?)?.try_div(x);
+    }
+    // With zeros (as PyTorch's `cumprod_backward`), z being a slice's first zero: before
+    // z the formula holds (x_j ≠ 0, and y_i = 0 from z on); after z every product holds
+    // x_z, so the gradient is 0; at z it is Π_{k<z} x_k · Σ_{i≥z} g_i Π_{z<k≤i} x_k.
+    let zeros_so_far = is0.try_cast::<F>()?.try_cumsum(a)?;
+    let before = zeros_so_far.try_eq(&zero)?;
+    let first = is0.try_logical_and(&zeros_so_far.try_eq(&one)?)?;
+    let head = Tensor::try_where(&before, x, &one)?;
+    let lead = tail(&g.try_mul(y)?)?.try_div(&head)?;
+    let through_z = before.try_logical_or(&first)?;
+    let after = Tensor::try_where(&through_z, &one, x)?.try_cumprod(a)?;
+    let at_z = Tensor::try_where(&before, &zero, &g.try_mul(&after)?)?
+        .try_sum(&[a], true)?
+        .try_mul(&head.try_product(&[a], true)?)?;
+    let rest = Tensor::try_where(&first, &at_z, &zero)?;
+    Tensor::try_where(&before, &lead, &rest)
+}
+
+/// The gradient of the `p`-norm over the axes in `mask` from the input `x` and the output `y`.
+pub(super) fn norm_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    y: &Tensor<F, D>,
+    p: f64,
+    mask: &[bool],
+) -> Result<Tensor<F, D>> {
+    // PyTorch's `linalg_vector_norm_backward`, y = ‖x‖_p: d/dx = sgn(x) |x|^(p-1) /
+    // y^(p-1), taken as 0 where y = 0 (p > 1) or where x = 0 (p < 1).
+    let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &g.device);
+    let zero = c(0.0)?;
+    let kept = keep_shape(x, mask);
+    let (y, g) = (y.try_reshape(kept.clone())?, g.try_reshape(kept)?);
+    let grad = if p == 2.0 {
+        let scale = Tensor::try_where(&y.try_eq(&zero)?, &zero, &g.try_div(&y)?)?;
+        x.try_mul(&scale)?
+    } else {
+        let d = x
+            .try_sign()?
+            .try_mul(&x.try_abs()?.try_pow(&c(p - 1.0)?)?)?;
+        if p > 1.0 {
+            let scale = g.try_div(&y.try_pow(&c(p - 1.0)?)?)?;
+            d.try_mul(&Tensor::try_where(&y.try_eq(&zero)?, &zero, &scale)?)?
+        } else {
+            let d = Tensor::try_where(&x.try_eq(&zero)?, &zero, &d)?;
+            d.try_mul(&g.try_mul(&y.try_pow(&c(1.0 - p)?)?)?)?
+        }
+    };
+    Ok(grad)
+}
+
+/// `x`'s shape with the axes in `mask` as size 1 (a keepdim reduction's shape).
+pub(super) fn keep_shape<F: FloatElement, D: Backend>(
+    x: &Tensor<F, D>,
+    mask: &[bool],
+) -> Vec<usize> {
+    (x.dims().iter().zip(mask))
+        .map(|(&d, &m)| if m { 1 } else { d })
+        .collect()
+}
+
+/// The axes set in `mask`.
+pub(super) fn axes_of(mask: &[bool]) -> Vec<i64> {
+    (0..mask.len())
+        .filter(|&i| mask[i])
+        .map(|i| i as i64)
+        .collect()
+}

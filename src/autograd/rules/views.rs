@@ -1,0 +1,80 @@
+//! The gradient of a view, replayed through the layouts of the tensor viewed and the view.
+
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::shape::{Layout, Shape};
+use crate::tensor::Tensor;
+
+/// The gradient of a view: `g` written at the view's places in a zero gradient of the tensor
+/// viewed. Both layouts index one storage, so the view's layout is replayed on a zero buffer
+/// spanning the base; broadcast dimensions (stride 0) are summed first, since every element
+/// along them is the same base element. A broadcast base is allowed when `aliased` (see
+/// [`super::Op::BroadcastView`]): each storage element's gradient goes to its first alias.
+pub(super) fn view_backward<F: FloatElement, D: Backend>(
+    name: &str,
+    g: &Tensor<F, D>,
+    base: &Tensor<F, D>,
+    view: &Tensor<F, D>,
+    aliased: bool,
+) -> Result<Tensor<F, D>> {
+    if base.layout.has_aliasing() && !aliased {
+        return Err(Error::InvalidArgument {
+            op: "backward",
+            msg: format!(
+                "`{name}` of a broadcast leaf (shape {}, strides {:?}) has no gradient here; call contiguous() on the broadcast view first",
+                base.shape(),
+                base.stride()
+            ),
+        });
+    }
+    if base.numel() == 0 {
+        return Tensor::zeros_on(base.dims(), &g.device);
+    }
+    let (lo, hi) = base.layout.span();
+    let buf = Tensor::<F, D>::zeros_on([hi - lo + 1], &g.device)?;
+    let shift = |l: &Layout| Layout {
+        shape: l.shape.clone(),
+        strides: l.strides.clone(),
+        offset: l.offset - lo,
+    };
+    // The dimensions of `t` that a stride 0 stretches (size > 1).
+    let stretched = |t: &Tensor<F, D>| -> Vec<usize> {
+        (0..t.ndim())
+            .filter(|&i| t.stride()[i] == 0 && t.dims()[i] > 1)
+            .collect()
+    };
+    // `l` with the dimensions in `dims` cut to size 1 (their first element).
+    let first_of = |mut l: Layout, dims: &[usize]| {
+        let mut d = l.shape.dims().to_vec();
+        for &i in dims {
+            d[i] = 1;
+        }
+        l.shape = Shape::new(d);
+        l
+    };
+    // Sum `g` over the view's broadcast dimensions, keeping them as size 1.
+    let in_view = stretched(view);
+    let g = if in_view.is_empty() {
+        g.clone()
+    } else {
+        let axes: Vec<i64> = in_view.iter().map(|&i| i as i64).collect();
+        g.try_sum(&axes, true)?
+    };
+    let mut target = buf.with_layout("backward", first_of(shift(&view.layout), &in_view))?;
+    target.add_(&g)?;
+    let in_base = stretched(base);
+    if in_base.is_empty() {
+        return buf
+            .with_layout("backward", shift(&base.layout))?
+            .try_contiguous();
+    }
+    // A broadcast base: its first aliases get the storage's gradient, the others 0.
+    let out = Tensor::<F, D>::zeros_on(base.dims(), &g.device)?;
+    let mut first = out.clone();
+    for &i in &in_base {
+        first = first.narrow(i as i64, 0, 1)?;
+    }
+    first.add_(&buf.with_layout("backward", first_of(shift(&base.layout), &in_base))?)?;
+    Ok(out)
+}

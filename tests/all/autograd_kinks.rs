@@ -1,0 +1,264 @@
+//! Gradients where finite differences cannot judge: at kinks, ties, zeros and NaN, each value
+//! as PyTorch 2.15 gives it (`torch.autograd`, float64, the minimum-norm subgradient of its
+//! 2026 clamp change), plus gradchecks of the cases that are smooth but took a special path
+//! (views of broadcast views, `cumprod` through zeros).
+
+use typed_tensor::nn::{self, Reduction};
+use typed_tensor::prelude::*;
+
+type T64 = Tensor<f64>;
+const NAN: f64 = f64::NAN;
+
+fn leaf(v: &[f64], dims: &[usize]) -> T64 {
+    Tensor::from_vec(v.to_vec(), dims.to_vec())
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap()
+}
+
+/// The gradients of `sum(f(xs))` with respect to each of `xs`.
+#[track_caller]
+fn grads(xs: &[&T64], f: impl Fn() -> Result<T64>) -> Vec<Vec<f64>> {
+    for x in xs {
+        x.zero_grad().unwrap();
+    }
+    f().unwrap().sum(&[], false).backward();
+    xs.iter()
+        .map(|x| x.grad_tensor().unwrap().to_vec())
+        .collect()
+}
+
+/// Equal element by element, NaN matching NaN.
+#[track_caller]
+fn same(name: &str, got: &[f64], want: &[f64]) {
+    let ok = got.len() == want.len()
+        && (got.iter().zip(want))
+            .all(|(g, w)| (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() < 1e-12);
+    assert!(ok, "{name}: got {got:?}, PyTorch gives {want:?}");
+}
+
+#[test]
+fn subgradients_match_pytorch() {
+    let z = leaf(&[0.0, -1.0, 2.0], &[3]);
+    same("abs", &grads(&[&z], || z.try_abs())[0], &[0.0, -1.0, 1.0]);
+    same("relu", &grads(&[&z], || z.try_relu())[0], &[0.0, 0.0, 1.0]);
+    same(
+        "elu",
+        &grads(&[&z], || z.try_elu(0.5))[0],
+        &[0.5, 0.18393972058572117, 1.0],
+    );
+    same(
+        "softplus",
+        &grads(&[&z], || z.try_softplus())[0],
+        &[0.5, 0.2689414213699951, 0.8807970779778824],
+    );
+    let target = T64::from_vec(vec![1.0, 0.0, 1.0], [3]).unwrap();
+    let bce = || nn::binary_cross_entropy_with_logits(&z, &target, Reduction::Sum);
+    same(
+        "bce with logits",
+        &grads(&[&z], bce)[0],
+        &[-0.5, 0.2689414213699951, -0.11920292202211757],
+    );
+
+    // clamp: 0 on the bounds and for NaN (PyTorch 2.13+); clip is clamp.
+    let c = leaf(&[-1.0, 1.0, 0.5, 2.0, -3.0, NAN], &[6]);
+    same(
+        "clip",
+        &grads(&[&c], || c.try_clip(-1.0, 1.0))[0],
+        &[0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+    );
+    same(
+        "maximum_scalar",
+        &grads(&[&c], || c.try_maximum_scalar(-1.0))[0],
+        &[0.0, 1.0, 1.0, 1.0, 0.0, 0.0],
+    );
+
+    // maximum/minimum: ties split, a NaN on either side passes g to both.
+    let (a, b) = (
+        leaf(&[1.0, 2.0, NAN, 5.0], &[4]),
+        leaf(&[1.0, 3.0, 0.0, NAN], &[4]),
+    );
+    let g = grads(&[&a, &b], || a.try_maximum(&b));
+    same("maximum a", &g[0], &[0.5, 0.0, 1.0, 1.0]);
+    same("maximum b", &g[1], &[0.5, 1.0, 1.0, 1.0]);
+    let g = grads(&[&a, &b], || a.try_minimum(&b));
+    same("minimum a", &g[0], &[0.5, 1.0, 1.0, 1.0]);
+    same("minimum b", &g[1], &[0.5, 0.0, 1.0, 1.0]);
+
+    // max/min reductions: ties share evenly; a NaN result goes to the NaNs.
+    let m = leaf(&[3.0, 1.0, 3.0, 2.0], &[4]);
+    same(
+        "max ties",
+        &grads(&[&m], || m.try_max(&[], false))[0],
+        &[0.5, 0.0, 0.5, 0.0],
+    );
+    let mn = leaf(&[1.0, NAN, 2.0, NAN], &[4]);
+    same(
+        "max NaN",
+        &grads(&[&mn], || mn.try_max(&[], false))[0],
+        &[0.0, 0.5, 0.0, 0.5],
+    );
+    same(
+        "nanmax",
+        &grads(&[&mn], || mn.try_nanmax(&[], false))[0],
+        &[0.0, 0.0, 1.0, 0.0],
+    );
+    same(
+        "nansum",
+        &grads(&[&mn], || mn.try_nansum(&[], false))[0],
+        &[1.0, 0.0, 1.0, 0.0],
+    );
+    same(
+        "nanmean",
+        &grads(&[&mn], || mn.try_nanmean(&[], false))[0],
+        &[0.5, 0.0, 0.5, 0.0],
+    );
+
+    // Norms and std at 0 give 0, not 0 · inf.
+    let n = leaf(&[0.0, 0.0, 3.0, 4.0], &[2, 2]);
+    same(
+        "norm 2",
+        &grads(&[&n], || n.try_norm(2.0, &[1], false))[0],
+        &[0.0, 0.0, 0.6, 0.8],
+    );
+    let want3 = [0.0, 0.0, 0.4448513517305356, 0.7908468475209521];
+    same(
+        "norm 3",
+        &grads(&[&n], || n.try_norm(3.0, &[1], false))[0],
+        &want3,
+    );
+    let want_half = [0.0, 0.0, 2.154700538379252, 1.8660254037844386];
+    same(
+        "norm 0.5",
+        &grads(&[&n], || n.try_norm(0.5, &[1], false))[0],
+        &want_half,
+    );
+    let k = leaf(&[2.0, 2.0, 2.0], &[3]);
+    same(
+        "std of a constant",
+        &grads(&[&k], || k.try_std(&[], 1, false))[0],
+        &[0.0; 3],
+    );
+    let one = leaf(&[2.0], &[1]);
+    same(
+        "std of one element",
+        &grads(&[&one], || one.try_std(&[], 1, false))[0],
+        &[NAN],
+    );
+
+    // pow: d/da is 0 where b = 0; d/db is 0 where a = 0 and b >= 0.
+    let pa = leaf(&[0.0, 0.0, 2.0, -2.0, 0.0, 0.0], &[6]);
+    let pb = leaf(&[0.0, 2.0, 0.5, 2.0, -1.0, 0.5], &[6]);
+    let g = grads(&[&pa, &pb], || pa.try_pow(&pb));
+    let inf = f64::INFINITY;
+    same(
+        "pow base",
+        &g[0],
+        &[0.0, 0.0, 0.3535533905932738, -4.0, -inf, inf],
+    );
+    same(
+        "pow exponent",
+        &g[1],
+        &[0.0, 0.0, 0.9802581434685472, NAN, -inf, 0.0],
+    );
+
+    // max_pool2d: the first maximum of a window takes all of g.
+    let p = leaf(&[1.0, 1.0, 0.0, 2.0, 1.0, 0.0, 2.0, 2.0], &[1, 1, 2, 4]);
+    let want = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0];
+    same(
+        "max_pool2d",
+        &grads(&[&p], || nn::max_pool2d(&p, (2, 2), (2, 2), (0, 0)))[0],
+        &want,
+    );
+    let padded = || nn::max_pool2d(&p, (3, 3), (2, 2), (1, 1));
+    same("max_pool2d padded", &grads(&[&p], padded)[0], &want);
+}
+
+/// Deterministic values in roughly [-1, 1].
+fn t(dims: &[usize], seed: u64) -> T64 {
+    let n: usize = dims.iter().product();
+    let v = (0..n as u64).map(|i| ((i + 1) * 2654435761 + seed * 97) % 1000);
+    Tensor::from_vec(v.map(|v| v as f64 / 500.0 - 1.0).collect(), dims.to_vec()).unwrap()
+}
+
+#[track_caller]
+fn gradcheck(name: &str, inputs: &[T64], f: impl Fn(&[T64]) -> Result<T64>) {
+    if let Err(e) = typed_tensor::autograd::gradcheck(f, inputs, 1e-6, 1e-5) {
+        panic!("{name}: {e}");
+    }
+}
+
+#[test]
+fn views_of_broadcast_views() {
+    let row = t(&[1, 4], 1);
+    gradcheck("expand + transpose", &[row.clone()], |x| {
+        x[0].expand([3, 4])?
+            .transpose(0, 1)?
+            .try_mul(&t(&[4, 3], 2))
+    });
+    gradcheck("expand + narrow + flip", &[row.clone()], |x| {
+        x[0].expand([3, 4])?
+            .narrow(0, 1, 2)?
+            .flip(&[0, 1])?
+            .try_mul(&t(&[2, 4], 3))
+    });
+    gradcheck("expand + strided slice + diagonal", &[t(&[2, 1], 4)], |x| {
+        let v = x[0].expand([2, 5])?.slice_dim(1, 0, 5, 2)?;
+        v.diagonal(1)?.try_mul(&t(&[1], 5))
+    });
+    gradcheck("expand of expand + reshape view", &[t(&[3], 6)], |x| {
+        let e = x[0]
+            .unsqueeze(0)?
+            .expand([2, 3])?
+            .unsqueeze(0)?
+            .expand([4, 2, 3])?;
+        e.permute(&[1, 0, 2])?
+            .try_reshape([2, 12])?
+            .try_mul(&t(&[2, 12], 7))
+    });
+    // A broadcast *leaf* has one gradient per logical element, which the shared storage cannot
+    // hold apart: an error that says what to do, never a wrong gradient.
+    let leaf = row
+        .expand([3, 4])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let err = leaf
+        .t()
+        .sum(&[], false)
+        .try_backward()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("broadcast leaf") && err.contains("contiguous()"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cumprod_through_zeros() {
+    // cumprod is a polynomial, so central differences are exact through its zeros.
+    let v = |x: &[f64], d: &[usize]| T64::from_vec(x.to_vec(), d.to_vec()).unwrap();
+    gradcheck("one zero", &[v(&[2.0, 0.0, 3.0, 4.0], &[4])], |x| {
+        x[0].try_cumprod(0)?.try_mul(&t(&[4], 8))
+    });
+    gradcheck("leading zeros", &[v(&[0.0, 0.0, 2.0], &[3])], |x| {
+        x[0].try_cumprod(0)?.try_mul(&t(&[3], 9))
+    });
+    let m = v(
+        &[1.0, 2.0, 0.0, 3.0, 0.0, 0.0, 2.0, 5.0, 1.0, 1.0, 1.0, 1.0],
+        &[3, 4],
+    );
+    for axis in [0, 1] {
+        gradcheck("2-d", &[m.clone()], |x| {
+            x[0].try_cumprod(axis)?.try_mul(&t(&[3, 4], 10))
+        });
+    }
+    // Against PyTorch's values for the first case.
+    let x = leaf(&[2.0, 0.0, 3.0, 4.0], &[4]);
+    same(
+        "cumprod",
+        &grads(&[&x], || x.try_cumprod(0))[0],
+        &[1.0, 32.0, 0.0, 0.0],
+    );
+}
