@@ -78,7 +78,8 @@ template <typename T, typename O, bool MAX, bool ARG, bool SKIP> struct Extreme 
 };
 
 // Moments (count, mean, M2) merged as Chan et al. do, in f64: the variance (STD = false) or
-// standard deviation with `param` = the correction, NaN when count <= correction.
+// standard deviation with `param` = the correction, dividing by max(0, count - correction) as
+// NumPy and PyTorch do: inf, or NaN for a constant slice, when count <= correction.
 struct Moments { double n, mean, m2; i64 i; };
 template <typename T, typename O, bool STD> struct Spread {
     static __device__ __forceinline__ Moments empty() { return {0.0, 0.0, 0.0, 0}; }
@@ -90,8 +91,7 @@ template <typename T, typename O, bool STD> struct Spread {
         return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n), 0};
     }
     static __device__ __forceinline__ O fin(Moments p, const T*, u64, double correction) {
-        double d = p.n - correction;
-        if (d <= 0.0) return nan_of<O>();
+        double d = fmax(p.n - correction, 0.0);
         return st<O>((typename Cmp<O>::C)(STD ? sqrt(p.m2 / d) : p.m2 / d));
     }
 };

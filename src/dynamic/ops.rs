@@ -192,10 +192,22 @@ impl DynTensor {
             }
         }
     }
-    /// Clamps into `[min, max]`.
+    /// Clamps into `[min, max]`. A float bound on an integer tensor computes in its float dtype
+    /// (PyTorch's promotion, as the scalar arithmetic ops); an integer bound outside an integer
+    /// dtype's range clips nothing on its side (it saturates rather than wraps).
     pub fn clip(&self, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<DynTensor> {
         let (lo, hi) = (min.into(), max.into());
-        numeric!(self, "clip", t => Ok(DynTensor::from(t.try_clip(lo.to(), hi.to())?)))
+        if (lo.is_float() || hi.is_float()) && !self.dtype().is_float() {
+            return self.to_dtype(self.dtype().float_of())?.clip(lo, hi);
+        }
+        fn bound<T: crate::dtype::Element>(s: Scalar) -> T {
+            match s {
+                // `f64 as` saturates; every integer dtype but i64 is exact in f64.
+                Scalar::Int(v) if T::DTYPE != Dtype::Int64 => T::from_f64(v as f64),
+                s => s.to(),
+            }
+        }
+        numeric!(self, "clip", t => Ok(DynTensor::from(t.try_clip(bound(lo), bound(hi))?)))
     }
 }
 

@@ -219,7 +219,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 
     /// Variance over `axes` with `correction` (divides by `n - correction`; PyTorch's default is
-    /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`], moments in f64. NaN when `n <= correction`.
+    /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`], moments in f64. With `n <= correction` the
+    /// divisor is 0, as in NumPy and PyTorch: inf, or NaN for a constant or empty slice.
     ///
     /// # Errors
     /// `Axis` for an out-of-range or repeated axis.

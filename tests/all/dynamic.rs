@@ -289,6 +289,13 @@ fn seed_scalar_and_tensor_operations() {
             .is_err()
     );
     assert_eq!(x.lt(&y).unwrap().to_vec::<bool>().unwrap(), vec![true; 6]);
+    // clip: a float bound promotes an integer tensor (PyTorch); an integer bound past the
+    // dtype's range clips nothing on its side instead of wrapping into it.
+    let u = DynTensor::from(Tensor::<u8>::from_vec(vec![0, 7, 255], [3]).unwrap());
+    let f = u.clip(0.5, 6.5).unwrap();
+    assert_eq!((f.dtype(), f32s(&f)), (Dtype::Float32, vec![0.5, 6.5, 6.5]));
+    let same = u.clip(-1, 300).unwrap();
+    assert_eq!(same.to_vec::<u8>().unwrap(), vec![0, 7, 255]);
 }
 
 #[test]

@@ -138,6 +138,14 @@ fn output_dtypes_and_semantics() {
             .is_nan(),
         true
     );
+    // No degrees of freedom left: the divisor is max(0, n - correction), as NumPy and PyTorch
+    // (inf, or NaN for a constant slice), on the strided/axis path too.
+    let two = Tensor::<f64>::from_vec(vec![1.0, 3.0, 2.0, 3.0], [2, 2]).unwrap();
+    assert_eq!(two.var(&[], 4, false).item(), f64::INFINITY);
+    let cols = two.std(&[0], 3, false).to_vec();
+    assert!(cols[0] == f64::INFINITY && cols[1].is_nan(), "{cols:?}");
+    let flat = two.t().var(&[1], 2, false).to_vec();
+    assert!(flat[0] == f64::INFINITY && flat[1].is_nan(), "{flat:?}");
     // any / all (seed 003: non-zero and NaN are true).
     let x = Tensor::<f32>::from_vec(vec![0.0, f32::NAN, 0.0, 0.0], [2, 2]).unwrap();
     assert_eq!(x.any(&[1], false).to_vec(), vec![true, false]);

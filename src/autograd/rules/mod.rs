@@ -607,7 +607,7 @@ fn rule<F: FloatElement, D: Backend>(
                     .filter(|(_, m)| **m)
                     .map(|(&d, _)| d),
             );
-            let dof = F::from_f64(n as f64 - *correction as f64);
+            let dof = F::from_f64((n as f64 - *correction as f64).max(0.0));
             let axes = axes_of(mask);
             let centred = x.try_sub(&x.try_mean(&axes, true)?)?;
             let g = g.try_reshape(kept.clone())?;

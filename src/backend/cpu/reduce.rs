@@ -187,10 +187,10 @@ fn nothing_to_pick(op: &'static str, shape: &Shape, blk: usize) -> Error {
     }
 }
 
-/// `m2 / (n - correction)`, NaN when there are no degrees of freedom left.
+/// `m2 / max(0, n - correction)` (NumPy and PyTorch): with no degrees of freedom left, inf, or
+/// NaN for a constant or empty slice (0 / 0).
 fn variance(n: f64, m2: f64, correction: usize) -> f64 {
-    let d = n - correction as f64;
-    if d > 0.0 { m2 / d } else { f64::NAN }
+    m2 / (n - correction as f64).max(0.0)
 }
 
 /// Runs reduction `op` into output dtype `O`, which the public op fixed: `sum_of(T)` for sums
