@@ -168,7 +168,8 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
             .expect("dropping size-1 dimensions keeps a valid layout")
     }
 
-    /// Removes the listed size-1 dimensions (a view).
+    /// Removes the listed size-1 dimensions (a view); an empty list removes none (NumPy,
+    /// PyTorch).
     ///
     /// # Errors
     /// `Axis` when an axis is out of range, repeated, or not of size 1.
@@ -237,14 +238,61 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
         self.with_layout(op, vl::stepped(&self.layout, op, d, start, len, step)?)
     }
 
-    /// Reverses the order of elements along `axes` (a view with negative strides; NumPy `flip`).
+    /// Reverses the order of elements along `axes` (a view with negative strides; NumPy `flip`,
+    /// PyTorch `flip`). An empty `axes` flips nothing, as in both (unlike a reduction's empty
+    /// axes, which mean all).
+    ///
+    /// # Errors
+    /// `Axis` when an axis is out of range or repeated.
     pub fn flip(&self, axes: &[i64]) -> Result<Self> {
-        let mask = self.shape().axes_mask("flip", axes)?;
+        let mask = match axes {
+            [] => vec![false; self.ndim()],
+            _ => self.shape().axes_mask("flip", axes)?,
+        };
         self.with_layout("flip", vl::flipped(&self.layout, &mask)?)
     }
 
-    /// The diagonal of the last two dimensions as a view (NumPy `diagonal` with `offset`).
+    /// The diagonal of the last two dimensions as a view, appended as the last dimension
+    /// (NumPy `linalg.diagonal`, PyTorch `linalg.diagonal`; the same as NumPy's and PyTorch's
+    /// `diagonal` for a matrix). `offset > 0` is above the main diagonal, `< 0` below; an
+    /// offset past the edge gives an empty diagonal.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    ///
+    /// let x = Tensor::<i32>::arange(0, 24, 1)?.reshape([2, 3, 4]);
+    /// assert_eq!(x.diagonal(1)?.to_vec(), vec![1, 6, 11, 13, 18, 23]); // shape (2, 3)
+    /// // NumPy's `diagonal(x, 0, axis1=0, axis2=1)`: shape (4, 2).
+    /// assert_eq!(x.diagonal_axes(0, 0, 1)?.to_vec(), vec![0, 16, 1, 17, 2, 18, 3, 19]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` for fewer than 2 dimensions.
     pub fn diagonal(&self, offset: i64) -> Result<Self> {
         self.with_layout("diagonal", vl::diagonal(&self.layout, offset)?)
+    }
+
+    /// The diagonal of dimensions `axis1` and `axis2` as a view, appended as the last dimension
+    /// after the others in order (NumPy `diagonal(offset, axis1, axis2)`, PyTorch
+    /// `diagonal(offset, dim1, dim2)`); `offset` counts along `axis2` from `axis1`'s diagonal.
+    ///
+    /// # Errors
+    /// `Axis` for an out-of-range axis; `InvalidArgument` when the two axes are the same.
+    pub fn diagonal_axes(&self, offset: i64, axis1: i64, axis2: i64) -> Result<Self> {
+        let a = self.shape().axis("diagonal", axis1)?;
+        let b = self.shape().axis("diagonal", axis2)?;
+        if a == b {
+            return Err(Error::InvalidArgument {
+                op: "diagonal",
+                msg: format!("axis1 and axis2 are both axis {a}; pass two different axes"),
+            });
+        }
+        let mut perm: Vec<i64> = (0..self.ndim())
+            .filter(|&i| i != a && i != b)
+            .map(|i| i as i64)
+            .collect();
+        perm.extend([a as i64, b as i64]);
+        self.permute(&perm)?.diagonal(offset)
     }
 }

@@ -74,7 +74,12 @@ pub(super) fn unsqueezed(l: &Layout, dim: i64) -> Result<Layout> {
 
 /// The dimensions `squeeze_dims(dims)` keeps: all but the listed ones, which must be size 1.
 pub(super) fn squeeze_keep(shape: &Shape, dims: &[i64]) -> Result<Vec<usize>> {
-    let mask = shape.axes_mask("squeeze_dims", dims)?;
+    // No dimension listed squeezes none (NumPy `squeeze(axis=())`, PyTorch `squeeze(dim=())`),
+    // not all as for reductions.
+    let mask = match dims {
+        [] => vec![false; shape.ndim()],
+        _ => shape.axes_mask("squeeze_dims", dims)?,
+    };
     for (i, &m) in mask.iter().enumerate() {
         if m && shape.dims()[i] != 1 {
             return Err(Error::Axis {

@@ -57,6 +57,9 @@ fn reshape_permute_squeeze_slice() {
     assert_eq!(r.narrow(1, 2, 1).unwrap().shape().dims()[1], 1);
     assert!(r.slice_dim(0, 3, 4, 1).is_err());
     assert_eq!(x.flip(&[0]).unwrap().to_vec()[0], 23.0);
+    // No axes listed: nothing flipped or squeezed (NumPy and PyTorch), unlike reductions.
+    assert_eq!(u.flip(&[]).unwrap().to_vec(), x.to_vec());
+    assert_eq!(u.squeeze_dims(&[]).unwrap().shape().dims(), &[1, 24, 1]);
     let m = x.reshape([4usize, 6]);
     assert_eq!(m.diagonal(0).unwrap().to_vec(), vec![0.0, 7.0, 14.0, 21.0]);
     assert_eq!(m.diagonal(2).unwrap().to_vec(), vec![2.0, 9.0, 16.0, 23.0]);

@@ -57,6 +57,10 @@ impl DynTensor {
     pub fn diagonal(&self, offset: i64) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.diagonal(offset)?.into()))
     }
+    /// The diagonal of `axis1` and `axis2` (see [`crate::Tensor::diagonal_axes`]).
+    pub fn diagonal_axes(&self, offset: i64, axis1: i64, axis2: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.diagonal_axes(offset, axis1, axis2)?.into()))
+    }
     /// Rolls elements by `shift` along `axis`, wrapping around (NumPy `roll`).
     pub fn roll(&self, shift: i64, axis: i64) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.try_roll(shift, axis)?.into()))
