@@ -1,6 +1,7 @@
-//! [`Backend`] for [`Cuda`]: each step launches the NVRTC-compiled kernels of `kernels/`
-//! (through `ops/cuda/`) or cuBLAS. In-place and `_into` forms compute into a temporary and
-//! copy it into their target (the trait's defaults), so a target may alias an operand.
+//! [`Backend`] for [`Cuda`]: each step launches the NVRTC-compiled kernels of the repository's
+//! `kernels/` (through the launchers in `kernels/` here) or cuBLAS. In-place and `_into` forms
+//! compute into a temporary and copy it into their target (the trait's defaults), so a target
+//! may alias an operand.
 //! Factorizations, `linspace` and long-line sorts run on the host.
 
 // The launcher and the kernel table; public only so the NVRTC compile check in the tests can

@@ -4,10 +4,10 @@
 use super::{Arg, GemmDtype, KernelModule};
 use crate::error::{Error, Result};
 use cudarc::cublas::{CudaBlas, sys as blas};
-use cudarc::driver::DevicePtr;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
+use cudarc::driver::{DevicePtr, DevicePtrMut};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -30,6 +30,12 @@ fn driver_err(op: &'static str, what: impl std::fmt::Display) -> Error {
         op,
         msg: what.to_string(),
     }
+}
+
+/// Whether `TYPED_TENSOR_CUDA_POISON` asks for poisoned allocations (read once).
+fn poison() -> bool {
+    static POISON: OnceLock<bool> = OnceLock::new();
+    *POISON.get_or_init(|| std::env::var("TYPED_TENSOR_CUDA_POISON").is_ok_and(|v| v != "0"))
 }
 
 fn driver_present() -> bool {
@@ -166,10 +172,28 @@ impl Context {
     }
 
     /// `bytes` uninitialised bytes (at least one), for outputs that a kernel writes in full.
+    /// With `TYPED_TENSOR_CUDA_POISON=1` in the environment every such buffer is first filled
+    /// with 0xFF bytes (NaN floats, -1 or 255 integers, invalid bools), so an element a kernel
+    /// fails to write shows in any test that compares it, and a bool fails its download check.
     pub fn alloc(&self, bytes: usize) -> Result<Buffer> {
-        // SAFETY: callers launch a kernel that writes every element before any read.
-        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
-            .map_err(|e| driver_err("alloc", format!("{bytes} bytes on the GPU: {e}")))
+        // SAFETY: callers launch a kernel that writes every element before any read; an
+        // element left unwritten is arbitrary bytes, which the download checks for bools.
+        let mut buf = unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
+            .map_err(|e| driver_err("alloc", format!("{bytes} bytes on the GPU: {e}")))?;
+        if poison() {
+            let (ptr, _record) = buf.device_ptr_mut(&self.stream);
+            // SAFETY: `ptr` addresses the `bytes.max(1)` bytes just allocated on this stream.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    ptr,
+                    0xFF,
+                    bytes.max(1),
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(|e| driver_err("alloc", format!("poisoning {bytes} bytes: {e}")))?;
+        }
+        Ok(buf)
     }
 
     /// [`super::COUNTERS`] zeroed `u32` counters, allocated once per device. A kernel that counts

@@ -271,12 +271,52 @@ pub(crate) fn download_range<T: Element>(
     start: usize,
     len: usize,
 ) -> Result<Vec<T>> {
-    let bytes = ctx.download(&s.buf, start * T::SIZE, len * T::SIZE)?;
-    let mut out = vec![T::ZERO; len];
-    // SAFETY: `out` has room for `bytes.len()` = len * T::SIZE bytes, and the bytes were written
-    // from valid `T`s (bool kernels store only 0 or 1), so every element is a valid `T`.
+    elements_from_bytes(&ctx.download(&s.buf, start * T::SIZE, len * T::SIZE)?)
+}
+
+/// The `T`s whose bytes a device returned. Every bit pattern is a valid number, but a bool must
+/// be 0 or 1: a device byte outside that (a kernel bug, or memory no kernel wrote) is an `Err`
+/// here rather than an invalid `bool` in safe code.
+fn elements_from_bytes<T: Element>(bytes: &[u8]) -> Result<Vec<T>> {
+    if const { matches!(T::DTYPE, crate::dtype::Dtype::Bool) }
+        && let Some(i) = bytes.iter().position(|&b| b > 1)
+    {
+        return Err(crate::error::Error::Device {
+            op: "download",
+            msg: format!(
+                "bool element {i} holds the byte {}, not 0 or 1: a device kernel wrote an invalid bool or left it unwritten",
+                bytes[i]
+            ),
+        });
+    }
+    let mut out = vec![T::ZERO; bytes.len() / T::SIZE];
+    // SAFETY: `out` holds `out.len() * T::SIZE <= bytes.len()` bytes,
+    // and they form valid `T`s: any bits are a valid number, and bools were checked above.
     unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, bytes.len())
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            out.as_mut_ptr() as *mut u8,
+            out.len() * T::SIZE,
+        )
     };
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::elements_from_bytes;
+
+    #[test]
+    fn downloaded_bools_are_checked() {
+        assert_eq!(
+            elements_from_bytes::<bool>(&[0, 1, 1]).unwrap(),
+            vec![false, true, true]
+        );
+        let e = elements_from_bytes::<bool>(&[0, 1, 255])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("element 2") && e.contains("255"), "{e}");
+        let f = elements_from_bytes::<f32>(&1.5f32.to_ne_bytes()).unwrap();
+        assert_eq!(f, vec![1.5]);
+    }
 }
