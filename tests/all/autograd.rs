@@ -13,13 +13,13 @@ fn vals(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-fn t(dims: &[usize], seed: u64) -> T64 {
+pub(crate) fn t(dims: &[usize], seed: u64) -> T64 {
     Tensor::from_vec(vals(dims.iter().product(), seed), dims.to_vec()).unwrap()
 }
 
 /// `typed_tensor::autograd::gradcheck` with the test's tolerances, panicking with its `Err`.
 #[track_caller]
-fn gradcheck(name: &str, inputs: &[T64], f: impl Fn(&[T64]) -> Result<T64>) {
+pub(crate) fn gradcheck(name: &str, inputs: &[T64], f: impl Fn(&[T64]) -> Result<T64>) {
     if let Err(e) = typed_tensor::autograd::gradcheck(f, inputs, 1e-6, 1e-5) {
         panic!("{name}: {e}");
     }

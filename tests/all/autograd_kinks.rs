@@ -3,6 +3,7 @@
 //! 2026 clamp change), plus gradchecks of the cases that are smooth but took a special path
 //! (views of broadcast views, `cumprod` through zeros).
 
+use crate::autograd::{gradcheck, t};
 use typed_tensor::nn::{self, Reduction};
 use typed_tensor::prelude::*;
 
@@ -172,20 +173,6 @@ fn subgradients_match_pytorch() {
     );
     let padded = || nn::max_pool2d(&p, (3, 3), (2, 2), (1, 1));
     same("max_pool2d padded", &grads(&[&p], padded)[0], &want);
-}
-
-/// Deterministic values in roughly [-1, 1].
-fn t(dims: &[usize], seed: u64) -> T64 {
-    let n: usize = dims.iter().product();
-    let v = (0..n as u64).map(|i| ((i + 1) * 2654435761 + seed * 97) % 1000);
-    Tensor::from_vec(v.map(|v| v as f64 / 500.0 - 1.0).collect(), dims.to_vec()).unwrap()
-}
-
-#[track_caller]
-fn gradcheck(name: &str, inputs: &[T64], f: impl Fn(&[T64]) -> Result<T64>) {
-    if let Err(e) = typed_tensor::autograd::gradcheck(f, inputs, 1e-6, 1e-5) {
-        panic!("{name}: {e}");
-    }
 }
 
 #[test]
