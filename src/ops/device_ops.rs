@@ -462,8 +462,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             return Ok(same.clone());
         }
         let out = E::from_host(&D::to_host(self)?, device)?;
-        // Gradients do not cross devices yet: backward through the copy is an `Err`.
-        let op = crate::autograd::Op::NoGrad("to_device");
+        // The gradient crosses back to this tensor's device.
+        let op = crate::autograd::Op::ToDevice(self.device.index());
         Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 

@@ -255,7 +255,29 @@ fn gradients_on_every_device() {
     let want = vec![-2.0, -3.0];
     assert_eq!(step(&Cpu).unwrap(), want);
     match Cuda::new(0) {
-        Ok(gpu) => assert_eq!(step(&gpu).unwrap(), want),
+        Ok(gpu) => {
+            assert_eq!(step(&gpu).unwrap(), want);
+            // Across devices: a CPU leaf computed on the GPU and a GPU leaf on the CPU get their
+            // gradients on their own devices. d/dx sum(sin(x)·3) = 3 cos(x).
+            let x = Tensor::<f64>::from_vec(vec![0.0, 1.0], [2]).unwrap();
+            let want: Vec<f64> = x.to_vec().iter().map(|v| 3.0 * v.cos()).collect();
+            let host = x.clone().with_requires_grad(true).unwrap();
+            let y = host.to_cuda(&gpu).unwrap().sin().mul_scalar(3.0);
+            y.sum(&[], false).backward();
+            let g = host.grad_tensor().unwrap().to_vec();
+            assert!(
+                g.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-12),
+                "{g:?}"
+            );
+            let dev = x.to_cuda(&gpu).unwrap().with_requires_grad(true).unwrap();
+            let z = dev.try_to_cpu().unwrap().sin().mul_scalar(3.0);
+            z.sum(&[], false).backward();
+            let g = dev.grad_tensor().unwrap().to_vec();
+            assert!(
+                g.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-12),
+                "{g:?}"
+            );
+        }
         Err(e) => println!("autograd on CUDA skipped: {e}"),
     }
 }

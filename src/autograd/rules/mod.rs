@@ -100,6 +100,8 @@ pub(crate) enum Op {
     },
     /// A cast from the float dtype given; the gradient is cast back to it.
     Cast(crate::dtype::Dtype),
+    /// A copy from the device given (`to_device`); the gradient is copied back to it.
+    ToDevice(crate::device::DeviceIndex),
     /// An op recorded without a rule yet: `backward` through it is an `Err` naming it.
     NoGrad(&'static str),
 }
@@ -118,6 +120,7 @@ impl Op {
             Op::Norm { .. } => "norm",
             Op::Matmul => "matmul",
             Op::Cast(_) => "cast",
+            Op::ToDevice(_) => "to_device",
             Op::Where => "where_",
             Op::Concat(_) => "concat",
             Op::IndexSelect(_) => "index_select",
@@ -151,6 +154,9 @@ pub(super) fn apply<D: Backend>(
 ) -> Result<Vec<Option<Grad>>> {
     if let Op::Cast(to) = op {
         return Ok(vec![Some(cast_back::<D>(g, *to)?)]);
+    }
+    if let Op::ToDevice(from) = op {
+        return Ok(vec![Some(to_device_back::<D>(g, *from)?)]);
     }
     if g.is::<Tensor<f32, D>>() {
         go::<f32, D>(op, g, saved, needs)
@@ -215,6 +221,21 @@ fn half_precision<F: FloatElement, D: Backend>(
         .collect()
 }
 
+/// `$go::<F, $d>(gradient, $arg)` for the float type `F` that the gradient `$g` holds.
+macro_rules! by_float {
+    ($g:ident, $d:ty, $go:ident, $arg:expr) => {
+        if $g.is::<Tensor<f32, $d>>() {
+            $go::<f32, $d>(take($g)?, $arg)
+        } else if $g.is::<Tensor<f64, $d>>() {
+            $go::<f64, $d>(take($g)?, $arg)
+        } else if $g.is::<Tensor<f16, $d>>() {
+            $go::<f16, $d>(take($g)?, $arg)
+        } else {
+            $go::<bf16, $d>(take($g)?, $arg)
+        }
+    };
+}
+
 /// The gradient of a cast, cast back to the input's float dtype `to`.
 fn cast_back<D: Backend>(g: Grad, to: crate::dtype::Dtype) -> Result<Grad> {
     fn go<F: FloatElement, D: Backend>(g: Tensor<F, D>, to: crate::dtype::Dtype) -> Result<Grad> {
@@ -227,15 +248,23 @@ fn cast_back<D: Backend>(g: Grad, to: crate::dtype::Dtype) -> Result<Grad> {
             other => return Err(no_gradient(&other.to_string())),
         })
     }
-    if g.is::<Tensor<f32, D>>() {
-        go::<f32, D>(take(g)?, to)
-    } else if g.is::<Tensor<f64, D>>() {
-        go::<f64, D>(take(g)?, to)
-    } else if g.is::<Tensor<f16, D>>() {
-        go::<f16, D>(take(g)?, to)
-    } else {
-        go::<bf16, D>(take(g)?, to)
+    by_float!(g, D, go, to)
+}
+
+/// The gradient of a transfer, copied back to the input's device `from` (PyTorch's `to`
+/// backward).
+fn to_device_back<D: Backend>(g: Grad, from: crate::device::DeviceIndex) -> Result<Grad> {
+    fn go<F: FloatElement, D: Backend>(
+        g: Tensor<F, D>,
+        from: crate::device::DeviceIndex,
+    ) -> Result<Grad> {
+        use crate::device::{Cpu, Cuda, DeviceKind};
+        Ok(match from.kind {
+            DeviceKind::Cpu => Box::new(g.to_device(&Cpu)?),
+            DeviceKind::Cuda => Box::new(g.to_device(&Cuda::new(from.index)?)?),
+        })
     }
+    by_float!(g, D, go, from)
 }
 
 fn no_gradient(op: &str) -> Error {
@@ -622,7 +651,9 @@ fn rule<F: FloatElement, D: Backend>(
             vec![Some(centred.try_mul(&g.try_mul(&scale)?)?)]
         }
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
-        Op::Cast(_) => unreachable!("casts are applied before dispatching on one type"),
+        Op::Cast(_) | Op::ToDevice(_) => {
+            unreachable!("casts and transfers are applied before dispatching on one type")
+        }
         Op::NoGrad(name) => return Err(no_gradient(name)),
     })
 }
