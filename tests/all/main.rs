@@ -9,6 +9,7 @@
 #[macro_use]
 mod common;
 mod autograd;
+mod autograd_devices;
 mod autograd_kinks;
 mod core;
 mod cuda;
