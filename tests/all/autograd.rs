@@ -387,7 +387,7 @@ fn linalg_rules_and_ops_without_gradients() {
 
 /// The loss of [`low_precision`]: element-wise ops, views (a transpose, a stepped slice, a
 /// broadcast row), a matmul, `where_`, `concat`, `logsumexp` and a mean.
-fn low_precision_loss<F: FloatElement>(x: &Tensor<F>) -> Tensor<F> {
+fn low_precision_loss<F: FloatElement, D: Backend>(x: &Tensor<F, D>) -> Tensor<F, D> {
     let y = x.tanh().mul(x);
     let m = y.matmul(&x.t());
     let cols = x
@@ -400,17 +400,9 @@ fn low_precision_loss<F: FloatElement>(x: &Tensor<F>) -> Tensor<F> {
     m.mean(&[], false).add(&lse.sum(&[], false))
 }
 
-/// f32, f16 and bf16 gradients agree with the f64 gradient at their precision.
-fn low_precision<F: FloatElement>(tol: f64) {
-    let run = |x: Tensor<F>| {
-        let x = x.with_requires_grad(true).unwrap();
-        low_precision_loss(&x).backward();
-        x.grad()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_f64())
-            .collect::<Vec<_>>()
-    };
+/// f32, f16 and bf16 gradients on `dev` agree with the f64 gradient on the CPU at their
+/// precision.
+fn low_precision<F: FloatElement, D: Backend>(dev: &D, tol: f64) {
     let xs = vals(6, 50);
     let want = {
         let x = Tensor::<f64>::from_vec(
@@ -421,16 +413,28 @@ fn low_precision<F: FloatElement>(tol: f64) {
         low_precision_loss(&x).backward();
         x.grad().unwrap().to_vec()
     };
-    let got =
-        run(Tensor::<F>::from_vec(xs.iter().map(|&v| F::from_f64(v)).collect(), [2, 3]).unwrap());
+    let x = Tensor::<F, D>::from_vec_on(xs.iter().map(|&v| F::from_f64(v)).collect(), [2, 3], dev);
+    let x = x.unwrap().with_requires_grad(true).unwrap();
+    low_precision_loss(&x).backward();
+    let got: Vec<f64> = (x.grad_tensor().unwrap().to_vec().iter())
+        .map(|v| v.to_f64())
+        .collect();
     crate::common::assert_close(&got, &want, tol);
+}
+
+fn low_precision_on<D: Backend>(dev: &D) {
+    low_precision::<f32, D>(dev, 1e-5);
+    low_precision::<f16, D>(dev, 1e-2);
+    low_precision::<bf16, D>(dev, 5e-2);
 }
 
 #[test]
 fn low_precision_gradients_match_f64() {
-    low_precision::<f32>(1e-5);
-    low_precision::<f16>(1e-2);
-    low_precision::<bf16>(5e-2);
+    low_precision_on(&Cpu);
+    match Cuda::new(0) {
+        Ok(gpu) => low_precision_on(&gpu),
+        Err(e) => println!("low-precision gradients on CUDA skipped: {e}"),
+    }
 }
 
 /// An in-place write to a tensor a graph saved makes backward an `Err` naming the op, never a
