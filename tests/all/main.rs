@@ -24,6 +24,8 @@ mod io;
 mod linalg;
 mod literals;
 mod nn;
+mod numpy_ops;
+mod numpy_ref;
 mod props;
 mod reduce;
 mod ui;
