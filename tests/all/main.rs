@@ -28,5 +28,7 @@ mod numpy_ops;
 mod numpy_ref;
 mod props;
 mod reduce;
+mod torch_grad_ops;
+mod torch_grads;
 mod ui;
 mod views_matmul;
