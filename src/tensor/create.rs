@@ -184,7 +184,24 @@ impl<T: NumElement> Tensor<T, Cpu> {
                 ),
             });
         }
-        let n = ((b - a) / s).ceil().max(0.0);
+        let n = if T::DTYPE.is_float() {
+            ((b - a) / s).ceil().max(0.0)
+        } else {
+            // Exact for integers (an f64 difference of two large i64 bounds would round):
+            // ceil((stop - start) / step) in i128, 0 when the step points away from stop.
+            let (a, b, s) = (
+                start.to_i64() as i128,
+                stop.to_i64() as i128,
+                step.to_i64() as i128,
+            );
+            let d = b - a;
+            let n = if d != 0 && (d > 0) == (s > 0) {
+                (d + s - s.signum()) / s
+            } else {
+                0
+            };
+            n as f64
+        };
         if n.is_nan() || n > (isize::MAX as f64) / 8.0 {
             return Err(Error::InvalidArgument {
                 op: "arange",

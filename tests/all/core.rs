@@ -58,6 +58,18 @@ fn creation() {
         Tensor::<i64>::arange(0, 10, 3).unwrap().to_vec(),
         vec![0, 3, 6, 9]
     );
+    // Integer lengths are exact where f64 would round the bounds (NumPy), both directions.
+    let big = 1i64 << 60;
+    assert_eq!(
+        Tensor::<i64>::arange(big, big + 3, 1).unwrap().to_vec(),
+        vec![big, big + 1, big + 2]
+    );
+    assert_eq!(Tensor::<i64>::arange(big + 5, big, -2).unwrap().numel(), 3);
+    assert_eq!(
+        Tensor::<i16>::arange(5, -5, -3).unwrap().to_vec(),
+        vec![5, 2, -1, -4]
+    );
+    assert_eq!(Tensor::<i32>::arange(0, 5, -1).unwrap().numel(), 0);
     assert_eq!(
         Tensor::<f32>::arange(1.0, 0.0, -0.25).unwrap().to_vec(),
         vec![1.0, 0.75, 0.5, 0.25]
