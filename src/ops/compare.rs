@@ -189,8 +189,9 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         self.try_abs()?.try_eq_scalar(T::from_f64(f64::INFINITY))
     }
 
-    /// `|a - b| <= atol + rtol * |b|` element-wise, computed in f64 (NumPy `isclose`: NaN is
-    /// never close, equal infinities are).
+    /// `|a - b| <= atol + rtol * |b|` with `b` finite, or `a == b`, element-wise, computed in f64
+    /// (NumPy `isclose`: NaN is never close, equal infinities are, and nothing finite is close
+    /// to an infinity).
     ///
     /// # Errors
     /// `Broadcast` naming both shapes; `Device` across devices.
@@ -201,6 +202,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         a.try_sub(&b)?
             .try_abs()?
             .try_le(&bound)?
+            .try_logical_and(&b.try_is_finite()?)?
             .try_logical_or(&a.try_eq(&b)?)
     }
 

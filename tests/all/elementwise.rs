@@ -425,6 +425,13 @@ fn comparisons_logic_where_and_close() {
     assert_eq!(x.is_close(&y, 1e-5, 1e-8).to_vec(), vec![true, true, false]);
     assert!(!x.all_close(&y, 1e-5, 1e-8));
     assert!(x.all_close(&x, 0.0, 0.0));
+    // NumPy's infinities: equal ones are close, a finite value is never close to one (the bound
+    // rtol · |inf| would let it), and NaN is not close to itself.
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let p = Tensor::<f64>::from_vec(vec![1.0, inf, inf, -inf, nan, inf], [6]).unwrap();
+    let q = Tensor::<f64>::from_vec(vec![inf, 1.0, inf, inf, nan, -inf], [6]).unwrap();
+    let want = vec![false, false, true, false, false, false];
+    assert_eq!(p.is_close(&q, 1e-5, 1e-8).to_vec(), want);
 }
 
 #[test]
