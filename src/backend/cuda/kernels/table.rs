@@ -1,9 +1,10 @@
 //! The kernel table: which kernels each module in `kernels/` instantiates, and their names.
 //!
 //! A kernel's symbol is `<root>_<suffix>`: the op's root (its `NAME`, e.g. `sin`) and the
-//! element type's [`Element::KERNEL_SUFFIX`]. `instance` builds both the instantiation line
-//! appended to the module source and the symbol looked up at launch, so the Rust and CUDA names
-//! cannot drift. The dtype sets below match the typed API's bounds (float-valued unary ops and
+//! element type's [`Element::KERNEL_SUFFIX`], spelled by one function, `kernel_name`, for both
+//! the table (`instance`, which also writes the instantiation line appended to the module
+//! source) and launches (`symbol`). The CUDA macros paste the same two parts (`root##_##sfx`),
+//! and the NVRTC test checks that every symbol of the table is in the compiled PTX. The dtype sets below match the typed API's bounds (float-valued unary ops and
 //! comparisons on every dtype, arithmetic on the numeric ones), so every (op, dtype) pair that
 //! type-checks has a kernel; a test checks that.
 
@@ -192,7 +193,12 @@ impl Module {
 
 /// The symbol of kernel `root` for element type `T`: `symbol::<f32>("sin") == "sin_f32"`.
 pub fn symbol<T: Element>(root: &str) -> String {
-    format!("{root}_{}", T::KERNEL_SUFFIX)
+    kernel_name(root, T::KERNEL_SUFFIX)
+}
+
+/// The one spelling of a kernel symbol, `<root>_<suffix>`, for launches and for the table.
+fn kernel_name(root: &str, suffix: &str) -> String {
+    format!("{root}_{suffix}")
 }
 
 /// The root of the casts from `from`: `cast_f32`, so `cast_f32_i64` casts f32 to i64.
@@ -209,7 +215,7 @@ fn instance(mac: &str, root: &str, named: Dtype, input: Dtype, output: Dtype) ->
         names(input).0,
         names(output).0
     );
-    (line, format!("{root}_{sfx}"))
+    (line, kernel_name(root, sfx))
 }
 
 /// (CUDA type name, kernel suffix) of a dtype, read from its element type.
