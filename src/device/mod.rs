@@ -1,11 +1,9 @@
-//! Devices as types (`Cpu`, `Cuda`) and at run time (`DeviceKind`, `DeviceIndex`).
+//! Devices as types (`Cpu`, `Cuda`) and at run time (`DeviceKind`, `DeviceIndex`): the
+//! [`Device`] trait is defined here; each device type and its storage live in their backend's
+//! folder (`backend/cpu/device.rs`, `backend/cuda/device/`) and are re-exported here.
 
-mod buf_cache;
-mod cpu;
-pub mod cuda;
-
-pub use cpu::{AlignedBuf, Cpu, CpuStorage};
-pub use cuda::{Cuda, CudaStorage};
+pub use crate::backend::cpu::device::{AlignedBuf, Cpu, CpuStorage};
+pub use crate::backend::cuda::device::{Cuda, CudaStorage};
 
 use crate::dtype::Element;
 use std::fmt;
@@ -55,7 +53,7 @@ impl fmt::Display for DeviceIndex {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 

@@ -1,13 +1,13 @@
 //! `ndarray` interop (the `ndarray` feature): arrays in by copy, copies out, and zero-copy
 //! read-only views of CPU tensors that carry the tensor's strides (negative and zero included).
 
+use crate::backend::cpu::lock::{ReadGuard, read};
 use crate::device::Cpu;
 use crate::dtype::Element;
 use crate::error::OrPanic;
 use crate::error::Result;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
-use crate::tensor::lock::{ReadGuard, read};
 use ndarray::{ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension, IxDyn, ShapeBuilder};
 
 impl<T: Element> Tensor<T, Cpu> {

@@ -33,16 +33,16 @@ pub mod unary;
 pub use promote::promote;
 
 use crate::backend::cpu::kernels::strided;
+use crate::backend::cpu::lock::Inputs;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape, broadcast_shapes};
-use crate::tensor::lock::Inputs;
 use crate::tensor::{Tensor, read, write};
 
 /// A type-erased identity of a tensor's buffer, to detect an output that is also an input.
 pub(crate) fn storage_id<T: Element>(t: &Tensor<T, Cpu>) -> usize {
-    crate::tensor::lock::id(&t.storage)
+    crate::backend::cpu::lock::id(&t.storage)
 }
 
 /// `f(a, b)` element-wise with NumPy broadcasting, into a new tensor; `f` is a built-in

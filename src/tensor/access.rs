@@ -1,7 +1,7 @@
 //! Reading and writing elements: `to_vec`, borrowed slices, the gradient buffer.
 
 use super::Tensor;
-use super::lock::{ReadGuard, WriteGuard, read, write};
+use crate::backend::cpu::lock::{ReadGuard, WriteGuard, read, write};
 use crate::device::Cpu;
 use crate::dtype::Element;
 use crate::error::{Error, Result};

@@ -2,8 +2,8 @@
 //! buffer's read lock; the sub-tensors along an axis (views) on every device.
 
 use super::Tensor;
-use super::lock::{ReadGuard, read};
 use crate::backend::Backend;
+use crate::backend::cpu::lock::{ReadGuard, read};
 use crate::device::Cpu;
 use crate::dtype::Element;
 use crate::error::{OrPanic, Result};

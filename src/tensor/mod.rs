@@ -7,17 +7,16 @@ mod display;
 mod element;
 mod iter;
 mod literal;
-pub(crate) mod lock;
 mod slice;
 mod view;
 mod view_layout;
 
+pub(crate) use crate::backend::cpu::lock::{read, write};
 pub use access::{DataMut, DataRef};
 pub use create::manual_seed;
 pub(crate) use create::{checked_data_shape, next_key};
 pub use display::{MAX_PRECISION, SUMMARY_THRESHOLD};
 pub use iter::{AxisIter, Iter};
-pub(crate) use lock::{read, write};
 pub use slice::{NewAxis, Slice, SliceArg, SliceEntry, SliceRange};
 pub use view::ReshapeDims;
 pub(crate) use view::resolve;

@@ -87,7 +87,7 @@ fn kernel_table_covers_the_typed_ops() {
 /// library fails instead of skipping.
 #[cfg(feature = "cuda")]
 fn nvrtc_or_skip(test: &str) -> bool {
-    use typed_tensor::device::cuda::compile_ptx;
+    use typed_tensor::backend::cuda::device::compile_ptx;
     let present = compile_ptx(
         "probe.cu",
         "extern \"C\" __global__ void k() {}",
@@ -109,7 +109,7 @@ fn nvrtc_or_skip(test: &str) -> bool {
 #[cfg(feature = "cuda")]
 #[test]
 fn nvrtc_compiles_every_kernel() {
-    use typed_tensor::device::cuda::compile_ptx;
+    use typed_tensor::backend::cuda::device::compile_ptx;
     if !nvrtc_or_skip("nvrtc_compiles_every_kernel") {
         return;
     }
@@ -157,7 +157,7 @@ fn assemble(ptxas: &str, name: &str, ptx: &str) {
 #[cfg(feature = "cuda")]
 #[test]
 fn nvrtc_error_carries_the_log() {
-    use typed_tensor::device::cuda::compile_ptx;
+    use typed_tensor::backend::cuda::device::compile_ptx;
     if !nvrtc_or_skip("nvrtc_error_carries_the_log") {
         return;
     }

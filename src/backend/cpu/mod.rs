@@ -3,7 +3,10 @@
 //! the reductions in `reduce.rs`). In-place and `_into` forms write straight into their
 //! target, without a temporary, when it shares no buffer with an operand.
 
+mod buf_cache;
+pub(crate) mod device;
 pub(crate) mod kernels;
+pub(crate) mod lock;
 mod reduce;
 
 use super::Backend;

@@ -8,6 +8,10 @@
 // instantiate every kernel, not part of the API.
 #[doc(hidden)]
 pub mod kernels;
+// The device itself (contexts, buffers, the driver and NVRTC); `Cuda` and `CudaStorage` are
+// re-exported from `crate::device`, the rest is public only for the NVRTC compile check.
+#[doc(hidden)]
+pub mod device;
 
 use super::Backend;
 use crate::device::{Cpu, Cuda, Device};

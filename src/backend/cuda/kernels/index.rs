@@ -2,8 +2,8 @@
 //! device-side generators (`arange`, `rand`, `randn`), all from `kernels/index.cu`.
 
 use super::{Info, empty, launch};
+use crate::backend::cuda::device::Arg;
 use crate::backend::cuda::kernels::table::{Module, symbol};
-use crate::device::cuda::Arg;
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};

@@ -3,8 +3,8 @@
 //! `kernels/matmul.cu` (wrapping like the CPU).
 
 use super::launch;
+use crate::backend::cuda::device::{Arg, GemmDtype};
 use crate::backend::cuda::kernels::table::{Module, symbol};
-use crate::device::cuda::{Arg, GemmDtype};
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Dtype, NumElement};
 use crate::error::Result;

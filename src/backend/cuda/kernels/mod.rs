@@ -15,8 +15,8 @@ pub mod table;
 
 pub use sort::SORT_MAX;
 
-use crate::device::cuda::Arg;
-use crate::device::cuda::download_range;
+use crate::backend::cuda::device::Arg;
+use crate::backend::cuda::device::download_range;
 use crate::device::{Cuda, CudaStorage, Device};
 use crate::dtype::{Element, FloatOf, NumElement};
 use crate::error::{Error, Result};

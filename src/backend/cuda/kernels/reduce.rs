@@ -5,7 +5,7 @@
 
 use super::table::{Module, symbol};
 use super::{THREADS, empty, launch};
-use crate::device::cuda::{Arg, COUNTERS};
+use crate::backend::cuda::device::{Arg, COUNTERS};
 use crate::device::{Cuda, CudaStorage};
 use crate::dtype::{Element, SumOf};
 use crate::error::{Error, Result};

@@ -1,8 +1,8 @@
 //! The CUDA scan step: `cumsum` and `cumprod` along one axis (`SCAN` in `kernels/reduce.cu`).
 
 use super::{empty, launch};
+use crate::backend::cuda::device::Arg;
 use crate::backend::cuda::kernels::table::{Module, symbol};
-use crate::device::cuda::Arg;
 use crate::device::{Cuda, CudaStorage};
 use crate::dtype::Element;
 use crate::error::Result;

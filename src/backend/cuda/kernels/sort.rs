@@ -4,10 +4,10 @@
 //! result is the CPU's stable order, index for index. `sort` and `topk` build on it (defined
 //! once for both devices in `ops/index.rs`).
 
+use crate::backend::cuda::device::Arg;
 use crate::backend::cuda::kernels::empty;
 use crate::backend::cuda::kernels::table::{Module, symbol};
 use crate::device::Cuda;
-use crate::device::cuda::Arg;
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::tensor::Tensor;

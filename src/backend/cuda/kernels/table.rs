@@ -63,8 +63,8 @@ impl Module {
     ];
 
     /// The module as the launcher takes it: its name and its source function.
-    pub fn kernels(self) -> crate::device::cuda::KernelModule {
-        crate::device::cuda::KernelModule {
+    pub fn kernels(self) -> crate::backend::cuda::device::KernelModule {
+        crate::backend::cuda::device::KernelModule {
             name: self.name(),
             source: match self {
                 Module::Unary => || Module::Unary.source(),

@@ -126,7 +126,7 @@ pub enum Arg<'a> {
     Buf(&'a Buffer),
 }
 
-use super::{Device, DeviceIndex, DeviceKind, sealed};
+use crate::device::{Device, DeviceIndex, DeviceKind, sealed};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use std::marker::PhantomData;

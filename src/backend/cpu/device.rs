@@ -1,7 +1,7 @@
 //! Host storage: 64-byte aligned buffers shared behind `Arc<RwLock<..>>`, so views share memory
 //! with their base and writes through one handle are seen by all.
 
-use super::{Device, DeviceIndex, DeviceKind, sealed};
+use crate::device::{Device, DeviceIndex, DeviceKind, sealed};
 use crate::dtype::Element;
 use parking_lot::RwLock;
 use std::alloc::{self, Layout as AllocLayout};

@@ -14,7 +14,7 @@ use std::cell::UnsafeCell;
 pub(crate) const MAX_BYTES: usize = 1024;
 /// Blocks kept per size.
 const DEPTH: usize = 8;
-const CLASSES: usize = MAX_BYTES / super::cpu::CPU_ALIGN;
+const CLASSES: usize = MAX_BYTES / super::device::CPU_ALIGN;
 
 struct Cache {
     /// `blocks[c][..len[c]]` are free blocks of class `c` (rounded size `64 · (c + 1)`), each
@@ -41,7 +41,7 @@ thread_local! {
         UnsafeCell::new(Cache {
             blocks: [[std::ptr::null_mut(); DEPTH]; CLASSES],
             len: [0; CLASSES],
-            layout: super::cpu::heap_layout,
+            layout: super::device::heap_layout,
         })
     };
 }
@@ -49,7 +49,7 @@ thread_local! {
 /// The class of a rounded size, when it is cached.
 #[inline]
 fn class(rounded: usize) -> Option<usize> {
-    (rounded != 0 && rounded <= MAX_BYTES).then(|| rounded / super::cpu::CPU_ALIGN - 1)
+    (rounded != 0 && rounded <= MAX_BYTES).then(|| rounded / super::device::CPU_ALIGN - 1)
 }
 
 /// A free block of `rounded` data bytes (allocated with `heap_layout(rounded)`), if this
