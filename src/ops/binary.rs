@@ -21,14 +21,11 @@
 //! ```
 
 use super::device_ops::same_device;
-use super::{map_assign, map_new, small, write_into, zip_assign};
 use crate::autograd::{Op, record};
 use crate::backend::Backend;
-use crate::backend::cpu::kernels::strided;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, OrPanic, Result};
-use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
 
 /// A binary op on numeric elements, defined once.
@@ -104,124 +101,6 @@ impl BinaryOp for PowOp {
                 "a negative exponent in a {dtype} tensor has no integer result; cast to a float dtype first"
             ),
         }
-    }
-}
-
-/// `a = Op(a, b)` over f32 chunks, for [`strided::zip_into_f32`].
-fn f32_body<Op: BinaryOp>(a: &mut [f32], b: &[f32]) {
-    for (x, &y) in a.iter_mut().zip(b) {
-        *x = Op::apply(*x, y);
-    }
-}
-
-/// Checks every right operand of an integer op before anything is computed or written, so an
-/// `Err` leaves all inputs unchanged.
-fn check_rhs<Op: BinaryOp, T: NumElement>(b: &Tensor<T, Cpu>) -> Result<()> {
-    if const { T::DTYPE.is_float() } {
-        return Ok(());
-    }
-    let any_bad = b.to_vec().iter().any(|&x| !Op::valid_rhs(x));
-    if any_bad {
-        Err(Op::invalid(T::DTYPE))
-    } else {
-        Ok(())
-    }
-}
-
-fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {
-    if Op::valid_rhs(s) {
-        Ok(())
-    } else {
-        Err(Op::invalid(T::DTYPE))
-    }
-}
-
-/// The CPU kernels of the binary ops (the `Backend` steps for `Cpu`).
-impl<T: NumElement> Tensor<T, Cpu> {
-    /// `Op(self, other)` with broadcasting into a new tensor.
-    pub(crate) fn cpu_binary<Op: BinaryOp>(&self, other: &Self) -> Result<Self> {
-        if const { T::DTYPE.is_float() }
-            && let Some(r) = small::zip_new(Op::NAME, self, other, small::each2(Op::apply::<T>))
-        {
-            return r;
-        }
-        let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
-        let mut out = Tensor::zeros(shape)?;
-        self.binary_into::<Op>(other, &mut out, false)?;
-        Ok(out)
-    }
-
-    /// `self = Op(self, other)`, `other` broadcast into `self`'s shape.
-    pub(crate) fn cpu_binary_<Op: BinaryOp>(&mut self, other: &Self) -> Result<()> {
-        check_rhs::<Op, T>(other)?;
-        zip_assign(Op::NAME, self, other, Op::apply::<T>)
-    }
-
-    /// `out = Op(self, other)`; `out` must have the broadcast shape and may be an input.
-    pub(crate) fn cpu_binary_into<Op: BinaryOp>(&self, other: &Self, out: &mut Self) -> Result<()> {
-        self.binary_into::<Op>(other, out, true)
-    }
-
-    /// [`Tensor::cpu_binary_into`]; `existing`: `out` was not just allocated (see
-    /// [`strided::zip_into`]).
-    fn binary_into<Op: BinaryOp>(
-        &self,
-        other: &Self,
-        out: &mut Self,
-        existing: bool,
-    ) -> Result<()> {
-        if const { T::DTYPE.is_float() }
-            && let Some(r) =
-                small::zip_into(Op::NAME, self, other, out, small::each2(Op::apply::<T>))
-        {
-            return r;
-        }
-        check_rhs::<Op, T>(other)?;
-        let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
-        let la = self.layout.broadcast_to(Op::NAME, &shape)?;
-        let lb = other.layout.broadcast_to(Op::NAME, &shape)?;
-        let inputs = (&self.storage, &other.storage);
-        write_into(Op::NAME, out, &shape, inputs, |(ga, gb), o| {
-            if const { T::DTYPE.same(crate::Dtype::Float16) } {
-                // f16 has no cheap scalar conversion: whole chunks convert with SIMD, and the
-                // driver calls one f32 body per op (bf16, a shift away from f32, measured 30%
-                // slower through the chunks and keeps the per-element kernel).
-                strided::zip_into_f32(ga, &la, gb, &lb, o, &f32_body::<Op>);
-            } else {
-                strided::zip_into(ga, &la, gb, &lb, o, &Op::apply::<T>, existing);
-            }
-        })
-    }
-
-    /// `Op(self, s)` for every element.
-    pub(crate) fn cpu_scalar<Op: BinaryOp>(&self, s: T) -> Result<Self> {
-        check_scalar::<Op, T>(s)?;
-        map_new(Op::NAME, self, move |x| Op::apply(x, s))
-    }
-
-    /// `Op(s, self)` for every element (`s - t`, `s / t`).
-    pub(crate) fn cpu_scalar_lhs<Op: BinaryOp>(&self, s: T) -> Result<Self> {
-        check_rhs::<Op, T>(self)?;
-        map_new(Op::NAME, self, move |x| Op::apply(s, x))
-    }
-
-    /// `self = Op(self, s)` in place.
-    pub(crate) fn cpu_scalar_<Op: BinaryOp>(&mut self, s: T) -> Result<()> {
-        check_scalar::<Op, T>(s)?;
-        map_assign(Op::NAME, self, move |x| Op::apply(x, s))
-    }
-
-    /// `out = Op(self, s)`.
-    pub(crate) fn cpu_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
-        check_scalar::<Op, T>(s)?;
-        let f = move |x| Op::apply(x, s);
-        if let Some(r) = small::map_into(Op::NAME, self, out, small::each(f)) {
-            return r;
-        }
-        let shape = self.shape().clone();
-        write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
-            strided::map_into(g, &self.layout, o, &f);
-        })
     }
 }
 
@@ -328,7 +207,7 @@ impl<T: Element> Tensor<T, Cpu> {
         other: &Tensor<U, Cpu>,
         f: impl Fn(T, U) -> O + Sync + Send,
     ) -> Result<Tensor<O, Cpu>> {
-        crate::ops::zip_new_general("zip_map", self, other, f)
+        crate::backend::cpu::drivers::zip_new_general("zip_map", self, other, f)
     }
 }
 

@@ -1,8 +1,8 @@
 //! Unary element-wise ops: float-valued ones (promote integers through [`FloatOf`]), type-keeping
 //! ones (`neg`, `abs`, `floor`, ...), `square`, `pow`, `clip`, closures (`map`).
 //!
-//! Each op is defined once for every device over `D: Backend`; the CPU kernels are the
-//! `cpu_*` methods at the end. Rounding and `clip` follow NumPy; the float functions are
+//! Each op is defined once for every device over `D: Backend`; the CPU kernels are in
+//! `backend/cpu/elementwise.rs`. Rounding and `clip` follow NumPy; the float functions are
 //! IEEE 754's, computed in f32 for the 16-bit types and rounded once.
 //!
 //! ```
@@ -22,14 +22,12 @@
 
 use super::binary::PowOp;
 use super::device_ops::same_device;
-use super::{map_assign, small, write_into};
 use crate::autograd::{Op, record, record_out};
 use crate::backend::Backend;
-use crate::backend::cpu::kernels::{convert, strided};
+use crate::backend::cpu::drivers::map_assign;
 use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement, SquareOf};
 use crate::error::{Error, OrPanic, Result};
-use crate::shape::Layout;
 use crate::tensor::Tensor;
 use num_traits::Float;
 
@@ -229,30 +227,8 @@ same_ops! {
     Relu, relu, try_relu, relu_, relu_into, |x| if x.is_nan() || x > T::ZERO { x } else { T::ZERO };
 }
 
-/// The CPU kernels of the unary ops (the `Backend` steps for `Cpu`).
+/// Host closures over every element (CPU only, by design).
 impl<T: Element> Tensor<T, Cpu> {
-    pub(crate) fn cpu_float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
-        if let Some(r) = small::map_new(Op::NAME, self, float_unary_slice::<T, Op>) {
-            return r;
-        }
-        let mut out = Tensor::zeros(self.shape())?;
-        self.cpu_float_unary_into::<Op>(&mut out)?;
-        Ok(out)
-    }
-
-    pub(crate) fn cpu_float_unary_into<Op: FloatUnaryOp>(
-        &self,
-        out: &mut Tensor<FloatOf<T>, Cpu>,
-    ) -> Result<()> {
-        if let Some(r) = small::map_into(Op::NAME, self, out, float_unary_slice::<T, Op>) {
-            return r;
-        }
-        let shape = self.shape().clone();
-        write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
-            float_unary_kernel::<T, Op>(g, &self.layout, o);
-        })
-    }
-
     /// Applies `f` to every element, in parallel, into a new tensor whose element type may
     /// differ (a host closure, so CPU only).
     ///
@@ -261,38 +237,12 @@ impl<T: Element> Tensor<T, Cpu> {
     /// buffer.
     #[track_caller]
     pub fn map<O: Element>(&self, f: impl Fn(T) -> O + Sync + Send) -> Tensor<O, Cpu> {
-        crate::ops::map_new_general("map", self, f).or_panic()
+        crate::backend::cpu::drivers::map_new_general("map", self, f).or_panic()
     }
 
     /// Applies `f` to every element in place.
     pub fn map_(&mut self, f: impl Fn(T) -> T + Sync + Send) -> Result<()> {
         map_assign("map_", self, f)
-    }
-}
-
-impl<T: FloatElement> Tensor<T, Cpu> {
-    pub(crate) fn cpu_float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
-        // Compute into a fresh buffer on the chunked path, then write it back once.
-        let shape = self.shape().clone();
-        let mut buf = crate::device::AlignedBuf::zeros(Op::NAME, self.numel())?;
-        float_unary_kernel::<T, Op>(
-            &crate::tensor::read(Op::NAME, &self.storage)?,
-            &self.layout,
-            &mut buf,
-        );
-        super::assign_result(Op::NAME, self, buf, &shape)
-    }
-}
-
-impl<T: NumElement> Tensor<T, Cpu> {
-    pub(crate) fn cpu_same_unary_into<Op: SameUnaryOp>(&self, out: &mut Self) -> Result<()> {
-        if let Some(r) = small::map_into(Op::NAME, self, out, small::each(Op::apply)) {
-            return r;
-        }
-        let (src, shape) = (self, self.shape().clone());
-        write_into(Op::NAME, out, &shape, &src.storage, |g, o| {
-            strided::map_into(g, &src.layout, o, &Op::apply);
-        })
     }
 }
 
@@ -524,32 +474,3 @@ macro_rules! float_exponent {
     )*};
 }
 float_exponent!(f32, f64);
-
-/// [`float_unary_kernel`] over a contiguous `src` of `out.len()` elements.
-fn float_unary_slice<T: Element, Op: FloatUnaryOp>(src: &[T], out: &mut [FloatOf<T>]) {
-    if const { convert::computes_in_f32(<FloatOf<T> as Element>::DTYPE) } {
-        strided::map_slice_chunks(src, out, &float_body::<Op, f32>);
-    } else {
-        strided::map_slice_chunks(src, out, &float_body::<Op, f64>);
-    }
-}
-
-/// One float-valued op over a strided input into a contiguous output, in chunks of its compute
-/// type: f32 (vectorised conversions for 16-bit floats and, where the op has one, a vectorised
-/// kernel) when the result computes in f32, f64 otherwise.
-fn float_unary_kernel<T: Element, Op: FloatUnaryOp>(src: &[T], l: &Layout, out: &mut [FloatOf<T>]) {
-    if const { convert::computes_in_f32(<FloatOf<T> as Element>::DTYPE) } {
-        strided::map_into_chunks(src, l, out, &float_body::<Op, f32>);
-    } else {
-        strided::map_into_chunks(src, l, out, &float_body::<Op, f64>);
-    }
-}
-
-/// `Op` over a buffer of its compute type, the vectorised f32 kernel where it has one. Generic
-/// over the op alone: the element types only pick the chunked driver that calls it.
-fn float_body<Op: FloatUnaryOp, A: Float + convert::Compute>(buf: &mut [A]) {
-    match (Op::F32_SLICE, convert::same_mut::<A, f32>(buf)) {
-        (Some(fast), Some(b)) => fast(b),
-        _ => buf.iter_mut().for_each(|x| *x = Op::apply(*x)),
-    }
-}

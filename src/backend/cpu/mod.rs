@@ -1,13 +1,19 @@
-//! [`Backend`] for [`Cpu`]: each step runs one of the strided drivers of `crate::cpu` on the
-//! locked buffers (the kernels live beside their op definitions in `ops/` as `cpu_*` methods,
-//! the reductions in `reduce.rs`). In-place and `_into` forms write straight into their
+//! [`Backend`] for [`Cpu`]: each step runs one of the drivers of `drivers.rs` (over the strided
+//! kernels of `kernels/`) on the locked buffers; the steps are in `elementwise.rs`, `index.rs`,
+//! `matmul.rs`, `reduce.rs` and `decomp.rs`. In-place and `_into` forms write straight into their
 //! target, without a temporary, when it shares no buffer with an operand.
 
 mod buf_cache;
+mod decomp;
 pub(crate) mod device;
+pub(crate) mod drivers;
+mod elementwise;
+mod index;
 pub(crate) mod kernels;
 pub(crate) mod lock;
+mod matmul;
 mod reduce;
+pub(crate) mod small;
 
 use super::Backend;
 use crate::backend::cpu::kernels::strided;
@@ -18,9 +24,9 @@ use crate::ops::binary::BinaryOp;
 use crate::ops::compare::CompareOp;
 use crate::ops::reduce::{ReduceOp, ScanOp};
 use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
-use crate::ops::{map_assign, map_new, zip_new};
 use crate::shape::Shape;
 use crate::tensor::{Tensor, read, write};
+use drivers::{map_assign, map_new, zip_new};
 
 impl Backend for Cpu {
     fn to_host<T: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
@@ -42,7 +48,7 @@ impl Backend for Cpu {
     }
     fn cast<T: Element, U: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<U, Cpu>> {
         let op = "cast";
-        if let Some(r) = crate::ops::small::map_new(op, x, strided::cast_slice::<T, U>) {
+        if let Some(r) = small::map_new(op, x, strided::cast_slice::<T, U>) {
             return r;
         }
         x.shape().checked_numel(op, U::SIZE)?;

@@ -74,7 +74,7 @@ fn reduce_with<T: Element, R: Reducer<T>, O: Element>(
     r: R,
     finish: impl Fn(R::Acc, usize) -> Result<O>,
 ) -> Result<Tensor<O, Cpu>> {
-    // The fast path for small contiguous inputs (see `ops::small`) whose reduced axes are
+    // The fast path for small contiguous inputs (see `backend::cpu::small`) whose reduced axes are
     // trailing (or whose kept axes all have size 1): each row is one vectorised run, folded
     // straight into the output, without the driver's plans and state vectors. Rows of a few
     // elements (a softmax over 10 classes) cost a loop iteration each.

@@ -142,7 +142,10 @@ fn map_into_dyn<I: Element, O: Element>(
     kernel: &mut dyn FnMut(&[I], &mut [O]),
 ) -> Option<Result<()>> {
     let n = a.numel();
-    if n > SMALL || crate::ops::storage_id(out) == crate::ops::storage_id(a) {
+    if n > SMALL
+        || crate::backend::cpu::drivers::storage_id(out)
+            == crate::backend::cpu::drivers::storage_id(a)
+    {
         return None;
     }
     let (ra, ro) = (range(a, a.shape(), n)?, range(out, a.shape(), n)?);
@@ -166,9 +169,12 @@ pub(crate) fn zip_into<A: Element, B: Element, O: Element>(
     out: &mut Tensor<O, Cpu>,
     kernel: impl FnOnce(&[A], &[B], &mut [O]),
 ) -> Option<Result<()>> {
-    let id = crate::ops::storage_id(out);
+    let id = crate::backend::cpu::drivers::storage_id(out);
     let n = a.numel();
-    if n > SMALL || id == crate::ops::storage_id(a) || id == crate::ops::storage_id(b) {
+    if n > SMALL
+        || id == crate::backend::cpu::drivers::storage_id(a)
+        || id == crate::backend::cpu::drivers::storage_id(b)
+    {
         return None;
     }
     let shape = a.shape();

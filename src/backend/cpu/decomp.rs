@@ -1,0 +1,260 @@
+//! The host factorizations behind `ops::decomp` (`inverse`, `solve`, `svd`, `pinv`, `eigh`):
+//! stacks of matrices read as f64 and factorized by `faer` (`kernels/linalg.rs`); every device
+//! comes here through the host. Without the `linalg` feature each is an error naming it.
+
+#[cfg(feature = "linalg")]
+use crate::backend::cpu::kernels::linalg as k;
+use crate::device::Cpu;
+use crate::dtype::{FloatOf, NumElement};
+use crate::error::{Error, Result};
+#[cfg(feature = "linalg")]
+use crate::shape::{Shape, broadcast_shapes};
+use crate::tensor::Tensor;
+
+#[cfg(feature = "linalg")]
+/// A stack of `m × n` matrices as row-major f64, with the batch dimensions.
+struct Stack {
+    data: Vec<f64>,
+    batch: Vec<usize>,
+    m: usize,
+    n: usize,
+}
+
+#[cfg(feature = "linalg")]
+impl Stack {
+    fn count(&self) -> usize {
+        crate::shape::numel_of(self.batch.iter().copied())
+    }
+    fn matrix(&self, i: usize) -> &[f64] {
+        &self.data[i * self.m * self.n..(i + 1) * self.m * self.n]
+    }
+}
+
+#[cfg(feature = "linalg")]
+/// `dims` with the batch dimensions in front.
+fn with_batch(batch: &[usize], dims: &[usize]) -> Vec<usize> {
+    batch.iter().chain(dims).copied().collect()
+}
+
+#[cfg(feature = "linalg")]
+/// Packs one output per matrix into a tensor of shape `batch + dims`.
+fn pack<T: NumElement>(
+    parts: Vec<Vec<f64>>,
+    batch: &[usize],
+    dims: &[usize],
+) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    Ok(Tensor::<f64, Cpu>::from_vec(parts.concat(), with_batch(batch, dims))?.cast())
+}
+
+/// The host results of `svd`: `(u, s, vh)`.
+type HostSvd<T> = (
+    Tensor<FloatOf<T>, Cpu>,
+    Tensor<FloatOf<T>, Cpu>,
+    Tensor<FloatOf<T>, Cpu>,
+);
+/// The host results of `eigh`: `(eigenvalues, eigenvectors)`.
+type HostEigh<T> = (Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>);
+
+/// The factorizations of a build without the `linalg` feature: each is this error.
+#[cfg(not(feature = "linalg"))]
+impl<T: NumElement> Tensor<T, Cpu> {
+    fn linalg_off<R>(op: &'static str) -> Result<R> {
+        Err(Error::InvalidArgument {
+            op,
+            msg: "this build of typed-tensor has no factorizations (the `linalg` cargo feature \
+                  is off); enable it: typed-tensor = { features = [\"linalg\"] }"
+                .into(),
+        })
+    }
+    pub(crate) fn host_inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("inverse")
+    }
+    pub(crate) fn host_solve(&self, _b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("solve")
+    }
+    pub(crate) fn host_svd(&self) -> Result<HostSvd<T>> {
+        Self::linalg_off("svd")
+    }
+    pub(crate) fn host_pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("pinv")
+    }
+    pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
+        Self::linalg_off("eigh")
+    }
+}
+
+#[cfg(feature = "linalg")]
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// `(m, n)` of the matrices in the last two dimensions; `square` demands `m == n`.
+    fn matrix_dims(&self, op: &'static str, square: bool) -> Result<(usize, usize)> {
+        let d = self.dims();
+        if d.len() < 2 || (square && d[d.len() - 1] != d[d.len() - 2]) {
+            let what = if square {
+                "square matrices"
+            } else {
+                "matrices"
+            };
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs {what} in the last two dimensions, got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        Ok((d[d.len() - 2], d[d.len() - 1]))
+    }
+
+    /// The matrices of the last two dimensions, converted to f64 (checked as in `matrix_dims`).
+    fn matrices(&self, op: &'static str, square: bool) -> Result<Stack> {
+        let (m, n) = self.matrix_dims(op, square)?;
+        Ok(Stack {
+            data: self.try_cast::<f64>()?.try_to_vec()?,
+            batch: self.dims()[..self.ndim() - 2].to_vec(),
+            m,
+            n,
+        })
+    }
+
+    /// The inverse of each square matrix in the last two dimensions: shape `(..., n, n)` in and
+    /// out (NumPy `linalg.inv`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the last two dimensions are missing or not square; `Singular` when
+    /// a pivot of the LU factorization is numerically zero (`|u_ii| ≤ n·ε·max|u_jj|` in f64), so
+    /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
+    pub(crate) fn host_inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let s = self.matrices("inverse", true)?;
+        let parts = (0..s.count())
+            .map(|i| {
+                k::inverse(s.matrix(i), s.n).map_err(|pivot| Error::Singular {
+                    op: "inverse",
+                    pivot,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        pack::<T>(parts, &s.batch, &[s.n, s.n])
+    }
+
+    /// `x` with `self · x = b` (NumPy `linalg.solve`): `self` is `(..., n, n)`; `b` is a vector
+    /// `(n,)` (result `(..., n)`) or a stack `(..., n, k)` whose batch dimensions broadcast with
+    /// `self`'s (result `(..., n, k)`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_inverse`]; `ShapeMismatch` when `b`'s rows differ from `n` or the
+    /// batch dimensions do not broadcast.
+    pub(crate) fn host_solve(&self, b: &Self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        const OP: &str = "solve";
+        let n = self.matrix_dims(OP, true)?.1;
+        let vector = b.ndim() == 1;
+        let b2 = if vector { b.unsqueeze(-1)? } else { b.clone() };
+        let bd = b2.dims();
+        if bd.len() < 2 || bd[bd.len() - 2] != n {
+            return Err(Error::ShapeMismatch {
+                op: OP,
+                lhs: self.shape().clone(),
+                rhs: b.shape().clone(),
+                msg: format!("b needs {n} rows (shape (n,) or (..., n, k)) to match the matrix"),
+            });
+        }
+        let kc = bd[bd.len() - 1];
+        let batch = broadcast_shapes(
+            OP,
+            &Shape::new(self.dims()[..self.ndim() - 2].to_vec()),
+            &Shape::new(bd[..bd.len() - 2].to_vec()),
+        )?;
+        let batch = batch.dims().to_vec();
+        let a = self
+            .broadcast_to(with_batch(&batch, &[n, n]))?
+            .matrices(OP, true)?;
+        let rhs = b2
+            .broadcast_to(with_batch(&batch, &[n, kc]))?
+            .matrices(OP, false)?;
+        let parts = (0..a.count())
+            .map(|i| {
+                k::solve(a.matrix(i), n, rhs.matrix(i), kc)
+                    .map_err(|pivot| Error::Singular { op: OP, pivot })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if vector {
+            pack::<T>(parts, &batch, &[n])
+        } else {
+            pack::<T>(parts, &batch, &[n, kc])
+        }
+    }
+
+    /// The thin singular value decomposition `self = u · diag(s) · vh` of each `(m, n)` matrix
+    /// (NumPy `linalg.svd(full_matrices=False)`): `u` is `(..., m, r)`, `s` `(..., r)` descending,
+    /// `vh` `(..., r, n)`, with `r = min(m, n)`. Singular vectors are unique only up to sign.
+    ///
+    /// # Errors
+    /// `InvalidArgument` with fewer than two dimensions or when the iteration does not converge.
+    pub(crate) fn host_svd(&self) -> Result<HostSvd<T>> {
+        let s = self.matrices("svd", false)?;
+        let r = s.m.min(s.n);
+        let (mut us, mut ss, mut vs) = (vec![], vec![], vec![]);
+        for i in 0..s.count() {
+            let (u, sv, vh) = if r == 0 {
+                (vec![], vec![], vec![])
+            } else {
+                k::svd(s.matrix(i), s.m, s.n).ok_or_else(|| no_convergence("svd"))?
+            };
+            us.push(u);
+            ss.push(sv);
+            vs.push(vh);
+        }
+        Ok((
+            pack::<T>(us, &s.batch, &[s.m, r])?,
+            pack::<T>(ss, &s.batch, &[r])?,
+            pack::<T>(vs, &s.batch, &[r, s.n])?,
+        ))
+    }
+
+    /// The Moore–Penrose pseudo-inverse of each `(m, n)` matrix, shape `(..., n, m)` (NumPy
+    /// `linalg.pinv`, through the SVD).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_svd`].
+    pub(crate) fn host_pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let s = self.matrices("pinv", false)?;
+        let parts = (0..s.count())
+            .map(|i| match s.m.min(s.n) {
+                0 => Some(vec![0.0; s.m * s.n]),
+                _ => k::pinv(s.matrix(i), s.m, s.n),
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| no_convergence("pinv"))?;
+        pack::<T>(parts, &s.batch, &[s.n, s.m])
+    }
+
+    /// Eigenvalues (ascending, `(..., n)`) and eigenvectors (the columns of `(..., n, n)`) of
+    /// each symmetric matrix, read from its lower triangle (NumPy `linalg.eigh`, `UPLO='L'`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input or when the iteration does not converge.
+    pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
+        let s = self.matrices("eigh", true)?;
+        let (mut ws, mut vs) = (vec![], vec![]);
+        for i in 0..s.count() {
+            let (w, v) = if s.n == 0 {
+                (vec![], vec![])
+            } else {
+                k::eigh(s.matrix(i), s.n).ok_or_else(|| no_convergence("eigh"))?
+            };
+            ws.push(w);
+            vs.push(v);
+        }
+        Ok((
+            pack::<T>(ws, &s.batch, &[s.n])?,
+            pack::<T>(vs, &s.batch, &[s.n, s.n])?,
+        ))
+    }
+}
+
+#[cfg(feature = "linalg")]
+fn no_convergence(op: &'static str) -> Error {
+    Error::InvalidArgument {
+        op,
+        msg: "the iteration did not converge (is there a NaN or inf in the input?)".into(),
+    }
+}

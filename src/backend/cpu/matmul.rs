@@ -1,0 +1,79 @@
+//! The CPU's matmul step.
+
+use super::drivers::write_into;
+use super::kernels::matmul::{Mat, matmul as mm};
+use super::kernels::strided::Plan;
+use crate::device::Cpu;
+use crate::dtype::NumElement;
+use crate::error::Result;
+use crate::ops::matmul::{MatmulDims, matmul_dims};
+use crate::shape::{Layout, Shape};
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// The CPU's matmul step: operands read through their strides by `gemm`, batches in parallel.
+impl<T: NumElement> Tensor<T, Cpu> {
+    pub(crate) fn cpu_matmul_into(&self, other: &Self, out: &mut Self) -> Result<()> {
+        let op = "matmul";
+        let MatmulDims {
+            m,
+            k,
+            n,
+            batch,
+            out: dims,
+        } = matmul_dims(self.shape(), other.shape())?;
+        let a = if self.ndim() == 1 {
+            self.unsqueeze(0)?
+        } else {
+            self.clone()
+        };
+        let b = if other.ndim() == 1 {
+            other.unsqueeze(-1)?
+        } else {
+            other.clone()
+        };
+        let (ra, rb) = (a.ndim(), b.ndim());
+        let sub = |t: &Tensor<T, Cpu>, r: usize| Layout {
+            shape: Shape::new(t.dims()[..r - 2].to_vec()),
+            strides: t.stride()[..r - 2].to_vec().into(),
+            offset: t.layout.offset,
+        };
+        let la = sub(&a, ra).broadcast_to(op, &batch)?;
+        let lb = sub(&b, rb).broadcast_to(op, &batch)?;
+        let nb = batch.numel();
+        let mut offsets = Vec::with_capacity(nb);
+        Plan::new([&la, &lb]).for_runs(0, nb, |_, [oa, ob], [sa, sb], len| {
+            offsets.extend((0..len).map(|j| (oa + j as isize * sa, ob + j as isize * sb)));
+        });
+        let (ars, acs) = (a.stride()[ra - 2], a.stride()[ra - 1]);
+        let (brs, bcs) = (b.stride()[rb - 2], b.stride()[rb - 1]);
+        let inputs = (&a.storage, &b.storage);
+        write_into(op, out, &Shape::new(dims), inputs, |(ga, gb), dst| {
+            let one = |(dst, &(oa, ob)): (&mut [T], &(isize, isize))| {
+                let am = Mat {
+                    data: ga,
+                    offset: oa as usize,
+                    rs: ars,
+                    cs: acs,
+                };
+                let bm = Mat {
+                    data: gb,
+                    offset: ob as usize,
+                    rs: brs,
+                    cs: bcs,
+                };
+                mm(dst, am, bm, m, n, k);
+            };
+            if m * n == 0 {
+                return;
+            }
+            if nb > 1 && m * n * k < (1 << 18) {
+                dst.par_chunks_mut(m * n)
+                    .zip(offsets.par_iter())
+                    .for_each(one);
+            } else {
+                dst.chunks_mut(m * n).zip(offsets.iter()).for_each(one);
+            }
+        })
+    }
+}
