@@ -26,6 +26,7 @@ use crate::backend::Backend;
 use crate::device::Cpu;
 use crate::dtype::{Element, NumElement};
 use crate::error::{Error, OrPanic, Result};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// A binary op on numeric elements, defined once.
@@ -104,6 +105,24 @@ impl BinaryOp for PowOp {
     }
 }
 
+/// An in-place op's check, the same on every device: `src` must broadcast to `dst`'s shape,
+/// which does not grow (NumPy's `a += b`).
+fn check_broadcast_into(op: &'static str, dst: &Shape, src: &Shape) -> Result<()> {
+    let fits = dst == src
+        || (src.ndim() <= dst.ndim()
+            && (src.dims().iter().rev())
+                .zip(dst.dims().iter().rev())
+                .all(|(&s, &d)| s == d || s == 1));
+    if fits {
+        return Ok(());
+    }
+    Err(Error::Broadcast {
+        op,
+        lhs: dst.clone(),
+        rhs: src.clone(),
+    })
+}
+
 macro_rules! binary_methods {
     ($($op:ident: $name:ident, $try_name:ident, $inplace:ident, $into:ident,
        $sname:ident, $try_sname:ident, $sinplace:ident, $sinto:ident, $rname:ident, $try_rname:ident,
@@ -131,6 +150,7 @@ macro_rules! binary_methods {
                 pub fn $inplace(&mut self, other: &Self) -> Result<()> {
                     same_device(stringify!($inplace), self, other)?;
                     self.check_writable(stringify!($inplace))?;
+                    check_broadcast_into(stringify!($inplace), self.shape(), other.shape())?;
                     D::binary_::<T, ops::$op>(self, other)
                 }
                 #[doc = concat!("Writes `", stringify!($name), "(self, other)` into `out`, which must have the broadcast shape and may be an operand.")]

@@ -53,4 +53,21 @@ macro_rules! for_types {
     ($f:ident($arg:expr): $($t:ty),*) => {
         $( $f::<$t>($arg); )*
     };
+    // With the device type inferred from the argument: `run::<T, _>(dev)`.
+    ($f:ident($arg:expr): $($t:ty),*; _) => {
+        $( $f::<$t, _>($arg); )*
+    };
+}
+
+/// Runs one test body on every device: with `$dev` bound to `Cpu`, then to `cuda:0` when a
+/// device is present (printing that the CUDA run skipped otherwise). The body is written once,
+/// against `Backend`; where it compares with the CPU's results, its CPU run checks that the
+/// body itself holds (every path taken, every `Err` the one expected).
+#[macro_export]
+macro_rules! on_every_device {
+    ($test:literal, |$dev:ident| $body:block) => {{
+        let $dev = typed_tensor::Cpu;
+        $body
+        if let Some($dev) = $crate::cuda::gpu($test) $body
+    }};
 }

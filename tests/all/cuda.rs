@@ -1,7 +1,9 @@
-//! CUDA: kernel-table coverage and NVRTC compile checks (everywhere), the no-driver errors, and
-//! GPU results against the CPU (only where a device exists; otherwise they say they skipped).
+//! CUDA only: kernel-table coverage and NVRTC compile checks (everywhere), the no-driver errors,
+//! `DynTensor` across devices (where a device exists), and the helpers of the tests that run
+//! on every device (`devices.rs`, `devices_composed.rs`, `generic.rs`, `autograd_devices.rs`).
 
-use crate::common::{assert_close, tol};
+use crate::common::assert_close;
+use crate::devices_composed::loose;
 use half::{bf16, f16};
 use typed_tensor::backend::cuda::kernels::table::{
     Module, NAN_REDUCTIONS, REDUCTIONS, SCANS, cast_root, symbol,
@@ -245,209 +247,123 @@ pub(crate) fn sample<T: Element>(n: usize) -> Vec<T> {
         .collect()
 }
 
-/// Element-wise ops, casts and reductions on the GPU equal the CPU's, for contiguous,
-/// transposed and broadcast inputs.
+/// Every `DynTensor` op family on `cuda:0` gives the CPU's result; mixed devices are an `Err`
+/// naming both; downcasts check the device.
 #[test]
-fn gpu_matches_cpu() {
-    let Some(dev) = gpu("gpu_matches_cpu") else {
+fn dyn_tensor_across_devices() {
+    if gpu("dyn_tensor_across_devices").is_none() {
         return;
-    };
-    fn run<T: NumElement>(dev: &Cuda) {
-        let d = T::DTYPE;
-        let rel = tol(d).max(tol(d.float_of())) * 4.0;
-        let a = Tensor::<T>::from_vec(sample::<T>(24), [4, 6]).unwrap();
-        let b = Tensor::<T>::from_vec(sample::<T>(30)[6..].to_vec(), [4, 6]).unwrap();
-        let (ga, gb) = (a.to_cuda(dev).unwrap(), b.to_cuda(dev).unwrap());
-        same(ga.to_vec(), a.to_vec(), "round trip");
-        // Strided and broadcast layouts.
-        let at = a.t();
-        let gat = ga.t();
-        same(gat.contiguous().to_vec(), at.to_vec(), "copy");
-        same(gat.deep_copy().to_vec(), at.to_vec(), "deep_copy");
-        same(
-            ga.narrow(0, 1, 2).unwrap().deep_copy().to_vec(),
-            a.narrow(0, 1, 2).unwrap().to_vec(),
-            "narrowed deep_copy",
-        );
-        let row = b.narrow(0, 1, 1).unwrap();
-        let grow = gb.narrow(0, 1, 1).unwrap();
-        // Unary.
-        assert_close(&f64v(ga.sin().to_vec()), &f64v(a.sin().to_vec()), rel);
-        assert_close(&f64v(gat.exp().to_vec()), &f64v(at.exp().to_vec()), rel);
-        assert_close(&f64v(ga.sqrt().to_vec()), &f64v(a.sqrt().to_vec()), rel);
-        same(gat.neg().to_vec(), at.neg().to_vec(), "neg");
-        assert_close(&f64v(ga.round().to_vec()), &f64v(a.round().to_vec()), 0.0);
-        // clip keeps NaN, clamps infinities; min > max is the CPU's Err.
-        let (lo, hi) = (T::from_f64(-2.0), T::from_f64(3.0));
-        same(ga.clip(lo, hi).to_vec(), a.clip(lo, hi).to_vec(), "clip");
-        same(gat.clip(lo, lo).to_vec(), at.clip(lo, lo).to_vec(), "clip");
-        assert_eq!(
-            ga.try_clip(hi, lo).unwrap_err().to_string(),
-            a.try_clip(hi, lo).unwrap_err().to_string()
-        );
-        // A contiguous view at an offset of 6 elements: unaligned for packs, element by element.
-        let (cn, gn) = (a.narrow(0, 1, 3).unwrap(), ga.narrow(0, 1, 3).unwrap());
-        assert_close(&f64v(gn.exp().to_vec()), &f64v(cn.exp().to_vec()), rel);
-        assert_close(
-            &f64v(gn.try_sub(&gn.flip(&[0]).unwrap()).unwrap().to_vec()),
-            &f64v(cn.try_sub(&cn.flip(&[0]).unwrap()).unwrap().to_vec()),
-            rel,
-        );
-        same(
-            gn.cast::<i16>().to_vec(),
-            cn.cast::<i16>().to_vec(),
-            "offset cast",
-        );
-        // Binary with broadcasting.
-        assert_close(
-            &f64v(ga.try_add(&grow).unwrap().to_vec()),
-            &f64v(a.try_add(&row).unwrap().to_vec()),
-            rel,
-        );
-        assert_close(
-            &f64v(gat.try_mul(&gat).unwrap().to_vec()),
-            &f64v(at.try_mul(&at).unwrap().to_vec()),
-            rel,
-        );
-        assert_close(
-            &f64v(ga.try_maximum(&gb).unwrap().to_vec()),
-            &f64v(a.try_maximum(&b).unwrap().to_vec()),
-            0.0,
-        );
-        assert_eq!(
-            ga.try_lt(&grow).unwrap().to_vec(),
-            a.try_lt(&row).unwrap().to_vec(),
-            "lt {d}"
-        );
-        let nz = Tensor::<T>::from_vec(vec![T::from_f64(3.0); 6], [6]).unwrap();
-        let gnz = nz.to_cuda(dev).unwrap();
-        assert_close(
-            &f64v(ga.try_remainder(&gnz).unwrap().to_vec()),
-            &f64v(a.try_remainder(&nz).unwrap().to_vec()),
-            rel,
-        );
-        assert_close(
-            &f64v(ga.try_floor_divide(&gnz).unwrap().to_vec()),
-            &f64v(a.try_floor_divide(&nz).unwrap().to_vec()),
-            rel,
-        );
-        if !d.is_float() {
-            let z = Tensor::<T>::zeros([6]).unwrap().to_cuda(dev).unwrap();
-            let ec = a.try_div(&z.to_cpu()).unwrap_err().to_string();
-            let eg = ga
-                .try_div(&z)
-                .expect_err("integer division by zero is an Err")
-                .to_string();
-            assert_eq!(ec, eg);
-        }
-        // Casts.
-        assert_eq!(
-            ga.cast::<i32>().to_vec(),
-            a.cast::<i32>().to_vec(),
-            "cast {d}->i32"
-        );
-        assert_eq!(
-            gat.cast::<u8>().to_vec(),
-            at.cast::<u8>().to_vec(),
-            "cast {d}->u8"
-        );
-        assert_close(
-            &f64v(ga.cast::<f32>().to_vec()),
-            &f64v(a.cast::<f32>().to_vec()),
-            0.0,
-        );
-        // Reductions: every axis set, keepdim both ways, on the transposed view too.
-        let finite = Tensor::<T>::from_vec(sample::<T>(32)[8..].to_vec(), [2, 3, 4]).unwrap();
-        let gf = finite.to_cuda(dev).unwrap();
-        for axes in [&[][..], &[0], &[1], &[2], &[0, 1], &[0, 2], &[-1, -2]] {
-            for keep in [false, true] {
-                let (c, g) = (finite.sum(axes, keep), gf.sum(axes, keep));
-                assert_eq!(g.dims(), c.dims());
-                assert_close(&f64v(g.to_vec()), &f64v(c.to_vec()), rel * 8.0);
-                assert_eq!(
-                    gf.argmax(axes, keep).to_vec(),
-                    finite.argmax(axes, keep).to_vec()
-                );
-                assert_eq!(
-                    gf.argmin(axes, keep).to_vec(),
-                    finite.argmin(axes, keep).to_vec()
-                );
-                assert_close(
-                    &f64v(gf.max(axes, keep).to_vec()),
-                    &f64v(finite.max(axes, keep).to_vec()),
-                    0.0,
-                );
-                for corr in [0, 1] {
-                    assert_close(
-                        &f64v(gf.var(axes, corr, keep).to_vec()),
-                        &f64v(finite.var(axes, corr, keep).to_vec()),
-                        rel * 8.0,
-                    );
-                }
-                assert_close(
-                    &f64v(gf.std(axes, 1, keep).to_vec()),
-                    &f64v(finite.std(axes, 1, keep).to_vec()),
-                    rel * 8.0,
-                );
-                assert_eq!(gf.any(axes, keep).to_vec(), finite.any(axes, keep).to_vec());
-                assert_eq!(gf.all(axes, keep).to_vec(), finite.all(axes, keep).to_vec());
-            }
-        }
-        // any/all see NaN and -0.0 as the CPU does; var of one element with correction 1 is NaN.
-        assert_eq!(ga.any(&[1], false).to_vec(), a.any(&[1], false).to_vec());
-        assert_eq!(ga.all(&[0], false).to_vec(), a.all(&[0], false).to_vec());
-        assert_close(
-            &f64v(ga.narrow(0, 0, 1).unwrap().var(&[0], 1, false).to_vec()),
-            &f64v(a.narrow(0, 0, 1).unwrap().var(&[0], 1, false).to_vec()),
-            0.0,
-        );
-        // A narrowed (offset) view reduces its own elements.
-        let (cn, gn) = (finite.narrow(0, 1, 1).unwrap(), gf.narrow(0, 1, 1).unwrap());
-        assert_close(
-            &f64v(gn.sum(&[2], false).to_vec()),
-            &f64v(cn.sum(&[2], false).to_vec()),
-            rel * 8.0,
-        );
-        // NaN rules (first rows of `a` hold NaN and infinities for float types).
-        assert_eq!(
-            ga.argmax(&[1], false).to_vec(),
-            a.argmax(&[1], false).to_vec()
-        );
-        assert_close(
-            &f64v(gat.max(&[0], false).to_vec()),
-            &f64v(at.max(&[0], false).to_vec()),
-            0.0,
-        );
-        // matmul: 2-d, transposed operand, broadcast batch, 1-d operands.
-        let x = Tensor::<T>::from_vec(
-            (0..24).map(|i| T::from_f64((i % 5) as f64 - 2.0)).collect(),
-            [2, 3, 4],
-        )
-        .unwrap();
-        let y = Tensor::<T>::from_vec(
-            (0..20).map(|i| T::from_f64((i % 7) as f64 - 3.0)).collect(),
-            [4, 5],
-        )
-        .unwrap();
-        let (gx, gy) = (x.to_cuda(dev).unwrap(), y.to_cuda(dev).unwrap());
-        let mm = |g: Tensor<T, Cuda>, c: Tensor<T>| {
-            assert_eq!(g.dims(), c.dims(), "matmul dims {d}");
-            assert_close(&f64v(g.to_vec()), &f64v(c.to_vec()), rel * 16.0);
-        };
-        mm(gx.matmul(&gy), x.matmul(&y));
-        mm(gy.t().matmul(&gy), y.t().matmul(&y));
-        let v = y.narrow(1, 0, 1).unwrap().squeeze();
-        mm(gx.matmul(&v.to_cuda(dev).unwrap()), x.matmul(&v));
-        mm(v.to_cuda(dev).unwrap().matmul(&gy), v.matmul(&y));
-        assert_eq!(
-            gx.try_matmul(&gx).err().map(|e| e.to_string()),
-            x.try_matmul(&x).err().map(|e| e.to_string()),
-            "shape errors match"
-        );
-        // Empty.
-        let e = Tensor::<T>::zeros([3, 0]).unwrap().to_cuda(dev).unwrap();
-        assert_eq!(f64v(e.sum(&[1], false).to_vec()), vec![0.0; 3]);
-        assert!(e.try_max(&[1], false).is_err());
     }
-    for_types!(run(&dev): f32, f64, f16, bf16, i16, i32, i64, u8);
+    let cuda = DeviceIndex::cuda(0);
+    for dtype in [
+        Dtype::Float32,
+        Dtype::Float64,
+        Dtype::Float16,
+        Dtype::Bfloat16,
+        Dtype::Int32,
+        Dtype::Int64,
+    ] {
+        let host = DynTensor::from_vec(
+            (0..12).map(|i| i as f32 * 0.75 - 3.0).collect(),
+            [3, 4],
+            DeviceIndex::cpu(),
+        )
+        .unwrap()
+        .to_dtype(dtype)
+        .unwrap();
+        let dev = host.to(cuda).unwrap();
+        assert!(dev.is_cuda() && dev.device() == cuda);
+        let f = |d: &DynTensor| {
+            assert_eq!(d.is_cuda(), d.device() == cuda);
+            d.to_dtype(Dtype::Float64).unwrap().to_vec::<f64>().unwrap()
+        };
+        let l = loose(dtype);
+        let check = |op: &dyn Fn(&DynTensor) -> Result<DynTensor>, what: &str| {
+            let (c, g) = (op(&host).unwrap(), op(&dev).unwrap());
+            assert!(g.is_cuda(), "{what} left the device");
+            assert_eq!((g.dtype(), g.shape()), (c.dtype(), c.shape()), "{what}");
+            assert_close(&f(&g), &f(&c), l.max(1e-5));
+        };
+        check(&|t| t.sin(), "sin");
+        check(&|t| t.abs(), "abs");
+        check(&|t| t.square(), "square");
+        check(&|t| t.pow(2), "pow");
+        check(&|t| t.add_scalar(2), "add_scalar");
+        check(&|t| t.mul_scalar(1.5), "mul_scalar");
+        check(&|t| t.rsub_scalar(1), "rsub_scalar");
+        check(&|t| t.add(&t.narrow(0, 0, 1)?), "broadcast add");
+        check(
+            &|t| t.maximum(&t.transpose(0, 1)?.transpose(0, 1)?),
+            "maximum",
+        );
+        check(&|t| t.gt(&t.flip(&[1])?), "gt");
+        check(&|t| reduce_sum(t, &[1], false), "reduce_sum");
+        check(&|t| reduce_mean(t, &[0], true), "reduce_mean");
+        check(&|t| reduce_argmax(t, &[1], false), "reduce_argmax");
+        check(&|t| t.cumsum(1), "cumsum");
+        check(&|t| t.matmul(&t.transpose(0, 1)?), "matmul");
+        check(&|t| t.reshape([2, 6]), "reshape");
+        check(&|t| t.transpose(0, 1)?.contiguous(), "contiguous");
+        check(&|t| t.deep_copy(), "deep_copy");
+        check(&|t| t.flatten(), "flatten");
+        check(&|t| DynTensor::concat(&[t, t], 1), "concat");
+        check(
+            &|t| DynTensor::where_(&t.gt(&t.flip(&[0])?)?, t, &t.neg()?),
+            "where_",
+        );
+        check(&|t| t.masked_fill(&t.lt(&t.flip(&[1])?)?, 7), "masked_fill");
+        check(
+            &|t| {
+                let i = DynTensor::from_vec(vec![2i64, 0], [2], t.device())?;
+                t.index_select(0, &i)
+            },
+            "index_select",
+        );
+        check(&|t| Ok(t.sort(1, true)?.0), "sort");
+        check(&|t| t.tril(0), "tril");
+        check(&|t| t.pad(&[(1, 0), (0, 2)], 1), "pad");
+        check(&|t| t.norm(2.0, &[], false), "norm");
+        check(&|t| t.to_dtype(Dtype::Int16), "to_dtype");
+        if dtype.is_float() {
+            check(&|t| reduce_nansum(t, &[0], false), "reduce_nansum");
+            check(&|t| t.logsumexp(&[1], false), "logsumexp");
+            let (mut c, mut g) = (host.deep_copy().unwrap(), dev.deep_copy().unwrap());
+            sin_(&mut c).unwrap();
+            sin_(&mut g).unwrap();
+            assert_close(&f(&g), &f(&c), l.max(1e-5));
+        } else {
+            let mut g = dev.deep_copy().unwrap();
+            assert!(sin_(&mut g).is_err());
+            assert_eq!(f(&g), f(&dev), "a refused in-place op leaves the tensor");
+        }
+        // Element access, display and the device rules.
+        let mut g = dev.deep_copy().unwrap();
+        g.fill_(2).unwrap();
+        assert!(f(&g).iter().all(|&x| x == 2.0));
+        assert!(g.data::<f32>().is_err());
+        // The same text, but the footer names the tensor's own device.
+        let on_host = |s: String| s.replace("device=cuda:0)", "device=cpu)");
+        assert!(dev.display(2).ends_with("device=cuda:0)"));
+        assert_eq!(on_host(dev.display(2)), host.display(2));
+        assert_eq!(on_host(format!("{dev:.3}")), format!("{host:.3}"));
+        let err = host.add(&dev).unwrap_err().to_string();
+        assert!(err.contains("cpu") && err.contains("cuda:0"), "{err}");
+        assert!(matmul(&dev, &host).is_err());
+        assert_eq!(dev.to_cpu().unwrap().device(), DeviceIndex::cpu());
+        assert!(dev.to(cuda).unwrap().is_cuda());
+    }
+    let d = DynTensor::ones([2], TensorOptions::new().device(cuda)).unwrap();
+    assert!(d.clone().downcast::<f32, Cuda>().is_ok());
+    let err = d.clone().downcast::<f32, Cpu>().unwrap_err().to_string();
+    assert!(err.contains("cuda:0"), "{err}");
+    let r = DynTensor::randn([1000], TensorOptions::new().device(cuda)).unwrap();
+    assert!(r.is_cuda());
+    let m = f64::from(
+        reduce_mean(&r, &[], false)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()[0],
+    );
+    assert!(m.abs() < 0.2, "randn mean {m}");
+    assert!(DynTensor::rand([2], TensorOptions::new().dtype(Dtype::Int32).device(cuda)).is_err());
 }
