@@ -229,9 +229,38 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         Ok(crate::autograd::record(out, op, &[self], &saved))
     }
 
-    /// Alias of [`Tensor::try_index_select`] (NumPy's `take` with an axis).
+    /// The slices at `indices` (any shape, negative counts from the end) along `axis`
+    /// (NumPy `take` with an axis): the result's shape is `self`'s with `axis` replaced by the
+    /// indices' shape, so a 0-d index drops the axis and 1-d indices are
+    /// [`Tensor::try_index_select`].
+    ///
+    /// # Errors
+    /// `Index` for an out-of-range index; `Axis` for a bad axis.
     pub fn try_take(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
-        self.try_index_select(axis, indices)
+        let ax = self.shape().axis("take", axis)?;
+        let flat = indices.try_reshape([indices.numel()])?;
+        let picked = self.try_index_select(axis, &flat).map_err(|e| match e {
+            Error::Index {
+                index,
+                dim,
+                size,
+                shape,
+                ..
+            } => Error::Index {
+                op: "take",
+                index,
+                dim,
+                size,
+                shape,
+            },
+            e => e,
+        })?;
+        let dims = self.dims();
+        let shape: Vec<usize> = (dims[..ax].iter().chain(indices.dims()))
+            .chain(&dims[ax + 1..])
+            .copied()
+            .collect();
+        picked.try_reshape(shape)
     }
 
     /// `out[..., j, ...] = self[..., index[..., j, ...], ...]` along `axis` (PyTorch `gather`);

@@ -2,6 +2,7 @@
 //! applied to f64 CPU tensors; shared with the harness that made them
 //! (`tests/data/torch_grads/make/`).
 
+use typed_tensor::nn::{Conv2dOptions, Reduction};
 use typed_tensor::prelude::*;
 
 pub(crate) type T = Tensor<f64>;
@@ -90,6 +91,102 @@ pub(crate) fn step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
         "gather" => a.try_gather(n(0), &Tensor::from_vec(l(p[2]), u(p[1]))?)?,
         "clip" => a.try_clip(-0.7, 0.9)?,
         "cast" => a.try_cast::<f32>()?.try_sin()?.try_cast::<f64>()?,
-        o => panic!("unknown {o}"),
+        _ => return nn_step(op, x, p),
+    })
+}
+
+fn pair(s: &str) -> (usize, usize) {
+    let v = u(s);
+    (v[0], v[1])
+}
+fn reduction(s: &str) -> Reduction {
+    match s {
+        "mean" => Reduction::Mean,
+        "sum" => Reduction::Sum,
+        _ => Reduction::None,
+    }
+}
+fn index(shape: &str, data: &str) -> Result<Tensor<i64>> {
+    Tensor::from_vec(l(data), u(shape))
+}
+
+/// The ops of the single-op cases (`make/gen2.py`): NN functions, combiners, products, linalg,
+/// sort/topk and the scalar forms.
+fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
+    let a = x[0];
+    let n = |i: usize| p[i].parse::<i64>().unwrap();
+    let f = |i: usize| p[i].parse::<f64>().unwrap();
+    let opt = |i: usize| x.get(i).copied();
+    let shifted_eye = |t: &T| t.try_add(&Tensor::eye(t.dims()[t.ndim() - 1])?.try_mul_scalar(3.0)?);
+    Ok(match op {
+        "conv2d" | "conv1d" => {
+            let (s, pd, d) = if op == "conv2d" {
+                (pair(p[0]), pair(p[1]), pair(p[2]))
+            } else {
+                let one = |i: usize| (1, n(i) as usize);
+                (one(0), (0, n(1) as usize), one(2))
+            };
+            let opts = Conv2dOptions { stride: s, padding: pd, dilation: d, groups: n(3) as usize };
+            if op == "conv2d" {
+                a.try_conv2d(x[1], opt(2), opts)?
+            } else {
+                a.try_conv1d(x[1], opt(2), opts)?
+            }
+        }
+        "max_pool2d" => a.try_max_pool2d(pair(p[0]), pair(p[1]), pair(p[2]))?,
+        "avg_pool2d" => a.try_avg_pool2d(pair(p[0]), pair(p[1]), pair(p[2]))?,
+        "layer_norm" => {
+            let (w, b) = match p[1] {
+                "11" => (opt(1), opt(2)),
+                "10" => (opt(1), None),
+                _ => (None, None),
+            };
+            a.try_layer_norm(&u(p[0]), w, b, 1e-5)?
+        }
+        "rms_norm" => a.try_rms_norm(&u(p[0]), if p[1] == "1" { opt(1) } else { None }, 1e-6)?,
+        "cross_entropy" => a.try_cross_entropy(&index(p[0], p[1])?, reduction(p[2]), 0.0)?,
+        "cross_entropy_ls" => a.try_cross_entropy(&index(p[0], p[1])?, reduction(p[2]), 0.1)?,
+        "nll_loss" => a.try_nll_loss(&index(p[0], p[1])?, reduction(p[2]))?,
+        "mse_loss" => a.try_mse_loss(x[1], reduction(p[0]))?,
+        "bce_logits" => a.try_binary_cross_entropy_with_logits(x[1], reduction(p[0]))?,
+        "linear" => a.try_linear(x[1], opt(2))?,
+        "embedding" => index(p[0], p[1])?.try_embedding(a)?,
+        "leaky_relu" => a.try_leaky_relu(f(0))?,
+        "elu" => a.try_elu(f(0))?,
+        "gelu_tanh" => a.try_gelu_tanh()?,
+        "chunk" => a.try_chunk(n(0) as usize, n(1))?.swap_remove(n(2) as usize),
+        "split" => a.try_split(&u(p[0]), n(1))?.swap_remove(n(2) as usize),
+        "tile" => a.try_tile(&u(p[0]))?,
+        "repeat_interleave" => a.try_repeat_interleave(n(0) as usize, n(1))?,
+        "tril" => a.try_tril(n(0))?,
+        "triu" => a.try_triu(n(0))?,
+        "diag" => a.try_diag(n(0))?,
+        "diag_embed" => a.try_diag_embed()?,
+        "take" => a.try_take(n(0), &index(p[1], p[2])?)?,
+        "scatter_add" => a.try_scatter_add(n(0), &index(p[1], p[2])?, x[1])?,
+        "masked_fill" => {
+            let bits: Vec<bool> = l(p[0]).iter().map(|&b| b == 1).collect();
+            let mask = Tensor::from_vec(bits, a.dims())?;
+            a.try_masked_fill(&mask, 0.25)?
+        }
+        "dot" => a.try_dot(x[1])?,
+        "outer" => a.try_outer(x[1])?,
+        "vecdot" => a.try_vecdot(x[1])?,
+        "tensordot" => a.try_tensordot(x[1], &l(p[0]), &l(p[1]))?,
+        "inverse" => shifted_eye(a)?.try_inverse()?,
+        "solve" => shifted_eye(a)?.try_solve(x[1])?,
+        "pinv" => a.try_pinv()?,
+        "sort_v" => a.try_sort(n(0), p[1] == "1")?.0,
+        "topk_v" => a.try_topk(n(0) as usize, n(1))?.0,
+        "add_s" => a.try_add_scalar(f(0))?,
+        "sub_s" => a.try_sub_scalar(f(0))?,
+        "mul_s" => a.try_mul_scalar(f(0))?,
+        "div_s" => a.try_div_scalar(f(0))?,
+        "rsub_s" => a.try_rsub_scalar(f(0))?,
+        "rdiv_s" => a.try_abs()?.try_add_scalar(0.5)?.try_rdiv_scalar(f(0))?,
+        "maximum_s" => a.try_maximum_scalar(f(0))?,
+        "minimum_s" => a.try_minimum_scalar(f(0))?,
+        "pow_s" => a.try_abs()?.try_add_scalar(0.5)?.try_pow(f(0))?,
+        o => panic!("unknown op {o}"),
     })
 }

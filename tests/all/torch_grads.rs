@@ -42,11 +42,11 @@ fn replay(
         .collect()
 }
 
-#[test]
-fn gradients_match_pytorch_on_random_programs() {
+/// Replays every program of `programs{suffix}.txt` against `cases{suffix}.npz`; the failures.
+fn replay_fixture(suffix: &str) -> (usize, Vec<String>) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
-    let arrays = load_npz(format!("{dir}/cases.npz")).unwrap();
-    let text = std::fs::read_to_string(format!("{dir}/programs.txt")).unwrap();
+    let arrays = load_npz(format!("{dir}/cases{suffix}.npz")).unwrap();
+    let text = std::fs::read_to_string(format!("{dir}/programs{suffix}.txt")).unwrap();
     let mut programs: Vec<(&str, usize, Vec<&str>)> = Vec::new();
     for line in text.lines() {
         match line.strip_prefix('#') {
@@ -83,11 +83,34 @@ fn gradients_match_pytorch_on_random_programs() {
             }
         }
     }
+    (programs.len(), failures)
+}
+
+#[test]
+fn gradients_match_pytorch_on_random_programs() {
+    let (n, failures) = replay_fixture("");
     assert!(
         failures.is_empty(),
-        "{} of {} programs differ from PyTorch:\n{}",
+        "{} of {n} programs differ from PyTorch:\n{}",
         failures.len(),
-        programs.len(),
+        failures.join("\n")
+    );
+}
+
+/// 233 single-op cases of the NN functions (conv1d/conv2d with stride, padding, dilation and
+/// groups; max/avg pooling; layer/RMS norm; cross-entropy with and without label smoothing,
+/// NLL, MSE, BCE-with-logits under each reduction; linear; embedding; leaky ReLU, ELU, tanh
+/// GELU), the combiners (chunk, split, tile, repeat_interleave, tril/triu, diag, diag_embed,
+/// take, scatter_add, masked_fill), the products (dot, outer, vecdot, tensordot), `inverse`,
+/// `solve`, `pinv`, sort/topk values and the scalar forms; their inputs are often transposed,
+/// stepped or broadcast views of the leaves.
+#[test]
+fn nn_and_combiner_gradients_match_pytorch() {
+    let (n, failures) = replay_fixture("_nn");
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases differ from PyTorch:\n{}",
+        failures.len(),
         failures.join("\n")
     );
 }

@@ -293,11 +293,22 @@ fn combining_and_indexing() {
     assert!(matches!(
         a.try_take(1, &bad).unwrap_err(),
         Error::Index {
+            op: "take",
             index: 3,
             size: 3,
             ..
         }
     ));
+    // NumPy: take(arange(6).reshape(2, 3), [[0, 2], [1, -1]], axis=1) has shape (2, 2, 2);
+    // a 0-d index drops the axis.
+    let idx2 = Tensor::<i64>::from_vec(vec![0, 2, 1, -1], [2, 2]).unwrap();
+    let t = a.take(1, &idx2);
+    assert_eq!(t.dims(), &[2, 2, 2]);
+    assert_eq!(t.to_vec(), vec![0, 2, 1, 2, 3, 5, 4, 5]);
+    let t0 = a.take(0, &Tensor::<i64>::scalar(1));
+    assert_eq!((t0.dims(), t0.to_vec()), (&[3][..], vec![3, 4, 5]));
+    let none = a.take(1, &Tensor::<i64>::zeros([0, 2]).unwrap());
+    assert_eq!(none.dims(), &[2, 0, 2]);
     let g = Tensor::<i64>::from_vec(vec![0, 0, 1, 1, 0, 1], [2, 3]).unwrap();
     assert_eq!(
         c.narrow(0, 0, 2).unwrap().gather(0, &g).to_vec(),

@@ -1,0 +1,204 @@
+# Random single-op cases (with optional strided/broadcast views of the leaves before the op and
+# an element-wise op after) for the ops gen.py does not reach: NN functions, combiners, products,
+# linalg, sort/topk, scalar forms.
+import torch, numpy as np, random, sys
+torch.set_default_dtype(torch.float64)
+seed=int(sys.argv[1]); NP=int(sys.argv[2]); OUT=sys.argv[3] if len(sys.argv)>3 else "/tmp/gf2"
+random.seed(seed); torch.manual_seed(seed)
+F=torch.nn.functional
+ri=random.randint
+J=lambda v: ",".join(map(str,v))
+
+class Prog:
+    def __init__(s): s.leaves=[]; s.stack=[]; s.lines=[]
+    def leaf(s, shape):
+        """A tensor of `shape` for the op: a leaf, or a view of one (transposed, stepped, expanded)."""
+        nd=len(shape); r=random.random()
+        if nd>=2 and r<0.2:
+            sh=list(shape); sh[-1],sh[-2]=sh[-2],sh[-1]
+            i=s._new(sh); return s.emit("transpose",[i],[nd-2,nd-1],s.stack[i].transpose(-1,-2))
+        if nd>=1 and r<0.35:
+            d=ri(0,nd-1); sh=list(shape); sh[d]=2*shape[d]
+            i=s._new(sh); x=s.stack[i]
+            return s.emit("slice",[i],[d,0,sh[d],2],x[(slice(None),)*d+(slice(None,None,2),)])
+        if nd>=1 and r<0.45:
+            d=ri(0,nd-1); sh=list(shape); sh[d]=1
+            i=s._new(sh); return s.emit("expand",[i],[J(shape)],s.stack[i].expand(shape))
+        return s._new(shape)
+    def _new(s, sh):
+        t=torch.randn(sh).requires_grad_(True); s.leaves.append(t); s.stack.append(t); return len(s.stack)-1
+    def emit(s, op, ins, params, out):
+        s.lines.append("|".join([op,J(ins)]+[str(p) for p in params])); s.stack.append(out); return len(s.stack)-1
+
+def case(P):
+    k=random.choice(OPS); return k(P)
+
+def conv2d(P):
+    g=ri(1,2); ci=ri(1,2); co=ri(1,2); N=ri(1,2); H=ri(3,6); W=ri(3,6)
+    kh,kw=ri(1,3),ri(1,3); s=(ri(1,2),ri(1,2)); p=(ri(0,1),ri(0,1)); d=(ri(1,2),ri(1,2))
+    if (H+2*p[0]-d[0]*(kh-1)-1)<0 or (W+2*p[1]-d[1]*(kw-1)-1)<0: return None
+    x=P.leaf([N,g*ci,H,W]); w=P.leaf([g*co,ci,kh,kw]); ins=[x,w]
+    b=P.leaf([g*co]) if random.random()<0.5 else None
+    if b is not None: ins.append(b)
+    out=F.conv2d(P.stack[x],P.stack[w],None if b is None else P.stack[b],s,p,d,g)
+    return P.emit("conv2d",ins,[J(s),J(p),J(d),g],out)
+def conv1d(P):
+    g=ri(1,2); ci=ri(1,2); co=ri(1,2); N=ri(1,2); L=ri(3,7); k=ri(1,3); s=ri(1,2); p=ri(0,1); d=ri(1,2)
+    if L+2*p-d*(k-1)-1<0: return None
+    x=P.leaf([N,g*ci,L]); w=P.leaf([g*co,ci,k]); ins=[x,w]
+    b=P.leaf([g*co]) if random.random()<0.5 else None
+    if b is not None: ins.append(b)
+    out=F.conv1d(P.stack[x],P.stack[w],None if b is None else P.stack[b],s,p,d,g)
+    return P.emit("conv1d",ins,[s,p,d,g],out)
+def pool(P):
+    kh,kw=ri(1,3),ri(1,3); s=(ri(1,3),ri(1,3)); p=(ri(0,kh//2),ri(0,kw//2))
+    x=P.leaf([ri(1,2),ri(1,2),ri(kh,6),ri(kw,6)])
+    n=random.choice(["max_pool2d","avg_pool2d"])
+    return P.emit(n,[x],[J((kh,kw)),J(s),J(p)],getattr(F,n)(P.stack[x],(kh,kw),s,p))
+def layer_norm(P):
+    sh=[ri(1,4) for _ in range(ri(1,3))]; k=ri(1,len(sh)); ns=sh[-k:]
+    if np.prod(ns)<2: return None
+    x=P.leaf(sh); fl=random.choice(["00","10","11"]); ins=[x]
+    w=P.leaf(ns) if fl[0]=="1" else None; b=P.leaf(ns) if fl[1]=="1" else None
+    ins+= [i for i in (w,b) if i is not None]
+    out=F.layer_norm(P.stack[x],ns,None if w is None else P.stack[w],None if b is None else P.stack[b],1e-5)
+    return P.emit("layer_norm",ins,[J(ns),fl],out)
+def rms_norm(P):
+    sh=[ri(1,4) for _ in range(ri(1,3))]; k=ri(1,len(sh)); ns=sh[-k:]
+    x=P.leaf(sh); fl=random.choice(["0","1"]); ins=[x]
+    w=P.leaf(ns) if fl=="1" else None
+    if w is not None: ins.append(w)
+    out=F.rms_norm(P.stack[x],ns,None if w is None else P.stack[w],1e-6)
+    return P.emit("rms_norm",ins,[J(ns),fl],out)
+RED=["mean","sum","none"]
+def xent(P):
+    N=ri(1,4); C=ri(1,5); extra=[ri(1,3) for _ in range(ri(0,1))]
+    x=P.leaf([N,C]+extra); t=torch.randint(0,C,[N]+extra); r=random.choice(RED)
+    n=random.choice(["cross_entropy","cross_entropy_ls","nll_loss"])
+    if n=="nll_loss": out=F.nll_loss(P.stack[x],t,reduction=r)
+    else: out=F.cross_entropy(P.stack[x],t,reduction=r,label_smoothing=0.1 if n.endswith("ls") else 0.0)
+    return P.emit(n,[x],[J([N]+extra),J(t.flatten().tolist()),r],out)
+def pairloss(P):
+    sh=[ri(1,3) for _ in range(ri(0,3))]; x=P.leaf(sh); y=P.leaf(sh); r=random.choice(RED)
+    n=random.choice(["mse_loss","bce_logits"])
+    f=F.mse_loss if n=="mse_loss" else F.binary_cross_entropy_with_logits
+    return P.emit(n,[x,y],[r],f(P.stack[x],P.stack[y],reduction=r))
+def linear(P):
+    i,o=ri(1,4),ri(1,4); sh=[ri(1,3) for _ in range(ri(0,2))]+[i]
+    x=P.leaf(sh); w=P.leaf([o,i]); ins=[x,w]
+    b=P.leaf([o]) if random.random()<0.5 else None
+    if b is not None: ins.append(b)
+    return P.emit("linear",ins,[],F.linear(P.stack[x],P.stack[w],None if b is None else P.stack[b]))
+def embedding(P):
+    V,Dm=ri(1,5),ri(1,3); w=P.leaf([V,Dm]); sh=[ri(1,3) for _ in range(ri(1,2))]; idx=torch.randint(0,V,sh)
+    return P.emit("embedding",[w],[J(sh),J(idx.flatten().tolist())],F.embedding(idx,P.stack[w]))
+def act(P):
+    x=P.leaf([ri(1,4) for _ in range(ri(0,3))]); n=random.choice(["leaky_relu","elu","gelu_tanh"])
+    if n=="leaky_relu": a=random.choice([0.01,0.2]); return P.emit(n,[x],[a],F.leaky_relu(P.stack[x],a))
+    if n=="elu": a=random.choice([1.0,0.5]); return P.emit(n,[x],[a],F.elu(P.stack[x],a))
+    return P.emit(n,[x],[],F.gelu(P.stack[x],approximate="tanh"))
+def pieces(P):
+    sh=[ri(1,5) for _ in range(ri(1,3))]; x=P.leaf(sh); a=ri(0,len(sh)-1); L=sh[a]
+    if random.random()<0.5:
+        n=ri(1,4); ps=torch.chunk(P.stack[x],n,a); k=ri(0,len(ps)-1)
+        return P.emit("chunk",[x],[n,a,k],ps[k])
+    sizes=[]; rem=L
+    while rem>0: v=ri(1,rem); sizes.append(v); rem-=v
+    ps=torch.split(P.stack[x],sizes,a); k=ri(0,len(ps)-1)
+    return P.emit("split",[x],[J(sizes),a,k],ps[k])
+def tiles(P):
+    sh=[ri(1,3) for _ in range(ri(1,3))]; x=P.leaf(sh)
+    if random.random()<0.5:
+        reps=[ri(1,2) for _ in range(ri(1,4))]; return P.emit("tile",[x],[J(reps)],torch.tile(P.stack[x],reps))
+    n=ri(1,3); a=ri(0,len(sh)-1); return P.emit("repeat_interleave",[x],[n,a],P.stack[x].repeat_interleave(n,a))
+def tri(P):
+    sh=[ri(1,3) for _ in range(ri(0,1))]+[ri(1,4),ri(1,4)]; x=P.leaf(sh); k=ri(-2,2)
+    n=random.choice(["tril","triu"]); return P.emit(n,[x],[k],getattr(torch,n)(P.stack[x],k))
+def diags(P):
+    n=random.choice(["diag1","diag2","diag_embed"]); k=ri(-2,2)
+    if n=="diag1": x=P.leaf([ri(1,4)]); return P.emit("diag",[x],[k],torch.diag(P.stack[x],k))
+    if n=="diag2":
+        x=P.leaf([ri(1,4),ri(1,4)])
+        return P.emit("diag",[x],[k],torch.diag(P.stack[x],k))
+    x=P.leaf([ri(1,3) for _ in range(ri(1,2))]); return P.emit("diag_embed",[x],[],torch.diag_embed(P.stack[x]))
+def take(P):
+    sh=[ri(1,4) for _ in range(ri(1,3))]; x=P.leaf(sh); a=ri(0,len(sh)-1)
+    ish=[ri(1,3) for _ in range(ri(0,2))]; idx=torch.randint(0,sh[a],ish)
+    out=P.stack[x].index_select(a,idx.flatten()).reshape(sh[:a]+ish+sh[a+1:])
+    return P.emit("take",[x],[a,J(ish),J(idx.flatten().tolist())],out)
+def scatter(P):
+    sh=[ri(1,4) for _ in range(ri(1,3))]; a=ri(0,len(sh)-1)
+    ish=[ri(1,d) for d in sh]; ish[a]=ri(1,4)
+    x=P.leaf(sh); s=P.leaf(ish); idx=torch.randint(0,sh[a],ish)
+    return P.emit("scatter_add",[x,s],[a,J(ish),J(idx.flatten().tolist())],P.stack[x].scatter_add(a,idx,P.stack[s]))
+def masked(P):
+    sh=[ri(1,4) for _ in range(ri(0,3))]; x=P.leaf(sh); m=torch.rand(sh)<0.4
+    return P.emit("masked_fill",[x],[J(m.flatten().int().tolist())],P.stack[x].masked_fill(m,0.25))
+def products(P):
+    n=random.choice(["dot","outer","vecdot","tensordot"])
+    if n=="dot": k=ri(1,5); x=P.leaf([k]); y=P.leaf([k]); return P.emit(n,[x,y],[],torch.dot(P.stack[x],P.stack[y]))
+    if n=="outer": x=P.leaf([ri(1,4)]); y=P.leaf([ri(1,4)]); return P.emit(n,[x,y],[],torch.outer(P.stack[x],P.stack[y]))
+    if n=="vecdot":
+        k=ri(1,4); a=[ri(1,3) for _ in range(ri(0,2))]; b=[1 if random.random()<0.3 else v for v in a]
+        x=P.leaf(a+[k]); y=P.leaf(b+[k]); return P.emit(n,[x,y],[],torch.linalg.vecdot(P.stack[x],P.stack[y]))
+    sa=[ri(1,3) for _ in range(ri(1,3))]; na=ri(0,len(sa)); ax_a=random.sample(range(len(sa)),na)
+    sb=[ri(1,3) for _ in range(ri(0,2))]; ax_b=[]
+    for d in ax_a: sb.insert(ri(0,len(sb)),None)
+    pos=[i for i,v in enumerate(sb) if v is None]; random.shuffle(pos)
+    for d,pb in zip(ax_a,pos): sb[pb]=sa[d]; ax_b.append(pb)
+    x=P.leaf(sa); y=P.leaf(sb)
+    return P.emit(n,[x,y],[J(ax_a),J(ax_b)],torch.tensordot(P.stack[x],P.stack[y],dims=(ax_a,ax_b)))
+def linalg(P):
+    n=random.choice(["inverse","solve","solve_vec","pinv"]); k=ri(1,4); bt=[ri(1,2) for _ in range(ri(0,1))]
+    if n=="pinv":
+        x=P.leaf(bt+[ri(1,4),ri(1,4)]); return P.emit(n,[x],[],torch.linalg.pinv(P.stack[x]))
+    a=P.leaf(bt+[k,k]); A=P.stack[a]+3*torch.eye(k)
+    if n=="inverse": return P.emit(n,[a],[],torch.linalg.inv(A))
+    if n=="solve": b=P.leaf(bt+[k,ri(1,3)]); return P.emit(n,[a,b],[],torch.linalg.solve(A,P.stack[b]))
+    if bt: return None
+    b=P.leaf([k]); return P.emit("solve",[a,b],[],torch.linalg.solve(A,P.stack[b]))
+def sorts(P):
+    sh=[ri(1,5) for _ in range(ri(1,3))]; x=P.leaf(sh); a=ri(0,len(sh)-1)
+    if random.random()<0.5: d=ri(0,1); return P.emit("sort_v",[x],[a,d],torch.sort(P.stack[x],dim=a,descending=bool(d),stable=True)[0])
+    k=ri(0,sh[a]); return P.emit("topk_v",[x],[k,a],torch.topk(P.stack[x],k,a)[0])
+def scalars(P):
+    x=P.leaf([ri(1,3) for _ in range(ri(0,3))]); X=P.stack[x]
+    n=random.choice(["add_s","sub_s","mul_s","div_s","rsub_s","rdiv_s","maximum_s","minimum_s","pow_s"])
+    v=round(random.uniform(-2,2),3)
+    f={"add_s":lambda:X+v,"sub_s":lambda:X-v,"mul_s":lambda:X*v,"div_s":lambda:X/(v if abs(v)>0.1 else 0.5),
+       "rsub_s":lambda:v-X,"rdiv_s":lambda:v/(X.abs()+0.5),"maximum_s":lambda:torch.clamp_min(X,v),
+       "minimum_s":lambda:torch.clamp_max(X,v),"pow_s":lambda:(X.abs()+0.5)**v}[n]
+    if n=="div_s" and abs(v)<=0.1: v=0.5
+    return P.emit(n,[x],[v],f())
+OPS=[conv2d,conv1d,pool,pool,layer_norm,rms_norm,xent,xent,pairloss,linear,embedding,act,pieces,tiles,tri,diags,take,scatter,masked,products,products,linalg,linalg,sorts,scalars,scalars]
+inputs={}; refs={}; progs=[]
+for p in range(NP):
+    P=Prog()
+    try: r=case(P)
+    except Exception as e: print("skip",e); r=None
+    if r is None or not P.lines: continue
+    if random.random()<0.3 and P.stack[-1].dim()>0:
+        P.emit("sin",[len(P.stack)-1],[],P.stack[-1].sin())
+    y=P.stack[-1]; w=torch.randn(y.shape)
+    (y*w).sum().backward()
+    for l,t in enumerate(P.leaves):
+        inputs[f"p{p}_x{l}"]=t.detach().numpy()
+        refs[f"p{p}_g{l}"]=(t.grad if t.grad is not None else torch.zeros_like(t)).numpy()
+    inputs[f"p{p}_w"]=w.numpy()
+    # leaf indices: the program's stack holds leaves and views interleaved; renumber leaves first
+    progs.append((p,P))
+# Renumber: the replay puts the leaves first, then each line's result.
+with open(f"{OUT}/progs.txt","w") as f:
+    for p,P in progs:
+        leafpos={}; order=[]
+        for i,t in enumerate(P.stack):
+            if any(t is l for l in P.leaves): leafpos[i]=len(leafpos)
+        nl=len(P.leaves); m=dict(leafpos); k=nl
+        for i in range(len(P.stack)):
+            if i not in m: m[i]=k; k+=1
+        f.write(f"#{p} {nl}\n")
+        for line in P.lines:
+            parts=line.split("|"); parts[1]=J(m[int(v)] for v in parts[1].split(","))
+            f.write("|".join(parts)+"\n")
+np.savez(f"{OUT}/in.npz",**inputs); np.savez(f"{OUT}/ref.npz",**refs)
+print(len(progs),"programs")
