@@ -162,7 +162,7 @@ fn pad2d<T: FloatElement, D: Backend>(
 ///
 /// # Errors
 /// `InvalidArgument` for inputs that are not 4-d, channels that do not match or do not divide
-/// by `groups`, or a window that does not fit; `Broadcast` for a bias of the wrong length.
+/// by `groups`, or a window that does not fit, or a bias that is not `(O,)`.
 pub fn conv2d<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     weight: &Tensor<T, D>,
@@ -191,6 +191,15 @@ pub fn conv2d<T: FloatElement, D: Backend>(
     let [o, cg, kh, kw] = weight.dims()[..] else {
         unreachable!("checked 4-d")
     };
+    if let Some(b) = bias.filter(|b| b.dims() != [o]) {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "the bias has shape {}; it needs ({o},), one per output channel",
+                b.shape()
+            ),
+        });
+    }
     let (sh, sw) = opts.stride;
     let (dh, dw) = opts.dilation;
     let xp = pad2d(x, opts.padding, T::ZERO)?;
@@ -268,6 +277,15 @@ fn pool<T: FloatElement, D: Backend>(
         });
     };
     let (kh, kw) = kernel;
+    // PyTorch's rule: a wider padding would make windows of padding alone.
+    if padding.0 > kh / 2 || padding.1 > kw / 2 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "padding {padding:?} must be at most half the kernel {kernel:?} on each axis"
+            ),
+        });
+    }
     if kernel == stride && padding == (0, 0) && kh > 0 && kw > 0 && kh <= h && kw <= w {
         let (oh, ow) = (h / kh, w / kw);
         // Rows and columns past the last whole window are not pooled.
@@ -290,7 +308,8 @@ fn pool<T: FloatElement, D: Backend>(
 /// order, as PyTorch routes it through the window's argmax (a NaN counts as the maximum).
 ///
 /// # Errors
-/// `InvalidArgument` for a non-4-d input or a window that does not fit.
+/// `InvalidArgument` for a non-4-d input, a window that does not fit, or a padding wider than
+/// half the kernel (as PyTorch).
 pub fn max_pool2d<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     kernel: (usize, usize),

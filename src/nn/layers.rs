@@ -25,12 +25,25 @@ fn trailing_axes<T: FloatElement, D: Backend>(
     Ok((x.ndim() - n..x.ndim()).map(|a| a as i64).collect())
 }
 
-/// Applies the optional affine `weight` and `bias` (each of `normalized_shape`).
+/// Applies the optional affine `weight` and `bias`, each of `normalized_shape` (as PyTorch).
 fn affine<T: FloatElement, D: Backend>(
+    op: &'static str,
     y: Tensor<T, D>,
+    normalized_shape: &[usize],
     weight: Option<&Tensor<T, D>>,
     bias: Option<&Tensor<T, D>>,
 ) -> Result<Tensor<T, D>> {
+    for (name, p) in [("weight", weight), ("bias", bias)] {
+        if let Some(p) = p.filter(|p| p.dims() != normalized_shape) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "the {name} has shape {}, but normalized_shape is {normalized_shape:?}",
+                    p.shape()
+                ),
+            });
+        }
+    }
     let y = match weight {
         Some(w) => y.try_mul(w)?,
         None => y,
@@ -46,8 +59,8 @@ fn affine<T: FloatElement, D: Backend>(
 /// floats compute in f32.
 ///
 /// # Errors
-/// `InvalidArgument` when `normalized_shape` is not the input's trailing shape; `Broadcast` for
-/// a weight or bias of another shape.
+/// `InvalidArgument` when `normalized_shape` is not the input's trailing shape, or for a
+/// weight or bias of another shape.
 pub fn layer_norm<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     normalized_shape: &[usize],
@@ -66,7 +79,7 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
         centred.try_div(&var.try_add_scalar(F::from_f64(eps))?.try_sqrt()?)
     }
     let y = super::in_f32(x, |v| norm(v, &axes, eps), |v| norm(v, &axes, eps))?;
-    affine(y, weight, bias)
+    affine("layer_norm", y, normalized_shape, weight, bias)
 }
 
 /// `x / sqrt(mean(x²) + eps) · weight` over the trailing `normalized_shape` dimensions
@@ -90,15 +103,16 @@ pub fn rms_norm<T: FloatElement, D: Backend>(
         x.try_div(&ms.try_add_scalar(F::from_f64(eps))?.try_sqrt()?)
     }
     let y = super::in_f32(x, |v| norm(v, &axes, eps), |v| norm(v, &axes, eps))?;
-    affine(y, weight, None)
+    affine("rms_norm", y, normalized_shape, weight, None)
 }
 
 /// The rows of `weight` (`(num_embeddings, dim)`) at `indices` (any shape, values in
-/// `0..num_embeddings`, negative counting from the end): shape `indices.shape + (dim,)`
-/// (PyTorch `embedding`). The gradient adds into the rows used.
+/// `0..num_embeddings`): shape `indices.shape + (dim,)` (PyTorch `embedding`). The gradient
+/// adds into the rows used.
 ///
 /// # Errors
-/// `InvalidArgument` when `weight` is not 2-d; `Index` for an index out of range.
+/// `InvalidArgument` when `weight` is not 2-d; `Index` for an index outside
+/// `0..num_embeddings` (a negative one too, as PyTorch).
 pub fn embedding<T: FloatElement, D: Backend>(
     indices: &Tensor<i64, D>,
     weight: &Tensor<T, D>,
@@ -112,6 +126,8 @@ pub fn embedding<T: FloatElement, D: Backend>(
             ),
         });
     }
+    let rows = weight.dims()[0];
+    super::check_range("embedding", indices, rows, 0, weight.shape())?;
     let flat = indices.try_reshape([indices.numel()])?.try_contiguous()?;
     let rows = weight.try_index_select(0, &flat)?;
     let mut dims = indices.dims().to_vec();

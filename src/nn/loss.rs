@@ -27,7 +27,10 @@ fn reduce<T: FloatElement, D: Backend>(t: Tensor<T, D>, r: Reduction) -> Result<
 /// Negative log-likelihood of class `target` under log-probabilities `log_probs` (PyTorch
 /// `nll_loss`): `log_probs` is `(N, C)` or `(N, C, d1, ...)` with classes on axis 1, `target`
 /// holds class indices in `0..C` with shape `(N)` or `(N, d1, ...)`; per element the loss is
-/// `-log_probs[n, target[n], ...]`.
+/// `-log_probs[n, target[n], ...]`. PyTorch's unbatched form, `(C)` with a 0-d target, gives
+/// a 0-d loss. There is no `ignore_index`: a negative class (PyTorch's default ignored -100
+/// included) is an `Index` error; drop those rows, or mask the per-element losses of
+/// `Reduction::None`.
 ///
 /// # Errors
 /// `ShapeMismatch` when the shapes do not fit that pattern; `Index` for a class outside `0..C`.
@@ -36,10 +39,36 @@ pub fn nll_loss<T: FloatElement, D: Backend>(
     target: &Tensor<i64, D>,
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
+    if let Some((x, t)) = unbatched(log_probs, target)? {
+        return squeeze_none(nll_loss(&x, &t, reduction)?, reduction);
+    }
     check_classes("nll_loss", log_probs, target)?;
     let picked = log_probs.try_gather(1, &target.unsqueeze(1)?)?;
     let per = picked.try_neg()?.try_reshape(target.dims())?;
     reduce(per, reduction)
+}
+
+/// PyTorch's unbatched form, `(C)` scores with a 0-d target, as a batch of one.
+#[allow(clippy::type_complexity)]
+fn unbatched<T: FloatElement, D: Backend>(
+    scores: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+) -> Result<Option<(Tensor<T, D>, Tensor<i64, D>)>> {
+    if scores.ndim() != 1 || target.ndim() != 0 {
+        return Ok(None);
+    }
+    Ok(Some((scores.unsqueeze(0)?, target.unsqueeze(0)?)))
+}
+
+/// The unbatched form's per-element loss is 0-d.
+fn squeeze_none<T: FloatElement, D: Backend>(
+    loss: Tensor<T, D>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    match reduction {
+        Reduction::None => loss.try_reshape([0usize; 0]),
+        _ => Ok(loss),
+    }
 }
 
 /// Checks that `target` holds one class index per `(N, C, ...)` score vector: shape `(N, ...)`.
@@ -53,7 +82,7 @@ fn check_classes<T: FloatElement, D: Backend>(
         && target.dims()[0] == scores.dims()[0]
         && target.dims()[1..] == scores.dims()[2..];
     if fits {
-        return Ok(());
+        return super::check_range(op, target, scores.dims()[1], 1, scores.shape());
     }
     Err(Error::ShapeMismatch {
         op,
@@ -81,6 +110,12 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
             op: "cross_entropy",
             msg: format!("label_smoothing must lie in [0, 1], got {label_smoothing}"),
         });
+    }
+    if let Some((x, t)) = unbatched(logits, target)? {
+        return squeeze_none(
+            cross_entropy(&x, &t, reduction, label_smoothing)?,
+            reduction,
+        );
     }
     if const { T::DTYPE.size() >= 4 } && label_smoothing == 0.0 {
         // One node for the whole loss: its gradient is `softmax - one_hot` (scaled), which

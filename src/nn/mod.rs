@@ -39,6 +39,35 @@ use crate::error::Result;
 use crate::ops::plain_forms;
 use crate::tensor::Tensor;
 
+/// Checks that every value of `indices` lies in `0..size`, as PyTorch's class targets and
+/// embedding indices must (a negative one is an error there, not a count from the end).
+pub(crate) fn check_range<D: Backend>(
+    op: &'static str,
+    indices: &Tensor<i64, D>,
+    size: usize,
+    dim: usize,
+    shape: &crate::shape::Shape,
+) -> Result<()> {
+    if indices.numel() == 0 {
+        return Ok(());
+    }
+    let (lo, hi) = crate::autograd::no_grad(|| -> Result<_> {
+        let lo = indices.try_min(&[], false)?.try_item()?;
+        Ok((lo, indices.try_max(&[], false)?.try_item()?))
+    })?;
+    let bad = if lo < 0 { lo } else { hi };
+    if lo < 0 || usize::try_from(hi).is_ok_and(|h| h >= size) {
+        return Err(crate::error::Error::Index {
+            op,
+            index: bad,
+            dim,
+            size,
+            shape: shape.clone(),
+        });
+    }
+    Ok(())
+}
+
 /// Runs `f` in f32 for f16/bf16 tensors (one rounding at the end), directly otherwise.
 pub(crate) fn in_f32<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
@@ -63,7 +92,11 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     pub fn try_softmax(&self, axis: i64) -> Result<Self> {
         fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>, axis: i64) -> Result<Tensor<F, D>> {
             // Over the last axis with nothing to record: one fused pass where the device has it.
-            let last = x.shape().axis("softmax", axis).ok() == x.ndim().checked_sub(1);
+            let last = x.shape().axis("softmax", axis)? + 1 == x.ndim();
+            if x.numel() == 0 {
+                // Nothing to normalise (PyTorch returns the empty tensor); still recorded.
+                return x.try_exp();
+            }
             if last
                 && !crate::autograd::recording(&[x])
                 && let Some(y) = D::softmax_last(x)?

@@ -132,12 +132,12 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `ShapeMismatch` when an operand is not 1-d or the lengths differ.
     pub fn try_dot(&self, other: &Self) -> Result<Self> {
-        if self.ndim() != 1 || other.ndim() != 1 {
+        if self.ndim() != 1 || other.ndim() != 1 || self.dims() != other.dims() {
             return Err(Error::ShapeMismatch {
                 op: "dot",
                 lhs: self.shape().clone(),
                 rhs: other.shape().clone(),
-                msg: "dot takes two 1-d tensors; use matmul for matrices".into(),
+                msg: "dot takes two 1-d tensors of the same length; use matmul for matrices".into(),
             });
         }
         self.try_matmul(other)

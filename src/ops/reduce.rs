@@ -297,11 +297,12 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
 
     /// `log(sum(exp(x)))` over `axes`, computed stably as `m + log(sum(exp(x - m)))` with `m`
     /// the maximum (PyTorch `logsumexp`); a slice whose maximum is not finite shifts by 0, so
-    /// an all-`-inf` slice gives `-inf` and `inf - inf` never makes NaN. f16/bf16 compute in
-    /// f32 and round once.
+    /// an all-`-inf` slice gives `-inf` and `inf - inf` never makes NaN; an empty slice gives
+    /// `-inf` (the log of an empty sum, as NumPy and PyTorch). f16/bf16 compute in f32 and
+    /// round once.
     ///
     /// # Errors
-    /// `Axis` for bad axes; `EmptyReduction` for an empty slice.
+    /// `Axis` for bad axes.
     pub fn try_logsumexp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
         if const { T::DTYPE.size() < 4 } {
             // f16/bf16: every intermediate in f32, one rounding at the end.
@@ -311,6 +312,10 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 .try_cast::<T>();
         }
         let mask = self.shape().axes_mask("logsumexp", axes)?;
+        if (self.dims().iter().zip(&mask)).any(|(&d, &m)| m && d == 0) {
+            // Empty slices: log(0) = -inf, as NumPy and PyTorch (there is no maximum to shift by).
+            return self.try_exp()?.try_sum(axes, keepdim)?.try_log();
+        }
         use crate::autograd::{Op, record_out};
         if let Some(out) = D::logsumexp(self, &mask, keepdim)? {
             return Ok(record_out(out, Op::LogSumExp { mask }, &[self], &[self]));

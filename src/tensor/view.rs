@@ -216,10 +216,11 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     }
 
     /// The elements `start..stop` with `step` of dimension `dim` (a view; Python's
-    /// `t[..., start:stop:step, ...]` for non-negative bounds). `stop` is clamped to the size.
+    /// `t[..., start:stop:step, ...]` for non-negative bounds). Both bounds are clamped to the
+    /// size, as Python's are, so `start` past the end gives an empty view.
     ///
     /// # Errors
-    /// `Axis` for a bad dim; `Index` for a zero step or `start` past the dimension.
+    /// `Axis` for a bad dim; `InvalidArgument` for a zero step.
     pub fn slice_dim(&self, dim: i64, start: usize, stop: usize, step: usize) -> Result<Self> {
         let (d, start, len) = vl::slice_args(self.shape(), dim, start, stop, step)?;
         self.step_dim("slice", d, start, len, step as i128)

@@ -134,15 +134,14 @@ pub(super) fn slice_args(
 ) -> Result<(usize, usize, usize)> {
     let d = shape.axis("slice", dim)?;
     let size = shape.dims()[d];
-    if step == 0 || start > size {
-        return Err(Error::Index {
+    if step == 0 {
+        return Err(Error::InvalidArgument {
             op: "slice",
-            index: i64::try_from(start).unwrap_or(i64::MAX),
-            dim: d,
-            size,
-            shape: shape.clone(),
+            msg: format!("the step of dimension {d} of shape {shape} is 0; it must be positive"),
         });
     }
+    // Python's clamping: bounds past the end select nothing.
+    let start = start.min(size);
     let stop = stop.min(size).max(start);
     Ok((d, start, (stop - start).div_ceil(step)))
 }

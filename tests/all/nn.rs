@@ -347,9 +347,13 @@ fn normalisation_embedding_and_dropout() {
     }
     assert_close(&r.to_vec(), &want, 1e-12);
     assert!(nn::layer_norm(&x, &[2], None, None, 1e-5).is_err());
+    // The affine parameters have normalized_shape exactly (PyTorch refuses broadcasting ones).
+    assert!(nn::layer_norm(&x, &[2, 3], Some(&w), None, 1e-5).is_err());
+    assert!(nn::layer_norm(&x, &[3], None, Some(&t(&[1.0], &[1])), 1e-5).is_err());
+    let w6 = t(&[1.0, 2.0, 0.5, -1.0, 0.3, 1.5], &[2, 3]);
     gradcheck(
         |v| nn::layer_norm(&v[0], &[2, 3], Some(&v[1]), Some(&v[2]), 1e-5),
-        &[x.clone(), w.clone(), b],
+        &[x.clone(), w6.clone(), w6.try_mul_scalar(0.5).unwrap()],
         1e-6,
         1e-5,
     )
@@ -372,8 +376,55 @@ fn normalisation_embedding_and_dropout() {
     );
     // embedding: rows by index, any index shape; the gradient adds into the rows used.
     let table = t(&[0.0, 1.0, 10.0, 11.0, 20.0, 21.0], &[3, 2]);
-    let idx = Tensor::<i64>::from_vec(vec![2, 0, 2, -1], [2, 2]).unwrap();
+    let idx = Tensor::<i64>::from_vec(vec![2, 0, 2, 2], [2, 2]).unwrap();
     let e = nn::embedding(&idx, &table).unwrap();
+    // PyTorch refuses negative indices here (no counting from the end), and so do classes.
+    let neg = Tensor::<i64>::from_vec(vec![0, -1], [2]).unwrap();
+    assert!(matches!(
+        nn::embedding(&neg, &table),
+        Err(Error::Index {
+            op: "embedding",
+            index: -1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        nn::cross_entropy(
+            &table,
+            &Tensor::from_vec(vec![0i64, -1, 1], [3]).unwrap(),
+            nn::Reduction::Mean,
+            0.0
+        ),
+        Err(Error::Index {
+            op: "cross_entropy",
+            index: -1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        nn::nll_loss(
+            &table,
+            &Tensor::from_vec(vec![0i64, 2, 1], [3]).unwrap(),
+            nn::Reduction::Sum
+        ),
+        Err(Error::Index {
+            op: "nll_loss",
+            index: 2,
+            size: 2,
+            ..
+        })
+    ));
+    // PyTorch's unbatched form: (C) scores and a 0-d class give a 0-d loss.
+    let one = nn::cross_entropy(
+        &t(&[1.0, 2.0, 3.0], &[3]),
+        &Tensor::scalar(2i64),
+        nn::Reduction::None,
+        0.0,
+    )
+    .unwrap();
+    let want = 3.0 - (1f64.exp() + 2f64.exp() + 3f64.exp()).ln();
+    assert_eq!(one.dims(), &[] as &[usize]);
+    assert!((one.item() + want).abs() < 1e-12);
     assert_eq!(e.dims(), &[2, 2, 2]);
     assert_eq!(
         e.to_vec(),

@@ -417,13 +417,12 @@ fn logsumexp_fused_and_composed<T: FloatElement>() {
     let m = finite.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let w = finite.iter().map(|&v| (v - m).exp()).sum::<f64>().ln() + m;
     assert_close(&f64s(&all), &[w], rel);
-    // Empty rows have no logsumexp; no rows give an empty result.
-    assert!(
-        Tensor::<T>::zeros([3, 0])
-            .unwrap()
-            .try_logsumexp(&[1], false)
-            .is_err()
-    );
+    // Empty rows give -inf (PyTorch and NumPy); no rows give an empty result.
+    let empty_rows = Tensor::<T>::zeros([3, 0]).unwrap().logsumexp(&[1], false);
+    assert_eq!(f64s(&empty_rows), vec![f64::NEG_INFINITY; 3]);
+    let e = Tensor::<T>::zeros([3, 0]).unwrap();
+    assert_eq!(e.softmax(1).dims(), &[3, 0]);
+    assert_eq!(e.log_softmax(-1).dims(), &[3, 0]);
     assert_eq!(
         Tensor::<T>::zeros([0, 3])
             .unwrap()

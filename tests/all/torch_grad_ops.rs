@@ -126,7 +126,12 @@ fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
                 let one = |i: usize| (1, n(i) as usize);
                 (one(0), (0, n(1) as usize), one(2))
             };
-            let opts = Conv2dOptions { stride: s, padding: pd, dilation: d, groups: n(3) as usize };
+            let opts = Conv2dOptions {
+                stride: s,
+                padding: pd,
+                dilation: d,
+                groups: n(3) as usize,
+            };
             if op == "conv2d" {
                 a.try_conv2d(x[1], opt(2), opts)?
             } else {
