@@ -69,6 +69,46 @@ def main():
     report("matmul f32 8192^3", bench(3, lambda: a @ b), flops=flops)
     ab, bb = a.to(torch.bfloat16), b.to(torch.bfloat16)
     report("matmul bf16 8192^3", bench(10, lambda: ab @ bb), flops=flops)
+    real_use(dev)
+
+
+def real_use(dev):
+    """Rows that reflect real use (issue 27), as `real_use` in examples/cuda_bench.rs."""
+    rows = torch.randn(8192, 4096, device=dev)
+    nbytes = 8.0 * 8192 * 4096
+    report("softmax f32 8192x4096", bench(20, lambda: torch.softmax(rows, -1)), nbytes)
+    gamma = torch.randn(4096, device=dev)
+    beta = torch.randn(4096, device=dev)
+    ln = lambda: torch.nn.functional.layer_norm(rows, (4096,), gamma, beta, 1e-5)
+    report("layer_norm f32 8192x4096", bench(20, ln), nbytes)
+
+    p = torch.randn(64, 512, 512, device=dev).to(torch.bfloat16)
+    q = torch.randn(64, 512, 512, device=dev).to(torch.bfloat16)
+    report("bmm bf16 64x512^3", bench(20, lambda: p @ q), flops=2.0 * 64 * 512**3)
+
+    batch, dims = 2048, [1024, 4096, 4096, 10]
+    torch.manual_seed(0)
+    params = []
+    for i, o in zip(dims, dims[1:]):
+        params.append((torch.randn(o, i, device=dev) / i**0.5).requires_grad_())
+        params.append(torch.zeros(o, device=dev, requires_grad=True))
+    x = torch.randn(batch, dims[0], device=dev)
+    y = torch.arange(batch, device=dev) * 7 % 10
+    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01)
+
+    def step():
+        h = x
+        for k in range(0, len(params), 2):
+            h = torch.nn.functional.linear(h, params[k], params[k + 1])
+            if k + 2 < len(params):
+                h = torch.relu(h)
+        loss = torch.nn.functional.cross_entropy(h, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    macs = sum(i * o for i, o in zip(dims, dims[1:]))
+    report("mlp step f32 2048x1024..10", bench(10, step), flops=6.0 * batch * macs)
 
 
 if __name__ == "__main__":

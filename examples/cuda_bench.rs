@@ -129,5 +129,71 @@ fn main() -> Result<()> {
         ab.try_matmul(&bb).map(drop)
     })?;
     report("matmul bf16 8192^3", s, 0.0, flops);
+    real_use(&dev)
+}
+
+/// Rows that reflect real use (issue 27): a softmax and a layer norm over the last axis, a
+/// batched bf16 product, and an MLP training step; the same work as `cuda_torch.py`.
+fn real_use(dev: &Cuda) -> Result<()> {
+    let rows = Tensor::<f32>::randn([8192, 4096])?.to_cuda(dev)?;
+    let bytes = 8.0 * 8192.0 * 4096.0;
+    let s = time("softmax f32 8192x4096", dev, 20, || {
+        rows.try_softmax(-1).map(drop)
+    })?;
+    report("softmax f32 8192x4096", s, bytes, 0.0);
+    let gamma = Tensor::<f32>::randn([4096])?.to_cuda(dev)?;
+    let beta = Tensor::<f32>::randn([4096])?.to_cuda(dev)?;
+    let s = time("layer_norm f32 8192x4096", dev, 20, || {
+        rows.try_layer_norm(&[4096], Some(&gamma), Some(&beta), 1e-5)
+            .map(drop)
+    })?;
+    report("layer_norm f32 8192x4096", s, bytes, 0.0);
+
+    let p = Tensor::<f32>::randn([64, 512, 512])?
+        .try_cast::<bf16>()?
+        .to_cuda(dev)?;
+    let q = Tensor::<f32>::randn([64, 512, 512])?
+        .try_cast::<bf16>()?
+        .to_cuda(dev)?;
+    let s = time("bmm bf16 64x512^3", dev, 20, || p.try_matmul(&q).map(drop))?;
+    report("bmm bf16 64x512^3", s, 0.0, 2.0 * 64.0 * 512f64.powi(3));
+
+    // 1024 -> 4096 -> 4096 -> 10 with ReLU, cross-entropy and AdamW (lr 1e-3, weight decay
+    // 0.01, PyTorch's defaults), a batch of 2048, f32.
+    use typed_tensor::nn::Reduction;
+    use typed_tensor::optim::{Adam, Optimizer};
+    let (batch, dims) = (2048, [1024, 4096, 4096, 10]);
+    manual_seed(0);
+    let mut params = Vec::new();
+    for w in dims.windows(2) {
+        let scale = 1.0 / (w[0] as f32).sqrt();
+        let weight = Tensor::<f32>::randn([w[1], w[0]])?.try_mul_scalar(scale)?;
+        params.push(weight.to_cuda(dev)?.with_requires_grad(true)?);
+        params.push(Tensor::<f32, Cuda>::zeros_on([w[1]], dev)?.with_requires_grad(true)?);
+    }
+    let x = Tensor::<f32>::randn([batch, dims[0]])?.to_cuda(dev)?;
+    let y = Tensor::<i64>::from_vec((0..batch as i64).map(|i| i * 7 % 10).collect(), [batch])?
+        .to_cuda(dev)?;
+    let mut opt = Adam::adamw(params.clone(), 1e-3);
+    let s = time("mlp step f32 2048x1024..10", dev, 10, || {
+        let mut h = x.clone();
+        for (k, pair) in params.chunks(2).enumerate() {
+            h = h.try_linear(&pair[0], Some(&pair[1]))?;
+            if k + 1 < params.len() / 2 {
+                h = h.try_relu()?;
+            }
+        }
+        let loss = h.try_cross_entropy(&y, Reduction::Mean, 0.0)?;
+        opt.zero_grad()?;
+        loss.try_backward()?;
+        opt.step()
+    })?;
+    let macs: f64 = dims.windows(2).map(|w| (w[0] * w[1]) as f64).sum();
+    report(
+        "mlp step f32 2048x1024..10",
+        s,
+        0.0,
+        6.0 * batch as f64 * macs,
+    );
     Ok(())
 }
