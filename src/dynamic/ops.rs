@@ -529,6 +529,7 @@ impl DynTensor {
     }
 }
 mod combine;
+mod numeric;
 
 macro_rules! dyn_promoted {
     ($($name:ident, $op:ident;)*) => {

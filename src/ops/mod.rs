@@ -17,6 +17,7 @@ macro_rules! plain_forms {
 }
 pub(crate) use plain_forms;
 
+pub mod arrange;
 pub mod binary;
 pub mod combine;
 pub mod compare;
@@ -25,8 +26,10 @@ pub mod device_ops;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
+pub mod numeric;
 mod promote;
 pub mod reduce;
+pub mod search;
 pub mod unary;
 
 pub use promote::promote;

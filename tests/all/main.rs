@@ -24,6 +24,7 @@ mod io;
 mod linalg;
 mod literals;
 mod nn;
+mod numeric_search;
 mod numpy_ops;
 mod numpy_ref;
 mod props;

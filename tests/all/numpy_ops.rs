@@ -175,6 +175,25 @@ pub(crate) fn run(op: &str, x: &[DynTensor], p: &[&str]) -> Result<Vec<DynTensor
         "tensordot" => a().tensordot(&b(), &axes(p[0]), &axes(p[1]))?,
         "dot" => a().dot(&b())?,
         "outer" => a().outer(&b())?,
+        "logaddexp" => a().logaddexp(&b())?,
+        "lerp" => a().lerp(&b(), p[0].parse().unwrap())?,
+        "nan_to_num" => a().nan_to_num(0.0, None, None)?,
+        "quantile" => a().quantile(p[0].parse().unwrap(), p[1].parse().unwrap(), p[2] == "1")?,
+        "median" => a().median(p[0].parse().unwrap(), p[1] == "1")?.0,
+        "count_nonzero" => a().count_nonzero(&axes(p[0]), p[1] == "1")?,
+        "diff" => a().diff(p[0].parse().unwrap(), p[1].parse().unwrap())?,
+        "kron" => a().kron(&b())?,
+        "cross" => a().cross(&b(), p[0].parse().unwrap())?,
+        "trace" => a().trace()?,
+        "movedim" => a().movedim(&axes(p[0]), &axes(p[1]))?,
+        "nonzero" => a().nonzero()?,
+        "unique" => {
+            let (v, i, c) = a().unique()?;
+            return Ok(vec![v, i, c]);
+        }
+        "searchsorted" => a().searchsorted(&b(), p[0] == "1")?,
+        "isin" => a().isin(&b())?,
+        "bincount" => a().bincount(p[0].parse().unwrap())?,
         other => panic!("unknown op {other}"),
     };
     Ok(vec![r])

@@ -3,6 +3,7 @@
 //! (`tests/data/torch_grads/make/`).
 
 use typed_tensor::nn::{Conv2dOptions, Reduction};
+use typed_tensor::ops::arrange::Indexing;
 use typed_tensor::prelude::*;
 
 pub(crate) type T = Tensor<f64>;
@@ -192,6 +193,25 @@ fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
         "maximum_s" => a.try_maximum_scalar(f(0))?,
         "minimum_s" => a.try_minimum_scalar(f(0))?,
         "pow_s" => a.try_abs()?.try_add_scalar(0.5)?.try_pow(f(0))?,
+        "logaddexp" => a.try_logaddexp(x[1])?,
+        "lerp" => a.try_lerp(x[1], f(0))?,
+        "broadcast_tensors" => Tensor::broadcast_tensors(&[a, x[1]])?.swap_remove(n(0) as usize),
+        "nan_to_num" => a.try_nan_to_num(0.0, None, None)?,
+        "quantile" => a.try_quantile(f(0), n(1), p[2] == "1")?,
+        "median" => a.try_median(n(0), p[1] == "1")?.0,
+        "diff" => a.try_diff(n(0) as usize, n(1))?,
+        "kron" => a.try_kron(x[1])?,
+        "cross" => a.try_cross(x[1], -1)?,
+        "trace" => a.try_trace()?,
+        "movedim" => a.movedim(&l(p[0]), &l(p[1]))?,
+        "meshgrid" => {
+            let ij = if p[1] == "ij" {
+                Indexing::Ij
+            } else {
+                Indexing::Xy
+            };
+            Tensor::meshgrid(&[a, x[1]], ij)?.swap_remove(n(0) as usize)
+        }
         o => panic!("unknown op {o}"),
     })
 }

@@ -10,7 +10,7 @@ ri=random.randint
 J=lambda v: ",".join(map(str,v))
 
 class Prog:
-    def __init__(s): s.leaves=[]; s.stack=[]; s.lines=[]
+    def __init__(s): s.leaves=[]; s.stack=[]; s.lines=[]; s.leafpos=[]
     def leaf(s, shape):
         """A tensor of `shape` for the op: a leaf, or a view of one (transposed, stepped, expanded)."""
         nd=len(shape); r=random.random()
@@ -26,7 +26,8 @@ class Prog:
             i=s._new(sh); return s.emit("expand",[i],[J(shape)],s.stack[i].expand(shape))
         return s._new(shape)
     def _new(s, sh):
-        t=torch.randn(sh).requires_grad_(True); s.leaves.append(t); s.stack.append(t); return len(s.stack)-1
+        t=torch.randn(sh).requires_grad_(True); s.leaves.append(t); s.stack.append(t)
+        s.leafpos.append(len(s.stack)-1); return len(s.stack)-1
     def emit(s, op, ins, params, out):
         s.lines.append("|".join([op,J(ins)]+[str(p) for p in params])); s.stack.append(out); return len(s.stack)-1
 
@@ -170,7 +171,37 @@ def scalars(P):
        "minimum_s":lambda:torch.clamp_max(X,v),"pow_s":lambda:(X.abs()+0.5)**v}[n]
     if n=="div_s" and abs(v)<=0.1: v=0.5
     return P.emit(n,[x],[v],f())
-OPS=[conv2d,conv1d,pool,pool,layer_norm,rms_norm,xent,xent,pairloss,linear,embedding,act,pieces,tiles,tri,diags,take,scatter,masked,products,products,linalg,linalg,sorts,scalars,scalars]
+def extra(P):
+    n=random.choice(["logaddexp","lerp","nan_to_num","quantile","median","diff","kron","cross","trace","movedim","meshgrid","broadcast_tensors"])
+    sh=[ri(1,4) for _ in range(ri(1,3))]; nd=len(sh)
+    if n in ("logaddexp","lerp","broadcast_tensors"):
+        sb=[1 if random.random()<0.3 else d for d in sh][ri(0,nd-1):]
+        x=P.leaf(sh); y=P.leaf(sb); X,Y=P.stack[x],P.stack[y]
+        if n=="logaddexp": return P.emit(n,[x,y],[],torch.logaddexp(X,Y))
+        if n=="lerp": w=round(random.uniform(-1,2),3); return P.emit(n,[x,y],[w],torch.lerp(X,Y,w))
+        k=ri(0,1); return P.emit(n,[x,y],[k],torch.broadcast_tensors(X,Y)[k])
+    if n=="nan_to_num": x=P.leaf(sh); return P.emit(n,[x],[],torch.nan_to_num(P.stack[x]))
+    if n=="quantile":
+        x=P.leaf(sh); a=ri(0,nd-1); q=random.choice([0.0,0.3,0.5,0.75,1.0]); kd=ri(0,1)
+        return P.emit(n,[x],[q,a,kd],torch.quantile(P.stack[x],q,dim=a,keepdim=bool(kd)))
+    if n=="median":
+        # A plain leaf: PyTorch 2.15's median of a stride-0 (expanded) input has a wrong
+        # gradient (it drops the chain rule's factor), which the contiguous copy does not.
+        x=P._new(sh); a=ri(0,nd-1); kd=ri(0,1)
+        return P.emit(n,[x],[a,kd],torch.median(P.stack[x],a,keepdim=bool(kd)).values)
+    if n=="diff":
+        x=P.leaf(sh); a=ri(0,nd-1); k=ri(0,3); return P.emit(n,[x],[k,a],torch.diff(P.stack[x],k,a) if k else P.stack[x]*1)
+    if n=="kron":
+        x=P.leaf(sh); y=P.leaf([ri(1,3) for _ in range(ri(1,3))]); return P.emit(n,[x,y],[],torch.kron(P.stack[x],P.stack[y]))
+    if n=="cross":
+        sh[-1]=3; x=P.leaf(sh); y=P.leaf(sh[ri(0,nd-1):]); return P.emit(n,[x,y],[],torch.linalg.cross(P.stack[x],P.stack[y]))
+    if n=="trace": x=P.leaf([ri(1,4),ri(1,4)]); return P.emit(n,[x],[],torch.trace(P.stack[x]))
+    if n=="movedim":
+        x=P.leaf(sh); k=ri(1,nd); src=random.sample(range(nd),k); dst=random.sample(range(nd),k)
+        return P.emit(n,[x],[J(src),J(dst)],torch.movedim(P.stack[x],src,dst))
+    x=P.leaf([ri(1,3)]); y=P.leaf([ri(1,3)]); k=ri(0,1); ij=random.choice(["ij","xy"])
+    return P.emit(n,[x,y],[k,ij],torch.meshgrid(P.stack[x],P.stack[y],indexing=ij)[k])
+OPS=[extra]*int(__import__("os").environ.get("EXTRA_ONLY","0")) or [extra,extra,conv2d,conv1d,pool,pool,layer_norm,rms_norm,xent,xent,pairloss,linear,embedding,act,pieces,tiles,tri,diags,take,scatter,masked,products,products,linalg,linalg,sorts,scalars,scalars]
 inputs={}; refs={}; progs=[]
 for p in range(NP):
     P=Prog()
@@ -190,9 +221,8 @@ for p in range(NP):
 # Renumber: the replay puts the leaves first, then each line's result.
 with open(f"{OUT}/progs.txt","w") as f:
     for p,P in progs:
-        leafpos={}; order=[]
-        for i,t in enumerate(P.stack):
-            if any(t is l for l in P.leaves): leafpos[i]=len(leafpos)
+        # By position: an op may return its input object itself (broadcast_tensors does).
+        leafpos={i:k for k,i in enumerate(P.leafpos)}
         nl=len(P.leaves); m=dict(leafpos); k=nl
         for i in range(len(P.stack)):
             if i not in m: m[i]=k; k+=1

@@ -1,0 +1,119 @@
+//! `DynTensor` forms of the composites (`ops/numeric.rs`, `ops/arrange.rs`) and the searches
+//! (`ops/search.rs`), each a dispatch to the typed op of the same name.
+
+use super::{not_float, not_numeric, pair_mismatch};
+use crate::dtype::{Dtype, Element};
+use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
+use crate::error::{Error, Result};
+
+impl DynTensor {
+    /// `log(exp(a) + exp(b))` without overflow (NumPy `logaddexp`); float dtypes, both the
+    /// same (see [`crate::Tensor::logaddexp`]).
+    pub fn logaddexp(&self, other: &DynTensor) -> Result<DynTensor> {
+        let dtype = self.dtype();
+        dyn_float!(self, a => {
+            let b = typed_like("logaddexp", other, a)?;
+            Ok(a.try_logaddexp(b)?.into())
+        }, _o => Err(not_float("logaddexp", "", dtype)))
+    }
+    /// `self + weight · (end - self)` (PyTorch `lerp`); float dtypes, both the same.
+    pub fn lerp(&self, end: &DynTensor, weight: f64) -> Result<DynTensor> {
+        let dtype = self.dtype();
+        dyn_float!(self, a => {
+            let b = typed_like("lerp", end, a)?;
+            Ok(a.try_lerp(b, Element::from_f64(weight))?.into())
+        }, _o => Err(not_float("lerp", "", dtype)))
+    }
+    /// NaN and the infinities replaced (NumPy `nan_to_num`; the infinities default to the
+    /// dtype's extreme finite values); integer and bool tensors are returned as they are.
+    pub fn nan_to_num(
+        &self,
+        nan: f64,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    ) -> Result<DynTensor> {
+        dyn_float!(self, a => {
+            let f = Element::from_f64;
+            Ok(a.try_nan_to_num(f(nan), posinf.map(f), neginf.map(f))?.into())
+        }, o => Ok(o.clone()))
+    }
+    /// The `q`-quantile along `axis` with linear interpolation (NumPy `quantile`); float
+    /// dtypes (PyTorch refuses integers too).
+    pub fn quantile(&self, q: f64, axis: i64, keepdim: bool) -> Result<DynTensor> {
+        float!(self, "quantile", "", t => Ok(t.try_quantile(q, axis, keepdim)?.into()))
+    }
+    /// The lower median along `axis` and its Int64 index (PyTorch `median(dim)`).
+    pub fn median(&self, axis: i64, keepdim: bool) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "median", t => {
+            let (v, i) = t.try_median(axis, keepdim)?;
+            Ok((v.into(), i.into()))
+        })
+    }
+    /// The number of non-zero elements over `axes` (all when empty), as Int64 (NumPy
+    /// `count_nonzero`).
+    pub fn count_nonzero(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_count_nonzero(axes, keepdim)?.into()))
+    }
+    /// The `n`-th discrete difference along `axis` (NumPy `diff`); numeric dtypes.
+    pub fn diff(&self, n: usize, axis: i64) -> Result<DynTensor> {
+        numeric!(self, "diff", t => Ok(t.try_diff(n, axis)?.into()))
+    }
+    /// The Kronecker product (NumPy `kron`); both dtypes the same.
+    pub fn kron(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "kron", a, b => Ok(a.try_kron(b)?.into()), bool: Err(not_numeric("kron")))
+    }
+    /// The cross product of 3-vectors along `axis` (PyTorch `linalg.cross`).
+    pub fn cross(&self, other: &DynTensor, axis: i64) -> Result<DynTensor> {
+        pair!(self, other, "cross", a, b => Ok(a.try_cross(b, axis)?.into()), bool: Err(not_numeric("cross")))
+    }
+    /// The sum of a matrix's diagonal (PyTorch `trace`; Int64 for integers).
+    pub fn trace(&self) -> Result<DynTensor> {
+        numeric!(self, "trace", t => Ok(t.try_trace()?.into()))
+    }
+    /// Moves axes `source` to `destination` (NumPy `moveaxis`); a view.
+    pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.movedim(source, destination)?.into()))
+    }
+    /// The `(k, ndim)` Int64 coordinates of the non-zero elements (PyTorch `nonzero`).
+    pub fn nonzero(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_nonzero()?.into()))
+    }
+    /// Sorted distinct values, each element's Int64 position among them and the Int64
+    /// counts (NumPy `unique` with `return_inverse` and `return_counts`).
+    pub fn unique(&self) -> Result<(DynTensor, DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (v, i, c) = t.try_unique()?;
+            Ok((v.into(), i.into(), c.into()))
+        })
+    }
+    /// Insertion points of `values` into this sorted 1-d tensor (NumPy `searchsorted`);
+    /// both dtypes the same.
+    pub fn searchsorted(&self, values: &DynTensor, right: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => {
+            let v = typed_like("searchsorted", values, t)?;
+            Ok(t.try_searchsorted(v, right)?.into())
+        })
+    }
+    /// Whether each element occurs in `elements` (NumPy `isin`); both dtypes the same.
+    pub fn isin(&self, elements: &DynTensor) -> Result<DynTensor> {
+        dyn_each!(self, t => {
+            let e = typed_like("isin", elements, t)?;
+            Ok(t.try_isin(e)?.into())
+        })
+    }
+    /// Occurrences of each value of a 1-d Int64 tensor (NumPy `bincount`).
+    pub fn bincount(&self, minlength: usize) -> Result<DynTensor> {
+        match self {
+            DynTensor::I64(DeviceTensor::Cpu(t)) => Ok(t.try_bincount(minlength)?.into()),
+            DynTensor::I64(DeviceTensor::Cuda(t)) => Ok(t.try_bincount(minlength)?.into()),
+            _ => Err(Error::InvalidArgument {
+                op: "bincount",
+                msg: format!(
+                    "takes an {} tensor, got {}; convert with to_dtype() first",
+                    Dtype::Int64,
+                    self.dtype()
+                ),
+            }),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Rearrangements and small products composed of views and element-wise ops (NumPy's and
+//! PyTorch's `movedim`, `broadcast_tensors`, `meshgrid`, `diff`, `kron`, `cross`, `trace`),
+//! written once over `D: Backend`; each is differentiable through its parts.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! use typed_tensor::ops::arrange::Indexing;
+//!
+//! let x = tensor![1i32, 2, 3];
+//! let y = tensor![10i32, 20];
+//! let g = Tensor::meshgrid(&[&x, &y], Indexing::Ij)?;
+//! assert_eq!(g[0].dims(), &[3, 2]);
+//! assert_eq!(g[1].to_vec(), vec![10, 20, 10, 20, 10, 20]);
+//! assert_eq!(tensor![1i32, 4, 9, 16].diff(1, 0).to_vec(), vec![3, 5, 7]);
+//! let k = tensor![[1i32, 2], [3, 4]].kron(&tensor![[0i32, 1], [1, 0]]);
+//! assert_eq!(k.to_vec(), vec![0, 1, 0, 2, 1, 0, 2, 0, 0, 3, 0, 4, 3, 0, 4, 0]);
+//! let c = tensor![1.0f64, 0.0, 0.0].cross(&tensor![0.0f64, 1.0, 0.0], -1);
+//! assert_eq!(c.to_vec(), vec![0.0, 0.0, 1.0]);
+//! assert_eq!(tensor![[1i32, 2], [3, 4]].trace().item(), 5i64);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::dtype::{Element, NumElement};
+use crate::error::{Error, OrPanic, Result};
+use crate::shape::{Shape, broadcast_shapes};
+use crate::tensor::Tensor;
+
+/// How [`Tensor::meshgrid`] lays out its grids (NumPy's and PyTorch's `indexing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Indexing {
+    /// Matrix indexing: grid `i` varies along axis `i` (PyTorch's default).
+    Ij,
+    /// Cartesian indexing: the first two axes swapped (NumPy's default).
+    Xy,
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// A view with the axes `source` moved to the positions `destination` and the others in
+    /// their order (NumPy `moveaxis`, PyTorch `movedim`).
+    ///
+    /// # Errors
+    /// `Axis` for a bad or repeated axis; `InvalidArgument` when the lists' lengths differ.
+    pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<Self> {
+        let op = "movedim";
+        if source.len() != destination.len() {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("source {source:?} and destination {destination:?} differ in length"),
+            });
+        }
+        let n = self.ndim();
+        let normalise = |axes: &[i64]| -> Result<Vec<usize>> {
+            let out: Vec<usize> =
+                (axes.iter().map(|&a| self.shape().axis(op, a))).collect::<Result<_>>()?;
+            match (1..out.len()).find(|&i| out[..i].contains(&out[i])) {
+                Some(i) => Err(Error::Axis {
+                    op,
+                    axis: axes[i],
+                    shape: self.shape().clone(),
+                    ndim: n,
+                    msg: "an axis is listed twice",
+                }),
+                None => Ok(out),
+            }
+        };
+        let (src, dst) = (normalise(source)?, normalise(destination)?);
+        let mut order: Vec<Option<usize>> = vec![None; n];
+        for (&s, &d) in src.iter().zip(&dst) {
+            order[d] = Some(s);
+        }
+        let mut rest = (0..n).filter(|a| !src.contains(a));
+        let perm: Vec<i64> = order
+            .into_iter()
+            .map(|o| o.or_else(|| rest.next()).map_or(0, |a| a as i64))
+            .collect();
+        self.permute(&perm)
+    }
+
+    /// Views of `tensors` expanded to their common broadcast shape (PyTorch
+    /// `broadcast_tensors`, NumPy `broadcast_arrays`).
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast.
+    pub fn broadcast_tensors(tensors: &[&Self]) -> Result<Vec<Self>> {
+        let mut shape = Shape::from(Vec::<usize>::new());
+        for t in tensors {
+            shape = broadcast_shapes("broadcast_tensors", &shape, t.shape())?;
+        }
+        tensors.iter().map(|t| t.expand(shape.clone())).collect()
+    }
+
+    /// Coordinate grids of 1-d (or 0-d) tensors (NumPy and PyTorch `meshgrid`): with
+    /// [`Indexing::Ij`], grid `i` has shape `(len_0, .., len_k)` and varies along axis `i`;
+    /// [`Indexing::Xy`] swaps the first two axes. The grids are broadcast views.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an input of more than one dimension.
+    pub fn meshgrid(tensors: &[&Self], indexing: Indexing) -> Result<Vec<Self>> {
+        if let Some(t) = tensors.iter().find(|t| t.ndim() > 1) {
+            return Err(Error::InvalidArgument {
+                op: "meshgrid",
+                msg: format!("takes 0-d or 1-d tensors, got shape {}", t.shape()),
+            });
+        }
+        let mut lens: Vec<usize> = tensors.iter().map(|t| t.numel()).collect();
+        let swap = indexing == Indexing::Xy && lens.len() >= 2;
+        if swap {
+            lens.swap(0, 1);
+        }
+        let k = lens.len();
+        (tensors.iter().enumerate())
+            .map(|(i, t)| {
+                let axis = match (swap, i) {
+                    (true, 0) => 1,
+                    (true, 1) => 0,
+                    _ => i,
+                };
+                let mut dims = vec![1; k];
+                dims[axis] = lens[axis];
+                t.try_reshape(dims)?.expand(lens.clone())
+            })
+            .collect()
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The `n`-th discrete difference along `axis`, `out[i] = x[i + 1] - x[i]` applied `n`
+    /// times (NumPy `diff`, PyTorch `diff`); the axis shrinks by `n` (to 0 at most). Integers
+    /// wrap, as NumPy's do.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_diff(&self, n: usize, axis: i64) -> Result<Self> {
+        let ax = self.shape().axis("diff", axis)? as i64;
+        let mut x = self.clone();
+        for _ in 0..n {
+            let len = x.dims()[ax as usize];
+            if len == 0 {
+                break;
+            }
+            x = x
+                .narrow(ax, 1, len - 1)?
+                .try_sub(&x.narrow(ax, 0, len - 1)?)?;
+        }
+        Ok(x)
+    }
+
+    /// The Kronecker product (NumPy and PyTorch `kron`): the shapes are aligned on the right
+    /// (missing axes count as 1) and the result has shape `a_i · b_i` on each axis.
+    ///
+    /// # Errors
+    /// `ShapeOverflow`/`OutOfMemory` for a result too large.
+    pub fn try_kron(&self, other: &Self) -> Result<Self> {
+        let n = self.ndim().max(other.ndim());
+        let pad = |t: &Self| -> Vec<usize> {
+            let mut d = vec![1; n - t.ndim()];
+            d.extend(t.dims());
+            d
+        };
+        let (da, db) = (pad(self), pad(other));
+        // (a0, 1, a1, 1, ..) · (1, b0, 1, b1, ..) → (a0, b0, a1, b1, ..) → (a0·b0, a1·b1, ..).
+        let spread = |d: &[usize], first: bool| -> Vec<usize> {
+            d.iter()
+                .flat_map(|&v| if first { [v, 1] } else { [1, v] })
+                .collect()
+        };
+        let out: Option<Vec<usize>> = (da.iter().zip(&db))
+            .map(|(&a, &b)| a.checked_mul(b))
+            .collect();
+        let out = out.ok_or_else(|| Error::ShapeOverflow {
+            op: "kron",
+            dims: da.iter().zip(&db).flat_map(|(&a, &b)| [a, b]).collect(),
+        })?;
+        let a = self.try_reshape(spread(&da, true))?;
+        let b = other.try_reshape(spread(&db, false))?;
+        a.try_mul(&b)?.try_reshape(out)
+    }
+
+    /// The cross product of 3-vectors along `axis` after broadcasting (PyTorch
+    /// `linalg.cross`, NumPy `cross` with `axis`).
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast; `InvalidArgument` when `axis` does not
+    /// have length 3; `Axis` for a bad axis.
+    pub fn try_cross(&self, other: &Self, axis: i64) -> Result<Self> {
+        let v = Self::broadcast_tensors(&[self, other])?;
+        let ax = v[0].shape().axis("cross", axis)?;
+        if v[0].dims()[ax] != 3 {
+            return Err(Error::InvalidArgument {
+                op: "cross",
+                msg: format!("axis {ax} of shape {} must have length 3", v[0].shape()),
+            });
+        }
+        let dev = self.device_handle();
+        let rot = |k: [i64; 3]| Tensor::<i64, D>::from_vec_on(k.to_vec(), [3], dev);
+        let (r1, r2) = (rot([1, 2, 0])?, rot([2, 0, 1])?);
+        let pick = |t: &Self, r: &Tensor<i64, D>| t.try_index_select(ax as i64, r);
+        let lhs = pick(&v[0], &r1)?.try_mul(&pick(&v[1], &r2)?)?;
+        lhs.try_sub(&pick(&v[0], &r2)?.try_mul(&pick(&v[1], &r1)?)?)
+    }
+
+    /// The sum of the main diagonal of a matrix (PyTorch `trace`), in the dtype of `sum`
+    /// (i64 for integers).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 2-d.
+    pub fn try_trace(&self) -> Result<Tensor<T::Sum, D>> {
+        if self.ndim() != 2 {
+            return Err(Error::InvalidArgument {
+                op: "trace",
+                msg: format!("takes a matrix, got shape {}", self.shape()),
+            });
+        }
+        self.diagonal(0)?.try_sum(&[-1], false)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_diff`], panicking with its error.
+        diff, try_diff(n: usize, axis: i64) -> Self;
+        /// [`Tensor::try_kron`], panicking with its error.
+        kron, try_kron(other: &Self) -> Self;
+        /// [`Tensor::try_cross`], panicking with its error.
+        cross, try_cross(other: &Self, axis: i64) -> Self;
+        /// [`Tensor::try_trace`], panicking with its error.
+        trace, try_trace() -> Tensor<T::Sum, D>;
+    }
+}

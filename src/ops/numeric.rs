@@ -1,0 +1,220 @@
+//! Element-wise functions and order statistics composed of other ops (NumPy's and PyTorch's
+//! `logaddexp`, `lerp`, `nan_to_num`, `count_nonzero`, `median`, `quantile`): each is written
+//! once over `D: Backend` from differentiable ops, so it runs on every device and has a
+//! gradient wherever its parts do.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![1.0f64, 2.0, f64::NAN, 4.0];
+//! assert_eq!(x.nan_to_num(0.0, None, None).to_vec(), vec![1.0, 2.0, 0.0, 4.0]);
+//! let y = tensor![[3.0f64, 1.0, 2.0], [6.0, 5.0, 4.0]];
+//! assert_eq!(y.quantile(0.5, 1, false).to_vec(), vec![2.0, 5.0]);
+//! let (m, at) = y.median(1, false);
+//! assert_eq!((m.to_vec(), at.to_vec()), (vec![2.0, 5.0], vec![2, 1]));
+//! let l = tensor![0.0f64].logaddexp(&tensor![0.0f64]);
+//! assert!((l.item() - 2f64.ln()).abs() < 1e-15);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::dtype::{Dtype, Element, FloatElement, NumElement};
+use crate::error::{Error, OrPanic, Result};
+use crate::tensor::Tensor;
+
+/// The largest finite value of a float type, as `f64`.
+fn max_finite<T: FloatElement>() -> f64 {
+    match T::DTYPE {
+        Dtype::Float16 => half::f16::MAX.to_f64(),
+        Dtype::Bfloat16 => half::bf16::MAX.to_f64(),
+        Dtype::Float32 => f64::from(f32::MAX),
+        _ => f64::MAX,
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// `log(exp(a) + exp(b))` element-wise with broadcasting, without overflow (NumPy and
+    /// PyTorch `logaddexp`): `max(a, b) + log1p(exp(-|a - b|))`, and `a + ln 2` where `a == b`
+    /// (so two equal infinities stay infinite). NaN propagates. The gradient is PyTorch's,
+    /// `exp(a) / (exp(a) + exp(b))`, split evenly at `a == b`.
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast; `Device` across devices.
+    pub fn try_logaddexp(&self, other: &Self) -> Result<Self> {
+        let m = self.try_maximum(other)?;
+        let tail = self
+            .try_sub(other)?
+            .try_abs()?
+            .try_neg()?
+            .try_exp()?
+            .try_log1p()?;
+        let ln2 = T::from_f64(std::f64::consts::LN_2);
+        Self::try_where(
+            &self.try_eq(other)?,
+            &m.try_add_scalar(ln2)?,
+            &m.try_add(&tail)?,
+        )
+    }
+
+    /// `self + weight · (end - self)` with broadcasting (PyTorch `lerp` with a scalar weight),
+    /// computed from the nearer end as PyTorch and NumPy's `quantile` do: `end - (end - self)
+    /// · (1 - weight)` when `|weight| >= 0.5`, so `lerp(a, b, 1)` is exactly `b`.
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast; `Device` across devices.
+    pub fn try_lerp(&self, end: &Self, weight: T) -> Result<Self> {
+        let w = weight.to_f64();
+        if w.abs() < 0.5 {
+            self.try_add(&end.try_sub(self)?.try_mul_scalar(weight)?)
+        } else {
+            let back = end.try_sub(self)?.try_mul_scalar(T::from_f64(1.0 - w))?;
+            end.try_sub(&back)
+        }
+    }
+
+    /// NaN replaced by `nan`, `+inf` by `posinf` and `-inf` by `neginf`; the infinities
+    /// default to the dtype's largest and smallest finite values (NumPy and PyTorch
+    /// `nan_to_num`). The gradient passes through the finite elements only.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_nan_to_num(&self, nan: T, posinf: Option<T>, neginf: Option<T>) -> Result<Self> {
+        let big = max_finite::<T>();
+        let dev = self.device_handle();
+        let fill = |v: T| Self::scalar_on(v, dev);
+        let pos = fill(posinf.unwrap_or(T::from_f64(big)))?;
+        let neg = fill(neginf.unwrap_or(T::from_f64(-big)))?;
+        let inf = T::from_f64(f64::INFINITY);
+        let x = Self::try_where(&self.try_eq_scalar(inf)?, &pos, self)?;
+        let x = Self::try_where(&self.try_eq_scalar(T::from_f64(-inf.to_f64()))?, &neg, &x)?;
+        Self::try_where(&self.try_is_nan()?, &fill(nan)?, &x)
+    }
+
+    /// The `q`-quantile along `axis` with linear interpolation between the two nearest
+    /// sorted values (NumPy's and PyTorch's default `quantile`); a slice holding NaN gives
+    /// NaN. `quantile(0.5, ..)` is NumPy's `median`. Differentiable (through the sort).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for `q` outside `[0, 1]`; `EmptyReduction` for an empty axis; `Axis`
+    /// for a bad axis.
+    pub fn try_quantile(&self, q: f64, axis: i64, keepdim: bool) -> Result<Self> {
+        if !(0.0..=1.0).contains(&q) {
+            return Err(Error::InvalidArgument {
+                op: "quantile",
+                msg: format!("q = {q} must lie in [0, 1]"),
+            });
+        }
+        let (ax, n) = order_axis("quantile", self, axis)?;
+        let (sorted, _) = self.try_sort(ax as i64, false)?;
+        let pos = q * (n - 1) as f64;
+        let lo = (pos.floor() as usize).min(n - 1);
+        let hi = (lo + 1).min(n - 1);
+        let a = sorted.narrow(ax as i64, lo, 1)?;
+        let b = sorted.narrow(ax as i64, hi, 1)?;
+        let v = a.try_lerp(&b, T::from_f64(pos - lo as f64))?;
+        let v = with_nan_of(&sorted, ax, n, v)?;
+        if keepdim {
+            Ok(v)
+        } else {
+            v.squeeze_dims(&[ax as i64])
+        }
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_logaddexp`], panicking with its error.
+        logaddexp, try_logaddexp(other: &Self) -> Self;
+        /// [`Tensor::try_lerp`], panicking with its error.
+        lerp, try_lerp(end: &Self, weight: T) -> Self;
+        /// [`Tensor::try_nan_to_num`], panicking with its error.
+        nan_to_num, try_nan_to_num(nan: T, posinf: Option<T>, neginf: Option<T>) -> Self;
+        /// [`Tensor::try_quantile`], panicking with its error.
+        quantile, try_quantile(q: f64, axis: i64, keepdim: bool) -> Self;
+    }
+}
+
+/// The axis and its (non-zero) length for an order statistic.
+fn order_axis<T: Element, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    axis: i64,
+) -> Result<(usize, usize)> {
+    let ax = x.shape().axis(op, axis)?;
+    match x.dims()[ax] {
+        0 => Err(Error::EmptyReduction {
+            op,
+            msg: format!("axis {ax} of shape {} is empty", x.shape()),
+        }),
+        n => Ok((ax, n)),
+    }
+}
+
+/// `v` (one element along `ax`), or the slice's NaN where it holds one: NaN sorts last, so the
+/// last sorted element tells.
+fn with_nan_of<T: Element, D: Backend>(
+    sorted: &Tensor<T, D>,
+    ax: usize,
+    n: usize,
+    v: Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
+    let last = sorted.narrow(ax as i64, n - 1, 1)?;
+    Tensor::try_where(&last.try_ne(&last)?, &last, &v)
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The lower median along `axis` and its index (PyTorch `median(dim)`: for an even
+    /// length the smaller of the two middle values; NumPy's mean of the two is
+    /// `quantile(0.5, ..)`). A slice holding NaN gives NaN and the index of its first NaN.
+    ///
+    /// # Errors
+    /// `EmptyReduction` for an empty axis; `Axis` for a bad axis.
+    pub fn try_median(&self, axis: i64, keepdim: bool) -> Result<(Self, Tensor<i64, D>)> {
+        let (ax, n) = order_axis("median", self, axis)?;
+        let (sorted, idx) = self.try_sort(ax as i64, false)?;
+        let at = |k: usize| -> Result<(Self, Tensor<i64, D>)> {
+            Ok((
+                sorted.narrow(ax as i64, k, 1)?,
+                idx.narrow(ax as i64, k, 1)?,
+            ))
+        };
+        let (v, i) = at((n - 1) / 2)?;
+        let (last, _) = at(n - 1)?;
+        let nan = last.try_ne(&last)?;
+        // The first NaN: the NaNs are sorted last, stably, so the first of them.
+        let first_nan = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
+            let count = self.try_ne(self)?.try_sum(&[ax as i64], true)?;
+            let k = count.try_rsub_scalar(n as i64)?.try_clip(0, n as i64 - 1)?;
+            idx.try_gather(ax as i64, &k)
+        })?;
+        let (v, i) = (
+            Self::try_where(&nan, &last, &v)?,
+            Tensor::try_where(&nan, &first_nan, &i)?,
+        );
+        if keepdim {
+            Ok((v, i))
+        } else {
+            Ok((v.squeeze_dims(&[ax as i64])?, i.squeeze_dims(&[ax as i64])?))
+        }
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_median`], panicking with its error.
+        median, try_median(axis: i64, keepdim: bool) -> (Self, Tensor<i64, D>);
+    }
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The number of non-zero (true, non-`0`; NaN counts) elements over `axes` (all when
+    /// empty), as i64 (NumPy and PyTorch `count_nonzero`).
+    ///
+    /// # Errors
+    /// `Axis` for bad axes.
+    pub fn try_count_nonzero(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, D>> {
+        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
+        self.try_ne(&zero)?.try_sum(axes, keepdim)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_count_nonzero`], panicking with its error.
+        count_nonzero, try_count_nonzero(axes: &[i64], keepdim: bool) -> Tensor<i64, D>;
+    }
+}

@@ -1,0 +1,233 @@
+//! The composites of `ops/numeric.rs` and `ops/arrange.rs` and the searches of
+//! `ops/search.rs`, against NumPy 2.4's and PyTorch 2.15's outputs (quoted), on every dtype
+//! they take, on transposed and empty inputs, with their errors; each body runs on every
+//! device. Their gradients are in the PyTorch fixture (`torch_grads.rs`).
+
+use typed_tensor::ops::arrange::Indexing;
+use typed_tensor::prelude::*;
+
+fn on<T: Element, D: Backend>(v: &[T], dims: &[usize], dev: &D) -> Tensor<T, D> {
+    Tensor::from_vec_on(v.to_vec(), dims, dev).unwrap()
+}
+
+/// Bit-exact equality with NaN equal to NaN.
+fn same<T: Element>(got: Vec<T>, want: &[T]) {
+    let eq = |(a, b): (&T, &T)| a == b || (a.is_nan() && b.is_nan());
+    assert!(
+        got.len() == want.len() && got.iter().zip(want).all(eq),
+        "{got:?} against {want:?}"
+    );
+}
+
+#[test]
+fn float_composites_match_numpy() {
+    on_every_device!("float_composites_match_numpy", |dev| {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        let a = on(&[0.0, 1.0, -inf, inf, inf, nan, 1000.0, -40.0], &[8], &dev);
+        let b = on(&[0.0, 2.0, -inf, inf, -inf, 1.0, 999.0, 0.0], &[8], &dev);
+        // np.logaddexp
+        let want = [
+            std::f64::consts::LN_2,
+            2.313261687518223,
+            -inf,
+            inf,
+            inf,
+            nan,
+            1000.3132616875182,
+            4.248354255291589e-18,
+        ];
+        same(a.logaddexp(&b).to_vec(), &want);
+        // torch.lerp(a, b, 0.25)
+        same(
+            a.lerp(&b, 0.25).to_vec(),
+            &[0.0, 1.25, nan, nan, nan, nan, 999.75, -30.0],
+        );
+        let f = on(
+            &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.5],
+            &[4],
+            &dev,
+        );
+        same(
+            f.nan_to_num(0.0, None, None).to_vec(),
+            &[0.0, f32::MAX, f32::MIN, 1.5],
+        );
+        same(
+            f.nan_to_num(-1.0, Some(7.0), Some(-7.0)).to_vec(),
+            &[-1.0, 7.0, -7.0, 1.5],
+        );
+        let h = f.cast::<f16>().nan_to_num(f16::ZERO, None, None);
+        same(
+            h.to_vec(),
+            &[f16::ZERO, f16::MAX, f16::MIN, f16::from_f32(1.5)],
+        );
+        // np.quantile over both axes of a (2, 4) matrix and of its transposed view.
+        let q = on(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0], &[2, 4], &dev);
+        let cases: [(f64, [f64; 2], [f64; 4]); 3] = [
+            (0.1, [1.0, 2.9000000000000004], [3.2, 1.8, 2.2, 1.5]),
+            (0.5, [2.0, 5.5], [4.0, 5.0, 3.0, 3.5]),
+            (0.9, [3.7, 8.100000000000001], [4.8, 8.2, 3.8, 5.5]),
+        ];
+        for (p, rows, cols) in cases {
+            let close = |got: Vec<f64>, want: &[f64]| {
+                assert!(
+                    got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-12),
+                    "{got:?}"
+                )
+            };
+            close(q.quantile(p, 1, false).to_vec(), &rows);
+            close(q.quantile(p, 0, false).to_vec(), &cols);
+            close(q.t().quantile(p, 0, false).to_vec(), &rows);
+            assert_eq!(q.quantile(p, 0, true).dims(), &[1, 4]);
+        }
+        let qn = on(&[3.0, nan, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0], &[2, 4], &dev);
+        same(qn.quantile(0.5, 1, false).to_vec(), &[nan, 5.5]);
+        // torch.median: the lower middle, NaN (and its first index) where a row has one.
+        let (m, i) = qn.median(1, false);
+        same(m.to_vec(), &[nan, 5.0]);
+        assert_eq!(i.to_vec(), vec![1, 0]);
+        assert!(q.try_quantile(1.5, 0, false).is_err());
+        assert!(q.try_quantile(f64::NAN, 0, false).is_err());
+        let empty = Tensor::<f64, _>::zeros_on([2, 0], &dev).unwrap();
+        assert!(matches!(
+            empty.try_quantile(0.5, 1, false),
+            Err(Error::EmptyReduction { op: "quantile", .. })
+        ));
+        assert_eq!(empty.quantile(0.5, 0, false).dims(), &[0]);
+        assert!(empty.try_median(-1, false).is_err());
+        // Inputs are unchanged.
+        same(qn.to_vec(), &[3.0, nan, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]);
+    });
+}
+
+fn integer_composites<T: NumElement, D: Backend>(dev: &D) {
+    let v = |x: &[i64]| x.iter().map(|&x| T::from_i64(x)).collect::<Vec<T>>();
+    let x = on(&v(&[5, 3, 3, 1, 7, 3]), &[6], dev);
+    // torch.median([5, 3, 3, 1, 7, 3]) = 3 at index 2; np.diff(x, 2)
+    let (m, i) = x.median(0, false);
+    assert_eq!((m.to_vec(), i.to_vec()), (v(&[3]), vec![2]));
+    let d = x.diff(2, 0).to_vec();
+    if T::DTYPE != Dtype::UInt8 {
+        assert_eq!(d, v(&[2, -2, 8, -10]));
+    }
+    assert_eq!(x.diff(10, 0).dims(), &[0]);
+    assert_eq!(x.diff(0, 0).to_vec(), x.to_vec());
+    // np.kron([1, 2, 3], [[1, 2], [3, 4]]) and its transposed right operand
+    let k = on(&v(&[1, 2, 3]), &[3], dev).kron(&on(&v(&[1, 2, 3, 4]), &[2, 2], dev));
+    assert_eq!(k.dims(), &[2, 6]);
+    assert_eq!(k.to_vec(), v(&[1, 2, 2, 4, 3, 6, 3, 4, 6, 8, 9, 12]));
+    let kt = on(&v(&[1, 2]), &[2], dev).kron(&on(&v(&[1, 2, 3, 4]), &[2, 2], dev).t());
+    assert_eq!(kt.to_vec(), v(&[1, 3, 2, 6, 2, 4, 4, 8]));
+    // torch.trace of (2, 3), as i64 for integers
+    let m23 = on(&v(&[1, 2, 3, 4, 5, 6]), &[2, 3], dev);
+    assert_eq!(m23.trace().cast::<f64>().to_vec(), vec![6.0]);
+    assert!(on(&v(&[1]), &[1], dev).try_trace().is_err());
+    // np.cross of (2, 3) with a broadcast (3,)
+    let c = on(&v(&[1, 2, 3, 4, 5, 6]), &[2, 3], dev).cross(&on(&v(&[7, 8, 9]), &[3], dev), -1);
+    if T::DTYPE != Dtype::UInt8 {
+        assert_eq!(c.to_vec(), v(&[-6, 12, -6, -3, 6, -3]));
+    }
+    assert!(m23.t().try_cross(&m23.t(), 1).is_err()); // length 2
+    let ct = m23.t().cross(&m23.t(), 0); // columns (1, 4) x (1, 4) = 0
+    assert_eq!(ct.count_nonzero(&[], false).to_vec(), vec![0]);
+    assert_eq!(x.count_nonzero(&[], false).to_vec(), vec![6]);
+}
+
+#[test]
+fn integer_composites_every_dtype() {
+    on_every_device!("integer_composites_every_dtype", |dev| {
+        for_types!(integer_composites(&dev): f32, f64, f16, bf16, i16, i32, i64, u8; _);
+    });
+}
+
+#[test]
+fn rearrangements_match_numpy() {
+    on_every_device!("rearrangements_match_numpy", |dev| {
+        let t = Tensor::<i32>::arange(0, 24, 1).unwrap().reshape([2, 3, 4]);
+        let t = t.to_device(&dev).unwrap();
+        // np.moveaxis(t, [0, 1], [2, 0])
+        let mv = t.movedim(&[0, 1], &[2, 0]).unwrap();
+        assert_eq!(mv.dims(), &[3, 4, 2]);
+        assert_eq!(mv.to_vec()[..6], [0, 12, 1, 13, 2, 14]);
+        assert_eq!(t.movedim(&[-1], &[0]).unwrap().dims(), &[4, 2, 3]);
+        assert!(t.movedim(&[0, 0], &[1, 2]).is_err());
+        assert!(t.movedim(&[0], &[1, 2]).is_err());
+        assert!(t.movedim(&[3], &[0]).is_err());
+        // np.meshgrid (xy) and torch.meshgrid (ij)
+        let (x, y) = (on(&[1, 2, 3], &[3], &dev), on(&[4, 5], &[2], &dev));
+        let g = Tensor::meshgrid(&[&x, &y], Indexing::Xy).unwrap();
+        assert_eq!(g[0].dims(), &[2, 3]);
+        assert_eq!(g[0].to_vec(), vec![1, 2, 3, 1, 2, 3]);
+        assert_eq!(g[1].to_vec(), vec![4, 4, 4, 5, 5, 5]);
+        let g = Tensor::meshgrid(&[&x, &y], Indexing::Ij).unwrap();
+        assert_eq!(g[0].to_vec(), vec![1, 1, 2, 2, 3, 3]);
+        assert!(Tensor::meshgrid(&[&t], Indexing::Ij).is_err());
+        let b = Tensor::broadcast_tensors(&[&x.reshape([3, 1]), &y]).unwrap();
+        assert_eq!(
+            (b[0].dims(), b[1].to_vec()),
+            (&[3, 2][..], vec![4, 5, 4, 5, 4, 5])
+        );
+        assert!(Tensor::broadcast_tensors(&[&x, &y]).is_err());
+    });
+}
+
+#[test]
+fn broadcast_of_nothing_is_nothing() {
+    let none: &[&Tensor<i32>] = &[];
+    assert!(Tensor::broadcast_tensors(none).unwrap().is_empty());
+    assert!(Tensor::meshgrid(none, Indexing::Xy).unwrap().is_empty());
+}
+
+#[test]
+fn searches_match_numpy() {
+    on_every_device!("searches_match_numpy", |dev| {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        // np.argwhere; -0.0 is zero, NaN is not
+        let nz = on(&[0.0f32, -0.0, f32::NAN, 1.0], &[2, 2], &dev).nonzero();
+        assert_eq!((nz.dims(), nz.to_vec()), (&[2, 2][..], vec![1, 0, 1, 1]));
+        let nzt = on(&[0, 1, 2, 0], &[2, 2], &dev).t().nonzero();
+        assert_eq!(nzt.to_vec(), vec![0, 1, 1, 0]);
+        assert_eq!(
+            Tensor::scalar_on(true, &dev).unwrap().nonzero().dims(),
+            &[1, 0]
+        );
+        assert_eq!(on::<u8, _>(&[], &[0, 3], &dev).nonzero().dims(), &[0, 2]);
+        // np.unique(return_inverse, return_counts): NaNs collapse and sort last
+        let u = on(&[2.0, nan, -0.0, 0.0, nan, 2.0, -inf], &[7], &dev);
+        let (v, inv, cnt) = u.unique();
+        same(v.to_vec(), &[-inf, -0.0, 2.0, nan]);
+        assert_eq!(inv.to_vec(), vec![2, 3, 1, 1, 3, 2, 0]);
+        assert_eq!(cnt.to_vec(), vec![1, 2, 2, 2]);
+        let (v, inv, _) = on(&[true, false, true, true], &[2, 2], &dev).unique();
+        assert_eq!((v.to_vec(), inv.dims()), (vec![false, true], &[2, 2][..]));
+        // np.searchsorted with side='left' and 'right'
+        let s = on(&[1.0, 2.0, 2.0, 3.0, nan], &[5], &dev);
+        let q = on(&[0.0, 2.0, 2.5, 3.0, 10.0, nan, -inf], &[7], &dev);
+        assert_eq!(
+            s.searchsorted(&q, false).to_vec(),
+            vec![0, 1, 3, 3, 4, 4, 0]
+        );
+        assert_eq!(s.searchsorted(&q, true).to_vec(), vec![0, 3, 3, 4, 4, 5, 0]);
+        let q2 = q.narrow(0, 0, 6).unwrap().reshape([2, 3]);
+        assert_eq!(s.searchsorted(&q2, false).dims(), &[2, 3]);
+        assert!(q2.try_searchsorted(&s, false).is_err());
+        // np.isin: NaN is never found
+        assert_eq!(
+            q.isin(&s).to_vec(),
+            vec![false, true, false, true, false, false, false]
+        );
+        // np.bincount
+        let c = on(&[1i64, 1, 3], &[3], &dev);
+        assert_eq!(c.bincount(0).to_vec(), vec![0, 2, 0, 1]);
+        assert_eq!(c.bincount(6).to_vec(), vec![0, 2, 0, 1, 0, 0]);
+        assert_eq!(
+            on::<i64, _>(&[], &[0], &dev).bincount(2).to_vec(),
+            vec![0, 0]
+        );
+        assert!(on(&[0i64, -1], &[2], &dev).try_bincount(0).is_err());
+        assert!(matches!(
+            on(&[i64::MAX], &[1], &dev).try_bincount(0),
+            Err(Error::OutOfMemory { op: "bincount", .. })
+        ));
+        assert!(c.reshape([3, 1]).try_bincount(0).is_err());
+    });
+}
