@@ -168,10 +168,13 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let out: Option<Vec<usize>> = (da.iter().zip(&db))
             .map(|(&a, &b)| a.checked_mul(b))
             .collect();
-        let out = out.ok_or_else(|| Error::ShapeOverflow {
-            op: "kron",
-            dims: da.iter().zip(&db).flat_map(|(&a, &b)| [a, b]).collect(),
-        })?;
+        let total = (out.iter().flatten()).try_fold(1usize, |n, &d| n.checked_mul(d));
+        let out = out
+            .filter(|_| total.is_some())
+            .ok_or_else(|| Error::ShapeOverflow {
+                op: "kron",
+                dims: da.iter().zip(&db).flat_map(|(&a, &b)| [a, b]).collect(),
+            })?;
         let a = self.try_reshape(spread(&da, true))?;
         let b = other.try_reshape(spread(&db, false))?;
         a.try_mul(&b)?.try_reshape(out)

@@ -41,6 +41,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Broadcast` when the shapes do not broadcast; `Device` across devices.
     pub fn try_logaddexp(&self, other: &Self) -> Result<Self> {
+        crate::shape::broadcast_shapes("logaddexp", self.shape(), other.shape())?;
         let m = self.try_maximum(other)?;
         let tail = self
             .try_sub(other)?
@@ -209,6 +210,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` for bad axes.
     pub fn try_count_nonzero(&self, axes: &[i64], keepdim: bool) -> Result<Tensor<i64, D>> {
+        self.shape().axes_mask("count_nonzero", axes)?;
         let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
         self.try_ne(&zero)?.try_sum(axes, keepdim)
     }
