@@ -23,6 +23,7 @@ pub mod combine;
 pub mod compare;
 pub mod decomp;
 pub mod device_ops;
+pub mod einsum;
 pub mod index;
 pub mod linalg;
 pub mod matmul;

@@ -231,3 +231,108 @@ fn searches_match_numpy() {
         assert!(c.reshape([3, 1]).try_bincount(0).is_err());
     });
 }
+
+fn einsum_cases<T: NumElement, D: Backend>(dev: &D) {
+    let seq = |n: usize, dims: &[usize]| {
+        let v: Vec<T> = (0..n as i64).map(|i| T::from_i64(i % 7 - 3)).collect();
+        on(&v, dims, dev)
+    };
+    let (a, b) = (seq(6, &[2, 3]), seq(12, &[3, 4]));
+    let same = |x: Tensor<T, D>, y: Tensor<T, D>| {
+        assert_eq!(x.dims(), y.dims());
+        assert_eq!(x.cast::<f64>().to_vec(), y.cast::<f64>().to_vec());
+    };
+    same(
+        Tensor::einsum("ij,jk->ik", &[&a, &b]).unwrap(),
+        a.matmul(&b),
+    );
+    same(Tensor::einsum("ij, jk", &[&a, &b]).unwrap(), a.matmul(&b));
+    same(
+        Tensor::einsum("ji,jk->ik", &[&a.t(), &b]).unwrap(),
+        a.matmul(&b),
+    );
+    same(Tensor::einsum("ij->ji", &[&a]).unwrap(), a.t().contiguous());
+    let m = seq(9, &[3, 3]);
+    let tr = Tensor::einsum("ii", &[&m]).unwrap();
+    // einsum keeps the dtype (u8 wraps, as in NumPy); trace widens integers to i64.
+    assert_eq!(
+        tr.cast::<f64>().to_vec(),
+        m.trace().cast::<T>().cast::<f64>().to_vec()
+    );
+    same(
+        Tensor::einsum("ii->i", &[&m]).unwrap(),
+        m.diagonal(0).unwrap().contiguous(),
+    );
+    // Batched with broadcast ellipsis: (5, 2, 3) · (3, 4) → (5, 2, 4)
+    let batch = seq(30, &[5, 2, 3]);
+    let r = Tensor::einsum("...ij,...jk->...ik", &[&batch, &b]).unwrap();
+    same(r, batch.matmul(&b));
+    // Outer product, a three-operand chain and a sum to 0-d.
+    let (u, v) = (seq(3, &[3]), seq(2, &[2]));
+    same(Tensor::einsum("i,j->ij", &[&u, &v]).unwrap(), u.outer(&v));
+    let c = seq(8, &[4, 2]);
+    same(
+        Tensor::einsum("ij,jk,kl->il", &[&a, &b, &c]).unwrap(),
+        a.matmul(&b).matmul(&c),
+    );
+    assert_eq!(
+        Tensor::einsum("ij->", &[&a]).unwrap().dims(),
+        &[] as &[usize]
+    );
+    // Errors name einsum.
+    let err = |r: Result<Tensor<T, D>>| match r {
+        Err(
+            Error::InvalidArgument { op: "einsum", .. } | Error::ShapeMismatch { op: "einsum", .. },
+        ) => {}
+        other => panic!("{:?}", other.map(|t| t.dims().to_vec())),
+    };
+    err(Tensor::einsum("ij,jk->ik", &[&a]));
+    err(Tensor::einsum("ijk,jk->ik", &[&a, &b]));
+    err(Tensor::einsum("ij,jk->iz", &[&a, &b]));
+    err(Tensor::einsum("ij,jk->ii", &[&a, &b]));
+    err(Tensor::einsum("i1,jk", &[&a, &b]));
+    err(Tensor::einsum("ij,ij->i", &[&a, &b]));
+    err(Tensor::einsum("ii", &[&a]));
+}
+
+#[test]
+fn einsum_matches_the_products_it_names() {
+    on_every_device!("einsum_matches_the_products_it_names", |dev| {
+        for_types!(einsum_cases(&dev): f32, f64, f16, bf16, i16, i32, i64, u8; _);
+    });
+}
+
+#[test]
+fn dyn_tensor_forms_of_the_new_ops() {
+    let cpu = DeviceIndex::cpu();
+    let x = DynTensor::from_vec(vec![3.0, 1.0, 2.0, 1.0], [2, 2], cpu).unwrap();
+    let e = DynTensor::einsum("ij,jk->ik", &[&x, &x]).unwrap();
+    assert_eq!(e.to_vec::<f64>().unwrap(), vec![11.0, 4.0, 8.0, 3.0]);
+    let i = x.to_dtype(Dtype::Int32).unwrap();
+    assert!(DynTensor::einsum("ij,jk->ik", &[&x, &i]).is_err()); // mixed dtypes
+    assert!(DynTensor::einsum("i", &[]).is_err());
+    assert_eq!(i.trace().unwrap().dtype(), Dtype::Int64);
+    assert!(i.quantile(0.5, 0, false).is_err()); // floats only, as PyTorch
+    assert_eq!(
+        x.quantile(0.5, 1, false).unwrap().to_vec::<f64>().unwrap(),
+        vec![2.0, 1.5]
+    );
+    assert_eq!(i.nan_to_num(0.0, None, None).unwrap().dtype(), Dtype::Int32);
+    assert!(i.logaddexp(&i).is_err());
+    let (v, _, c) = i.unique().unwrap();
+    assert_eq!(
+        (v.to_vec::<i32>().unwrap(), c.to_vec::<i64>().unwrap()),
+        (vec![1, 2, 3], vec![2, 1, 1])
+    );
+    assert!(x.bincount(0).is_err());
+    let b = DynTensor::from_vec(vec![2i64, 0], [2], cpu).unwrap();
+    assert_eq!(
+        b.bincount(0).unwrap().to_vec::<i64>().unwrap(),
+        vec![1, 0, 1]
+    );
+    assert!(x.isin(&i).is_err());
+    assert_eq!(x.nonzero().unwrap().shape().dims(), &[4, 2]);
+    assert_eq!(i.diff(1, 1).unwrap().to_vec::<i32>().unwrap(), vec![-2, -1]);
+    let bool_t = x.gt(&x).unwrap();
+    assert!(bool_t.diff(1, 0).is_err() && bool_t.median(0, false).is_err());
+}

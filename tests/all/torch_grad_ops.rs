@@ -203,6 +203,7 @@ fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
         "kron" => a.try_kron(x[1])?,
         "cross" => a.try_cross(x[1], -1)?,
         "trace" => a.try_trace()?,
+        "einsum" => Tensor::einsum(p[0], x)?,
         "movedim" => a.movedim(&l(p[0]), &l(p[1]))?,
         "meshgrid" => {
             let ij = if p[1] == "ij" {

@@ -104,7 +104,7 @@ fn gradients_match_pytorch_on_random_programs() {
 /// take, scatter_add, masked_fill), the products (dot, outer, vecdot, tensordot), `inverse`,
 /// `solve`, `pinv`, sort/topk values, the scalar forms and the composites (`logaddexp`, `lerp`,
 /// `nan_to_num`, `quantile`, `median`, `diff`, `kron`, `cross`, `trace`, `movedim`, `meshgrid`,
-/// `broadcast_tensors`); their inputs are often transposed,
+/// `broadcast_tensors`, `einsum`); their inputs are often transposed,
 /// stepped or broadcast views of the leaves.
 #[test]
 fn nn_and_combiner_gradients_match_pytorch() {

@@ -2,11 +2,36 @@
 //! (`ops/search.rs`), each a dispatch to the typed op of the same name.
 
 use super::{not_float, not_numeric, pair_mismatch};
-use crate::dtype::{Dtype, Element};
+use crate::backend::Backend;
+use crate::dtype::{Dtype, Element, NumElement};
 use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
 use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// `einsum` of operands of `first`'s dtype and device.
+fn einsum_like<T: NumElement, D: Backend>(
+    equation: &str,
+    first: &Tensor<T, D>,
+    operands: &[&DynTensor],
+) -> Result<DynTensor> {
+    let typed: Vec<&Tensor<T, D>> = (operands.iter())
+        .map(|o| typed_like("einsum", o, first))
+        .collect::<Result<_>>()?;
+    Ok(Tensor::einsum(equation, &typed)?.into())
+}
 
 impl DynTensor {
+    /// Einstein summation (NumPy `einsum`); every operand of one numeric dtype and device
+    /// (see [`crate::Tensor::einsum`]).
+    pub fn einsum(equation: &str, operands: &[&DynTensor]) -> Result<DynTensor> {
+        let Some(first) = operands.first() else {
+            return Err(Error::InvalidArgument {
+                op: "einsum",
+                msg: "needs at least one operand".into(),
+            });
+        };
+        numeric!(*first, "einsum", t => einsum_like(equation, t, operands))
+    }
     /// `log(exp(a) + exp(b))` without overflow (NumPy `logaddexp`); float dtypes, both the
     /// same (see [`crate::Tensor::logaddexp`]).
     pub fn logaddexp(&self, other: &DynTensor) -> Result<DynTensor> {

@@ -171,8 +171,15 @@ def scalars(P):
        "minimum_s":lambda:torch.clamp_max(X,v),"pow_s":lambda:(X.abs()+0.5)**v}[n]
     if n=="div_s" and abs(v)<=0.1: v=0.5
     return P.emit(n,[x],[v],f())
+EINSUM=[("ij,jk->ik",[(2,3),(3,4)]),("ii->i",[(3,3)]),("ii",[(3,3)]),("ij->",[(2,3)]),("i,j->ij",[(3,),(2,)]),
+    ("bij,bjk->bik",[(2,2,3),(2,3,2)]),("...ij,...jk",[(2,2,3),(3,2)]),("iij->j",[(2,2,3)]),("ij,ij->i",[(1,3),(4,3)]),
+    ("ij,jk,kl->il",[(2,3),(3,2),(2,2)]),("bhqd,bhkd->bhqk",[(1,2,3,2),(1,2,2,2)]),("ijk->kij",[(2,3,2)])]
 def extra(P):
-    n=random.choice(["logaddexp","lerp","nan_to_num","quantile","median","diff","kron","cross","trace","movedim","meshgrid","broadcast_tensors"])
+    n=random.choice(["logaddexp","lerp","nan_to_num","quantile","median","diff","kron","cross","trace","movedim","meshgrid","broadcast_tensors","einsum","einsum"])
+    if n=="einsum":
+        eq,shapes=random.choice(EINSUM)
+        ins=[P.leaf(list(sh)) for sh in shapes]
+        return P.emit(n,ins,[eq],torch.einsum(eq,*[P.stack[i] for i in ins]))
     sh=[ri(1,4) for _ in range(ri(1,3))]; nd=len(sh)
     if n in ("logaddexp","lerp","broadcast_tensors"):
         sb=[1 if random.random()<0.3 else d for d in sh][ri(0,nd-1):]
