@@ -1,5 +1,5 @@
 //! Matrix factorizations (NumPy `linalg` semantics): `inverse`,
-//! `solve`, `svd`, `pinv`, `eigh`, over stacks of matrices in the last two dimensions. Computed
+//! `solve`, `svd`, `pinv`, `eigh`, `slogdet`/`det`, over stacks of matrices in the last two dimensions. Computed
 //! in f64 by `faer` (`backend/cpu/decomp.rs`) on the host for every device (a CUDA tensor is
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
@@ -101,7 +101,41 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         ))
     }
 
+    /// The sign (`-1`, `0` or `1`) and the natural log of the absolute value of the
+    /// determinant of each square matrix, each of shape `(...)` (NumPy `linalg.slogdet`): a
+    /// singular matrix gives `(0, -inf)`. The log is differentiable, `A⁻ᵀ` times its gradient
+    /// (PyTorch's formula; backward through a singular matrix is the inverse's `Singular`
+    /// error); the sign has no gradient.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the last two dimensions are missing or not square.
+    pub fn try_slogdet(&self) -> Result<(Float<T, D>, Float<T, D>)> {
+        let (sign, log) = D::to_host(self)?.host_slogdet()?;
+        let d = &self.device;
+        // The sign is piecewise constant: a plain tensor, as in PyTorch.
+        let sign = D::from_host(&sign, d)?;
+        let log = D::from_host(&log, d)?;
+        let saved: [&dyn crate::autograd::Tracked; 1] = [self];
+        Ok((sign, record(log, Op::LogAbsDet, &[self], &saved)))
+    }
+
+    /// The determinant of each square matrix, shape `(...)` (NumPy `linalg.det`), `sign ·
+    /// exp(log|det|)` of the partial-pivot LU in f64. Differentiable everywhere: the gradient
+    /// is `adj(A)ᵀ` times the incoming one (`det · A⁻ᵀ` for an invertible `A`), computed
+    /// through the SVD as PyTorch does, so a singular matrix has one too.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_slogdet`].
+    pub fn try_det(&self) -> Result<Float<T, D>> {
+        let out = on_host(self, |h| h.host_det())?;
+        Ok(record_out(out, Op::Det, &[self], &[self]))
+    }
+
     plain_forms! {
+        /// [`Tensor::try_slogdet`], panicking with its error.
+        slogdet, try_slogdet() -> (Float<T, D>, Float<T, D>);
+        /// [`Tensor::try_det`], panicking with its error.
+        det, try_det() -> Float<T, D>;
         /// [`Tensor::try_inverse`], panicking with its error.
         inverse, try_inverse() -> Float<T, D>;
         /// [`Tensor::try_solve`], panicking with its error.
@@ -128,10 +162,12 @@ mod without_the_feature {
             a.try_svd().err(),
             a.try_pinv().err(),
             a.try_eigh().err(),
+            a.try_det().err(),
+            a.try_slogdet().err(),
         ];
         for (e, op) in errors
             .into_iter()
-            .zip(["inverse", "solve", "svd", "pinv", "eigh"])
+            .zip(["inverse", "solve", "svd", "pinv", "eigh", "det", "slogdet"])
         {
             let msg = e.expect("an error").to_string();
             assert!(

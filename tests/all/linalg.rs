@@ -171,3 +171,82 @@ fn svd_pinv_eigh_every_float_dtype() {
     assert!(Tensor::<f64>::ones([3]).unwrap().try_svd().is_err());
     assert!(Tensor::<f64>::ones([2, 3]).unwrap().try_eigh().is_err());
 }
+
+#[test]
+fn det_and_slogdet_match_numpy() {
+    on_every_device!("det_and_slogdet_match_numpy", |dev| {
+        let m = |v: &[f64], dims: &[usize]| {
+            Tensor::<f64, _>::from_vec_on(v.to_vec(), dims, &dev).unwrap()
+        };
+        // np.linalg.slogdet / det
+        let a = m(&[4.0, 1.0, 2.0, 3.0], &[2, 2]);
+        let (s, l) = a.slogdet();
+        assert_eq!(s.to_vec(), vec![1.0]);
+        assert!((l.item() - 10f64.ln()).abs() < 1e-14);
+        assert!((a.det().item() - 10.0).abs() < 1e-13);
+        assert_eq!(
+            m(&[0.0, 1.0, 1.0, 0.0], &[2, 2]).slogdet().0.to_vec(),
+            vec![-1.0]
+        );
+        let (s, l) = m(&[1.0, 2.0, 2.0, 4.0], &[2, 2]).slogdet();
+        assert_eq!((s.item(), l.item()), (0.0, f64::NEG_INFINITY));
+        // A stack (and its transposes, same determinants), 0 × 0 matrices, integers.
+        let b = m(
+            &[
+                5.0, 1.0, 2.0, 4.0, 10.0, 6.0, 8.0, 9.0, 15.0, 17.0, 13.0, 14.0, 16.0, 22.0, 18.0,
+                20.0, 21.0, 27.0,
+            ],
+            &[2, 3, 3],
+        );
+        let want = [380.0, 1280.0];
+        for d in [b.det(), b.transpose(-1, -2).unwrap().det()] {
+            let got = d.to_vec();
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-9 * w),
+                "{got:?}"
+            );
+        }
+        assert_eq!(
+            Tensor::<f64, _>::zeros_on([2, 0, 0], &dev)
+                .unwrap()
+                .det()
+                .to_vec(),
+            vec![1.0, 1.0]
+        );
+        let i =
+            Tensor::<i32, _>::from_vec_on(vec![2, 1, 0, 1, 3, 1, 0, 1, 4], [3, 3], &dev).unwrap();
+        assert!((i.det().item() - 18.0).abs() < 1e-5); // f32, as sin of i32
+        assert!(m(&[1.0, 2.0, 3.0], &[1, 3]).try_det().is_err());
+        assert!(m(&[1.0], &[1]).try_slogdet().is_err());
+        // Gradients: det · A⁻ᵀ, and the adjugate for a singular matrix (PyTorch's values).
+        let leaf = a.deep_copy().with_requires_grad(true).unwrap();
+        leaf.det().backward();
+        let g = leaf.grad_tensor().unwrap().to_vec();
+        assert!(
+            g.iter()
+                .zip([3.0, -2.0, -1.0, 4.0])
+                .all(|(g, w)| (g - w).abs() < 1e-12),
+            "{g:?}"
+        );
+        let sing = m(&[1.0, 2.0, 2.0, 4.0], &[2, 2])
+            .with_requires_grad(true)
+            .unwrap();
+        sing.det().backward();
+        let g = sing.grad_tensor().unwrap().to_vec();
+        assert!(
+            g.iter()
+                .zip([4.0, -2.0, -2.0, 1.0])
+                .all(|(g, w)| (g - w).abs() < 1e-12),
+            "{g:?}"
+        );
+        let leaf = a.deep_copy().with_requires_grad(true).unwrap();
+        leaf.slogdet().1.backward();
+        let g = leaf.grad_tensor().unwrap().to_vec();
+        assert!(
+            g.iter()
+                .zip([0.3, -0.2, -0.1, 0.4])
+                .all(|(g, w)| (g - w).abs() < 1e-15),
+            "{g:?}"
+        );
+    });
+}

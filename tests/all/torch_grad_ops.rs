@@ -204,6 +204,8 @@ fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
         "cross" => a.try_cross(x[1], -1)?,
         "trace" => a.try_trace()?,
         "einsum" => Tensor::einsum(p[0], x)?,
+        "det" => a.try_det()?,
+        "slogdet" => a.try_slogdet()?.1,
         "movedim" => a.movedim(&l(p[0]), &l(p[1]))?,
         "meshgrid" => {
             let ij = if p[1] == "ij" {

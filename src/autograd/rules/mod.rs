@@ -70,6 +70,10 @@ pub(crate) enum Op {
     Diag(i64),
     /// `inverse`; saved: the output.
     Inverse,
+    /// `log|det|` of `slogdet`; saved: the input.
+    LogAbsDet,
+    /// `det`; saved: the input and the output.
+    Det,
     /// `pinv`; saved: the input and the output.
     Pinv,
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
@@ -134,6 +138,8 @@ impl Op {
             Op::Pad(_) => "pad",
             Op::Diag(_) => "diag",
             Op::Inverse => "inverse",
+            Op::LogAbsDet => "slogdet",
+            Op::Det => "det",
             Op::Pinv => "pinv",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
@@ -515,6 +521,39 @@ fn rule<F: FloatElement, D: Backend>(
             vec![Some(inner.try_contiguous()?)]
         }
         Op::Diag(k) => vec![Some(g.diagonal(*k)?.try_contiguous()?)],
+        Op::LogAbsDet => {
+            // d log|det A| = tr(A⁻¹ dA), so dA = g · A⁻ᵀ (PyTorch's `slogdet_backward`; a
+            // singular A makes backward the inverse's `Singular` error).
+            let a = arg(0)?;
+            let it = a.try_inverse()?.transpose(-1, -2)?;
+            vec![Some(it.try_mul(&g.unsqueeze(-1)?.unsqueeze(-1)?)?)]
+        }
+        Op::Det => {
+            // dA = g · adj(A)ᵀ, which is det · A⁻ᵀ for an invertible A and exists for every A.
+            // Through the SVD A = U S Vᵀ: adj(A)ᵀ = det(U) det(V) · U · diag(∏_{j≠i} s_j) · Vᵀ.
+            let a = arg(0)?;
+            let (u, sv, vh) = a.try_svd()?;
+            let n = sv.dims()[sv.ndim() - 1];
+            let others = if n == 0 {
+                sv.clone()
+            } else {
+                // The products of all but one singular value, as prefix × suffix products.
+                let ones = |t: &Tensor<F, D>| -> Result<Tensor<F, D>> {
+                    let mut pads = vec![(0, 0); t.ndim()];
+                    pads[t.ndim() - 1] = (1, 0);
+                    t.narrow(-1, 0, n - 1)?
+                        .try_pad(&pads, F::ONE)?
+                        .try_cumprod(-1)
+                };
+                let pre = ones(&sv)?;
+                let suf = ones(&sv.flip(&[-1])?)?.flip(&[-1])?;
+                pre.try_mul(&suf)?
+            };
+            let sign = u.try_slogdet()?.0.try_mul(&vh.try_slogdet()?.0)?;
+            let adj_t = u.try_mul(&others.unsqueeze(-2)?)?.try_matmul(&vh)?;
+            let scale = g.try_mul(&sign)?.unsqueeze(-1)?.unsqueeze(-1)?;
+            vec![Some(adj_t.try_mul(&scale)?)]
+        }
         Op::Inverse => {
             // d(A⁻¹) = -A⁻¹ dA A⁻¹, so dA = -A⁻ᵀ g A⁻ᵀ.
             let it = arg(0)?.transpose(-1, -2)?;

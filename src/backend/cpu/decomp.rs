@@ -52,7 +52,7 @@ type HostSvd<T> = (
     Tensor<FloatOf<T>, Cpu>,
     Tensor<FloatOf<T>, Cpu>,
 );
-/// The host results of `eigh`: `(eigenvalues, eigenvectors)`.
+/// The host results of `eigh`: `(eigenvalues, eigenvectors)`; of `slogdet`: `(sign, log|det|)`.
 type HostEigh<T> = (Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>);
 
 /// The factorizations of a build without the `linalg` feature: each is this error.
@@ -80,6 +80,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
     pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
         Self::linalg_off("eigh")
+    }
+    pub(crate) fn host_slogdet(&self) -> Result<HostEigh<T>> {
+        Self::linalg_off("slogdet")
+    }
+    pub(crate) fn host_det(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("det")
     }
 }
 
@@ -248,6 +254,39 @@ impl<T: NumElement> Tensor<T, Cpu> {
             pack::<T>(ws, &s.batch, &[s.n])?,
             pack::<T>(vs, &s.batch, &[s.n, s.n])?,
         ))
+    }
+}
+
+#[cfg(feature = "linalg")]
+impl<T: NumElement> Tensor<T, Cpu> {
+    /// The sign and `log|det|` of each square matrix, each of shape `(...)` (NumPy
+    /// `linalg.slogdet`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input.
+    pub(crate) fn host_slogdet(&self) -> Result<HostEigh<T>> {
+        let s = self.matrices("slogdet", true)?;
+        let (signs, logs): (Vec<f64>, Vec<f64>) =
+            (0..s.count()).map(|i| k::slogdet(s.matrix(i), s.n)).unzip();
+        Ok((
+            pack::<T>(vec![signs], &s.batch, &[])?,
+            pack::<T>(vec![logs], &s.batch, &[])?,
+        ))
+    }
+
+    /// The determinant of each square matrix, `sign · exp(log|det|)` in f64, shape `(...)`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input.
+    pub(crate) fn host_det(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let s = self.matrices("det", true)?;
+        let dets = (0..s.count())
+            .map(|i| {
+                let (sign, log) = k::slogdet(s.matrix(i), s.n);
+                sign * log.exp()
+            })
+            .collect();
+        pack::<T>(vec![dets], &s.batch, &[])
     }
 }
 

@@ -163,6 +163,17 @@ impl DynTensor {
     pub fn outer(&self, other: &DynTensor) -> Result<DynTensor> {
         pair!(self, other, "outer", a, b => Ok(a.try_outer(b)?.into()), bool: Err(not_numeric("outer")))
     }
+    /// The determinant of each square matrix in `(..., n, n)`; integers promote like `sin`.
+    pub fn det(&self) -> Result<DynTensor> {
+        numeric!(self, "det", t => Ok(t.try_det()?.into()))
+    }
+    /// The sign and `log|det|` of each square matrix (NumPy `linalg.slogdet`).
+    pub fn slogdet(&self) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "slogdet", t => {
+            let (s, l) = t.try_slogdet()?;
+            Ok((s.into(), l.into()))
+        })
+    }
     /// Inverse of each square matrix in `(..., n, n)`; integers promote like `sin`.
     pub fn inverse(&self) -> Result<DynTensor> {
         numeric!(self, "inverse", t => Ok(t.try_inverse()?.into()))

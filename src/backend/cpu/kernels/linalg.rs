@@ -40,6 +40,46 @@ pub fn inverse(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
     Ok(rows(&lu(a, n)?.inverse()))
 }
 
+/// The sign and the log of the absolute value of the determinant of the `n × n` matrix `a`
+/// (NumPy `linalg.slogdet`), from its partial-pivot LU: `(0, -inf)` when a pivot is exactly 0,
+/// `(NaN, NaN)` when the matrix holds NaN.
+pub fn slogdet(a: &[f64], n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (1.0, 0.0);
+    }
+    let lu = view(a, n, n).partial_piv_lu();
+    let u = lu.U();
+    // The permutation's parity: each cycle of even length flips the sign.
+    let (fwd, _) = lu.P().arrays();
+    let (mut sign, mut log) = (1.0f64, 0.0f64);
+    let mut seen = vec![false; n];
+    for i in 0..n {
+        let mut len = 0;
+        let mut j = i;
+        while !seen[j] {
+            seen[j] = true;
+            j = fwd[j];
+            len += 1;
+        }
+        if len % 2 == 0 && len > 0 {
+            sign = -sign;
+        }
+    }
+    for i in 0..n {
+        let d = u[(i, i)];
+        if d == 0.0 {
+            return (0.0, f64::NEG_INFINITY);
+        }
+        sign *= d.signum();
+        log += d.abs().ln();
+    }
+    if log.is_nan() {
+        (f64::NAN, f64::NAN)
+    } else {
+        (sign, log)
+    }
+}
+
 /// `x` with `a · x = b` for the `n × n` matrix `a` and the `n × k` matrix `b`.
 pub fn solve(a: &[f64], n: usize, b: &[f64], k: usize) -> Result<Vec<f64>, usize> {
     if n == 0 || k == 0 {
