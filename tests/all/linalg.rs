@@ -218,35 +218,22 @@ fn det_and_slogdet_match_numpy() {
         assert!((i.det().item() - 18.0).abs() < 1e-5); // f32, as sin of i32
         assert!(m(&[1.0, 2.0, 3.0], &[1, 3]).try_det().is_err());
         assert!(m(&[1.0], &[1]).try_slogdet().is_err());
-        // Gradients: det · A⁻ᵀ, and the adjugate for a singular matrix (PyTorch's values).
-        let leaf = a.deep_copy().with_requires_grad(true).unwrap();
-        leaf.det().backward();
-        let g = leaf.grad_tensor().unwrap().to_vec();
-        assert!(
-            g.iter()
-                .zip([3.0, -2.0, -1.0, 4.0])
-                .all(|(g, w)| (g - w).abs() < 1e-12),
-            "{g:?}"
+        // Gradients: det · A⁻ᵀ, the adjugate for a singular matrix, and slogdet's A⁻ᵀ
+        // (PyTorch's values).
+        let grad_of = |x: &Tensor<f64, _>, log: bool, want: [f64; 4]| {
+            let leaf = x.deep_copy().with_requires_grad(true).unwrap();
+            let y = if log { leaf.slogdet().1 } else { leaf.det() };
+            y.backward();
+            let g = leaf.grad_tensor().unwrap().to_vec();
+            let close = g.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-12);
+            assert!(close, "{g:?} against {want:?}");
+        };
+        grad_of(&a, false, [3.0, -2.0, -1.0, 4.0]);
+        grad_of(
+            &m(&[1.0, 2.0, 2.0, 4.0], &[2, 2]),
+            false,
+            [4.0, -2.0, -2.0, 1.0],
         );
-        let sing = m(&[1.0, 2.0, 2.0, 4.0], &[2, 2])
-            .with_requires_grad(true)
-            .unwrap();
-        sing.det().backward();
-        let g = sing.grad_tensor().unwrap().to_vec();
-        assert!(
-            g.iter()
-                .zip([4.0, -2.0, -2.0, 1.0])
-                .all(|(g, w)| (g - w).abs() < 1e-12),
-            "{g:?}"
-        );
-        let leaf = a.deep_copy().with_requires_grad(true).unwrap();
-        leaf.slogdet().1.backward();
-        let g = leaf.grad_tensor().unwrap().to_vec();
-        assert!(
-            g.iter()
-                .zip([0.3, -0.2, -0.1, 0.4])
-                .all(|(g, w)| (g - w).abs() < 1e-15),
-            "{g:?}"
-        );
+        grad_of(&a, true, [0.3, -0.2, -0.1, 0.4]);
     });
 }

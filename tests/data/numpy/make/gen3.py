@@ -1,35 +1,13 @@
 # The composites and searches (ops/numeric.rs, ops/arrange.rs, ops/search.rs) against NumPy
 # (PyTorch for median's lower middle and trace's dtype); same files as gen2.py.
-import numpy as np, sys, random, json, torch
+import numpy as np, sys, random, torch, os
+sys.path.insert(0, os.path.dirname(__file__))
+from cases import Cases, DT, j
 seed=int(sys.argv[1]); N=int(sys.argv[2])
 rng=np.random.default_rng(seed); random.seed(seed)
-D="/tmp/nd"
-DT=["float32","float64","float16","int16","int32","int64","uint8","bool"]
+C=Cases(rng, int_range=5)
 FL=["float32","float64","float16"]
-def rshape(lo=0, maxnd=4):
-    nd=int(rng.integers(lo, maxnd))
-    return tuple(int(rng.integers(0 if rng.random()<0.08 else 1, 5)) for _ in range(nd))
-def rvals(dt, shape):
-    n=int(np.prod(shape)) if shape else 1
-    if dt=="bool": v=rng.random(n)<0.5
-    elif dt.startswith("float"):
-        v=np.round(rng.standard_normal(n)*4,1); m=rng.random(n)<0.1; v[m]=rng.choice(np.array([np.nan,np.inf,-np.inf,-0.0]),m.sum()); v=v.astype(dt)
-    else: v=rng.integers(-5 if dt!="uint8" else 0, 6, n).astype(dt)
-    return v.reshape(shape)
-inputs={}; spec=[]; refs={}; expect_err=[]
-def add(v): k=f"x{len(inputs)}"; inputs[k]=v; return k
-def case(op, keys, params, fn):
-    cid=f"c{len(spec)}"
-    spec.append("|".join([cid,op,",".join(keys)]+[str(p) for p in params]))
-    try:
-        with np.errstate(all="ignore"): r=fn()
-        if isinstance(r, tuple):
-            for i,x in enumerate(r): refs[f"{cid}_{i}"]=np.asarray(x)
-        else: refs[f"{cid}_0"]=np.asarray(r)
-    except Exception as e:
-        expect_err.append(cid)
-def j(l): return ",".join(str(int(v)) for v in l) if len(l) else "-"
-def same(x): return x.astype(x.dtype)
+rshape, rvals, add, case = C.rshape, C.rvals, C.add, C.case
 OPS="logaddexp lerp nan_to_num quantile median count_nonzero diff kron cross trace movedim nonzero unique searchsorted isin bincount".split()
 for it in range(N):
     op=random.choice(OPS); dt=random.choice(FL if op in ("logaddexp","lerp","nan_to_num","quantile") else DT); sh=rshape(); nd=len(sh)
@@ -83,6 +61,4 @@ for it in range(N):
     elif op=="bincount":
         v=rng.integers(0,6,int(rng.integers(0,7))).astype(np.int64); kb=add(v); m=int(rng.integers(0,8))
         case(op,[kb],[m],lambda: np.bincount(v,minlength=m).astype(np.int64))
-np.savez(f"{D}/in.npz",**inputs); np.savez(f"{D}/ref.npz",**refs)
-open(f"{D}/spec.txt","w").write("\n".join(spec)+"\n"); json.dump(expect_err,open(f"{D}/experr.json","w"))
-print(len(spec),"cases")
+C.save()
