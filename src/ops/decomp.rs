@@ -1,5 +1,5 @@
 //! Matrix factorizations (NumPy `linalg` semantics): `inverse`,
-//! `solve`, `svd`, `pinv`, `eigh`, `slogdet`/`det`, over stacks of matrices in the last two dimensions. Computed
+//! `solve`, `svd`, `pinv`, `eigh`, `slogdet`/`det`, `cholesky`, over stacks of matrices in the last two dimensions. Computed
 //! in f64 by `faer` (`backend/cpu/decomp.rs`) on the host for every device (a CUDA tensor is
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
@@ -131,7 +131,27 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         Ok(record_out(out, Op::Det, &[self], &[self]))
     }
 
+    /// The Cholesky factor of each symmetric positive-definite matrix, read from its lower
+    /// triangle: lower-triangular `L` with `A = L Lᵀ`, or with `upper` the upper-triangular
+    /// `U = Lᵀ` with `A = Uᵀ U`; shape `(..., n, n)` (NumPy and PyTorch `linalg.cholesky`).
+    /// Differentiable (PyTorch's `cholesky_backward`, the gradient symmetrised).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input, or for a matrix that is not positive-definite
+    /// (naming it and the first leading minor that is not).
+    pub fn try_cholesky(&self, upper: bool) -> Result<Float<T, D>> {
+        let out = on_host(self, |h| h.host_cholesky())?;
+        let l = record_out(out, Op::Cholesky, &[self], &[]);
+        if upper {
+            l.transpose(-1, -2)?.try_contiguous()
+        } else {
+            Ok(l)
+        }
+    }
+
     plain_forms! {
+        /// [`Tensor::try_cholesky`], panicking with its error.
+        cholesky, try_cholesky(upper: bool) -> Float<T, D>;
         /// [`Tensor::try_slogdet`], panicking with its error.
         slogdet, try_slogdet() -> (Float<T, D>, Float<T, D>);
         /// [`Tensor::try_det`], panicking with its error.
@@ -164,11 +184,11 @@ mod without_the_feature {
             a.try_eigh().err(),
             a.try_det().err(),
             a.try_slogdet().err(),
+            a.try_cholesky(false).err(),
         ];
-        for (e, op) in errors
-            .into_iter()
-            .zip(["inverse", "solve", "svd", "pinv", "eigh", "det", "slogdet"])
-        {
+        for (e, op) in errors.into_iter().zip([
+            "inverse", "solve", "svd", "pinv", "eigh", "det", "slogdet", "cholesky",
+        ]) {
             let msg = e.expect("an error").to_string();
             assert!(
                 msg.starts_with(op) && msg.contains("`linalg` cargo feature"),

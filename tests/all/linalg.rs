@@ -173,8 +173,8 @@ fn svd_pinv_eigh_every_float_dtype() {
 }
 
 #[test]
-fn det_and_slogdet_match_numpy() {
-    on_every_device!("det_and_slogdet_match_numpy", |dev| {
+fn det_slogdet_and_cholesky_match_numpy() {
+    on_every_device!("det_slogdet_and_cholesky_match_numpy", |dev| {
         let m = |v: &[f64], dims: &[usize]| {
             Tensor::<f64, _>::from_vec_on(v.to_vec(), dims, &dev).unwrap()
         };
@@ -235,5 +235,29 @@ fn det_and_slogdet_match_numpy() {
             [4.0, -2.0, -2.0, 1.0],
         );
         grad_of(&a, true, [0.3, -0.2, -0.1, 0.4]);
+        // np.linalg.cholesky, lower and upper; only the lower triangle is read.
+        let spd = m(&[4.0, 2.0, -2.0, 2.0, 10.0, 2.0, -2.0, 2.0, 5.0], &[3, 3]);
+        let r3 = 3f64.sqrt();
+        let near = |t: Tensor<f64, _>, want: [f64; 9]| {
+            let got = t.to_vec();
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-14),
+                "{got:?}"
+            );
+        };
+        let lower = [2.0, 0.0, 0.0, 1.0, 3.0, 0.0, -1.0, 1.0, r3];
+        near(spd.cholesky(false), lower);
+        near(spd.tril(0).cholesky(false), lower);
+        near(
+            spd.cholesky(true),
+            [2.0, 1.0, -1.0, 0.0, 3.0, 1.0, 0.0, 0.0, r3],
+        );
+        let e = m(&[1.0, 2.0, 2.0, 1.0], &[2, 2])
+            .try_cholesky(false)
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with("cholesky") && e.to_string().contains("positive-definite")
+        );
+        assert!(m(&[1.0, 2.0], &[1, 2]).try_cholesky(false).is_err());
     });
 }

@@ -206,6 +206,12 @@ fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
         "einsum" => Tensor::einsum(p[0], x)?,
         "det" => a.try_det()?,
         "slogdet" => a.try_slogdet()?.1,
+        "cholesky" => {
+            let k = a.dims()[a.ndim() - 1];
+            let spd = a.try_matmul(&a.transpose(-1, -2)?)?;
+            let spd = spd.try_add(&Tensor::eye(k)?.try_mul_scalar(k as f64)?)?;
+            spd.try_cholesky(p[0] == "1")?
+        }
         "movedim" => a.movedim(&l(p[0]), &l(p[1]))?,
         "meshgrid" => {
             let ij = if p[1] == "ij" {

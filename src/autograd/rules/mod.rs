@@ -74,6 +74,8 @@ pub(crate) enum Op {
     LogAbsDet,
     /// `det`; saved: the input and the output.
     Det,
+    /// `cholesky` (the lower factor); saved: the output.
+    Cholesky,
     /// `pinv`; saved: the input and the output.
     Pinv,
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
@@ -140,6 +142,7 @@ impl Op {
             Op::Inverse => "inverse",
             Op::LogAbsDet => "slogdet",
             Op::Det => "det",
+            Op::Cholesky => "cholesky",
             Op::Pinv => "pinv",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
@@ -553,6 +556,21 @@ fn rule<F: FloatElement, D: Backend>(
             let adj_t = u.try_mul(&others.unsqueeze(-2)?)?.try_matmul(&vh)?;
             let scale = g.try_mul(&sign)?.unsqueeze(-1)?.unsqueeze(-1)?;
             vec![Some(adj_t.try_mul(&scale)?)]
+        }
+        Op::Cholesky => {
+            // PyTorch's `cholesky_backward`: gA = L⁻ᵀ Φ(Lᵀ gL) L⁻¹, symmetrised, with Φ the
+            // lower triangle with its diagonal halved.
+            let l = arg(0)?;
+            let li = l.try_inverse()?;
+            let x = l.transpose(-1, -2)?.try_matmul(g)?;
+            let half = x
+                .diagonal(0)?
+                .try_mul_scalar(F::from_f64(0.5))?
+                .try_diag_embed()?;
+            let phi = x.try_tril(0)?.try_sub(&half)?;
+            let ga = li.transpose(-1, -2)?.try_matmul(&phi)?.try_matmul(&li)?;
+            let sym = ga.try_add(&ga.transpose(-1, -2)?)?;
+            vec![Some(sym.try_mul_scalar(F::from_f64(0.5))?)]
         }
         Op::Inverse => {
             // d(A⁻¹) = -A⁻¹ dA A⁻¹, so dA = -A⁻ᵀ g A⁻ᵀ.

@@ -87,6 +87,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn host_det(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         Self::linalg_off("det")
     }
+    pub(crate) fn host_cholesky(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        Self::linalg_off("cholesky")
+    }
 }
 
 #[cfg(feature = "linalg")]
@@ -272,6 +275,28 @@ impl<T: NumElement> Tensor<T, Cpu> {
             pack::<T>(vec![signs], &s.batch, &[])?,
             pack::<T>(vec![logs], &s.batch, &[])?,
         ))
+    }
+
+    /// The lower Cholesky factor of each symmetric positive-definite matrix (read from its
+    /// lower triangle), shape `(..., n, n)` (NumPy `linalg.cholesky`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input, or a matrix that is not positive-definite.
+    pub(crate) fn host_cholesky(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
+        let s = self.matrices("cholesky", true)?;
+        let parts = (0..s.count())
+            .map(|i| {
+                k::cholesky(s.matrix(i), s.n).map_err(|k| Error::InvalidArgument {
+                    op: "cholesky",
+                    msg: format!(
+                        "matrix {i} of the stack is not positive-definite (its leading minor \
+                         of order {} is not)",
+                        k + 1
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        pack::<T>(parts, &s.batch, &[s.n, s.n])
     }
 
     /// The determinant of each square matrix, `sign · exp(log|det|)` in f64, shape `(...)`.

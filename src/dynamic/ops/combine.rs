@@ -167,6 +167,10 @@ impl DynTensor {
     pub fn det(&self) -> Result<DynTensor> {
         numeric!(self, "det", t => Ok(t.try_det()?.into()))
     }
+    /// The Cholesky factor of each symmetric positive-definite matrix, lower (or `upper`).
+    pub fn cholesky(&self, upper: bool) -> Result<DynTensor> {
+        numeric!(self, "cholesky", t => Ok(t.try_cholesky(upper)?.into()))
+    }
     /// The sign and `log|det|` of each square matrix (NumPy `linalg.slogdet`).
     pub fn slogdet(&self) -> Result<(DynTensor, DynTensor)> {
         numeric!(self, "slogdet", t => {

@@ -40,6 +40,27 @@ pub fn inverse(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
     Ok(rows(&lu(a, n)?.inverse()))
 }
 
+/// The lower Cholesky factor of the `n × n` matrix `a`, read from its lower triangle (NumPy
+/// `linalg.cholesky`); `Err(k)` when the leading minor of order `k + 1` is not positive-definite.
+pub fn cholesky(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
+    if n == 0 {
+        return Ok(vec![]);
+    }
+    let llt = view(a, n, n).llt(Side::Lower).map_err(|e| match e {
+        faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => index,
+    })?;
+    let l = llt.L();
+    Ok((0..n * n)
+        .map(|k| {
+            if k % n <= k / n {
+                l[(k / n, k % n)]
+            } else {
+                0.0
+            }
+        })
+        .collect())
+}
+
 /// The sign and the log of the absolute value of the determinant of the `n × n` matrix `a`
 /// (NumPy `linalg.slogdet`), from its partial-pivot LU: `(0, -inf)` when a pivot is exactly 0,
 /// `(NaN, NaN)` when the matrix holds NaN.

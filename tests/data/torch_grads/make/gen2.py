@@ -175,7 +175,11 @@ EINSUM=[("ij,jk->ik",[(2,3),(3,4)]),("ii->i",[(3,3)]),("ii",[(3,3)]),("ij->",[(2
     ("bij,bjk->bik",[(2,2,3),(2,3,2)]),("...ij,...jk",[(2,2,3),(3,2)]),("iij->j",[(2,2,3)]),("ij,ij->i",[(1,3),(4,3)]),
     ("ij,jk,kl->il",[(2,3),(3,2),(2,2)]),("bhqd,bhkd->bhqk",[(1,2,3,2),(1,2,2,2)]),("ijk->kij",[(2,3,2)])]
 def extra(P):
-    n=random.choice(["logaddexp","lerp","nan_to_num","quantile","median","diff","kron","cross","trace","movedim","meshgrid","broadcast_tensors","einsum","einsum","det","slogdet"])
+    n=random.choice(["logaddexp","lerp","nan_to_num","quantile","median","diff","kron","cross","trace","movedim","meshgrid","broadcast_tensors","einsum","einsum","det","slogdet","cholesky"])
+    if n=="cholesky":
+        # A positive-definite input: x xᵀ + k I.
+        k=ri(1,4); up=ri(0,1); x=P.leaf([ri(1,2) for _ in range(ri(0,1))]+[k,k]); X=P.stack[x]
+        return P.emit(n,[x],[up],torch.linalg.cholesky(X@X.mT+k*torch.eye(k),upper=bool(up)))
     if n in ("det","slogdet"):
         # slogdet of a singular matrix (an expanded leaf can be one) has no gradient here.
         k=ri(1,4); sh=[ri(1,2) for _ in range(ri(0,1))]+[k,k]; x=P.leaf(sh) if n=="det" else P._new(sh)
