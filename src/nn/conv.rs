@@ -360,3 +360,43 @@ pub fn avg_pool2d<T: FloatElement, D: Backend>(
         |w, axes| w.try_mean(axes, false),
     )
 }
+
+/// The mean over adaptive windows giving an `(N, C, oh, ow)` output (PyTorch
+/// `adaptive_avg_pool2d`): output row `i` averages input rows `floor(i·H/oh)` to
+/// `ceil((i+1)·H/oh)`, and columns likewise. Computed as `Ph · x · Pwᵀ` with the averaging
+/// matrices, two batched products that differentiate and run on every device.
+///
+/// # Errors
+/// `InvalidArgument` for a non-4-d input or an output size of 0 from a non-empty axis.
+pub fn adaptive_avg_pool2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: (usize, usize),
+) -> Result<Tensor<T, D>> {
+    let op = "adaptive_avg_pool2d";
+    let [_, _, h, w] = x.dims()[..] else {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
+        });
+    };
+    let (oh, ow) = output_size;
+    // The (out, len) matrix averaging each adaptive window of an axis of `len`.
+    let averaging = |out: usize, len: usize| -> Result<Tensor<T, D>> {
+        if out == 0 && len > 0 || len == 0 && out > 0 {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("cannot pool an axis of {len} into {out}"),
+            });
+        }
+        let mut m = vec![T::ZERO; out * len];
+        for i in 0..out {
+            let (a, b) = (i * len / out, ((i + 1) * len).div_ceil(out));
+            for j in a..b {
+                m[i * len + j] = T::from_f64(1.0 / (b - a) as f64);
+            }
+        }
+        Tensor::from_vec_on(m, [out, len], x.device_handle())
+    };
+    let (ph, pw) = (averaging(oh, h)?, averaging(ow, w)?);
+    ph.try_matmul(x)?.try_matmul(&pw.t())
+}

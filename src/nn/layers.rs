@@ -135,6 +135,167 @@ pub fn embedding<T: FloatElement, D: Backend>(
     rows.try_reshape(dims)
 }
 
+/// Batch normalisation over every axis but the channels (axis 1) of `(N, C, ...)` (PyTorch
+/// `batch_norm`). While `training`, the batch's mean and biased variance normalise, and the
+/// running statistics, when given (`(C,)` each), move by `momentum` toward the batch's mean
+/// and unbiased variance, in place and unrecorded; otherwise the running statistics
+/// normalise. `weight` and `bias` (`(C,)`) are the optional affine map.
+///
+/// # Errors
+/// `InvalidArgument` for an input of fewer than 2 dimensions, statistics or parameters not of
+/// shape `(C,)`, evaluation without running statistics, or a training batch of one value per
+/// channel (as PyTorch).
+#[allow(clippy::too_many_arguments)]
+pub fn batch_norm<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    running_mean: Option<&Tensor<T, D>>,
+    running_var: Option<&Tensor<T, D>>,
+    weight: Option<&Tensor<T, D>>,
+    bias: Option<&Tensor<T, D>>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> Result<Tensor<T, D>> {
+    let op = "batch_norm";
+    let bad = |msg: String| Err(Error::InvalidArgument { op, msg });
+    if x.ndim() < 2 {
+        return bad(format!("expects (N, C, ...) input, got {}", x.shape()));
+    }
+    let c = x.dims()[1];
+    let named = [("running_mean", running_mean), ("running_var", running_var)];
+    for (name, p) in named.iter().chain(&[("weight", weight), ("bias", bias)]) {
+        if let Some(p) = p.filter(|p| p.dims() != [c]) {
+            return bad(format!("{name} has shape {}; it needs ({c},)", p.shape()));
+        }
+    }
+    // (C,) statistics as (1, C, 1, ...) to broadcast over the input.
+    let mut per_channel = vec![1; x.ndim()];
+    per_channel[1] = c;
+    let col = |t: &Tensor<T, D>| t.try_reshape(per_channel.clone());
+    let axes: Vec<i64> = (0..x.ndim() as i64).filter(|&a| a != 1).collect();
+    let count = x.numel() / c.max(1);
+    let (mean, var) = if training {
+        if count <= 1 {
+            return bad(format!(
+                "a training batch needs more than one value per channel, got shape {}",
+                x.shape()
+            ));
+        }
+        let mean = x.try_mean(&axes, true)?;
+        let var = x.try_var(&axes, 0, true)?;
+        if let (Some(rm), Some(rv)) = (running_mean, running_var) {
+            crate::autograd::no_grad(|| -> Result<()> {
+                let m = T::from_f64(momentum);
+                let keep = T::from_f64(1.0 - momentum);
+                let unbiased =
+                    var.try_mul_scalar(T::from_f64(count as f64 / (count - 1) as f64))?;
+                let (mut rm, mut rv) = (rm.clone(), rv.clone());
+                rm.mul_scalar_(keep)?;
+                rm.add_(&mean.try_reshape([c])?.try_mul_scalar(m)?)?;
+                rv.mul_scalar_(keep)?;
+                rv.add_(&unbiased.try_reshape([c])?.try_mul_scalar(m)?)
+            })?;
+        }
+        (mean, var)
+    } else {
+        match (running_mean, running_var) {
+            (Some(m), Some(v)) => (col(m)?, col(v)?),
+            _ => return bad("evaluation (training = false) needs the running statistics".into()),
+        }
+    };
+    let y = x
+        .try_sub(&mean)?
+        .try_div(&var.try_add_scalar(T::from_f64(eps))?.try_sqrt()?)?;
+    let y = match weight {
+        Some(w) => y.try_mul(&col(w)?)?,
+        None => y,
+    };
+    match bias {
+        Some(b) => y.try_add(&col(b)?),
+        None => Ok(y),
+    }
+}
+
+/// Group normalisation (PyTorch `group_norm`): the `C` channels of `(N, C, ...)` in
+/// `num_groups` groups, each group of each sample normalised by its mean and biased variance,
+/// then the optional per-channel affine `weight` and `bias` (`(C,)`).
+///
+/// # Errors
+/// `InvalidArgument` for an input of fewer than 2 dimensions, `C` not divisible by
+/// `num_groups` (or 0 groups), or parameters not of shape `(C,)`.
+pub fn group_norm<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    num_groups: usize,
+    weight: Option<&Tensor<T, D>>,
+    bias: Option<&Tensor<T, D>>,
+    eps: f64,
+) -> Result<Tensor<T, D>> {
+    let op = "group_norm";
+    let c = x.dims().get(1).copied().unwrap_or(0);
+    if x.ndim() < 2 || num_groups == 0 || c % num_groups != 0 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "expects (N, C, ...) input with C divisible by {num_groups} groups, got {}",
+                x.shape()
+            ),
+        });
+    }
+    let n = x.dims()[0];
+    let rest = x.numel() / (n * c).max(1);
+    let g = x.try_reshape([n, num_groups, c / num_groups * rest])?;
+    let y = layer_norm(&g, &[c / num_groups * rest], None, None, eps)?.try_reshape(x.dims())?;
+    let mut per_channel = vec![1; x.ndim()];
+    per_channel[1] = c;
+    for (name, p) in [("weight", weight), ("bias", bias)] {
+        if let Some(p) = p.filter(|p| p.dims() != [c]) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("{name} has shape {}; it needs ({c},)", p.shape()),
+            });
+        }
+    }
+    let y = match weight {
+        Some(w) => y.try_mul(&w.try_reshape(per_channel.clone())?)?,
+        None => y,
+    };
+    match bias {
+        Some(b) => y.try_add(&b.try_reshape(per_channel)?),
+        None => Ok(y),
+    }
+}
+
+/// `x / max(‖x‖_p, eps)` along `axis` (PyTorch `normalize`, defaults `p = 2`, `eps = 1e-12`).
+///
+/// # Errors
+/// `Axis` for a bad axis; `InvalidArgument` for a `p` that is not a norm order.
+pub fn normalize<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    p: f64,
+    axis: i64,
+    eps: f64,
+) -> Result<Tensor<T, D>> {
+    let norm = x.try_norm(p, &[axis], true)?;
+    x.try_div(&norm.try_maximum_scalar(T::from_f64(eps))?)
+}
+
+/// The cosine of the angle between `x1` and `x2` along `axis` after broadcasting (PyTorch
+/// `cosine_similarity`): each normalised by `max(‖x‖, eps)` first, then their dot product.
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast; `Axis` for a bad axis.
+pub fn cosine_similarity<T: FloatElement, D: Backend>(
+    x1: &Tensor<T, D>,
+    x2: &Tensor<T, D>,
+    axis: i64,
+    eps: f64,
+) -> Result<Tensor<T, D>> {
+    let v = Tensor::broadcast_tensors(&[x1, x2])?;
+    let a = normalize(&v[0], 2.0, axis, eps)?;
+    let b = normalize(&v[1], 2.0, axis, eps)?;
+    a.try_mul(&b)?.try_sum(&[axis], false)
+}
+
 /// Zeros each element with probability `p` and scales the rest by `1 / (1 - p)` while
 /// `training`; the identity otherwise (PyTorch `dropout`). The mask is drawn from the
 /// library's generator, so `manual_seed` makes it reproducible.

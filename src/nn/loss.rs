@@ -158,6 +158,113 @@ pub fn mse_loss<T: FloatElement, D: Backend>(
     reduce(d.try_mul(&d)?, reduction)
 }
 
+/// `|input - target|` reduced (PyTorch `l1_loss`); the shapes broadcast.
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast.
+pub fn l1_loss<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    reduce(input.try_sub(target)?.try_abs()?, reduction)
+}
+
+/// With `d = input - target`: `d² / (2·beta)` where `|d| < beta`, `|d| - beta / 2` elsewhere
+/// (PyTorch `smooth_l1_loss`; `beta = 0` is `l1_loss`).
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast; `InvalidArgument` for a negative or NaN
+/// `beta`.
+pub fn smooth_l1_loss<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+    beta: f64,
+) -> Result<Tensor<T, D>> {
+    piecewise(
+        "smooth_l1_loss",
+        input,
+        target,
+        reduction,
+        beta,
+        0.5 / beta,
+        1.0,
+    )
+}
+
+/// With `d = input - target`: `d² / 2` where `|d| <= delta`, `delta · (|d| - delta / 2)`
+/// elsewhere (PyTorch `huber_loss`).
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast; `InvalidArgument` for a negative or NaN
+/// `delta`.
+pub fn huber_loss<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+    delta: f64,
+) -> Result<Tensor<T, D>> {
+    piecewise("huber_loss", input, target, reduction, delta, 0.5, delta)
+}
+
+/// `quad · d²` where `|d| < at` (`<=` makes no difference: the pieces meet), `slope · (|d| -
+/// at / 2)` elsewhere.
+fn piecewise<T: FloatElement, D: Backend>(
+    op: &'static str,
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+    at: f64,
+    quad: f64,
+    slope: f64,
+) -> Result<Tensor<T, D>> {
+    if at.is_nan() || at < 0.0 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("the threshold must be non-negative, got {at}"),
+        });
+    }
+    let d = input.try_sub(target)?;
+    let a = d.try_abs()?;
+    if at == 0.0 {
+        return reduce(a.try_mul_scalar(T::from_f64(slope))?, reduction);
+    }
+    let inner = d.try_mul(&d)?.try_mul_scalar(T::from_f64(quad))?;
+    let outer = a
+        .try_add_scalar(T::from_f64(-at / 2.0))?
+        .try_mul_scalar(T::from_f64(slope))?;
+    let per = Tensor::try_where(&a.try_lt_scalar(T::from_f64(at))?, &inner, &outer)?;
+    reduce(per, reduction)
+}
+
+/// The Kullback–Leibler divergence of `target` from the log-probabilities `input` (PyTorch
+/// `kl_div`): per element `target · (log(target) - input)`, 0 where `target` is 0; with
+/// `log_target` the target holds log-probabilities, `exp(target) · (target - input)`.
+/// `Reduction::Mean` averages over every element (PyTorch's `mean`, not `batchmean`).
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast.
+pub fn kl_div<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    reduction: Reduction,
+    log_target: bool,
+) -> Result<Tensor<T, D>> {
+    let per = if log_target {
+        target.try_exp()?.try_mul(&target.try_sub(input)?)?
+    } else {
+        // xlogy(t, t) - t·input: the log only where t > 0, so t = 0 gives 0 (and no NaN).
+        let zero = Tensor::scalar_on(T::ZERO, target.device_handle())?;
+        let one = Tensor::scalar_on(T::ONE, target.device_handle())?;
+        let is_zero = target.try_eq_scalar(T::ZERO)?;
+        let safe = Tensor::try_where(&is_zero, &one, target)?;
+        let xlogy = Tensor::try_where(&is_zero, &zero, &target.try_mul(&safe.try_log()?)?)?;
+        xlogy.try_sub(&target.try_mul(input)?)?
+    };
+    reduce(per, reduction)
+}
+
 /// Binary cross-entropy of `logits` against probabilities `target` (PyTorch
 /// `binary_cross_entropy_with_logits`), computed stably as
 /// `max(x, 0) - x·y + log(1 + exp(-|x|))`.

@@ -65,6 +65,19 @@ nn_methods! {
     /// The mean of each window of an `(N, C, H, W)` input.
     avg_pool2d, try_avg_pool2d = avg_pool2d(kernel: (usize, usize), stride: (usize, usize),
         padding: (usize, usize));
+    adaptive_avg_pool2d, try_adaptive_avg_pool2d = adaptive_avg_pool2d(
+        output_size: (usize, usize));
+    l1_loss, try_l1_loss = l1_loss(target: &Tensor<T, D>, reduction: Reduction);
+    smooth_l1_loss, try_smooth_l1_loss = smooth_l1_loss(target: &Tensor<T, D>,
+        reduction: Reduction, beta: f64);
+    huber_loss, try_huber_loss = huber_loss(target: &Tensor<T, D>, reduction: Reduction,
+        delta: f64);
+    kl_div, try_kl_div = kl_div(target: &Tensor<T, D>, reduction: Reduction, log_target: bool);
+    group_norm, try_group_norm = group_norm(num_groups: usize, weight: Option<&Tensor<T, D>>,
+        bias: Option<&Tensor<T, D>>, eps: f64);
+    normalize, try_normalize = normalize(p: f64, axis: i64, eps: f64);
+    cosine_similarity, try_cosine_similarity = cosine_similarity(other: &Tensor<T, D>,
+        axis: i64, eps: f64);
 }
 
 impl<D: Backend> Tensor<i64, D> {

@@ -19,17 +19,21 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod activations;
 mod conv;
 mod layers;
 
-pub use conv::{Conv2dOptions, avg_pool2d, conv1d, conv2d, max_pool2d};
+pub use conv::{Conv2dOptions, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d};
 pub(crate) use conv::{Window, fold};
 mod loss;
 mod methods;
 
-pub use layers::{dropout, embedding, layer_norm, rms_norm};
+pub use layers::{
+    batch_norm, cosine_similarity, dropout, embedding, group_norm, layer_norm, normalize, rms_norm,
+};
 pub use loss::{
-    Reduction, binary_cross_entropy_with_logits, cross_entropy, linear, mse_loss, nll_loss,
+    Reduction, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div, l1_loss,
+    linear, mse_loss, nll_loss, smooth_l1_loss,
 };
 
 use crate::backend::Backend;

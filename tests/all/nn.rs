@@ -751,3 +751,128 @@ fn nn_method_forms() {
         Err(e) => println!("nn method forms on CUDA skipped: {e}"),
     }
 }
+
+/// The activations, losses, normalisations and pooling added with `nn/activations.rs`, at
+/// PyTorch 2.15's values; their gradients are in the PyTorch fixture (`torch_grads.rs`).
+#[test]
+fn more_functional_ops_match_pytorch() {
+    let close = |got: Vec<f64>, want: &[f64]| {
+        let ok =
+            got.len() == want.len() && got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-12);
+        assert!(ok, "{got:?} against {want:?}");
+    };
+    // Kinks: PyTorch's gradients of hardswish at -3, -2, 0, 2, 3, 4.
+    let x = t(&[-3.0, -2.0, 0.0, 2.0, 3.0, 4.0], &[6])
+        .with_requires_grad(true)
+        .unwrap();
+    x.hardswish().sum(&[], false).backward();
+    close(
+        x.grad_tensor().unwrap().to_vec(),
+        &[0.0, -1.0 / 6.0, 0.5, 7.0 / 6.0, 1.0, 1.0],
+    );
+    close(
+        t(&[-1.0, 1.0], &[2]).selu().to_vec(),
+        &[-1.1113307378125625, 1.0507009873554805],
+    );
+    close(t(&[-1.0], &[1]).celu(2.0).to_vec(), &[-0.7869386805747332]);
+    close(t(&[1.0], &[1]).mish().to_vec(), &[0.8650983882673103]);
+    close(
+        t(&[-4.0, 0.0, 7.0], &[3]).relu6().to_vec(),
+        &[0.0, 0.0, 6.0],
+    );
+    assert!(t(&[1.0, 2.0, 3.0], &[3]).try_glu(0).is_err());
+    // Losses.
+    let (a, b) = (t(&[0.0, 3.0], &[2]), t(&[0.5, 0.0], &[2]));
+    close(
+        nn::huber_loss(&a, &b, Reduction::None, 1.0)
+            .unwrap()
+            .to_vec(),
+        &[0.125, 2.5],
+    );
+    close(
+        nn::smooth_l1_loss(&a, &b, Reduction::None, 2.0)
+            .unwrap()
+            .to_vec(),
+        &[0.0625, 2.0],
+    );
+    close(
+        nn::l1_loss(&a, &b, Reduction::Sum).unwrap().to_vec(),
+        &[3.5],
+    );
+    assert!(nn::smooth_l1_loss(&a, &b, Reduction::Sum, -1.0).is_err());
+    let kl = nn::kl_div(
+        &t(&[-1.0, -2.0], &[2]),
+        &t(&[0.0, 0.5], &[2]),
+        Reduction::Sum,
+        false,
+    );
+    close(kl.unwrap().to_vec(), &[0.6534264097200273]);
+    // batch_norm in training updates the running statistics in place (unbiased variance).
+    let xs: Vec<f64> = (0..24).map(|i| i as f64 * 0.5 - 3.0).collect();
+    let x = t(&xs, &[2, 3, 2, 2]);
+    let (rm, rv) = (t(&[0.0; 3], &[3]), t(&[1.0; 3], &[3]));
+    let y = nn::batch_norm(&x, Some(&rm), Some(&rv), None, None, true, 0.1, 1e-5).unwrap();
+    close(
+        rm.to_vec(),
+        &[0.07500000000000001, 0.275, 0.47500000000000003],
+    );
+    close(rv.to_vec(), &[1.9642857142857144; 3]);
+    let y0 = [
+        -1.228847220994995,
+        -1.065000924862329,
+        -0.901154628729663,
+        -0.7373083325969969,
+    ];
+    close(y.to_vec()[..4].to_vec(), &y0);
+    assert!(nn::batch_norm(&x, None, None, None, None, false, 0.1, 1e-5).is_err());
+    assert!(
+        nn::batch_norm(
+            &t(&[1.0, 2.0], &[1, 2]),
+            None,
+            None,
+            None,
+            None,
+            true,
+            0.1,
+            1e-5
+        )
+        .is_err()
+    );
+    let g = nn::group_norm(
+        &t(&(0..8).map(f64::from).collect::<Vec<_>>(), &[1, 4, 2]),
+        2,
+        None,
+        None,
+        1e-5,
+    );
+    let third = [
+        -1.3416354199689269,
+        -0.447211806656309,
+        0.447211806656309,
+        1.3416354199689269,
+    ];
+    close(g.unwrap().to_vec(), &[third, third].concat());
+    assert!(nn::group_norm(&x, 2, None, None, 1e-5).is_err()); // 3 channels
+    // adaptive_avg_pool2d of a 5 × 6 ramp to 3 × 4 (overlapping windows).
+    let ramp = t(&(0..30).map(f64::from).collect::<Vec<_>>(), &[1, 1, 5, 6]);
+    let p = nn::adaptive_avg_pool2d(&ramp, (3, 4)).unwrap();
+    let want = [
+        3.5, 4.5, 6.5, 7.5, 12.5, 13.5, 15.5, 16.5, 21.5, 22.5, 24.5, 25.5,
+    ];
+    close(p.to_vec(), &want);
+    close(
+        nn::adaptive_avg_pool2d(&ramp, (1, 1)).unwrap().to_vec(),
+        &[14.5],
+    );
+    assert!(nn::adaptive_avg_pool2d(&ramp, (0, 1)).is_err());
+    let c = nn::cosine_similarity(
+        &t(&[1.0, 0.0, 1.0, 1.0], &[2, 2]),
+        &t(&[1.0, 1.0], &[2]),
+        -1,
+        1e-8,
+    );
+    close(
+        c.unwrap().to_vec(),
+        &[0.7071067811865475, 0.9999999999999998],
+    );
+}

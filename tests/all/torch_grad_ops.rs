@@ -2,7 +2,7 @@
 //! applied to f64 CPU tensors; shared with the harness that made them
 //! (`tests/data/torch_grads/make/`).
 
-use typed_tensor::nn::{Conv2dOptions, Reduction};
+use typed_tensor::nn::{self, Conv2dOptions, Reduction};
 use typed_tensor::ops::arrange::Indexing;
 use typed_tensor::prelude::*;
 
@@ -206,6 +206,46 @@ fn nn_step(op: &str, x: &[&T], p: &[&str]) -> Result<T> {
         "einsum" => Tensor::einsum(p[0], x)?,
         "det" => a.try_det()?,
         "slogdet" => a.try_slogdet()?.1,
+        "hardtanh" => a.try_hardtanh(f(0), f(1))?,
+        "relu6" => a.try_relu6()?,
+        "hardsigmoid" => a.try_hardsigmoid()?,
+        "hardswish" => a.try_hardswish()?,
+        "mish" => a.try_mish()?,
+        "selu" => a.try_selu()?,
+        "celu" => a.try_celu(f(0))?,
+        "logsigmoid" => a.try_logsigmoid()?,
+        "softsign" => a.try_softsign()?,
+        "glu" => a.try_glu(n(0))?,
+        "l1_loss" => nn::l1_loss(a, x[1], reduction(p[0]))?,
+        "smooth_l1_loss" => nn::smooth_l1_loss(a, x[1], reduction(p[0]), f(1))?,
+        "huber_loss" => nn::huber_loss(a, x[1], reduction(p[0]), f(1))?,
+        "kl_div" => {
+            let t = if p[1] == "1" {
+                x[1].clone()
+            } else {
+                x[1].try_abs()?.try_add_scalar(0.1)?
+            };
+            nn::kl_div(a, &t, reduction(p[0]), p[1] == "1")?
+        }
+        "batch_norm" => {
+            let c = a.dims()[1];
+            let rm = Tensor::<f64>::arange(0.0, c as f64, 1.0)?.try_mul_scalar(0.1)?;
+            let rv = rm.try_mul_scalar(2.0)?.try_add_scalar(1.0)?;
+            nn::batch_norm(
+                a,
+                Some(&rm),
+                Some(&rv),
+                opt(1),
+                opt(2),
+                p[0] == "1",
+                0.1,
+                1e-5,
+            )?
+        }
+        "group_norm" => nn::group_norm(a, n(0) as usize, opt(1), opt(2), 1e-5)?,
+        "adaptive_avg_pool2d" => nn::adaptive_avg_pool2d(a, pair(p[0]))?,
+        "normalize" => nn::normalize(a, f(0), n(1), 1e-12)?,
+        "cosine_similarity" => nn::cosine_similarity(a, x[1], -1, 1e-8)?,
         "cholesky" => {
             let k = a.dims()[a.ndim() - 1];
             let spd = a.try_matmul(&a.transpose(-1, -2)?)?;

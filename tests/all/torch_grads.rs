@@ -97,15 +97,12 @@ fn gradients_match_pytorch_on_random_programs() {
     );
 }
 
-/// 417 single-op cases of the NN functions (conv1d/conv2d with stride, padding, dilation and
-/// groups; max/avg pooling; layer/RMS norm; cross-entropy with and without label smoothing,
-/// NLL, MSE, BCE-with-logits under each reduction; linear; embedding; leaky ReLU, ELU, tanh
-/// GELU), the combiners (chunk, split, tile, repeat_interleave, tril/triu, diag, diag_embed,
-/// take, scatter_add, masked_fill), the products (dot, outer, vecdot, tensordot), `inverse`,
-/// `solve`, `pinv`, sort/topk values, the scalar forms and the composites (`logaddexp`, `lerp`,
-/// `nan_to_num`, `quantile`, `median`, `diff`, `kron`, `cross`, `trace`, `movedim`, `meshgrid`,
-/// `broadcast_tensors`, `einsum`, `det`, `slogdet`, `cholesky`); their inputs are often transposed,
-/// stepped or broadcast views of the leaves.
+/// 545 single-op cases (`tests/data/torch_grads/README.md`): the NN functions (convolutions
+/// with stride, padding, dilation and groups; pooling, adaptive included; layer, RMS, batch
+/// and group norm; every loss and reduction; linear; embedding; the activations, at their
+/// kinks too), the combiners, the products, `einsum`, the linalg ops, sort/topk values, the
+/// scalar forms and the composites; their inputs are often transposed, stepped or broadcast
+/// views of the leaves.
 #[test]
 fn nn_and_combiner_gradients_match_pytorch() {
     let (n, failures) = replay_fixture("_nn");

@@ -26,7 +26,9 @@ class Prog:
             i=s._new(sh); return s.emit("expand",[i],[J(shape)],s.stack[i].expand(shape))
         return s._new(shape)
     def _new(s, sh):
-        t=torch.randn(sh).requires_grad_(True); s.leaves.append(t); s.stack.append(t)
+        t=torch.randn(sh)
+        if getattr(s,"rounded",False): t=torch.round(t*3)  # integers: kinks hit exactly
+        t.requires_grad_(True); s.leaves.append(t); s.stack.append(t)
         s.leafpos.append(len(s.stack)-1); return len(s.stack)-1
     def emit(s, op, ins, params, out):
         s.lines.append("|".join([op,J(ins)]+[str(p) for p in params])); s.stack.append(out); return len(s.stack)-1
@@ -217,7 +219,49 @@ def extra(P):
         return P.emit(n,[x],[J(src),J(dst)],torch.movedim(P.stack[x],src,dst))
     x=P.leaf([ri(1,3)]); y=P.leaf([ri(1,3)]); k=ri(0,1); ij=random.choice(["ij","xy"])
     return P.emit(n,[x,y],[k,ij],torch.meshgrid(P.stack[x],P.stack[y],indexing=ij)[k])
-OPS=[extra]*int(__import__("os").environ.get("EXTRA_ONLY","0")) or [extra,extra,conv2d,conv1d,pool,pool,layer_norm,rms_norm,xent,xent,pairloss,linear,embedding,act,pieces,tiles,tri,diags,take,scatter,masked,products,products,linalg,linalg,sorts,scalars,scalars]
+def nn2(P):
+    n=random.choice(["hardtanh","relu6","hardsigmoid","hardswish","mish","selu","celu","logsigmoid","softsign","glu",
+        "l1_loss","smooth_l1_loss","huber_loss","kl_div","batch_norm","group_norm","adaptive_avg_pool2d","normalize","cosine_similarity"])
+    sh=[ri(1,4) for _ in range(ri(1,3))]; nd=len(sh)
+    if n in ("hardtanh","relu6","hardsigmoid","hardswish","mish","selu","celu","logsigmoid","softsign"):
+        # Integer-valued leaves half the time, so the kinks (0, ±1, ±3, 6) are hit exactly.
+        P.rounded=random.random()<0.5; x=P.leaf(sh); X=P.stack[x]
+        if n=="hardtanh": lo,hi=random.choice([(-1.0,1.0),(-2.0,0.5)]); return P.emit(n,[x],[lo,hi],F.hardtanh(X,lo,hi))
+        if n=="celu": a=random.choice([1.0,0.5,2.0]); return P.emit(n,[x],[a],F.celu(X,a))
+        return P.emit(n,[x],[],getattr(F,n)(X))
+    if n=="glu":
+        sh[-1]=2*ri(1,2); x=P.leaf(sh); a=ri(0,nd-1)
+        if sh[a]%2: a=nd-1
+        return P.emit(n,[x],[a],F.glu(P.stack[x],a))
+    if n in ("l1_loss","smooth_l1_loss","huber_loss","kl_div"):
+        x=P.leaf(sh); y=P.leaf(sh); r=random.choice(RED); X,Y=P.stack[x],P.stack[y]
+        if n=="l1_loss": return P.emit(n,[x,y],[r],F.l1_loss(X,Y,reduction=r))
+        if n=="smooth_l1_loss": b=random.choice([1.0,0.5,0.0]); return P.emit(n,[x,y],[r,b],F.smooth_l1_loss(X,Y,reduction=r,beta=b))
+        if n=="huber_loss": d=random.choice([1.0,0.5,2.0]); return P.emit(n,[x,y],[r,d],F.huber_loss(X,Y,reduction=r,delta=d))
+        lt=ri(0,1)
+        T_=Y if lt else Y.abs()+0.1
+        return P.emit(n,[x,y],[r,lt],F.kl_div(X,T_,reduction=r,log_target=bool(lt)))
+    if n=="batch_norm":
+        c=ri(1,3); shp=[ri(2,3),c]+[ri(1,3) for _ in range(ri(0,2))]; x=P.leaf(shp); tr=ri(0,1); aff=ri(0,1)
+        # Plain leaves for the affine parameters: PyTorch 2.15's eval-mode batch_norm reads a
+        # strided weight as if contiguous in its input gradient.
+        ins=[x]+([P._new([c]),P._new([c])] if aff else [])
+        rm=torch.arange(c)*0.1; rv=1+torch.arange(c)*0.2
+        w,b=(P.stack[ins[1]],P.stack[ins[2]]) if aff else (None,None)
+        return P.emit(n,ins,[tr],F.batch_norm(P.stack[x],rm,rv,w,b,training=bool(tr),momentum=0.1,eps=1e-5))
+    if n=="group_norm":
+        g=ri(1,2); c=g*ri(1,2); shp=[ri(1,2),c]+[ri(1,3) for _ in range(ri(0,2))]; x=P.leaf(shp); aff=ri(0,1)
+        ins=[x]+([P.leaf([c]),P.leaf([c])] if aff else [])
+        w,b=(P.stack[ins[1]],P.stack[ins[2]]) if aff else (None,None)
+        return P.emit(n,ins,[g],F.group_norm(P.stack[x],g,w,b,1e-5))
+    if n=="adaptive_avg_pool2d":
+        x=P.leaf([ri(1,2),ri(1,2),ri(1,6),ri(1,6)]); o=(ri(1,4),ri(1,4))
+        return P.emit(n,[x],[J(o)],F.adaptive_avg_pool2d(P.stack[x],o))
+    if n=="normalize":
+        x=P.leaf(sh); a=ri(0,nd-1); p=random.choice([1.0,2.0,3.0]); return P.emit(n,[x],[p,a],F.normalize(P.stack[x],p,a))
+    x=P.leaf(sh); y=P.leaf(sh[ri(0,nd-1):]); a=-1
+    return P.emit(n,[x,y],[],F.cosine_similarity(P.stack[x],P.stack[y],dim=-1))
+OPS=[nn2]*int(__import__("os").environ.get("NN2_ONLY","0")) or [extra]*int(__import__("os").environ.get("EXTRA_ONLY","0")) or [extra,extra,conv2d,conv1d,pool,pool,layer_norm,rms_norm,xent,xent,pairloss,linear,embedding,act,pieces,tiles,tri,diags,take,scatter,masked,products,products,linalg,linalg,sorts,scalars,scalars]
 inputs={}; refs={}; progs=[]
 for p in range(NP):
     P=Prog()

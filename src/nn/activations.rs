@@ -1,0 +1,177 @@
+//! More of PyTorch's activations (`hardtanh`, `relu6`, `hardsigmoid`, `hardswish`, `mish`,
+//! `selu`, `celu`, `logsigmoid`, `softsign`, `glu`), each from differentiable ops with
+//! PyTorch's values and gradients, kinks included.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![-4.0f64, -1.0, 0.0, 2.0, 7.0];
+//! assert_eq!(x.relu6().to_vec(), vec![0.0, 0.0, 0.0, 2.0, 6.0]);
+//! assert_eq!(x.hardsigmoid().to_vec()[2], 0.5);
+//! assert_eq!(x.softsign().to_vec()[3], 2.0 / 3.0);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, OrPanic, Result};
+use crate::ops::plain_forms;
+use crate::tensor::Tensor;
+
+/// SELU's constants (Klambauer et al., as PyTorch).
+const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
+const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// `x` clipped to `[min_val, max_val]` (PyTorch `hardtanh`, defaults -1 and 1); the
+    /// gradient is 1 strictly inside and 0 on and outside the bounds, as PyTorch's.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `min_val > max_val`.
+    pub fn try_hardtanh(&self, min_val: f64, max_val: f64) -> Result<Self> {
+        self.try_clip(T::from_f64(min_val), T::from_f64(max_val))
+    }
+
+    /// `min(max(x, 0), 6)` (PyTorch `relu6`, `hardtanh(x, 0, 6)`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_relu6(&self) -> Result<Self> {
+        self.try_hardtanh(0.0, 6.0)
+    }
+
+    /// `0` below -3, `1` above 3, `x / 6 + 1/2` between (PyTorch `hardsigmoid`; the gradient
+    /// is `1/6` strictly between -3 and 3, 0 elsewhere).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_hardsigmoid(&self) -> Result<Self> {
+        let dev = &self.device;
+        let inside = self
+            .try_gt_scalar(T::from_f64(-3.0))?
+            .try_logical_and(&self.try_lt_scalar(T::from_f64(3.0))?)?;
+        let ramp = self
+            .try_mul_scalar(T::from_f64(1.0 / 6.0))?
+            .try_add_scalar(T::from_f64(0.5))?;
+        let high = self.try_ge_scalar(T::from_f64(3.0))?;
+        let ends = Self::try_where(
+            &high,
+            &Self::scalar_on(T::ONE, dev)?,
+            &Self::scalar_on(T::ZERO, dev)?,
+        )?;
+        Self::try_where(&inside, &ramp, &ends)
+    }
+
+    /// `x · min(max(x + 3, 0), 6) / 6` (PyTorch `hardswish`): 0 below -3, `x` above 3; the
+    /// gradient is PyTorch 2.15's, `x / 3 + 1/2` strictly between -3 and 3, 0 at -3 and 1 at 3.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_hardswish(&self) -> Result<Self> {
+        let zero = Self::scalar_on(T::ZERO, &self.device)?;
+        let mid = self
+            .try_mul(&self.try_add_scalar(T::from_f64(3.0))?)?
+            .try_mul_scalar(T::from_f64(1.0 / 6.0))?;
+        let upper = Self::try_where(&self.try_lt_scalar(T::from_f64(3.0))?, &mid, self)?;
+        Self::try_where(&self.try_le_scalar(T::from_f64(-3.0))?, &zero, &upper)
+    }
+
+    /// `x · tanh(softplus(x))` (PyTorch `mish`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_mish(&self) -> Result<Self> {
+        self.try_mul(&self.try_softplus()?.try_tanh()?)
+    }
+
+    /// `scale · elu(x, alpha)` with PyTorch's constants (PyTorch `selu`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_selu(&self) -> Result<Self> {
+        self.try_elu(SELU_ALPHA)?
+            .try_mul_scalar(T::from_f64(SELU_SCALE))
+    }
+
+    /// `x` for `x > 0`, `alpha · (exp(x / alpha) - 1)` otherwise (PyTorch `celu`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for `alpha == 0`.
+    pub fn try_celu(&self, alpha: f64) -> Result<Self> {
+        if alpha == 0.0 {
+            return Err(Error::InvalidArgument {
+                op: "celu",
+                msg: "alpha must not be 0".into(),
+            });
+        }
+        // As elu: the negative branch on x where x <= 0 and on 0 elsewhere.
+        let pos = self.try_gt_scalar(T::ZERO)?;
+        let zero = Self::scalar_on(T::ZERO, &self.device)?;
+        let neg = Self::try_where(&pos, &zero, self)?
+            .try_mul_scalar(T::from_f64(1.0 / alpha))?
+            .try_expm1()?
+            .try_mul_scalar(T::from_f64(alpha))?;
+        Self::try_where(&pos, self, &neg)
+    }
+
+    /// `log(sigmoid(x)) = -softplus(-x)` (PyTorch `logsigmoid`), without overflow.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_logsigmoid(&self) -> Result<Self> {
+        self.try_neg()?.try_softplus()?.try_neg()
+    }
+
+    /// `x / (1 + |x|)` (PyTorch `softsign`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_softsign(&self) -> Result<Self> {
+        self.try_div(&self.try_abs()?.try_add_scalar(T::ONE)?)
+    }
+
+    /// The gated linear unit along `axis` (PyTorch `glu`): the first half times the sigmoid of
+    /// the second; the axis halves.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the axis' length is odd; `Axis` for a bad axis.
+    pub fn try_glu(&self, axis: i64) -> Result<Self> {
+        let ax = self.shape().axis("glu", axis)?;
+        let n = self.dims()[ax];
+        if !n.is_multiple_of(2) {
+            return Err(Error::InvalidArgument {
+                op: "glu",
+                msg: format!(
+                    "axis {ax} of shape {} must have an even length",
+                    self.shape()
+                ),
+            });
+        }
+        let a = self.narrow(ax as i64, 0, n / 2)?;
+        let b = self.narrow(ax as i64, n / 2, n / 2)?;
+        a.try_mul(&b.try_sigmoid()?)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_hardtanh`], panicking with its error.
+        hardtanh, try_hardtanh(min_val: f64, max_val: f64) -> Self;
+        /// [`Tensor::try_relu6`], panicking with its error.
+        relu6, try_relu6() -> Self;
+        /// [`Tensor::try_hardsigmoid`], panicking with its error.
+        hardsigmoid, try_hardsigmoid() -> Self;
+        /// [`Tensor::try_hardswish`], panicking with its error.
+        hardswish, try_hardswish() -> Self;
+        /// [`Tensor::try_mish`], panicking with its error.
+        mish, try_mish() -> Self;
+        /// [`Tensor::try_selu`], panicking with its error.
+        selu, try_selu() -> Self;
+        /// [`Tensor::try_celu`], panicking with its error.
+        celu, try_celu(alpha: f64) -> Self;
+        /// [`Tensor::try_logsigmoid`], panicking with its error.
+        logsigmoid, try_logsigmoid() -> Self;
+        /// [`Tensor::try_softsign`], panicking with its error.
+        softsign, try_softsign() -> Self;
+        /// [`Tensor::try_glu`], panicking with its error.
+        glu, try_glu(axis: i64) -> Self;
+    }
+}
