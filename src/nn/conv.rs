@@ -388,7 +388,16 @@ pub fn adaptive_avg_pool2d<T: FloatElement, D: Backend>(
                 msg: format!("cannot pool an axis of {len} into {out}"),
             });
         }
-        let mut m = vec![T::ZERO; out * len];
+        let size = out.checked_mul(len).ok_or(Error::ShapeOverflow {
+            op,
+            dims: vec![out, len],
+        })?;
+        let mut m = Vec::new();
+        m.try_reserve_exact(size).map_err(|_| Error::OutOfMemory {
+            op,
+            bytes: size.saturating_mul(T::SIZE),
+        })?;
+        m.resize(size, T::ZERO);
         for i in 0..out {
             let (a, b) = (i * len / out, ((i + 1) * len).div_ceil(out));
             for j in a..b {
