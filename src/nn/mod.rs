@@ -55,10 +55,12 @@ pub(crate) fn check_range<D: Backend>(
     if indices.numel() == 0 {
         return Ok(());
     }
-    let (lo, hi) = crate::autograd::no_grad(|| -> Result<_> {
-        let lo = indices.try_min(&[], false)?.try_item()?;
-        Ok((lo, indices.try_max(&[], false)?.try_item()?))
+    // One read-back (one synchronisation on CUDA) for both extremes.
+    let ends = crate::autograd::no_grad(|| -> Result<Vec<i64>> {
+        let (lo, hi) = (indices.try_min(&[], false)?, indices.try_max(&[], false)?);
+        Tensor::try_stack(&[&lo, &hi], 0)?.try_to_vec()
     })?;
+    let (lo, hi) = (ends[0], ends[1]);
     let bad = if lo < 0 { lo } else { hi };
     if lo < 0 || usize::try_from(hi).is_ok_and(|h| h >= size) {
         return Err(crate::error::Error::Index {
