@@ -1,5 +1,6 @@
 //! Rearrangements and small products composed of views and element-wise ops (NumPy's and
-//! PyTorch's `movedim`, `broadcast_tensors`, `meshgrid`, `diff`, `kron`, `cross`, `trace`),
+//! PyTorch's `movedim`, `rot90`, `broadcast_tensors`, `meshgrid`, `vstack`/`hstack`/`dstack`,
+//! `block_diag`, `cartesian_prod`, `diff`, `kron`, `cross`, `trace`),
 //! written once over `D: Backend`; each is differentiable through its parts.
 //!
 //! ```
@@ -121,6 +122,179 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 t.try_reshape(dims)?.expand(lens.clone())
             })
             .collect()
+    }
+}
+
+/// `t` with leading size-1 axes (and, for `dstack`, a trailing one) until it has `n` axes, as
+/// NumPy's `atleast_2d`/`atleast_3d` place them.
+fn at_least<T: Element, D: Backend>(t: &Tensor<T, D>, n: usize) -> Result<Tensor<T, D>> {
+    let d = t.dims();
+    let dims = match (n, d.len()) {
+        (_, k) if k >= n => return Ok(t.clone()),
+        (3, 2) => vec![d[0], d[1], 1],
+        (3, 1) => vec![1, d[0], 1],
+        (_, _) => [vec![1; n - d.len()], d.to_vec()].concat(),
+    };
+    t.try_reshape(dims)
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// Stacks along the first axis after making each input at least 2-d, `(n,)` as `(1, n)`
+    /// (NumPy `vstack`, PyTorch `vstack`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_concat`]; `InvalidArgument` for no tensors.
+    pub fn try_vstack(tensors: &[&Self]) -> Result<Self> {
+        Self::stack_at("vstack", tensors, 2, 0)
+    }
+
+    /// Concatenates along the second axis, or the first when every input is 1-d (0-d inputs
+    /// count as `(1,)`) (NumPy `hstack`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_concat`]; `InvalidArgument` for no tensors.
+    pub fn try_hstack(tensors: &[&Self]) -> Result<Self> {
+        let axis = if tensors.iter().all(|t| t.ndim() <= 1) {
+            0
+        } else {
+            1
+        };
+        Self::stack_at("hstack", tensors, 1, axis)
+    }
+
+    /// Stacks along the third axis after making each input at least 3-d, `(n,)` as
+    /// `(1, n, 1)` and `(m, n)` as `(m, n, 1)` (NumPy `dstack`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_concat`]; `InvalidArgument` for no tensors.
+    pub fn try_dstack(tensors: &[&Self]) -> Result<Self> {
+        Self::stack_at("dstack", tensors, 3, 2)
+    }
+
+    fn stack_at(op: &'static str, tensors: &[&Self], ndim: usize, axis: i64) -> Result<Self> {
+        if tensors.is_empty() {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: "needs at least one tensor".into(),
+            });
+        }
+        let parts: Vec<Self> = tensors
+            .iter()
+            .map(|t| at_least(t, ndim))
+            .collect::<Result<_>>()?;
+        Self::try_concat(&parts.iter().collect::<Vec<_>>(), axis)
+    }
+
+    /// Rotates by 90° `k` times in the plane of `axes`, from the first axis toward the second
+    /// (NumPy `rot90`); a view. Negative `k` rotates the other way.
+    ///
+    /// # Errors
+    /// `Axis` for bad or equal axes.
+    pub fn rot90(&self, k: i64, axes: (i64, i64)) -> Result<Self> {
+        let a = self.shape().axis("rot90", axes.0)? as i64;
+        let b = self.shape().axis("rot90", axes.1)? as i64;
+        if a == b {
+            return Err(Error::Axis {
+                op: "rot90",
+                axis: axes.1,
+                shape: self.shape().clone(),
+                ndim: self.ndim(),
+                msg: "the two axes of the plane must differ",
+            });
+        }
+        match k.rem_euclid(4) {
+            0 => Ok(self.clone()),
+            1 => self.flip(&[b])?.transpose(a, b),
+            2 => self.flip(&[a, b]),
+            _ => self.transpose(a, b)?.flip(&[b]),
+        }
+    }
+
+    /// The block-diagonal matrix of `tensors` (each 2-d, or 0-d/1-d as `(1, 1)`/`(1, n)`),
+    /// zero elsewhere (PyTorch `block_diag`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an input of more than 2 dimensions, or for no tensors.
+    pub fn try_block_diag(tensors: &[&Self]) -> Result<Self> {
+        if let Some(t) = tensors.iter().find(|t| t.ndim() > 2) {
+            return Err(Error::InvalidArgument {
+                op: "block_diag",
+                msg: format!(
+                    "takes tensors of at most 2 dimensions, got shape {}",
+                    t.shape()
+                ),
+            });
+        }
+        let blocks: Vec<Self> = tensors
+            .iter()
+            .map(|t| at_least(t, 2))
+            .collect::<Result<_>>()?;
+        let width: usize = blocks.iter().map(|b| b.dims()[1]).sum();
+        let mut left = 0;
+        let rows: Vec<Self> = (blocks.iter())
+            .map(|b| {
+                let w = b.dims()[1];
+                let row = b.try_pad(&[(0, 0), (left, width - left - w)], T::ZERO);
+                left += w;
+                row
+            })
+            .collect::<Result<_>>()?;
+        if rows.is_empty() {
+            return Err(Error::InvalidArgument {
+                op: "block_diag",
+                msg: "needs at least one tensor (to know the device)".into(),
+            });
+        }
+        Self::try_concat(&rows.iter().collect::<Vec<_>>(), 0)
+    }
+
+    /// The Cartesian product of 1-d tensors as an `(n_1 · … · n_k, k)` tensor in row-major
+    /// order (PyTorch `cartesian_prod`; one tensor is returned as it is).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an input that is not 1-d, or for no tensors.
+    pub fn try_cartesian_prod(tensors: &[&Self]) -> Result<Self> {
+        let op = "cartesian_prod";
+        if tensors.is_empty() || tensors.iter().any(|t| t.ndim() != 1) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: "takes one or more 1-d tensors".into(),
+            });
+        }
+        if tensors.len() == 1 {
+            return Ok(tensors[0].clone());
+        }
+        let grids = Self::meshgrid(tensors, Indexing::Ij)?;
+        let flat: Vec<Self> = grids
+            .iter()
+            .map(|g| g.try_flatten())
+            .collect::<Result<_>>()?;
+        Self::try_stack(&flat.iter().collect::<Vec<_>>(), 1)
+    }
+
+    /// [`Tensor::try_vstack`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_vstack`] returns an `Err`.
+    #[track_caller]
+    pub fn vstack(tensors: &[&Self]) -> Self {
+        Self::try_vstack(tensors).or_panic()
+    }
+    /// [`Tensor::try_hstack`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_hstack`] returns an `Err`.
+    #[track_caller]
+    pub fn hstack(tensors: &[&Self]) -> Self {
+        Self::try_hstack(tensors).or_panic()
+    }
+    /// [`Tensor::try_dstack`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_dstack`] returns an `Err`.
+    #[track_caller]
+    pub fn dstack(tensors: &[&Self]) -> Self {
+        Self::try_dstack(tensors).or_panic()
     }
 }
 

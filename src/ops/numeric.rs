@@ -1,5 +1,6 @@
-//! Element-wise functions and order statistics composed of other ops (NumPy's and PyTorch's
-//! `logaddexp`, `lerp`, `nan_to_num`, `count_nonzero`, `median`, `quantile`): each is written
+//! Element-wise functions and statistics composed of other ops (NumPy's and PyTorch's
+//! `logaddexp`, `lerp`, `nan_to_num`, `count_nonzero`, `median`, `quantile`, `cov`,
+//! `corrcoef`): each is written
 //! once over `D: Backend` from differentiable ops, so it runs on every device and has a
 //! gradient wherever its parts do.
 //!
@@ -121,7 +122,61 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         }
     }
 
+    /// The covariance matrix of the variables in the rows of a 2-d `self` (observations in
+    /// the columns), dividing by `max(0, N - correction)` (NumPy `cov` with `ddof`, PyTorch
+    /// `cov`): `(V, V)` for `V` variables; a 1-d input is one variable and gives a 0-d
+    /// variance.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for more than 2 dimensions.
+    pub fn try_cov(&self, correction: usize) -> Result<Self> {
+        if self.ndim() > 2 {
+            return Err(Error::InvalidArgument {
+                op: "cov",
+                msg: format!(
+                    "takes a (variables, observations) matrix, got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let x = if self.ndim() < 2 {
+            self.try_reshape([1, self.numel()])?
+        } else {
+            self.clone()
+        };
+        let n = x.dims()[1];
+        let centred = x.try_sub(&x.try_mean(&[1], true)?)?;
+        let denom = (n as f64 - correction as f64).max(0.0);
+        let c = centred
+            .try_matmul(&centred.t())?
+            .try_div_scalar(T::from_f64(denom))?;
+        if self.ndim() < 2 {
+            c.try_reshape([0usize; 0])
+        } else {
+            Ok(c)
+        }
+    }
+
+    /// Pearson correlation coefficients of the rows (NumPy and PyTorch `corrcoef`): the
+    /// covariance over the outer product of the standard deviations, clipped to `[-1, 1]`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_cov`].
+    pub fn try_corrcoef(&self) -> Result<Self> {
+        let c = self.try_cov(1)?;
+        if c.ndim() == 0 {
+            return c.try_div(&c);
+        }
+        let sd = c.diagonal(0)?.try_sqrt()?;
+        c.try_div(&sd.try_outer(&sd)?)?
+            .try_clip(T::from_f64(-1.0), T::ONE)
+    }
+
     plain_forms! {
+        /// [`Tensor::try_cov`], panicking with its error.
+        cov, try_cov(correction: usize) -> Self;
+        /// [`Tensor::try_corrcoef`], panicking with its error.
+        corrcoef, try_corrcoef() -> Self;
         /// [`Tensor::try_logaddexp`], panicking with its error.
         logaddexp, try_logaddexp(other: &Self) -> Self;
         /// [`Tensor::try_lerp`], panicking with its error.

@@ -333,6 +333,143 @@ fn dyn_tensor_forms_of_the_new_ops() {
     assert!(x.isin(&i).is_err());
     assert_eq!(x.nonzero().unwrap().shape().dims(), &[4, 2]);
     assert_eq!(i.diff(1, 1).unwrap().to_vec::<i32>().unwrap(), vec![-2, -1]);
+    let v = DynTensor::vstack(&[&x, &x]).unwrap();
+    assert_eq!(v.shape().dims(), &[4, 2]);
+    assert!(DynTensor::hstack(&[&x, &i]).is_err()); // mixed dtypes
+    assert!(DynTensor::dstack(&[]).is_err());
+    assert_eq!(
+        DynTensor::block_diag(&[&x, &x]).unwrap().shape().dims(),
+        &[4, 4]
+    );
+    assert_eq!(
+        x.rot90(1, (0, 1)).unwrap().to_vec::<f64>().unwrap(),
+        vec![1.0, 1.0, 3.0, 2.0]
+    );
+    assert!(i.cov(1).is_err());
+    assert_eq!(x.corrcoef().unwrap().shape().dims(), &[2, 2]);
     let bool_t = x.gt(&x).unwrap();
     assert!(bool_t.diff(1, 0).is_err() && bool_t.median(0, false).is_err());
+}
+
+#[test]
+fn stacking_rotation_and_statistics_match_numpy() {
+    on_every_device!("stacking_rotation_and_statistics_match_numpy", |dev| {
+        let m = on(&[0, 1, 2, 3, 4, 5], &[2, 3], &dev);
+        // np.rot90 with k = 1, 2, 3 and -1
+        let r1 = m.rot90(1, (0, 1)).unwrap();
+        assert_eq!(
+            (r1.dims(), r1.to_vec()),
+            (&[3, 2][..], vec![2, 5, 1, 4, 0, 3])
+        );
+        assert_eq!(m.rot90(2, (0, 1)).unwrap().to_vec(), vec![5, 4, 3, 2, 1, 0]);
+        assert_eq!(m.rot90(3, (0, 1)).unwrap().to_vec(), vec![3, 0, 4, 1, 5, 2]);
+        assert_eq!(
+            m.rot90(-1, (0, 1)).unwrap().to_vec(),
+            vec![3, 0, 4, 1, 5, 2]
+        );
+        assert!(m.rot90(1, (0, -2)).is_err());
+        // np.vstack / hstack / dstack
+        let (a, b) = (on(&[1, 2], &[2], &dev), on(&[3, 4], &[1, 2], &dev));
+        assert_eq!(Tensor::vstack(&[&a, &b]).to_vec(), vec![1, 2, 3, 4]);
+        assert_eq!(
+            Tensor::hstack(&[&a, &on(&[3], &[1], &dev)]).to_vec(),
+            vec![1, 2, 3]
+        );
+        let h = Tensor::hstack(&[&on(&[1, 1], &[2, 1], &dev), &on(&[0; 4], &[2, 2], &dev)]);
+        assert_eq!(
+            (h.dims(), h.to_vec()),
+            (&[2, 3][..], vec![1, 0, 0, 1, 0, 0])
+        );
+        let d = Tensor::dstack(&[&a, &on(&[3, 4], &[2], &dev)]);
+        assert_eq!((d.dims(), d.to_vec()), (&[1, 2, 2][..], vec![1, 3, 2, 4]));
+        let none: Vec<&Tensor<i32, _>> = vec![&a; 0];
+        assert!(Tensor::try_vstack(&none).is_err());
+        // torch.block_diag and torch.cartesian_prod
+        let bd = Tensor::try_block_diag(&[
+            &a.reshape([1, 2]),
+            &Tensor::scalar_on(3, &dev).unwrap(),
+            &on(&[4, 5], &[2, 1], &dev),
+        ])
+        .unwrap();
+        assert_eq!(bd.dims(), &[4, 4]);
+        assert_eq!(
+            bd.to_vec(),
+            vec![1, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4, 0, 0, 0, 5]
+        );
+        let cp = Tensor::try_cartesian_prod(&[&a, &on(&[3, 4, 5], &[3], &dev)]).unwrap();
+        assert_eq!(cp.to_vec(), vec![1, 3, 1, 4, 1, 5, 2, 3, 2, 4, 2, 5]);
+        assert!(Tensor::try_cartesian_prod(&[&m]).is_err());
+        // np.cov (ddof 1 and 0) and np.corrcoef of three variables, and of one.
+        let x = on(
+            &[1.0, 2.0, 4.0, 2.0, 1.0, 0.0, 3.0, 5.0, -1.0],
+            &[3, 3],
+            &dev,
+        );
+        let near = |got: Vec<f64>, want: &[f64]| {
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-12),
+                "{got:?}"
+            );
+        };
+        let cov = [
+            2.3333333333333335,
+            -1.5,
+            -3.6666666666666665,
+            -1.5,
+            1.0,
+            2.0,
+            -3.6666666666666665,
+            2.0,
+            9.333333333333334,
+        ];
+        near(x.cov(1).to_vec(), &cov);
+        near(
+            x.t().contiguous().t().cov(0).to_vec()[..2].to_vec(),
+            &[1.5555555555555556, -1.0],
+        );
+        let corr = [
+            1.0,
+            -0.9819805060619656,
+            -0.7857142857142855,
+            -0.9819805060619656,
+            1.0,
+            0.6546536707079771,
+            -0.7857142857142855,
+            0.6546536707079771,
+            1.0,
+        ];
+        near(x.corrcoef().to_vec(), &corr);
+        let v = on(&[1.0, 2.0, 4.0], &[3], &dev);
+        assert_eq!(v.cov(1).dims(), &[] as &[usize]);
+        near(v.cov(1).to_vec(), &[2.3333333333333335]);
+        near(v.corrcoef().to_vec(), &[1.0]);
+        assert!(on(&[1.0; 8], &[2, 2, 2], &dev).try_cov(1).is_err());
+    });
+}
+
+#[test]
+fn cov_corrcoef_block_diag_and_rot90_differentiate() {
+    use typed_tensor::autograd::gradcheck;
+    let x = Tensor::<f64>::from_vec(
+        vec![1.0, 2.0, 4.0, 2.0, 1.5, 0.0, 3.0, 5.0, -1.0, 0.5, 0.2, 0.9],
+        [3, 4],
+    )
+    .unwrap();
+    gradcheck(|v| v[0].try_cov(1), &[x.clone()], 1e-6, 1e-6).unwrap();
+    gradcheck(|v| v[0].try_corrcoef(), &[x.clone()], 1e-6, 1e-6).unwrap();
+    gradcheck(|v| v[0].t().rot90(3, (0, 1)), &[x.clone()], 1e-6, 1e-6).unwrap();
+    gradcheck(
+        |v| Tensor::try_block_diag(&[&v[0], &v[0].narrow(0, 1, 2)?]),
+        &[x.clone()],
+        1e-6,
+        1e-6,
+    )
+    .unwrap();
+    gradcheck(
+        |v| Tensor::try_hstack(&[&v[0], &v[0].t().narrow(0, 0, 3)?]),
+        &[x],
+        1e-6,
+        1e-6,
+    )
+    .unwrap();
 }

@@ -8,16 +8,64 @@ use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
+/// `tensors` as typed tensors of `first`'s dtype and device, or the `Err` naming the first
+/// that is not.
+fn typed_list<'a, T: Element, D: Backend>(
+    op: &'static str,
+    first: &Tensor<T, D>,
+    tensors: &[&'a DynTensor],
+) -> Result<Vec<&'a Tensor<T, D>>> {
+    tensors.iter().map(|t| typed_like(op, t, first)).collect()
+}
+
+/// The first of `tensors`, which fixes the dtype and device of a list op.
+fn first<'a>(op: &'static str, tensors: &[&'a DynTensor]) -> Result<&'a DynTensor> {
+    tensors
+        .first()
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument {
+            op,
+            msg: "needs at least one tensor".into(),
+        })
+}
+
 /// `einsum` of operands of `first`'s dtype and device.
 fn einsum_like<T: NumElement, D: Backend>(
     equation: &str,
     first: &Tensor<T, D>,
     operands: &[&DynTensor],
 ) -> Result<DynTensor> {
-    let typed: Vec<&Tensor<T, D>> = (operands.iter())
-        .map(|o| typed_like("einsum", o, first))
-        .collect::<Result<_>>()?;
-    Ok(Tensor::einsum(equation, &typed)?.into())
+    Ok(Tensor::einsum(equation, &typed_list("einsum", first, operands)?)?.into())
+}
+
+/// The list ops of `ops/arrange.rs`, each on tensors of one dtype and device.
+macro_rules! list_ops {
+    ($($(#[$doc:meta])* $name:ident => $typed:ident;)*) => {
+        impl DynTensor {
+            $(
+                $(#[$doc])*
+                pub fn $name(tensors: &[&DynTensor]) -> Result<DynTensor> {
+                    let op = stringify!($name);
+                    dyn_each!(first(op, tensors)?, t => {
+                        Ok(Tensor::$typed(&typed_list(op, t, tensors)?)?.into())
+                    })
+                }
+            )*
+        }
+    };
+}
+
+list_ops! {
+    /// Stacks along the first axis, inputs made at least 2-d (NumPy `vstack`).
+    vstack => try_vstack;
+    /// Concatenates along the second axis, or the first for 1-d inputs (NumPy `hstack`).
+    hstack => try_hstack;
+    /// Stacks along the third axis, inputs made at least 3-d (NumPy `dstack`).
+    dstack => try_dstack;
+    /// The block-diagonal matrix of the inputs (PyTorch `block_diag`).
+    block_diag => try_block_diag;
+    /// The Cartesian product of 1-d inputs, `(n_1 · … · n_k, k)` (PyTorch `cartesian_prod`).
+    cartesian_prod => try_cartesian_prod;
 }
 
 impl DynTensor {
@@ -94,6 +142,18 @@ impl DynTensor {
     /// The sum of a matrix's diagonal (PyTorch `trace`; Int64 for integers).
     pub fn trace(&self) -> Result<DynTensor> {
         numeric!(self, "trace", t => Ok(t.try_trace()?.into()))
+    }
+    /// Rotates by 90° `k` times in the plane of `axes` (NumPy `rot90`); a view.
+    pub fn rot90(&self, k: i64, axes: (i64, i64)) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.rot90(k, axes)?.into()))
+    }
+    /// The covariance matrix of the rows (NumPy `cov` with `ddof = correction`); float dtypes.
+    pub fn cov(&self, correction: usize) -> Result<DynTensor> {
+        float!(self, "cov", "", t => Ok(t.try_cov(correction)?.into()))
+    }
+    /// The correlation coefficients of the rows (NumPy `corrcoef`); float dtypes.
+    pub fn corrcoef(&self) -> Result<DynTensor> {
+        float!(self, "corrcoef", "", t => Ok(t.try_corrcoef()?.into()))
     }
     /// Moves axes `source` to `destination` (NumPy `moveaxis`); a view.
     pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<DynTensor> {
