@@ -162,16 +162,15 @@ pub fn batch_norm<T: FloatElement, D: Backend>(
         return bad(format!("expects (N, C, ...) input, got {}", x.shape()));
     }
     let c = x.dims()[1];
-    let named = [("running_mean", running_mean), ("running_var", running_var)];
-    for (name, p) in named.iter().chain(&[("weight", weight), ("bias", bias)]) {
-        if let Some(p) = p.filter(|p| p.dims() != [c]) {
-            return bad(format!("{name} has shape {}; it needs ({c},)", p.shape()));
-        }
-    }
-    // (C,) statistics as (1, C, 1, ...) to broadcast over the input.
-    let mut per_channel = vec![1; x.ndim()];
-    per_channel[1] = c;
-    let col = |t: &Tensor<T, D>| t.try_reshape(per_channel.clone());
+    // Every check before the running statistics are updated, so an `Err` changes nothing.
+    let named = [
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ];
+    check_channels(op, c, &named)?;
+    let col = |t: &Tensor<T, D>| per_channel(t, x.ndim());
     let axes: Vec<i64> = (0..x.ndim() as i64).filter(|&a| a != 1).collect();
     let count = x.numel() / c.max(1);
     let (mean, var) = if training {
@@ -206,12 +205,48 @@ pub fn batch_norm<T: FloatElement, D: Backend>(
     let y = x
         .try_sub(&mean)?
         .try_div(&var.try_add_scalar(T::from_f64(eps))?.try_sqrt()?)?;
+    channel_affine(op, y, weight, bias)
+}
+
+/// Checks that each named per-channel tensor has shape `(c,)`.
+fn check_channels<T: FloatElement, D: Backend>(
+    op: &'static str,
+    c: usize,
+    named: &[(&str, Option<&Tensor<T, D>>)],
+) -> Result<()> {
+    match named
+        .iter()
+        .find_map(|(n, p)| p.filter(|p| p.dims() != [c]).map(|p| (n, p)))
+    {
+        Some((name, p)) => Err(Error::InvalidArgument {
+            op,
+            msg: format!("{name} has shape {}; it needs ({c},)", p.shape()),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A `(C,)` tensor as `(1, C, 1, ...)` of `ndim` axes, to broadcast over `(N, C, ...)`.
+fn per_channel<T: FloatElement, D: Backend>(t: &Tensor<T, D>, ndim: usize) -> Result<Tensor<T, D>> {
+    let mut dims = vec![1; ndim];
+    dims[1] = t.numel();
+    t.try_reshape(dims)
+}
+
+/// `y · weight + bias` per channel (axis 1), each optional and checked to be `(C,)`.
+fn channel_affine<T: FloatElement, D: Backend>(
+    op: &'static str,
+    y: Tensor<T, D>,
+    weight: Option<&Tensor<T, D>>,
+    bias: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    check_channels(op, y.dims()[1], &[("weight", weight), ("bias", bias)])?;
     let y = match weight {
-        Some(w) => y.try_mul(&col(w)?)?,
+        Some(w) => y.try_mul(&per_channel(w, y.ndim())?)?,
         None => y,
     };
     match bias {
-        Some(b) => y.try_add(&col(b)?),
+        Some(b) => y.try_add(&per_channel(b, y.ndim())?),
         None => Ok(y),
     }
 }
@@ -241,28 +276,17 @@ pub fn group_norm<T: FloatElement, D: Backend>(
             ),
         });
     }
-    let n = x.dims()[0];
-    let rest = x.numel() / (n * c).max(1);
-    let g = x.try_reshape([n, num_groups, c / num_groups * rest])?;
-    let y = layer_norm(&g, &[c / num_groups * rest], None, None, eps)?.try_reshape(x.dims())?;
-    let mut per_channel = vec![1; x.ndim()];
-    per_channel[1] = c;
-    for (name, p) in [("weight", weight), ("bias", bias)] {
-        if let Some(p) = p.filter(|p| p.dims() != [c]) {
-            return Err(Error::InvalidArgument {
-                op,
-                msg: format!("{name} has shape {}; it needs ({c},)", p.shape()),
-            });
-        }
-    }
-    let y = match weight {
-        Some(w) => y.try_mul(&w.try_reshape(per_channel.clone())?)?,
-        None => y,
-    };
-    match bias {
-        Some(b) => y.try_add(&b.try_reshape(per_channel)?),
-        None => Ok(y),
-    }
+    // One group's elements: its channels times the spatial size (checked: a shape holding a
+    // 0 may have other axes whose product overflows).
+    let group = (x.dims()[2..].iter())
+        .try_fold(c / num_groups, |p, &d| p.checked_mul(d))
+        .ok_or(Error::ShapeOverflow {
+            op,
+            dims: x.dims().to_vec(),
+        })?;
+    let g = x.try_reshape([x.dims()[0], num_groups, group])?;
+    let y = layer_norm(&g, &[group], None, None, eps)?.try_reshape(x.dims())?;
+    channel_affine(op, y, weight, bias)
 }
 
 /// `x / max(‖x‖_p, eps)` along `axis` (PyTorch `normalize`, defaults `p = 2`, `eps = 1e-12`).

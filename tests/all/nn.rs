@@ -825,6 +825,13 @@ fn more_functional_ops_match_pytorch() {
     ];
     close(y.to_vec()[..4].to_vec(), &y0);
     assert!(nn::batch_norm(&x, None, None, None, None, false, 0.1, 1e-5).is_err());
+    // A bad weight is refused before the running statistics move.
+    let w2 = t(&[1.0, 1.0], &[2]);
+    assert!(nn::batch_norm(&x, Some(&rm), Some(&rv), Some(&w2), None, true, 0.1, 1e-5).is_err());
+    close(
+        rm.to_vec(),
+        &[0.07500000000000001, 0.275, 0.47500000000000003],
+    );
     assert!(
         nn::batch_norm(
             &t(&[1.0, 2.0], &[1, 2]),
