@@ -299,6 +299,13 @@ pub fn normalize<T: FloatElement, D: Backend>(
     axis: i64,
     eps: f64,
 ) -> Result<Tensor<T, D>> {
+    if p.is_nan() || p < 0.0 {
+        return Err(Error::InvalidArgument {
+            op: "normalize",
+            msg: format!("p = {p} is not a norm order; use p >= 0 or f64::INFINITY"),
+        });
+    }
+    x.shape().axis("normalize", axis)?;
     let norm = x.try_norm(p, &[axis], true)?;
     x.try_div(&norm.try_maximum_scalar(T::from_f64(eps))?)
 }
@@ -314,7 +321,7 @@ pub fn cosine_similarity<T: FloatElement, D: Backend>(
     axis: i64,
     eps: f64,
 ) -> Result<Tensor<T, D>> {
-    let v = Tensor::broadcast_tensors(&[x1, x2])?;
+    let v = Tensor::broadcast_for("cosine_similarity", &[x1, x2])?;
     let a = normalize(&v[0], 2.0, axis, eps)?;
     let b = normalize(&v[1], 2.0, axis, eps)?;
     a.try_mul(&b)?.try_sum(&[axis], false)

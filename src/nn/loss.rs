@@ -145,6 +145,15 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
     reduce(mixed, reduction)
 }
 
+/// `Broadcast` naming `op` when `input` and `target` do not broadcast, before any work.
+fn pair<T: FloatElement, D: Backend>(
+    op: &'static str,
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+) -> Result<()> {
+    crate::shape::broadcast_shapes(op, input.shape(), target.shape()).map(|_| ())
+}
+
 /// `(input - target)²` reduced (PyTorch `mse_loss`); the shapes broadcast.
 ///
 /// # Errors
@@ -154,6 +163,7 @@ pub fn mse_loss<T: FloatElement, D: Backend>(
     target: &Tensor<T, D>,
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
+    pair("mse_loss", input, target)?;
     let d = input.try_sub(target)?;
     reduce(d.try_mul(&d)?, reduction)
 }
@@ -167,6 +177,7 @@ pub fn l1_loss<T: FloatElement, D: Backend>(
     target: &Tensor<T, D>,
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
+    pair("l1_loss", input, target)?;
     reduce(input.try_sub(target)?.try_abs()?, reduction)
 }
 
@@ -225,6 +236,7 @@ fn piecewise<T: FloatElement, D: Backend>(
             msg: format!("the threshold must be non-negative, got {at}"),
         });
     }
+    pair(op, input, target)?;
     let d = input.try_sub(target)?;
     let a = d.try_abs()?;
     if at == 0.0 {
@@ -251,6 +263,7 @@ pub fn kl_div<T: FloatElement, D: Backend>(
     reduction: Reduction,
     log_target: bool,
 ) -> Result<Tensor<T, D>> {
+    pair("kl_div", input, target)?;
     let per = if log_target {
         target.try_exp()?.try_mul(&target.try_sub(input)?)?
     } else {
@@ -276,6 +289,7 @@ pub fn binary_cross_entropy_with_logits<T: FloatElement, D: Backend>(
     target: &Tensor<T, D>,
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
+    pair("binary_cross_entropy_with_logits", logits, target)?;
     let per = logits.try_softplus()?.try_sub(&logits.try_mul(target)?)?;
     reduce(per, reduction)
 }
@@ -289,6 +303,18 @@ pub fn linear<T: FloatElement, D: Backend>(
     weight: &Tensor<T, D>,
     bias: Option<&Tensor<T, D>>,
 ) -> Result<Tensor<T, D>> {
+    let (xd, wd) = (x.dims(), weight.dims());
+    if wd.len() != 2 || xd.last() != wd.last() {
+        return Err(Error::ShapeMismatch {
+            op: "linear",
+            lhs: x.shape().clone(),
+            rhs: weight.shape().clone(),
+            msg: "x (..., in) needs a weight (out, in) with the same in-features".into(),
+        });
+    }
+    if let Some(b) = bias {
+        crate::shape::broadcast_shapes("linear", &[wd[0]].into(), b.shape())?;
+    }
     let y = x.try_matmul(&weight.t())?;
     match bias {
         Some(b) => y.try_add(b),

@@ -84,9 +84,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Broadcast` when the shapes do not broadcast.
     pub fn broadcast_tensors(tensors: &[&Self]) -> Result<Vec<Self>> {
+        Self::broadcast_for("broadcast_tensors", tensors)
+    }
+
+    /// [`Tensor::broadcast_tensors`] whose error names `op`, the op that broadcasts.
+    pub(crate) fn broadcast_for(op: &'static str, tensors: &[&Self]) -> Result<Vec<Self>> {
         let mut shape = Shape::from(Vec::<usize>::new());
         for t in tensors {
-            shape = broadcast_shapes("broadcast_tensors", &shape, t.shape())?;
+            shape = broadcast_shapes(op, &shape, t.shape())?;
         }
         tensors.iter().map(|t| t.expand(shape.clone())).collect()
     }
@@ -361,7 +366,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `Broadcast` when the shapes do not broadcast; `InvalidArgument` when `axis` does not
     /// have length 3; `Axis` for a bad axis.
     pub fn try_cross(&self, other: &Self, axis: i64) -> Result<Self> {
-        let v = Self::broadcast_tensors(&[self, other])?;
+        let v = Self::broadcast_for("cross", &[self, other])?;
         let ax = v[0].shape().axis("cross", axis)?;
         if v[0].dims()[ax] != 3 {
             return Err(Error::InvalidArgument {

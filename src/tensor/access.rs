@@ -174,14 +174,25 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// `false` drops the buffer and the graph. Only float tensors can require grad: on an
     /// integer tensor this does not compile.
     ///
+    /// A broadcast view (a stride 0 over a dimension longer than 1, as `expand` makes) is
+    /// first copied into storage of its own: each of its elements is then a variable of its
+    /// own, as in PyTorch, so views of it get exact gradients. It no longer shares memory with
+    /// the tensor it was expanded from (it could not be written in place anyway).
+    ///
     /// # Errors
-    /// `OutOfMemory`/`Device` when the allocation fails; nothing changes then.
+    /// `OutOfMemory`/`Device` when an allocation fails; nothing changes then.
     pub fn set_requires_grad(&mut self, requires_grad: bool) -> Result<()>
     where
         T: crate::dtype::FloatElement,
     {
         if requires_grad {
             let grad = self.device.zeros(self.numel())?;
+            if self.layout.has_aliasing() {
+                let own = D::deep_copy(self)?;
+                self.storage = own.storage;
+                self.layout = own.layout;
+                self.is_view = false;
+            }
             let buf = Tensor::from_storage(grad.clone(), self.shape().clone(), &self.device);
             self.grad = Some(grad);
             self.node = Some(crate::autograd::Node::leaf(buf));

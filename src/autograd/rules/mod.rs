@@ -534,7 +534,11 @@ fn rule<F: FloatElement, D: Backend>(
         Op::Det => {
             // dA = g · adj(A)ᵀ, which is det · A⁻ᵀ for an invertible A and exists for every A.
             // Through the SVD A = U S Vᵀ: adj(A)ᵀ = det(U) det(V) · U · diag(∏_{j≠i} s_j) · Vᵀ.
-            let a = arg(0)?;
+            // A matrix holding NaN or ±inf (whose SVD does not converge) gets a NaN gradient,
+            // as in PyTorch: it is decomposed as zeros and its gradient replaced at the end.
+            let finite = arg(0)?.try_is_finite()?.try_all(&[-2, -1], true)?;
+            let zero = Tensor::scalar_on(F::ZERO, &g.device)?;
+            let a = &Tensor::try_where(&finite, arg(0)?, &zero)?;
             let (u, sv, vh) = a.try_svd()?;
             let n = sv.dims()[sv.ndim() - 1];
             let others = if n == 0 {
@@ -555,7 +559,8 @@ fn rule<F: FloatElement, D: Backend>(
             let sign = u.try_slogdet()?.0.try_mul(&vh.try_slogdet()?.0)?;
             let adj_t = u.try_mul(&others.unsqueeze(-2)?)?.try_matmul(&vh)?;
             let scale = g.try_mul(&sign)?.unsqueeze(-1)?.unsqueeze(-1)?;
-            vec![Some(adj_t.try_mul(&scale)?)]
+            let nan = Tensor::scalar_on(F::from_f64(f64::NAN), &g.device)?;
+            vec![Some(Tensor::try_where(&finite, &adj_t.try_mul(&scale)?, &nan)?)]
         }
         Op::Cholesky => {
             // PyTorch's `cholesky_backward`: gA = L⁻ᵀ Φ(Lᵀ gL) L⁻¹, symmetrised, with Φ the
@@ -614,16 +619,18 @@ fn rule<F: FloatElement, D: Backend>(
             vec![Some(ga)]
         }
         Op::Solve => {
-            // x = A⁻¹ b: db = A⁻ᵀ g, dA = -db xᵀ (a vector b as one column).
+            // x = A⁻¹ b: db = A⁻ᵀ g, dA = -db xᵀ. A vector b is one column of every matrix
+            // of a stack A, so g and x are then stacks of vectors `(..., n)`: solved as columns.
             let (a, b, x) = (arg(0)?, arg(1)?, arg(2)?);
-            let gb = a.transpose(-1, -2)?.try_solve(g)?;
+            let at = a.transpose(-1, -2)?;
+            let (gb2, x2) = if b.ndim() == 1 {
+                (at.try_solve(&g.unsqueeze(-1)?)?, x.unsqueeze(-1)?)
+            } else {
+                (at.try_solve(g)?, x.clone())
+            };
+            let gb = if b.ndim() == 1 { gb2.squeeze_dims(&[-1])? } else { gb2.clone() };
             let ga = needs[0]
                 .then(|| {
-                    let (gb2, x2) = if b.ndim() == 1 {
-                        (gb.unsqueeze(-1)?, x.unsqueeze(-1)?)
-                    } else {
-                        (gb.clone(), x.clone())
-                    };
                     let t = gb2.try_matmul(&x2.transpose(-1, -2)?)?.try_neg()?;
                     sum_to(&t, a.shape())
                 })

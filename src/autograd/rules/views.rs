@@ -18,6 +18,8 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
     view: &Tensor<F, D>,
     aliased: bool,
 ) -> Result<Tensor<F, D>> {
+    // A leaf is never a broadcast view (`set_requires_grad` copies one), so an aliased base
+    // is always a recorded op's output; kept as an `Err` rather than trusted.
     if base.layout.has_aliasing() && !aliased {
         return Err(Error::InvalidArgument {
             op: "backward",
