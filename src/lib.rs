@@ -19,7 +19,7 @@ pub mod tensor;
 
 pub use autograd::{NoGradGuard, is_grad_enabled, no_grad};
 pub use backend::Backend;
-pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
+pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice};
 pub use dtype::{
     Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
 };
@@ -32,7 +32,7 @@ pub use tensor::{NewAxis, ReshapeDims, Slice, SliceArg, Tensor, manual_seed};
 pub mod prelude {
     pub use crate::autograd::{NoGradGuard, is_grad_enabled, no_grad};
     pub use crate::backend::Backend;
-    pub use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};
+    pub use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice};
     pub use crate::dtype::{
         Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
     };

@@ -11,7 +11,7 @@ pub(crate) mod cpu;
 #[doc(hidden)]
 pub mod cuda;
 
-use crate::device::{Cpu, Device};
+use crate::device::{Cpu, RawDevice};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
 use crate::error::Result;
 use crate::ops::binary::BinaryOp;
@@ -22,7 +22,8 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// A device with kernels: implemented for [`Cpu`] and [`crate::Cuda`] (sealed through
-/// [`Device`]). Write device-generic code with `D: Backend`:
+/// [`RawDevice`]). Write device-generic code with `D: Backend`, or with the same bound under
+/// its other name, [`crate::Device`]:
 ///
 /// ```
 /// use typed_tensor::prelude::*;
@@ -46,7 +47,7 @@ use crate::tensor::Tensor;
     message = "`{Self}` is not a device with kernels",
     note = "the backends are `Cpu` and `Cuda`; generic code takes `D: Backend`"
 )]
-pub trait Backend: Device {
+pub trait Backend: RawDevice {
     // ---- transfers and copies -------------------------------------------------------------
 
     /// A host tensor with `x`'s elements (shared storage on the CPU, a download on CUDA).

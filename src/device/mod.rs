@@ -1,5 +1,5 @@
 //! Devices as types (`Cpu`, `Cuda`) and at run time (`DeviceKind`, `DeviceIndex`): the
-//! [`Device`] trait is defined here; each device type and its storage live in their backend's
+//! [`Device`] and [`RawDevice`] traits are defined here; each device type and its storage live in their backend's
 //! folder (`backend/cpu/device.rs`, `backend/cuda/device/`) and are re-exported here.
 
 pub use crate::backend::cpu::device::{AlignedBuf, Cpu, CpuStorage};
@@ -57,13 +57,39 @@ pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
-/// A device as a type. Each device owns its storage type; binary ops take two tensors with the
-/// same `D`, so mixing a CPU and a CUDA tensor does not compile.
+/// A device as a type, for generic code: `fn f<T: FloatElement, D: Device>(x: &Tensor<T, D>)`
+/// can call every op, on `Cpu` and on `Cuda` alike. Binary ops take two tensors with the same
+/// `D`, so mixing a CPU and a CUDA tensor does not compile.
+///
+/// `Device` is [`crate::Backend`] (the kernels) over [`RawDevice`] (the storage) under the
+/// name the field uses; every backend is a device, so `D: Device` and `D: Backend` are
+/// interchangeable bounds.
+///
+/// ```
+/// use typed_tensor::prelude::*;
+///
+/// fn centered<T: FloatElement, D: Device>(x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+///     x.try_sub(&x.try_mean(&[-1], true)?)
+/// }
+/// let x = Tensor::<f64>::from_vec(vec![1.0, 2.0, 6.0], [3])?;
+/// assert_eq!(centered(&x)?.to_vec(), [-2.0, -1.0, 3.0]);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a device",
     note = "devices are `Cpu` and `Cuda`"
 )]
-pub trait Device: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static {
+pub trait Device: crate::backend::Backend {}
+
+impl<B: crate::backend::Backend> Device for B {}
+
+/// The storage half of a device: its buffer type, allocation and identity. Generic code names
+/// [`Device`] (or [`crate::Backend`]), which adds the kernels; this trait is the layer below.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device",
+    note = "devices are `Cpu` and `Cuda`"
+)]
+pub trait RawDevice: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static {
     /// The buffer type holding `T` elements on this device; cloning it shares the memory.
     type Storage<T: Element>: Clone + Send + Sync;
     /// The device kind.

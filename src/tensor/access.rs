@@ -75,7 +75,7 @@ impl<T: Element> Tensor<T, Cpu> {
         let range = self.contiguous_range("data_mut")?;
         let guard = write("data_mut", &self.storage)?;
         // Writes through the guard change what a graph may have saved.
-        crate::autograd::bump(<Cpu as crate::device::Device>::storage_id(&self.storage));
+        crate::autograd::bump(<Cpu as crate::device::RawDevice>::storage_id(&self.storage));
         Ok(DataMut { guard, range })
     }
 

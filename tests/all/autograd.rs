@@ -161,7 +161,11 @@ fn views_of_a_broadcast_leaf() {
     // A broadcast view made a leaf is copied, so each element is its own variable, as in
     // PyTorch: `y = x.expand(2, 3).requires_grad_(); y[1].sum().backward()` gives y.grad
     // = [[0, 0, 0], [1, 1, 1]]. Views of it used to be an Err at backward time.
-    let y = t(&[3], 53).expand([2, 3]).unwrap().with_requires_grad(true).unwrap();
+    let y = t(&[3], 53)
+        .expand([2, 3])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
     assert!(y.is_leaf() && y.is_contiguous());
     y.slice(&s![1]).unwrap().sum(&[], false).backward();
     assert_eq!(y.grad_tensor().unwrap().to_vec(), [0., 0., 0., 1., 1., 1.]);
@@ -170,7 +174,10 @@ fn views_of_a_broadcast_leaf() {
     let x = x.expand([2, 3]).unwrap().with_requires_grad(true).unwrap();
     let z = x.transpose(0, 1).unwrap().slice(&s![1..]).unwrap();
     z.mul(&z).sum(&[], false).backward();
-    assert_eq!(x.grad_tensor().unwrap().to_vec(), [0., 3., 3., 0., -4., -4.]);
+    assert_eq!(
+        x.grad_tensor().unwrap().to_vec(),
+        [0., 3., 3., 0., -4., -4.]
+    );
     let d = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2]).unwrap();
     let d = d.expand([2, 2]).unwrap().with_requires_grad(true).unwrap();
     d.diagonal(0).unwrap().sum(&[], false).backward();
@@ -396,12 +403,15 @@ fn linalg_rules_and_ops_without_gradients() {
     gradcheck("solve stack, vector", &[stack.clone(), t(&[2], 49)], |v| {
         v[0].try_solve(&v[1])
     });
-    gradcheck("solve 1x1 stack, vector", &[t(&[3, 1, 1], 50).add_scalar(2.0), t(&[1], 51)], |v| {
-        v[0].try_solve(&v[1])
-    });
+    gradcheck(
+        "solve 1x1 stack, vector",
+        &[t(&[3, 1, 1], 50).add_scalar(2.0), t(&[1], 51)],
+        |v| v[0].try_solve(&v[1]),
+    );
     // det of a matrix holding NaN: a NaN gradient (PyTorch), not an Err from the SVD.
     let mut bad = t(&[2, 2, 2], 52).contiguous();
-    bad.set_data(&[1.0, f64::NAN, 2.0, 4.0, 2.0, 1.0, 1.0, 3.0]).unwrap();
+    bad.set_data(&[1.0, f64::NAN, 2.0, 4.0, 2.0, 1.0, 1.0, 3.0])
+        .unwrap();
     let bad = bad.with_requires_grad(true).unwrap();
     bad.det().sum(&[], false).backward();
     let g = bad.grad_tensor().unwrap().to_vec();

@@ -1,5 +1,5 @@
-//! Device-generic tests: each body is written once over `T` and `D: Backend`, as a user's code
-//! would be, and runs on the CPU always and on CUDA device 0 when one is present (otherwise it
+//! Device-generic tests: each body is written once over `T` and `D: Backend` (or `D: Device`,
+//! the same bound under the field's name: `float_ops` uses it), as a user's code would be, and runs on the CPU always and on CUDA device 0 when one is present (otherwise it
 //! prints why it skipped). Values are checked against f64 references computed on the host.
 
 use crate::common::assert_close;
@@ -16,7 +16,7 @@ fn m<T: FloatElement, D: Backend>(v: [f64; 6], dev: &D) -> Tensor<T, D> {
 }
 
 /// About forty ops in both forms, from one generic function.
-fn float_ops<T: FloatElement, D: Backend>(dev: &D) -> Result<()> {
+fn float_ops<T: FloatElement, D: Device>(dev: &D) -> Result<()> {
     let tol = match T::DTYPE {
         Dtype::Float64 => 1e-12,
         Dtype::Float32 => 1e-6,

@@ -560,7 +560,11 @@ fn rule<F: FloatElement, D: Backend>(
             let adj_t = u.try_mul(&others.unsqueeze(-2)?)?.try_matmul(&vh)?;
             let scale = g.try_mul(&sign)?.unsqueeze(-1)?.unsqueeze(-1)?;
             let nan = Tensor::scalar_on(F::from_f64(f64::NAN), &g.device)?;
-            vec![Some(Tensor::try_where(&finite, &adj_t.try_mul(&scale)?, &nan)?)]
+            vec![Some(Tensor::try_where(
+                &finite,
+                &adj_t.try_mul(&scale)?,
+                &nan,
+            )?)]
         }
         Op::Cholesky => {
             // PyTorch's `cholesky_backward`: gA = L⁻ᵀ Φ(Lᵀ gL) L⁻¹, symmetrised, with Φ the
@@ -628,7 +632,11 @@ fn rule<F: FloatElement, D: Backend>(
             } else {
                 (at.try_solve(g)?, x.clone())
             };
-            let gb = if b.ndim() == 1 { gb2.squeeze_dims(&[-1])? } else { gb2.clone() };
+            let gb = if b.ndim() == 1 {
+                gb2.squeeze_dims(&[-1])?
+            } else {
+                gb2.clone()
+            };
             let ga = needs[0]
                 .then(|| {
                     let t = gb2.try_matmul(&x2.transpose(-1, -2)?)?.try_neg()?;

@@ -1,7 +1,7 @@
 //! Host storage: 64-byte aligned buffers shared behind `Arc<RwLock<..>>`, so views share memory
 //! with their base and writes through one handle are seen by all.
 
-use crate::device::{Device, DeviceIndex, DeviceKind, sealed};
+use crate::device::{DeviceIndex, DeviceKind, RawDevice, sealed};
 use crate::dtype::Element;
 use parking_lot::RwLock;
 use std::alloc::{self, Layout as AllocLayout};
@@ -288,7 +288,7 @@ pub struct Cpu;
 
 impl sealed::Sealed for Cpu {}
 
-impl Device for Cpu {
+impl RawDevice for Cpu {
     type Storage<T: Element> = CpuStorage<T>;
     const KIND: DeviceKind = DeviceKind::Cpu;
     fn index(&self) -> DeviceIndex {

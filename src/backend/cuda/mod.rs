@@ -14,7 +14,7 @@ pub mod kernels;
 pub mod device;
 
 use super::Backend;
-use crate::device::{Cpu, Cuda, Device};
+use crate::device::{Cpu, Cuda, RawDevice};
 use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
 use crate::error::Result;
 use crate::ops::binary::BinaryOp;

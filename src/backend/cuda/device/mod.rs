@@ -126,7 +126,7 @@ pub enum Arg<'a> {
     Buf(&'a Buffer),
 }
 
-use crate::device::{Device, DeviceIndex, DeviceKind, sealed};
+use crate::device::{DeviceIndex, DeviceKind, RawDevice, sealed};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use std::marker::PhantomData;
@@ -233,7 +233,7 @@ impl<T: Element> Clone for CudaStorage<T> {
 
 impl sealed::Sealed for Cuda {}
 
-impl Device for Cuda {
+impl RawDevice for Cuda {
     type Storage<T: Element> = CudaStorage<T>;
     const KIND: DeviceKind = DeviceKind::Cuda;
     fn index(&self) -> DeviceIndex {

@@ -4,7 +4,7 @@
 use super::{Info, empty, launch};
 use crate::backend::cuda::device::Arg;
 use crate::backend::cuda::kernels::table::{Module, symbol};
-use crate::device::{Cuda, CudaStorage, Device};
+use crate::device::{Cuda, CudaStorage, RawDevice};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 

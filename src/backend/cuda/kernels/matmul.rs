@@ -5,7 +5,7 @@
 use super::launch;
 use crate::backend::cuda::device::{Arg, GemmDtype};
 use crate::backend::cuda::kernels::table::{Module, symbol};
-use crate::device::{Cuda, CudaStorage, Device};
+use crate::device::{Cuda, CudaStorage, RawDevice};
 use crate::dtype::{Dtype, NumElement};
 use crate::error::Result;
 use crate::ops::matmul::{MatmulDims, matmul_dims};

@@ -17,7 +17,7 @@ pub use sort::SORT_MAX;
 
 use crate::backend::cuda::device::Arg;
 use crate::backend::cuda::device::download_range;
-use crate::device::{Cuda, CudaStorage, Device};
+use crate::device::{Cuda, CudaStorage, RawDevice};
 use crate::dtype::{Element, FloatOf, NumElement};
 use crate::error::{Error, Result};
 use crate::ops::binary::BinaryOp;
