@@ -67,6 +67,24 @@ template <typename C> __device__ __forceinline__ C remainder_op(C a, C b, int* f
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
+// C's fmod: the sign of the dividend; integers truncate (MIN fmod -1 is 0, as wrapping_rem).
+template <typename C> __device__ __forceinline__ C fmod_op(C a, C b, int* flag) {
+    if constexpr (is_float_c<C>()) {
+        return fmod(a, b);
+    } else {
+        if (b == 0) { *flag = 1; return 0; }
+        return irem(a, b);
+    }
+}
+// Float-only ops (the host casts integer operands to a float dtype first; the integer
+// instances exist only because the kernel table instantiates every root for every dtype).
+#define FLOAT_BINARY(NAME, EXPR) \
+    template <typename C> __device__ __forceinline__ C NAME##_op(C a, C b, int*) { \
+        if constexpr (is_float_c<C>()) return EXPR; else return C(0); \
+    }
+FLOAT_BINARY(atan2, atan2(a, b))
+FLOAT_BINARY(hypot, hypot(a, b))
+FLOAT_BINARY(copysign, copysign(a, b))
 template <typename C> __device__ __forceinline__ C pow_op(C a, C b, int* flag) {
     if constexpr (is_float_c<C>()) {
         return pow(a, b);

@@ -108,6 +108,9 @@ pub trait NumElement: Element {
     fn floor_div(self, o: Self) -> Option<Self>;
     /// Floor modulo, the sign of the divisor (NumPy `remainder`, Python `%`).
     fn rem(self, o: Self) -> Option<Self>;
+    /// Truncated remainder, the sign of the dividend (C `fmod`, PyTorch `fmod`); `None` for
+    /// an integer zero divisor.
+    fn fmod(self, o: Self) -> Option<Self>;
     /// `-a`.
     fn neg(self) -> Self;
     /// `|a|`.
@@ -291,6 +294,10 @@ macro_rules! float_num {
                 Some($from(super::round::floor_div($to(self), $to(o))))
             }
             #[inline]
+            fn fmod(self, o: Self) -> Option<Self> {
+                Some($from($to(self) % $to(o)))
+            }
+            #[inline]
             fn rem(self, o: Self) -> Option<Self> {
                 let (a, b): ($acc, $acc) = ($to(self), $to(o));
                 let mut r = a % b;
@@ -404,6 +411,10 @@ macro_rules! int_num {
             #[inline]
             fn div(self, o: Self) -> Option<Self> {
                 (o != 0).then(|| self.wrapping_div(o))
+            }
+            #[inline]
+            fn fmod(self, o: Self) -> Option<Self> {
+                (o != 0).then(|| self.wrapping_rem(o))
             }
             #[inline]
             fn floor_div(self, o: Self) -> Option<Self> {

@@ -286,6 +286,7 @@ binary! {
     remainder, try_remainder, remainder_, remainder_scalar, remainder_scalar_, rremainder_scalar;
     maximum, try_maximum, maximum_, maximum_scalar, maximum_scalar_, rmaximum_scalar;
     minimum, try_minimum, minimum_, minimum_scalar, minimum_scalar_, rminimum_scalar;
+    fmod, try_fmod, fmod_, fmod_scalar, fmod_scalar_, rfmod_scalar;
 }
 
 macro_rules! compare {

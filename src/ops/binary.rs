@@ -81,6 +81,12 @@ binary_ops! {
     Remainder, remainder, |a, b| a.rem(b).unwrap_or(T::ZERO), valid: |b| T::DTYPE.is_float() || b != T::ZERO;
     Maximum, maximum, |a, b| a.max_of(b), valid: |_b| true;
     Minimum, minimum, |a, b| a.min_of(b), valid: |_b| true;
+    Fmod, fmod, |a, b| a.fmod(b).unwrap_or(T::ZERO), valid: |b| T::DTYPE.is_float() || b != T::ZERO;
+    // Float-only (`ops/binary_math.rs` casts integers first); computed in f64, which rounds
+    // to within one ulp of the float types.
+    Atan2, atan2, |a, b| T::from_f64(a.to_f64().atan2(b.to_f64())), valid: |_b| true;
+    Hypot, hypot, |a, b| T::from_f64(a.to_f64().hypot(b.to_f64())), valid: |_b| true;
+    Copysign, copysign, |a, b| T::from_f64(a.to_f64().copysign(b.to_f64())), valid: |_b| true;
 }
 
 /// Element-wise `a ^ b` (NumPy `power`); a negative integer exponent is an `Err`.
@@ -217,6 +223,7 @@ binary_methods! {
     Remainder: remainder, try_remainder, remainder_, remainder_into, remainder_scalar, try_remainder_scalar, remainder_scalar_, remainder_scalar_into, rremainder_scalar, try_rremainder_scalar, errors = "; `DivisionByZero` for an integer zero divisor";
     Maximum: maximum, try_maximum, maximum_, maximum_into, maximum_scalar, try_maximum_scalar, maximum_scalar_, maximum_scalar_into, rmaximum_scalar, try_rmaximum_scalar, errors = "";
     Minimum: minimum, try_minimum, minimum_, minimum_into, minimum_scalar, try_minimum_scalar, minimum_scalar_, minimum_scalar_into, rminimum_scalar, try_rminimum_scalar, errors = "";
+    Fmod: fmod, try_fmod, fmod_, fmod_into, fmod_scalar, try_fmod_scalar, fmod_scalar_, fmod_scalar_into, rfmod_scalar, try_rfmod_scalar, errors = "; `DivisionByZero` for an integer zero divisor (C's `fmod`: the result takes the dividend's sign)";
 }
 
 impl<T: Element> Tensor<T, Cpu> {

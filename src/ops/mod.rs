@@ -19,6 +19,7 @@ pub(crate) use plain_forms;
 
 pub mod arrange;
 pub mod binary;
+pub mod binary_math;
 pub mod combine;
 pub mod compare;
 pub mod decomp;

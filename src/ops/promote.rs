@@ -9,7 +9,9 @@ use crate::tensor::Tensor;
 use std::any::Any;
 
 /// `t` as a `Tensor<O, D>`: shared (no copy) when it already is one, else cast.
-fn converted<T: Element, O: Element, D: Backend>(t: &Tensor<T, D>) -> Result<Tensor<O, D>> {
+pub(crate) fn converted<T: Element, O: Element, D: Backend>(
+    t: &Tensor<T, D>,
+) -> Result<Tensor<O, D>> {
     match (t as &dyn Any).downcast_ref::<Tensor<O, D>>() {
         Some(same) => Ok(same.clone()),
         None => t.try_cast::<O>(),

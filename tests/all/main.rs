@@ -11,6 +11,7 @@ mod common;
 mod autograd;
 mod autograd_devices;
 mod autograd_kinks;
+mod binary_math;
 mod core;
 mod cuda;
 mod devices;

@@ -361,6 +361,28 @@ fn rule<F: FloatElement, D: Backend>(
                         Tensor::try_where(&lose_b, &zero, &kept)?,
                     )
                 }
+                // PyTorch's formulas: atan2 d/da = b/(a²+b²), d/db = -a/(a²+b²); hypot
+                // d/da = a/h, d/db = b/h; copysign d/da = copysign(a, b)/a (0 where a = 0),
+                // nothing to b; fmod d/da = 1, d/db = -trunc(a/b).
+                "atan2" => {
+                    let r = a.try_mul(a)?.try_add(&b.try_mul(b)?)?;
+                    let gr = g.try_div(&r)?;
+                    (gr.try_mul(b)?, gr.try_mul(a)?.try_neg()?)
+                }
+                "hypot" => {
+                    let gh = g.try_div(&a.try_hypot(b)?)?;
+                    (gh.try_mul(a)?, gh.try_mul(b)?)
+                }
+                "copysign" => {
+                    let ratio = a.try_copysign(b)?.try_div(a)?;
+                    let zero = c(0.0)?;
+                    let ratio = Tensor::try_where(&a.try_eq(&zero)?, &zero, &ratio)?;
+                    (g.try_mul(&ratio)?, g.try_mul(&zero)?)
+                }
+                "fmod" => (
+                    g.clone(),
+                    g.try_mul(&a.try_div(b)?.try_trunc()?)?.try_neg()?,
+                ),
                 other => return Err(no_gradient(other)),
             };
             vec![
@@ -397,6 +419,11 @@ fn rule<F: FloatElement, D: Backend>(
                 ("div", true) => g
                     .try_mul(&x.try_mul(x)?.try_reciprocal()?)?
                     .try_mul_scalar(F::from_f64(-*v))?,
+                // fmod(x, s): 1; fmod(s, x): -trunc(s/x) (PyTorch).
+                ("fmod", false) => g.clone(),
+                ("fmod", true) => g
+                    .try_mul(&x.try_rdiv_scalar(F::from_f64(*v))?.try_trunc()?)?
+                    .try_neg()?,
                 (other, _) => return Err(no_gradient(other)),
             };
             vec![Some(gx)]

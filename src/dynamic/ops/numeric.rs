@@ -89,6 +89,19 @@ impl DynTensor {
             Ok(a.try_logaddexp(b)?.into())
         }, _o => Err(not_float("logaddexp", "", dtype)))
     }
+    /// `atan2(self, other)`, the angle of `(other, self)` (see [`crate::Tensor::atan2`]); both
+    /// of one numeric dtype, integers giving their float dtype.
+    pub fn atan2(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "atan2", a, b => Ok(a.try_atan2(b)?.into()), bool: Err(not_numeric("atan2")))
+    }
+    /// `sqrt(self² + other²)` without overflow (see [`crate::Tensor::hypot`]).
+    pub fn hypot(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "hypot", a, b => Ok(a.try_hypot(b)?.into()), bool: Err(not_numeric("hypot")))
+    }
+    /// `|self|` with `other`'s sign bit (see [`crate::Tensor::copysign`]).
+    pub fn copysign(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "copysign", a, b => Ok(a.try_copysign(b)?.into()), bool: Err(not_numeric("copysign")))
+    }
     /// `self + weight · (end - self)` (PyTorch `lerp`); float dtypes, both the same.
     pub fn lerp(&self, end: &DynTensor, weight: f64) -> Result<DynTensor> {
         let dtype = self.dtype();

@@ -1,0 +1,232 @@
+//! `atan2`, `hypot`, `copysign` and `fmod` against NumPy 2.4 (values quoted from
+//! `np.arctan2`/`np.hypot`/`np.copysign`/`np.fmod` in float64), on every float dtype and
+//! device, with IEEE special values, broadcasting, integer operands and gradients.
+
+use crate::common::{assert_close, tol};
+use typed_tensor::prelude::*;
+
+const A: [f64; 12] = [
+    1.5,
+    -2.0,
+    0.0,
+    -0.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    7.0,
+    -7.0,
+    3.0,
+    1e300,
+    -1e-310,
+];
+const B: [f64; 12] = [
+    2.0,
+    0.5,
+    -1.0,
+    -0.0,
+    2.0,
+    f64::INFINITY,
+    1.0,
+    -3.0,
+    3.0,
+    0.0,
+    1e300,
+    f64::INFINITY,
+];
+use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+const ATAN2: [f64; 12] = [
+    0.6435011087932844,
+    -1.3258176636680326,
+    PI,
+    -PI,
+    FRAC_PI_2,
+    -FRAC_PI_4,
+    f64::NAN,
+    1.97568811307998,
+    -1.1659045405098132,
+    FRAC_PI_2,
+    FRAC_PI_4,
+    -0.0,
+];
+const HYPOT: [f64; 12] = [
+    2.5,
+    2.0615528128088303,
+    1.0,
+    0.0,
+    f64::INFINITY,
+    f64::INFINITY,
+    f64::NAN,
+    7.615773105863909,
+    7.615773105863909,
+    3.0,
+    1.4142135623730952e300,
+    f64::INFINITY,
+];
+const COPYSIGN: [f64; 12] = [
+    1.5,
+    2.0,
+    -0.0,
+    -0.0,
+    f64::INFINITY,
+    f64::INFINITY,
+    f64::NAN,
+    -7.0,
+    7.0,
+    3.0,
+    1e300,
+    1e-310,
+];
+const FMOD: [f64; 12] = [
+    1.5,
+    -0.0,
+    0.0,
+    f64::NAN,
+    f64::NAN,
+    f64::NAN,
+    f64::NAN,
+    1.0,
+    -1.0,
+    f64::NAN,
+    0.0,
+    -1e-310,
+];
+
+fn host<T: Element, D: Backend>(t: &Tensor<T, D>) -> Vec<f64> {
+    t.try_to_vec().unwrap().iter().map(|x| x.to_f64()).collect()
+}
+
+/// `want` as `T` rounds it (1e300 overflows f32, -1e-310 flushes in the narrow types), with
+/// the sign of zero results compared too.
+fn check<T: FloatElement>(name: &str, got: &[f64], want: &[f64]) {
+    let want: Vec<f64> = want.iter().map(|&w| T::from_f64(w).to_f64()).collect();
+    assert_close(got, &want, 2.0 * tol(T::DTYPE));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        if *w == 0.0 {
+            assert_eq!(
+                g.is_sign_negative(),
+                w.is_sign_negative(),
+                "{name} {i}: {g}"
+            );
+        }
+    }
+}
+
+fn values<T: FloatElement, D: Device>(dev: &D) {
+    let mk = |v: &[f64; 12]| {
+        Tensor::<T, D>::from_vec_on(v.iter().map(|&x| T::from_f64(x)).collect(), [12], dev).unwrap()
+    };
+    let (a, b) = (mk(&A), mk(&B));
+    // Inputs the narrow types cannot hold (1e300 is inf in f32) change the reference: only
+    // the rows whose inputs survive the rounding are compared with NumPy's f64 result.
+    let exact = |i: usize| {
+        [A[i], B[i]]
+            .iter()
+            .all(|&x| !x.is_finite() || T::from_f64(x).to_f64() == x)
+    };
+    let pick = |v: Vec<f64>| -> Vec<f64> { (0..12).filter(|&i| exact(i)).map(|i| v[i]).collect() };
+    let want = |w: &[f64; 12]| pick(w.to_vec());
+    check::<T>("atan2", &pick(host(&a.atan2(&b))), &want(&ATAN2));
+    check::<T>("hypot", &pick(host(&a.hypot(&b))), &want(&HYPOT));
+    check::<T>("copysign", &pick(host(&a.copysign(&b))), &want(&COPYSIGN));
+    check::<T>("fmod", &pick(host(&a.fmod(&b))), &want(&FMOD));
+    // Broadcasting a column against a row, and the scalar forms of fmod.
+    let col = Tensor::<T, D>::from_vec_on(vec![T::from_f64(1.0), T::from_f64(-1.0)], [2, 1], dev)
+        .unwrap();
+    let row =
+        Tensor::<T, D>::from_vec_on(vec![T::from_f64(1.0), T::from_f64(-1.0)], [2], dev).unwrap();
+    let q = PI / 4.0;
+    check::<T>(
+        "atan2 broadcast",
+        &host(&col.atan2(&row)),
+        &[q, 3.0 * q, -q, -3.0 * q],
+    );
+    let x = mk(&[
+        5.5, -5.5, 0.5, -0.5, 7.0, -7.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0,
+    ]);
+    let s = T::from_f64(2.0);
+    check::<T>(
+        "fmod_scalar",
+        &host(&x.fmod_scalar(s))[..6],
+        &[1.5, -1.5, 0.5, -0.5, 1.0, -1.0],
+    );
+    check::<T>(
+        "rfmod_scalar",
+        &host(&x.rfmod_scalar(s))[..4],
+        &[2.0, 2.0, 0.0, 0.0],
+    );
+}
+
+fn integers<D: Device>(dev: &D) {
+    let a = Tensor::<i32, D>::from_vec_on(vec![-7, 7, -7, 7, i32::MIN], [5], dev).unwrap();
+    let b = Tensor::<i32, D>::from_vec_on(vec![3, -3, -3, 3, -1], [5], dev).unwrap();
+    assert_eq!(a.fmod(&b).try_to_vec().unwrap(), [-1, 1, -1, 1, 0]);
+    let zero = Tensor::<i32, D>::from_vec_on(vec![0], [1], dev).unwrap();
+    assert!(matches!(
+        a.try_fmod(&zero),
+        Err(Error::DivisionByZero { op: "fmod", .. })
+    ));
+    // Integers take their float type, as sin does: i32 -> f32, i64 -> f64.
+    let h: Tensor<f32, D> = a.hypot(&b);
+    assert_eq!(host(&h)[..2], [58f64.sqrt() as f32 as f64; 2]);
+    let y = Tensor::<i64, D>::from_vec_on(vec![1, -1], [2], dev).unwrap();
+    let t: Tensor<f64, D> = y.atan2(&y.neg());
+    assert_close(&host(&t), &[3.0 * PI / 4.0, -PI / 4.0], 1e-15);
+}
+
+#[test]
+fn atan2_hypot_copysign_fmod_match_numpy() {
+    on_every_device!("binary_math", |dev| {
+        for_types!(values(&dev): f32, f64, f16, bf16; _);
+        integers(&dev);
+    });
+}
+
+#[test]
+fn their_gradients_and_dyn_forms() {
+    let t = |v: Vec<f64>| Tensor::<f64>::from_vec(v, [2, 3]).unwrap();
+    let a = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6]);
+    let b = t(vec![1.1, 0.6, -0.9, -1.7, 0.3, 0.45]);
+    let row = Tensor::<f64>::from_vec(vec![0.8, -1.2, 2.5], [3]).unwrap();
+    let check = |name: &str, f: fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+        typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    check("atan2", |v| v[0].try_atan2(&v[1]), &[a.clone(), b.clone()]);
+    check(
+        "atan2 broadcast",
+        |v| v[0].try_atan2(&v[1]),
+        &[a.clone(), row.clone()],
+    );
+    check(
+        "hypot",
+        |v| v[0].try_hypot(&v[1]),
+        &[a.clone(), row.clone()],
+    );
+    check(
+        "copysign",
+        |v| v[0].try_copysign(&v[1]),
+        &[a.clone(), b.clone()],
+    );
+    check("fmod", |v| v[0].try_fmod(&v[1]), &[a.clone(), b.clone()]);
+    check("fmod_scalar", |v| v[0].try_fmod_scalar(0.75), &[a.clone()]);
+    check("rfmod_scalar", |v| v[0].try_rfmod_scalar(2.5), &[b.clone()]);
+    // DynTensor: both operands of one dtype; integers give their float dtype.
+    let cpu = DeviceIndex::cpu();
+    let i = DynTensor::from_vec(vec![3i32, 5], [2], cpu).unwrap();
+    let j = DynTensor::from_vec(vec![4i32, 12], [2], cpu).unwrap();
+    let h = i.hypot(&j).unwrap();
+    assert_eq!(
+        (h.dtype(), h.to_vec::<f32>().unwrap()),
+        (Dtype::Float32, vec![5.0, 13.0])
+    );
+    assert_eq!(i.fmod(&j).unwrap().to_vec::<i32>().unwrap(), [3, 5]);
+    assert!(i.atan2(&h).is_err()); // mixed dtypes
+    let flags = DynTensor::from_vec(vec![true], [1], cpu).unwrap();
+    assert!(
+        flags
+            .copysign(&flags)
+            .unwrap_err()
+            .to_string()
+            .contains("copysign")
+    );
+}
