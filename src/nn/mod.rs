@@ -27,6 +27,7 @@ pub use conv::{Conv2dOptions, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, m
 pub(crate) use conv::{Window, fold};
 mod loss;
 mod methods;
+mod rearrange;
 
 pub use layers::{
     batch_norm, cosine_similarity, dropout, embedding, group_norm, layer_norm, normalize, rms_norm,
@@ -35,6 +36,7 @@ pub use loss::{
     Reduction, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div, l1_loss,
     linear, mse_loss, nll_loss, smooth_l1_loss,
 };
+pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;

@@ -82,7 +82,7 @@ binary_ops! {
     Maximum, maximum, |a, b| a.max_of(b), valid: |_b| true;
     Minimum, minimum, |a, b| a.min_of(b), valid: |_b| true;
     Fmod, fmod, |a, b| a.fmod(b).unwrap_or(T::ZERO), valid: |b| T::DTYPE.is_float() || b != T::ZERO;
-    // Float-only (`ops/binary_math.rs` casts integers first); computed in f64, which rounds
+    // Float-only (`ops/float_math.rs` casts integers first); computed in f64, which rounds
     // to within one ulp of the float types.
     Atan2, atan2, |a, b| T::from_f64(a.to_f64().atan2(b.to_f64())), valid: |_b| true;
     Hypot, hypot, |a, b| T::from_f64(a.to_f64().hypot(b.to_f64())), valid: |_b| true;

@@ -100,6 +100,29 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 }
 
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The elements where `mask` (broadcast with `self`) is true, in row-major order, as a 1-d
+    /// tensor (PyTorch `masked_select`, NumPy `x[mask]`); the length is decided by one
+    /// read-back of the mask. Differentiable (through `index_select`).
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast; `Device` across devices.
+    pub fn try_masked_select(&self, mask: &Tensor<bool, D>) -> Result<Self> {
+        let shape = crate::shape::broadcast_shapes("masked_select", self.shape(), mask.shape())?;
+        same_device("masked_select", self, mask)?;
+        let n = shape.numel();
+        let x = self.expand(shape.clone())?.try_reshape([n])?;
+        let at = mask.expand(shape)?.try_reshape([n])?.try_nonzero()?;
+        let k = at.numel();
+        x.try_index_select(0, &at.try_reshape([k])?)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_masked_select`], panicking with its error.
+        masked_select, try_masked_select(mask: &Tensor<bool, D>) -> Self;
+    }
+}
+
 impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `self` with `src` added at `index` along `axis`: `out[.., index[.., j, ..], ..] +=
     /// src[.., j, ..]` (PyTorch `scatter_add`); repeated indices accumulate.
@@ -126,7 +149,76 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         Ok(crate::autograd::record(out, op, &[self, src], &saved))
     }
 
+    /// `self` with `alpha · source` added at the slices `index` names along `axis` (PyTorch
+    /// `index_add`): `out[.., index[j], ..] += alpha · source[.., j, ..]`; repeated indices
+    /// accumulate. `index` is 1-d (or 0-d) with entries in `0..len`; `source` has `self`'s shape
+    /// with `axis` of the index's length. Differentiable in `self` and `source`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a 2-d or larger index; `ShapeMismatch` for a `source` of another
+    /// shape; `Index` for an index outside `0..len` (negative ones included); `Axis`, `Device`.
+    pub fn try_index_add(
+        &self,
+        axis: i64,
+        index: &Tensor<i64, D>,
+        source: &Self,
+        alpha: T,
+    ) -> Result<Self> {
+        let op = "index_add";
+        let ax = self.shape().axis(op, axis)?;
+        if index.ndim() > 1 {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("takes a 1-d index, got shape {}", index.shape()),
+            });
+        }
+        let n = index.numel();
+        let mut want = self.dims().to_vec();
+        want[ax] = n;
+        if source.dims() != want.as_slice() {
+            return Err(Error::ShapeMismatch {
+                op,
+                lhs: self.shape().clone(),
+                rhs: source.shape().clone(),
+                msg: format!(
+                    "source needs shape {:?}: self's with axis {ax} of the index's length {n}",
+                    want
+                ),
+            });
+        }
+        let mut along = vec![1; self.ndim()];
+        along[ax] = n;
+        let idx = index
+            .try_reshape(along)?
+            .expand(source.shape().clone())?
+            .try_contiguous()?;
+        let src = if alpha == T::ONE {
+            source.clone()
+        } else {
+            source.try_mul_scalar(alpha)?
+        };
+        self.try_scatter_add(ax as i64, &idx, &src)
+            .map_err(|e| match e {
+                Error::Index {
+                    index,
+                    dim,
+                    size,
+                    shape,
+                    ..
+                } => Error::Index {
+                    op,
+                    index,
+                    dim,
+                    size,
+                    shape,
+                },
+                e => e,
+            })
+    }
+
     plain_forms! {
+        /// [`Tensor::try_index_add`], panicking with its error.
+        index_add, try_index_add(axis: i64, index: &Tensor<i64, D>, source: &Self, alpha: T) -> Self;
         /// [`Tensor::try_scatter_add`], panicking with its error.
         scatter_add, try_scatter_add(axis: i64, index: &Tensor<i64, D>, src: &Self) -> Self;
     }

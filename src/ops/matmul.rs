@@ -172,7 +172,132 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         p.try_sum(&[-1], false)?.try_cast::<T>()
     }
 
+    /// The batched product of `(b, n, k)` and `(b, k, m)` stacks (PyTorch `bmm`): `(b, n, m)`.
+    /// Unlike [`Tensor::try_matmul`] it does not broadcast: both must be 3-d with one batch size.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` naming both shapes otherwise.
+    pub fn try_bmm(&self, other: &Self) -> Result<Self> {
+        let (a, b) = (self.dims(), other.dims());
+        if a.len() != 3 || b.len() != 3 || a[0] != b[0] || a[2] != b[1] {
+            return Err(shapes(
+                "bmm",
+                self,
+                other,
+                "needs (b, n, k) and (b, k, m) stacks",
+            ));
+        }
+        self.try_matmul(other)
+    }
+
+    /// A matrix `(n, k)` times a vector `(k)`: `(n)` (PyTorch `mv`).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` naming both shapes for other shapes.
+    pub fn try_mv(&self, vec: &Self) -> Result<Self> {
+        let (a, b) = (self.dims(), vec.dims());
+        if a.len() != 2 || b.len() != 1 || a[1] != b[0] {
+            return Err(shapes(
+                "mv",
+                self,
+                vec,
+                "needs an (n, k) matrix and a (k) vector",
+            ));
+        }
+        self.try_matmul(vec)
+    }
+
+    /// `beta · self + alpha · (m1 · m2)` for matrices `m1` `(n, k)` and `m2` `(k, m)`, with
+    /// `self` broadcast to `(n, m)` (PyTorch `addmm`); `beta = 0` ignores `self`'s values, NaN
+    /// included, as PyTorch does.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `m1`/`m2` are not matrices that multiply; `Broadcast` when `self`
+    /// does not broadcast to `(n, m)`.
+    pub fn try_addmm(&self, m1: &Self, m2: &Self, beta: T, alpha: T) -> Result<Self> {
+        let (a, b) = (m1.dims(), m2.dims());
+        if a.len() != 2 || b.len() != 2 || a[1] != b[0] {
+            return Err(shapes("addmm", m1, m2, "needs (n, k) and (k, m) matrices"));
+        }
+        let out = Shape::from(vec![a[0], b[1]]);
+        let grown = broadcast_shapes("addmm", self.shape(), &out)?;
+        if grown != out {
+            return Err(Error::Broadcast {
+                op: "addmm",
+                lhs: self.shape().clone(),
+                rhs: out,
+            });
+        }
+        let p = m1.try_matmul(m2)?.try_mul_scalar(alpha)?;
+        if beta == T::ZERO {
+            return Ok(p);
+        }
+        p.try_add(&self.try_mul_scalar(beta)?)
+    }
+
+    /// The `n`-th power of each square matrix in the last two dimensions (PyTorch
+    /// `matrix_power`): the identity for `n = 0`, repeated squaring for `n > 0`; a negative
+    /// `n` raises the inverse (floats only: integers have no inverse here).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input, or a negative power of an integer tensor;
+    /// `Singular` (from [`Tensor::try_inverse`]) for a singular matrix and `n < 0`.
+    pub fn try_matrix_power(&self, n: i64) -> Result<Self> {
+        let d = self.dims();
+        if d.len() < 2 || d[d.len() - 1] != d[d.len() - 2] {
+            return Err(Error::InvalidArgument {
+                op: "matrix_power",
+                msg: format!(
+                    "needs square matrices in the last two dimensions, got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let base = if n < 0 {
+            if !T::DTYPE.is_float() {
+                return Err(Error::InvalidArgument {
+                    op: "matrix_power",
+                    msg: format!(
+                        "a negative power of a {} tensor has no integer result; cast to a float dtype first",
+                        T::DTYPE
+                    ),
+                });
+            }
+            crate::ops::promote::converted::<_, T, D>(&self.try_inverse()?)?
+        } else {
+            self.clone()
+        };
+        let k = d[d.len() - 1];
+        let eye = Self::eye_on(k, self.device_handle())?;
+        let mut acc: Option<Self> = None;
+        let (mut sq, mut e) = (base, n.unsigned_abs());
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = Some(match acc {
+                    Some(a) => a.try_matmul(&sq)?,
+                    None => sq.clone(),
+                });
+            }
+            e >>= 1;
+            if e > 0 {
+                sq = sq.try_matmul(&sq)?;
+            }
+        }
+        match acc {
+            Some(a) => Ok(a),
+            None => eye.expand(self.shape().clone())?.try_contiguous(),
+        }
+    }
+
     plain_forms! {
+        /// [`Tensor::try_bmm`], panicking with its error.
+        bmm, try_bmm(other: &Self) -> Self;
+        /// [`Tensor::try_mv`], panicking with its error.
+        mv, try_mv(vec: &Self) -> Self;
+        /// [`Tensor::try_addmm`], panicking with its error.
+        addmm, try_addmm(m1: &Self, m2: &Self, beta: T, alpha: T) -> Self;
+        /// [`Tensor::try_matrix_power`], panicking with its error.
+        matrix_power, try_matrix_power(n: i64) -> Self;
         /// [`Tensor::try_matmul`], panicking with its error.
         matmul, try_matmul(other: &Self) -> Self;
         /// [`Tensor::try_dot`], panicking with its error.
@@ -181,5 +306,20 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         outer, try_outer(other: &Self) -> Self;
         /// [`Tensor::try_vecdot`], panicking with its error.
         vecdot, try_vecdot(other: &Self) -> Self;
+    }
+}
+
+/// `ShapeMismatch` for a product's operands.
+fn shapes<T: NumElement, D: Backend>(
+    op: &'static str,
+    a: &Tensor<T, D>,
+    b: &Tensor<T, D>,
+    msg: &str,
+) -> Error {
+    Error::ShapeMismatch {
+        op,
+        lhs: a.shape().clone(),
+        rhs: b.shape().clone(),
+        msg: msg.into(),
     }
 }

@@ -19,19 +19,22 @@ pub(crate) use plain_forms;
 
 pub mod arrange;
 pub mod binary;
-pub mod binary_math;
 pub mod combine;
 pub mod compare;
 pub mod decomp;
 pub mod device_ops;
 pub mod einsum;
+pub mod float_math;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
 pub mod numeric;
 mod promote;
+pub mod random;
 pub mod reduce;
 pub mod search;
+pub mod split;
+pub mod stats;
 pub mod unary;
 
 pub use promote::promote;

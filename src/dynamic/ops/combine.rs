@@ -12,6 +12,57 @@ fn all(v: Vec<impl Into<DynTensor>>) -> Vec<DynTensor> {
 }
 
 impl DynTensor {
+    /// The slices along `axis`, which they lack (see [`crate::Tensor::unbind`]).
+    pub fn unbind(&self, axis: i64) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.try_unbind(axis)?)))
+    }
+    /// `sections` pieces whose sizes differ by at most one (see [`crate::Tensor::tensor_split`]).
+    pub fn tensor_split(&self, sections: usize, axis: i64) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.try_tensor_split(sections, axis)?)))
+    }
+    /// `axis` replaced by dimensions of `sizes`, one of which may be -1 (see
+    /// [`crate::Tensor::unflatten`]).
+    pub fn unflatten(&self, axis: i64, sizes: &[i64]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_unflatten(axis, sizes)?.into()))
+    }
+    /// Dimensions `a` and `b` exchanged, a view (see [`crate::Tensor::swapaxes`]).
+    pub fn swapaxes(&self, a: i64, b: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.swapaxes(a, b)?.into()))
+    }
+    /// The elements where the Bool `mask` is true, 1-d (see [`crate::Tensor::masked_select`]).
+    pub fn masked_select(&self, mask: &DynTensor) -> Result<DynTensor> {
+        dyn_each!(self, t => {
+            let m = typed_like("masked_select", mask, t)?;
+            Ok(t.try_masked_select(m)?.into())
+        })
+    }
+    /// `self` with `alpha · source` added at the Int64 `index` along `axis` (see
+    /// [`crate::Tensor::index_add`]).
+    pub fn index_add(
+        &self,
+        axis: i64,
+        index: &DynTensor,
+        source: &DynTensor,
+        alpha: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let alpha = alpha.into();
+        pair!(self, source, "index_add", t, s => {
+            let i = typed_like("index_add", index, t)?;
+            Ok(t.try_index_add(axis, i, s, alpha.to())?.into())
+        }, bool: Err(not_numeric("index_add")))
+    }
+    /// The batched product of two 3-d stacks without broadcasting (see [`crate::Tensor::bmm`]).
+    pub fn bmm(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "bmm", a, b => Ok(a.try_bmm(b)?.into()), bool: Err(not_numeric("bmm")))
+    }
+    /// A matrix times a vector (see [`crate::Tensor::mv`]).
+    pub fn mv(&self, vec: &DynTensor) -> Result<DynTensor> {
+        pair!(self, vec, "mv", a, b => Ok(a.try_mv(b)?.into()), bool: Err(not_numeric("mv")))
+    }
+    /// The `n`-th power of each square matrix (see [`crate::Tensor::matrix_power`]).
+    pub fn matrix_power(&self, n: i64) -> Result<DynTensor> {
+        numeric!(self, "matrix_power", t => Ok(t.try_matrix_power(n)?.into()))
+    }
     /// Splits `axis` into pieces of `sizes` (see [`crate::Tensor::split`]); views.
     pub fn split(&self, sizes: &[usize], axis: i64) -> Result<Vec<DynTensor>> {
         dyn_each!(self, t => Ok(all(t.try_split(sizes, axis)?)))

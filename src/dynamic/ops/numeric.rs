@@ -102,6 +102,50 @@ impl DynTensor {
     pub fn copysign(&self, other: &DynTensor) -> Result<DynTensor> {
         pair!(self, other, "copysign", a, b => Ok(a.try_copysign(b)?.into()), bool: Err(not_numeric("copysign")))
     }
+    /// `self · log(other)`, 0 where `self` is 0 (see [`crate::Tensor::xlogy`]); float dtypes,
+    /// both the same.
+    pub fn xlogy(&self, other: &DynTensor) -> Result<DynTensor> {
+        let dtype = self.dtype();
+        dyn_float!(self, a => {
+            let b = typed_like("xlogy", other, a)?;
+            Ok(a.try_xlogy(b)?.into())
+        }, _o => Err(not_float("xlogy", "", dtype)))
+    }
+    /// The variance and the mean over `axes` (see [`crate::Tensor::var_mean`]).
+    pub fn var_mean(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<(DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (v, m) = t.try_var_mean(axes, correction, keepdim)?;
+            Ok((v.into(), m.into()))
+        })
+    }
+    /// The standard deviation and the mean over `axes` (see [`crate::Tensor::std_mean`]).
+    pub fn std_mean(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<(DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (v, m) = t.try_std_mean(axes, correction, keepdim)?;
+            Ok((v.into(), m.into()))
+        })
+    }
+    /// The minimum and the maximum over `axes` (see [`crate::Tensor::aminmax`]).
+    pub fn aminmax(&self, axes: &[i64], keepdim: bool) -> Result<(DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (lo, hi) = t.try_aminmax(axes, keepdim)?;
+            Ok((lo.into(), hi.into()))
+        })
+    }
+    /// The integral along `axis` by the trapezoidal rule (see [`crate::Tensor::trapezoid`]).
+    pub fn trapezoid(&self, dx: f64, axis: i64) -> Result<DynTensor> {
+        float!(self, "trapezoid", "", t => Ok(t.try_trapezoid(dx, axis)?.into()))
+    }
     /// `self + weight · (end - self)` (PyTorch `lerp`); float dtypes, both the same.
     pub fn lerp(&self, end: &DynTensor, weight: f64) -> Result<DynTensor> {
         let dtype = self.dtype();

@@ -175,7 +175,7 @@ fn integers<D: Device>(dev: &D) {
 
 #[test]
 fn atan2_hypot_copysign_fmod_match_numpy() {
-    on_every_device!("binary_math", |dev| {
+    on_every_device!("float_math", |dev| {
         for_types!(values(&dev): f32, f64, f16, bf16; _);
         integers(&dev);
     });

@@ -1,0 +1,126 @@
+//! Paired and named reductions composed of the reductions in `reduce.rs`, under PyTorch's
+//! names: `var_mean`, `std_mean`, `aminmax`, `amax`, `amin`, and the trapezoidal rule
+//! (`trapezoid`, NumPy's and PyTorch's). Each runs once over `D: Backend` and is differentiable
+//! wherever its parts are.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let x = tensor![[1.0f64, 2.0, 3.0], [4.0, 6.0, 8.0]];
+//! let (v, m) = x.var_mean(&[1], 1, false);
+//! assert_eq!((v.to_vec(), m.to_vec()), (vec![1.0, 4.0], vec![2.0, 6.0]));
+//! let (lo, hi) = x.aminmax(&[], false);
+//! assert_eq!((lo.item(), hi.item()), (1.0, 8.0));
+//! assert_eq!(x.trapezoid(1.0, 1).to_vec(), vec![4.0, 12.0]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::dtype::{Element, FloatElement, FloatOf};
+use crate::error::{OrPanic, Result};
+use crate::tensor::Tensor;
+
+/// Two float results of one reduction (`var_mean`, `std_mean`).
+type Moments<T, D> = (Tensor<FloatOf<T>, D>, Tensor<FloatOf<T>, D>);
+type Pair<A, B> = (A, B);
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The variance and the mean over `axes` in one call (PyTorch `var_mean`), as
+    /// [`Tensor::try_var`] (divisor `n - correction`) and [`Tensor::try_mean`].
+    ///
+    /// # Errors
+    /// `Axis` for an out-of-range or repeated axis.
+    pub fn try_var_mean(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<Moments<T, D>> {
+        Ok((
+            self.try_var(axes, correction, keepdim)?,
+            self.try_mean(axes, keepdim)?,
+        ))
+    }
+
+    /// The standard deviation and the mean over `axes` (PyTorch `std_mean`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_var_mean`].
+    pub fn try_std_mean(
+        &self,
+        axes: &[i64],
+        correction: usize,
+        keepdim: bool,
+    ) -> Result<Moments<T, D>> {
+        Ok((
+            self.try_std(axes, correction, keepdim)?,
+            self.try_mean(axes, keepdim)?,
+        ))
+    }
+
+    /// The minimum and the maximum over `axes` (all when empty) in one call (PyTorch
+    /// `aminmax`); NaN propagates.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis; `EmptyReduction` for an empty slice.
+    pub fn try_aminmax(&self, axes: &[i64], keepdim: bool) -> Result<Pair<Self, Self>> {
+        Ok((self.try_min(axes, keepdim)?, self.try_max(axes, keepdim)?))
+    }
+
+    /// The maximum over `axes` (PyTorch `amax`, NumPy `amax`): [`Tensor::try_max`] under
+    /// that name; the gradient is split evenly between tied maxima, as PyTorch's `amax`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_max`].
+    pub fn try_amax(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_max(axes, keepdim)
+    }
+
+    /// The minimum over `axes` (PyTorch `amin`): [`Tensor::try_min`] under that name.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_min`].
+    pub fn try_amin(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_min(axes, keepdim)
+    }
+
+    crate::ops::plain_forms! {
+        /// [`Tensor::try_var_mean`], panicking with its error.
+        var_mean, try_var_mean(axes: &[i64], correction: usize, keepdim: bool) -> Moments<T, D>;
+        /// [`Tensor::try_std_mean`], panicking with its error.
+        std_mean, try_std_mean(axes: &[i64], correction: usize, keepdim: bool) -> Moments<T, D>;
+        /// [`Tensor::try_aminmax`], panicking with its error.
+        aminmax, try_aminmax(axes: &[i64], keepdim: bool) -> Pair<Self, Self>;
+        /// [`Tensor::try_amax`], panicking with its error.
+        amax, try_amax(axes: &[i64], keepdim: bool) -> Self;
+        /// [`Tensor::try_amin`], panicking with its error.
+        amin, try_amin(axes: &[i64], keepdim: bool) -> Self;
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// The integral of the samples along `axis` spaced `dx` apart, by the trapezoidal rule
+    /// (NumPy `trapezoid`, PyTorch `trapezoid(dx=)`): `dx · Σ (y[i] + y[i+1]) / 2`; fewer than
+    /// two samples give 0. The axis is removed.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_trapezoid(&self, dx: f64, axis: i64) -> Result<Self> {
+        let ax = self.shape().axis("trapezoid", axis)? as i64;
+        let n = self.dims()[ax as usize];
+        if n < 2 {
+            return self.narrow(ax, 0, 0)?.try_sum(&[ax], false);
+        }
+        let pairs = self
+            .narrow(ax, 0, n - 1)?
+            .try_add(&self.narrow(ax, 1, n - 1)?)?;
+        pairs
+            .try_sum(&[ax], false)?
+            .try_mul_scalar(T::from_f64(dx / 2.0))
+    }
+
+    crate::ops::plain_forms! {
+        /// [`Tensor::try_trapezoid`], panicking with its error.
+        trapezoid, try_trapezoid(dx: f64, axis: i64) -> Self;
+    }
+}
