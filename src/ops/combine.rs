@@ -64,15 +64,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 ),
             });
         }
+        let mut out = crate::alloc::with_capacity("split", sizes.len())?;
         let mut off = 0;
-        sizes
-            .iter()
-            .map(|&n| {
-                let v = self.narrow(ax as i64, off, n);
-                off += n;
-                v
-            })
-            .collect()
+        for &n in sizes {
+            out.push(self.narrow(ax as i64, off, n)?);
+            off += n;
+        }
+        Ok(out)
     }
 
     /// `n` views of (nearly) equal size along `axis`; the last may be smaller (PyTorch `chunk`).
@@ -86,7 +84,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         let d = self.dims()[ax];
         let step = d.div_ceil(n).max(1);
-        let sizes: Vec<usize> = (0..d).step_by(step).map(|s| step.min(d - s)).collect();
+        // Reserved fallibly: an empty tensor's axis can be 2^40 long.
+        let mut sizes = crate::alloc::with_capacity("chunk", d.div_ceil(step))?;
+        sizes.extend((0..d).step_by(step).map(|s| step.min(d - s)));
         self.try_split(&sizes, axis)
     }
 
@@ -108,9 +108,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 msg: format!("needs at least 2 dimensions, got {}", self.shape()),
             });
         }
+        if self.numel() == 0 {
+            // Nothing to mask (and r · c may not even fit: shape (0, 2^40, 2^40)).
+            return self.try_contiguous();
+        }
         let n = self.ndim();
         let (r, c) = (self.dims()[n - 2], self.dims()[n - 1]);
-        // r * c fits: it is at most the element count of `self`, or 0.
+        // r * c fits: it is at most the element count of the non-empty `self`.
         let rc = r * c;
         let k = k as i128;
         let mask = crate::alloc::collect(

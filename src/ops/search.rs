@@ -35,16 +35,6 @@ fn nan_last<T: Element>(a: &T, b: &T) -> Ordering {
     }
 }
 
-/// An empty vector with room for `n` elements, or `OutOfMemory` naming `op`.
-fn with_room<V>(op: &'static str, n: usize) -> Result<Vec<V>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
-        op,
-        bytes: n.saturating_mul(std::mem::size_of::<V>()),
-    })?;
-    Ok(v)
-}
-
 /// `v` as an i64 tensor of `shape` on `dev`.
 fn indices_on<D: Backend>(v: Vec<i64>, shape: Vec<usize>, dev: &D) -> Result<Tensor<i64, D>> {
     Tensor::from_vec_on(v, shape, dev)
@@ -60,7 +50,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let values = self.try_to_vec()?;
         let dims = self.dims();
         let k = values.iter().filter(|&&v| v != T::ZERO).count();
-        let mut out = with_room("nonzero", k.saturating_mul(dims.len()))?;
+        let mut out = crate::alloc::with_capacity("nonzero", k.saturating_mul(dims.len()))?;
         let mut coord = vec![0usize; dims.len()];
         for v in values {
             if v != T::ZERO {
@@ -88,11 +78,11 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     #[allow(clippy::type_complexity)]
     pub fn try_unique(&self) -> Result<(Self, Tensor<i64, D>, Tensor<i64, D>)> {
         let values = self.try_to_vec()?;
-        let mut order: Vec<usize> = with_room("unique", values.len())?;
+        let mut order: Vec<usize> = crate::alloc::with_capacity("unique", values.len())?;
         order.extend(0..values.len());
         order.sort_by(|&i, &j| nan_last(&values[i], &values[j]));
         let (mut distinct, mut counts) = (Vec::new(), Vec::new());
-        let mut inverse = with_room("unique", values.len())?;
+        let mut inverse = crate::alloc::with_capacity("unique", values.len())?;
         inverse.resize(values.len(), 0i64);
         for &i in &order {
             let v = values[i];
@@ -198,7 +188,7 @@ impl<D: Backend> Tensor<i64, D> {
             });
         }
         let top = values.iter().max().map_or(0, |&m| m as usize + 1);
-        let mut counts = with_room(op, top.max(minlength))?;
+        let mut counts = crate::alloc::with_capacity(op, top.max(minlength))?;
         counts.resize(top.max(minlength), 0i64);
         for v in values {
             counts[v as usize] += 1;

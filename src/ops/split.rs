@@ -26,9 +26,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// `Axis` for a bad axis.
     pub fn try_unbind(&self, axis: i64) -> Result<Vec<Self>> {
         let ax = self.shape().axis("unbind", axis)? as i64;
-        (0..self.dims()[ax as usize])
-            .map(|i| self.narrow(ax, i, 1)?.squeeze_dims(&[ax]))
-            .collect()
+        let n = self.dims()[ax as usize];
+        // An empty tensor's axis can be 2^40 long: the views are reserved fallibly.
+        let mut out = crate::alloc::with_capacity("unbind", n)?;
+        for i in 0..n {
+            out.push(self.narrow(ax, i, 1)?.squeeze_dims(&[ax])?);
+        }
+        Ok(out)
     }
 
     /// `sections` views along `axis` whose sizes differ by at most one, the larger first
@@ -47,8 +51,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         let n = self.dims()[ax];
         let (q, r) = (n / sections, n % sections);
-        let sizes: Vec<usize> = (0..sections).map(|i| q + usize::from(i < r)).collect();
-        self.try_split(&sizes, ax as i64)
+        let mut out = crate::alloc::with_capacity("tensor_split", sections)?;
+        let mut start = 0;
+        for i in 0..sections {
+            let len = q + usize::from(i < r);
+            out.push(self.narrow(ax as i64, start, len)?);
+            start += len;
+        }
+        Ok(out)
     }
 
     /// Views split before each of `indices` along `axis` (PyTorch `tensor_split(indices)`,
@@ -61,7 +71,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let ax = self.shape().axis("tensor_split", axis)?;
         let n = self.dims()[ax];
         let mut start = 0;
-        let mut out = Vec::with_capacity(indices.len() + 1);
+        let mut out = crate::alloc::with_capacity("tensor_split", indices.len().saturating_add(1))?;
         for &i in indices.iter().chain(std::iter::once(&n)) {
             let stop = i.min(n).max(start);
             out.push(self.narrow(ax as i64, start, stop - start)?);

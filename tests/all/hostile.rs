@@ -138,6 +138,47 @@ fn empty_tensors_through_every_path() {
     assert_eq!(n.data().unwrap().len(), 0);
 }
 
+/// Empty tensors whose other dimensions are huge (found by an API fuzzer): every op gives the
+/// empty result or an `Err`, never an overflow panic, an abort or a 2^40-step loop.
+#[test]
+fn empty_tensors_with_huge_dimensions() {
+    let big = 1usize << 33;
+    let e = Tensor::<f32>::from_vec(vec![], [3, 0, big, big]).unwrap();
+    let wide = e.expand([2, 3, 0, big, big]).unwrap();
+    // A reduction block (3, 2^33) of strides (0, 2^33) used to overflow while merging.
+    assert_eq!(wide.count_nonzero(&[-4, 3], false).dims(), &[2, 0, big]);
+    assert_eq!(wide.sum(&[1, 4], true).dims(), &[2, 1, 0, big, 1]);
+    assert_eq!(e.tril(-5).dims(), e.dims());
+    // A batch of 2^33 · 3 empty products.
+    let a = Tensor::<f32>::from_vec(vec![], [big, 3, 0, 2]).unwrap();
+    let b = Tensor::<f32>::zeros([2, 4]).unwrap();
+    assert_eq!(a.matmul(&b).dims(), &[big, 3, 0, 4]);
+    // Factorizations of 2^40 empty matrices: empty results, or OutOfMemory for det's 2^40 ones.
+    let m = Tensor::<f64>::from_vec(vec![], [1 << 40, 0, 2]).unwrap();
+    assert_eq!(m.pinv().dims(), &[1 << 40, 2, 0]);
+    assert_eq!(m.svd().1.dims(), &[1 << 40, 0]);
+    let sq = Tensor::<f64>::from_vec(vec![], [1 << 40, 0, 0]).unwrap();
+    assert_eq!(sq.inverse().dims(), sq.dims());
+    assert!(matches!(
+        sq.try_det(),
+        Err(Error::OutOfMemory { .. }) | Err(Error::ShapeOverflow { .. })
+    ));
+    let g = m.with_requires_grad(true).unwrap();
+    g.pinv().sum(&[], false).backward();
+    // Views of a 2^40-long axis: refused as OutOfMemory instead of aborting.
+    let long = Tensor::<f32>::from_vec(vec![], [0, 1 << 40]).unwrap();
+    for r in [
+        long.try_unbind(1),
+        long.try_chunk(1 << 40, 1),
+        long.try_tensor_split(1 << 40, 1),
+    ] {
+        assert!(matches!(r, Err(Error::OutOfMemory { .. })), "{r:?}");
+    }
+    // diff along it is one view, not 2^40 recorded steps.
+    let d = long.with_requires_grad(true).unwrap().diff(usize::MAX, 1);
+    assert_eq!(d.dims(), &[0, 0]);
+}
+
 #[test]
 fn set_data_on_a_broadcast_view_is_a_layout_err() {
     let base = Tensor::<f32>::zeros([1, 3]).unwrap();

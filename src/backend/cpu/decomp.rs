@@ -46,6 +46,16 @@ fn pack<T: NumElement>(
     Ok(Tensor::<f64, Cpu>::from_vec(parts.concat(), with_batch(batch, dims))?.cast())
 }
 
+/// `value` everywhere in a `(batch.., dims..)` result: the results of a stack of empty
+/// matrices, made directly since such a stack can hold 2^40 of them (shape `(2^40, 0, 3)`).
+fn filled<T: NumElement>(
+    value: f64,
+    batch: &[usize],
+    dims: &[usize],
+) -> Result<Tensor<FloatOf<T>, Cpu>> {
+    Tensor::<f64, Cpu>::full(with_batch(batch, dims), value)?.try_cast()
+}
+
 /// The host results of `svd`: `(u, s, vh)`.
 type HostSvd<T> = (
     Tensor<FloatOf<T>, Cpu>,
@@ -134,6 +144,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
     pub(crate) fn host_inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("inverse", true)?;
+        if s.n == 0 {
+            return filled::<T>(0.0, &s.batch, &[0, 0]);
+        }
         let parts = (0..s.count())
             .map(|i| {
                 k::inverse(s.matrix(i), s.n).map_err(|pivot| Error::Singular {
@@ -167,12 +180,16 @@ impl<T: NumElement> Tensor<T, Cpu> {
             });
         }
         let kc = bd[bd.len() - 1];
+        let out_dims: &[usize] = if vector { &[n] } else { &[n, kc] };
         let batch = broadcast_shapes(
             OP,
             &Shape::new(self.dims()[..self.ndim() - 2].to_vec()),
             &Shape::new(bd[..bd.len() - 2].to_vec()),
         )?;
         let batch = batch.dims().to_vec();
+        if n == 0 || kc == 0 {
+            return filled::<T>(0.0, &batch, out_dims);
+        }
         let a = self
             .broadcast_to(with_batch(&batch, &[n, n]))?
             .matrices(OP, true)?;
@@ -185,11 +202,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
                     .map_err(|pivot| Error::Singular { op: OP, pivot })
             })
             .collect::<Result<Vec<_>>>()?;
-        if vector {
-            pack::<T>(parts, &batch, &[n])
-        } else {
-            pack::<T>(parts, &batch, &[n, kc])
-        }
+        pack::<T>(parts, &batch, out_dims)
     }
 
     /// The thin singular value decomposition `self = u · diag(s) · vh` of each `(m, n)` matrix
@@ -201,6 +214,10 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn host_svd(&self) -> Result<HostSvd<T>> {
         let s = self.matrices("svd", false)?;
         let r = s.m.min(s.n);
+        if r == 0 {
+            let z = |dims: &[usize]| filled::<T>(0.0, &s.batch, dims);
+            return Ok((z(&[s.m, 0])?, z(&[0])?, z(&[0, s.n])?));
+        }
         let (mut us, mut ss, mut vs) = (vec![], vec![], vec![]);
         for i in 0..s.count() {
             let (u, sv, vh) = if r == 0 {
@@ -226,6 +243,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// As [`Tensor::try_svd`].
     pub(crate) fn host_pinv(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("pinv", false)?;
+        if s.m.min(s.n) == 0 {
+            return filled::<T>(0.0, &s.batch, &[s.n, s.m]);
+        }
         let parts = (0..s.count())
             .map(|i| match s.m.min(s.n) {
                 0 => Some(vec![0.0; s.m * s.n]),
@@ -243,6 +263,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `InvalidArgument` for non-square input or when the iteration does not converge.
     pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
         let s = self.matrices("eigh", true)?;
+        if s.n == 0 {
+            return Ok((
+                filled::<T>(0.0, &s.batch, &[0])?,
+                filled::<T>(0.0, &s.batch, &[0, 0])?,
+            ));
+        }
         let (mut ws, mut vs) = (vec![], vec![]);
         for i in 0..s.count() {
             let (w, v) = if s.n == 0 {
@@ -269,6 +295,13 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `InvalidArgument` for non-square input.
     pub(crate) fn host_slogdet(&self) -> Result<HostEigh<T>> {
         let s = self.matrices("slogdet", true)?;
+        if s.n == 0 {
+            // The empty product: det 1 (NumPy, PyTorch).
+            return Ok((
+                filled::<T>(1.0, &s.batch, &[])?,
+                filled::<T>(0.0, &s.batch, &[])?,
+            ));
+        }
         let (signs, logs): (Vec<f64>, Vec<f64>) =
             (0..s.count()).map(|i| k::slogdet(s.matrix(i), s.n)).unzip();
         Ok((
@@ -284,6 +317,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `InvalidArgument` for non-square input, or a matrix that is not positive-definite.
     pub(crate) fn host_cholesky(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("cholesky", true)?;
+        if s.n == 0 {
+            return filled::<T>(0.0, &s.batch, &[0, 0]);
+        }
         let parts = (0..s.count())
             .map(|i| {
                 k::cholesky(s.matrix(i), s.n).map_err(|k| Error::InvalidArgument {
@@ -305,6 +341,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `InvalidArgument` for non-square input.
     pub(crate) fn host_det(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("det", true)?;
+        if s.n == 0 {
+            return filled::<T>(1.0, &s.batch, &[]);
+        }
         let dets = (0..s.count())
             .map(|i| {
                 let (sign, log) = k::slogdet(s.matrix(i), s.n);

@@ -41,10 +41,14 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let la = sub(&a, ra).broadcast_to(op, &batch)?;
         let lb = sub(&b, rb).broadcast_to(op, &batch)?;
         let nb = batch.numel();
-        let mut offsets = Vec::with_capacity(nb);
-        Plan::new([&la, &lb]).for_runs(0, nb, |_, [oa, ob], [sa, sb], len| {
-            offsets.extend((0..len).map(|j| (oa + j as isize * sa, ob + j as isize * sb)));
-        });
+        // An empty output may still have a huge batch (shape (2^40, 0, 3)): nothing to walk.
+        let empty = m == 0 || n == 0 || nb == 0;
+        let mut offsets = crate::alloc::with_capacity(op, if empty { 0 } else { nb })?;
+        if !empty {
+            Plan::new([&la, &lb]).for_runs(0, nb, |_, [oa, ob], [sa, sb], len| {
+                offsets.extend((0..len).map(|j| (oa + j as isize * sa, ob + j as isize * sb)));
+            });
+        }
         let (ars, acs) = (a.stride()[ra - 2], a.stride()[ra - 1]);
         let (brs, bcs) = (b.stride()[rb - 2], b.stride()[rb - 1]);
         let inputs = (&a.storage, &b.storage);
@@ -64,10 +68,11 @@ impl<T: NumElement> Tensor<T, Cpu> {
                 };
                 mm(dst, am, bm, m, n, k);
             };
-            if m * n == 0 {
+            // A non-empty `dst` holds nb · m · n elements, so m · n fits from here on.
+            if dst.is_empty() {
                 return;
             }
-            if nb > 1 && m * n * k < (1 << 18) {
+            if nb > 1 && (m * n).saturating_mul(k) < (1 << 18) {
                 dst.par_chunks_mut(m * n)
                     .zip(offsets.par_iter())
                     .for_each(one);

@@ -52,9 +52,14 @@ impl<const K: usize> Plan<K> {
             if d == 1 {
                 continue;
             }
+            // Checked: a sub-layout (a reduction's block of an empty tensor, say) can have
+            // huge extents, and an overflowing product matches no stride anyway.
             let mergeable = !dims.is_empty()
-                && (0..K)
-                    .all(|k| *strides[k].last().unwrap() == layouts[k].strides[i] * d as isize);
+                && dims.last().unwrap().checked_mul(d).is_some()
+                && (0..K).all(|k| {
+                    (layouts[k].strides[i]).checked_mul(d as isize)
+                        == Some(*strides[k].last().unwrap())
+                });
             if mergeable {
                 *dims.last_mut().unwrap() *= d;
                 for k in 0..K {
