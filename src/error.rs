@@ -185,6 +185,29 @@ pub enum Error {
 /// `std::result::Result` with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
+impl Error {
+    /// This error naming `op` when it is an `Index` error: an op that indexes through another
+    /// op (`take` through `index_select`, say) reports the index under its own name.
+    pub(crate) fn index_named(self, op: &'static str) -> Self {
+        match self {
+            Error::Index {
+                index,
+                dim,
+                size,
+                shape,
+                ..
+            } => Error::Index {
+                op,
+                index,
+                dim,
+                size,
+                shape,
+            },
+            e => e,
+        }
+    }
+}
+
 /// The plain (panicking) form of an op: its `try_` form's value, or a panic with the `Err`'s
 /// message at the caller's location.
 pub(crate) trait OrPanic<T> {

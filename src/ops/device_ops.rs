@@ -239,22 +239,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     pub fn try_take(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
         let ax = self.shape().axis("take", axis)?;
         let flat = indices.try_reshape([indices.numel()])?;
-        let picked = self.try_index_select(axis, &flat).map_err(|e| match e {
-            Error::Index {
-                index,
-                dim,
-                size,
-                shape,
-                ..
-            } => Error::Index {
-                op: "take",
-                index,
-                dim,
-                size,
-                shape,
-            },
-            e => e,
-        })?;
+        let picked = self
+            .try_index_select(axis, &flat)
+            .map_err(|e| e.index_named("take"))?;
         let dims = self.dims();
         let shape: Vec<usize> = (dims[..ax].iter().chain(indices.dims()))
             .chain(&dims[ax + 1..])

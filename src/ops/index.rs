@@ -198,22 +198,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             source.try_mul_scalar(alpha)?
         };
         self.try_scatter_add(ax as i64, &idx, &src)
-            .map_err(|e| match e {
-                Error::Index {
-                    index,
-                    dim,
-                    size,
-                    shape,
-                    ..
-                } => Error::Index {
-                    op,
-                    index,
-                    dim,
-                    size,
-                    shape,
-                },
-                e => e,
-            })
+            .map_err(|e| e.index_named(op))
     }
 
     plain_forms! {

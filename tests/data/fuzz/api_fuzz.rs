@@ -1,0 +1,667 @@
+//! API fuzzer: random DynTensor calls with hostile arguments; reports panics, inputs changed by
+//! out-of-place ops or by in-place ops that returned Err, and malformed outputs.
+use rand::prelude::*;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use typed_tensor::prelude::*;
+
+const DTYPES: [Dtype; 9] = [
+    Dtype::Float32,
+    Dtype::Float64,
+    Dtype::Float16,
+    Dtype::Bfloat16,
+    Dtype::Int16,
+    Dtype::Int32,
+    Dtype::Int64,
+    Dtype::UInt8,
+    Dtype::Bool,
+];
+
+struct G {
+    r: StdRng,
+}
+
+impl G {
+    fn p(&mut self, x: f64) -> bool {
+        self.r.random_bool(x)
+    }
+    fn n(&mut self, k: usize) -> usize {
+        self.r.random_range(0..k)
+    }
+    fn dim(&mut self) -> usize {
+        *[0, 1, 1, 2, 2, 3, 3, 4, 5, 7].choose(&mut self.r).unwrap()
+    }
+    fn shape(&mut self) -> Vec<usize> {
+        if self.p(0.04) {
+            return [vec![0, 1 << 40], vec![1 << 40, 0, 2], vec![3, 0, 1 << 33, 1 << 33]][self.n(3)].clone();
+        }
+        let nd = *[0, 1, 1, 2, 2, 2, 3, 3, 4].choose(&mut self.r).unwrap();
+        (0..nd).map(|_| self.dim()).collect()
+    }
+    fn val(&mut self) -> f64 {
+        match self.n(14) {
+            0 => f64::NAN,
+            1 => f64::INFINITY,
+            2 => f64::NEG_INFINITY,
+            3 => -0.0,
+            4 => 0.0,
+            5 => 1e30,
+            6 => -70000.0,
+            7 => 300.0,
+            _ => (self.r.random_range(-40..40) as f64) * if self.p(0.5) { 0.25 } else { 1.0 },
+        }
+    }
+    fn axis(&mut self) -> i64 {
+        if self.p(0.05) {
+            *[i64::MIN, i64::MAX, -100, 100].choose(&mut self.r).unwrap()
+        } else {
+            self.r.random_range(-5..5)
+        }
+    }
+    fn axes(&mut self) -> Vec<i64> {
+        let k = self.n(4);
+        (0..k).map(|_| self.axis()).collect()
+    }
+    fn us(&mut self) -> usize {
+        match self.n(12) {
+            0 => usize::MAX,
+            1 => 1 << 40,
+            2 => usize::MAX / 2 + 1,
+            _ => self.n(6),
+        }
+    }
+    fn i(&mut self) -> i64 {
+        match self.n(12) {
+            0 => i64::MAX,
+            1 => i64::MIN,
+            2 => 1 << 40,
+            _ => self.r.random_range(-6..7),
+        }
+    }
+    fn scalar(&mut self) -> Scalar {
+        match self.n(3) {
+            0 => Scalar::Float(self.val()),
+            1 => Scalar::Int(self.i()),
+            _ => Scalar::Bool(self.p(0.5)),
+        }
+    }
+    fn tensor_of(&mut self, dtype: Dtype, shape: &[usize]) -> DynTensor {
+        let mut shape = shape.to_vec();
+        let big = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > 100_000);
+        if big {
+            if let Some(d) = shape.iter_mut().find(|d| **d > 1000) { *d = 0; }
+        }
+        let shape = &shape[..];
+        let n: usize = shape.iter().product();
+        let v: Vec<f64> = (0..n).map(|_| self.val()).collect();
+        let t = DynTensor::from_vec(v, shape.to_vec(), DeviceIndex::cpu()).unwrap();
+        t.to_dtype(dtype).unwrap()
+    }
+    fn index_tensor(&mut self, shape: &[usize], hi: i64) -> DynTensor {
+        let n: usize = shape.iter().product();
+        let v: Vec<i64> = (0..n)
+            .map(|_| {
+                if self.p(0.03) {
+                    self.i()
+                } else {
+                    self.r.random_range(-1..hi.clamp(1, 1000) + 1)
+                }
+            })
+            .collect();
+        DynTensor::from_vec(v, shape.to_vec(), DeviceIndex::cpu()).unwrap()
+    }
+    fn view(&mut self, t: DynTensor) -> DynTensor {
+        match self.n(6) {
+            0 if t.ndim() >= 2 => t.transpose(0, -1).unwrap(),
+            1 if t.ndim() >= 1 => t.flip(&[0]).unwrap_or(t),
+            2 => {
+                let mut s = t.shape().dims().to_vec();
+                s.insert(0, 2);
+                t.broadcast_to(s).unwrap()
+            }
+            3 if t.ndim() >= 1 => t
+                .slice(&[typed_tensor::tensor::Slice {
+                    start: None,
+                    stop: None,
+                    step: 2,
+                }])
+                .unwrap_or(t),
+            _ => t,
+        }
+    }
+    fn tensor(&mut self) -> DynTensor {
+        let d = DTYPES[self.n(9)];
+        let s = self.shape();
+        let t = self.tensor_of(d, &s);
+        self.view(t)
+    }
+    fn float_tensor(&mut self) -> DynTensor {
+        let d = DTYPES[self.n(4)];
+        let s = self.shape();
+        let t = self.tensor_of(d, &s);
+        self.view(t)
+    }
+    fn like(&mut self, a: &DynTensor) -> DynTensor {
+        // same dtype, shape either equal, broadcastable, or random
+        let s = match self.n(4) {
+            0 => a.shape().dims().to_vec(),
+            1 => {
+                let mut s = a.shape().dims().to_vec();
+                if !s.is_empty() {
+                    let k = self.n(s.len());
+                    s[k] = 1;
+                }
+                s
+            }
+            2 => {
+                let s = a.shape().dims();
+                s[s.len().saturating_sub(self.n(3))..].to_vec()
+            }
+            _ => self.shape(),
+        };
+        let d = if self.p(0.9) { a.dtype() } else { DTYPES[self.n(9)] };
+        let t = self.tensor_of(d, &s);
+        self.view(t)
+    }
+}
+
+fn snap(t: &DynTensor) -> (Vec<usize>, Vec<u64>) {
+    if t.numel() == 0 { return (t.shape().dims().to_vec(), vec![]); }
+    let v: Vec<f64> = t.to_dtype(Dtype::Float64).unwrap().to_vec::<f64>().unwrap();
+    (
+        t.shape().dims().to_vec(),
+        v.iter()
+            .map(|x| if x.is_nan() { 1 } else { x.to_bits() })
+            .collect(),
+    )
+}
+
+fn check_out(o: &DynTensor) -> std::result::Result<(), String> {
+    let n: usize = if o.shape().dims().contains(&0) { 0 } else { o.shape().dims().iter().product() };
+    if n != o.numel() {
+        return Err(format!("numel {} vs shape {:?}", o.numel(), o.shape()));
+    }
+    if o.stride().len() != o.ndim() {
+        return Err("strides rank".into());
+    }
+    let tr = std::env::var("TRACE").is_ok();
+    if tr { eprintln!("   contiguous"); }
+    let c = o.contiguous().map_err(|e| format!("contiguous: {e}"))?;
+    if tr { eprintln!("   to_dtype {:?} {:?}", c.shape(), c.stride()); }
+    let v = c
+        .to_dtype(Dtype::Float64)
+        .map_err(|e| format!("to f64: {e}"))?
+        .to_vec::<f64>()
+        .map_err(|e| format!("to_vec: {e}"))?;
+    if v.len() != n {
+        return Err("to_vec len".into());
+    }
+    if tr { eprintln!("   display"); }
+    let _ = o.display(4);
+    if tr { eprintln!("   done"); }
+    Ok(())
+}
+
+type Outs = typed_tensor::Result<Vec<DynTensor>>;
+
+fn one(r: typed_tensor::Result<DynTensor>) -> Outs {
+    r.map(|t| vec![t])
+}
+
+/// Runs op `k`; returns (name, inputs, in-place?, result)
+fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mut Vec<DynTensor>) -> Outs>) {
+    let a = g.tensor();
+    macro_rules! op {
+        ($name:expr, [$($x:expr),*], $ip:expr, |$v:ident| $body:expr) => {{
+            let ins = vec![$($x),*];
+            (format!("{}", $name), ins, $ip, Box::new(move |$v: &mut Vec<DynTensor>| $body))
+        }};
+    }
+    match k {
+        0 => {
+            let b = g.like(&a);
+            let f = g.n(14);
+            op!(format!("binary{f}"), [a, b], false, |v| one(match f {
+                0 => v[0].add(&v[1]),
+                1 => v[0].sub(&v[1]),
+                2 => v[0].mul(&v[1]),
+                3 => v[0].div(&v[1]),
+                4 => v[0].floor_divide(&v[1]),
+                5 => v[0].remainder(&v[1]),
+                6 => v[0].maximum(&v[1]),
+                7 => v[0].minimum(&v[1]),
+                8 => v[0].eq(&v[1]),
+                9 => v[0].lt(&v[1]),
+                10 => v[0].add_promoted(&v[1]),
+                11 => v[0].div_promoted(&v[1]),
+                12 => v[0].remainder_promoted(&v[1]),
+                _ => v[0].matmul(&v[1]),
+            }))
+        }
+        1 => {
+            let b = g.like(&a);
+            let f = g.n(8);
+            op!(format!("binary_{f}"), [a, b], true, |v| {
+                let (x, y) = v.split_at_mut(1);
+                let r = match f {
+                    0 => x[0].add_(&y[0]),
+                    1 => x[0].sub_(&y[0]),
+                    2 => x[0].mul_(&y[0]),
+                    3 => x[0].div_(&y[0]),
+                    4 => x[0].floor_divide_(&y[0]),
+                    5 => x[0].remainder_(&y[0]),
+                    6 => x[0].maximum_(&y[0]),
+                    _ => x[0].minimum_(&y[0]),
+                };
+                r.map(|_| vec![])
+            })
+        }
+        2 => {
+            let s = g.scalar();
+            let f = g.n(12);
+            op!(format!("scalar{f}({s:?})"), [a], f >= 8, |v| match f {
+                0 => one(v[0].add_scalar(s)),
+                1 => one(v[0].rsub_scalar(s)),
+                2 => one(v[0].div_scalar(s)),
+                3 => one(v[0].rdiv_scalar(s)),
+                4 => one(v[0].floor_divide_scalar(s)),
+                5 => one(v[0].rremainder_scalar(s)),
+                6 => one(v[0].pow(s)),
+                7 => one(v[0].clip(s, Scalar::Float(3.0))),
+                8 => v[0].div_scalar_(s).map(|_| vec![]),
+                9 => v[0].remainder_scalar_(s).map(|_| vec![]),
+                10 => v[0].pow_(s).map(|_| vec![]),
+                _ => v[0].fill_(s).map(|_| vec![]),
+            })
+        }
+        3 => {
+            let f = g.n(16);
+            op!(format!("unary{f}"), [a], f >= 12, |v| match f {
+                0 => one(v[0].sin()),
+                1 => one(v[0].acosh()),
+                2 => one(v[0].sqrt()),
+                3 => one(v[0].neg()),
+                4 => one(v[0].abs()),
+                5 => one(v[0].sign()),
+                6 => one(v[0].round()),
+                7 => one(v[0].square()),
+                8 => one(v[0].erf()),
+                9 => one(v[0].relu()),
+                10 => one(v[0].is_nan()),
+                11 => one(v[0].reciprocal()),
+                12 => v[0].exp_().map(|_| vec![]),
+                13 => v[0].neg_().map(|_| vec![]),
+                14 => v[0].square_().map(|_| vec![]),
+                _ => v[0].abs_().map(|_| vec![]),
+            })
+        }
+        4 => {
+            let axes = g.axes();
+            let kd = g.p(0.5);
+            let f = g.n(20);
+            let c = g.us();
+            op!(format!("reduce{f}({axes:?},{kd},{c})"), [a], false, |v| one(match f {
+                0 => reduce_sum(&v[0], &axes, kd),
+                1 => reduce_product(&v[0], &axes, kd),
+                2 => reduce_min(&v[0], &axes, kd),
+                3 => reduce_max(&v[0], &axes, kd),
+                4 => reduce_mean(&v[0], &axes, kd),
+                5 => reduce_var(&v[0], &axes, kd),
+                6 => reduce_argmax(&v[0], &axes, kd),
+                7 => reduce_any(&v[0], &axes, kd),
+                8 => reduce_nanmean(&v[0], &axes, kd),
+                9 => reduce_nanargmin(&v[0], &axes, kd),
+                10 => v[0].var(&axes, c, kd),
+                11 => v[0].std(&axes, c, kd),
+                12 => v[0].norm([0.0, 1.0, 2.0, f64::INFINITY, -1.0, f64::NAN, 0.5][c % 7], &axes, kd),
+                13 => v[0].logsumexp(&axes, kd),
+                14 => v[0].count_nonzero(&axes, kd),
+                15 => v[0].cumsum(axes.first().copied().unwrap_or(0)),
+                16 => v[0].cumprod(axes.first().copied().unwrap_or(-1)),
+                17 => v[0].quantile([0.5, 0.0, 1.0, -0.1, f64::NAN, 2.0][c % 6], axes.first().copied().unwrap_or(0), kd),
+                18 => v[0].median(axes.first().copied().unwrap_or(0), kd).map(|(x, _)| x),
+                _ => reduce_nanmax(&v[0], &axes, kd),
+            }))
+        }
+        5 => {
+            let f = g.n(24);
+            let ax = g.axis();
+            let ax2 = g.axis();
+            let u = g.us();
+            let i = g.i();
+            let axes = g.axes();
+            let sh = g.shape();
+            op!(format!("view{f}({ax},{ax2},{u},{i},{axes:?},{sh:?})"), [a], false, |v| one(match f {
+                0 => v[0].transpose(ax, ax2),
+                1 => v[0].permute(&axes),
+                2 => v[0].unsqueeze(ax),
+                3 => v[0].narrow(ax, u, g_u(u)),
+                4 => v[0].reshape(sh.clone()),
+                5 => v[0].reshape(axes.clone()),
+                6 => v[0].flip(&axes),
+                7 => v[0].broadcast_to(sh.clone()),
+                8 => v[0].squeeze_dims(&axes),
+                9 => v[0].diagonal_axes(i, ax, ax2),
+                10 => v[0].roll(i, ax),
+                11 => v[0].tile(&sh),
+                12 => v[0].repeat(&sh),
+                13 => v[0].repeat_interleave(u, ax),
+                14 => v[0].tril(i),
+                15 => v[0].diag(i),
+                16 => v[0].diag_embed(),
+                17 => v[0].pad(&sh.iter().map(|&d| (d, u % 3)).collect::<Vec<_>>(), Scalar::Float(1.5)),
+                18 => v[0].rot90(i, (ax, ax2)),
+                19 => v[0].movedim(&axes, &axes.iter().rev().copied().collect::<Vec<_>>()),
+                20 => v[0].slice(&[typed_tensor::tensor::Slice { start: Some(i), stop: Some(ax), step: ax2 }]),
+                21 => v[0].diff(u, ax),
+                22 => v[0].expand_dims(ax),
+                _ => v[0].split(&sh, ax).map(|x| x.into_iter().next().unwrap_or(v[0].clone())),
+            }))
+        }
+        6 => {
+            let f = g.n(10);
+            let ax = g.axis();
+            let n = a.shape().dims().get(ax.rem_euclid(a.ndim().max(1) as i64) as usize).copied().unwrap_or(3) as i64;
+            let ish = if g.p(0.5) { a.shape().dims().to_vec() } else { g.shape() };
+            let idx = g.index_tensor(&ish, n);
+            let src = g.like(&a);
+            let u = g.us();
+            op!(format!("index{f}({ax},{u})"), [a, idx, src], false, |v| match f {
+                0 => one(v[0].index_select(ax, &v[1])),
+                1 => one(v[0].gather(ax, &v[1])),
+                2 => one(v[0].take(ax, &v[1])),
+                3 => one(v[0].scatter_add(ax, &v[1], &v[2])),
+                4 => v[0].sort(ax, u % 2 == 0).map(|(a, b)| vec![a, b]),
+                5 => v[0].topk(u, ax).map(|(a, b)| vec![a, b]),
+                6 => one(v[0].argsort(ax, true)),
+                7 => one(v[1].bincount(u % 5)),
+                8 => one(v[0].masked_fill(&v[2].ne(&v[2]).unwrap_or(v[2].clone()), Scalar::Int(7))),
+                _ => v[0].chunk(u, ax),
+            })
+        }
+        7 => {
+            let b = g.like(&a);
+            let c = g.like(&a);
+            let f = g.n(16);
+            let ax = g.axis();
+            let axes = g.axes();
+            let axes2 = g.axes();
+            op!(format!("combine{f}({ax},{axes:?},{axes2:?})"), [a, b, c], false, |v| match f {
+                0 => one(DynTensor::concat(&[&v[0], &v[1], &v[2]], ax)),
+                1 => one(DynTensor::stack(&[&v[0], &v[1]], ax)),
+                2 => one(DynTensor::vstack(&[&v[0], &v[1]])),
+                3 => one(DynTensor::hstack(&[&v[0], &v[1]])),
+                4 => one(DynTensor::dstack(&[&v[0], &v[1]])),
+                5 => one(DynTensor::block_diag(&[&v[0], &v[1]])),
+                6 => one(DynTensor::cartesian_prod(&[&v[0], &v[1]])),
+                7 => one(v[0].tensordot(&v[1], &axes, &axes2)),
+                8 => one(v[0].dot(&v[1])),
+                9 => one(v[0].outer(&v[1])),
+                10 => one(v[0].kron(&v[1])),
+                11 => one(v[0].cross(&v[1], ax)),
+                12 => one(DynTensor::where_(&v[2].ne(&v[2]).unwrap_or(v[2].clone()), &v[0], &v[1])),
+                13 => one(v[0].searchsorted(&v[1], ax % 2 == 0)),
+                14 => one(v[0].isin(&v[1])),
+                _ => one(v[0].lerp(&v[1], 0.25)),
+            })
+        }
+        8 => {
+            let f = g.n(12);
+            let m = if g.p(0.7) {
+                let n = g.dim();
+                let mut s = vec![n, n];
+                if g.p(0.3) {
+                    s.insert(0, g.dim());
+                }
+                let d = DTYPES[g.n(9)];
+                let t = g.tensor_of(d, &s);
+                g.view(t)
+            } else {
+                a
+            };
+            let b = g.like(&m);
+            op!(format!("linalg{f}"), [m, b], false, |v| match f {
+                0 => one(v[0].det()),
+                1 => v[0].slogdet().map(|(a, b)| vec![a, b]),
+                2 => one(v[0].cholesky(true)),
+                3 => one(v[0].inverse()),
+                4 => one(v[0].solve(&v[1])),
+                5 => v[0].svd().map(|(a, b, c)| vec![a, b, c]),
+                6 => one(v[0].pinv()),
+                7 => v[0].eigh().map(|(a, b)| vec![a, b]),
+                8 => one(v[0].trace()),
+                9 => one(v[0].cov(1)),
+                10 => one(v[0].corrcoef()),
+                _ => one(DynTensor::einsum("ij,jk->ik", &[&v[0], &v[1]])),
+            })
+        }
+        10 => {
+            use typed_tensor::nn;
+            let f = g.n(24);
+            let nd = [2usize, 3, 4, 4, 4][g.n(5)];
+            let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
+            let x = g.tensor_of(Dtype::Float32, &xs);
+            let x = g.view(x);
+            let ws: Vec<usize> = if g.p(0.6) && nd >= 3 {
+                let mut w = vec![g.dim(), xs[1], g.dim().min(3), g.dim().min(3)];
+                w.truncate(nd);
+                w
+            } else {
+                g.shape()
+            };
+            let w = g.tensor_of(Dtype::Float32, &ws);
+            let w = g.view(w);
+            let bs = if g.p(0.5) { vec![ws.first().copied().unwrap_or(1)] } else { g.shape() };
+            let b = g.tensor_of(Dtype::Float32, &bs);
+            let n = xs.get(1).copied().unwrap_or(2) as i64;
+            let tsh: Vec<usize> = if g.p(0.6) { vec![xs[0]] } else { g.shape() };
+            let tgt = g.index_tensor(&tsh, n);
+            let k = (g.n(4), g.n(4));
+            let st = (g.n(3), g.n(3));
+            let pd = (g.us() % 4, g.n(3));
+            let groups = g.n(4);
+            let u = g.us();
+            let ax = g.axis();
+            let e = g.val();
+            let red = [nn::Reduction::Mean, nn::Reduction::Sum, nn::Reduction::None][g.n(3)];
+            let opts = nn::Conv2dOptions { stride: st, padding: pd, dilation: (g.n(3), 1 + g.n(2)), groups };
+            op!(format!("nn{f}({k:?},{st:?},{pd:?},{groups},{u},{ax},{e})"), [x, w, b, tgt], false, |v| {
+                let tf = |t: &DynTensor| t.clone().downcast::<f32, Cpu>().unwrap();
+                let (x, w, b) = (tf(&v[0]), tf(&v[1]), tf(&v[2]));
+                let t = v[3].clone().downcast::<i64, Cpu>().unwrap();
+                let r = match f {
+                    0 => nn::conv2d(&x, &w, Some(&b), opts),
+                    1 => nn::conv1d(&x, &w, None, opts),
+                    2 => nn::max_pool2d(&x, k, st, pd),
+                    3 => nn::avg_pool2d(&x, k, st, pd),
+                    4 => nn::adaptive_avg_pool2d(&x, (u % 5, k.0)),
+                    5 => nn::layer_norm(&x, &ws, Some(&w), Some(&b), 1e-5),
+                    6 => nn::rms_norm(&x, &xs[xs.len().saturating_sub(u % 3)..], None, e),
+                    7 => nn::embedding(&t, &w),
+                    8 => nn::batch_norm(&x, Some(&b), Some(&b.abs()), Some(&w), None, u % 2 == 0, 0.1, 1e-5),
+                    9 => nn::group_norm(&x, groups, Some(&b), Some(&b), 1e-5),
+                    10 => nn::normalize(&x, e, ax, 1e-12),
+                    11 => nn::cosine_similarity(&x, &w, ax, 1e-8),
+                    12 => nn::dropout(&x, e, true),
+                    13 => nn::nll_loss(&x, &t, red),
+                    14 => nn::cross_entropy(&x, &t, red, e),
+                    15 => nn::mse_loss(&x, &w, red),
+                    16 => nn::smooth_l1_loss(&x, &w, red, e),
+                    17 => nn::huber_loss(&x, &w, red, e),
+                    18 => nn::kl_div(&x, &w, red, u % 2 == 0),
+                    19 => nn::binary_cross_entropy_with_logits(&x, &w, red),
+                    20 => nn::linear(&x, &w, Some(&b)),
+                    21 => x.try_softmax(ax),
+                    22 => x.try_glu(ax),
+                    _ => x.try_celu(e),
+                };
+                r.map(|t| vec![DynTensor::from(t)])
+            })
+        }
+        11 => {
+            let b = g.like(&a);
+            let f = g.n(20);
+            let ax = g.axis();
+            let u = g.us();
+            let i = g.i();
+            let axes = g.axes();
+            let n = a.shape().dims().get(ax.rem_euclid(a.ndim().max(1) as i64) as usize).copied().unwrap_or(3) as i64;
+            let nd = g.dim();
+            let idx = g.index_tensor(&[nd], n);
+            let mask = g.tensor_of(Dtype::Bool, &b.shape().dims().to_vec());
+            op!(format!("new{f}({ax},{u},{i},{axes:?})"), [a, b, idx, mask], false, |v| match f {
+                0 => one(v[0].atan2(&v[1])),
+                1 => one(v[0].hypot(&v[1])),
+                2 => one(v[0].copysign(&v[1])),
+                3 => one(v[0].fmod(&v[1])),
+                4 => one(v[0].xlogy(&v[1])),
+                5 => v[0].var_mean(&axes, u % 3, i % 2 == 0).map(|(a, b)| vec![a, b]),
+                6 => v[0].aminmax(&axes, true).map(|(a, b)| vec![a, b]),
+                7 => v[0].unbind(ax),
+                8 => v[0].tensor_split(u, ax),
+                9 => one(v[0].unflatten(ax, &axes)),
+                10 => one(v[0].swapaxes(ax, i)),
+                11 => one(v[0].bmm(&v[1])),
+                12 => one(v[0].mv(&v[1])),
+                13 => one(v[0].matrix_power(i)),
+                14 => one(v[0].index_add(ax, &v[2], &v[1], Scalar::Float(0.5))),
+                15 => one(v[0].masked_select(&v[3])),
+                16 => one(v[0].fmod_scalar(Scalar::Int(i))),
+                17 => one(v[0].rfmod_scalar(Scalar::Float(2.5))),
+                18 => one(v[0].trapezoid(0.5, ax)),
+                _ => v[0].std_mean(&axes, 1, false).map(|(a, b)| vec![a, b]),
+            })
+        }
+        _ => {
+            let f = g.n(8);
+            let s = g.shape();
+            let d = DTYPES[g.n(9)];
+            let sv = g.scalar();
+            op!(format!("misc{f}({s:?},{d:?})"), [a], false, |v| match f {
+                0 => one(v[0].to_dtype(d)),
+                1 => v[0].unique().map(|(a, b, c)| vec![a, b, c]),
+                2 => one(v[0].nonzero()),
+                3 => one(v[0].nan_to_num(0.0, None, Some(-1.0))),
+                4 => one(DynTensor::full(s.clone(), TensorOptions::new().dtype(d), sv)),
+                5 => one(DynTensor::randn(s.clone(), TensorOptions::new().dtype(d))),
+                6 => one(DynTensor::einsum("...ii->...i", &[&v[0]])),
+                _ => one(DynTensor::meshgrid_like(&v[0])),
+            })
+        }
+    }
+}
+
+fn g_u(u: usize) -> usize {
+    u / 2
+}
+
+trait Mesh {
+    fn meshgrid_like(t: &DynTensor) -> typed_tensor::Result<DynTensor>;
+}
+impl Mesh for DynTensor {
+    fn meshgrid_like(t: &DynTensor) -> typed_tensor::Result<DynTensor> {
+        t.flatten()
+    }
+}
+
+fn main() {
+    let seed: u64 = std::env::args().nth(1).map(|s| s.parse().unwrap()).unwrap_or(1);
+    let iters: usize = std::env::args().nth(2).map(|s| s.parse().unwrap()).unwrap_or(20000);
+    if std::env::var("HOOK").is_err() { std::panic::set_hook(Box::new(|_| {})); }
+    let mut g = G { r: StdRng::seed_from_u64(seed) };
+    let mut bad = std::collections::BTreeMap::<String, (usize, String)>::new();
+    let (mut oks, mut errs) = (0, 0);
+    for it in 0..iters {
+        let k = g.n(12);
+        let (name, mut ins, inplace, f) = run(&mut g, k);
+        let desc: Vec<String> = ins
+            .iter()
+            .map(|t| format!("{:?}{:?}/{:?}", t.dtype(), t.shape().dims(), t.stride()))
+            .collect();
+        let grad = std::env::var("GRAD").is_ok() && !inplace;
+        if grad {
+            for t in ins.iter_mut() {
+                if t.dtype().is_float() {
+                    let _ = t.set_requires_grad(true);
+                }
+            }
+        }
+        let before: Vec<_> = ins.iter().map(snap).collect();
+        if std::env::var("TRACE").is_ok() { eprintln!("{it} {name} {desc:?}"); if std::env::var("VALS").is_ok() { for t in &ins { if t.numel() < 50 { eprintln!("   {}", t.display(3)); } } } }
+        if let Ok(o) = std::env::var("ONLY") { if o.parse::<usize>().unwrap() != it { continue; } }
+        let res = catch_unwind(AssertUnwindSafe(|| f(&mut ins)));
+        let mut report = |kind: &str, msg: String| {
+            let key = format!("{kind} {}", name.split('(').next().unwrap());
+            bad.entry(key).or_insert((it, format!("{name} {desc:?}: {msg}")));
+        };
+        match res {
+            Err(p) => {
+                let m = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                report("PANIC", m);
+                continue;
+            }
+            Ok(Ok(outs)) => {
+                oks += 1;
+                if std::env::var("TRACE").is_ok() { eprintln!("  ok; outs {:?}", outs.iter().map(|o| (o.shape().dims().to_vec(), o.stride().to_vec())).collect::<Vec<_>>()); }
+                for o in &outs {
+                    if let Err(m) = check_out(o) {
+                        report("BADOUT", m);
+                    }
+                }
+                if grad {
+                    let r = catch_unwind(AssertUnwindSafe(|| -> std::result::Result<(), String> {
+                        for o in &outs {
+                            if o.dtype().is_float() && !o.is_leaf() {
+                                let s = reduce_sum(o, &[], false).map_err(|e| format!("sum {e}"))?;
+                                s.backward().map_err(|e| format!("backward {e}"))?;
+                            }
+                        }
+                        for t in &ins {
+                            if let Some(gt) = t.grad_tensor() {
+                                if gt.shape() != t.shape() {
+                                    return Err(format!("grad shape {:?} vs {:?}", gt.shape(), t.shape()));
+                                }
+                                check_out(&gt)?;
+                            }
+                        }
+                        Ok(())
+                    }));
+                    match r {
+                        Err(p) => {
+                            let m = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                            report("GRADPANIC", m)
+                        }
+                        Ok(Err(m)) => report("GRADERR", m),
+                        _ => {}
+                    }
+                }
+                let start = if inplace { 1 } else { 0 };
+                for j in start..ins.len() {
+                    if snap(&ins[j]) != before[j] {
+                        report("MUTATED", format!("input {j}"));
+                    }
+                }
+            }
+            Ok(Err(e)) => {
+                errs += 1;
+                let msg = e.to_string();
+                if std::env::var("SHOW").is_ok() && it % 97 == 0 { println!("{name} {desc:?} => {msg}"); }
+                if msg.len() < 10 {
+                    report("SHORTERR", msg.clone());
+                }
+                for j in 0..ins.len() {
+                    if snap(&ins[j]) != before[j] {
+                        report("MUTATED-ON-ERR", format!("input {j}: {msg}"));
+                    }
+                }
+            }
+        }
+    }
+    println!("ok {oks} err {errs}");
+    for (k, (it, m)) in &bad {
+        println!("{k} @{it}: {m}");
+    }
+}
