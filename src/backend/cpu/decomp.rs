@@ -46,6 +46,7 @@ fn pack<T: NumElement>(
     Ok(Tensor::<f64, Cpu>::from_vec(parts.concat(), with_batch(batch, dims))?.cast())
 }
 
+#[cfg(feature = "linalg")]
 /// `value` everywhere in a `(batch.., dims..)` result: the results of a stack of empty
 /// matrices, made directly since such a stack can hold 2^40 of them (shape `(2^40, 0, 3)`).
 fn filled<T: NumElement>(
