@@ -51,14 +51,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         let n = self.dims()[ax];
         let (q, r) = (n / sections, n % sections);
-        let mut out = crate::alloc::with_capacity("tensor_split", sections)?;
-        let mut start = 0;
-        for i in 0..sections {
-            let len = q + usize::from(i < r);
-            out.push(self.narrow(ax as i64, start, len)?);
-            start += len;
-        }
-        Ok(out)
+        // Reserved fallibly (`try_split` reserves its views too): sections can be 2^40.
+        let mut sizes = crate::alloc::with_capacity("tensor_split", sections)?;
+        sizes.extend((0..sections).map(|i| q + usize::from(i < r)));
+        self.try_split(&sizes, ax as i64)
     }
 
     /// Views split before each of `indices` along `axis` (PyTorch `tensor_split(indices)`,

@@ -4,17 +4,7 @@ use rand::prelude::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use typed_tensor::prelude::*;
 
-const DTYPES: [Dtype; 9] = [
-    Dtype::Float32,
-    Dtype::Float64,
-    Dtype::Float16,
-    Dtype::Bfloat16,
-    Dtype::Int16,
-    Dtype::Int32,
-    Dtype::Int64,
-    Dtype::UInt8,
-    Dtype::Bool,
-];
+const DTYPES: [Dtype; 9] = Dtype::ALL;
 
 struct G {
     r: StdRng,
