@@ -206,6 +206,15 @@ impl Error {
             e => e,
         }
     }
+
+    /// This error naming `op` when it is an `EmptyReduction`: a composite that reduces through
+    /// `max`/`min` reports the empty slice under its own name.
+    pub(crate) fn empty_named(self, op: &'static str) -> Self {
+        match self {
+            Error::EmptyReduction { msg, .. } => Error::EmptyReduction { op, msg },
+            e => e,
+        }
+    }
 }
 
 /// The plain (panicking) form of an op: its `try_` form's value, or a panic with the `Err`'s

@@ -361,6 +361,57 @@ pub fn avg_pool2d<T: FloatElement, D: Backend>(
     )
 }
 
+/// [`max_pool2d`] of an `(N, C, L)` input over windows of `kernel` (PyTorch `max_pool1d`).
+///
+/// # Errors
+/// `InvalidArgument` for a non-3-d input; as [`max_pool2d`] otherwise.
+pub fn max_pool1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+) -> Result<Tensor<T, D>> {
+    let x = as_2d("max_pool1d", x)?;
+    let y = max_pool2d(&x, (1, kernel), (1, stride), (0, padding))
+        .map_err(|e| rename(e, "max_pool1d"))?;
+    y.squeeze_dims(&[2])
+}
+
+/// [`avg_pool2d`] of an `(N, C, L)` input (PyTorch `avg_pool1d`, padded zeros counted).
+///
+/// # Errors
+/// As [`max_pool1d`].
+pub fn avg_pool1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+) -> Result<Tensor<T, D>> {
+    let x = as_2d("avg_pool1d", x)?;
+    let y = avg_pool2d(&x, (1, kernel), (1, stride), (0, padding))
+        .map_err(|e| rename(e, "avg_pool1d"))?;
+    y.squeeze_dims(&[2])
+}
+
+/// An `(N, C, L)` input as `(N, C, 1, L)`.
+fn as_2d<T: FloatElement, D: Backend>(op: &'static str, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+    if x.ndim() != 3 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, L) input, got {}", x.shape()),
+        });
+    }
+    x.unsqueeze(2)
+}
+
+/// `e` naming `op` when it is an `InvalidArgument` of the 2-d pool it runs through.
+fn rename(e: Error, op: &'static str) -> Error {
+    match e {
+        Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op, msg },
+        e => e,
+    }
+}
+
 /// The mean over adaptive windows giving an `(N, C, oh, ow)` output (PyTorch
 /// `adaptive_avg_pool2d`): output row `i` averages input rows `floor(i·H/oh)` to
 /// `ceil((i+1)·H/oh)`, and columns likewise. Computed as `Ph · x · Pwᵀ` with the averaging

@@ -289,6 +289,103 @@ pub fn group_norm<T: FloatElement, D: Backend>(
     channel_affine(op, y, weight, bias)
 }
 
+/// Instance normalisation (PyTorch `instance_norm` without running statistics): each
+/// channel of each sample of `(N, C, ...)` normalised by its own mean and biased variance,
+/// then the optional per-channel `weight` and `bias` (`(C,)`). [`group_norm`] with one
+/// channel per group.
+///
+/// # Errors
+/// `InvalidArgument` for an input of fewer than 3 dimensions (PyTorch's rule) or
+/// parameters not of shape `(C,)`.
+pub fn instance_norm<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: Option<&Tensor<T, D>>,
+    bias: Option<&Tensor<T, D>>,
+    eps: f64,
+) -> Result<Tensor<T, D>> {
+    if x.ndim() < 3 {
+        return Err(Error::InvalidArgument {
+            op: "instance_norm",
+            msg: format!(
+                "expects (N, C, ...) input with a spatial axis, got {}",
+                x.shape()
+            ),
+        });
+    }
+    let c = x.dims()[1];
+    if c == 0 {
+        return Ok(x.clone());
+    }
+    group_norm(x, c, weight, bias, eps).map_err(|e| match e {
+        Error::InvalidArgument { msg, .. } => Error::InvalidArgument {
+            op: "instance_norm",
+            msg,
+        },
+        e => e,
+    })
+}
+
+/// `‖x1 - x2 + eps‖_p` along the last axis after broadcasting (PyTorch
+/// `pairwise_distance`, default `p = 2`, `eps = 1e-6`).
+///
+/// # Errors
+/// `Broadcast` when the shapes do not broadcast; `InvalidArgument` for a `p` that is not a
+/// norm order or 0-d inputs.
+pub fn pairwise_distance<T: FloatElement, D: Backend>(
+    x1: &Tensor<T, D>,
+    x2: &Tensor<T, D>,
+    p: f64,
+    eps: f64,
+) -> Result<Tensor<T, D>> {
+    let op = "pairwise_distance";
+    let v = Tensor::broadcast_for(op, &[x1, x2])?;
+    if v[0].ndim() == 0 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: "needs at least 1-d inputs".into(),
+        });
+    }
+    let d = v[0].try_sub(&v[1])?.try_add_scalar(T::from_f64(eps))?;
+    d.try_norm(p, &[-1], false).map_err(|e| rename(e, op))
+}
+
+/// The `p`-norm distance between each row of `x1` `(..., P, M)` and each row of `x2`
+/// `(..., R, M)`, shape `(..., P, R)`, batch dimensions broadcast (PyTorch `cdist`, SciPy
+/// `cdist` for 2-d inputs). Computed from the `(..., P, R, M)` differences, exactly and
+/// differentiably (0 gradient at a zero distance, as PyTorch), at that memory cost.
+///
+/// # Errors
+/// `InvalidArgument` for inputs of fewer than 2 dimensions, different `M`, or a `p` that is
+/// not a norm order; `Broadcast` when the batch dimensions do not broadcast.
+pub fn cdist<T: FloatElement, D: Backend>(
+    x1: &Tensor<T, D>,
+    x2: &Tensor<T, D>,
+    p: f64,
+) -> Result<Tensor<T, D>> {
+    let op = "cdist";
+    let (a, b) = (x1.dims(), x2.dims());
+    if a.len() < 2 || b.len() < 2 || a[a.len() - 1] != b[b.len() - 1] {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "expects (..., P, M) and (..., R, M) inputs, got {} and {}",
+                x1.shape(),
+                x2.shape()
+            ),
+        });
+    }
+    let d = x1.unsqueeze(-2)?.try_sub(&x2.unsqueeze(-3)?)?;
+    d.try_norm(p, &[-1], false).map_err(|e| rename(e, op))
+}
+
+/// `e` naming `op` when it is an `InvalidArgument` from a shared check.
+fn rename(e: Error, op: &'static str) -> Error {
+    match e {
+        Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op, msg },
+        e => e,
+    }
+}
+
 /// `x / max(‖x‖_p, eps)` along `axis` (PyTorch `normalize`, defaults `p = 2`, `eps = 1e-12`).
 ///
 /// # Errors

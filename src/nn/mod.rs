@@ -23,14 +23,18 @@ mod activations;
 mod conv;
 mod layers;
 
-pub use conv::{Conv2dOptions, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d};
+pub use conv::{
+    Conv2dOptions, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d,
+    max_pool2d,
+};
 pub(crate) use conv::{Window, fold};
 mod loss;
 mod methods;
 mod rearrange;
 
 pub use layers::{
-    batch_norm, cosine_similarity, dropout, embedding, group_norm, layer_norm, normalize, rms_norm,
+    batch_norm, cdist, cosine_similarity, dropout, embedding, group_norm, instance_norm,
+    layer_norm, normalize, pairwise_distance, rms_norm,
 };
 pub use loss::{
     Reduction, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div, l1_loss,
@@ -126,6 +130,16 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             x.try_sub(&x.try_logsumexp(&[axis], true)?)
         }
         in_f32(self, |x| f(x, axis), |x| f(x, axis))
+    }
+
+    /// `softmax(-x)` along `axis` (PyTorch `softmin`): the smallest elements get the largest
+    /// weights.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_softmin(&self, axis: i64) -> Result<Self> {
+        self.shape().axis("softmin", axis)?;
+        self.try_neg()?.try_softmax(axis)
     }
 
     /// `x · sigmoid(x)` (SiLU or swish; PyTorch `silu`).
@@ -225,6 +239,8 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     plain_forms! {
         /// [`Tensor::try_softmax`], panicking with its error.
         softmax, try_softmax(axis: i64) -> Self;
+        /// [`Tensor::try_softmin`], panicking with its error.
+        softmin, try_softmin(axis: i64) -> Self;
         /// [`Tensor::try_log_softmax`], panicking with its error.
         log_softmax, try_log_softmax(axis: i64) -> Self;
         /// [`Tensor::try_silu`], panicking with its error.

@@ -1,6 +1,7 @@
 //! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign` (kernels of their
 //! own, in `kernels/binary.cu`; NumPy's and PyTorch's names, IEEE 754 / C99 semantics) and
-//! `xlogy`, `logit`, `rsqrt` (composed of other ops, as PyTorch defines them). Integer and bool
+//! `xlogy`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
+//! (composed of other ops, as PyTorch defines them). Integer and bool
 //! operands of the first three are converted to their float type first, as `sin`'s are, so the
 //! result is a `Tensor<FloatOf<T>, D>`.
 //!
@@ -110,7 +111,100 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         self.try_sqrt()?.try_reciprocal()
     }
 
+    /// The fractional part `self - trunc(self)`, with `self`'s sign (PyTorch `frac`; NumPy
+    /// `modf`'s first result): `frac(-1.5) = -0.5`, infinities give NaN. Gradient 1.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_frac(&self) -> Result<Self> {
+        self.try_sub(&self.try_trunc()?)
+    }
+
+    /// The normalised sinc `sin(πx) / (πx)`, 1 at 0 (NumPy and PyTorch `sinc`). The gradient
+    /// at 0 is 0, without NaN.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_sinc(&self) -> Result<Self> {
+        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
+        let one = Self::scalar_on(T::ONE, self.device_handle())?;
+        let at_zero = self.try_eq(&zero)?;
+        // 1 in place of the zeros, so that the unused branch holds no 0/0 (whose gradient
+        // times 0 would be NaN).
+        let px = Self::try_where(&at_zero, &one, self)?
+            .try_mul_scalar(T::from_f64(std::f64::consts::PI))?;
+        Self::try_where(&at_zero, &one, &px.try_sin()?.try_div(&px)?)
+    }
+
+    /// Degrees to radians, `self · π/180` (NumPy and PyTorch `deg2rad`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_deg2rad(&self) -> Result<Self> {
+        self.try_mul_scalar(T::from_f64(std::f64::consts::PI / 180.0))
+    }
+
+    /// Radians to degrees, `self · 180/π` (NumPy and PyTorch `rad2deg`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_rad2deg(&self) -> Result<Self> {
+        self.try_mul_scalar(T::from_f64(180.0 / std::f64::consts::PI))
+    }
+
+    /// `log2(2^a + 2^b)` without overflow (NumPy and PyTorch `logaddexp2`), with
+    /// broadcasting: `max(a, b) + log2(1 + 2^-|a - b|)`, and `a + 1` where `a == b` (so equal
+    /// infinities stay infinite). NaN propagates.
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `Device` across devices.
+    pub fn try_logaddexp2(&self, other: &Self) -> Result<Self> {
+        crate::shape::broadcast_shapes("logaddexp2", self.shape(), other.shape())?;
+        let m = self.try_maximum(other)?;
+        let tail = self
+            .try_sub(other)?
+            .try_abs()?
+            .try_neg()?
+            .try_exp2()?
+            .try_log1p()?
+            .try_mul_scalar(T::from_f64(std::f64::consts::LOG2_E))?;
+        Self::try_where(
+            &self.try_eq(other)?,
+            &m.try_add_scalar(T::ONE)?,
+            &m.try_add(&tail)?,
+        )
+    }
+
+    /// `self + value · tensor1 / tensor2`, the three broadcast together (PyTorch `addcdiv`;
+    /// float dtypes only, as PyTorch now requires).
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast; `Device` across devices.
+    pub fn try_addcdiv(&self, tensor1: &Self, tensor2: &Self, value: T) -> Result<Self> {
+        let shape = crate::shape::broadcast_shapes("addcdiv", tensor1.shape(), tensor2.shape())?;
+        crate::shape::broadcast_shapes("addcdiv", self.shape(), &shape)?;
+        let q = tensor1.try_div(tensor2)?;
+        let q = if value == T::ONE {
+            q
+        } else {
+            q.try_mul_scalar(value)?
+        };
+        self.try_add(&q)
+    }
+
     plain_forms! {
+        /// [`Tensor::try_frac`], panicking with its error.
+        frac, try_frac() -> Self;
+        /// [`Tensor::try_sinc`], panicking with its error.
+        sinc, try_sinc() -> Self;
+        /// [`Tensor::try_deg2rad`], panicking with its error.
+        deg2rad, try_deg2rad() -> Self;
+        /// [`Tensor::try_rad2deg`], panicking with its error.
+        rad2deg, try_rad2deg() -> Self;
+        /// [`Tensor::try_logaddexp2`], panicking with its error.
+        logaddexp2, try_logaddexp2(other: &Self) -> Self;
+        /// [`Tensor::try_addcdiv`], panicking with its error.
+        addcdiv, try_addcdiv(tensor1: &Self, tensor2: &Self, value: T) -> Self;
         /// [`Tensor::try_xlogy`], panicking with its error.
         xlogy, try_xlogy(other: &Self) -> Self;
         /// [`Tensor::try_logit`], panicking with its error.

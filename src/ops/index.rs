@@ -156,7 +156,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// `InvalidArgument` for a 2-d or larger index; `ShapeMismatch` for a `source` of another
-    /// shape; `Index` for an index outside `0..len` (negative ones included); `Axis`, `Device`.
+    /// shape; `Index` for an index outside `-len..len` (a negative one counts from the end); `Axis`, `Device`.
     pub fn try_index_add(
         &self,
         axis: i64,

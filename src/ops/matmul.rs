@@ -235,6 +235,38 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         p.try_add(&self.try_mul_scalar(beta)?)
     }
 
+    /// `beta · self + alpha · (batch1 · batch2)` for stacks of matrices `batch1` `(b, n, k)`
+    /// and `batch2` `(b, k, m)`, with `self` broadcast to `(b, n, m)` (PyTorch `baddbmm`);
+    /// `beta = 0` ignores `self`'s values, NaN included.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the batches are not 3-d stacks that multiply; `Broadcast` when
+    /// `self` does not broadcast to `(b, n, m)`.
+    pub fn try_baddbmm(&self, batch1: &Self, batch2: &Self, beta: T, alpha: T) -> Result<Self> {
+        let (a, b) = (batch1.dims(), batch2.dims());
+        if a.len() != 3 || b.len() != 3 || a[0] != b[0] || a[2] != b[1] {
+            return Err(shapes(
+                "baddbmm",
+                batch1,
+                batch2,
+                "needs (b, n, k) and (b, k, m) stacks",
+            ));
+        }
+        let out = Shape::from(vec![a[0], a[1], b[2]]);
+        if broadcast_shapes("baddbmm", self.shape(), &out)? != out {
+            return Err(Error::Broadcast {
+                op: "baddbmm",
+                lhs: self.shape().clone(),
+                rhs: out,
+            });
+        }
+        let p = batch1.try_matmul(batch2)?.try_mul_scalar(alpha)?;
+        if beta == T::ZERO {
+            return Ok(p);
+        }
+        p.try_add(&self.try_mul_scalar(beta)?)
+    }
+
     /// The `n`-th power of each square matrix in the last two dimensions (PyTorch
     /// `matrix_power`): the identity for `n = 0`, repeated squaring for `n > 0`; a negative
     /// `n` raises the inverse (floats only: integers have no inverse here).
@@ -296,6 +328,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         mv, try_mv(vec: &Self) -> Self;
         /// [`Tensor::try_addmm`], panicking with its error.
         addmm, try_addmm(m1: &Self, m2: &Self, beta: T, alpha: T) -> Self;
+        /// [`Tensor::try_baddbmm`], panicking with its error.
+        baddbmm, try_baddbmm(batch1: &Self, batch2: &Self, beta: T, alpha: T) -> Self;
         /// [`Tensor::try_matrix_power`], panicking with its error.
         matrix_power, try_matrix_power(n: i64) -> Self;
         /// [`Tensor::try_matmul`], panicking with its error.

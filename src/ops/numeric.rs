@@ -189,7 +189,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
 }
 
 /// The axis and its (non-zero) length for an order statistic.
-fn order_axis<T: Element, D: Backend>(
+pub(crate) fn order_axis<T: Element, D: Backend>(
     op: &'static str,
     x: &Tensor<T, D>,
     axis: i64,

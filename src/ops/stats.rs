@@ -1,6 +1,7 @@
 //! Paired and named reductions composed of the reductions in `reduce.rs`, under PyTorch's
-//! names: `var_mean`, `std_mean`, `aminmax`, `amax`, `amin`, and the trapezoidal rule
-//! (`trapezoid`, NumPy's and PyTorch's). Each runs once over `D: Backend` and is differentiable
+//! names: `var_mean`, `std_mean`, `aminmax`, `amax`, `amin`, the trapezoidal rule
+//! (`trapezoid`, NumPy's and PyTorch's), and the order statistics `kthvalue` and
+//! `nanmedian` (from one sort). Each runs once over `D: Backend` and is differentiable
 //! wherever its parts are.
 //!
 //! ```
@@ -17,7 +18,9 @@
 
 use crate::backend::Backend;
 use crate::dtype::{Element, FloatElement, FloatOf};
+use crate::error::Error;
 use crate::error::{OrPanic, Result};
+use crate::ops::numeric::order_axis;
 use crate::tensor::Tensor;
 
 /// Two float results of one reduction (`var_mean`, `std_mean`).
@@ -95,7 +98,55 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         amax, try_amax(axes: &[i64], keepdim: bool) -> Self;
         /// [`Tensor::try_amin`], panicking with its error.
         amin, try_amin(axes: &[i64], keepdim: bool) -> Self;
+        /// [`Tensor::try_kthvalue`], panicking with its error.
+        kthvalue, try_kthvalue(k: usize, axis: i64, keepdim: bool) -> Pair<Self, Tensor<i64, D>>;
     }
+
+    /// The `k`-th smallest element along `axis` (1-based) and its index (PyTorch
+    /// `kthvalue`). NaN sorts above every number, as in `sort`; among equal values the index is
+    /// the `k`-th in a stable sort (PyTorch may name another of the ties). The gradient goes
+    /// to the indexed element.
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless `1 <= k <= len` of the axis; `EmptyReduction` for an empty
+    /// axis; `Axis` for a bad axis.
+    pub fn try_kthvalue(
+        &self,
+        k: usize,
+        axis: i64,
+        keepdim: bool,
+    ) -> Result<Pair<Self, Tensor<i64, D>>> {
+        let (ax, n) = order_axis("kthvalue", self, axis)?;
+        if k == 0 || k > n {
+            return Err(Error::InvalidArgument {
+                op: "kthvalue",
+                msg: format!(
+                    "k = {k} must lie in 1..={n}, the length of axis {ax} of shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let idx = crate::autograd::no_grad(|| self.try_argsort(ax as i64, false))?.narrow(
+            ax as i64,
+            k - 1,
+            1,
+        )?;
+        squeezed(self.try_gather(ax as i64, &idx)?, idx, ax, keepdim)
+    }
+}
+
+/// `(values, indices)` with the reduced axis `ax` kept or dropped.
+fn squeezed<T: Element, D: Backend>(
+    v: Tensor<T, D>,
+    i: Tensor<i64, D>,
+    ax: usize,
+    keepdim: bool,
+) -> Result<Pair<Tensor<T, D>, Tensor<i64, D>>> {
+    if keepdim {
+        return Ok((v, i));
+    }
+    let a = [ax as i64];
+    Ok((v.squeeze_dims(&a)?, i.squeeze_dims(&a)?))
 }
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
@@ -119,8 +170,33 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             .try_mul_scalar(T::from_f64(dx / 2.0))
     }
 
+    /// The lower median along `axis` of the elements that are not NaN, and its index
+    /// (PyTorch `nanmedian(dim)`; NumPy's `nanmedian` averages the two middle values, which is
+    /// `nanquantile(0.5)`); an all-NaN slice gives NaN at index 0. Differentiable through the
+    /// indexed element.
+    ///
+    /// # Errors
+    /// `EmptyReduction` for an empty axis; `Axis` for a bad axis.
+    pub fn try_nanmedian(&self, axis: i64, keepdim: bool) -> Result<Pair<Self, Tensor<i64, D>>> {
+        let (ax, _) = order_axis("nanmedian", self, axis)?;
+        let a = ax as i64;
+        let idx = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
+            let order = self.try_argsort(a, false)?;
+            // NaN sorts last, so with `m` numbers in a slice the lower median is at (m - 1) / 2.
+            let m = self.try_eq(self)?.try_sum(&[a], true)?;
+            let at = m
+                .try_maximum_scalar(1)?
+                .try_sub_scalar(1)?
+                .try_div_scalar(2)?;
+            order.try_gather(a, &at)
+        })?;
+        squeezed(self.try_gather(a, &idx)?, idx, ax, keepdim)
+    }
+
     crate::ops::plain_forms! {
         /// [`Tensor::try_trapezoid`], panicking with its error.
         trapezoid, try_trapezoid(dx: f64, axis: i64) -> Self;
+        /// [`Tensor::try_nanmedian`], panicking with its error.
+        nanmedian, try_nanmedian(axis: i64, keepdim: bool) -> Pair<Self, Tensor<i64, D>>;
     }
 }

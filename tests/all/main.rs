@@ -12,6 +12,7 @@ mod autograd;
 mod autograd_devices;
 mod autograd_kinks;
 mod core;
+mod core_ops;
 mod cuda;
 mod devices;
 mod devices_composed;

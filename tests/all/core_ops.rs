@@ -1,0 +1,593 @@
+//! The PyTorch-core ops composed in `ops/scan.rs`, `ops/pointwise.rs`, `ops/scatter.rs`,
+//! `ops/matrix.rs`, the new `float_math`/`stats`/`matmul` entries and the new `nn` functions.
+//! Values are PyTorch 2.15's in float64 (quoted from `torch.cummax`, ... on the same inputs),
+//! checked on every device; gradients by `gradcheck`; refused arguments by their `Err`.
+
+use crate::common::assert_close;
+use typed_tensor::nn;
+use typed_tensor::ops::matrix::MatrixNorm;
+use typed_tensor::prelude::*;
+
+const NAN: f64 = f64::NAN;
+const INF: f64 = f64::INFINITY;
+
+fn host<T: Element, D: Backend>(t: &Tensor<T, D>) -> Vec<f64> {
+    t.try_to_vec().unwrap().iter().map(|x| x.to_f64()).collect()
+}
+
+fn scans_and_order<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let a = v(
+        vec![1., 3., 2., 3., NAN, 0., 5., 1., 1., 7., 2., 7.],
+        &[2, 6],
+    )?;
+    let (mx, mi) = a.try_cummax(1)?;
+    assert_close(
+        &host(&mx),
+        &[1., 3., 3., 3., NAN, NAN, 5., 5., 5., 7., 7., 7.],
+        0.0,
+    );
+    assert_eq!(host(&mi), [0., 1., 1., 3., 4., 4., 0., 0., 0., 3., 3., 5.]);
+    let (nx, ni) = a.try_cummin(-1)?;
+    assert_close(
+        &host(&nx),
+        &[1., 1., 1., 1., NAN, NAN, 5., 1., 1., 1., 1., 1.],
+        0.0,
+    );
+    assert_eq!(host(&ni), [0., 0., 0., 0., 4., 4., 0., 1., 2., 2., 2., 2.]);
+    let (m0, i0) = a.try_cummax(0)?;
+    assert_close(
+        &host(&m0),
+        &[1., 3., 2., 3., NAN, 0., 5., 3., 2., 7., NAN, 7.],
+        0.0,
+    );
+    assert_eq!(host(&i0), [0., 0., 0., 0., 0., 0., 1., 0., 0., 1., 0., 1.]);
+    let ints = Tensor::<i32, D>::from_vec_on(vec![3, 1, 4, 1, 5, 9, 2, 6], [1, 8], dev)?;
+    let (iv, ii) = ints.try_cummax(1)?;
+    assert_eq!(host(&iv), [3., 3., 4., 4., 5., 9., 9., 9.]);
+    assert_eq!(host(&ii), [0., 0., 2., 2., 4., 5., 5., 5.]);
+    // Strided input: the transposed view scanned along its rows.
+    let (tv, _) = a.t().try_cummin(1)?;
+    assert_close(
+        &host(&tv),
+        &[1., 1., 3., 1., 2., 1., 3., 3., NAN, NAN, 0., 0.],
+        0.0,
+    );
+    let empty = v(vec![], &[2, 0])?;
+    assert_eq!(empty.try_cummax(1)?.1.dims(), &[2, 0]);
+    assert!(v(vec![1.0], &[])?.try_cummax(0).is_err());
+
+    let l = v(vec![-1000., 0., 1000., -INF, 2., 3., -2.], &[7])?;
+    assert_close(
+        &host(&l.try_logcumsumexp(0)?),
+        &[-1000., 0., 1000., 1000., 1000., 1000., 1000.],
+        1e-15,
+    );
+    let b = v(
+        vec![0.5, -1., 2., -3., 4., 4., -5., 0.25, 1., 2., 3., 4.],
+        &[3, 4],
+    )?;
+    let want = [
+        0.5,
+        -1.0,
+        2.0,
+        -3.0,
+        4.029750418272621,
+        4.006715348489118,
+        2.000911466453774,
+        0.2880413716877831,
+        4.076946644541926,
+        4.132845233727576,
+        3.3135069002830533,
+        4.0241359970467885,
+    ];
+    assert_close(&host(&b.try_logcumsumexp(0)?), &want, 1e-14);
+
+    let k = v(vec![3., 1., 2., 5., 4., 9., -1., 8., 7., 0.], &[2, 5])?;
+    let (kv, ki) = k.try_kthvalue(2, 1, false)?;
+    assert_eq!((host(&kv), host(&ki)), (vec![2., 0.], vec![2., 4.]));
+    let (kv, _) = k.try_kthvalue(5, -1, true)?;
+    assert_eq!((kv.dims(), host(&kv)), (&[2, 1][..], vec![5., 9.]));
+    assert!(k.try_kthvalue(0, 1, false).is_err());
+    assert!(k.try_kthvalue(6, 1, false).is_err());
+    let (mv, mi) = a.try_nanmedian(1, false)?;
+    assert_eq!((host(&mv), host(&mi)), (vec![2., 2.], vec![2., 4.]));
+    let (nv, ni) = v(vec![NAN, NAN, NAN, 1.], &[2, 2])?.try_nanmedian(1, false)?;
+    assert_close(&host(&nv), &[NAN, 1.], 0.0);
+    assert_eq!(host(&ni), [0., 1.]);
+    assert!(v(vec![], &[0])?.try_nanmedian(0, false).is_err());
+    Ok(())
+}
+
+fn pointwise<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let x = v(vec![NAN, -0., 0., 2., -3., INF, -INF, -1.5, 2.25], &[9])?;
+    let y = v(vec![1., 2., -INF, INF, -INF, INF, 3., NAN, -100.], &[9])?;
+    assert_close(
+        &host(&x.try_frac()?),
+        &[NAN, 0., 0., 0., 0., NAN, NAN, -0.5, 0.25],
+        0.0,
+    );
+    let sinc = [
+        NAN,
+        1.0,
+        1.0,
+        -3.8981718325193755e-17,
+        3.8981718325193755e-17,
+        NAN,
+        NAN,
+        -0.2122065907891938,
+        0.10003514623967844,
+    ];
+    let got = host(&x.try_sinc()?);
+    assert_close(&got, &sinc, 1e-15);
+    let d2r = [
+        NAN,
+        -0.0,
+        0.0,
+        0.03490658503988659,
+        -0.05235987755982989,
+        INF,
+        -INF,
+        -0.026179938779914945,
+        0.039269908169872414,
+    ];
+    assert_close(&host(&x.try_deg2rad()?), &d2r, 1e-15);
+    assert_close(&host(&x.try_deg2rad()?.try_rad2deg()?), &host(&x), 1e-15);
+    let l2 = [NAN, 2.321928094887362, 0.0, INF, -3.0, INF, 3.0, NAN, 2.25];
+    assert_close(&host(&x.try_logaddexp2(&y)?), &l2, 1e-15);
+    let sb: Vec<bool> = x.try_signbit()?.try_to_vec()?;
+    assert_eq!(
+        sb,
+        [false, true, false, false, true, false, true, true, false]
+    );
+    let neg_nan = v(vec![-NAN], &[1])?;
+    assert!(neg_nan.try_signbit()?.try_to_vec()?[0]);
+    let si = Tensor::<i16, D>::from_vec_on(vec![-2, 0, 5], [3], dev)?;
+    assert_eq!(si.try_signbit()?.try_to_vec()?, [true, false, false]);
+    assert_close(
+        &host(&x.try_fmax(&y)?),
+        &[1., 2., 0., INF, -3., INF, 3., -1.5, 2.25],
+        0.0,
+    );
+    assert_close(
+        &host(&x.try_fmin(&y)?),
+        &[1., -0., -INF, 2., -INF, INF, -INF, -1.5, -100.],
+        0.0,
+    );
+    assert!(host(&v(vec![NAN], &[1])?.try_fmax(&v(vec![NAN], &[1])?)?)[0].is_nan());
+    let h = v(vec![-2., 0., 3., 0., NAN], &[5])?;
+    let hv = v(vec![0.5, 7., 0.5, -1., 2.], &[5])?;
+    assert_close(&host(&h.try_heaviside(&hv)?), &[0., 7., 1., -1., NAN], 0.0);
+    let hi = Tensor::<i64, D>::from_vec_on(vec![-2, 0, 3], [3], dev)?;
+    let seven = Tensor::<i64, D>::from_vec_on(vec![7], [1], dev)?;
+    assert_eq!(host(&hi.try_heaviside(&seven)?), [0., 7., 1.]);
+    let c = v(vec![1., 2.], &[2])?;
+    let t1 = v(vec![1., 2., 3.], &[3, 1])?;
+    let t2 = v(vec![0.5, -1.], &[2])?;
+    let acm = c.try_addcmul(&t1, &t2, 3.0)?;
+    assert_eq!(
+        (acm.dims(), host(&acm)),
+        (&[3, 2][..], vec![2.5, -1., 4., -4., 5.5, -7.])
+    );
+    let acd = c.try_addcdiv(&t1, &t2, 3.0)?;
+    assert_eq!(host(&acd), [7., -1., 13., -4., 19., -7.]);
+    assert!(
+        c.try_addcmul(&t1, &v(vec![1., 2., 3.], &[3])?, 1.0)
+            .is_err()
+    );
+    let cl = v(vec![-2., 0., 3., NAN], &[4])?;
+    assert_close(
+        &host(&cl.try_clamp(None, Some(1.0))?),
+        &[-2., 0., 1., NAN],
+        0.0,
+    );
+    assert_close(&host(&cl.try_clamp_min(0.0)?), &[0., 0., 3., NAN], 0.0);
+    assert_close(
+        &host(&cl.try_clamp(Some(-1.0), Some(1.0))?),
+        &[-1., 0., 1., NAN],
+        0.0,
+    );
+    assert!(cl.try_clamp(None, None).is_err());
+    assert!(cl.try_clamp(Some(2.0), Some(1.0)).is_err());
+    // 16-bit and empty inputs keep their dtype and shape.
+    let h16 = Tensor::<bf16, D>::from_vec_on(vec![bf16::from_f32(-1.25)], [1], dev)?;
+    assert_eq!(host(&h16.try_frac()?), [-0.25]);
+    assert_eq!(v(vec![], &[0, 3])?.try_sinc()?.dims(), &[0, 3]);
+    Ok(())
+}
+
+fn scatter_family<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let i = |x: Vec<i64>, s: &[usize]| Tensor::<i64, D>::from_vec_on(x, s.to_vec(), dev);
+    let z = v(vec![0.; 12], &[3, 4])?;
+    let src = v((1..=12).map(f64::from).collect(), &[3, 4])?;
+    let idx = i(vec![0, 1, 2, 0, 2, 0, 0, 1], &[2, 4])?;
+    assert_eq!(
+        host(&z.try_scatter(0, &idx, &src)?),
+        [1., 6., 7., 4., 0., 2., 0., 8., 5., 0., 3., 0.]
+    );
+    // Repeated targets: the last write in row-major order of the index wins.
+    let dup = i(vec![1, 1, 1, 0, 3, 0], &[2, 3])?;
+    let s6 = v((1..=6).map(f64::from).collect(), &[2, 3])?;
+    assert_eq!(
+        host(&z.narrow(0, 0, 2)?.try_scatter(1, &dup, &s6)?),
+        [0., 3., 0., 0., 6., 0., 0., 5.]
+    );
+    assert_eq!(
+        host(&z.try_scatter_value(1, &i(vec![3, 0, 1], &[3, 1])?, -1.5)?),
+        [0., 0., 0., -1.5, -1.5, 0., 0., 0., 0., -1.5, 0., 0.]
+    );
+    assert!(z.try_scatter(0, &i(vec![3], &[1, 1])?, &src).is_err());
+    // A negative index counts from the end, as in `gather`/`scatter_add`, and it names the
+    // same target as its positive twin: the later of the two writes wins.
+    let neg = z.try_scatter(0, &i(vec![-1, 2, 2, -3], &[2, 2])?, &src)?;
+    assert_eq!(host(&neg), [0., 6., 0., 0., 0., 0., 0., 0., 5., 2., 0., 0.]);
+    assert!(z.try_scatter(0, &i(vec![-4], &[1, 1])?, &src).is_err());
+    assert!(z.try_scatter(0, &i(vec![0; 5], &[1, 5])?, &src).is_err());
+    let ar = v((0..12).map(f64::from).collect(), &[3, 4])?;
+    let cp = ar.try_index_copy(
+        1,
+        &i(vec![3, 0], &[2])?,
+        &v(vec![10., 20., 30., 40., 50., 60.], &[3, 2])?,
+    )?;
+    assert_eq!(
+        host(&cp),
+        [20., 1., 2., 10., 40., 5., 6., 30., 60., 9., 10., 50.]
+    );
+    let filled = ar.try_index_fill(0, &i(vec![2, 0], &[2])?, -1.0)?;
+    assert_eq!(
+        host(&filled),
+        [-1., -1., -1., -1., 4., 5., 6., 7., -1., -1., -1., -1.]
+    );
+    let err = ar.try_index_fill(0, &i(vec![3], &[1])?, 0.0).unwrap_err();
+    assert!(err.to_string().starts_with("index_fill"), "{err}");
+    let mask = Tensor::<bool, D>::from_vec_on(
+        vec![
+            true, false, true, false, false, false, true, true, false, false, false, false,
+        ],
+        [3, 4],
+        dev,
+    )?;
+    let ms = ar.try_masked_scatter(&mask, &v(vec![100., 200., 300., 400., 500., 600.], &[6])?)?;
+    assert_eq!(
+        host(&ms),
+        [100., 1., 200., 3., 4., 5., 300., 400., 8., 9., 10., 11.]
+    );
+    assert!(
+        ar.try_masked_scatter(&mask, &v(vec![1.; 3], &[3])?)
+            .is_err()
+    );
+    assert_eq!(
+        host(&ar.try_take_along_dim(&i(vec![0, 3, 1], &[3, 1])?, Some(1))?),
+        [0., 7., 9.]
+    );
+    let b = ar.try_take_along_dim(&i(vec![2, 0, 1, 1], &[1, 4])?, Some(0))?;
+    assert_eq!((b.dims(), host(&b)), (&[1, 4][..], vec![8., 1., 6., 7.]));
+    let n = ar.try_take_along_dim(&i(vec![11, 0, 5], &[3])?, None)?;
+    assert_eq!(host(&n), [11., 0., 5.]);
+    assert!(ar.try_take_along_dim(&i(vec![0], &[1])?, Some(0)).is_err());
+    assert_eq!(host(&ar.select(1, -1)?), [3., 7., 11.]);
+    assert!(ar.select(0, 3).is_err());
+    Ok(())
+}
+
+fn matrices<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let m = v(vec![1., -2., 3., 4., 5., -6., -7., 8., 10.], &[3, 3])?;
+    let norm = |o| -> Result<f64> { Ok(host(&m.try_matrix_norm(o, false)?)[0]) };
+    assert_close(&[norm(MatrixNorm::Fro)?], &[17.435595774162696], 1e-15);
+    assert_eq!(norm(MatrixNorm::Ord(1.0))?, 19.0);
+    assert_eq!(norm(MatrixNorm::Ord(-1.0))?, 12.0);
+    assert_eq!(norm(MatrixNorm::Ord(INF))?, 25.0);
+    assert_eq!(norm(MatrixNorm::Ord(-INF))?, 6.0);
+    assert!(m.try_matrix_norm(MatrixNorm::Ord(3.0), false).is_err());
+    assert_eq!(m.try_matrix_norm(MatrixNorm::Fro, true)?.dims(), &[1, 1]);
+    let vn = v(vec![1., -2., 4.], &[3])?;
+    assert_close(
+        &host(&vn.try_vector_norm(-1.0, &[], false)?),
+        &[0.5714285714285714],
+        1e-15,
+    );
+    assert_close(
+        &host(&vn.try_vector_norm(-0.5, &[], false)?),
+        &[0.20528315312338202],
+        1e-15,
+    );
+    let vm = v(vec![1., -2., 4., -0.5, 3., 9.], &[2, 3])?;
+    assert_eq!(host(&vm.try_vector_norm(-INF, &[1], false)?), [1.0, 0.5]);
+    assert_eq!(
+        host(&vn.try_vector_norm(2.0, &[], false)?),
+        host(&vn.try_norm(2.0, &[], false)?)
+    );
+    assert!(vn.try_vector_norm(NAN, &[], false).is_err());
+    let vec3 = v(vec![1., 2., 3.], &[3])?;
+    let chain = Tensor::try_multi_dot(&[&vec3, &m, &m.t(), &vec3])?;
+    assert_eq!((chain.dims(), host(&chain)), (&[][..], vec![1609.0]));
+    let m2 = Tensor::try_multi_dot(&[&m.narrow(0, 0, 2)?, &m, &m.narrow(1, 0, 2)?])?;
+    assert_eq!(host(&m2), [-295., 476., 488., -911.]);
+    assert!(Tensor::try_multi_dot(&[&m]).is_err());
+    assert!(Tensor::try_multi_dot(&[&m, &vec3.narrow(0, 0, 2)?]).is_err());
+    assert!(Tensor::try_multi_dot(&[&m, &vec3, &m]).is_err());
+    let b1 = v((0..12).map(|x| x as f64 / 4.0).collect(), &[2, 2, 3])?;
+    let b2 = v((0..12).map(|x| x as f64 / 3.0 - 1.0).collect(), &[2, 3, 2])?;
+    let bb = v(vec![1., -1.], &[2])?.try_baddbmm(&b1, &b2, 0.5, 2.0)?;
+    let want = [
+        0.6666666666666665,
+        0.16666666666666674,
+        -0.8333333333333339,
+        0.16666666666666696,
+        18.666666666666664,
+        21.166666666666664,
+        26.166666666666664,
+        30.166666666666664,
+    ];
+    assert_close(&host(&bb), &want, 1e-14);
+    assert!(vec3.try_baddbmm(&b1, &b2, 1.0, 1.0).is_err());
+    Ok(())
+}
+
+#[cfg(feature = "linalg")]
+fn factorized<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let m = v(vec![1., -2., 3., 4., 5., -6., -7., 8., 10.], &[3, 3])?;
+    let norm = |o| -> Result<f64> { Ok(host(&m.try_matrix_norm(o, false)?)[0]) };
+    assert_close(&[norm(MatrixNorm::Nuc)?], &[25.806646238964603], 1e-14);
+    assert_close(&[norm(MatrixNorm::Ord(2.0))?], &[15.137627272703272], 1e-14);
+    assert_close(&[norm(MatrixNorm::Ord(-2.0))?], &[2.339659094422737], 1e-14);
+    assert_close(&host(&m.try_cond()?), &[6.470014075464346], 1e-14);
+    let rect = v(vec![1., 2., 3., 4., 5., 6.], &[3, 2])?;
+    assert_close(&host(&rect.try_cond()?), &[18.521305341258138], 1e-14);
+    let ranks = v(
+        vec![1., 2., 2., 4., 1., 0., 0., 1e-20, 1., 2., 3., 4.],
+        &[3, 2, 2],
+    )?;
+    assert_eq!(host(&ranks.try_matrix_rank(None)?), [1., 1., 2.]);
+    assert_eq!(host(&ranks.try_matrix_rank(Some(1e-30))?), [1., 2., 2.]);
+    assert!(ranks.try_matrix_rank(Some(-1.0)).is_err());
+    assert_eq!(v(vec![], &[2, 0, 3])?.try_matrix_rank(None)?.dims(), &[2]);
+    let dets = v(
+        vec![2., 0., 0., 3., 0., 1., 1., 0., 1., 2., 2., 4.],
+        &[3, 2, 2],
+    )?;
+    assert_close(
+        &host(&dets.try_logdet()?),
+        &[1.791759469228055, NAN, -INF],
+        1e-15,
+    );
+    Ok(())
+}
+
+fn nn_functions<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let s = v(vec![1., 2., 3., 0., -1., 5.], &[2, 3])?.try_softmin(1)?;
+    let want = [
+        0.6652409557748218,
+        0.2447284710547976,
+        0.09003057317038045,
+        0.26845495065244657,
+        0.7297362141184152,
+        0.0018088352291382895,
+    ];
+    assert_close(&host(&s), &want, 1e-15);
+    let x = v(
+        vec![1., 2., 4., 0., -1., 3., 2., 2., 2., 5., -5., 1.],
+        &[2, 2, 3],
+    )?;
+    let w = v(vec![1., 2.], &[2])?;
+    let b = v(vec![0., -1.], &[2])?;
+    let inorm = nn::instance_norm(&x, Some(&w), Some(&b), 1e-5)?;
+    let want = [
+        -1.0690415314502977,
+        -0.2672603828625746,
+        1.3363019143128716,
+        -1.7844631828291715,
+        -2.9611579570729285,
+        1.7456211399021002,
+        0.0,
+        0.0,
+        0.0,
+        1.2710992234658733,
+        -3.595541969675284,
+        -0.6755572537905896,
+    ];
+    assert_close(&host(&inorm), &want, 1e-5);
+    assert!(nn::instance_norm(&v(vec![1.; 4], &[2, 2])?, None, None, 1e-5).is_err());
+    let p = v(vec![0., 0., 1., 1., 3., -1.], &[3, 2])?;
+    let r = v(vec![1., 0., 0., 2.], &[2, 2])?;
+    let sq2 = std::f64::consts::SQRT_2;
+    assert_close(
+        &host(&nn::cdist(&p, &r, 2.0)?),
+        &[1., 2., 1., sq2, 5f64.sqrt(), 18f64.sqrt()],
+        1e-15,
+    );
+    assert_eq!(host(&nn::cdist(&p, &r, 1.0)?), [1., 2., 1., 2., 3., 6.]);
+    assert_eq!(host(&nn::cdist(&p, &r, INF)?), [1., 2., 1., 1., 2., 3.]);
+    assert!(nn::cdist(&p, &v(vec![1.; 3], &[1, 3])?, 2.0).is_err());
+    let pd = nn::pairwise_distance(&p, &v(vec![1., 0.], &[2])?, 2.0, 1e-6)?;
+    assert_close(
+        &host(&pd),
+        &[0.9999990000004999, 1.0000010000005, 2.2360684247137876],
+        1e-14,
+    );
+    let sig = v(vec![1., 3., 2., 5., 4., 0., -1.], &[1, 1, 7])?;
+    assert_eq!(host(&nn::max_pool1d(&sig, 3, 2, 1)?), [3., 5., 5., 0.]);
+    assert_close(
+        &host(&nn::avg_pool1d(&sig, 3, 2, 1)?),
+        &[4. / 3., 10. / 3., 3., -1. / 3.],
+        1e-15,
+    );
+    let err = nn::max_pool1d(&sig, 3, 2, 2).unwrap_err();
+    assert!(err.to_string().starts_with("max_pool1d"), "{err}");
+    assert!(nn::avg_pool1d(&p, 1, 1, 0).is_err());
+    Ok(())
+}
+
+#[test]
+fn core_ops_match_pytorch_on_every_device() {
+    on_every_device!("core_ops", |dev| {
+        scans_and_order(&dev).unwrap();
+        pointwise(&dev).unwrap();
+        scatter_family(&dev).unwrap();
+        matrices(&dev).unwrap();
+        #[cfg(feature = "linalg")]
+        factorized(&dev).unwrap();
+        nn_functions(&dev).unwrap();
+    });
+}
+
+#[test]
+fn core_ops_gradients() {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let idx = |v: Vec<i64>, s: &[usize]| Tensor::<i64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let a = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6, 0.1, 1.2], &[2, 4]);
+    let b = t(vec![0.3, 1.1, -2.0, 0.9, -1.4, 0.5, 2.4, -0.8], &[2, 4]);
+    let pos = a.abs().add_scalar(0.5);
+    check("cummax", &|v| Ok(v[0].try_cummax(1)?.0), &[a.clone()]);
+    check(
+        "cummin strided",
+        &|v| Ok(v[0].t().try_cummin(1)?.0),
+        &[a.clone()],
+    );
+    check("logcumsumexp", &|v| v[0].try_logcumsumexp(1), &[a.clone()]);
+    check(
+        "kthvalue",
+        &|v| Ok(v[0].try_kthvalue(2, 1, false)?.0),
+        &[a.clone()],
+    );
+    check(
+        "nanmedian",
+        &|v| Ok(v[0].try_nanmedian(0, true)?.0),
+        &[a.clone()],
+    );
+    check("frac", &|v| v[0].try_frac(), &[a.clone()]);
+    check("sinc", &|v| v[0].try_sinc(), &[a.clone()]);
+    check("deg2rad", &|v| v[0].try_deg2rad(), &[a.clone()]);
+    check(
+        "logaddexp2",
+        &|v| v[0].try_logaddexp2(&v[1]),
+        &[a.clone(), b.clone()],
+    );
+    check("fmax", &|v| v[0].try_fmax(&v[1]), &[a.clone(), b.clone()]);
+    check(
+        "addcmul",
+        &|v| v[0].try_addcmul(&v[1], &v[2], 0.5),
+        &[t(vec![1., 2., 3., 4.], &[4]), a.clone(), b.clone()],
+    );
+    check(
+        "addcdiv",
+        &|v| v[0].try_addcdiv(&v[1], &v[2], -2.0),
+        &[a.clone(), b.clone(), pos.clone()],
+    );
+    let steps = t(vec![-1., 0., 2., 0.], &[4]);
+    check(
+        "heaviside values",
+        &|v| steps.try_heaviside(&v[0]),
+        &[t(vec![0.3, 0.6, 0.9, 1.2], &[4])],
+    );
+    // sinc at 0: derivative 0, not NaN.
+    let z = t(vec![0.0, 0.5], &[2]).with_requires_grad(true).unwrap();
+    z.sinc().sum(&[], false).backward();
+    let g = z.grad_tensor().unwrap().to_vec();
+    assert!(g[0] == 0.0 && g[1].is_finite(), "{g:?}");
+
+    let si = idx(vec![1, 1, 0, 3, 2, 0, 0, 1], &[2, 4]);
+    check(
+        "scatter",
+        &|v| v[0].try_scatter(1, &si, &v[1]),
+        &[t(vec![0.5; 8], &[2, 4]), b.clone()],
+    );
+    check(
+        "index_copy",
+        &|v| v[0].try_index_copy(0, &idx(vec![1], &[1]), &v[1]),
+        &[a.clone(), t(vec![1., 2., 3., 4.], &[1, 4])],
+    );
+    check(
+        "index_fill",
+        &|v| v[0].try_index_fill(1, &idx(vec![0, 2], &[2]), 9.0),
+        &[a.clone()],
+    );
+    let mask = a.gt_scalar(0.0);
+    check(
+        "masked_scatter",
+        &|v| v[0].try_masked_scatter(&mask, &v[1]),
+        &[a.clone(), t(vec![1., 2., 3., 4., 5.], &[5])],
+    );
+    check(
+        "take_along_dim",
+        &|v| v[0].try_take_along_dim(&idx(vec![3, 0], &[2, 1]), Some(1)),
+        &[a.clone()],
+    );
+    check("select", &|v| v[0].select(1, -2), &[a.clone()]);
+
+    let sq = t(vec![2., 1., 0.5, 3.], &[2, 2]);
+    check(
+        "matrix_norm 1",
+        &|v| v[0].try_matrix_norm(MatrixNorm::Ord(1.0), false),
+        &[a.clone()],
+    );
+    check(
+        "matrix_norm -inf",
+        &|v| v[0].try_matrix_norm(MatrixNorm::Ord(f64::NEG_INFINITY), false),
+        &[a.clone()],
+    );
+    check(
+        "vector_norm -1.5",
+        &|v| v[0].try_vector_norm(-1.5, &[1], false),
+        &[pos.clone()],
+    );
+    #[cfg(feature = "linalg")]
+    check("logdet", &|v| v[0].try_logdet(), &[sq.clone()]);
+    check(
+        "multi_dot",
+        &|v| Tensor::try_multi_dot(&[&v[0], &v[1], &v[2]]),
+        &[t(vec![1., -1.], &[2]), sq.clone(), a.clone()],
+    );
+    check(
+        "baddbmm",
+        &|v| v[0].try_baddbmm(&v[1], &v[2], 0.5, 2.0),
+        &[
+            t(vec![1., -1.], &[2]),
+            a.reshape([2, 1, 4]),
+            t(
+                (0..16).map(|i| (i % 5) as f64 * 0.4 - 0.9).collect(),
+                &[2, 4, 2],
+            ),
+        ],
+    );
+    check("softmin", &|v| v[0].try_softmin(0), &[a.clone()]);
+    let img = t(
+        (0..12).map(|i| (i * 7 % 5) as f64 - 1.5).collect(),
+        &[1, 2, 6],
+    );
+    check(
+        "instance_norm",
+        &|v| nn::instance_norm(&v[0], Some(&v[1]), None, 1e-5),
+        &[img.clone(), t(vec![0.5, 2.0], &[2])],
+    );
+    check(
+        "max_pool1d",
+        &|v| nn::max_pool1d(&v[0], 2, 2, 0),
+        &[img.clone()],
+    );
+    check(
+        "avg_pool1d",
+        &|v| nn::avg_pool1d(&v[0], 3, 1, 1),
+        &[img.clone()],
+    );
+    check(
+        "cdist",
+        &|v| nn::cdist(&v[0], &v[1], 2.0),
+        &[a.reshape([4, 2]), b.reshape([4, 2])],
+    );
+    check(
+        "pairwise_distance",
+        &|v| nn::pairwise_distance(&v[0], &v[1], 1.0, 1e-6),
+        &[a.clone(), b.clone()],
+    );
+}
