@@ -530,6 +530,7 @@ impl DynTensor {
     }
 }
 mod combine;
+mod core;
 mod numeric;
 
 macro_rules! dyn_promoted {

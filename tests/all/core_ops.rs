@@ -591,3 +591,163 @@ fn core_ops_gradients() {
         &[a.clone(), b.clone()],
     );
 }
+
+#[test]
+fn core_ops_dyn_forms() {
+    let f =
+        |v: Vec<f64>, s: &[usize]| DynTensor::from(Tensor::<f64>::from_vec(v, s.to_vec()).unwrap());
+    let i =
+        |v: Vec<i64>, s: &[usize]| DynTensor::from(Tensor::<i64>::from_vec(v, s.to_vec()).unwrap());
+    let a = f(vec![1., 3., 2., NAN], &[4]);
+    let (v, ix) = a.cummax(0).unwrap();
+    assert_close(&v.to_vec::<f64>().unwrap(), &[1., 3., 3., NAN], 0.0);
+    assert_eq!(ix.to_vec::<i64>().unwrap(), [0, 1, 1, 3]);
+    assert_eq!(
+        i(vec![3, 1, 2], &[3])
+            .cummin(0)
+            .unwrap()
+            .0
+            .to_vec::<i64>()
+            .unwrap(),
+        [3, 1, 1]
+    );
+    assert!(i(vec![1], &[1]).logcumsumexp(0).is_err());
+    assert_eq!(
+        a.kthvalue(1, 0, false).unwrap().0.to_vec::<f64>().unwrap(),
+        [1.0]
+    );
+    assert_eq!(
+        a.nanmedian(0, false).unwrap().0.to_vec::<f64>().unwrap(),
+        [2.0]
+    );
+    assert!(i(vec![1], &[1]).nanmedian(0, false).is_err());
+    let ints = i(vec![-3, 0, 7], &[3]);
+    let c = ints.clamp(Some(Scalar::from(-1)), None).unwrap();
+    assert_eq!(
+        (c.dtype(), c.to_vec::<i64>().unwrap()),
+        (Dtype::Int64, vec![-1, 0, 7])
+    );
+    let cf = ints.clamp(None, Some(Scalar::from(0.5))).unwrap();
+    assert_eq!(cf.dtype(), Dtype::Float64);
+    assert_eq!(cf.to_vec::<f64>().unwrap(), [-3.0, 0.0, 0.5]);
+    assert_eq!(
+        ints.signbit().unwrap().to_vec::<bool>().unwrap(),
+        [true, false, false]
+    );
+    assert!(a.fmax(&ints).is_err());
+    assert_close(
+        &a.fmax(&f(vec![0.; 4], &[4]))
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        &[1., 3., 2., 0.],
+        0.0,
+    );
+    assert_eq!(
+        a.heaviside(&f(vec![0.5], &[1])).unwrap().dtype(),
+        Dtype::Float64
+    );
+    assert!(ints.frac().is_err());
+    assert_eq!(
+        f(vec![-1.5], &[1]).frac().unwrap().to_vec::<f64>().unwrap(),
+        [-0.5]
+    );
+    assert_eq!(
+        f(vec![0.0], &[1]).sinc().unwrap().to_vec::<f64>().unwrap(),
+        [1.0]
+    );
+    assert_eq!(
+        f(vec![180.0], &[1])
+            .deg2rad()
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [std::f64::consts::PI]
+    );
+    assert_eq!(
+        f(vec![1.0], &[1])
+            .logaddexp2(&f(vec![1.0], &[1]))
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [2.0]
+    );
+    let acm = ints.addcmul(&ints, &ints, 2).unwrap();
+    assert_eq!(acm.to_vec::<i64>().unwrap(), [15, 0, 105]);
+    assert!(ints.addcdiv(&ints, &ints, 1).is_err());
+    let z = f(vec![0.; 4], &[4]);
+    let s = z
+        .scatter(0, &i(vec![3, 3], &[2]), &f(vec![1., 2.], &[2]))
+        .unwrap();
+    assert_eq!(s.to_vec::<f64>().unwrap(), [0., 0., 0., 2.]);
+    assert!(z.scatter(0, &i(vec![0], &[1]), &ints).is_err());
+    assert_eq!(
+        z.scatter_value(0, &i(vec![1], &[1]), 4)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [0., 4., 0., 0.]
+    );
+    assert_eq!(
+        z.index_fill(0, &i(vec![0, 2], &[2]), -1)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [-1., 0., -1., 0.]
+    );
+    assert_eq!(
+        z.index_copy(0, &i(vec![1], &[1]), &f(vec![9.], &[1]))
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [0., 9., 0., 0.]
+    );
+    let mask =
+        DynTensor::from(Tensor::<bool>::from_vec(vec![false, true, true, false], [4]).unwrap());
+    assert_eq!(
+        z.masked_scatter(&mask, &f(vec![5., 6.], &[2]))
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [0., 5., 6., 0.]
+    );
+    assert_eq!(
+        a.take_along_dim(&i(vec![1], &[1]), Some(0))
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [3.0]
+    );
+    assert_eq!(a.select(0, -2).unwrap().to_vec::<f64>().unwrap(), [2.0]);
+    assert_eq!(
+        a.vector_norm(f64::NEG_INFINITY, &[], false)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+            .len(),
+        1
+    );
+    let m = f(vec![1., -2., 3., 4.], &[2, 2]);
+    assert_eq!(
+        m.matrix_norm(MatrixNorm::Ord(1.0), false)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [6.0]
+    );
+    #[cfg(feature = "linalg")]
+    assert_close(
+        &m.logdet().unwrap().to_vec::<f64>().unwrap(),
+        &[10f64.ln()],
+        1e-15,
+    );
+    let b = f(vec![1.; 4], &[1, 2, 2]);
+    assert_eq!(
+        f(vec![0.], &[1])
+            .baddbmm(&b, &b, 0, 1)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [2.; 4]
+    );
+}

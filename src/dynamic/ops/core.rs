@@ -1,0 +1,242 @@
+//! `DynTensor` forms of the PyTorch-core composites (`ops/scan.rs`, `ops/pointwise.rs`,
+//! `ops/scatter.rs`, `ops/matrix.rs` and the later entries of `ops/float_math.rs`,
+//! `ops/stats.rs`, `ops/matmul.rs`), each a dispatch to the typed op of the same name.
+
+use super::{not_float, not_numeric, pair_mismatch};
+use crate::dynamic::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
+use crate::error::Result;
+use crate::ops::matrix::MatrixNorm;
+
+type Pair = (DynTensor, DynTensor);
+
+/// `DynTensor` methods of one float tensor (no other argument) that keep the dtype.
+macro_rules! float_composites {
+    ($($(#[$doc:meta])* $name:ident => $typed:ident;)*) => {
+        impl DynTensor {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> Result<DynTensor> {
+                    float!(self, stringify!($name), "", t => Ok(t.$typed()?.into()))
+                }
+            )*
+        }
+    };
+}
+
+float_composites! {
+    /// `self - trunc(self)` (see [`crate::Tensor::frac`]); float dtypes.
+    frac => try_frac;
+    /// `sin(πx) / (πx)`, 1 at 0 (see [`crate::Tensor::sinc`]); float dtypes.
+    sinc => try_sinc;
+    /// Degrees to radians (see [`crate::Tensor::deg2rad`]); float dtypes.
+    deg2rad => try_deg2rad;
+    /// Radians to degrees (see [`crate::Tensor::rad2deg`]); float dtypes.
+    rad2deg => try_rad2deg;
+    /// `log(det)` of each square matrix (see [`crate::Tensor::logdet`]); float dtypes.
+    logdet => try_logdet;
+}
+
+/// `DynTensor` methods of two tensors of one numeric dtype and device that keep it.
+macro_rules! numeric_pairs {
+    ($($(#[$doc:meta])* $name:ident => $typed:ident;)*) => {
+        impl DynTensor {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, other: &DynTensor) -> Result<DynTensor> {
+                    let op = stringify!($name);
+                    pair!(self, other, op, a, b => Ok(a.$typed(b)?.into()), bool: Err(not_numeric(op)))
+                }
+            )*
+        }
+    };
+}
+
+numeric_pairs! {
+    /// The larger of the two, ignoring NaN (see [`crate::Tensor::fmax`]).
+    fmax => try_fmax;
+    /// The smaller of the two, ignoring NaN (see [`crate::Tensor::fmin`]).
+    fmin => try_fmin;
+    /// The Heaviside step with `other` at zero (see [`crate::Tensor::heaviside`]).
+    heaviside => try_heaviside;
+}
+
+impl DynTensor {
+    /// The running maximum along `axis` and its Int64 indices (see
+    /// [`crate::Tensor::cummax`]).
+    pub fn cummax(&self, axis: i64) -> Result<Pair> {
+        numeric!(self, "cummax", t => {
+            let (v, i) = t.try_cummax(axis)?;
+            Ok((v.into(), i.into()))
+        })
+    }
+    /// The running minimum along `axis` and its Int64 indices (see
+    /// [`crate::Tensor::cummin`]).
+    pub fn cummin(&self, axis: i64) -> Result<Pair> {
+        numeric!(self, "cummin", t => {
+            let (v, i) = t.try_cummin(axis)?;
+            Ok((v.into(), i.into()))
+        })
+    }
+    /// `log(cumsum(exp(self)))` along `axis` (see [`crate::Tensor::logcumsumexp`]); float
+    /// dtypes.
+    pub fn logcumsumexp(&self, axis: i64) -> Result<DynTensor> {
+        float!(self, "logcumsumexp", "", t => Ok(t.try_logcumsumexp(axis)?.into()))
+    }
+    /// The `k`-th smallest element along `axis` and its Int64 index (see
+    /// [`crate::Tensor::kthvalue`]).
+    pub fn kthvalue(&self, k: usize, axis: i64, keepdim: bool) -> Result<Pair> {
+        dyn_each!(self, t => {
+            let (v, i) = t.try_kthvalue(k, axis, keepdim)?;
+            Ok((v.into(), i.into()))
+        })
+    }
+    /// The lower median of the non-NaN elements along `axis` and its Int64 index (see
+    /// [`crate::Tensor::nanmedian`]); float dtypes.
+    pub fn nanmedian(&self, axis: i64, keepdim: bool) -> Result<Pair> {
+        float!(self, "nanmedian", "median", t => {
+            let (v, i) = t.try_nanmedian(axis, keepdim)?;
+            Ok((v.into(), i.into()))
+        })
+    }
+    /// Clamps into `[min, max]`, either bound optional (see [`crate::Tensor::clamp`]); a
+    /// float bound on an integer tensor computes in its float dtype, as [`DynTensor::clip`].
+    pub fn clamp(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<DynTensor> {
+        let float_bound = [min, max].iter().flatten().any(|s| s.is_float());
+        if float_bound && !self.dtype().is_float() && self.dtype() != crate::dtype::Dtype::Bool {
+            return self.to_dtype(self.dtype().float_of())?.clamp(min, max);
+        }
+        numeric!(self, "clamp", t => Ok(t.try_clamp(min.map(|s| s.to()), max.map(|s| s.to()))?.into()))
+    }
+    /// Whether the sign bit is set, as Bool (see [`crate::Tensor::signbit`]).
+    pub fn signbit(&self) -> Result<DynTensor> {
+        numeric!(self, "signbit", t => Ok(t.try_signbit()?.into()))
+    }
+    /// `log2(2^a + 2^b)` (see [`crate::Tensor::logaddexp2`]); float dtypes, both the same.
+    pub fn logaddexp2(&self, other: &DynTensor) -> Result<DynTensor> {
+        float!(self, "logaddexp2", "", a => {
+            let b = typed_like("logaddexp2", other, a)?;
+            Ok(a.try_logaddexp2(b)?.into())
+        })
+    }
+    /// `self + value · tensor1 · tensor2` (see [`crate::Tensor::addcmul`]).
+    pub fn addcmul(
+        &self,
+        tensor1: &DynTensor,
+        tensor2: &DynTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let value = value.into();
+        pair!(self, tensor1, "addcmul", a, b => {
+            let c = typed_like("addcmul", tensor2, a)?;
+            Ok(a.try_addcmul(b, c, value.to())?.into())
+        }, bool: Err(not_numeric("addcmul")))
+    }
+    /// `self + value · tensor1 / tensor2` (see [`crate::Tensor::addcdiv`]); float dtypes.
+    pub fn addcdiv(
+        &self,
+        tensor1: &DynTensor,
+        tensor2: &DynTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let value = value.into();
+        float!(self, "addcdiv", "", a => {
+            let b = typed_like("addcdiv", tensor1, a)?;
+            let c = typed_like("addcdiv", tensor2, a)?;
+            Ok(a.try_addcdiv(b, c, value.to())?.into())
+        })
+    }
+    /// `beta · self + alpha · (batch1 · batch2)` (see [`crate::Tensor::baddbmm`]).
+    pub fn baddbmm(
+        &self,
+        batch1: &DynTensor,
+        batch2: &DynTensor,
+        beta: impl Into<Scalar>,
+        alpha: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let (beta, alpha) = (beta.into(), alpha.into());
+        pair!(self, batch1, "baddbmm", a, b => {
+            let c = typed_like("baddbmm", batch2, a)?;
+            Ok(a.try_baddbmm(b, c, beta.to(), alpha.to())?.into())
+        }, bool: Err(not_numeric("baddbmm")))
+    }
+    /// `self` with `src` written at the Int64 `index` along `axis`, the last of repeated
+    /// writes winning (see [`crate::Tensor::scatter`]).
+    pub fn scatter(&self, axis: i64, index: &DynTensor, src: &DynTensor) -> Result<DynTensor> {
+        pair!(self, src, "scatter", t, s => {
+            let i = typed_like("scatter", index, t)?;
+            Ok(t.try_scatter(axis, i, s)?.into())
+        }, bool: Err(not_numeric("scatter")))
+    }
+    /// `self` with `value` written at the Int64 `index` along `axis` (see
+    /// [`crate::Tensor::scatter_value`]).
+    pub fn scatter_value(
+        &self,
+        axis: i64,
+        index: &DynTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let value = value.into();
+        numeric!(self, "scatter", t => {
+            let i = typed_like("scatter", index, t)?;
+            Ok(t.try_scatter_value(axis, i, value.to())?.into())
+        })
+    }
+    /// `self` with the slices of `source` copied to the slices the 1-d Int64 `index` names
+    /// (see [`crate::Tensor::index_copy`]).
+    pub fn index_copy(
+        &self,
+        axis: i64,
+        index: &DynTensor,
+        source: &DynTensor,
+    ) -> Result<DynTensor> {
+        pair!(self, source, "index_copy", t, s => {
+            let i = typed_like("index_copy", index, t)?;
+            Ok(t.try_index_copy(axis, i, s)?.into())
+        }, bool: Err(not_numeric("index_copy")))
+    }
+    /// `self` with `value` in the slices the 1-d Int64 `index` names (see
+    /// [`crate::Tensor::index_fill`]).
+    pub fn index_fill(
+        &self,
+        axis: i64,
+        index: &DynTensor,
+        value: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let value = value.into();
+        numeric!(self, "index_fill", t => {
+            let i = typed_like("index_fill", index, t)?;
+            Ok(t.try_index_fill(axis, i, value.to())?.into())
+        })
+    }
+    /// `self` with the elements of `source` written where the Bool `mask` is true (see
+    /// [`crate::Tensor::masked_scatter`]).
+    pub fn masked_scatter(&self, mask: &DynTensor, source: &DynTensor) -> Result<DynTensor> {
+        pair!(self, source, "masked_scatter", t, s => {
+            let m = typed_like("masked_scatter", mask, t)?;
+            Ok(t.try_masked_scatter(m, s)?.into())
+        }, bool: Err(not_numeric("masked_scatter")))
+    }
+    /// The elements at the Int64 `indices` along `axis`, broadcast (see
+    /// [`crate::Tensor::take_along_dim`]).
+    pub fn take_along_dim(&self, indices: &DynTensor, axis: Option<i64>) -> Result<DynTensor> {
+        dyn_each!(self, t => {
+            let i = typed_like("take_along_dim", indices, t)?;
+            Ok(t.try_take_along_dim(i, axis)?.into())
+        })
+    }
+    /// The slice at `index` along `axis`, that axis removed; a view (see
+    /// [`crate::Tensor::select`]).
+    pub fn select(&self, axis: i64, index: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.select(axis, index)?.into()))
+    }
+    /// The `ord`-norm over `axes`, negative orders included (see
+    /// [`crate::Tensor::vector_norm`]).
+    pub fn vector_norm(&self, ord: f64, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+        numeric!(self, "vector_norm", t => Ok(t.try_vector_norm(ord, axes, keepdim)?.into()))
+    }
+    /// The matrix norm of each matrix in the last two dimensions (see
+    /// [`crate::Tensor::matrix_norm`]).
+    pub fn matrix_norm(&self, ord: MatrixNorm, keepdim: bool) -> Result<DynTensor> {
+        numeric!(self, "matrix_norm", t => Ok(t.try_matrix_norm(ord, keepdim)?.into()))
+    }
+}
