@@ -194,6 +194,66 @@ pub(crate) fn run(op: &str, x: &[DynTensor], p: &[&str]) -> Result<Vec<DynTensor
         "searchsorted" => a().searchsorted(&b(), p[0] == "1")?,
         "isin" => a().isin(&b())?,
         "bincount" => a().bincount(p[0].parse().unwrap())?,
+        "cummax" => a().cummax(p[0].parse().unwrap())?.0,
+        "cummax_idx" => a().cummax(p[0].parse().unwrap())?.1,
+        "cummin" => a().cummin(p[0].parse().unwrap())?.0,
+        "cummin_idx" => a().cummin(p[0].parse().unwrap())?.1,
+        "logcumsumexp" => a().logcumsumexp(p[0].parse().unwrap())?,
+        "kthvalue" => {
+            let k = p[0].parse().unwrap();
+            a().kthvalue(k, p[1].parse().unwrap(), p[2] == "1")?.0
+        }
+        "nanmedian" => a().nanmedian(p[0].parse().unwrap(), p[1] == "1")?.0,
+        "fmax" => a().fmax(&b())?,
+        "fmin" => a().fmin(&b())?,
+        "heaviside" => a().heaviside(&b())?,
+        "logaddexp2" => a().logaddexp2(&b())?,
+        "signbit" => a().signbit()?,
+        "frac" => a().frac()?,
+        "sinc" => a().sinc()?,
+        "deg2rad" => a().deg2rad()?,
+        "rad2deg" => a().rad2deg()?,
+        "addcmul" => a().addcmul(&b(), &x[2], scalar(p[0]))?,
+        "addcdiv" => a().addcdiv(&b(), &x[2], scalar(p[0]))?,
+        "clamp" => {
+            let bound = |s: &str| (s != "-").then(|| scalar(s));
+            a().clamp(bound(p[0]), bound(p[1]))?
+        }
+        "take_along_dim" => a().take_along_dim(&b(), Some(p[0].parse().unwrap()))?,
+        "scatter" => a().scatter(p[0].parse().unwrap(), &b(), &x[2])?,
+        "index_fill" => a().index_fill(p[0].parse().unwrap(), &b(), scalar(p[1]))?,
+        "index_copy" => a().index_copy(p[0].parse().unwrap(), &b(), &x[2])?,
+        "masked_scatter" => a().masked_scatter(&b(), &x[2])?,
+        "vector_norm" => {
+            let ord = p[0].parse().unwrap();
+            a().vector_norm(ord, &axes(p[1]), p[2] == "1")?
+        }
+        "matrix_norm" => {
+            use typed_tensor::ops::matrix::MatrixNorm;
+            let ord = match p[0] {
+                "fro" => MatrixNorm::Fro,
+                "nuc" => MatrixNorm::Nuc,
+                o => MatrixNorm::Ord(o.parse().unwrap()),
+            };
+            a().matrix_norm(ord, false)?
+        }
+        "logdet" => a().logdet()?,
+        "cond" => {
+            let t = a().to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>()?;
+            DynTensor::from(t.try_cond()?).to_dtype(x[0].dtype())?
+        }
+        "matrix_rank" => {
+            let t = a().downcast::<f64, Cpu>()?;
+            t.try_matrix_rank(None)?.into()
+        }
+        "multi_dot" => {
+            let ts: Vec<Tensor<f64>> = (x.iter())
+                .map(|t| t.to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>())
+                .collect::<Result<_>>()?;
+            let refs: Vec<&Tensor<f64>> = ts.iter().collect();
+            DynTensor::from(Tensor::try_multi_dot(&refs)?).to_dtype(x[0].dtype())?
+        }
+        "baddbmm" => a().baddbmm(&b(), &x[2], scalar(p[0]), scalar(p[1]))?,
         other => panic!("unknown op {other}"),
     };
     Ok(vec![r])

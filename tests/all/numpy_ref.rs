@@ -64,6 +64,17 @@ fn numpy_reference_cases_of_the_composites() {
     check_fixture("cases_composite");
 }
 
+/// 492 cases of the PyTorch-core composites (`cummax`/`cummin` and their indices,
+/// `logcumsumexp`, `kthvalue`, `nanmedian`, `fmax`/`fmin`, `heaviside`, `logaddexp2`, `signbit`,
+/// `frac`, `sinc`, `deg2rad`/`rad2deg`, `addcmul`/`addcdiv`, `clamp`, `take_along_dim`,
+/// `scatter` with repeated targets, `index_fill`/`index_copy`, `masked_scatter`,
+/// `vector_norm`, `matrix_norm`, `logdet`, `cond`, `matrix_rank`, `multi_dot`, `baddbmm`)
+/// against NumPy, or PyTorch where NumPy lacks the op (`gen4.py 41 600`).
+#[test]
+fn numpy_reference_cases_of_the_core_composites() {
+    check_fixture("cases_core");
+}
+
 fn check_fixture(name: &str) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/numpy");
     let arrays: BTreeMap<String, DynTensor> = load_npz(format!("{dir}/{name}.npz")).unwrap();
