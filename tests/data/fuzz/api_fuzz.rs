@@ -473,7 +473,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     5 => nn::layer_norm(&x, &ws, Some(&w), Some(&b), 1e-5),
                     6 => nn::rms_norm(&x, &xs[xs.len().saturating_sub(u % 3)..], None, e),
                     7 => nn::embedding(&t, &w),
-                    8 => nn::batch_norm(&x, Some(&b), Some(&b.abs()), Some(&w), None, u % 2 == 0, 0.1, 1e-5),
+                    8 => nn::batch_norm(&x, Some(&b.try_deep_copy().unwrap()), Some(&b.abs()), Some(&w), None, u % 2 == 0, 0.1, 1e-5),
                     9 => nn::group_norm(&x, groups, Some(&b), Some(&b), 1e-5),
                     10 => nn::normalize(&x, e, ax, 1e-12),
                     11 => nn::cosine_similarity(&x, &w, ax, 1e-8),
