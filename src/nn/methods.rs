@@ -2,7 +2,7 @@
 //! `x.conv2d(..)` panics with the error, as every other op of the library. Each is a thin
 //! shell over the free function of the same name, which stays the definition.
 
-use super::{Conv2dOptions, Reduction};
+use super::{Conv2dOptions, Interpolation, Reduction};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{OrPanic, Result};
@@ -78,6 +78,16 @@ nn_methods! {
     normalize, try_normalize = normalize(p: f64, axis: i64, eps: f64);
     cosine_similarity, try_cosine_similarity = cosine_similarity(other: &Tensor<T, D>,
         axis: i64, eps: f64);
+    /// The transposed 2-d convolution of an `(N, C, H, W)` input.
+    conv_transpose2d, try_conv_transpose2d = conv_transpose2d(weight: &Tensor<T, D>,
+        bias: Option<&Tensor<T, D>>, opts: Conv2dOptions, output_padding: (usize, usize));
+    /// An `(N, C, H, W)` input resized to `size`.
+    interpolate, try_interpolate = interpolate(size: (usize, usize), mode: Interpolation);
+    /// Instance normalisation of an `(N, C, ...)` input.
+    instance_norm, try_instance_norm = instance_norm(weight: Option<&Tensor<T, D>>,
+        bias: Option<&Tensor<T, D>>, eps: f64);
+    /// The `p`-norm distances between the rows of `self` and those of `other`.
+    cdist, try_cdist = cdist(other: &Tensor<T, D>, p: f64);
 }
 
 impl<D: Backend> Tensor<i64, D> {

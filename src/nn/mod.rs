@@ -31,6 +31,7 @@ pub(crate) use conv::{Window, fold};
 mod loss;
 mod methods;
 mod rearrange;
+mod resample;
 
 pub use layers::{
     batch_norm, cdist, cosine_similarity, dropout, embedding, group_norm, instance_norm,
@@ -41,6 +42,7 @@ pub use loss::{
     linear, mse_loss, nll_loss, smooth_l1_loss,
 };
 pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
+pub use resample::{Interpolation, conv_transpose2d, interpolate};
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;

@@ -751,3 +751,180 @@ fn core_ops_dyn_forms() {
         [2.; 4]
     );
 }
+
+/// `conv_transpose2d` and `interpolate` against PyTorch's outputs on the inputs stored in
+/// `tests/data/torch_grads/resample.npz` (made by `make/resample.py`), on every device, and
+/// their gradients by `gradcheck`.
+#[test]
+fn resample_matches_pytorch() {
+    use nn::{Conv2dOptions, Interpolation};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let arrays = typed_tensor::io::load_npz(format!("{dir}/resample.npz")).unwrap();
+    let get = |k: &str| arrays[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("resample", |dev| {
+        let on = |k: &str| get(k).to_device(&dev).unwrap();
+        let same = |got: Tensor<f64, _>, want: &str| {
+            let w = get(want);
+            assert_eq!(got.dims(), w.dims(), "{want}");
+            assert_close(&host(&got), &w.to_vec(), 1e-13);
+        };
+        let opts = |stride, padding, dilation, groups| Conv2dOptions {
+            stride,
+            padding,
+            dilation,
+            groups,
+        };
+        let (x, w, b) = (on("x"), on("w"), on("b"));
+        let y = nn::conv_transpose2d(&x, &w, Some(&b), opts((2, 1), (1, 0), (1, 2), 1), (1, 0));
+        same(y.unwrap(), "ct1");
+        let y = nn::conv_transpose2d(
+            &on("x3"),
+            &on("wg"),
+            None,
+            opts((2, 2), (1, 1), (1, 1), 3),
+            (0, 0),
+        );
+        same(y.unwrap(), "ct_groups");
+        let wg1 = on("wg").narrow(0, 0, 1).unwrap();
+        let y = nn::conv_transpose2d(
+            &on("x4"),
+            &wg1,
+            None,
+            opts((1, 1), (0, 2), (1, 1), 1),
+            (0, 0),
+        );
+        same(y.unwrap(), "ct_crop");
+        let xi = on("xi");
+        same(
+            nn::interpolate(&xi, (5, 3), Interpolation::Nearest).unwrap(),
+            "nearest",
+        );
+        let bil = |align_corners| Interpolation::Bilinear { align_corners };
+        same(
+            nn::interpolate(&xi, (5, 7), bil(false)).unwrap(),
+            "bilinear",
+        );
+        same(
+            nn::interpolate(&xi, (2, 7), bil(true)).unwrap(),
+            "bilinear_corners",
+        );
+        same(
+            nn::interpolate(&xi, (1, 2), bil(false)).unwrap(),
+            "bilinear_down",
+        );
+        // Refused arguments.
+        let bad = |r: Result<Tensor<f64, _>>| r.unwrap_err().to_string();
+        assert!(
+            bad(nn::conv_transpose2d(
+                &x,
+                &w,
+                None,
+                opts((1, 1), (0, 0), (1, 1), 1),
+                (1, 0)
+            ))
+            .contains("output_padding")
+        );
+        assert!(
+            bad(nn::conv_transpose2d(
+                &x,
+                &w,
+                Some(&x),
+                opts((1, 1), (0, 0), (1, 1), 1),
+                (0, 0)
+            ))
+            .contains("bias")
+        );
+        assert!(
+            bad(nn::conv_transpose2d(
+                &x,
+                &w,
+                None,
+                opts((0, 1), (0, 0), (1, 1), 1),
+                (0, 0)
+            ))
+            .contains("stride")
+        );
+        assert!(
+            bad(nn::conv_transpose2d(
+                &on("x4"),
+                &wg1,
+                None,
+                opts((1, 1), (9, 0), (1, 1), 1),
+                (0, 0)
+            ))
+            .starts_with("conv_transpose2d")
+        );
+        assert!(
+            bad(nn::conv_transpose2d(
+                &xi,
+                &w,
+                None,
+                Conv2dOptions::default(),
+                (0, 0)
+            ))
+            .starts_with("conv_transpose2d")
+        );
+        assert!(
+            bad(nn::interpolate(&b, (2, 2), Interpolation::Nearest)).starts_with("interpolate")
+        );
+        let empty = Tensor::<f64, _>::zeros_on([1, 1, 0, 2], &dev).unwrap();
+        assert!(nn::interpolate(&empty, (3, 2), Interpolation::Nearest).is_err());
+        assert!(nn::interpolate(&xi, (0, 5), bil(true)).is_err());
+        let no_batch = Tensor::<f64, _>::zeros_on([0, 2, 3, 4], &dev).unwrap();
+        assert_eq!(
+            nn::interpolate(&no_batch, (7, 5), bil(true))
+                .unwrap()
+                .dims(),
+            &[0, 2, 7, 5]
+        );
+        let far = opts((usize::MAX, 1), (0, 0), (1, 1), 1);
+        assert!(nn::conv_transpose2d(&on("x4"), &wg1, None, far, (0, 0)).is_err());
+        let huge = nn::interpolate(&xi, (usize::MAX / 4, 2), Interpolation::Nearest);
+        assert!(huge.is_err());
+    });
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let o = Conv2dOptions {
+        stride: (2, 1),
+        padding: (1, 0),
+        dilation: (1, 2),
+        groups: 1,
+    };
+    check(
+        "conv_transpose2d",
+        &|v| nn::conv_transpose2d(&v[0], &v[1], Some(&v[2]), o, (1, 0)),
+        &[get("x"), get("w"), get("b")],
+    );
+    let og = Conv2dOptions {
+        stride: (2, 2),
+        padding: (1, 1),
+        dilation: (1, 1),
+        groups: 3,
+    };
+    check(
+        "conv_transpose2d groups",
+        &|v| nn::conv_transpose2d(&v[0], &v[1], None, og, (0, 0)),
+        &[get("x3"), get("wg")],
+    );
+    check(
+        "interpolate nearest",
+        &|v| nn::interpolate(&v[0], (5, 3), Interpolation::Nearest),
+        &[get("xi")],
+    );
+    check(
+        "interpolate bilinear",
+        &|v| {
+            nn::interpolate(
+                &v[0],
+                (5, 7),
+                Interpolation::Bilinear {
+                    align_corners: false,
+                },
+            )
+        },
+        &[get("xi")],
+    );
+}

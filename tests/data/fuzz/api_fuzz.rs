@@ -432,7 +432,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(24);
+            let f = g.n(26);
             let nd = [2usize, 3, 4, 4, 4][g.n(5)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -488,6 +488,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     20 => nn::linear(&x, &w, Some(&b)),
                     21 => x.try_softmax(ax),
                     22 => x.try_glu(ax),
+                    23 => nn::conv_transpose2d(&x, &w, Some(&b), opts, (u % 3, g_u(u) % 2)),
+                    24 => nn::interpolate(&x, (u % 9, k.1 * 3), if u % 2 == 0 { nn::Interpolation::Nearest } else { nn::Interpolation::Bilinear { align_corners: u % 4 == 1 } }),
                     _ => x.try_celu(e),
                 };
                 r.map(|t| vec![DynTensor::from(t)])
