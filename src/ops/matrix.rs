@@ -1,7 +1,8 @@
 //! Matrix functions composed of the factorizations (`ops/decomp.rs`) and `matmul`, under
 //! PyTorch's `linalg` names: `vector_norm` (every order, negative ones included),
 //! `matrix_norm`, `cond`, `matrix_rank`, `logdet` and `multi_dot` (the cheapest
-//! multiplication order, NumPy's `linalg.multi_dot`). The SVD-based ones (`matrix_norm` of
+//! multiplication order, NumPy's `linalg.multi_dot`), and the solvers `cholesky_solve`,
+//! `solve_triangular` and `lstsq` (through `solve` and `pinv`). The SVD-based ones (`matrix_norm` of
 //! order ±2 or `Nuc`, `cond`, `matrix_rank`) need the `linalg` feature and have no gradient,
 //! as `svd` has none.
 //!
@@ -194,6 +195,84 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         Tensor::try_where(&sign.try_lt(&zero)?, &nan, &log)
     }
 
+    /// `X` with `A · X = B` for `A = L·Lᵀ` given its Cholesky factor `l` (`self` is `B`; PyTorch
+    /// `cholesky_solve(B, L, upper)`, with `upper` for `A = Uᵀ·U`): two triangular solves.
+    /// Shapes as [`Tensor::try_solve`]. Differentiable in both.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_solve`] (`Singular` for a zero on the factor's diagonal).
+    pub fn try_cholesky_solve(&self, l: &Self, upper: bool) -> Result<Float<T, D>> {
+        let lf = l.try_cast::<FloatOf<T>>()?;
+        let lower = if upper { lf.transpose(-1, -2)? } else { lf };
+        let y = lower.try_tril(0)?.try_solve(&self.try_cast()?)?;
+        lower.try_tril(0)?.transpose(-1, -2)?.try_solve(&y)
+    }
+
+    /// `X` with `A · X = B` (or `X · A = B` when not `left`) for the triangle of `self`, `A`,
+    /// read from its upper or lower part, with ones on the diagonal when `unitriangular`
+    /// (PyTorch `linalg.solve_triangular`); the other part is ignored. `b` is `(..., n, k)`
+    /// (`(..., k, n)` when not `left`). Differentiable.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_solve`].
+    pub fn try_solve_triangular(
+        &self,
+        b: &Self,
+        upper: bool,
+        left: bool,
+        unitriangular: bool,
+    ) -> Result<Float<T, D>> {
+        let a = self.try_cast::<FloatOf<T>>()?;
+        let tri = |k| if upper { a.try_triu(k) } else { a.try_tril(k) };
+        let a = if unitriangular {
+            let (n, m) = matrix_dims("solve_triangular", &a)?;
+            let off = tri(if upper { 1 } else { -1 })?;
+            off.try_add(&Tensor::identity_on(n, m, a.device_handle())?)?
+        } else {
+            tri(0)?
+        };
+        let b = b.try_cast::<FloatOf<T>>()?;
+        if left {
+            a.try_solve(&b)
+        } else {
+            // X·A = B  ⇔  Aᵀ·Xᵀ = Bᵀ.
+            a.transpose(-1, -2)?
+                .try_solve(&b.transpose(-1, -2)?)?
+                .transpose(-1, -2)
+        }
+    }
+
+    /// The least-squares solution `X` minimising `‖A·X - B‖` of each `(m, n)` matrix `A`
+    /// (`self`) and `b` `(m, k)` or `(m,)`, with the smallest norm when `A` is rank-deficient
+    /// (NumPy `linalg.lstsq`'s solution, PyTorch `linalg.lstsq(..).solution` with the `gelsd`
+    /// driver): `pinv(A) · B`. Differentiable where `A` has full rank.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_pinv`]; `ShapeMismatch` when `b`'s rows differ from `m`.
+    pub fn try_lstsq(&self, b: &Self) -> Result<Float<T, D>> {
+        let (m, _) = matrix_dims("lstsq", self)?;
+        let rows = if b.ndim() == 1 {
+            b.dims()[0]
+        } else {
+            b.dims().get(b.ndim().wrapping_sub(2)).copied().unwrap_or(0)
+        };
+        if b.ndim() == 0 || rows != m {
+            return Err(Error::ShapeMismatch {
+                op: "lstsq",
+                lhs: self.shape().clone(),
+                rhs: b.shape().clone(),
+                msg: format!("b needs {m} rows, one per row of A"),
+            });
+        }
+        let p = self.try_pinv()?;
+        let b = b.try_cast::<FloatOf<T>>()?;
+        if b.ndim() == 1 {
+            p.try_matmul(&b.unsqueeze(-1)?)?.squeeze_dims(&[-1])
+        } else {
+            p.try_matmul(&b)
+        }
+    }
+
     /// The product of a chain of matrices in the cheapest order (NumPy `linalg.multi_dot`,
     /// PyTorch `linalg.multi_dot`): the first may be 1-d (a row vector) and the last 1-d (a
     /// column vector), the rest 2-d; the order is chosen by the textbook dynamic program over
@@ -308,6 +387,12 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         matrix_rank, try_matrix_rank(tol: Option<f64>) -> Tensor<i64, D>;
         /// [`Tensor::try_logdet`], panicking with its error.
         logdet, try_logdet() -> Float<T, D>;
+        /// [`Tensor::try_cholesky_solve`], panicking with its error.
+        cholesky_solve, try_cholesky_solve(l: &Self, upper: bool) -> Float<T, D>;
+        /// [`Tensor::try_solve_triangular`], panicking with its error.
+        solve_triangular, try_solve_triangular(b: &Self, upper: bool, left: bool, unitriangular: bool) -> Float<T, D>;
+        /// [`Tensor::try_lstsq`], panicking with its error.
+        lstsq, try_lstsq(b: &Self) -> Float<T, D>;
     }
 
     /// [`Tensor::try_multi_dot`], panicking with its error.

@@ -193,7 +193,61 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         squeezed(self.try_gather(a, &idx)?, idx, ax, keepdim)
     }
 
+    /// The histogram of the elements in `bins` equal-width bins over `[min, max]` (PyTorch
+    /// `histc`), as counts of `T`: elements outside the range and NaN are not counted, and
+    /// `max` itself falls in the last bin. With `min == max` the range is the data's minimum
+    /// and maximum (read back from the device), widened by 1 on each side if those are equal.
+    /// Not differentiable, as in PyTorch.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for `bins == 0`, `min > max`, a NaN bound, or a data range that is
+    /// not finite.
+    pub fn try_histc(&self, bins: usize, min: f64, max: f64) -> Result<Self> {
+        let op = "histc";
+        if bins == 0 || min.is_nan() || max.is_nan() || min > max {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("needs bins > 0 and min <= max, got {bins} bins over [{min}, {max}]"),
+            });
+        }
+        crate::autograd::no_grad(|| {
+            let x = self.try_cast::<f64>()?.try_reshape([self.numel()])?;
+            let (mut lo, mut hi) = (min, max);
+            if lo == hi && x.numel() > 0 {
+                lo = x.try_min(&[], false)?.try_item()?;
+                hi = x.try_max(&[], false)?.try_item()?;
+                if !(lo.is_finite() && hi.is_finite()) {
+                    return Err(Error::InvalidArgument {
+                        op,
+                        msg: format!(
+                            "the data's range [{lo}, {hi}] is not finite; give min and max"
+                        ),
+                    });
+                }
+            }
+            if lo == hi {
+                (lo, hi) = (lo - 1.0, hi + 1.0);
+            }
+            let valid = x
+                .try_ge_scalar(lo)?
+                .try_logical_and(&x.try_le_scalar(hi)?)?;
+            let at = x
+                .try_sub_scalar(lo)?
+                .try_mul_scalar(bins as f64)?
+                .try_div_scalar(hi - lo)?
+                .try_floor()?
+                .try_clip(0.0, (bins - 1) as f64)?
+                .try_cast::<i64>()?;
+            let counts = Tensor::<f64, D>::zeros_on([bins], self.device_handle())?;
+            counts
+                .try_scatter_add(0, &at, &valid.try_cast::<f64>()?)?
+                .try_cast::<T>()
+        })
+    }
+
     crate::ops::plain_forms! {
+        /// [`Tensor::try_histc`], panicking with its error.
+        histc, try_histc(bins: usize, min: f64, max: f64) -> Self;
         /// [`Tensor::try_trapezoid`], panicking with its error.
         trapezoid, try_trapezoid(dx: f64, axis: i64) -> Self;
         /// [`Tensor::try_nanmedian`], panicking with its error.

@@ -928,3 +928,248 @@ fn resample_matches_pytorch() {
         &[get("xi")],
     );
 }
+
+fn aliases_and_solvers<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let m = Tensor::<i32, D>::from_vec_on(vec![1, 2, 3, 4, 5, 6], [2, 3], dev)?;
+    assert_eq!(host(&m.fliplr()?), [3., 2., 1., 6., 5., 4.]);
+    assert_eq!(host(&m.flipud()?), [4., 5., 6., 1., 2., 3.]);
+    assert!(m.narrow(0, 0, 1)?.squeeze().fliplr().is_err());
+    assert_eq!(m.moveaxis(&[0], &[1])?.dims(), &[3, 2]);
+    assert_eq!(m.narrow(0, 0, 1)?.expand_as(&m)?.dims(), &[2, 3]);
+    assert_eq!(host(&m.flipud()?.try_msort()?), [1., 2., 3., 4., 5., 6.]);
+    assert_eq!(host(&m.try_gt_scalar(4)?.try_argwhere()?), [1., 1., 1., 2.]);
+    let df = Tensor::<i32, D>::from_vec_on(vec![1, 2, 3, 4], [2, 2], dev)?.try_diagflat(1)?;
+    assert_eq!(df.dims(), &[5, 5]);
+    assert_eq!(host(&df)[1..3], [1., 0.]);
+    let x = v(vec![0.5, 1., 2.5, 3., -1., 1.], &[2, 3])?;
+    let edges = v(vec![1., 2., 3.], &[3])?;
+    assert_eq!(
+        host(&x.try_bucketize(&edges, false)?),
+        [0., 0., 2., 2., 0., 0.]
+    );
+    assert_eq!(
+        host(&x.try_bucketize(&edges, true)?),
+        [0., 1., 2., 3., 0., 1.]
+    );
+    let h = v(vec![0.5, 1., 1.5, 2., 2.5, 3., f64::NAN, -1., 7.], &[9])?;
+    assert_eq!(host(&h.try_histc(4, 0.0, 3.0)?), [1., 1., 2., 2.]);
+    assert_eq!(
+        host(&v(vec![1., 2., 2., 3., 5.], &[5])?.try_histc(4, 0.0, 0.0)?),
+        [1., 2., 1., 1.]
+    );
+    assert_eq!(
+        host(&v(vec![2., 2.], &[2])?.try_histc(4, 0.0, 0.0)?),
+        [0., 0., 2., 0.]
+    );
+    assert!(h.try_histc(4, 0.0, 0.0).is_err()); // the data's range holds NaN
+    assert!(h.try_histc(0, 0.0, 1.0).is_err());
+    assert!(h.try_histc(3, 2.0, 1.0).is_err());
+    let vi = Tensor::<i64, D>::from_vec_on(vec![1, 2, 3, 5], [4], dev)?;
+    assert_eq!(
+        host(&vi.try_vander(Some(3), false)?),
+        [1., 1., 1., 4., 2., 1., 9., 3., 1., 25., 5., 1.]
+    );
+    assert_eq!(
+        host(&v(vec![2., -1.], &[2])?.try_vander(Some(4), true)?),
+        [1., 2., 4., 8., 1., -1., 1., -1.]
+    );
+    assert!(m.try_vander(None, true).is_err());
+    let idx = |r, c, o, lower| {
+        let t = if lower {
+            Tensor::<i64, D>::tril_indices_on(r, c, o, dev)
+        } else {
+            Tensor::<i64, D>::triu_indices_on(r, c, o, dev)
+        };
+        host(&t.unwrap())
+    };
+    assert_eq!(
+        idx(3, 4, 1, true),
+        [
+            0., 0., 1., 1., 1., 2., 2., 2., 2., 0., 1., 0., 1., 2., 0., 1., 2., 3.
+        ]
+    );
+    assert_eq!(
+        idx(4, 3, -1, false),
+        [
+            0., 0., 0., 1., 1., 1., 2., 2., 3., 0., 1., 2., 0., 1., 2., 1., 2., 2.
+        ]
+    );
+    assert_eq!(idx(4, 3, -2, true), [2., 3., 3., 0., 0., 1.]);
+    assert_eq!(
+        idx(3, 5, 2, false),
+        [0., 0., 0., 1., 1., 2., 2., 3., 4., 3., 4., 4.]
+    );
+    // Huge or degenerate sizes: no loop over empty rows, a fallible reservation otherwise.
+    assert!(idx(1 << 40, 0, 0, true).is_empty());
+    assert!(idx(1 << 40, 0, -(1 << 41), false).is_empty());
+    assert_eq!(idx(1 << 40, 1, -(1 << 41), true).len(), 0);
+    assert!(Tensor::<i64, D>::triu_indices_on(1 << 40, 1 << 20, -(1 << 41), dev).is_err());
+
+    let b = v(vec![1., 2., 3., -1., 0.5, 4.], &[3, 2])?;
+    let mm = v(vec![2., 7., 1., 3., -4., 5., 6., 8., -9.], &[3, 3])?;
+    let st = [
+        3.395833333333333,
+        2.291666666666667,
+        -0.8194444444444444,
+        -0.3055555555555556,
+        -0.05555555555555555,
+        -0.4444444444444444,
+    ];
+    assert_close(
+        &host(&mm.try_solve_triangular(&b, true, true, false)?),
+        &st,
+        1e-14,
+    );
+    assert_close(
+        &host(&mm.try_solve_triangular(&b, false, true, true)?),
+        &[1., 2., 0., -7., -5.5, 48.],
+        1e-14,
+    );
+    let right = [
+        0.5,
+        0.125,
+        0.06944444444444445,
+        1.0,
+        2.0,
+        0.7777777777777777,
+    ];
+    assert_close(
+        &host(&mm.try_solve_triangular(&b.t(), true, false, false)?),
+        &right,
+        1e-14,
+    );
+    Ok(())
+}
+
+#[cfg(feature = "linalg")]
+fn factorized_solvers<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let a = v(vec![4., 1., 2., 1., 5., 3., 2., 3., 6.], &[3, 3])?;
+    let b = v(vec![1., 2., 3., -1., 0.5, 4.], &[3, 2])?;
+    let want = [
+        0.25,
+        0.2,
+        0.7857142857142856,
+        -0.8571428571428571,
+        -0.39285714285714285,
+        1.0285714285714287,
+    ];
+    let l = a.try_cholesky(false)?;
+    assert_close(&host(&b.try_cholesky_solve(&l, false)?), &want, 1e-14);
+    assert_close(
+        &host(&b.try_cholesky_solve(&a.try_cholesky(true)?, true)?),
+        &want,
+        1e-14,
+    );
+    let r = v(vec![1., 2., 3., 4., 5., 7.], &[3, 2])?;
+    let y = v(vec![1., 0., 2.], &[3])?;
+    let x = r.try_lstsq(&y)?;
+    assert_eq!(x.dims(), &[2]);
+    assert_close(&host(&x), &[-1.7857142857142858, 1.5], 1e-13);
+    let rd = v(vec![1., 2., 2., 4., 3., 6.], &[3, 2])?;
+    let x = rd.try_lstsq(&v(vec![1., 2., 2.], &[3, 1])?)?;
+    assert_close(&host(&x), &[0.1571428571428571, 0.3142857142857143], 1e-13);
+    assert!(r.try_lstsq(&v(vec![1., 2.], &[2])?).is_err());
+    Ok(())
+}
+
+#[test]
+fn aliases_histograms_and_solvers_on_every_device() {
+    on_every_device!("core_aliases", |dev| {
+        aliases_and_solvers(&dev).unwrap();
+        #[cfg(feature = "linalg")]
+        factorized_solvers(&dev).unwrap();
+    });
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let mm = t(vec![2., 7., 1., 3., -4., 5., 6., 8., -9.], &[3, 3]);
+    let b = t(vec![1., 2., 3., -1., 0.5, 4.], &[3, 2]);
+    check(
+        "solve_triangular",
+        &|v| v[0].try_solve_triangular(&v[1], true, false, false),
+        &[mm.clone(), b.t()],
+    );
+    check(
+        "vander",
+        &|v| v[0].try_vander(Some(4), false),
+        &[t(vec![0.0, -1.5, 2.0], &[3])],
+    );
+    check("diagflat", &|v| v[0].try_diagflat(-1), &[b.clone()]);
+    #[cfg(feature = "linalg")]
+    {
+        let a = t(vec![4., 1., 2., 1., 5., 3., 2., 3., 6.], &[3, 3]);
+        let l = a.cholesky(false);
+        check(
+            "cholesky_solve",
+            &|v| v[0].try_cholesky_solve(&v[1], false),
+            &[b.clone(), l],
+        );
+        let r = t(vec![1., 2., 3., 4., 5., 7.], &[3, 2]);
+        check(
+            "lstsq",
+            &|v| v[0].try_lstsq(&v[1]),
+            &[r, t(vec![1., 0., 2.], &[3])],
+        );
+    }
+}
+
+#[test]
+fn aliases_and_solvers_dyn_forms() {
+    let f =
+        |v: Vec<f64>, s: &[usize]| DynTensor::from(Tensor::<f64>::from_vec(v, s.to_vec()).unwrap());
+    let m = f(vec![1., 2., 3., 4.], &[2, 2]);
+    assert_eq!(
+        m.fliplr().unwrap().to_vec::<f64>().unwrap(),
+        [2., 1., 4., 3.]
+    );
+    assert_eq!(
+        m.flipud().unwrap().to_vec::<f64>().unwrap(),
+        [3., 4., 1., 2.]
+    );
+    assert_eq!(m.diagflat(0).unwrap().shape().dims(), &[4, 4]);
+    let b = m.bucketize(&f(vec![2., 3.], &[2]), false).unwrap();
+    assert_eq!(b.to_vec::<i64>().unwrap(), [0, 0, 1, 2]);
+    let bools = DynTensor::from(Tensor::<bool>::from_vec(vec![false, true], [2]).unwrap());
+    assert_eq!(
+        bools
+            .bucketize(&bools, true)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        [1, 2]
+    );
+    assert!(m.bucketize(&bools, false).is_err());
+    assert_eq!(
+        m.histc(2, 1.0, 4.0).unwrap().to_vec::<f64>().unwrap(),
+        [2., 2.]
+    );
+    assert!(bools.histc(2, 0.0, 1.0).is_err());
+    let v = DynTensor::from(tensor![2i32, 3]);
+    assert_eq!(
+        v.vander(None, true).unwrap().to_vec::<i32>().unwrap(),
+        [1, 2, 1, 3]
+    );
+    let x = m
+        .solve_triangular(&f(vec![1., 4.], &[2, 1]), false, true, false)
+        .unwrap();
+    assert_close(&x.to_vec::<f64>().unwrap(), &[1., 0.25], 1e-15);
+    #[cfg(feature = "linalg")]
+    {
+        let l = f(vec![2., 0., 1., 1.], &[2, 2]);
+        let x = f(vec![4., 2.], &[2, 1]).cholesky_solve(&l, false).unwrap();
+        assert_close(&x.to_vec::<f64>().unwrap(), &[1.0, 0.0], 1e-14);
+        assert_close(
+            &m.lstsq(&f(vec![5., 11.], &[2]))
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap(),
+            &[1., 2.],
+            1e-13,
+        );
+    }
+}

@@ -239,4 +239,52 @@ impl DynTensor {
     pub fn matrix_norm(&self, ord: MatrixNorm, keepdim: bool) -> Result<DynTensor> {
         numeric!(self, "matrix_norm", t => Ok(t.try_matrix_norm(ord, keepdim)?.into()))
     }
+    /// The columns in reverse order, a view (see [`crate::Tensor::fliplr`]).
+    pub fn fliplr(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.fliplr()?.into()))
+    }
+    /// The rows in reverse order, a view (see [`crate::Tensor::flipud`]).
+    pub fn flipud(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.flipud()?.into()))
+    }
+    /// The flattened tensor on the `k`-th diagonal (see [`crate::Tensor::diagflat`]).
+    pub fn diagflat(&self, k: i64) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_diagflat(k)?.into()))
+    }
+    /// The Int64 bucket of each element among the sorted 1-d `boundaries` (see
+    /// [`crate::Tensor::bucketize`]).
+    pub fn bucketize(&self, boundaries: &DynTensor, right: bool) -> Result<DynTensor> {
+        pair!(self, boundaries, "bucketize", a, b => Ok(a.try_bucketize(b, right)?.into()),
+            bool: Ok(a.try_bucketize(b, right)?.into()))
+    }
+    /// The histogram in `bins` bins over `[min, max]` (see [`crate::Tensor::histc`]); float
+    /// dtypes.
+    pub fn histc(&self, bins: usize, min: f64, max: f64) -> Result<DynTensor> {
+        float!(self, "histc", "", t => Ok(t.try_histc(bins, min, max)?.into()))
+    }
+    /// The Vandermonde matrix of a 1-d tensor (see [`crate::Tensor::vander`]).
+    pub fn vander(&self, n: Option<usize>, increasing: bool) -> Result<DynTensor> {
+        numeric!(self, "vander", t => Ok(t.try_vander(n, increasing)?.into()))
+    }
+    /// `X` with `A·X = B` for the triangle of `self` (see
+    /// [`crate::Tensor::solve_triangular`]).
+    pub fn solve_triangular(
+        &self,
+        b: &DynTensor,
+        upper: bool,
+        left: bool,
+        unitriangular: bool,
+    ) -> Result<DynTensor> {
+        pair!(self, b, "solve_triangular", a, b => Ok(a.try_solve_triangular(b, upper, left, unitriangular)?.into()),
+            bool: Err(not_numeric("solve_triangular")))
+    }
+    /// `X` with `L·Lᵀ·X = self` (see [`crate::Tensor::cholesky_solve`]).
+    pub fn cholesky_solve(&self, l: &DynTensor, upper: bool) -> Result<DynTensor> {
+        pair!(self, l, "cholesky_solve", b, l => Ok(b.try_cholesky_solve(l, upper)?.into()),
+            bool: Err(not_numeric("cholesky_solve")))
+    }
+    /// The least-squares solution of `self · X = b` (see [`crate::Tensor::lstsq`]).
+    pub fn lstsq(&self, b: &DynTensor) -> Result<DynTensor> {
+        pair!(self, b, "lstsq", a, b => Ok(a.try_lstsq(b)?.into()), bool: Err(not_numeric("lstsq")))
+    }
 }

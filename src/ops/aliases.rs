@@ -1,0 +1,252 @@
+//! NumPy's and PyTorch's names for ops this crate has under another name or in one line:
+//! `fliplr`/`flipud`, `moveaxis`, `expand_as`, `msort`, `argwhere`, `diagflat`, `bucketize`,
+//! and the constructors `vander`, `tril_indices`/`triu_indices`.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//!
+//! let m = tensor![[1, 2], [3, 4]];
+//! assert_eq!(m.fliplr()?.to_vec(), vec![2, 1, 4, 3]);
+//! assert_eq!(tensor![0.5f32, 2.0].bucketize(&tensor![1.0f32, 2.0], false).to_vec(), vec![0, 1]);
+//! assert_eq!(tensor![2i32, 3].vander(Some(3), false).to_vec(), vec![4, 2, 1, 9, 3, 1]);
+//! let ij = Tensor::<i64>::tril_indices(3, 3, 0)?;
+//! assert_eq!(ij.to_vec(), vec![0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::device::Cpu;
+use crate::dtype::{Element, NumElement};
+use crate::error::{Error, OrPanic, Result};
+use crate::tensor::Tensor;
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The columns in reverse order, a view (NumPy `fliplr`: axis 1).
+    ///
+    /// # Errors
+    /// `Axis` for a tensor of fewer than 2 dimensions.
+    pub fn fliplr(&self) -> Result<Self> {
+        if self.ndim() < 2 {
+            return Err(Error::Axis {
+                op: "fliplr",
+                axis: 1,
+                shape: self.shape().clone(),
+                ndim: self.ndim(),
+                msg: "needs at least 2 dimensions",
+            });
+        }
+        self.flip(&[1])
+    }
+
+    /// The rows in reverse order, a view (NumPy `flipud`: axis 0).
+    ///
+    /// # Errors
+    /// `Axis` for a 0-d tensor.
+    pub fn flipud(&self) -> Result<Self> {
+        self.shape().axis("flipud", 0)?;
+        self.flip(&[0])
+    }
+
+    /// NumPy's name for [`Tensor::movedim`].
+    ///
+    /// # Errors
+    /// As [`Tensor::movedim`].
+    pub fn moveaxis(&self, source: &[i64], destination: &[i64]) -> Result<Self> {
+        self.movedim(source, destination)
+    }
+
+    /// `self` broadcast to `other`'s shape, a view (PyTorch `expand_as`).
+    ///
+    /// # Errors
+    /// `Broadcast` when the shape does not broadcast to `other`'s.
+    pub fn expand_as<U: Element>(&self, other: &Tensor<U, D>) -> Result<Self> {
+        self.broadcast_to(other.shape().clone())
+    }
+
+    /// The sorted values along the first axis (PyTorch `msort`, `sort(dim=0).values`).
+    ///
+    /// # Errors
+    /// `Axis` for a 0-d tensor.
+    pub fn try_msort(&self) -> Result<Self> {
+        Ok(self.try_sort(0, false)?.0)
+    }
+
+    /// NumPy's name for [`Tensor::try_nonzero`]: the `(k, ndim)` coordinates of the non-zero
+    /// elements.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_nonzero`].
+    pub fn try_argwhere(&self) -> Result<Tensor<i64, D>> {
+        self.try_nonzero()
+    }
+
+    /// The flattened tensor on the `k`-th diagonal of a square matrix (NumPy `diagflat`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_diag`] of the flattened tensor.
+    pub fn try_diagflat(&self, k: i64) -> Result<Self> {
+        self.try_reshape([self.numel()])?.try_diag(k)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_msort`], panicking with its error.
+        msort, try_msort() -> Self;
+        /// [`Tensor::try_argwhere`], panicking with its error.
+        argwhere, try_argwhere() -> Tensor<i64, D>;
+        /// [`Tensor::try_diagflat`], panicking with its error.
+        diagflat, try_diagflat(k: i64) -> Self;
+    }
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The bucket of each element among the sorted 1-d `boundaries` (PyTorch `bucketize`):
+    /// the `i` with `boundaries[i-1] < x <= boundaries[i]`, or with `right` the `i` with
+    /// `boundaries[i-1] <= x < boundaries[i]`; [`Tensor::try_searchsorted`] with the roles
+    /// swapped. As i64, in `self`'s shape.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_searchsorted`] (`boundaries` must be 1-d).
+    pub fn try_bucketize(&self, boundaries: &Self, right: bool) -> Result<Tensor<i64, D>> {
+        boundaries.try_searchsorted(self, right)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_bucketize`], panicking with its error.
+        bucketize, try_bucketize(boundaries: &Self, right: bool) -> Tensor<i64, D>;
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The Vandermonde matrix of a 1-d tensor (NumPy `vander`): `(len, n)` with column `j`
+    /// holding `x^(n-1-j)`, or `x^j` when `increasing`; `n` defaults to the length.
+    /// Differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 1-d; `ShapeOverflow`/`OutOfMemory` for a huge `n`.
+    pub fn try_vander(&self, n: Option<usize>, increasing: bool) -> Result<Self> {
+        if self.ndim() != 1 {
+            return Err(Error::InvalidArgument {
+                op: "vander",
+                msg: format!("needs a 1-d tensor, got shape {}", self.shape()),
+            });
+        }
+        let n = n.unwrap_or(self.numel());
+        let powers = (0..n).map(|j| T::from_f64(j as f64));
+        let e = crate::alloc::collect("vander", n, powers)?;
+        let e = Self::from_vec_on(e, [n], self.device_handle())?;
+        let v = self.unsqueeze(1)?.try_pow(&e)?;
+        if increasing { Ok(v) } else { v.flip(&[1]) }
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_vander`], panicking with its error.
+        vander, try_vander(n: Option<usize>, increasing: bool) -> Self;
+    }
+}
+
+/// The `(row, col)` coordinates of the elements on or below (`lower`) or on or above the
+/// `offset`-th diagonal of a `rows × cols` matrix, rows then columns, in row-major order. Only
+/// rows holding some of them are visited, so the work is the output's size.
+fn triangle(
+    op: &'static str,
+    rows: usize,
+    cols: usize,
+    offset: i64,
+    lower: bool,
+) -> Result<Vec<i64>> {
+    let (rows, cols, offset) = (rows as i128, cols as i128, offset as i128);
+    // Row r holds columns lo(r)..hi(r).
+    let span = |r: i128| {
+        if lower {
+            (0, (r + offset + 1).clamp(0, cols))
+        } else {
+            ((r + offset).clamp(0, cols), cols)
+        }
+    };
+    let (first, last) = if lower {
+        ((-offset).clamp(0, rows), rows)
+    } else {
+        (0, (cols - offset).clamp(0, rows))
+    };
+    if rows == 0 || cols == 0 {
+        return Ok(Vec::new());
+    }
+    // Full rows are counted at once, so this loop visits at most `cols` partial rows.
+    let full = |r: i128| span(r) == (0, cols);
+    let mut total: i128 = 0;
+    let mut r = first;
+    while r < last {
+        if full(r) {
+            // Lower: every later row is full. Upper: rows are full up to r = -offset.
+            let end = if lower {
+                last
+            } else {
+                (-offset + 1).clamp(r + 1, last)
+            };
+            total += (end - r) * cols;
+            r = end;
+        } else {
+            let (lo, hi) = span(r);
+            total += hi - lo;
+            r += 1;
+        }
+    }
+    let n = usize::try_from(total.saturating_mul(2)).map_err(|_| Error::OutOfMemory {
+        op,
+        bytes: usize::MAX,
+    })?;
+    let mut rs = crate::alloc::with_capacity(op, n)?;
+    let mut cs = crate::alloc::with_capacity(op, n / 2)?;
+    for r in first..last {
+        let (lo, hi) = span(r);
+        for c in lo..hi {
+            rs.push(r as i64);
+            cs.push(c as i64);
+        }
+    }
+    rs.extend(cs);
+    Ok(rs)
+}
+
+impl<D: Backend> Tensor<i64, D> {
+    /// The coordinates of the lower triangle of a `rows × cols` matrix, on and below the
+    /// `offset`-th diagonal, as a `(2, k)` tensor of rows then columns in row-major order, on
+    /// `device` (PyTorch `tril_indices`).
+    ///
+    /// # Errors
+    /// `OutOfMemory` when the coordinates do not fit in memory.
+    pub fn tril_indices_on(rows: usize, cols: usize, offset: i64, device: &D) -> Result<Self> {
+        let v = triangle("tril_indices", rows, cols, offset, true)?;
+        let k = v.len() / 2;
+        Self::from_vec_on(v, [2, k], device)
+    }
+
+    /// The coordinates of the upper triangle, on and above the `offset`-th diagonal (PyTorch
+    /// `triu_indices`); as [`Tensor::tril_indices_on`].
+    ///
+    /// # Errors
+    /// As [`Tensor::tril_indices_on`].
+    pub fn triu_indices_on(rows: usize, cols: usize, offset: i64, device: &D) -> Result<Self> {
+        let v = triangle("triu_indices", rows, cols, offset, false)?;
+        let k = v.len() / 2;
+        Self::from_vec_on(v, [2, k], device)
+    }
+}
+
+impl Tensor<i64, Cpu> {
+    /// [`Tensor::tril_indices_on`] the CPU.
+    ///
+    /// # Errors
+    /// As [`Tensor::tril_indices_on`].
+    pub fn tril_indices(rows: usize, cols: usize, offset: i64) -> Result<Self> {
+        Self::tril_indices_on(rows, cols, offset, &Cpu)
+    }
+
+    /// [`Tensor::triu_indices_on`] the CPU.
+    ///
+    /// # Errors
+    /// As [`Tensor::tril_indices_on`].
+    pub fn triu_indices(rows: usize, cols: usize, offset: i64) -> Result<Self> {
+        Self::triu_indices_on(rows, cols, offset, &Cpu)
+    }
+}
