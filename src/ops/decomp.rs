@@ -59,7 +59,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// The thin singular value decomposition `self = u · diag(s) · vh` of each `(m, n)` matrix
     /// (NumPy `linalg.svd(full_matrices=False)`): `u` is `(..., m, r)`, `s` `(..., r)`
     /// descending, `vh` `(..., r, n)`, with `r = min(m, n)`. Singular vectors are unique only up
-    /// to sign.
+    /// to sign. Differentiable (PyTorch's `svd_backward`), where the singular values are
+    /// distinct and, for `u`/`vh` of a non-square matrix, non-zero; a loss that depends on the
+    /// vectors' signs has no meaningful gradient, as in PyTorch.
     ///
     /// # Errors
     /// `InvalidArgument` with fewer than two dimensions or when the iteration does not converge.
@@ -67,12 +69,14 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn try_svd(&self) -> Result<(Float<T, D>, Float<T, D>, Float<T, D>)> {
         let (u, s, vh) = D::to_host(self)?.host_svd()?;
         let d = &self.device;
-        let no = |t| record(t, Op::NoGrad("svd"), &[self], &[]);
-        Ok((
-            no(D::from_host(&u, d)?),
-            no(D::from_host(&s, d)?),
-            no(D::from_host(&vh, d)?),
-        ))
+        let (u, s, vh) = (
+            D::from_host(&u, d)?,
+            D::from_host(&s, d)?,
+            D::from_host(&vh, d)?,
+        );
+        let saved: [&dyn crate::autograd::Tracked; 3] = [&u, &s, &vh];
+        let part = |t: &Float<T, D>, i| record(t.clone(), Op::Svd(i), &[self], &saved);
+        Ok((part(&u, 0), part(&s, 1), part(&vh, 2)))
     }
 
     /// The Moore–Penrose pseudo-inverse of each `(m, n)` matrix, shape `(..., n, m)` (NumPy
@@ -88,17 +92,21 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
 
     /// Eigenvalues (ascending, `(..., n)`) and eigenvectors (the columns of `(..., n, n)`) of
     /// each symmetric matrix, read from its lower triangle (NumPy `linalg.eigh`, `UPLO='L'`).
+    /// Differentiable where the eigenvalues are distinct; the gradient is the symmetric one
+    /// of PyTorch's Hermitian `eig` backward.
     ///
     /// # Errors
     /// `InvalidArgument` for non-square input or when the iteration does not converge.
     #[allow(clippy::type_complexity)]
     pub fn try_eigh(&self) -> Result<(Float<T, D>, Float<T, D>)> {
         let (w, v) = D::to_host(self)?.host_eigh()?;
-        let no = |t| record(t, Op::NoGrad("eigh"), &[self], &[]);
-        Ok((
-            no(D::from_host(&w, &self.device)?),
-            no(D::from_host(&v, &self.device)?),
-        ))
+        let (w, v) = (
+            D::from_host(&w, &self.device)?,
+            D::from_host(&v, &self.device)?,
+        );
+        let saved: [&dyn crate::autograd::Tracked; 2] = [&w, &v];
+        let part = |t: &Float<T, D>, i| record(t.clone(), Op::Eigh(i), &[self], &saved);
+        Ok((part(&w, 0), part(&v, 1)))
     }
 
     /// The sign (`-1`, `0` or `1`) and the natural log of the absolute value of the

@@ -3,8 +3,8 @@
 //! `matrix_norm`, `cond`, `matrix_rank`, `logdet` and `multi_dot` (the cheapest
 //! multiplication order, NumPy's `linalg.multi_dot`), and the solvers `cholesky_solve`,
 //! `solve_triangular` and `lstsq` (through `solve` and `pinv`). The SVD-based ones (`matrix_norm` of
-//! order ±2 or `Nuc`, `cond`, `matrix_rank`) need the `linalg` feature and have no gradient,
-//! as `svd` has none.
+//! order ±2 or `Nuc`, `cond`, `matrix_rank`) need the `linalg` feature and differentiate
+//! through `svd`'s rule.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -92,8 +92,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
 
     /// The matrix norm of each matrix in the last two dimensions, shape `(...)` (or
     /// `(..., 1, 1)` with `keepdim`; PyTorch `linalg.matrix_norm`, NumPy `linalg.norm` with
-    /// `axis=(-2, -1)`). Orders ±1, ±inf and `Fro` are differentiable; ±2 and `Nuc` come from
-    /// the SVD (the `linalg` feature), which has no gradient.
+    /// `axis=(-2, -1)`). Every order is differentiable; ±2 and `Nuc` come from the SVD (the
+    /// `linalg` feature).
     ///
     /// # Errors
     /// `InvalidArgument` for fewer than two dimensions or an order other than `Fro`, `Nuc`,
@@ -145,7 +145,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
 
     /// The 2-norm condition number `σ_max / σ_min` of each matrix, shape `(...)` (PyTorch
     /// `linalg.cond` with its default order, NumPy `linalg.cond`): `inf` for a singular matrix.
-    /// No gradient (from the SVD).
+    /// Differentiable through the SVD.
     ///
     /// # Errors
     /// `InvalidArgument` for fewer than two dimensions; `EmptyReduction` for an empty matrix.

@@ -426,13 +426,13 @@ fn linalg_rules_and_ops_without_gradients() {
     }
     gradcheck("diag of a vector", &[t(&[3], 43)], |v| v[0].try_diag(1));
     gradcheck("diag_embed", &[t(&[2, 3], 44)], |v| v[0].try_diag_embed());
-    // Ops without a gradient say so at backward time instead of silently detaching.
+    // The spectral factorizations differentiate too (their gradchecks are in `core_ops.rs`).
     let x = a.deep_copy().with_requires_grad(true).unwrap();
     for (name, y) in [("svd", x.svd().1), ("eigh", x.eigh().0)] {
         assert!(y.requires_grad(), "{name}");
-        let e = y.sum(&[], false).try_backward().unwrap_err().to_string();
-        assert!(e.contains(name), "{e}");
+        y.sum(&[], false).try_backward().unwrap();
     }
+    assert!(x.grad_tensor().is_some());
 }
 
 /// The loss of [`low_precision`]: element-wise ops, views (a transpose, a stepped slice, a

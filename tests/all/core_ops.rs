@@ -1173,3 +1173,92 @@ fn aliases_and_solvers_dyn_forms() {
         );
     }
 }
+
+/// PyTorch's `svd_backward` and Hermitian `linalg_eig_backward`, checked by finite differences
+/// through functions that do not depend on the singular vectors' signs (PyTorch's own test
+/// practice), on square, tall and wide matrices, and through the ops built on them.
+#[cfg(feature = "linalg")]
+#[test]
+fn spectral_gradients() {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-5)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let square = t(vec![2.0, -1.0, 0.5, 0.3, 1.7, -0.8, 1.1, 0.4, 3.0], &[3, 3]);
+    let tall = t(vec![1.0, 2.0, -0.5, 0.7, 3.0, 1.5, 0.2, -1.1], &[4, 2]);
+    let wide = tall.t().contiguous();
+    let stack = t(
+        (0..12).map(|i| ((i * 7 % 11) as f64 - 5.0) / 3.0).collect(),
+        &[2, 2, 3],
+    );
+    for (name, a) in [
+        ("square", &square),
+        ("tall", &tall),
+        ("wide", &wide),
+        ("stack", &stack),
+    ] {
+        check(
+            &format!("svd S {name}"),
+            &|v| Ok(v[0].try_svd()?.1),
+            &[a.clone()],
+        );
+        check(
+            &format!("svd U² {name}"),
+            &|v| v[0].try_svd()?.0.try_square(),
+            &[a.clone()],
+        );
+        check(
+            &format!("svd Vh² {name}"),
+            &|v| v[0].try_svd()?.2.try_square(),
+            &[a.clone()],
+        );
+        check(
+            &format!("svd U S Vh {name}"),
+            &|v| {
+                let (u, s, vh) = v[0].try_svd()?;
+                u.try_mul(&s.unsqueeze(-2)?)?.try_matmul(&vh)
+            },
+            &[a.clone()],
+        );
+    }
+    use typed_tensor::ops::matrix::MatrixNorm;
+    check(
+        "matrix_norm nuc",
+        &|v| v[0].try_matrix_norm(MatrixNorm::Nuc, false),
+        &[tall.clone()],
+    );
+    check(
+        "matrix_norm 2",
+        &|v| v[0].try_matrix_norm(MatrixNorm::Ord(2.0), false),
+        &[square.clone()],
+    );
+    check("cond", &|v| v[0].try_cond(), &[square.clone()]);
+    // eigh reads one triangle: differentiate through a symmetric input, as PyTorch's tests do.
+    let sym = |x: &Tensor<f64>| x.try_add(&x.t());
+    check(
+        "eigh values",
+        &|v| Ok(sym(&v[0])?.try_eigh()?.0),
+        &[square.clone()],
+    );
+    check(
+        "eigh vectors²",
+        &|v| sym(&v[0])?.try_eigh()?.1.try_square(),
+        &[square.clone()],
+    );
+    check(
+        "eigh stack",
+        &|v| Ok(v[0].try_add(&v[0].transpose(-1, -2)?)?.try_eigh()?.0),
+        &[t((0..8).map(|i| (i as f64).sin()).collect(), &[2, 2, 2])],
+    );
+    // PyTorch's value for one case: d(sum of singular values)/dA = U·Vh.
+    let a = square.clone().with_requires_grad(true).unwrap();
+    a.svd().1.sum(&[], false).backward();
+    let (u, _, vh) = square.svd();
+    assert_close(
+        &a.grad_tensor().unwrap().to_vec(),
+        &u.matmul(&vh).to_vec(),
+        1e-12,
+    );
+}

@@ -4,6 +4,7 @@
 
 mod pointwise;
 mod reduce;
+mod spectral;
 mod views;
 
 use super::{Grad, Saved, saved, take};
@@ -78,6 +79,10 @@ pub(crate) enum Op {
     Cholesky,
     /// `pinv`; saved: the input and the output.
     Pinv,
+    /// Output `0` (`U`), `1` (`S`) or `2` (`Vh`) of `svd`; saved: `U`, `S`, `Vh`.
+    Svd(u8),
+    /// Output `0` (eigenvalues) or `1` (eigenvectors) of `eigh`; saved: both.
+    Eigh(u8),
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
     Solve,
     /// `product` over the axes in `mask`; saved: the input.
@@ -144,6 +149,8 @@ impl Op {
             Op::Det => "det",
             Op::Cholesky => "cholesky",
             Op::Pinv => "pinv",
+            Op::Svd(_) => "svd",
+            Op::Eigh(_) => "eigh",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
@@ -613,6 +620,14 @@ fn rule<F: FloatElement, D: Backend>(
             let it = arg(0)?.transpose(-1, -2)?;
             vec![Some(it.try_matmul(g)?.try_matmul(&it)?.try_neg()?)]
         }
+        Op::Svd(part) => vec![Some(spectral::svd_backward(
+            *part,
+            g,
+            arg(0)?,
+            arg(1)?,
+            arg(2)?,
+        )?)],
+        Op::Eigh(part) => vec![Some(spectral::eigh_backward(*part, g, arg(0)?, arg(1)?)?)],
         Op::Pinv => {
             // PyTorch's `pinv_backward` (valid where the rank is locally constant), with
             // `P = pinv(A)` of `A` (m × n), `ᵀ` the transpose of the last two axes, and the

@@ -1,0 +1,88 @@
+//! The backward rules of the spectral factorizations, PyTorch's `svd_backward` and the
+//! Hermitian case of `linalg_eig_backward` for real matrices. Each output (`U`, `S`, `Vᵀ`;
+//! eigenvalues, eigenvectors) is its own node saving all the factors; the formulas are linear
+//! in the output gradients, so each node's share, computed with the others' gradients zero,
+//! adds up to PyTorch's gradient. Both hold where the singular values (eigenvalues) are
+//! distinct, and for `U`/`Vᵀ` of a non-square matrix where they are non-zero, as in PyTorch.
+
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// `x - xᵀ` over the last two axes.
+fn skew<F: FloatElement, D: Backend>(x: &Tensor<F, D>) -> Result<Tensor<F, D>> {
+    x.try_sub(&x.transpose(-1, -2)?)
+}
+
+/// `e[i][j] = v[j] - v[i]` for a stack of vectors `(..., k)`, with ones on the diagonal.
+fn gaps<F: FloatElement, D: Backend>(v: &Tensor<F, D>) -> Result<Tensor<F, D>> {
+    let e = v.unsqueeze(-2)?.try_sub(&v.unsqueeze(-1)?)?;
+    let k = v.dims()[v.ndim() - 1];
+    let eye = Tensor::<F, D>::eye_on(k, &v.device)?;
+    e.try_add(&eye)
+}
+
+/// The gradient of `A = U·diag(S)·Vh` (thin, `U` `(.., m, k)`, `Vh` `(.., k, n)`) from the
+/// gradient `g` of output `part` (0: `U`, 1: `S`, 2: `Vh`).
+pub(super) fn svd_backward<F: FloatElement, D: Backend>(
+    part: u8,
+    g: &Tensor<F, D>,
+    u: &Tensor<F, D>,
+    s: &Tensor<F, D>,
+    vh: &Tensor<F, D>,
+) -> Result<Tensor<F, D>> {
+    let tr = |x: &Tensor<F, D>| x.transpose(-1, -2);
+    let (m, n) = (u.dims()[u.ndim() - 2], vh.dims()[vh.ndim() - 1]);
+    if part == 1 {
+        // gA = U·diag(gS)·Vh.
+        return u.try_mul(&g.unsqueeze(-2)?)?.try_matmul(vh);
+    }
+    let e = gaps(&s.try_mul(s)?)?;
+    let (s_row, s_col) = (s.unsqueeze(-2)?, s.unsqueeze(-1)?);
+    if part == 0 {
+        let core = skew(&tr(u)?.try_matmul(g)?)?.try_mul(&s_row.try_div(&e)?)?;
+        let ua = u.try_matmul(&core)?;
+        let ua = if m > n {
+            // + (I - U·Uᵀ)·gU·S⁻¹
+            let gs = g.try_div(&s_row)?;
+            ua.try_add(&gs)?
+                .try_sub(&u.try_matmul(&tr(u)?.try_matmul(&gs)?)?)?
+        } else {
+            ua
+        };
+        ua.try_matmul(vh)
+    } else {
+        let core = s_col.try_mul(&skew(&vh.try_matmul(&tr(g)?)?)?.try_div(&e)?)?;
+        let av = core.try_matmul(vh)?;
+        let av = if m < n {
+            // + S⁻¹·gVh·(I - Vᵀ·V)
+            let sg = g.try_div(&s_col)?;
+            av.try_add(&sg)?
+                .try_sub(&sg.try_matmul(&tr(vh)?)?.try_matmul(vh)?)?
+        } else {
+            av
+        };
+        u.try_matmul(&av)
+    }
+}
+
+/// The gradient of `A = V·diag(L)·Vᵀ` (symmetric, eigenvalues `L` ascending) from the
+/// gradient `g` of output `part` (0: `L`, 1: `V`); symmetric, as PyTorch's.
+pub(super) fn eigh_backward<F: FloatElement, D: Backend>(
+    part: u8,
+    g: &Tensor<F, D>,
+    l: &Tensor<F, D>,
+    v: &Tensor<F, D>,
+) -> Result<Tensor<F, D>> {
+    let vt = v.transpose(-1, -2)?;
+    let inner = if part == 0 {
+        g.try_diag_embed()?
+    } else {
+        // The skew part of Vᵀ·gV over the eigenvalue gaps (its diagonal is 0).
+        skew(&vt.try_matmul(g)?)?
+            .try_mul_scalar(F::from_f64(0.5))?
+            .try_div(&gaps(l)?)?
+    };
+    v.try_matmul(&inner)?.try_matmul(&vt)
+}
