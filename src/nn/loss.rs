@@ -16,7 +16,10 @@ pub enum Reduction {
     None,
 }
 
-fn reduce<T: FloatElement, D: Backend>(t: Tensor<T, D>, r: Reduction) -> Result<Tensor<T, D>> {
+pub(super) fn reduce<T: FloatElement, D: Backend>(
+    t: Tensor<T, D>,
+    r: Reduction,
+) -> Result<Tensor<T, D>> {
     match r {
         Reduction::Mean => t.try_mean(&[], false),
         Reduction::Sum => t.try_sum(&[], false),
@@ -146,7 +149,7 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
 }
 
 /// `Broadcast` naming `op` when `input` and `target` do not broadcast, before any work.
-fn pair<T: FloatElement, D: Backend>(
+pub(super) fn pair<T: FloatElement, D: Backend>(
     op: &'static str,
     input: &Tensor<T, D>,
     target: &Tensor<T, D>,

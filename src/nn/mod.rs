@@ -28,7 +28,9 @@ pub use conv::{
     max_pool2d,
 };
 pub(crate) use conv::{Window, fold};
+mod likelihood;
 mod loss;
+mod margin;
 mod methods;
 mod rearrange;
 mod resample;
@@ -37,9 +39,14 @@ pub use layers::{
     batch_norm, cdist, cosine_similarity, dropout, embedding, group_norm, instance_norm,
     layer_norm, normalize, pairwise_distance, rms_norm,
 };
+pub use likelihood::{binary_cross_entropy, gaussian_nll_loss, poisson_nll_loss};
 pub use loss::{
     Reduction, binary_cross_entropy_with_logits, cross_entropy, huber_loss, kl_div, l1_loss,
     linear, mse_loss, nll_loss, smooth_l1_loss,
+};
+pub use margin::{
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
+    multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
 };
 pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use resample::{Interpolation, conv_transpose2d, interpolate};

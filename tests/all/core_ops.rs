@@ -1262,3 +1262,220 @@ fn spectral_gradients() {
         1e-12,
     );
 }
+
+/// The margin and likelihood losses against PyTorch's values in
+/// `tests/data/torch_grads/losses.npz` (`make/losses.py`) for every reduction, on every
+/// device, and their gradients by `gradcheck`.
+#[test]
+fn more_losses_match_pytorch() {
+    use nn::Reduction;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let arrays = typed_tensor::io::load_npz(format!("{dir}/losses.npz")).unwrap();
+    let get = |k: &str| arrays[k].clone().downcast::<f64, Cpu>().unwrap();
+    let reductions = [
+        ("none", Reduction::None),
+        ("mean", Reduction::Mean),
+        ("sum", Reduction::Sum),
+    ];
+    on_every_device!("losses", |dev| {
+        let on = |k: &str| get(k).to_device(&dev).unwrap();
+        let cls = arrays["cls"]
+            .clone()
+            .downcast::<i64, Cpu>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let (x1, x2, y3, ypm, y01, p, var) = (
+            on("x1"),
+            on("x2"),
+            on("y3"),
+            on("ypm"),
+            on("y01"),
+            on("p"),
+            on("var"),
+        );
+        let neg = x2.flip(&[0]).unwrap();
+        let counts = x2.abs().mul_scalar(3.0);
+        let same = |got: Result<Tensor<f64, _>>, want: String| {
+            let (got, w) = (got.unwrap(), get(&want));
+            assert_eq!(got.dims(), w.dims(), "{want}");
+            assert_close(&host(&got), &w.to_vec(), 1e-12);
+        };
+        for (name, r) in reductions {
+            same(
+                nn::margin_ranking_loss(&x1, &x2, &ypm, 0.3, r),
+                format!("mrl_{name}"),
+            );
+            same(
+                nn::hinge_embedding_loss(&x1, &ypm, 0.8, r),
+                format!("hel_{name}"),
+            );
+            same(
+                nn::cosine_embedding_loss(&x1, &x2, &y3, 0.1, r),
+                format!("cel_{name}"),
+            );
+            same(
+                nn::triplet_margin_loss(&x1, &x2, &neg, 0.5, 2.0, 1e-6, false, r),
+                format!("tml_{name}"),
+            );
+            same(
+                nn::triplet_margin_loss(&x1, &x2, &neg, 0.5, 1.0, 1e-6, true, r),
+                format!("tmls_{name}"),
+            );
+            same(
+                nn::multi_margin_loss(&x1, &cls, 1, 1.0, r),
+                format!("mml1_{name}"),
+            );
+            same(
+                nn::multi_margin_loss(&x1, &cls, 2, 0.5, r),
+                format!("mml2_{name}"),
+            );
+            same(nn::soft_margin_loss(&x1, &ypm, r), format!("sml_{name}"));
+            same(
+                nn::multilabel_soft_margin_loss(&x1, &y01, r),
+                format!("mlsml_{name}"),
+            );
+            same(nn::binary_cross_entropy(&p, &y01, r), format!("bce_{name}"));
+            same(
+                nn::poisson_nll_loss(&x1, &counts, true, false, 1e-8, r),
+                format!("pnl_{name}"),
+            );
+            same(
+                nn::poisson_nll_loss(&p, &counts, false, true, 1e-8, r),
+                format!("pnlf_{name}"),
+            );
+            same(
+                nn::gaussian_nll_loss(&x1, &x2, &var, true, 1e-6, r),
+                format!("gnl_{name}"),
+            );
+        }
+        let v = |x: Vec<f64>| Tensor::<f64, _>::from_vec_on(x, [4], &dev).unwrap();
+        let edge = nn::binary_cross_entropy(
+            &v(vec![0., 1., 0., 1.]),
+            &v(vec![0., 1., 1., 0.]),
+            Reduction::None,
+        );
+        same(edge, "bce_edge".into());
+        let small = nn::gaussian_nll_loss(
+            &x1.select(0, 0).unwrap(),
+            &x2.select(0, 0).unwrap(),
+            &v(vec![1e-9, 0.5, 0., 2.]),
+            false,
+            1e-6,
+            Reduction::None,
+        );
+        same(small, "gnl_small".into());
+        // Refused values and shapes.
+        let err = |r: Result<Tensor<f64, _>>| r.unwrap_err().to_string();
+        assert!(
+            err(nn::binary_cross_entropy(
+                &v(vec![0.5, 1.5, 0., 0.]),
+                &v(vec![0.; 4]),
+                Reduction::Mean
+            ))
+            .contains("outside [0, 1]")
+        );
+        assert!(
+            err(nn::binary_cross_entropy(
+                &v(vec![f64::NAN, 0.5, 0., 0.]),
+                &v(vec![0.; 4]),
+                Reduction::Mean
+            ))
+            .contains("outside")
+        );
+        assert!(
+            err(nn::gaussian_nll_loss(
+                &x1,
+                &x2,
+                &x1,
+                false,
+                1e-6,
+                Reduction::Mean
+            ))
+            .contains("negative")
+        );
+        assert!(
+            err(nn::multi_margin_loss(&x1, &cls, 3, 1.0, Reduction::Mean))
+                .starts_with("multi_margin_loss")
+        );
+        let bad_cls = Tensor::<i64, _>::from_vec_on(vec![0, 9, 1], [3], &dev).unwrap();
+        assert!(
+            err(nn::multi_margin_loss(
+                &x1,
+                &bad_cls,
+                1,
+                1.0,
+                Reduction::Mean
+            ))
+            .starts_with("multi_margin_loss")
+        );
+        assert!(nn::cosine_embedding_loss(&x1, &x2, &ypm, 0.0, Reduction::Mean).is_err());
+        assert!(nn::margin_ranking_loss(&x1, &x2, &y3, 0.0, Reduction::Mean).is_err());
+    });
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let (x1, x2, y3, ypm, y01, p, var) = (
+        get("x1"),
+        get("x2"),
+        get("y3"),
+        get("ypm"),
+        get("y01"),
+        get("p"),
+        get("var"),
+    );
+    let cls = arrays["cls"].clone().downcast::<i64, Cpu>().unwrap();
+    let m = Reduction::Mean;
+    check(
+        "margin_ranking",
+        &|v| nn::margin_ranking_loss(&v[0], &v[1], &ypm, 0.25, m),
+        &[x1.clone(), x2.clone()],
+    );
+    check(
+        "hinge_embedding",
+        &|v| nn::hinge_embedding_loss(&v[0], &ypm, 0.8, m),
+        &[x1.clone()],
+    );
+    check(
+        "cosine_embedding",
+        &|v| nn::cosine_embedding_loss(&v[0], &v[1], &y3, 0.1, m),
+        &[x1.clone(), x2.clone()],
+    );
+    check(
+        "triplet",
+        &|v| nn::triplet_margin_loss(&v[0], &v[1], &v[2], 0.5, 2.0, 1e-6, true, m),
+        &[x1.clone(), x2.clone(), x2.flip(&[1]).unwrap()],
+    );
+    check(
+        "multi_margin",
+        &|v| nn::multi_margin_loss(&v[0], &cls, 2, 0.5, m),
+        &[x1.clone()],
+    );
+    check(
+        "soft_margin",
+        &|v| nn::soft_margin_loss(&v[0], &ypm, m),
+        &[x1.clone()],
+    );
+    check(
+        "multilabel_soft_margin",
+        &|v| nn::multilabel_soft_margin_loss(&v[0], &y01, m),
+        &[x1.clone()],
+    );
+    check(
+        "bce",
+        &|v| nn::binary_cross_entropy(&v[0], &v[1], m),
+        &[p.clone(), y01.clone()],
+    );
+    check(
+        "poisson",
+        &|v| nn::poisson_nll_loss(&v[0], &v[1], false, true, 1e-8, m),
+        &[p.clone(), x2.abs().mul_scalar(3.0)],
+    );
+    check(
+        "gaussian",
+        &|v| nn::gaussian_nll_loss(&v[0], &v[1], &v[2], true, 1e-6, m),
+        &[x1, x2, var],
+    );
+}

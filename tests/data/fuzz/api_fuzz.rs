@@ -432,7 +432,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(26);
+            let f = g.n(31);
             let nd = [2usize, 3, 4, 4, 4][g.n(5)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -489,6 +489,11 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     21 => x.try_softmax(ax),
                     22 => x.try_glu(ax),
                     23 => nn::conv_transpose2d(&x, &w, Some(&b), opts, (u % 3, g_u(u) % 2)),
+                    25 => nn::binary_cross_entropy(&x.sigmoid(), &w, red),
+                    26 => nn::gaussian_nll_loss(&x, &w, &b, u % 2 == 0, 1e-6, red),
+                    27 => nn::multi_margin_loss(&x, &t, 1 + (u % 2) as u32, e, red),
+                    28 => nn::cosine_embedding_loss(&x, &w, &b, e, red),
+                    29 => nn::triplet_margin_loss(&x, &w, &b, e, [1.0, 2.0, f64::INFINITY][u % 3], 1e-6, u % 2 == 0, red),
                     24 => nn::interpolate(&x, (u % 9, k.1 * 3), if u % 2 == 0 { nn::Interpolation::Nearest } else { nn::Interpolation::Bilinear { align_corners: u % 4 == 1 } }),
                     _ => x.try_celu(e),
                 };
