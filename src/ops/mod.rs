@@ -37,6 +37,7 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod scatter;
+pub mod scatter_reduce;
 pub mod search;
 pub mod split;
 pub mod stats;

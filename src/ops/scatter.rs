@@ -119,25 +119,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// or than `src` anywhere; `Index` for an index outside `-len..len` (a negative one counts
     /// from the end, as in `gather`); `Axis`, `Device`.
     pub fn try_scatter(&self, axis: i64, index: &Tensor<i64, D>, src: &Self) -> Result<Self> {
-        let op = "scatter";
-        let ax = self.shape().axis(op, axis)?;
-        check_gather_shape(op, self.shape(), index.shape(), ax)?;
-        let fits =
-            src.ndim() == index.ndim() && src.dims().iter().zip(index.dims()).all(|(s, i)| s >= i);
-        if !fits {
-            return Err(Error::ShapeMismatch {
-                op,
-                lhs: index.shape().clone(),
-                rhs: src.shape().clone(),
-                msg: "src must have the index's rank and be no smaller along any axis".into(),
-            });
-        }
-        same_device(op, self, index)?;
-        same_device(op, self, src)?;
-        let mut src = src.clone();
-        for (d, &n) in index.dims().iter().enumerate() {
-            src = src.narrow(d as i64, 0, n)?;
-        }
+        let (ax, src) = scatter_args("scatter", self, axis, index, src)?;
         // `targets` checks every index value before `last_writes` computes with them.
         let hit = crate::autograd::no_grad(|| targets(self, ax, index))?;
         let kept = crate::autograd::no_grad(|| last_writes(self, ax, index))?;
@@ -258,9 +240,39 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     }
 }
 
+/// The checked axis of a scatter from `src` at `index` into `x`, and the part of `src` the
+/// index covers.
+pub(crate) fn scatter_args<T: Element, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    axis: i64,
+    index: &Tensor<i64, D>,
+    src: &Tensor<T, D>,
+) -> Result<(usize, Tensor<T, D>)> {
+    let ax = x.shape().axis(op, axis)?;
+    check_gather_shape(op, x.shape(), index.shape(), ax)?;
+    let fits =
+        src.ndim() == index.ndim() && src.dims().iter().zip(index.dims()).all(|(s, i)| s >= i);
+    if !fits {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: index.shape().clone(),
+            rhs: src.shape().clone(),
+            msg: "src must have the index's rank and be no smaller along any axis".into(),
+        });
+    }
+    same_device(op, x, index)?;
+    same_device(op, x, src)?;
+    let mut src = src.clone();
+    for (d, &n) in index.dims().iter().enumerate() {
+        src = src.narrow(d as i64, 0, n)?;
+    }
+    Ok((ax, src))
+}
+
 /// The elements of `x` that `index` writes to along `ax`, as a mask of `x`'s shape. This
 /// `scatter_add` also checks every index value, before any arithmetic on them.
-fn targets<T: Element, D: Backend>(
+pub(crate) fn targets<T: Element, D: Backend>(
     x: &Tensor<T, D>,
     ax: usize,
     index: &Tensor<i64, D>,
@@ -274,18 +286,25 @@ fn targets<T: Element, D: Backend>(
     counts.try_gt(&Tensor::scalar_on(0, dev)?)
 }
 
-/// Which writes of `index` (a mask of its shape) are the last to their target: the targets'
-/// row-major offsets in `x`, ordered by a stable `argsort`; a write is kept unless the next
-/// one in that order has the same target. The index values must have been checked.
-fn last_writes<T: Element, D: Backend>(
+/// The writes of `index` ordered by their targets: `order` (a permutation of the flattened
+/// writes, stable), the targets' row-major offsets in `x` in that order (`sorted`), and which
+/// sorted writes are the last to their target (`last`). `None` for an empty index. The index
+/// values must have been checked (by [`targets`]).
+pub(crate) struct SortedWrites<D: Backend> {
+    pub(crate) order: Tensor<i64, D>,
+    pub(crate) sorted: Tensor<i64, D>,
+    pub(crate) last: Tensor<bool, D>,
+}
+
+pub(crate) fn sorted_writes<T: Element, D: Backend>(
     x: &Tensor<T, D>,
     ax: usize,
     index: &Tensor<i64, D>,
-) -> Result<Tensor<bool, D>> {
+) -> Result<Option<SortedWrites<D>>> {
     let dev = x.device_handle();
     let n = index.numel();
     if n == 0 {
-        return Tensor::zeros_on(index.shape().clone(), dev);
+        return Ok(None);
     }
     // Offsets fit in i64: each is below x.numel(), which the shape checks bound by isize::MAX.
     // A negative index counts from the end (as in `scatter_add`), so it is made positive
@@ -314,9 +333,35 @@ fn last_writes<T: Element, D: Backend>(
         .narrow(0, 0, n - 1)?
         .try_ne(&sorted.narrow(0, 1, n - 1)?)?;
     let last = Tensor::try_concat(&[&differs, &Tensor::ones_on([1], dev)?], 0)?;
-    // Back to the writes' own order: `order` is a permutation, so each place gets one count.
-    let kept =
-        Tensor::<i64, D>::zeros_on([n], dev)?.try_scatter_add(0, &order, &last.try_cast()?)?;
-    kept.try_gt(&Tensor::scalar_on(0, dev)?)?
-        .try_reshape(index.shape().clone())
+    Ok(Some(SortedWrites {
+        order,
+        sorted,
+        last,
+    }))
+}
+
+/// `v` (in sorted order, `(n,)`) moved back to the writes' own order and shape: `order` is a
+/// permutation, so each place receives exactly one value.
+pub(crate) fn unsorted<T: crate::dtype::NumElement, D: Backend>(
+    w: &SortedWrites<D>,
+    v: &Tensor<T, D>,
+    shape: &crate::shape::Shape,
+) -> Result<Tensor<T, D>> {
+    let n = v.numel();
+    Tensor::<T, D>::zeros_on([n], v.device_handle())?
+        .try_scatter_add(0, &w.order, v)?
+        .try_reshape(shape.clone())
+}
+
+/// Which writes of `index` (a mask of its shape) are the last to their target in row-major
+/// order of the index. The index values must have been checked.
+fn last_writes<T: Element, D: Backend>(
+    x: &Tensor<T, D>,
+    ax: usize,
+    index: &Tensor<i64, D>,
+) -> Result<Tensor<bool, D>> {
+    let Some(w) = sorted_writes(x, ax, index)? else {
+        return Tensor::zeros_on(index.shape().clone(), x.device_handle());
+    };
+    unsorted(&w, &w.last.try_cast::<i64>()?, index.shape())?.try_cast()
 }

@@ -287,4 +287,19 @@ impl DynTensor {
     pub fn lstsq(&self, b: &DynTensor) -> Result<DynTensor> {
         pair!(self, b, "lstsq", a, b => Ok(a.try_lstsq(b)?.into()), bool: Err(not_numeric("lstsq")))
     }
+    /// `self` with the values of `src` at the Int64 `index` combined per target by `reduce`
+    /// (see [`crate::Tensor::scatter_reduce`]).
+    pub fn scatter_reduce(
+        &self,
+        axis: i64,
+        index: &DynTensor,
+        src: &DynTensor,
+        reduce: crate::ops::scatter_reduce::ScatterReduce,
+        include_self: bool,
+    ) -> Result<DynTensor> {
+        pair!(self, src, "scatter_reduce", t, s => {
+            let i = typed_like("scatter_reduce", index, t)?;
+            Ok(t.try_scatter_reduce(axis, i, s, reduce, include_self)?.into())
+        }, bool: Err(not_numeric("scatter_reduce")))
+    }
 }

@@ -539,7 +539,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::ops::matrix::MatrixNorm;
             let b = g.like(&a);
             let c = g.like(&a);
-            let f = g.n(36);
+            let f = g.n(37);
             let ax = g.axis();
             let u = g.us();
             let i = g.i();
@@ -618,6 +618,11 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let x = v[0].to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>()?;
                     let y = v[1].to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>()?;
                     Ok(vec![Tensor::try_multi_dot(&[&x, &y, &x])?.into()])
+                }
+                35 => {
+                    use typed_tensor::ops::scatter_reduce::ScatterReduce::*;
+                    let r = [Sum, Prod, Mean, Amax, Amin][u % 5];
+                    one(v[0].scatter_reduce(ax, &v[3], &v[1], r, i % 2 == 0))
                 }
                 _ => one(v[0].deg2rad()),
             })
