@@ -85,6 +85,20 @@ template <typename C> __device__ __forceinline__ C fmod_op(C a, C b, int* flag) 
 FLOAT_BINARY(atan2, atan2(a, b))
 FLOAT_BINARY(hypot, hypot(a, b))
 FLOAT_BINARY(copysign, copysign(a, b))
+// Integer-only ops (the typed API bounds them on IntElement; the float instances exist only
+// because the table instantiates every root for every dtype). Shifts by a negative amount or
+// the width or more give 0 (left) or the sign (right), as on the CPU and in PyTorch.
+#define INT_BINARY(NAME, EXPR) \
+    template <typename C> __device__ __forceinline__ C NAME##_op(C a, C b, int*) { \
+        if constexpr (is_float_c<C>()) return C(0); else return EXPR; \
+    }
+INT_BINARY(bitwise_and, (C)(a & b))
+INT_BINARY(bitwise_or, (C)(a | b))
+INT_BINARY(bitwise_xor, (C)(a ^ b))
+INT_BINARY(bitwise_left_shift,
+           (b >= 0 && b < (C)(8 * sizeof(C))) ? (C)((u64)a << (int)b) : (C)0)
+INT_BINARY(bitwise_right_shift,
+           (b >= 0 && b < (C)(8 * sizeof(C))) ? (C)(a >> (int)b) : (C)(a < 0 ? -1 : 0))
 template <typename C> __device__ __forceinline__ C pow_op(C a, C b, int* flag) {
     if constexpr (is_float_c<C>()) {
         return pow(a, b);

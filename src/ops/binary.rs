@@ -24,7 +24,7 @@ use super::device_ops::same_device;
 use crate::autograd::{Op, record};
 use crate::backend::Backend;
 use crate::device::Cpu;
-use crate::dtype::{Element, NumElement};
+use crate::dtype::{Element, IntElement, NumElement};
 use crate::error::{Error, OrPanic, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -87,6 +87,29 @@ binary_ops! {
     Atan2, atan2, |a, b| T::from_f64(a.to_f64().atan2(b.to_f64())), valid: |_b| true;
     Hypot, hypot, |a, b| T::from_f64(a.to_f64().hypot(b.to_f64())), valid: |_b| true;
     Copysign, copysign, |a, b| T::from_f64(a.to_f64().copysign(b.to_f64())), valid: |_b| true;
+    // Integer-only (the typed API bounds them on `IntElement`): the bits of the values
+    // sign-extended to i64, which is exact for every integer dtype, truncated back.
+    BitwiseAnd, bitwise_and, |a, b| T::from_i64(a.to_i64() & b.to_i64()), valid: |_b| true;
+    BitwiseOr, bitwise_or, |a, b| T::from_i64(a.to_i64() | b.to_i64()), valid: |_b| true;
+    BitwiseXor, bitwise_xor, |a, b| T::from_i64(a.to_i64() ^ b.to_i64()), valid: |_b| true;
+    // A shift by a negative amount or by the type's width or more gives 0 (left) or the sign
+    // (right), as PyTorch's kernels define it.
+    BitwiseLeftShift, bitwise_left_shift, |a, b| shift(a, b, true), valid: |_b| true;
+    BitwiseRightShift, bitwise_right_shift, |a, b| shift(a, b, false), valid: |_b| true;
+}
+
+/// `a << b` or `a >> b` (arithmetic for signed types) in `T`'s width, with out-of-range
+/// shifts as PyTorch defines them.
+#[inline(always)]
+fn shift<T: NumElement>(a: T, b: T, left: bool) -> T {
+    let (a, b, bits) = (a.to_i64(), b.to_i64(), 8 * T::SIZE as i64);
+    let out = match (left, (0..bits).contains(&b)) {
+        (true, true) => a.wrapping_shl(b as u32),
+        (true, false) => 0,
+        (false, true) => a >> b,
+        (false, false) => a >> 63,
+    };
+    T::from_i64(out)
 }
 
 /// Element-wise `a ^ b` (NumPy `power`); a negative integer exponent is an `Err`.
@@ -130,10 +153,10 @@ fn check_broadcast_into(op: &'static str, dst: &Shape, src: &Shape) -> Result<()
 }
 
 macro_rules! binary_methods {
-    ($($op:ident: $name:ident, $try_name:ident, $inplace:ident, $into:ident,
+    ($bound:ident; $($op:ident: $name:ident, $try_name:ident, $inplace:ident, $into:ident,
        $sname:ident, $try_sname:ident, $sinplace:ident, $sinto:ident, $rname:ident, $try_rname:ident,
        errors = $errors:literal;)*) => {
-        impl<T: NumElement, D: Backend> Tensor<T, D> {
+        impl<T: $bound, D: Backend> Tensor<T, D> {
             $(
                 #[doc = concat!("Element-wise `", stringify!($name), "` with NumPy broadcasting.")]
                 ///
@@ -215,6 +238,7 @@ macro_rules! binary_methods {
 }
 
 binary_methods! {
+    NumElement;
     Add: add, try_add, add_, add_into, add_scalar, try_add_scalar, add_scalar_, add_scalar_into, radd_scalar, try_radd_scalar, errors = "";
     Sub: sub, try_sub, sub_, sub_into, sub_scalar, try_sub_scalar, sub_scalar_, sub_scalar_into, rsub_scalar, try_rsub_scalar, errors = "";
     Mul: mul, try_mul, mul_, mul_into, mul_scalar, try_mul_scalar, mul_scalar_, mul_scalar_into, rmul_scalar, try_rmul_scalar, errors = "";
@@ -224,6 +248,68 @@ binary_methods! {
     Maximum: maximum, try_maximum, maximum_, maximum_into, maximum_scalar, try_maximum_scalar, maximum_scalar_, maximum_scalar_into, rmaximum_scalar, try_rmaximum_scalar, errors = "";
     Minimum: minimum, try_minimum, minimum_, minimum_into, minimum_scalar, try_minimum_scalar, minimum_scalar_, minimum_scalar_into, rminimum_scalar, try_rminimum_scalar, errors = "";
     Fmod: fmod, try_fmod, fmod_, fmod_into, fmod_scalar, try_fmod_scalar, fmod_scalar_, fmod_scalar_into, rfmod_scalar, try_rfmod_scalar, errors = "; `DivisionByZero` for an integer zero divisor (C's `fmod`: the result takes the dividend's sign)";
+}
+
+// Bitwise ops exist for the integer dtypes only (NumPy's `bitwise_and`, ..., `left_shift`;
+// PyTorch's `bitwise_*`); bool tensors have the logical ops, floats none.
+binary_methods! {
+    IntElement;
+    BitwiseAnd: bitwise_and, try_bitwise_and, bitwise_and_, bitwise_and_into, bitwise_and_scalar, try_bitwise_and_scalar, bitwise_and_scalar_, bitwise_and_scalar_into, rbitwise_and_scalar, try_rbitwise_and_scalar, errors = "";
+    BitwiseOr: bitwise_or, try_bitwise_or, bitwise_or_, bitwise_or_into, bitwise_or_scalar, try_bitwise_or_scalar, bitwise_or_scalar_, bitwise_or_scalar_into, rbitwise_or_scalar, try_rbitwise_or_scalar, errors = "";
+    BitwiseXor: bitwise_xor, try_bitwise_xor, bitwise_xor_, bitwise_xor_into, bitwise_xor_scalar, try_bitwise_xor_scalar, bitwise_xor_scalar_, bitwise_xor_scalar_into, rbitwise_xor_scalar, try_rbitwise_xor_scalar, errors = "";
+    BitwiseLeftShift: bitwise_left_shift, try_bitwise_left_shift, bitwise_left_shift_, bitwise_left_shift_into, bitwise_left_shift_scalar, try_bitwise_left_shift_scalar, bitwise_left_shift_scalar_, bitwise_left_shift_scalar_into, rbitwise_left_shift_scalar, try_rbitwise_left_shift_scalar, errors = " (a shift by a negative amount or the type's width or more gives 0)";
+    BitwiseRightShift: bitwise_right_shift, try_bitwise_right_shift, bitwise_right_shift_, bitwise_right_shift_into, bitwise_right_shift_scalar, try_bitwise_right_shift_scalar, bitwise_right_shift_scalar_, bitwise_right_shift_scalar_into, rbitwise_right_shift_scalar, try_rbitwise_right_shift_scalar, errors = " (arithmetic for signed dtypes; a shift by a negative amount or the type's width or more gives the sign, 0 or -1)";
+}
+
+impl<T: IntElement, D: Backend> Tensor<T, D> {
+    /// Every bit flipped (NumPy `invert`, PyTorch `bitwise_not`): `!x`, which is `-x - 1` for
+    /// signed dtypes and `255 - x` for u8.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_bitwise_not(&self) -> Result<Self> {
+        self.try_bitwise_xor_scalar(T::from_i64(-1))
+    }
+
+    /// [`Tensor::try_bitwise_not`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_bitwise_not`] returns an `Err`.
+    #[track_caller]
+    pub fn bitwise_not(&self) -> Self {
+        self.try_bitwise_not().or_panic()
+    }
+}
+
+impl<D: Backend> Tensor<bool, D> {
+    /// [`Tensor::try_logical_and`] under the bitwise name, as NumPy and PyTorch allow on bool.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_logical_and`].
+    pub fn try_bitwise_and(&self, other: &Self) -> Result<Self> {
+        self.try_logical_and(other)
+    }
+    /// [`Tensor::try_logical_or`] under the bitwise name.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_logical_or`].
+    pub fn try_bitwise_or(&self, other: &Self) -> Result<Self> {
+        self.try_logical_or(other)
+    }
+    /// [`Tensor::try_logical_xor`] under the bitwise name.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_logical_xor`].
+    pub fn try_bitwise_xor(&self, other: &Self) -> Result<Self> {
+        self.try_logical_xor(other)
+    }
+    /// [`Tensor::try_logical_not`] under the bitwise name.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_logical_not`].
+    pub fn try_bitwise_not(&self) -> Result<Self> {
+        self.try_logical_not()
+    }
 }
 
 impl<T: Element> Tensor<T, Cpu> {
@@ -240,62 +326,62 @@ impl<T: Element> Tensor<T, Cpu> {
 
 // Operators panic with the error's message, as ndarray's do; the `try_` methods return it.
 macro_rules! operators {
-    ($($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $try_s:ident, $inplace:ident, $sinplace:ident;)*) => {$(
-        impl<T: NumElement, D: Backend> std::ops::$tr<&Tensor<T, D>> for &Tensor<T, D> {
+    ($bound:ident; $($tr:ident, $m:ident, $atr:ident, $am:ident, $try:ident, $try_s:ident, $inplace:ident, $sinplace:ident;)*) => {$(
+        impl<T: $bound, D: Backend> std::ops::$tr<&Tensor<T, D>> for &Tensor<T, D> {
             type Output = Tensor<T, D>;
             #[track_caller]
             fn $m(self, rhs: &Tensor<T, D>) -> Tensor<T, D> {
                 self.$try(rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$tr<Tensor<T, D>> for Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$tr<Tensor<T, D>> for Tensor<T, D> {
             type Output = Tensor<T, D>;
             #[track_caller]
             fn $m(self, rhs: Tensor<T, D>) -> Tensor<T, D> {
                 self.$try(&rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$tr<&Tensor<T, D>> for Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$tr<&Tensor<T, D>> for Tensor<T, D> {
             type Output = Tensor<T, D>;
             #[track_caller]
             fn $m(self, rhs: &Tensor<T, D>) -> Tensor<T, D> {
                 self.$try(rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$tr<Tensor<T, D>> for &Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$tr<Tensor<T, D>> for &Tensor<T, D> {
             type Output = Tensor<T, D>;
             #[track_caller]
             fn $m(self, rhs: Tensor<T, D>) -> Tensor<T, D> {
                 self.$try(&rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$tr<T> for &Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$tr<T> for &Tensor<T, D> {
             type Output = Tensor<T, D>;
             #[track_caller]
             fn $m(self, rhs: T) -> Tensor<T, D> {
                 self.$try_s(rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$tr<T> for Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$tr<T> for Tensor<T, D> {
             type Output = Tensor<T, D>;
             #[track_caller]
             fn $m(self, rhs: T) -> Tensor<T, D> {
                 self.$try_s(rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$atr<&Tensor<T, D>> for Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$atr<&Tensor<T, D>> for Tensor<T, D> {
             #[track_caller]
             fn $am(&mut self, rhs: &Tensor<T, D>) {
                 self.$inplace(rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$atr<Tensor<T, D>> for Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$atr<Tensor<T, D>> for Tensor<T, D> {
             #[track_caller]
             fn $am(&mut self, rhs: Tensor<T, D>) {
                 self.$inplace(&rhs).or_panic()
             }
         }
-        impl<T: NumElement, D: Backend> std::ops::$atr<T> for Tensor<T, D> {
+        impl<T: $bound, D: Backend> std::ops::$atr<T> for Tensor<T, D> {
             #[track_caller]
             fn $am(&mut self, rhs: T) {
                 self.$sinplace(rhs).or_panic()
@@ -305,6 +391,7 @@ macro_rules! operators {
 }
 
 operators! {
+    NumElement;
     Add, add, AddAssign, add_assign, try_add, try_add_scalar, add_, add_scalar_;
     Sub, sub, SubAssign, sub_assign, try_sub, try_sub_scalar, sub_, sub_scalar_;
     Mul, mul, MulAssign, mul_assign, try_mul, try_mul_scalar, mul_, mul_scalar_;
@@ -312,6 +399,24 @@ operators! {
     // `%` is NumPy's `remainder` (Python's sign rule: the result takes the divisor's sign), not
     // Rust's truncating `%`: `-7 % 3` is 2, as in Python and PyTorch's `remainder`.
     Rem, rem, RemAssign, rem_assign, try_remainder, try_remainder_scalar, remainder_, remainder_scalar_;
+}
+
+// `& | ^ << >>` on integer tensors are NumPy's bitwise ops (`!` is `bitwise_not`).
+operators! {
+    IntElement;
+    BitAnd, bitand, BitAndAssign, bitand_assign, try_bitwise_and, try_bitwise_and_scalar, bitwise_and_, bitwise_and_scalar_;
+    BitOr, bitor, BitOrAssign, bitor_assign, try_bitwise_or, try_bitwise_or_scalar, bitwise_or_, bitwise_or_scalar_;
+    BitXor, bitxor, BitXorAssign, bitxor_assign, try_bitwise_xor, try_bitwise_xor_scalar, bitwise_xor_, bitwise_xor_scalar_;
+    Shl, shl, ShlAssign, shl_assign, try_bitwise_left_shift, try_bitwise_left_shift_scalar, bitwise_left_shift_, bitwise_left_shift_scalar_;
+    Shr, shr, ShrAssign, shr_assign, try_bitwise_right_shift, try_bitwise_right_shift_scalar, bitwise_right_shift_, bitwise_right_shift_scalar_;
+}
+
+impl<T: IntElement, D: Backend> std::ops::Not for &Tensor<T, D> {
+    type Output = Tensor<T, D>;
+    #[track_caller]
+    fn not(self) -> Tensor<T, D> {
+        self.try_bitwise_not().or_panic()
+    }
 }
 
 impl<T: NumElement, D: Backend> std::ops::Neg for &Tensor<T, D> {

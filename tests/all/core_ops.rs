@@ -1576,3 +1576,92 @@ fn scatter_reduce_matches_pytorch() {
             .is_err()
     );
 }
+
+/// The bitwise ops against NumPy on 16 random cases (`tests/data/numpy/make/bitwise.py`: every
+/// integer dtype, extremes, broadcasting, shifts by -3..70) on every device, through
+/// `DynTensor` and the typed operators; bool tensors get the logical ops, floats an `Err`.
+#[test]
+fn bitwise_ops_match_numpy() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/numpy");
+    let arrays = typed_tensor::io::load_npz(format!("{dir}/bitwise.npz")).unwrap();
+    on_every_device!("bitwise", |dev| {
+        let on = |k: String| arrays[&k].to(dev.index()).unwrap();
+        let as_i64 = |t: DynTensor| t.to_dtype(Dtype::Int64).unwrap().to_vec::<i64>().unwrap();
+        for k in 0..16 {
+            let (a, b, s) = (
+                on(format!("a{k}")),
+                on(format!("b{k}")),
+                on(format!("s{k}")),
+            );
+            let checks = [
+                ("and", a.bitwise_and(&b)),
+                ("or", a.bitwise_or(&b)),
+                ("xor", a.bitwise_xor(&b)),
+                ("not", a.bitwise_not()),
+                ("lsh", a.bitwise_left_shift(&s)),
+                ("rsh", a.bitwise_right_shift(&s)),
+            ];
+            for (name, got) in checks {
+                let got = got.unwrap();
+                let want = &arrays[&format!("{name}{k}")];
+                assert_eq!(
+                    (got.dtype(), got.shape()),
+                    (want.dtype(), want.shape()),
+                    "{name}{k}"
+                );
+                assert_eq!(as_i64(got), as_i64(want.clone()), "{name}{k}");
+            }
+        }
+        // The typed operators and scalar forms.
+        let x = Tensor::<i32, _>::from_vec_on(vec![12, -7, 255], [3], &dev).unwrap();
+        let y = Tensor::<i32, _>::from_vec_on(vec![10, 3, 15], [3], &dev).unwrap();
+        assert_eq!((&x & &y).try_to_vec().unwrap(), [8, 1, 15]);
+        assert_eq!((&x | &y).try_to_vec().unwrap(), [14, -5, 255]);
+        assert_eq!((&x ^ &y).try_to_vec().unwrap(), [6, -6, 240]);
+        assert_eq!((!&x).try_to_vec().unwrap(), [-13, 6, -256]);
+        assert_eq!((&x << 2).try_to_vec().unwrap(), [48, -28, 1020]);
+        assert_eq!((&x >> 1).try_to_vec().unwrap(), [6, -4, 127]);
+        assert_eq!(
+            x.rbitwise_left_shift_scalar(1).try_to_vec().unwrap(),
+            [4096, 0, 0]
+        );
+        let mut z = x.deep_copy();
+        z &= &y;
+        z >>= 40;
+        assert_eq!(z.try_to_vec().unwrap(), [0, 0, 0]);
+        let u = Tensor::<u8, _>::from_vec_on(vec![0, 1, 255], [3], &dev).unwrap();
+        assert_eq!(u.bitwise_not().try_to_vec().unwrap(), [255, 254, 0]);
+        let p = Tensor::<bool, _>::from_vec_on(vec![true, false], [2], &dev).unwrap();
+        let q = Tensor::<bool, _>::from_vec_on(vec![true, true], [2], &dev).unwrap();
+        assert_eq!(
+            p.try_bitwise_xor(&q).unwrap().try_to_vec().unwrap(),
+            [false, true]
+        );
+        let pd = DynTensor::from(p.clone());
+        assert_eq!(
+            pd.bitwise_and(&DynTensor::from(q))
+                .unwrap()
+                .to_vec::<bool>()
+                .unwrap(),
+            [true, false]
+        );
+        assert_eq!(
+            pd.bitwise_not().unwrap().to_vec::<bool>().unwrap(),
+            [false, true]
+        );
+        assert!(pd.bitwise_left_shift(&pd).is_err());
+        let f = DynTensor::from(Tensor::<f32, _>::zeros_on([2], &dev).unwrap());
+        assert!(
+            f.bitwise_and(&f)
+                .unwrap_err()
+                .to_string()
+                .contains("integer or bool")
+        );
+        assert!(f.bitwise_not().is_err());
+        assert!(
+            DynTensor::from(x.clone())
+                .bitwise_or(&DynTensor::from(u.clone()))
+                .is_err()
+        );
+    });
+}

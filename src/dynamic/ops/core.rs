@@ -303,3 +303,92 @@ impl DynTensor {
         }, bool: Err(not_numeric("scatter_reduce")))
     }
 }
+
+/// `Err` unless `d` has an integer or bool dtype, for the bitwise ops.
+fn integral(op: &'static str, d: &DynTensor) -> Result<()> {
+    if d.dtype().is_float() {
+        return Err(crate::error::Error::InvalidArgument {
+            op,
+            msg: format!(
+                "{op} needs an integer or bool tensor and this one is {}; convert with to_dtype() first",
+                d.dtype()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The bitwise ops of two integer tensors of one dtype and device; on bool tensors the
+/// logical op given.
+macro_rules! bitwise_pairs {
+    ($($(#[$doc:meta])* $name:ident => $typed:ident, bool: $logical:ident;)*) => {
+        impl DynTensor {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, other: &DynTensor) -> Result<DynTensor> {
+                    let op = stringify!($name);
+                    integral(op, self)?;
+                    pair!(@arms self, other, op, a, b => Ok(a.$typed(b)?.into()),
+                        $logical(op, a, b); I16 I32 I64 U8)
+                }
+            )*
+        }
+    };
+}
+
+fn and<D: crate::backend::Backend>(
+    _: &str,
+    a: &crate::tensor::Tensor<bool, D>,
+    b: &crate::tensor::Tensor<bool, D>,
+) -> Result<DynTensor> {
+    Ok(a.try_logical_and(b)?.into())
+}
+fn or<D: crate::backend::Backend>(
+    _: &str,
+    a: &crate::tensor::Tensor<bool, D>,
+    b: &crate::tensor::Tensor<bool, D>,
+) -> Result<DynTensor> {
+    Ok(a.try_logical_or(b)?.into())
+}
+fn xor<D: crate::backend::Backend>(
+    _: &str,
+    a: &crate::tensor::Tensor<bool, D>,
+    b: &crate::tensor::Tensor<bool, D>,
+) -> Result<DynTensor> {
+    Ok(a.try_logical_xor(b)?.into())
+}
+fn no_shift<D: crate::backend::Backend>(
+    op: &'static str,
+    _: &crate::tensor::Tensor<bool, D>,
+    _: &crate::tensor::Tensor<bool, D>,
+) -> Result<DynTensor> {
+    Err(not_numeric(op))
+}
+
+bitwise_pairs! {
+    /// Bitwise AND of integer tensors (NumPy `bitwise_and`); logical AND of bool tensors.
+    bitwise_and => try_bitwise_and, bool: and;
+    /// Bitwise OR of integer tensors (NumPy `bitwise_or`); logical OR of bool tensors.
+    bitwise_or => try_bitwise_or, bool: or;
+    /// Bitwise XOR of integer tensors (NumPy `bitwise_xor`); logical XOR of bool tensors.
+    bitwise_xor => try_bitwise_xor, bool: xor;
+    /// `self << other` for integer tensors (NumPy `left_shift`; see
+    /// [`crate::Tensor::bitwise_left_shift`]).
+    bitwise_left_shift => try_bitwise_left_shift, bool: no_shift;
+    /// `self >> other` for integer tensors, arithmetic for signed dtypes (NumPy
+    /// `right_shift`).
+    bitwise_right_shift => try_bitwise_right_shift, bool: no_shift;
+}
+
+impl DynTensor {
+    /// Every bit flipped (NumPy `invert`); logical NOT of a bool tensor.
+    pub fn bitwise_not(&self) -> Result<DynTensor> {
+        integral("bitwise_not", self)?;
+        numeric!(@arms self, t => Ok(t.try_bitwise_not()?.into()),
+            _ => match self {
+                DynTensor::Bool(DeviceTensor::Cpu(t)) => Ok(t.try_logical_not()?.into()),
+                DynTensor::Bool(DeviceTensor::Cuda(t)) => Ok(t.try_logical_not()?.into()),
+                _ => Err(not_numeric("bitwise_not")),
+            }; I16 I32 I64 U8)
+    }
+}

@@ -539,7 +539,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::ops::matrix::MatrixNorm;
             let b = g.like(&a);
             let c = g.like(&a);
-            let f = g.n(37);
+            let f = g.n(40);
             let ax = g.axis();
             let u = g.us();
             let i = g.i();
@@ -624,6 +624,9 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let r = [Sum, Prod, Mean, Amax, Amin][u % 5];
                     one(v[0].scatter_reduce(ax, &v[3], &v[1], r, i % 2 == 0))
                 }
+                36 => one(v[0].bitwise_and(&v[1])),
+                37 => one(v[0].bitwise_left_shift(&v[1])),
+                38 => one(v[0].bitwise_not()),
                 _ => one(v[0].deg2rad()),
             })
         }
