@@ -29,6 +29,31 @@ FLOAT_OP(log1p, log1p(x))
 FLOAT_OP(sqrt, sqrt(x))
 FLOAT_OP(reciprocal, F(1) / x)
 FLOAT_OP(erf, erf(x))
+FLOAT_OP(erfc, erfc(x))
+// The special functions in double (CUDA's math library has them for double; the result is
+// rounded once to the output type), digamma as on the CPU (src/ops/special.rs).
+FLOAT_OP(erfinv, F(erfinv((double)x)))
+FLOAT_OP(lgamma, F(lgamma((double)x)))
+FLOAT_OP(i0, F(cyl_bessel_i0((double)x)))
+FLOAT_OP(i1, F(cyl_bessel_i1((double)x)))
+__device__ double digamma_d(double x) {
+    const double pi = 3.14159265358979323846;
+    if (x != x || x == -1.0 / 0.0) return 0.0 / 0.0;
+    if (x == 0.0) return signbit(x) ? 1.0 / 0.0 : -1.0 / 0.0;
+    double acc = 0.0;
+    if (x < 0.0) {
+        if (x == floor(x)) return 0.0 / 0.0;
+        acc = -pi / tan(pi * (x - rint(x)));
+        x = 1.0 - x;
+    }
+    while (x < 10.0) { acc -= 1.0 / x; x += 1.0; }
+    if (x == 1.0 / 0.0) return x;
+    double z = 1.0 / (x * x);
+    double s = ((((((-691.0 / 32760.0) * z + 1.0 / 132.0) * z - 1.0 / 240.0) * z + 1.0 / 252.0) * z
+                 - 1.0 / 120.0) * z + 1.0 / 12.0) * z;
+    return acc + log(x) - 0.5 / x - s;
+}
+FLOAT_OP(digamma, F(digamma_d((double)x)))
 FLOAT_OP(sigmoid, x >= F(0) ? F(1) / (F(1) + exp(-x)) : exp(x) / (F(1) + exp(x)))
 
 // Type-keeping ops: floats in their compute type, integers with wrap-around (as Rust's

@@ -39,6 +39,7 @@ pub mod scan;
 pub mod scatter;
 pub mod scatter_reduce;
 pub mod search;
+mod special;
 pub mod split;
 pub mod stats;
 pub mod unary;

@@ -154,6 +154,20 @@ float_ops! {
     /// The Gauss error function `erf(x) = 2/√π ∫₀ˣ e^(-t²) dt` (C99 `erf`, `torch.erf`,
     /// `scipy.special.erf`); ±1 at ±inf.
     Erf, erf, try_erf, erf_, erf_into, |x| via_f64(x, libm::erf);
+    /// The complementary error function `1 - erf(x)`, accurate where `erf` is near 1 (C99
+    /// `erfc`, `torch.erfc`).
+    Erfc, erfc, try_erfc, erfc_, erfc_into, |x| via_f64(x, libm::erfc);
+    /// The inverse error function on `[-1, 1]` (`torch.erfinv`): ±inf at ±1, NaN outside.
+    Erfinv, erfinv, try_erfinv, erfinv_, erfinv_into, |x| via_f64(x, crate::ops::special::erfinv);
+    /// `ln|Γ(x)|` (C99 `lgamma`, `torch.lgamma`): +inf at 0 and the negative integers.
+    Lgamma, lgamma, try_lgamma, lgamma_, lgamma_into, |x| via_f64(x, libm::lgamma);
+    /// The digamma function `Γ'(x)/Γ(x)` (`torch.digamma`): -inf at 0, NaN at the negative
+    /// integers.
+    Digamma, digamma, try_digamma, digamma_, digamma_into, |x| via_f64(x, crate::ops::special::digamma);
+    /// The modified Bessel function of the first kind of order 0 (`torch.i0`, NumPy `i0`).
+    I0, i0, try_i0, i0_, i0_into, |x| via_f64(x, crate::ops::special::i0);
+    /// The modified Bessel function of the first kind of order 1 (`torch.special.i1`).
+    I1, i1, try_i1, i1_, i1_into, |x| via_f64(x, crate::ops::special::i1);
     /// The logistic function `1 / (1 + e^-x)`.
     Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) }, fast = crate::backend::cpu::kernels::vmath::sigmoid;
 }

@@ -32,6 +32,7 @@ mod numpy_ops;
 mod numpy_ref;
 mod props;
 mod reduce;
+mod special;
 mod torch_grad_ops;
 mod torch_grads;
 mod ui;

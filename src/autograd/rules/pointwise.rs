@@ -48,6 +48,27 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
             .try_neg()?
             .try_exp()?
             .try_mul_scalar(F::from_f64(std::f64::consts::FRAC_2_SQRT_PI))?,
+        // d erfc / dx = -2/√π e^(-x²); d erfinv / dx = √π/2 e^(erfinv(x)²).
+        "erfc" => x
+            .try_mul(x)?
+            .try_neg()?
+            .try_exp()?
+            .try_mul_scalar(F::from_f64(-std::f64::consts::FRAC_2_SQRT_PI))?,
+        "erfinv" => y
+            .try_mul(y)?
+            .try_exp()?
+            .try_mul_scalar(F::from_f64(std::f64::consts::PI.sqrt() / 2.0))?,
+        "lgamma" => x.try_digamma()?,
+        "digamma" => trigamma(x)?,
+        // i0' = i1; i1' = i0 - i1/x, 1/2 at 0 (PyTorch).
+        "i0" => x.try_i1()?,
+        "i1" => {
+            let zero = x.try_eq(&Tensor::scalar_on(F::ZERO, &g.device)?)?;
+            let one = Tensor::scalar_on(F::ONE, &g.device)?;
+            let safe = Tensor::try_where(&zero, &one, x)?;
+            let d = x.try_i0()?.try_sub(&y.try_div(&safe)?)?;
+            Tensor::try_where(&zero, &Tensor::scalar_on(F::from_f64(0.5), &g.device)?, &d)?
+        }
         "square" => x.try_mul_scalar(F::from_f64(2.0))?,
         // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
         "abs" => x.try_sign()?,
@@ -61,4 +82,37 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         other => return Err(super::no_gradient(other)),
     };
     g.try_mul(&d)
+}
+
+/// The trigamma function `ψ'(x)` (digamma's derivative, PyTorch's `polygamma(1, x)`) from
+/// tensor ops: the reflection `π²/sin²(πx) - ψ'(1 - x)` below 0.5, the recurrence
+/// `ψ'(x) = ψ'(x + 1) + 1/x²` up to 10, then the asymptotic series
+/// `1/x + 1/(2x²) + Σ B_2k / x^(2k+1)`.
+fn trigamma<F: FloatElement, D: Backend>(x: &Tensor<F, D>) -> Result<Tensor<F, D>> {
+    let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &x.device);
+    let reflect = x.try_lt(&c(0.5)?)?;
+    let z0 = Tensor::try_where(&reflect, &x.try_rsub_scalar(F::ONE)?, x)?;
+    let mut z = z0.clone();
+    let mut acc = Tensor::<F, D>::zeros_on(x.dims(), &x.device)?;
+    for _ in 0..10 {
+        let small = z.try_lt(&c(10.0)?)?;
+        let step = z.try_mul(&z)?.try_reciprocal()?;
+        acc = Tensor::try_where(&small, &acc.try_add(&step)?, &acc)?;
+        z = Tensor::try_where(&small, &z.try_add_scalar(F::ONE)?, &z)?;
+    }
+    let w = z.try_mul(&z)?.try_reciprocal()?;
+    // B_2 .. B_10: 1/6, -1/30, 1/42, -1/30, 5/66.
+    let mut s = w.try_mul_scalar(F::from_f64(5.0 / 66.0))?;
+    for b in [-1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 1.0 / 6.0] {
+        s = s.try_add_scalar(F::from_f64(b))?.try_mul(&w)?;
+    }
+    let series = z
+        .try_reciprocal()?
+        .try_mul(&s.try_add_scalar(F::ONE)?)?
+        .try_add(&w.try_mul_scalar(F::from_f64(0.5))?)?;
+    let direct = acc.try_add(&series)?;
+    let pi = std::f64::consts::PI;
+    let sin = x.try_mul_scalar(F::from_f64(pi))?.try_sin()?;
+    let reflected = c(pi * pi)?.try_div(&sin.try_mul(&sin)?)?.try_sub(&direct)?;
+    Tensor::try_where(&reflect, &reflected, &direct)
 }

@@ -1,0 +1,160 @@
+//! The special functions (`erfc`, `erfinv`, `lgamma`, `digamma`, `i0`, `i1`) against PyTorch
+//! 2.15 at fixed points (`tests/data/numpy/special.npz`, made by `make/special.py`): zeros of
+//! both signs, poles, the asymptotic switch points, overflow, ±inf and NaN; in f64 to a few
+//! ulp, in f32 to one rounding; their gradients by `gradcheck`, and digamma's (trigamma) against
+//! SciPy's `polygamma(1, x)`.
+
+use crate::common::assert_close;
+use typed_tensor::prelude::*;
+
+fn fixture() -> std::collections::BTreeMap<String, DynTensor> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/numpy");
+    typed_tensor::io::load_npz(format!("{dir}/special.npz")).unwrap()
+}
+
+#[test]
+fn special_functions_match_pytorch() {
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    let (x, y) = (get("x"), get("y"));
+    let i0_at_inf = |v: Vec<f64>| -> Vec<f64> {
+        // PyTorch and NumPy give NaN for i0(±inf) and i1(±inf) (Chebyshev: inf · 0); the
+        // functions' limits are +inf (i0) and ±inf (i1), which this crate returns.
+        v.into_iter()
+            .map(|w| if w.is_nan() { f64::NAN } else { w })
+            .collect()
+    };
+    on_every_device!("special", |dev| {
+        let (xd, yd) = (x.to_device(&dev).unwrap(), y.to_device(&dev).unwrap());
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let cases: [(&str, Vec<f64>); 6] = [
+            ("erfc", host(xd.erfc())),
+            ("lgamma", host(xd.lgamma())),
+            ("digamma", host(xd.digamma())),
+            ("i0", host(xd.i0())),
+            ("i1", host(xd.i1())),
+            ("erfinv", host(yd.erfinv())),
+        ];
+        for (name, got) in cases {
+            let mut want = get(name).to_vec();
+            if name.starts_with('i') {
+                // Where PyTorch has NaN at ±inf, check the limit instead.
+                for (w, xv) in want.iter_mut().zip(x.to_vec()) {
+                    if xv.is_infinite() {
+                        *w = if name == "i1" { xv } else { f64::INFINITY };
+                    }
+                }
+            }
+            let want = i0_at_inf(want);
+            let tol = if dev.index().kind == DeviceKind::Cpu {
+                4e-15
+            } else {
+                1e-13
+            };
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                // Relative, or absolute near a root (digamma's near 1.46).
+                let ok =
+                    (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol * w.abs().max(1.0);
+                assert!(
+                    ok,
+                    "{name} at {}: got {g}, want {w}",
+                    if name == "erfinv" {
+                        y.to_vec()[i]
+                    } else {
+                        x.to_vec()[i]
+                    }
+                );
+            }
+            // f32: the f64 value rounded once (or within one f32 ulp of it).
+            let x32 = if name == "erfinv" {
+                yd.cast::<f32>()
+            } else {
+                xd.cast::<f32>()
+            };
+            let got32 = match name {
+                "erfc" => x32.erfc(),
+                "lgamma" => x32.lgamma(),
+                "digamma" => x32.digamma(),
+                "i0" => x32.i0(),
+                "i1" => x32.i1(),
+                _ => x32.erfinv(),
+            };
+            let src = if name == "erfinv" {
+                y.to_vec()
+            } else {
+                x.to_vec()
+            };
+            for ((g, w), s) in got32.try_to_vec().unwrap().iter().zip(&want).zip(src) {
+                if (s as f32) as f64 != s {
+                    continue; // the f32 input differs from the f64 one
+                }
+                let w32 = *w as f32;
+                let ok = (g.is_nan() && w32.is_nan())
+                    || *g == w32
+                    || (g - w32).abs() <= 2.0 * f32::EPSILON * w32.abs();
+                assert!(ok, "{name} f32 at {s}: got {g}, want {w32}");
+            }
+        }
+        // Integer inputs promote as sin's do.
+        let ints = Tensor::<i32, _>::from_vec_on(vec![1, 2, 3], [3], &dev).unwrap();
+        assert_eq!(
+            ints.lgamma().try_to_vec().unwrap(),
+            [0.0f32, 0.0, std::f32::consts::LN_2]
+        );
+    });
+    let d = DynTensor::from(x.clone());
+    assert_eq!(d.digamma().unwrap().dtype(), Dtype::Float64);
+    assert!(
+        DynTensor::from(Tensor::<i64>::zeros([2]).unwrap())
+            .i0_()
+            .is_err()
+    );
+}
+
+#[test]
+fn special_function_gradients() {
+    let t = |v: Vec<f64>| Tensor::<f64>::from_vec(v.clone(), [v.len()]).unwrap();
+    let check = |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: Tensor<f64>| {
+        typed_tensor::autograd::gradcheck(f, &[x], 1e-6, 1e-6)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    check(
+        "erfc",
+        &|v| v[0].try_erfc(),
+        t(vec![-2.0, -0.3, 0.0, 0.7, 3.0]),
+    );
+    check(
+        "erfinv",
+        &|v| v[0].try_erfinv(),
+        t(vec![-0.9, -0.2, 0.0, 0.5, 0.95]),
+    );
+    check(
+        "lgamma",
+        &|v| v[0].try_lgamma(),
+        t(vec![-2.5, -0.3, 0.4, 1.0, 7.5]),
+    );
+    check(
+        "digamma",
+        &|v| v[0].try_digamma(),
+        t(vec![-3.7, -0.5, 0.2, 0.6, 1.0, 4.2, 12.5]),
+    );
+    check("i0", &|v| v[0].try_i0(), t(vec![-3.0, -0.5, 0.0, 1.2, 8.0]));
+    check("i1", &|v| v[0].try_i1(), t(vec![-3.0, -0.5, 0.0, 1.2, 8.0]));
+    // digamma's derivative is trigamma: SciPy's polygamma(1, x) at the fixture's points.
+    let f = fixture();
+    let x = f["x"].clone().downcast::<f64, Cpu>().unwrap();
+    let want = f["trigamma"]
+        .clone()
+        .downcast::<f64, Cpu>()
+        .unwrap()
+        .to_vec();
+    let (xs, ws): (Vec<f64>, Vec<f64>) = x
+        .to_vec()
+        .into_iter()
+        .zip(want)
+        .filter(|(x, w)| x.is_finite() && w.is_finite() && *x != 0.0 && x.abs() > 1e-100)
+        .unzip();
+    let leaf = t(xs).with_requires_grad(true).unwrap();
+    leaf.digamma().sum(&[], false).backward();
+    assert_close(&leaf.grad_tensor().unwrap().to_vec(), &ws, 1e-13);
+}
