@@ -99,6 +99,25 @@ INT_BINARY(bitwise_left_shift,
            (b >= 0 && b < (C)(8 * sizeof(C))) ? (C)((u64)a << (int)b) : (C)0)
 INT_BINARY(bitwise_right_shift,
            (b >= 0 && b < (C)(8 * sizeof(C))) ? (C)(a >> (int)b) : (C)(a < 0 ? -1 : 0))
+// gcd on the magnitudes in u64 (|MIN| is 2^63, which truncates back to MIN as on the CPU);
+// lcm = |a / gcd · b| wrapping in C.
+__device__ __forceinline__ u64 gcd_u64(long long a, long long b) {
+    u64 x = a < 0 ? 0ull - (u64)a : (u64)a, y = b < 0 ? 0ull - (u64)b : (u64)b;
+    while (x != 0) { u64 t = y % x; y = x; x = t; }
+    return y;
+}
+INT_BINARY(gcd, (C)gcd_u64((long long)a, (long long)b))
+template <typename C> __device__ __forceinline__ C lcm_op(C a, C b, int*) {
+    if constexpr (is_float_c<C>()) {
+        return C(0);
+    } else {
+        long long g = (long long)gcd_u64((long long)a, (long long)b);
+        if (g == 0) return 0;
+        // g is positive, or 2^63 read as MIN (then a is MIN too, and the quotient 1).
+        C v = (C)((u64)((long long)a / g) * (u64)(long long)b);
+        return v < 0 ? (C)(0ull - (u64)v) : v;
+    }
+}
 template <typename C> __device__ __forceinline__ C pow_op(C a, C b, int* flag) {
     if constexpr (is_float_c<C>()) {
         return pow(a, b);

@@ -1,5 +1,6 @@
 //! NumPy's and PyTorch's names for ops this crate has under another name or in one line:
 //! `fliplr`/`flipud`, `moveaxis`, `expand_as`, `msort`, `argwhere`, `diagflat`, `bucketize`,
+//! `positive`/`negative`/`absolute`/`fix`/`sgn`,
 //! and the constructors `vander`, `tril_indices`/`triu_indices`.
 //!
 //! ```
@@ -113,6 +114,56 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     plain_forms! {
         /// [`Tensor::try_bucketize`], panicking with its error.
         bucketize, try_bucketize(boundaries: &Self, right: bool) -> Tensor<i64, D>;
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// `self` (NumPy and PyTorch `positive`): a view of the same elements.
+    pub fn positive(&self) -> Self {
+        self.clone()
+    }
+
+    /// NumPy's name for [`Tensor::try_neg`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_neg`].
+    pub fn try_negative(&self) -> Result<Self> {
+        self.try_neg()
+    }
+
+    /// NumPy's name for [`Tensor::try_abs`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_abs`].
+    pub fn try_absolute(&self) -> Result<Self> {
+        self.try_abs()
+    }
+
+    /// NumPy's and PyTorch's `fix`, [`Tensor::try_trunc`] (rounding toward zero).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_trunc`].
+    pub fn try_fix(&self) -> Result<Self> {
+        self.try_trunc()
+    }
+
+    /// PyTorch's `sgn`, [`Tensor::try_sign`] for real tensors.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_sign`].
+    pub fn try_sgn(&self) -> Result<Self> {
+        self.try_sign()
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_negative`], panicking with its error.
+        negative, try_negative() -> Self;
+        /// [`Tensor::try_absolute`], panicking with its error.
+        absolute, try_absolute() -> Self;
+        /// [`Tensor::try_fix`], panicking with its error.
+        fix, try_fix() -> Self;
+        /// [`Tensor::try_sgn`], panicking with its error.
+        sgn, try_sgn() -> Self;
     }
 }
 

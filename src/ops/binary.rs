@@ -96,6 +96,31 @@ binary_ops! {
     // (right), as PyTorch's kernels define it.
     BitwiseLeftShift, bitwise_left_shift, |a, b| shift(a, b, true), valid: |_b| true;
     BitwiseRightShift, bitwise_right_shift, |a, b| shift(a, b, false), valid: |_b| true;
+    // The greatest common divisor (non-negative; gcd(0, 0) = 0) and the least common multiple
+    // (|a / gcd · b| wrapping in T, 0 when either is 0), as NumPy's and PyTorch's `gcd`/`lcm`.
+    Gcd, gcd, |a, b| T::from_i64(gcd_u64(a.to_i64(), b.to_i64()) as i64), valid: |_b| true;
+    Lcm, lcm, |a, b| lcm(a, b), valid: |_b| true;
+}
+
+/// Euclid's algorithm on the magnitudes (`|i64::MIN|` is 2^63, so the truncation back to the
+/// element type gives MIN where PyTorch's wrapping `abs` does).
+#[inline(always)]
+fn gcd_u64(a: i64, b: i64) -> u64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while a != 0 {
+        (a, b) = (b % a, a);
+    }
+    b
+}
+
+/// `|a / gcd(a, b) · b|` with the product and the magnitude wrapping in `T`, as PyTorch.
+#[inline(always)]
+fn lcm<T: NumElement>(a: T, b: T) -> T {
+    let g = gcd_u64(a.to_i64(), b.to_i64()) as i64;
+    if g == 0 {
+        return T::ZERO;
+    }
+    T::from_i64(a.to_i64().wrapping_div(g).wrapping_mul(b.to_i64())).abs()
 }
 
 /// `a << b` or `a >> b` (arithmetic for signed types) in `T`'s width, with out-of-range
@@ -259,6 +284,8 @@ binary_methods! {
     BitwiseXor: bitwise_xor, try_bitwise_xor, bitwise_xor_, bitwise_xor_into, bitwise_xor_scalar, try_bitwise_xor_scalar, bitwise_xor_scalar_, bitwise_xor_scalar_into, rbitwise_xor_scalar, try_rbitwise_xor_scalar, errors = "";
     BitwiseLeftShift: bitwise_left_shift, try_bitwise_left_shift, bitwise_left_shift_, bitwise_left_shift_into, bitwise_left_shift_scalar, try_bitwise_left_shift_scalar, bitwise_left_shift_scalar_, bitwise_left_shift_scalar_into, rbitwise_left_shift_scalar, try_rbitwise_left_shift_scalar, errors = " (a shift by a negative amount or the type's width or more gives 0)";
     BitwiseRightShift: bitwise_right_shift, try_bitwise_right_shift, bitwise_right_shift_, bitwise_right_shift_into, bitwise_right_shift_scalar, try_bitwise_right_shift_scalar, bitwise_right_shift_scalar_, bitwise_right_shift_scalar_into, rbitwise_right_shift_scalar, try_rbitwise_right_shift_scalar, errors = " (arithmetic for signed dtypes; a shift by a negative amount or the type's width or more gives the sign, 0 or -1)";
+    Gcd: gcd, try_gcd, gcd_, gcd_into, gcd_scalar, try_gcd_scalar, gcd_scalar_, gcd_scalar_into, rgcd_scalar, try_rgcd_scalar, errors = "";
+    Lcm: lcm, try_lcm, lcm_, lcm_into, lcm_scalar, try_lcm_scalar, lcm_scalar_, lcm_scalar_into, rlcm_scalar, try_rlcm_scalar, errors = " (the product wraps in the dtype, as in PyTorch)";
 }
 
 impl<T: IntElement, D: Backend> Tensor<T, D> {

@@ -49,6 +49,30 @@ macro_rules! comparisons {
         }
         pub use compare_ops::NAMES;
         impl<T: Element, D: Backend> Tensor<T, D> {
+    /// True when `other` has the same shape and every element equals (PyTorch `equal`,
+    /// NumPy `array_equal`): NaN equals nothing, `-0.0 == 0.0`. Reads one flag back.
+    ///
+    /// # Errors
+    /// `Device` across devices; allocation or transfer failure.
+    pub fn try_equal(&self, other: &Self) -> Result<bool> {
+        crate::ops::device_ops::same_device("equal", self, other)?;
+        if self.shape() != other.shape() {
+            return Ok(false);
+        }
+        self.try_eq(other)?.try_all(&[], false)?.try_item()
+    }
+
+    /// [`Tensor::try_equal`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_equal`] returns an `Err`.
+    #[track_caller]
+    pub fn equal(&self, other: &Self) -> bool {
+        self.try_equal(other).or_panic()
+    }
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
             $(
                 $(#[$doc])*
                 ///

@@ -64,6 +64,95 @@ float_binary! {
     Copysign: copysign, try_copysign, "The magnitude of `self` with the sign bit of `other` (IEEE 754 `copySign`: `-0.0` and NaN signs count)";
 }
 
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// `self / other` in `FloatOf<T>`, integers converted first (NumPy's `/`, PyTorch
+    /// `true_divide`): `7 / 2 = 3.5`, `1 / 0 = inf`.
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `Device` across devices.
+    pub fn try_true_divide(&self, other: &Self) -> Result<Tensor<FloatOf<T>, D>> {
+        same_device("true_divide", self, other)?;
+        converted::<T, FloatOf<T>, D>(self)?.try_div(&converted::<T, FloatOf<T>, D>(other)?)
+    }
+
+    /// `self ^ exponent` computed in f64 whatever the dtype (PyTorch `float_power`, NumPy
+    /// `float_power`): `Tensor<f64, D>`.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_float_power(&self, exponent: f64) -> Result<Tensor<f64, D>> {
+        self.try_cast::<f64>()?.try_pow(exponent)
+    }
+
+    /// `self · 2^exponent` (NumPy and PyTorch `ldexp`), in `FloatOf<T>`: the power of two
+    /// applied in two halves, so that `ldexp(0.5, 1024)` is `2^1023` rather than `0.5 · inf`.
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `Device` across devices.
+    pub fn try_ldexp(&self, exponent: &Tensor<i64, D>) -> Result<Tensor<FloatOf<T>, D>> {
+        same_device("ldexp", self, exponent)?;
+        crate::shape::broadcast_shapes("ldexp", self.shape(), exponent.shape())?;
+        let half = exponent.try_div_scalar(2)?;
+        let rest = exponent.try_sub(&half)?;
+        let two = |e: &Tensor<i64, D>| e.try_cast::<FloatOf<T>>()?.try_exp2();
+        converted::<T, FloatOf<T>, D>(self)?
+            .try_mul(&two(&half)?)?
+            .try_mul(&two(&rest)?)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_true_divide`], panicking with its error.
+        true_divide, try_true_divide(other: &Self) -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_float_power`], panicking with its error.
+        float_power, try_float_power(exponent: f64) -> Tensor<f64, D>;
+        /// [`Tensor::try_ldexp`], panicking with its error.
+        ldexp, try_ldexp(exponent: &Tensor<i64, D>) -> Tensor<FloatOf<T>, D>;
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// The mantissa in `±[0.5, 1)` and the exponent of each element, `x = m · 2^e` (C's
+    /// `frexp`, NumPy and PyTorch `frexp`): `(0, 0)` for zeros, `(x, 0)` for infinities and
+    /// NaN. The mantissa keeps the dtype; the exponent is i32.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_frexp(&self) -> Result<(Self, Tensor<i32, D>)> {
+        crate::autograd::no_grad(|| {
+            let x = self.try_cast::<f64>()?;
+            let finite = x.try_is_finite()?.try_logical_and(&x.try_ne_scalar(0.0)?)?;
+            let one = Tensor::<f64, D>::scalar_on(1.0, self.device_handle())?;
+            let safe = Tensor::try_where(&finite, &x, &one)?;
+            // A first guess from log2, corrected by one where it rounded across a power of 2.
+            let mut e = safe
+                .try_abs()?
+                .try_log2()?
+                .try_floor()?
+                .try_add_scalar(1.0)?;
+            let scale = |e: &Tensor<f64, D>| -> Result<Tensor<f64, D>> {
+                let h = e.try_mul_scalar(0.5)?.try_trunc()?;
+                let r = e.try_sub(&h)?;
+                safe.try_mul(&h.try_neg()?.try_exp2()?)?
+                    .try_mul(&r.try_neg()?.try_exp2()?)
+            };
+            let m = scale(&e)?;
+            let big = m.try_abs()?.try_ge_scalar(1.0)?.try_cast::<f64>()?;
+            let small = m.try_abs()?.try_lt_scalar(0.5)?.try_cast::<f64>()?;
+            e = e.try_add(&big)?.try_sub(&small)?;
+            let m = scale(&e)?;
+            let zero = Tensor::<f64, D>::scalar_on(0.0, self.device_handle())?;
+            let m = Tensor::try_where(&finite, &m, &x)?;
+            let e = Tensor::try_where(&finite, &e, &zero)?;
+            Ok((m.try_cast::<T>()?, e.try_cast::<i32>()?))
+        })
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_frexp`], panicking with its error.
+        frexp, try_frexp() -> (Self, Tensor<i32, D>);
+    }
+}
+
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `self · log(other)`, and 0 where `self` is 0 unless `other` is NaN (PyTorch `xlogy`,
     /// SciPy `special.xlogy`), with broadcasting. Gradients: `log(other)` (0 where `self` is

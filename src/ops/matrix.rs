@@ -273,6 +273,44 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         }
     }
 
+    /// Each slice along `axis` scaled down to `p`-norm `maxnorm` where its norm exceeds it
+    /// (PyTorch `renorm`: the scale is `maxnorm / (norm + 1e-7)`); the others unchanged. As
+    /// `FloatOf<T>`.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis; `InvalidArgument` for a `p` that is not a norm order or a
+    /// negative `maxnorm`.
+    pub fn try_renorm(&self, p: f64, axis: i64, maxnorm: f64) -> Result<Float<T, D>> {
+        let ax = self.shape().axis("renorm", axis)?;
+        if maxnorm.is_nan() || maxnorm < 0.0 {
+            return Err(Error::InvalidArgument {
+                op: "renorm",
+                msg: format!("maxnorm = {maxnorm} must be a number >= 0"),
+            });
+        }
+        let others: Vec<i64> = (0..self.ndim() as i64)
+            .filter(|&d| d != ax as i64)
+            .collect();
+        let x = self.try_cast::<FloatOf<T>>()?;
+        // A 1-d tensor's slices are its elements (an empty axis list would mean all axes).
+        let norm = if others.is_empty() {
+            x.unsqueeze(-1)?.try_norm(p, &[-1], false)
+        } else {
+            x.try_norm(p, &others, true)
+        };
+        let norm = norm.map_err(|e| match e {
+            Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op: "renorm", msg },
+            e => e,
+        })?;
+        let cap = <FloatOf<T> as Element>::from_f64(maxnorm);
+        let scale = norm
+            .try_add_scalar(<FloatOf<T> as Element>::from_f64(1e-7))?
+            .try_rdiv_scalar(cap)?;
+        let one = Tensor::scalar_on(<FloatOf<T> as Element>::ONE, self.device_handle())?;
+        let scale = Tensor::try_where(&norm.try_gt_scalar(cap)?, &scale, &one)?;
+        x.try_mul(&scale)
+    }
+
     /// The product of a chain of matrices in the cheapest order (NumPy `linalg.multi_dot`,
     /// PyTorch `linalg.multi_dot`): the first may be 1-d (a row vector) and the last 1-d (a
     /// column vector), the rest 2-d; the order is chosen by the textbook dynamic program over
@@ -387,6 +425,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         matrix_rank, try_matrix_rank(tol: Option<f64>) -> Tensor<i64, D>;
         /// [`Tensor::try_logdet`], panicking with its error.
         logdet, try_logdet() -> Float<T, D>;
+        /// [`Tensor::try_renorm`], panicking with its error.
+        renorm, try_renorm(p: f64, axis: i64, maxnorm: f64) -> Float<T, D>;
         /// [`Tensor::try_cholesky_solve`], panicking with its error.
         cholesky_solve, try_cholesky_solve(l: &Self, upper: bool) -> Float<T, D>;
         /// [`Tensor::try_solve_triangular`], panicking with its error.

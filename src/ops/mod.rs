@@ -41,6 +41,7 @@ pub mod scatter_reduce;
 pub mod search;
 mod special;
 pub mod split;
+pub mod stack;
 pub mod stats;
 pub mod unary;
 

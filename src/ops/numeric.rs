@@ -122,6 +122,46 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         }
     }
 
+    /// The `q`-quantile along `axis` of the elements that are not NaN (NumPy and PyTorch
+    /// `nanquantile`), interpolated as [`Tensor::try_quantile`]; an all-NaN slice gives NaN.
+    /// Differentiable (through the sort).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_quantile`].
+    pub fn try_nanquantile(&self, q: f64, axis: i64, keepdim: bool) -> Result<Self> {
+        if !(0.0..=1.0).contains(&q) {
+            return Err(Error::InvalidArgument {
+                op: "nanquantile",
+                msg: format!("q = {q} must lie in [0, 1]"),
+            });
+        }
+        let (ax, _) = order_axis("nanquantile", self, axis)?;
+        let a = ax as i64;
+        let (sorted, _) = self.try_sort(a, false)?;
+        // Per slice: m numbers (NaN sorts last), the position q·(m - 1) between two of them.
+        let (lo, hi, t, none) = crate::autograd::no_grad(|| -> Result<_> {
+            let m = self.try_eq(self)?.try_sum(&[a], true)?;
+            let last = m.try_sub_scalar(1)?.try_maximum_scalar(0)?;
+            let pos = last.try_cast::<f64>()?.try_mul_scalar(q)?;
+            let lo = pos.try_floor()?;
+            let t = pos.try_sub(&lo)?.try_cast::<T>()?;
+            let lo = lo.try_cast::<i64>()?;
+            let hi = lo.try_add_scalar(1)?.try_minimum(&last)?;
+            Ok((lo, hi, t, m.try_eq_scalar(0)?))
+        })?;
+        let (va, vb) = (sorted.try_gather(a, &lo)?, sorted.try_gather(a, &hi)?);
+        // NumPy's `_lerp`, as `quantile`'s: from the nearer end (so a slice ending in two
+        // infinities gives NaN between them, as in NumPy).
+        let diff = vb.try_sub(&va)?;
+        let from_a = va.try_add(&diff.try_mul(&t)?)?;
+        let from_b = vb.try_sub(&diff.try_mul(&t.try_rsub_scalar(T::ONE)?)?)?;
+        let half = t.try_ge_scalar(T::from_f64(0.5))?;
+        let v = Self::try_where(&half, &from_b, &from_a)?;
+        let nan = Self::scalar_on(T::from_f64(f64::NAN), self.device_handle())?;
+        let v = Self::try_where(&none, &nan, &v)?;
+        if keepdim { Ok(v) } else { v.squeeze_dims(&[a]) }
+    }
+
     /// The covariance matrix of the variables in the rows of a 2-d `self` (observations in
     /// the columns), dividing by `max(0, N - correction)` (NumPy `cov` with `ddof`, PyTorch
     /// `cov`): `(V, V)` for `V` variables; a 1-d input is one variable and gives a 0-d
@@ -185,6 +225,8 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         nan_to_num, try_nan_to_num(nan: T, posinf: Option<T>, neginf: Option<T>) -> Self;
         /// [`Tensor::try_quantile`], panicking with its error.
         quantile, try_quantile(q: f64, axis: i64, keepdim: bool) -> Self;
+        /// [`Tensor::try_nanquantile`], panicking with its error.
+        nanquantile, try_nanquantile(q: f64, axis: i64, keepdim: bool) -> Self;
     }
 }
 

@@ -135,7 +135,53 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         signed.try_lt(&zero)
     }
 
+    /// Where an element is `+inf` (NumPy and PyTorch `isposinf`); all false for integers.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_isposinf(&self) -> Result<Tensor<bool, D>> {
+        self.try_eq_scalar(T::from_f64(f64::INFINITY))?
+            .try_logical_and(&Tensor::scalar_on(
+                const { T::DTYPE.is_float() },
+                self.device_handle(),
+            )?)
+    }
+
+    /// Where an element is `-inf` (NumPy and PyTorch `isneginf`); all false for integers.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_isneginf(&self) -> Result<Tensor<bool, D>> {
+        self.try_eq_scalar(T::from_f64(f64::NEG_INFINITY))?
+            .try_logical_and(&Tensor::scalar_on(
+                const { T::DTYPE.is_float() },
+                self.device_handle(),
+            )?)
+    }
+
+    /// `|self - other|`'s `p`-norm over every element, as `FloatOf<T>` (PyTorch `dist`).
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `InvalidArgument` for a `p` that is not a norm order.
+    pub fn try_dist(&self, other: &Self, p: f64) -> Result<Tensor<FloatOf<T>, D>> {
+        crate::shape::broadcast_shapes("dist", self.shape(), other.shape())?;
+        let d = if const { T::DTYPE.is_float() } {
+            self.try_sub(other)?.try_cast::<FloatOf<T>>()?
+        } else {
+            // Integer differences in the float type, so that they cannot wrap.
+            self.try_cast::<FloatOf<T>>()?
+                .try_sub(&other.try_cast::<FloatOf<T>>()?)?
+        };
+        d.try_norm(p, &[], false)
+    }
+
     plain_forms! {
+        /// [`Tensor::try_isposinf`], panicking with its error.
+        isposinf, try_isposinf() -> Tensor<bool, D>;
+        /// [`Tensor::try_isneginf`], panicking with its error.
+        isneginf, try_isneginf() -> Tensor<bool, D>;
+        /// [`Tensor::try_dist`], panicking with its error.
+        dist, try_dist(other: &Self, p: f64) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_clamp`], panicking with its error.
         clamp, try_clamp(min: Option<T>, max: Option<T>) -> Self;
         /// [`Tensor::try_clamp_min`], panicking with its error.

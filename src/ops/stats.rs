@@ -245,7 +245,42 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         })
     }
 
+    /// The derivative along `axis` of samples spaced `dx` apart (NumPy `gradient` with
+    /// `edge_order=1`, PyTorch `gradient`): central differences `(y[i+1] - y[i-1]) / 2dx`
+    /// inside, one-sided differences at the two ends. Same shape as `self`. Differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for fewer than 2 samples along the axis or `dx == 0`; `Axis`.
+    pub fn try_gradient(&self, dx: f64, axis: i64) -> Result<Self> {
+        let op = "gradient";
+        let a = self.shape().axis(op, axis)? as i64;
+        let n = self.dims()[a as usize];
+        if n < 2 || dx == 0.0 || dx.is_nan() {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs at least 2 samples along axis {a} of {} and a non-zero spacing, got dx = {dx}",
+                    self.shape()
+                ),
+            });
+        }
+        let step = |from: usize, to: usize, len: usize, by: f64| -> Result<Self> {
+            self.narrow(a, to, len)?
+                .try_sub(&self.narrow(a, from, len)?)?
+                .try_div_scalar(T::from_f64(by))
+        };
+        let first = step(0, 1, 1, dx)?;
+        let last = step(n - 2, n - 1, 1, dx)?;
+        if n == 2 {
+            return Self::try_concat(&[&first, &last], a);
+        }
+        let inner = step(0, 2, n - 2, 2.0 * dx)?;
+        Self::try_concat(&[&first, &inner, &last], a)
+    }
+
     crate::ops::plain_forms! {
+        /// [`Tensor::try_gradient`], panicking with its error.
+        gradient, try_gradient(dx: f64, axis: i64) -> Self;
         /// [`Tensor::try_histc`], panicking with its error.
         histc, try_histc(bins: usize, min: f64, max: f64) -> Self;
         /// [`Tensor::try_trapezoid`], panicking with its error.

@@ -1665,3 +1665,280 @@ fn bitwise_ops_match_numpy() {
         );
     });
 }
+
+/// The NumPy-named batch: splits and stacks by direction, `true_divide`, `float_power`,
+/// `ldexp`/`frexp`, `equal`, `isposinf`/`isneginf`, `dist`, `renorm`, `gradient`,
+/// `nanquantile`, `gcd`/`lcm` and the aliases, against NumPy's and PyTorch's values (quoted)
+/// on every device.
+fn numpy_named<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let i = |x: Vec<i64>, s: &[usize]| Tensor::<i64, D>::from_vec_on(x, s.to_vec(), dev);
+    let m = i((0..24).collect(), &[2, 3, 4])?;
+    assert_eq!(m.try_hsplit(3)?.len(), 3);
+    assert_eq!(m.try_vsplit(2)?[1].dims(), &[1, 3, 4]);
+    assert_eq!(
+        host(&m.try_dsplit(2)?[1].narrow(1, 0, 1)?),
+        [2., 3., 14., 15.]
+    );
+    assert!(m.try_dsplit(3).is_err());
+    assert!(i(vec![1, 2], &[2])?.try_vsplit(1).is_err());
+    assert_eq!(
+        host(&i(vec![1, 2, 3, 4], &[4])?.try_hsplit(2)?[1]),
+        [3., 4.]
+    );
+    let cs = Tensor::try_column_stack(&[&i(vec![1, 2], &[2])?, &i(vec![3, 4, 5, 6], &[2, 2])?])?;
+    assert_eq!(
+        (cs.dims(), host(&cs)),
+        (&[2, 3][..], vec![1., 3., 4., 2., 5., 6.])
+    );
+    assert_eq!(
+        Tensor::try_row_stack(&[&i(vec![1], &[1])?, &i(vec![2], &[1])?])?.dims(),
+        &[2, 1]
+    );
+    let s = i(vec![7], &[])?;
+    assert_eq!(
+        (s.atleast_1d()?.dims(), s.atleast_2d()?.dims()),
+        (&[1][..], &[1, 1][..])
+    );
+    assert_eq!(i(vec![1, 2], &[2])?.atleast_3d()?.dims(), &[1, 2, 1]);
+    assert_eq!(i(vec![1, 2], &[1, 2])?.atleast_3d()?.dims(), &[1, 2, 1]);
+    assert_eq!(
+        host(&i(vec![7, -7, 1], &[3])?.try_true_divide(&i(vec![2, 2, 0], &[3])?)?),
+        [3.5, -3.5, f64::INFINITY]
+    );
+    let fp = Tensor::<i32, D>::from_vec_on(vec![2, 3, -2], [3], dev)?.try_float_power(0.5)?;
+    assert_close(
+        &host(&fp),
+        &[std::f64::consts::SQRT_2, 1.7320508075688772, NAN],
+        1e-16,
+    );
+    let ld =
+        v(vec![0.5, 1., -3., 1e-300], &[4])?.try_ldexp(&i(vec![1024, -1074, 3, -100], &[4])?)?;
+    assert_eq!(host(&ld), [8.98846567431158e307, 5e-324, -24.0, 0.0]);
+    let x = v(
+        vec![
+            0., -0., 1., -3.5, 1e-310, 5e300, INF, -INF, NAN, 0.75, -1024.,
+        ],
+        &[11],
+    )?;
+    let (mant, ex) = x.try_frexp()?;
+    let want_m = [
+        0.0,
+        -0.0,
+        0.5,
+        -0.875,
+        0.5752618031559393,
+        0.9332636185032189,
+        INF,
+        -INF,
+        NAN,
+        0.75,
+        -0.5,
+    ];
+    assert_close(&host(&mant), &want_m, 0.0);
+    assert_eq!(
+        host(&ex),
+        [0., 0., 1., 2., -1029., 999., 0., 0., 0., 0., 11.]
+    );
+    let (m32, e32) = x.try_cast::<f32>()?.try_frexp()?;
+    assert_eq!((host(&m32)[3], host(&e32)[3]), (-0.875, 2.0));
+    assert!(!x.try_equal(&x.deep_copy())?); // NaN equals nothing
+    assert!(m.try_equal(&m.deep_copy())?);
+    assert!(!m.try_equal(&m.narrow(0, 0, 1)?)?);
+    let inf_mask: Vec<bool> = x.try_isposinf()?.try_to_vec()?;
+    assert_eq!(inf_mask.iter().filter(|b| **b).count(), 1);
+    assert!(x.try_isneginf()?.try_to_vec()?[7]);
+    assert!(!m.try_isposinf()?.try_any(&[], false)?.try_item()?);
+    let a = v(vec![1., 2., 3., 4., 5., 6., 0.1, 0.2, 0.3], &[3, 3])?;
+    assert_close(
+        &host(&a.try_dist(&a.flip(&[0])?, 3.0)?),
+        &[3.7441508814934275],
+        1e-15,
+    );
+    assert_close(&host(&a.try_dist(&a.flip(&[0])?, INF)?), &[2.7], 1e-15);
+    let rn = [
+        1.0,
+        2.0,
+        3.0,
+        2.2792115032187334,
+        2.8490143790234166,
+        3.4188172548281,
+        0.1,
+        0.2,
+        0.3,
+    ];
+    assert_close(&host(&a.try_renorm(2.0, 0, 5.0)?), &rn, 1e-15);
+    let rn1 = [
+        0.7843137101114959,
+        1.1111110956790125,
+        1.290322566770725,
+        3.1372548404459835,
+        2.777777739197531,
+        2.58064513354145,
+        0.0784313710111496,
+        0.11111110956790125,
+        0.1290322566770725,
+    ];
+    assert_close(&host(&a.try_renorm(1.0, 1, 4.0)?), &rn1, 1e-15);
+    assert!(a.try_renorm(2.0, 0, -1.0).is_err());
+    assert_eq!(
+        host(&v(vec![1., 4., 9., 16., 25.], &[5])?.try_gradient(0.5, 0)?),
+        [6., 8., 12., 16., 18.]
+    );
+    assert_eq!(
+        host(&v(vec![1., 2., 4., 2., 5., 11.], &[2, 3])?.try_gradient(1.0, 1)?),
+        [1., 1.5, 2., 3., 4.5, 6.]
+    );
+    assert_eq!(
+        host(&v(vec![3., 7.], &[2])?.try_gradient(1.0, 0)?),
+        [4., 4.]
+    );
+    assert!(v(vec![3.], &[1])?.try_gradient(1.0, 0).is_err());
+    let q = v(
+        vec![
+            1., NAN, 3., 2., NAN, NAN, NAN, NAN, NAN, NAN, 5., -1., INF, INF, 0.,
+        ],
+        &[3, 5],
+    )?;
+    for (qq, want) in [
+        (0.0, [1.0, NAN, -1.0]),
+        (0.3, [1.6, NAN, 0.9999999999999998]),
+        (0.5, [2.0, NAN, NAN]),
+        (1.0, [3.0, NAN, NAN]),
+    ] {
+        assert_close(&host(&q.try_nanquantile(qq, 1, false)?), &want, 1e-15);
+    }
+    assert_eq!(q.try_nanquantile(0.5, 1, true)?.dims(), &[3, 1]);
+    let g = i(vec![12, -18, 0, 0, 7, i64::MIN], &[6])?;
+    let h = i(vec![18, 12, 5, 0, -3, 2], &[6])?;
+    assert_eq!(host(&g.try_gcd(&h)?), [6., 6., 5., 0., 1., 2.]);
+    assert_eq!(g.try_lcm(&h)?.try_to_vec()?, [36, 36, 0, 0, 21, i64::MIN]);
+    let g16 = Tensor::<i16, D>::from_vec_on(vec![12, -18, 0, i16::MIN, 300], [5], dev)?;
+    let h16 = Tensor::<i16, D>::from_vec_on(vec![18, 12, 5, i16::MIN, 7], [5], dev)?;
+    assert_eq!(g16.try_gcd(&h16)?.try_to_vec()?, [6, 6, 5, i16::MIN, 1]);
+    assert_eq!(
+        g16.try_lcm(&h16)?.try_to_vec()?,
+        [36, 36, 0, i16::MIN, 2100]
+    );
+    assert_eq!(host(&i(vec![-3, 4], &[2])?.try_absolute()?), [3., 4.]);
+    assert_eq!(host(&v(vec![-2.5, 2.5], &[2])?.try_fix()?), [-2., 2.]);
+    assert_eq!(host(&v(vec![-2.5, 0.0], &[2])?.try_sgn()?), [-1., 0.]);
+    assert_eq!(host(&i(vec![-3], &[1])?.try_negative()?), [3.]);
+    Ok(())
+}
+
+#[test]
+fn numpy_named_ops_on_every_device() {
+    on_every_device!("numpy_named", |dev| {
+        numpy_named(&dev).unwrap();
+    });
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let a = t(vec![1., 2.5, 3., -4., 5., 6.2, 0.1, -0.2, 0.3], &[3, 3]);
+    check("gradient", &|v| v[0].try_gradient(0.5, 1), &[a.clone()]);
+    check("renorm", &|v| v[0].try_renorm(2.0, 0, 5.0), &[a.clone()]);
+    check(
+        "nanquantile",
+        &|v| v[0].try_nanquantile(0.3, 1, false),
+        &[a.clone()],
+    );
+    check(
+        "dist",
+        &|v| v[0].try_dist(&v[1], 2.0),
+        &[a.clone(), a.flip(&[1]).unwrap()],
+    );
+    check(
+        "true_divide",
+        &|v| v[0].try_true_divide(&v[1]),
+        &[a.clone(), a.abs().add_scalar(1.0)],
+    );
+    let e = Tensor::<i64>::from_vec(vec![1, -2, 3], [3]).unwrap();
+    check(
+        "ldexp",
+        &|v| v[0].try_ldexp(&e),
+        &[t(vec![0.5, -1.5, 2.0], &[3])],
+    );
+}
+
+#[test]
+fn numpy_named_dyn_forms() {
+    let i = |v: Vec<i64>| DynTensor::from(Tensor::<i64>::from_vec(v.clone(), [v.len()]).unwrap());
+    let f = |v: Vec<f64>| DynTensor::from(Tensor::<f64>::from_vec(v.clone(), [v.len()]).unwrap());
+    assert_eq!(
+        i(vec![12, 7])
+            .gcd(&i(vec![18, 3]))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        [6, 1]
+    );
+    assert_eq!(
+        i(vec![4, 0])
+            .lcm(&i(vec![6, 3]))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        [12, 0]
+    );
+    assert!(f(vec![1.0]).gcd(&f(vec![1.0])).is_err());
+    let q = i(vec![7, 1]).true_divide(&i(vec![2, 4])).unwrap();
+    assert_eq!(
+        (q.dtype(), q.to_vec::<f64>().unwrap()),
+        (Dtype::Float64, vec![3.5, 0.25])
+    );
+    assert_eq!(
+        f(vec![INF, 1.0])
+            .isposinf()
+            .unwrap()
+            .to_vec::<bool>()
+            .unwrap(),
+        [true, false]
+    );
+    assert_eq!(
+        f(vec![-INF]).isneginf().unwrap().to_vec::<bool>().unwrap(),
+        [true]
+    );
+    assert!(f(vec![1.0, 2.0]).equal(&f(vec![1.0, 2.0])).unwrap());
+    assert!(!f(vec![1.0]).equal(&i(vec![1])).unwrap());
+    assert_eq!(
+        f(vec![1.0, NAN, 3.0])
+            .nanquantile(0.5, 0, false)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [2.0]
+    );
+    assert!(i(vec![1]).nanquantile(0.5, 0, false).is_err());
+    assert_eq!(
+        f(vec![1.0, 4.0, 9.0])
+            .gradient(1.0, 0)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [3.0, 4.0, 5.0]
+    );
+    assert_eq!(
+        i(vec![3, 0])
+            .dist(&i(vec![0, 4]), 2.0)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        [5.0]
+    );
+    assert_close(
+        &f(vec![3.0, 0.5])
+            .renorm(2.0, 0, 1.0)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        &[1.0, 0.5],
+        1e-6,
+    );
+    assert_eq!(i(vec![1, 2, 3, 4]).hsplit(2).unwrap().len(), 2);
+    assert!(i(vec![1, 2, 3, 4]).vsplit(2).is_err());
+    assert_eq!(i(vec![1, 2]).atleast_2d().unwrap().shape().dims(), &[1, 2]);
+}

@@ -392,3 +392,72 @@ impl DynTensor {
             }; I16 I32 I64 U8)
     }
 }
+
+bitwise_pairs! {
+    /// The greatest common divisor of integer tensors (NumPy `gcd`).
+    gcd => try_gcd, bool: no_shift;
+    /// The least common multiple of integer tensors (NumPy `lcm`).
+    lcm => try_lcm, bool: no_shift;
+}
+
+fn all(v: Vec<impl Into<DynTensor>>) -> Vec<DynTensor> {
+    v.into_iter().map(Into::into).collect()
+}
+
+impl DynTensor {
+    /// `self / other` in the float dtype, integers converted first (see
+    /// [`crate::Tensor::true_divide`]).
+    pub fn true_divide(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "true_divide", a, b => Ok(a.try_true_divide(b)?.into()), bool: Err(not_numeric("true_divide")))
+    }
+    /// Where an element is `+inf`, as Bool (see [`crate::Tensor::isposinf`]).
+    pub fn isposinf(&self) -> Result<DynTensor> {
+        numeric!(self, "isposinf", t => Ok(t.try_isposinf()?.into()))
+    }
+    /// Where an element is `-inf`, as Bool (see [`crate::Tensor::isneginf`]).
+    pub fn isneginf(&self) -> Result<DynTensor> {
+        numeric!(self, "isneginf", t => Ok(t.try_isneginf()?.into()))
+    }
+    /// True for the same dtype, device, shape and elements (see [`crate::Tensor::equal`]);
+    /// another dtype is `false`, not an `Err`, as PyTorch.
+    pub fn equal(&self, other: &DynTensor) -> Result<bool> {
+        if self.dtype() != other.dtype() {
+            return Ok(false);
+        }
+        dyn_each!(self, t => t.try_equal(typed_like("equal", other, t)?))
+    }
+    /// The `q`-quantile of the non-NaN elements along `axis` (see
+    /// [`crate::Tensor::nanquantile`]); float dtypes.
+    pub fn nanquantile(&self, q: f64, axis: i64, keepdim: bool) -> Result<DynTensor> {
+        float!(self, "nanquantile", "quantile", t => Ok(t.try_nanquantile(q, axis, keepdim)?.into()))
+    }
+    /// The derivative along `axis` by central differences (see [`crate::Tensor::gradient`]);
+    /// float dtypes.
+    pub fn gradient(&self, dx: f64, axis: i64) -> Result<DynTensor> {
+        float!(self, "gradient", "", t => Ok(t.try_gradient(dx, axis)?.into()))
+    }
+    /// The `p`-norm of `self - other` (see [`crate::Tensor::dist`]).
+    pub fn dist(&self, other: &DynTensor, p: f64) -> Result<DynTensor> {
+        pair!(self, other, "dist", a, b => Ok(a.try_dist(b, p)?.into()), bool: Err(not_numeric("dist")))
+    }
+    /// Slices along `axis` scaled down to norm `maxnorm` (see [`crate::Tensor::renorm`]).
+    pub fn renorm(&self, p: f64, axis: i64, maxnorm: f64) -> Result<DynTensor> {
+        numeric!(self, "renorm", t => Ok(t.try_renorm(p, axis, maxnorm)?.into()))
+    }
+    /// Equal sections along the columns (see [`crate::Tensor::hsplit`]).
+    pub fn hsplit(&self, sections: usize) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.try_hsplit(sections)?)))
+    }
+    /// Equal sections along the rows (see [`crate::Tensor::vsplit`]).
+    pub fn vsplit(&self, sections: usize) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.try_vsplit(sections)?)))
+    }
+    /// Equal sections along the depth axis (see [`crate::Tensor::dsplit`]).
+    pub fn dsplit(&self, sections: usize) -> Result<Vec<DynTensor>> {
+        dyn_each!(self, t => Ok(all(t.try_dsplit(sections)?)))
+    }
+    /// A view with at least two dimensions (see [`crate::Tensor::atleast_2d`]).
+    pub fn atleast_2d(&self) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.atleast_2d()?.into()))
+    }
+}

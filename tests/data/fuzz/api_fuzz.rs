@@ -539,7 +539,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::ops::matrix::MatrixNorm;
             let b = g.like(&a);
             let c = g.like(&a);
-            let f = g.n(40);
+            let f = g.n(41);
             let ax = g.axis();
             let u = g.us();
             let i = g.i();
@@ -627,6 +627,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                 36 => one(v[0].bitwise_and(&v[1])),
                 37 => one(v[0].bitwise_left_shift(&v[1])),
                 38 => one(v[0].bitwise_not()),
+                39 => one(match u % 4 { 0 => v[0].digamma(), 1 => v[0].erfinv(), 2 => v[0].i1(), _ => v[0].lgamma() }),
                 _ => one(v[0].deg2rad()),
             })
         }
