@@ -1942,3 +1942,55 @@ fn numpy_named_dyn_forms() {
     assert!(i(vec![1, 2, 3, 4]).vsplit(2).is_err());
     assert_eq!(i(vec![1, 2]).atleast_2d().unwrap().shape().dims(), &[1, 2]);
 }
+
+/// Gaps the API fuzzer's gradient mode found: `remainder` has PyTorch's rule (1 and
+/// `-floor(a / b)`; the scalar-on-the-left form has none, as in PyTorch), and the spectral
+/// rules give empty stacks an empty gradient instead of building a huge gap matrix.
+#[test]
+fn remainder_and_empty_spectral_gradients() {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let a = t(vec![5.5, -3.2, 7.1, -0.4], &[2, 2]);
+    let b = t(vec![2.0, 1.5], &[2]);
+    check(
+        "remainder",
+        &|v| v[0].try_remainder(&v[1]),
+        &[a.clone(), b.clone()],
+    );
+    check(
+        "remainder scalar",
+        &|v| v[0].try_remainder_scalar(2.5),
+        &[a.clone()],
+    );
+    let x = a.clone().with_requires_grad(true).unwrap();
+    let err = x
+        .rremainder_scalar(3.0)
+        .sum(&[], false)
+        .try_backward()
+        .unwrap_err();
+    assert!(err.to_string().contains("remainder"), "{err}");
+    #[cfg(feature = "linalg")]
+    {
+        let huge = 1usize << 33;
+        let e = Tensor::<f64>::zeros([0, huge, huge])
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        e.eigh().0.sum(&[], false).backward();
+        assert_eq!(e.grad_tensor().unwrap().dims(), &[0, huge, huge]);
+        let s = Tensor::<f64>::zeros([2, 0, 3])
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let (u, sv, vh) = s.svd();
+        u.sum(&[], false)
+            .add(&sv.sum(&[], false))
+            .add(&vh.sum(&[], false))
+            .backward();
+        assert_eq!(s.grad_tensor().unwrap().dims(), &[2, 0, 3]);
+    }
+}

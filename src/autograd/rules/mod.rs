@@ -390,6 +390,8 @@ fn rule<F: FloatElement, D: Backend>(
                     g.clone(),
                     g.try_mul(&a.try_div(b)?.try_trunc()?)?.try_neg()?,
                 ),
+                // remainder(a, b) = a - b·floor(a / b): 1 and -floor(a / b) (PyTorch).
+                "remainder" => (g.clone(), g.try_mul(&a.try_floor_divide(b)?)?.try_neg()?),
                 other => return Err(no_gradient(other)),
             };
             vec![
@@ -427,7 +429,7 @@ fn rule<F: FloatElement, D: Backend>(
                     .try_mul(&x.try_mul(x)?.try_reciprocal()?)?
                     .try_mul_scalar(F::from_f64(-*v))?,
                 // fmod(x, s): 1; fmod(s, x): -trunc(s/x) (PyTorch).
-                ("fmod", false) => g.clone(),
+                ("fmod", false) | ("remainder", false) => g.clone(),
                 ("fmod", true) => g
                     .try_mul(&x.try_rdiv_scalar(F::from_f64(*v))?.try_trunc()?)?
                     .try_neg()?,

@@ -34,6 +34,12 @@ pub(super) fn svd_backward<F: FloatElement, D: Backend>(
 ) -> Result<Tensor<F, D>> {
     let tr = |x: &Tensor<F, D>| x.transpose(-1, -2);
     let (m, n) = (u.dims()[u.ndim() - 2], vh.dims()[vh.ndim() - 1]);
+    if u.numel() == 0 || vh.numel() == 0 {
+        // An empty stack or matrix: its (empty) gradient, without the k × k gap matrix.
+        let mut dims = u.dims()[..u.ndim() - 1].to_vec();
+        dims.push(n);
+        return Tensor::zeros_on(dims, &g.device);
+    }
     if part == 1 {
         // gA = U·diag(gS)·Vh.
         return u.try_mul(&g.unsqueeze(-2)?)?.try_matmul(vh);
@@ -75,6 +81,9 @@ pub(super) fn eigh_backward<F: FloatElement, D: Backend>(
     l: &Tensor<F, D>,
     v: &Tensor<F, D>,
 ) -> Result<Tensor<F, D>> {
+    if v.numel() == 0 {
+        return Tensor::zeros_on(v.dims(), &g.device);
+    }
     let vt = v.transpose(-1, -2)?;
     let inner = if part == 0 {
         g.try_diag_embed()?
