@@ -154,7 +154,85 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         Tensor::from_vec_on(found, self.dims().to_vec(), self.device_handle())
     }
 
+    /// The elements with each run of equal neighbours collapsed to one (1-d, in order), each
+    /// element's run (`inverse`, in `self`'s shape) and the runs' lengths (`counts`), over the
+    /// flattened tensor (PyTorch `unique_consecutive` with `return_inverse` and
+    /// `return_counts`). NaN equals nothing, as in PyTorch, so each NaN is its own run.
+    ///
+    /// # Errors
+    /// Allocation or transfer failure.
+    #[allow(clippy::type_complexity)]
+    pub fn try_unique_consecutive(&self) -> Result<(Self, Tensor<i64, D>, Tensor<i64, D>)> {
+        let op = "unique_consecutive";
+        let values = self.try_to_vec()?;
+        let (mut runs, mut counts) = (Vec::new(), Vec::new());
+        let mut inverse = crate::alloc::with_capacity(op, values.len())?;
+        for (i, v) in values.iter().enumerate() {
+            if i == 0 || values[i - 1] != *v || v.is_nan() {
+                runs.push(*v);
+                counts.push(0i64);
+            }
+            *counts.last_mut().expect("pushed") += 1;
+            inverse.push(runs.len() as i64 - 1);
+        }
+        let dev = self.device_handle();
+        let n = runs.len();
+        Ok((
+            Self::from_vec_on(runs, [n], dev)?,
+            indices_on(inverse, self.dims().to_vec(), dev)?,
+            indices_on(counts, vec![n], dev)?,
+        ))
+    }
+
+    /// The most frequent value along `axis` and the index of its last occurrence (PyTorch
+    /// `mode`): among equally frequent values the smallest wins; NaN equals nothing (each NaN
+    /// counts once). Decided on the host (one read-back); the values are gathered at the
+    /// indices, so the gradient reaches those elements.
+    ///
+    /// # Errors
+    /// `EmptyReduction` for an empty axis; `Axis` for a bad axis.
+    pub fn try_mode(&self, axis: i64, keepdim: bool) -> Result<(Self, Tensor<i64, D>)> {
+        let (ax, n) = super::numeric::order_axis("mode", self, axis)?;
+        let a = ax as i64;
+        let rows = self.movedim(&[a], &[-1])?.try_contiguous()?.try_to_vec()?;
+        let mut best = crate::alloc::with_capacity("mode", rows.len() / n)?;
+        let mut order: Vec<usize> = Vec::with_capacity(n);
+        for row in rows.chunks(n) {
+            order.clear();
+            order.extend(0..n);
+            order.sort_by(|&i, &j| nan_last(&row[i], &row[j]).then(i.cmp(&j)));
+            // Runs of equal values in sorted order: (count, last index); the first longest
+            // run is the smallest of the most frequent values.
+            let (mut top, mut at, mut start) = (0usize, 0usize, 0usize);
+            for k in 1..=n {
+                let ends = k == n || row[order[k]] != row[order[start]] || row[order[k]].is_nan();
+                if ends {
+                    let last = order[start..k].iter().copied().max().expect("a run");
+                    if k - start > top {
+                        (top, at) = (k - start, last);
+                    }
+                    start = k;
+                }
+            }
+            best.push(at as i64);
+        }
+        let mut dims: Vec<usize> = self.dims().to_vec();
+        dims.remove(ax);
+        dims.push(1);
+        let idx = indices_on(best, dims, self.device_handle())?.movedim(&[-1], &[a])?;
+        let values = self.try_gather(a, &idx)?;
+        if keepdim {
+            Ok((values, idx))
+        } else {
+            Ok((values.squeeze_dims(&[a])?, idx.squeeze_dims(&[a])?))
+        }
+    }
+
     plain_forms! {
+        /// [`Tensor::try_unique_consecutive`], panicking with its error.
+        unique_consecutive, try_unique_consecutive() -> (Self, Tensor<i64, D>, Tensor<i64, D>);
+        /// [`Tensor::try_mode`], panicking with its error.
+        mode, try_mode(axis: i64, keepdim: bool) -> (Self, Tensor<i64, D>);
         /// [`Tensor::try_nonzero`], panicking with its error.
         nonzero, try_nonzero() -> Tensor<i64, D>;
         /// [`Tensor::try_unique`], panicking with its error.

@@ -1994,3 +1994,47 @@ fn remainder_and_empty_spectral_gradients() {
         assert_eq!(s.grad_tensor().unwrap().dims(), &[2, 0, 3]);
     }
 }
+
+/// `unique_consecutive` and `mode` against PyTorch's values (quoted), on every device.
+#[test]
+fn unique_consecutive_and_mode_match_pytorch() {
+    on_every_device!("mode", |dev| {
+        let v =
+            |x: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(x, s.to_vec(), &dev).unwrap();
+        let (u, inv, counts) = v(vec![NAN, NAN, 1., 1., 2., 1.], &[6])
+            .try_unique_consecutive()
+            .unwrap();
+        assert_close(&host(&u), &[NAN, NAN, 1., 2., 1.], 0.0);
+        assert_eq!(host(&inv), [0., 1., 2., 2., 3., 4.]);
+        assert_eq!(host(&counts), [1., 1., 2., 1., 1.]);
+        let (e, ei, ec) = v(vec![], &[0, 2]).try_unique_consecutive().unwrap();
+        assert_eq!(
+            (e.dims(), ei.dims(), ec.dims()),
+            (&[0][..], &[0, 2][..], &[0][..])
+        );
+        let m = v(
+            vec![
+                3., 1., 3., 1., 2., 5., 5., NAN, NAN, NAN, 2., 2., 2., 7., 7.,
+            ],
+            &[3, 5],
+        );
+        let (mv, mi) = m.try_mode(1, false).unwrap();
+        assert_eq!((host(&mv), host(&mi)), (vec![1., 5., 2.], vec![3., 1., 2.]));
+        let (tv, ti) = m.t().try_mode(0, true).unwrap();
+        assert_eq!((tv.dims(), host(&ti)), (&[1, 3][..], vec![3., 1., 2.]));
+        let ints = Tensor::<i64, _>::from_vec_on(vec![4, 1, 4, 1, 9, 1], [1, 6], &dev).unwrap();
+        let (iv, ii) = ints.try_mode(-1, false).unwrap();
+        assert_eq!((iv.try_to_vec().unwrap(), host(&ii)), (vec![1], vec![5.]));
+        assert_eq!(
+            host(&v(vec![1., 2., 3.], &[1, 3]).try_mode(1, false).unwrap().1),
+            [0.]
+        );
+        assert!(v(vec![], &[2, 0]).try_mode(1, false).is_err());
+    });
+    // The gradient goes to the element each mode was gathered from (PyTorch's rule; a mode
+    // is piecewise constant in its ties, so finite differences cannot judge it).
+    let m = Tensor::<f64>::from_vec(vec![3., 1., 3., 1., 2., 0.5], [2, 3]).unwrap();
+    let m = m.with_requires_grad(true).unwrap();
+    m.mode(1, false).0.sum(&[], false).backward();
+    assert_eq!(m.grad_tensor().unwrap().to_vec(), [0., 0., 1., 0., 0., 1.]);
+}

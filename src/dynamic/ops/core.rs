@@ -460,4 +460,19 @@ impl DynTensor {
     pub fn atleast_2d(&self) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.atleast_2d()?.into()))
     }
+    /// Collapsed runs of equal neighbours, their inverse and counts (see
+    /// [`crate::Tensor::unique_consecutive`]).
+    pub fn unique_consecutive(&self) -> Result<(DynTensor, DynTensor, DynTensor)> {
+        dyn_each!(self, t => {
+            let (v, i, c) = t.try_unique_consecutive()?;
+            Ok((v.into(), i.into(), c.into()))
+        })
+    }
+    /// The most frequent value along `axis` and its last index (see [`crate::Tensor::mode`]).
+    pub fn mode(&self, axis: i64, keepdim: bool) -> Result<Pair> {
+        dyn_each!(self, t => {
+            let (v, i) = t.try_mode(axis, keepdim)?;
+            Ok((v.into(), i.into()))
+        })
+    }
 }
