@@ -207,6 +207,16 @@ impl Error {
         }
     }
 
+    /// This error naming `op` when it is an `InvalidArgument`: a composite that runs through
+    /// another op's argument checks (`conv_transpose2d` through `conv2d`, say) reports them
+    /// under its own name.
+    pub(crate) fn invalid_named(self, op: &'static str) -> Self {
+        match self {
+            Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op, msg },
+            e => e,
+        }
+    }
+
     /// This error naming `op` when it is an `EmptyReduction`: a composite that reduces through
     /// `max`/`min` reports the empty slice under its own name.
     pub(crate) fn empty_named(self, op: &'static str) -> Self {

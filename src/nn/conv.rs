@@ -373,7 +373,7 @@ pub fn max_pool1d<T: FloatElement, D: Backend>(
 ) -> Result<Tensor<T, D>> {
     let x = as_2d("max_pool1d", x)?;
     let y = max_pool2d(&x, (1, kernel), (1, stride), (0, padding))
-        .map_err(|e| rename(e, "max_pool1d"))?;
+        .map_err(|e| e.invalid_named("max_pool1d"))?;
     y.squeeze_dims(&[2])
 }
 
@@ -389,7 +389,7 @@ pub fn avg_pool1d<T: FloatElement, D: Backend>(
 ) -> Result<Tensor<T, D>> {
     let x = as_2d("avg_pool1d", x)?;
     let y = avg_pool2d(&x, (1, kernel), (1, stride), (0, padding))
-        .map_err(|e| rename(e, "avg_pool1d"))?;
+        .map_err(|e| e.invalid_named("avg_pool1d"))?;
     y.squeeze_dims(&[2])
 }
 
@@ -402,14 +402,6 @@ fn as_2d<T: FloatElement, D: Backend>(op: &'static str, x: &Tensor<T, D>) -> Res
         });
     }
     x.unsqueeze(2)
-}
-
-/// `e` naming `op` when it is an `InvalidArgument` of the 2-d pool it runs through.
-fn rename(e: Error, op: &'static str) -> Error {
-    match e {
-        Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op, msg },
-        e => e,
-    }
 }
 
 /// The mean over adaptive windows giving an `(N, C, oh, ow)` output (PyTorch

@@ -316,13 +316,7 @@ pub fn instance_norm<T: FloatElement, D: Backend>(
     if c == 0 {
         return Ok(x.clone());
     }
-    group_norm(x, c, weight, bias, eps).map_err(|e| match e {
-        Error::InvalidArgument { msg, .. } => Error::InvalidArgument {
-            op: "instance_norm",
-            msg,
-        },
-        e => e,
-    })
+    group_norm(x, c, weight, bias, eps).map_err(|e| e.invalid_named("instance_norm"))
 }
 
 /// `‖x1 - x2 + eps‖_p` along the last axis after broadcasting (PyTorch
@@ -346,7 +340,7 @@ pub fn pairwise_distance<T: FloatElement, D: Backend>(
         });
     }
     let d = v[0].try_sub(&v[1])?.try_add_scalar(T::from_f64(eps))?;
-    d.try_norm(p, &[-1], false).map_err(|e| rename(e, op))
+    d.try_norm(p, &[-1], false).map_err(|e| e.invalid_named(op))
 }
 
 /// The `p`-norm distance between each row of `x1` `(..., P, M)` and each row of `x2`
@@ -375,15 +369,7 @@ pub fn cdist<T: FloatElement, D: Backend>(
         });
     }
     let d = x1.unsqueeze(-2)?.try_sub(&x2.unsqueeze(-3)?)?;
-    d.try_norm(p, &[-1], false).map_err(|e| rename(e, op))
-}
-
-/// `e` naming `op` when it is an `InvalidArgument` from a shared check.
-fn rename(e: Error, op: &'static str) -> Error {
-    match e {
-        Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op, msg },
-        e => e,
-    }
+    d.try_norm(p, &[-1], false).map_err(|e| e.invalid_named(op))
 }
 
 /// `x / max(‖x‖_p, eps)` along `axis` (PyTorch `normalize`, defaults `p = 2`, `eps = 1e-12`).

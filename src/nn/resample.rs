@@ -152,10 +152,7 @@ pub fn conv_transpose2d<T: FloatElement, D: Backend>(
         dilation: d,
         groups: g,
     };
-    conv2d(&up, &w, bias, opts).map_err(|e| match e {
-        Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op, msg },
-        e => e,
-    })
+    conv2d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
 }
 
 /// `dilation · (k - 1)`, the span of a kernel beyond its first tap.

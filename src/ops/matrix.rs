@@ -298,10 +298,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         } else {
             x.try_norm(p, &others, true)
         };
-        let norm = norm.map_err(|e| match e {
-            Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op: "renorm", msg },
-            e => e,
-        })?;
+        let norm = norm.map_err(|e| e.invalid_named("renorm"))?;
         let cap = <FloatOf<T> as Element>::from_f64(maxnorm);
         let scale = norm
             .try_add_scalar(<FloatOf<T> as Element>::from_f64(1e-7))?
