@@ -27,7 +27,7 @@ pub use conv::{
     Conv2dOptions, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d,
     max_pool2d,
 };
-pub(crate) use conv::{Window, fold};
+pub(crate) use conv::{Window, fold as col2im};
 mod likelihood;
 mod loss;
 mod margin;
@@ -49,7 +49,7 @@ pub use margin::{
     multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
 };
 pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
-pub use resample::{Interpolation, conv_transpose2d, interpolate};
+pub use resample::{Interpolation, conv_transpose2d, fold, interpolate, unfold};
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;

@@ -1,6 +1,7 @@
 //! Resampling of `(N, C, H, W)` inputs: the transposed convolution (PyTorch
 //! `conv_transpose2d`, the gradient of `conv2d` with respect to its input, used to upsample
-//! in decoders) and `interpolate` (nearest and bilinear, PyTorch's index rules). Both are
+//! in decoders), the public `unfold`/`fold` (im2col and col2im) and `interpolate` (nearest
+//! and bilinear, PyTorch's index rules). Both are
 //! composed of differentiable ops (`pad`, `conv2d`, `index_select`), so they run and
 //! differentiate on every device.
 //!
@@ -153,6 +154,131 @@ pub fn conv_transpose2d<T: FloatElement, D: Backend>(
         groups: g,
     };
     conv2d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
+}
+
+/// The sliding windows of an `(N, C, H, W)` input as columns (PyTorch `unfold`, im2col): shape
+/// `(N, C·kh·kw, L)` with `L` the number of window positions, channel-major then kernel row
+/// and column, as PyTorch orders them. Padding adds zeros. Differentiable (col2im).
+///
+/// # Errors
+/// As [`super::conv2d`]'s window checks: a window that does not fit, or a zero kernel,
+/// stride or dilation; `InvalidArgument` for a non-4-d input.
+pub fn unfold<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    opts: Conv2dOptions,
+) -> Result<Tensor<T, D>> {
+    let op = "unfold";
+    if x.ndim() != 4 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
+        });
+    }
+    let [n, c, _, _] = x.dims()[..] else {
+        unreachable!("checked 4-d")
+    };
+    let p = opts.padding;
+    let xp = x.try_pad(&[(0, 0), (0, 0), (p.0, p.0), (p.1, p.1)], T::ZERO)?;
+    let (s, d) = (opts.stride, opts.dilation);
+    // (N, oh, ow, C, kh, kw) → (N, C, kh, kw, oh, ow) → (N, C·kh·kw, L).
+    let cols = super::conv::unfold(op, &xp, (kernel.0, kernel.1, s.0, s.1, d.0, d.1))?;
+    let (oh, ow) = (cols.dims()[1], cols.dims()[2]);
+    cols.permute(&[0, 3, 4, 5, 1, 2])?
+        .try_reshape([n, c * kernel.0 * kernel.1, oh * ow])
+}
+
+/// The inverse arrangement of [`unfold`] (PyTorch `fold`, col2im): columns `(N, C·kh·kw, L)`
+/// summed into an `(N, C, H, W)` output of `output_size`, overlapping windows adding up. It is
+/// a grouped [`conv_transpose2d`] with a one-hot weight, so it differentiates and runs on every
+/// device.
+///
+/// # Errors
+/// `InvalidArgument` when the columns' shape does not fit the kernel and `output_size` (the
+/// second axis must be a multiple of `kh·kw`, and `L` the number of windows of the output),
+/// or for a zero kernel, stride or dilation.
+pub fn fold<T: FloatElement, D: Backend>(
+    cols: &Tensor<T, D>,
+    output_size: (usize, usize),
+    kernel: (usize, usize),
+    opts: Conv2dOptions,
+) -> Result<Tensor<T, D>> {
+    let op = "fold";
+    let (kh, kw) = kernel;
+    let (s, p, d) = (opts.stride, opts.padding, opts.dilation);
+    let k = kh.checked_mul(kw).filter(|&k| k > 0);
+    // Windows along one output axis of `len`: (len + 2p - d(k - 1) - 1) / s + 1.
+    let windows = |len: usize, k: usize, s: usize, p: usize, d: usize| -> Option<usize> {
+        let span = d.checked_mul(k.checked_sub(1)?)?.checked_add(1)?;
+        let padded = len.checked_add(p.checked_mul(2)?)?;
+        (s > 0 && padded >= span).then(|| (padded - span) / s + 1)
+    };
+    let (oh, ow) = (
+        windows(output_size.0, kh, s.0, p.0, d.0),
+        windows(output_size.1, kw, s.1, p.1, d.1),
+    );
+    let fits = match (cols.dims(), k, oh, ow) {
+        ([_, ck, l], Some(k), Some(oh), Some(ow)) => ck % k == 0 && oh.checked_mul(ow) == Some(*l),
+        _ => false,
+    };
+    if !fits {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "columns {} do not fit a {kh}×{kw} kernel over an output of {output_size:?} (stride {s:?}, padding {p:?}, dilation {d:?})",
+                cols.shape()
+            ),
+        });
+    }
+    let (k, oh, ow) = (k.unwrap_or(1), oh.unwrap_or(0), ow.unwrap_or(0));
+    let [n, ck, _] = cols.dims()[..] else {
+        unreachable!("checked 3-d")
+    };
+    let c = ck / k;
+    // One-hot weight (C·kh·kw, 1, kh, kw): column c·k + i·kw + j feeds tap (i, j) of channel c.
+    let mut w = crate::alloc::try_vec(op, ck * k, T::ZERO)?;
+    for r in 0..ck {
+        w[r * k + r % k] = T::ONE;
+    }
+    let w = Tensor::from_vec_on(w, [ck, 1, kh, kw], cols.device_handle())?;
+    let x = cols.try_reshape([n, ck, oh, ow])?;
+    // The output padding that reaches `output_size`: what the windows leave uncovered.
+    let reach = |o: usize, s: usize, k: usize, d: usize, p: usize| {
+        ((o - 1) * s + d * (k - 1) + 1) as i128 - 2 * p as i128
+    };
+    let extra = (
+        output_size.0 as i128 - reach(oh, s.0, kh, d.0, p.0),
+        output_size.1 as i128 - reach(ow, s.1, kw, d.1, p.1),
+    );
+    let groups = Conv2dOptions {
+        groups: c.max(1),
+        ..opts
+    };
+    if c == 0 {
+        return Tensor::zeros_on([n, 0, output_size.0, output_size.1], cols.device_handle());
+    }
+    // The uncovered rows and columns are zeros at the end: conv_transpose2d's output padding
+    // when it is below the stride or dilation, a pad otherwise.
+    let small = |e: i128, s: usize, d: usize| e >= 0 && e < s.max(d) as i128;
+    let (op_h, op_w) = (
+        if small(extra.0, s.0, d.0) {
+            extra.0 as usize
+        } else {
+            0
+        },
+        if small(extra.1, s.1, d.1) {
+            extra.1 as usize
+        } else {
+            0
+        },
+    );
+    let y =
+        conv_transpose2d(&x, &w, None, groups, (op_h, op_w)).map_err(|e| e.invalid_named(op))?;
+    let (gh, gw) = (output_size.0 - y.dims()[2], output_size.1 - y.dims()[3]);
+    if (gh, gw) == (0, 0) {
+        return Ok(y);
+    }
+    y.try_pad(&[(0, 0), (0, 0), (0, gh), (0, gw)], T::ZERO)
 }
 
 /// `dilation · (k - 1)`, the span of a kernel beyond its first tap.

@@ -2038,3 +2038,58 @@ fn unique_consecutive_and_mode_match_pytorch() {
     m.mode(1, false).0.sum(&[], false).backward();
     assert_eq!(m.grad_tensor().unwrap().to_vec(), [0., 0., 1., 0., 0., 1.]);
 }
+
+/// `nn::unfold`/`nn::fold` against PyTorch's `F.unfold`/`F.fold` (`make/fold.py`: kernel,
+/// stride, padding and dilation combinations, and a fold whose output the windows do not cover
+/// to the edge), on every device; gradients by `gradcheck`.
+#[test]
+fn fold_and_unfold_match_pytorch() {
+    use nn::Conv2dOptions;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let arrays = typed_tensor::io::load_npz(format!("{dir}/fold.npz")).unwrap();
+    let get = |k: &str| arrays[k].clone().downcast::<f64, Cpu>().unwrap();
+    let o = |s: (usize, usize), p: (usize, usize), d: (usize, usize)| Conv2dOptions {
+        stride: s,
+        padding: p,
+        dilation: d,
+        groups: 1,
+    };
+    let cases = [
+        ((2, 3), o((1, 1), (0, 0), (1, 1))),
+        ((3, 2), o((2, 1), (1, 0), (1, 2))),
+        ((2, 2), o((2, 2), (1, 1), (1, 1))),
+        ((1, 1), o((1, 1), (0, 0), (1, 1))),
+    ];
+    on_every_device!("fold", |dev| {
+        let x = get("x").to_device(&dev).unwrap();
+        for (i, (k, opts)) in cases.iter().enumerate() {
+            let u = nn::unfold(&x, *k, *opts).unwrap();
+            let want = get(&format!("unfold{i}"));
+            assert_eq!(u.dims(), want.dims(), "unfold{i}");
+            assert_close(&host(&u), &want.to_vec(), 1e-15);
+            let f = nn::fold(&u, (5, 6), *k, *opts).unwrap();
+            let want = get(&format!("fold{i}"));
+            assert_eq!(f.dims(), want.dims(), "fold{i}");
+            assert_close(&host(&f), &want.to_vec(), 1e-14);
+        }
+        let c = get("c").to_device(&dev).unwrap();
+        let g = nn::fold(&c, (5, 8), (2, 2), o((2, 3), (0, 0), (1, 1))).unwrap();
+        assert_close(&host(&g), &get("fold_gap").to_vec(), 1e-15);
+        assert!(nn::fold(&c, (5, 12), (2, 2), o((2, 3), (0, 0), (1, 1))).is_err());
+        assert!(nn::fold(&c, (5, 8), (3, 2), o((2, 3), (0, 0), (1, 1))).is_err());
+        assert!(nn::unfold(&c, (2, 2), o((1, 1), (0, 0), (1, 1))).is_err());
+        assert!(nn::unfold(&x, (9, 2), o((1, 1), (0, 0), (1, 1))).is_err());
+    });
+    let x = get("x")
+        .narrow(0, 0, 1)
+        .unwrap()
+        .narrow(1, 0, 2)
+        .unwrap()
+        .contiguous();
+    let (k, opts) = cases[1];
+    typed_tensor::autograd::gradcheck(|v| nn::unfold(&v[0], k, opts), &[x.clone()], 1e-6, 1e-6)
+        .unwrap();
+    let u = nn::unfold(&x, k, opts).unwrap();
+    typed_tensor::autograd::gradcheck(|v| nn::fold(&v[0], (5, 6), k, opts), &[u], 1e-6, 1e-6)
+        .unwrap();
+}

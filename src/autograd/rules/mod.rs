@@ -691,7 +691,7 @@ fn rule<F: FloatElement, D: Backend>(
         }
         Op::Prod { mask } => vec![Some(prod_backward(g, arg(0)?, mask)?)],
         Op::Cumprod(ax) => vec![Some(cumprod_backward(g, arg(0)?, arg(1)?, *ax)?)],
-        Op::Unfold(w) => vec![Some(crate::nn::fold(g, arg(0)?, *w)?)],
+        Op::Unfold(w) => vec![Some(crate::nn::col2im(g, arg(0)?, *w)?)],
         Op::CrossEntropy(reduction) => {
             // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
             // elements the reduction combined.
