@@ -138,9 +138,18 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         }
     }
 
-    /// The singular values, `(..., min(m, n))`, descending.
+    /// The singular values, `(..., min(m, n))`, descending; all NaN for a matrix holding NaN
+    /// or ±inf (whose SVD does not converge), as PyTorch's norms give there.
     fn singular_values(&self) -> Result<Float<T, D>> {
-        Ok(self.try_svd()?.1)
+        let x = self.try_cast::<FloatOf<T>>()?;
+        let finite = x.try_is_finite()?.try_all(&[-2, -1], true)?;
+        let zero = Tensor::scalar_on(<FloatOf<T> as Element>::ZERO, self.device_handle())?;
+        let s = Tensor::try_where(&finite, &x, &zero)?.try_svd()?.1;
+        let nan = Tensor::scalar_on(
+            <FloatOf<T> as Element>::from_f64(f64::NAN),
+            self.device_handle(),
+        )?;
+        Tensor::try_where(&finite.squeeze_dims(&[-1])?, &s, &nan)
     }
 
     /// The 2-norm condition number `σ_max / σ_min` of each matrix, shape `(...)` (PyTorch

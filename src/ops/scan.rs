@@ -40,8 +40,8 @@ fn log_step_scan<T: Element, D: Backend>(
 }
 
 /// `cummax` (`max = true`) or `cummin`: the running extremum's index by PyTorch's rule (the
-/// latest element equal to it; from the first NaN on, that NaN's), and the values gathered
-/// at those indices, so the gradient flows to the element each output copies.
+/// latest element equal to it; from the first NaN on, the latest NaN's), and the values
+/// gathered at those indices, so the gradient flows to the element each output copies.
 fn running_extremum<T: NumElement, D: Backend>(
     x: &Tensor<T, D>,
     op: &'static str,
@@ -65,13 +65,12 @@ fn running_extremum<T: NumElement, D: Backend>(
             .try_reshape(along)?
             .expand(x.shape().clone())?;
         let none = Tensor::<i64, D>::scalar_on(-1, x.device_handle())?;
-        let hits = Tensor::try_where(&x.try_eq(&v)?, &pos, &none)?;
-        let latest = log_step_scan(&hits, ax, |l, e| l.try_maximum(e))?;
-        // NaN sticks once reached, so the count of non-NaN running values is the first
-        // NaN's index.
-        let nan = v.try_ne(&v)?;
-        let first_nan = nan.try_logical_not()?.try_sum(&[a], true)?;
-        Tensor::try_where(&nan, &first_nan, &latest)
+        // An element is the running extremum's source when it equals it or is NaN (once a
+        // NaN is reached the extremum stays NaN, and each later NaN takes over, as PyTorch's
+        // `isnan(x) || x >= out` update does).
+        let hit = x.try_eq(&v)?.try_logical_or(&x.try_ne(x)?)?;
+        let hits = Tensor::try_where(&hit, &pos, &none)?;
+        log_step_scan(&hits, ax, |l, e| l.try_maximum(e))
     })?;
     Ok((x.try_gather(a, &idx)?, idx))
 }
@@ -79,7 +78,7 @@ fn running_extremum<T: NumElement, D: Backend>(
 impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// The running maximum along `axis` and, for each output, the index of the element it
     /// copies (PyTorch `cummax`): ties take the later index; from the first NaN on, the values
-    /// are NaN and the index is that NaN's. Shapes are `self`'s. The gradient goes to the
+    /// are NaN and the index is the latest NaN's. Shapes are `self`'s. The gradient goes to the
     /// indexed elements. Cost: `⌈log₂ n⌉` element-wise passes for an axis of length `n`.
     ///
     /// # Errors

@@ -2093,3 +2093,25 @@ fn fold_and_unfold_match_pytorch() {
     typed_tensor::autograd::gradcheck(|v| nn::fold(&v[0], (5, 6), k, opts), &[u], 1e-6, 1e-6)
         .unwrap();
 }
+
+/// Findings of the NumPy/PyTorch harness with fresh seeds (`gen4.py 101`/`102`): `cummin`'s
+/// index follows each new NaN (PyTorch's `isnan(x) || x <= out` update), and the SVD-based
+/// norms of a matrix holding NaN or inf are NaN instead of the SVD's convergence error.
+#[test]
+fn harness_findings_nan_handling() {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let (v, i) = t(vec![NAN, NAN, -2.9], &[3, 1]).cummin(-2);
+    assert!(v.to_vec().iter().all(|x| x.is_nan()));
+    assert_eq!(i.to_vec(), [0, 1, 1]);
+    let (_, i) = t(vec![1.0, NAN, 0.5, NAN, 7.0], &[5]).cummax(0);
+    assert_eq!(i.to_vec(), [0, 1, 1, 3, 3]);
+    #[cfg(feature = "linalg")]
+    {
+        use typed_tensor::ops::matrix::MatrixNorm;
+        let m = t(vec![1.0, INF, 2.0, 3.0, 1.0, 0.0, 0.0, 1.0], &[2, 2, 2]);
+        let n2 = m.matrix_norm(MatrixNorm::Ord(2.0), false).to_vec();
+        assert!(n2[0].is_nan() && n2[1] == 1.0, "{n2:?}");
+        assert!(m.cond().to_vec()[0].is_nan());
+        assert!(m.matrix_norm(MatrixNorm::Nuc, false).to_vec()[0].is_nan());
+    }
+}
