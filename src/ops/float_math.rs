@@ -1,6 +1,6 @@
 //! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign` (kernels of their
 //! own, in `kernels/binary.cu`; NumPy's and PyTorch's names, IEEE 754 / C99 semantics) and
-//! `xlogy`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
+//! `xlogy`, `xlog1py`, `entr`, `ndtr`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
 //! (composed of other ops, as PyTorch defines them). Integer and bool
 //! operands of the first three are converted to their float type first, as `sin`'s are, so the
 //! result is a `Tensor<FloatOf<T>, D>`.
@@ -173,6 +173,46 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         Self::try_where(&skip, &zero, &self.try_mul(&y.try_log()?)?)
     }
 
+    /// `self · log1p(other)`, and 0 where `self` is 0 unless `other` is NaN (PyTorch
+    /// `special.xlog1py`, SciPy `special.xlog1py`), with broadcasting.
+    ///
+    /// # Errors
+    /// `Broadcast` naming both shapes; `Device` across devices.
+    pub fn try_xlog1py(&self, other: &Self) -> Result<Self> {
+        crate::shape::broadcast_shapes("xlog1py", self.shape(), other.shape())?;
+        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
+        let skip = self
+            .try_eq(&zero)?
+            .try_logical_and(&other.try_ne(other)?.try_logical_not()?)?;
+        // log1p of 0 where the result is 0, so that no branch holds -inf or NaN.
+        let y = Self::try_where(&skip, &zero, other)?;
+        Self::try_where(&skip, &zero, &self.try_mul(&y.try_log1p()?)?)
+    }
+
+    /// The elementwise entropy `-x·ln x`, 0 at 0 and `-inf` below (PyTorch `special.entr`,
+    /// SciPy `special.entr`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_entr(&self) -> Result<Self> {
+        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
+        let neg_inf = Self::scalar_on(T::from_f64(f64::NEG_INFINITY), self.device_handle())?;
+        let xlogx = self.try_xlogy(self)?.try_neg()?;
+        let out = Self::try_where(&self.try_lt(&zero)?, &neg_inf, &xlogx)?;
+        Self::try_where(&self.try_eq(&zero)?, &zero, &out)
+    }
+
+    /// The standard normal distribution function `Φ(x) = erfc(-x/√2) / 2` (PyTorch
+    /// `special.ndtr`, SciPy `special.ndtr`), accurate in both tails.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_ndtr(&self) -> Result<Self> {
+        self.try_mul_scalar(T::from_f64(-std::f64::consts::FRAC_1_SQRT_2))?
+            .try_erfc()?
+            .try_mul_scalar(T::from_f64(0.5))
+    }
+
     /// `log(p / (1 - p))` (PyTorch `logit`), with `p` clamped to `[eps, 1 - eps]` first when
     /// `eps` is given (the gradient is then 0 outside that interval).
     ///
@@ -296,6 +336,12 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         addcdiv, try_addcdiv(tensor1: &Self, tensor2: &Self, value: T) -> Self;
         /// [`Tensor::try_xlogy`], panicking with its error.
         xlogy, try_xlogy(other: &Self) -> Self;
+        /// [`Tensor::try_xlog1py`], panicking with its error.
+        xlog1py, try_xlog1py(other: &Self) -> Self;
+        /// [`Tensor::try_entr`], panicking with its error.
+        entr, try_entr() -> Self;
+        /// [`Tensor::try_ndtr`], panicking with its error.
+        ndtr, try_ndtr() -> Self;
         /// [`Tensor::try_logit`], panicking with its error.
         logit, try_logit(eps: Option<f64>) -> Self;
         /// [`Tensor::try_rsqrt`], panicking with its error.

@@ -2115,3 +2115,53 @@ fn harness_findings_nan_handling() {
         assert!(m.matrix_norm(MatrixNorm::Nuc, false).to_vec()[0].is_nan());
     }
 }
+
+/// `xlog1py`, `entr` and `ndtr` against PyTorch's `torch.special` values (quoted), on every
+/// device, with gradients.
+#[test]
+fn special_composites_match_pytorch() {
+    on_every_device!("special_composites", |dev| {
+        let v = |x: Vec<f64>| Tensor::<f64, _>::from_vec_on(x.clone(), [x.len()], &dev).unwrap();
+        let x = v(vec![0., 0., 2., -1.5, NAN, 1.]);
+        let y = v(vec![NAN, -1., 0.5, 3., 1., -1.]);
+        let want = [NAN, 0.0, 0.8109302162163288, -2.0794415416798357, NAN, -INF];
+        assert_close(&host(&x.try_xlog1py(&y).unwrap()), &want, 1e-15);
+        let e = v(vec![0., -1., 0.5, 1., INF, NAN]).try_entr().unwrap();
+        assert_close(
+            &host(&e),
+            &[0.0, -INF, 0.34657359027997264, -0.0, -INF, NAN],
+            1e-15,
+        );
+        let n = v(vec![0., -40., 3., -3., INF]).try_ndtr().unwrap();
+        assert_close(
+            &host(&n),
+            &[0.5, 0.0, 0.9986501019683699, 0.0013498980316301035, 1.0],
+            1e-15,
+        );
+    });
+    let t = |v: Vec<f64>| Tensor::<f64>::from_vec(v.clone(), [v.len()]).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    check(
+        "xlog1py",
+        &|v| v[0].try_xlog1py(&v[1]),
+        &[t(vec![0.5, -2.0, 1.5]), t(vec![0.3, 2.0, -0.4])],
+    );
+    check("entr", &|v| v[0].try_entr(), &[t(vec![0.2, 1.0, 2.5])]);
+    check("ndtr", &|v| v[0].try_ndtr(), &[t(vec![-2.0, 0.0, 1.3])]);
+    let d = DynTensor::from(t(vec![0.5]));
+    assert_close(
+        &d.entr().unwrap().to_vec::<f64>().unwrap(),
+        &[0.34657359027997264],
+        1e-15,
+    );
+    assert!(
+        DynTensor::from(Tensor::<i32>::zeros([1]).unwrap())
+            .ndtr()
+            .is_err()
+    );
+    assert_eq!(d.xlog1py(&d).unwrap().dtype(), Dtype::Float64);
+}

@@ -34,6 +34,10 @@ float_composites! {
     rad2deg => try_rad2deg;
     /// `log(det)` of each square matrix (see [`crate::Tensor::logdet`]); float dtypes.
     logdet => try_logdet;
+    /// `-x·ln x` (see [`crate::Tensor::entr`]); float dtypes.
+    entr => try_entr;
+    /// The standard normal distribution function (see [`crate::Tensor::ndtr`]); float dtypes.
+    ndtr => try_ndtr;
 }
 
 /// `DynTensor` methods of two tensors of one numeric dtype and device that keep it.
@@ -116,6 +120,14 @@ impl DynTensor {
         float!(self, "logaddexp2", "", a => {
             let b = typed_like("logaddexp2", other, a)?;
             Ok(a.try_logaddexp2(b)?.into())
+        })
+    }
+    /// `self · log1p(other)`, 0 where `self` is 0 (see [`crate::Tensor::xlog1py`]); float
+    /// dtypes, both the same.
+    pub fn xlog1py(&self, other: &DynTensor) -> Result<DynTensor> {
+        float!(self, "xlog1py", "", a => {
+            let b = typed_like("xlog1py", other, a)?;
+            Ok(a.try_xlog1py(b)?.into())
         })
     }
     /// `self + value · tensor1 · tensor2` (see [`crate::Tensor::addcmul`]).
