@@ -222,26 +222,35 @@ fn triangle(
     if rows == 0 || cols == 0 {
         return Ok(Vec::new());
     }
-    // Full rows are counted at once, so this loop visits at most `cols` partial rows.
-    let full = |r: i128| span(r) == (0, cols);
-    let mut total: i128 = 0;
-    let mut r = first;
-    while r < last {
-        if full(r) {
-            // Lower: every later row is full. Upper: rows are full up to r = -offset.
-            let end = if lower {
-                last
-            } else {
-                (-offset + 1).clamp(r + 1, last)
-            };
-            total += (end - r) * cols;
-            r = end;
+    // The count in closed form: runs of full rows, and the partial rows, whose lengths grow
+    // (lower) or shrink (upper) by one per row. Any overflow is an output too large to hold.
+    let too_many = || Error::OutOfMemory {
+        op,
+        bytes: usize::MAX,
+    };
+    // Σ r for r in a..b.
+    let sum = |a: i128, b: i128| -> Option<i128> {
+        if b <= a {
+            Some(0)
         } else {
-            let (lo, hi) = span(r);
-            total += hi - lo;
-            r += 1;
+            (b - a).checked_mul(a + b - 1).map(|v| v / 2)
         }
-    }
+    };
+    let count = || -> Option<i128> {
+        if lower {
+            let partial_end = (cols - offset - 1).clamp(first, last);
+            let partial = sum(first, partial_end)?
+                .checked_add((partial_end - first).checked_mul(offset + 1)?)?;
+            partial.checked_add((last - partial_end).checked_mul(cols)?)
+        } else {
+            let full_end = (1 - offset).clamp(0, last);
+            let partial = (last - full_end)
+                .checked_mul(cols - offset)?
+                .checked_sub(sum(full_end, last)?)?;
+            partial.checked_add(full_end.checked_mul(cols)?)
+        }
+    };
+    let total = count().ok_or_else(too_many)?;
     let n = usize::try_from(total.saturating_mul(2)).map_err(|_| Error::OutOfMemory {
         op,
         bytes: usize::MAX,

@@ -2165,3 +2165,46 @@ fn special_composites_match_pytorch() {
     );
     assert_eq!(d.xlog1py(&d).unwrap().dtype(), Dtype::Float64);
 }
+
+/// `tril_indices`/`triu_indices` count their output in closed form: absurd sizes are an
+/// immediate `OutOfMemory`, not a loop over rows, and small ones match PyTorch.
+#[test]
+fn triangle_indices_of_huge_and_odd_sizes() {
+    let m = usize::MAX;
+    for (r, c, o) in [(m, m, 0), (m, m, i64::MIN + 1), (m, m, i64::MAX)] {
+        // Either empty or far too large: never a long count or a panic.
+        for t in [
+            Tensor::<i64>::tril_indices(r, c, o),
+            Tensor::<i64>::triu_indices(r, c, o),
+        ] {
+            assert!(t.as_ref().map_or(true, |t| t.numel() == 0), "{r} {c} {o}");
+        }
+    }
+    assert!(Tensor::<i64>::tril_indices(m, 3, 0).is_err());
+    assert_eq!(
+        Tensor::<i64>::triu_indices(m, 3, 0).unwrap().dims(),
+        &[2, 6]
+    );
+    assert_eq!(
+        Tensor::<i64>::tril_indices(3, m, -5).unwrap().dims(),
+        &[2, 0]
+    );
+    assert_eq!(
+        Tensor::<i64>::tril_indices(3, m, i64::MIN).unwrap().dims(),
+        &[2, 0]
+    );
+    assert_eq!(
+        Tensor::<i64>::triu_indices(m, 3, i64::MAX).unwrap().dims(),
+        &[2, 0]
+    );
+    assert!(Tensor::<i64>::tril_indices(m, m, i64::MIN).is_err()); // rows past 2^63 hold some
+    // PyTorch: torch.tril_indices(4, 5, 2) and torch.triu_indices(5, 3, -3) sizes.
+    assert_eq!(
+        Tensor::<i64>::tril_indices(4, 5, 2).unwrap().dims(),
+        &[2, 17]
+    );
+    assert_eq!(
+        Tensor::<i64>::triu_indices(5, 3, -3).unwrap().dims(),
+        &[2, 14]
+    );
+}
