@@ -188,6 +188,10 @@ pub(super) fn stepped(
 
 /// `l` reversed along the axes in `mask` (negative strides).
 pub(super) fn flipped(l: &Layout, mask: &[bool]) -> Result<Layout> {
+    if l.shape.dims().contains(&0) {
+        // No element to reorder, and the step arithmetic of a huge other axis could overflow.
+        return Ok(l.clone());
+    }
     let mut l = l.clone();
     for (i, &m) in mask.iter().enumerate() {
         let d = l.shape.dims()[i];

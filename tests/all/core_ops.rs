@@ -2208,3 +2208,15 @@ fn triangle_indices_of_huge_and_odd_sizes() {
         &[2, 14]
     );
 }
+
+/// Found by the fuzzer's gradient mode: flipping an empty tensor whose other axes are huge
+/// (as `cumsum`'s backward does) is the tensor itself, not an addressing error.
+#[test]
+fn flip_of_an_empty_tensor_with_huge_axes() {
+    let big = 1usize << 33;
+    let x = Tensor::<f64>::zeros([big, 0, big, 3]).unwrap();
+    assert_eq!(x.flip(&[0, 2]).unwrap().dims(), &[big, 0, big, 3]);
+    let leaf = x.with_requires_grad(true).unwrap();
+    leaf.cumsum(-4).sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), &[big, 0, big, 3]);
+}
