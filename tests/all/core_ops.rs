@@ -2220,3 +2220,16 @@ fn flip_of_an_empty_tensor_with_huge_axes() {
     leaf.cumsum(-4).sum(&[], false).backward();
     assert_eq!(leaf.grad_tensor().unwrap().dims(), &[big, 0, big, 3]);
 }
+
+/// Found by the fuzzer (seed 64): the fused CPU `logsumexp` multiplied the reduced axes of an
+/// empty tensor whose other axes are huge, and overflowed; such tensors take the general path.
+#[test]
+fn logsumexp_of_an_empty_tensor_with_huge_axes() {
+    let big = 1usize << 33;
+    let x = Tensor::<f64>::zeros([3, 0, big, big]).unwrap();
+    let l = x.logsumexp(&[-2, -1], true);
+    assert_eq!(l.dims(), &[3, 0, 1, 1]);
+    let leaf = x.with_requires_grad(true).unwrap();
+    leaf.logsumexp(&[-2, -1], true).sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), &[3, 0, big, big]);
+}

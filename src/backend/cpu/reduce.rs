@@ -283,8 +283,12 @@ pub(super) fn cpu_logsumexp<T: FloatElement>(
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
     let suffix = mask[first..].iter().all(|&m| m);
-    let len: usize = x.dims()[first..].iter().product();
-    if const { T::DTYPE.size() < 4 } || !suffix || len == 0 || !x.is_contiguous() {
+    // Checked: an empty tensor may have other axes whose product overflows.
+    let len = (x.dims()[first..].iter()).try_fold(1usize, |a, &d| a.checked_mul(d));
+    let Some(len) = len.filter(|&l| l > 0 && x.numel() > 0) else {
+        return Ok(None);
+    };
+    if const { T::DTYPE.size() < 4 } || !suffix || !x.is_contiguous() {
         return Ok(None);
     }
     let dims = out_dims("logsumexp", x.dims(), mask, keepdim, T::SIZE)?;
