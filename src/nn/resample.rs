@@ -128,15 +128,7 @@ pub fn conv_transpose2d<T: FloatElement, D: Backend>(
         unreachable!("checked 4-d")
     };
     let o = og * g;
-    if let Some(b) = bias.filter(|b| b.dims() != [o]) {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "the bias has shape {}; it needs ({o},), one per output channel",
-                b.shape()
-            ),
-        });
-    }
+    // The bias is checked by `conv2d` below (its error renamed to this op).
     let up = spread(op, &spread(op, x, 2, s.0)?, 3, s.1)?;
     let reach = |dil: usize, k: usize, pad: usize| d_reach(dil, k) - pad as i128;
     let (eh, ew) = (reach(d.0, kh, p.0), reach(d.1, kw, p.1));

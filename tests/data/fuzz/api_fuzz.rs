@@ -10,6 +10,17 @@ struct G {
     r: StdRng,
 }
 
+/// `shape` with its first long dimension emptied when it holds over 100,000 elements (or
+/// overflows), so that generated tensors stay small.
+fn capped(shape: &[usize]) -> Vec<usize> {
+    let mut shape = shape.to_vec();
+    let big = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > 100_000);
+    if big {
+        if let Some(d) = shape.iter_mut().find(|d| **d > 1000) { *d = 0; }
+    }
+    shape
+}
+
 impl G {
     fn p(&mut self, x: f64) -> bool {
         self.r.random_bool(x)
@@ -75,24 +86,14 @@ impl G {
         }
     }
     fn tensor_of(&mut self, dtype: Dtype, shape: &[usize]) -> DynTensor {
-        let mut shape = shape.to_vec();
-        let big = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > 100_000);
-        if big {
-            if let Some(d) = shape.iter_mut().find(|d| **d > 1000) { *d = 0; }
-        }
-        let shape = &shape[..];
+        let shape = &capped(shape)[..];
         let n: usize = shape.iter().product();
         let v: Vec<f64> = (0..n).map(|_| self.val()).collect();
         let t = DynTensor::from_vec(v, shape.to_vec(), DeviceIndex::cpu()).unwrap();
         t.to_dtype(dtype).unwrap()
     }
     fn index_tensor(&mut self, shape: &[usize], hi: i64) -> DynTensor {
-        let mut shape = shape.to_vec();
-        let big = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > 100_000);
-        if big {
-            if let Some(d) = shape.iter_mut().find(|d| **d > 1000) { *d = 0; }
-        }
-        let shape = &shape[..];
+        let shape = &capped(shape)[..];
         let n: usize = shape.iter().product();
         let v: Vec<i64> = (0..n)
             .map(|_| {
