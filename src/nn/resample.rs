@@ -228,7 +228,11 @@ pub fn fold<T: FloatElement, D: Backend>(
     };
     let c = ck / k;
     // One-hot weight (C·kh·kw, 1, kh, kw): column c·k + i·kw + j feeds tap (i, j) of channel c.
-    let mut w = crate::alloc::try_vec(op, ck * k, T::ZERO)?;
+    let size = ck.checked_mul(k).ok_or(Error::ShapeOverflow {
+        op,
+        dims: vec![ck, 1, kh, kw],
+    })?;
+    let mut w = crate::alloc::try_vec(op, size, T::ZERO)?;
     for r in 0..ck {
         w[r * k + r % k] = T::ONE;
     }
