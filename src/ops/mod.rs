@@ -45,4 +45,5 @@ pub mod stack;
 pub mod stats;
 pub mod unary;
 
+pub(crate) use promote::converted;
 pub use promote::promote;

@@ -1,6 +1,18 @@
-//! Optimizers (PyTorch's `torch.optim` update formulas) and learning-rate schedules. `step()`
+//! Optimizers (PyTorch's `torch.optim` update formulas), gradient clipping
+//! (`torch.nn.utils.clip_grad_norm_`/`clip_grad_value_`) and learning-rate schedules. `step()`
 //! updates each parameter in place on its device from the gradient `backward` left in its
 //! buffer, without recording; `zero_grad()` clears the buffers for the next step.
+//!
+//! | optimizer | file | PyTorch |
+//! |---|---|---|
+//! | [`Sgd`] (momentum, dampening, Nesterov) | `sgd.rs` | `SGD` |
+//! | [`Adam`] (and AdamW, AMSGrad), [`Adamax`], [`NAdam`], [`RAdam`] | `adam.rs` | `Adam`, `AdamW`, `Adamax`, `NAdam`, `RAdam` |
+//! | [`RmsProp`] (centered, momentum), [`Adagrad`], [`Adadelta`] | `adaptive.rs` | `RMSprop`, `Adagrad`, `Adadelta` |
+//!
+//! Each has PyTorch's defaults, its `weight_decay` (an L2 term added to the gradient, or
+//! decoupled where PyTorch offers it) and `maximize`. The optimizers' state (moments, sums,
+//! momentum buffers) is kept in the compute type `T::Acc`: f32 for f16 and bf16 parameters,
+//! whose range cannot hold `g²` or `eps`.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -13,14 +25,24 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod adam;
+mod adaptive;
+mod clip;
 mod schedule;
+mod sgd;
 
-pub use schedule::{CosineAnnealing, LrSchedule, StepDecay};
+pub use adam::{Adam, Adamax, NAdam, RAdam};
+pub use adaptive::{Adadelta, Adagrad, RmsProp};
+pub use clip::{clip_grad_norm_, clip_grad_value_};
+pub use schedule::{
+    CosineAnnealing, ExponentialDecay, LinearRamp, LrSchedule, MultiStepDecay, StepDecay,
+};
+pub use sgd::Sgd;
 
-use crate::autograd::no_grad;
 use crate::backend::Backend;
-use crate::dtype::FloatElement;
+use crate::dtype::{Element, FloatElement};
 use crate::error::{Error, Result};
+use crate::ops::converted;
 use crate::tensor::Tensor;
 
 /// What every optimizer offers.
@@ -55,6 +77,68 @@ fn grad_of<T: FloatElement, D: Backend>(
     })
 }
 
+/// A state tensor per parameter, in the compute type, created at the first step.
+type Slots<T, D> = Vec<Option<Tensor<<T as FloatElement>::Acc, D>>>;
+
+/// `x` in the compute type of `T`.
+fn acc<T: FloatElement>(x: f64) -> T::Acc {
+    <T::Acc as Element>::from_f64(x)
+}
+
+/// The gradient one step uses, in the compute type: the parameter's gradient, negated when
+/// maximizing, plus `weight_decay · p` (PyTorch's L2 penalty) when that is not zero.
+fn step_grad<T: FloatElement, D: Backend>(
+    p: &Tensor<T, D>,
+    op: &'static str,
+    maximize: bool,
+    weight_decay: f64,
+) -> Result<Tensor<T::Acc, D>> {
+    // `converted` shares the buffer when `T` is its own compute type: `g` is never written.
+    let mut g = converted::<T, T::Acc, D>(&grad_of(p, op)?)?;
+    if maximize {
+        g = g.try_neg()?;
+    }
+    if weight_decay != 0.0 {
+        let decay = converted::<T, T::Acc, D>(p)?.try_mul_scalar(acc::<T>(weight_decay))?;
+        g = g.try_add(&decay)?;
+    }
+    Ok(g)
+}
+
+/// `p ← p - scale · u`, with `u` in the compute type.
+fn descend<T: FloatElement, D: Backend>(
+    p: &Tensor<T, D>,
+    u: &Tensor<T::Acc, D>,
+    scale: f64,
+) -> Result<()> {
+    let step = u.try_mul_scalar(acc::<T>(scale))?;
+    p.clone().sub_(&converted::<T::Acc, T, D>(&step)?)
+}
+
+/// A state tensor of the optimizer, created as `g`'s shape filled with `init` at the first
+/// step.
+fn state<'a, A: FloatElement, D: Backend>(
+    slot: &'a mut Option<Tensor<A, D>>,
+    g: &Tensor<A, D>,
+    init: f64,
+) -> Result<&'a mut Tensor<A, D>> {
+    let t = match slot.take() {
+        Some(t) => t,
+        None => Tensor::full_on(g.dims(), A::from_f64(init), &g.device)?,
+    };
+    Ok(slot.insert(t))
+}
+
+/// `s ← β·s + (1 - β)·x`, the exponential moving average of every moment estimate.
+fn ema<A: FloatElement, D: Backend>(
+    s: &mut Tensor<A, D>,
+    x: &Tensor<A, D>,
+    beta: f64,
+) -> Result<()> {
+    s.mul_scalar_(A::from_f64(beta))?;
+    s.add_(&x.try_mul_scalar(A::from_f64(1.0 - beta))?)
+}
+
 /// The `Optimizer` methods every optimizer spells alike (each has `params` and `lr`).
 macro_rules! common_methods {
     () => {
@@ -69,160 +153,4 @@ macro_rules! common_methods {
         }
     };
 }
-
-/// Stochastic gradient descent with momentum, Nesterov momentum and L2 weight decay
-/// (PyTorch `SGD`): `g ← g + wd·p`; `b ← μ·b + g` (`b = g` at the first step);
-/// `g ← g + μ·b` (Nesterov) or `g ← b`; `p ← p - lr·g`.
-pub struct Sgd<T: FloatElement, D: Backend> {
-    params: Vec<Tensor<T, D>>,
-    bufs: Vec<Option<Tensor<T, D>>>,
-    /// Learning rate.
-    pub lr: f64,
-    /// Momentum factor μ (0 disables momentum).
-    pub momentum: f64,
-    /// Use Nesterov momentum.
-    pub nesterov: bool,
-    /// L2 penalty added to the gradient.
-    pub weight_decay: f64,
-}
-
-impl<T: FloatElement, D: Backend> Sgd<T, D> {
-    /// Plain SGD over `params` (handles sharing the parameters' storage) with learning rate
-    /// `lr`; set `momentum`, `nesterov` and `weight_decay` on the result.
-    pub fn new(params: Vec<Tensor<T, D>>, lr: f64) -> Self {
-        let bufs = vec![None; params.len()];
-        Sgd {
-            params,
-            bufs,
-            lr,
-            momentum: 0.0,
-            nesterov: false,
-            weight_decay: 0.0,
-        }
-    }
-}
-
-impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
-    fn step(&mut self) -> Result<()> {
-        no_grad(|| {
-            for (p, buf) in self.params.iter().zip(&mut self.bufs) {
-                let mut g = grad_of(p, "Sgd::step")?;
-                if self.weight_decay != 0.0 {
-                    g = g.try_add(&p.try_mul_scalar(T::from_f64(self.weight_decay))?)?;
-                }
-                if self.momentum != 0.0 {
-                    let mu = T::from_f64(self.momentum);
-                    let b = match buf.take() {
-                        Some(b) => b.try_mul_scalar(mu)?.try_add(&g)?,
-                        None => g.try_deep_copy()?,
-                    };
-                    g = if self.nesterov {
-                        g.try_add(&b.try_mul_scalar(mu)?)?
-                    } else {
-                        b.clone()
-                    };
-                    *buf = Some(b);
-                }
-                p.clone().sub_(&g.try_mul_scalar(T::from_f64(self.lr))?)?;
-            }
-            Ok(())
-        })
-    }
-    common_methods!();
-}
-
-/// Adam (PyTorch `Adam`, and `AdamW` with `decoupled_weight_decay`): `m ← β₁m + (1-β₁)g`,
-/// `v ← β₂v + (1-β₂)g²`, `p ← p - lr · (m / (1-β₁ᵗ)) / (√(v / (1-β₂ᵗ)) + ε)`. Weight decay
-/// adds `wd·p` to `g` (Adam) or multiplies `p` by `1 - lr·wd` first (AdamW).
-pub struct Adam<T: FloatElement, D: Backend> {
-    params: Vec<Tensor<T, D>>,
-    /// Moment estimates in the compute type (f32 for 16-bit parameters, whose range cannot
-    /// hold `g²` or `eps`).
-    m: Vec<Option<Tensor<T::Acc, D>>>,
-    v: Vec<Option<Tensor<T::Acc, D>>>,
-    t: i32,
-    /// Learning rate.
-    pub lr: f64,
-    /// Decay rates of the first and second moment estimates.
-    pub betas: (f64, f64),
-    /// Added to the denominator for stability.
-    pub eps: f64,
-    /// Weight decay factor.
-    pub weight_decay: f64,
-    /// Decoupled weight decay (AdamW) instead of an L2 term in the gradient (Adam).
-    pub decoupled_weight_decay: bool,
-}
-
-impl<T: FloatElement, D: Backend> Adam<T, D> {
-    /// Adam over `params` with learning rate `lr` and PyTorch's defaults: betas (0.9, 0.999),
-    /// eps 1e-8, no weight decay.
-    pub fn new(params: Vec<Tensor<T, D>>, lr: f64) -> Self {
-        let n = params.len();
-        Adam {
-            params,
-            m: vec![None; n],
-            v: vec![None; n],
-            t: 0,
-            lr,
-            betas: (0.9, 0.999),
-            eps: 1e-8,
-            weight_decay: 0.0,
-            decoupled_weight_decay: false,
-        }
-    }
-
-    /// AdamW (PyTorch's defaults: weight decay 0.01, decoupled).
-    pub fn adamw(params: Vec<Tensor<T, D>>, lr: f64) -> Self {
-        Adam {
-            weight_decay: 0.01,
-            decoupled_weight_decay: true,
-            ..Self::new(params, lr)
-        }
-    }
-}
-
-impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
-    fn step(&mut self) -> Result<()> {
-        self.t += 1;
-        let (b1, b2) = self.betas;
-        let c1 = 1.0 - b1.powi(self.t);
-        let c2 = 1.0 - b2.powi(self.t);
-        let f = <T::Acc as crate::dtype::Element>::from_f64;
-        no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                let mut g = grad_of(p, "Adam::step")?.try_cast::<T::Acc>()?;
-                let mut p = p.clone();
-                if self.weight_decay != 0.0 {
-                    if self.decoupled_weight_decay {
-                        p.mul_scalar_(T::from_f64(1.0 - self.lr * self.weight_decay))?;
-                    } else {
-                        let decay = p
-                            .try_cast::<T::Acc>()?
-                            .try_mul_scalar(f(self.weight_decay))?;
-                        g = g.try_add(&decay)?;
-                    }
-                }
-                let m = match self.m[i].take() {
-                    Some(m) => m.try_mul_scalar(f(b1))?,
-                    None => Tensor::zeros_on(g.dims(), &g.device)?,
-                }
-                .try_add(&g.try_mul_scalar(f(1.0 - b1))?)?;
-                let v = match self.v[i].take() {
-                    Some(v) => v.try_mul_scalar(f(b2))?,
-                    None => Tensor::zeros_on(g.dims(), &g.device)?,
-                }
-                .try_add(&g.try_mul(&g)?.try_mul_scalar(f(1.0 - b2))?)?;
-                let denom = v
-                    .try_div_scalar(f(c2))?
-                    .try_sqrt()?
-                    .try_add_scalar(f(self.eps))?;
-                let update = m.try_div_scalar(f(c1))?.try_div(&denom)?;
-                p.sub_(&update.try_mul_scalar(f(self.lr))?.try_cast::<T>()?)?;
-                self.m[i] = Some(m);
-                self.v[i] = Some(v);
-            }
-            Ok(())
-        })
-    }
-    common_methods!();
-}
+use common_methods;

@@ -30,6 +30,7 @@ mod nn;
 mod numeric_search;
 mod numpy_ops;
 mod numpy_ref;
+mod optim;
 mod props;
 mod reduce;
 mod special;

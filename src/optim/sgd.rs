@@ -1,0 +1,75 @@
+//! Stochastic gradient descent (PyTorch `SGD`).
+
+use super::{Optimizer, common_methods, descend, step_grad};
+use crate::autograd::no_grad;
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// Stochastic gradient descent with momentum, dampening, Nesterov momentum and L2 weight decay
+/// (PyTorch `SGD`): `g ← ±g + wd·p`; `b ← μ·b + (1 - dampening)·g` (`b = g` at the first
+/// step); `g ← g + μ·b` (Nesterov) or `g ← b`; `p ← p - lr·g`.
+pub struct Sgd<T: FloatElement, D: Backend> {
+    params: Vec<Tensor<T, D>>,
+    bufs: Vec<Option<Tensor<T::Acc, D>>>,
+    /// Learning rate.
+    pub lr: f64,
+    /// Momentum factor μ (0 disables momentum).
+    pub momentum: f64,
+    /// The fraction of each gradient left out of the momentum buffer after the first step.
+    pub dampening: f64,
+    /// Use Nesterov momentum.
+    pub nesterov: bool,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Ascend the gradient instead of descending it.
+    pub maximize: bool,
+}
+
+impl<T: FloatElement, D: Backend> Sgd<T, D> {
+    /// Plain SGD over `params` (handles sharing the parameters' storage) with learning rate
+    /// `lr`; set `momentum`, `dampening`, `nesterov`, `weight_decay` and `maximize` on the
+    /// result.
+    pub fn new(params: Vec<Tensor<T, D>>, lr: f64) -> Self {
+        let bufs = vec![None; params.len()];
+        Sgd {
+            params,
+            bufs,
+            lr,
+            momentum: 0.0,
+            dampening: 0.0,
+            nesterov: false,
+            weight_decay: 0.0,
+            maximize: false,
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
+    fn step(&mut self) -> Result<()> {
+        no_grad(|| {
+            for (p, buf) in self.params.iter().zip(&mut self.bufs) {
+                let mut g = step_grad(p, "Sgd::step", self.maximize, self.weight_decay)?;
+                if self.momentum != 0.0 {
+                    let mu = super::acc::<T>(self.momentum);
+                    let b = match buf.take() {
+                        Some(b) => b
+                            .try_mul_scalar(mu)?
+                            .try_add(&g.try_mul_scalar(super::acc::<T>(1.0 - self.dampening))?)?,
+                        None => g.try_deep_copy()?,
+                    };
+                    g = if self.nesterov {
+                        g.try_add(&b.try_mul_scalar(mu)?)?
+                    } else {
+                        b.clone()
+                    };
+                    *buf = Some(b);
+                }
+                descend(p, &g, self.lr)?;
+            }
+            Ok(())
+        })
+    }
+    common_methods!();
+}

@@ -1,0 +1,353 @@
+//! The optimizers, gradient clipping and learning-rate schedules against PyTorch 2.15
+//! (`tests/data/torch_grads/optim.npz`, made by `make/optim.py`): two parameters, a loss
+//! `sum(q·p·p + r·sin(p))`, 8 steps of every configuration; in f64 on every device, and in
+//! f32 and f16 (state kept in f32) at their precision.
+
+use crate::common::assert_close;
+use std::collections::BTreeMap;
+use typed_tensor::dynamic::DynTensor;
+use typed_tensor::io::load_npz;
+use typed_tensor::optim::*;
+use typed_tensor::prelude::*;
+
+fn fixture() -> BTreeMap<String, DynTensor> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    load_npz(format!("{dir}/optim.npz")).unwrap()
+}
+
+fn values(a: &BTreeMap<String, DynTensor>, k: &str) -> Vec<f64> {
+    a[k].clone().downcast::<f64, Cpu>().unwrap().to_vec()
+}
+
+/// The optimizer `name` of `make/optim.py`, set as it is there.
+fn config<T: FloatElement, D: Backend>(name: &str, ps: Vec<Tensor<T, D>>) -> Box<dyn Optimizer> {
+    match name {
+        "sgd" => Box::new(Sgd::new(ps, 0.1)),
+        "sgd_momentum" => {
+            let mut o = Sgd::new(ps, 0.1);
+            (o.momentum, o.dampening, o.weight_decay) = (0.9, 0.1, 0.05);
+            Box::new(o)
+        }
+        "sgd_nesterov_maximize" => {
+            let mut o = Sgd::new(ps, 0.05);
+            (o.momentum, o.nesterov, o.maximize) = (0.8, true, true);
+            Box::new(o)
+        }
+        "adam" => Box::new(Adam::new(ps, 0.05)),
+        "adam_amsgrad_l2" => {
+            let mut o = Adam::new(ps, 0.05);
+            (o.amsgrad, o.weight_decay) = (true, 0.1);
+            Box::new(o)
+        }
+        "adamw_amsgrad" => {
+            let mut o = Adam::adamw(ps, 0.05);
+            (o.amsgrad, o.weight_decay) = (true, 0.1);
+            Box::new(o)
+        }
+        "adam_maximize" => {
+            let mut o = Adam::new(ps, 0.05);
+            (o.maximize, o.betas) = (true, (0.8, 0.99));
+            Box::new(o)
+        }
+        "adamax" => Box::new(Adamax::new(ps)),
+        "adamax_l2" => {
+            let mut o = Adamax::new(ps);
+            (o.lr, o.betas, o.weight_decay) = (0.1, (0.8, 0.9), 0.1);
+            Box::new(o)
+        }
+        "nadam" => Box::new(NAdam::new(ps)),
+        "nadam_decoupled" => {
+            let mut o = NAdam::new(ps);
+            (o.lr, o.weight_decay, o.decoupled_weight_decay) = (0.05, 0.1, true);
+            Box::new(o)
+        }
+        "nadam_l2" => {
+            let mut o = NAdam::new(ps);
+            (o.lr, o.weight_decay, o.momentum_decay) = (0.05, 0.1, 0.01);
+            Box::new(o)
+        }
+        "radam" => {
+            let mut o = RAdam::new(ps);
+            o.lr = 0.05;
+            Box::new(o)
+        }
+        "radam_fast" => {
+            let mut o = RAdam::new(ps);
+            (o.lr, o.betas, o.weight_decay) = (0.05, (0.9, 0.9), 0.1);
+            Box::new(o)
+        }
+        "radam_decoupled" => {
+            let mut o = RAdam::new(ps);
+            (o.lr, o.weight_decay, o.decoupled_weight_decay) = (0.05, 0.1, true);
+            Box::new(o)
+        }
+        "rmsprop" => Box::new(RmsProp::new(ps, 0.01)),
+        "rmsprop_centered_momentum" => {
+            let mut o = RmsProp::new(ps, 0.01);
+            (o.centered, o.momentum, o.weight_decay) = (true, 0.9, 0.1);
+            Box::new(o)
+        }
+        "rmsprop_alpha" => {
+            let mut o = RmsProp::new(ps, 0.02);
+            (o.alpha, o.eps, o.centered) = (0.9, 1e-6, true);
+            Box::new(o)
+        }
+        "adagrad" => Box::new(Adagrad::new(ps, 0.1)),
+        "adagrad_decay" => {
+            let mut o = Adagrad::new(ps, 0.1);
+            (o.lr_decay, o.weight_decay, o.initial_accumulator_value) = (0.1, 0.1, 0.5);
+            Box::new(o)
+        }
+        "adadelta" => Box::new(Adadelta::new(ps)),
+        "adadelta_maximize" => {
+            let mut o = Adadelta::new(ps);
+            (o.lr, o.rho, o.weight_decay, o.maximize) = (0.5, 0.8, 0.1, true);
+            Box::new(o)
+        }
+        _ => panic!("no optimizer config {name}"),
+    }
+}
+
+const CONFIGS: [&str; 22] = [
+    "sgd",
+    "sgd_momentum",
+    "sgd_nesterov_maximize",
+    "adam",
+    "adam_amsgrad_l2",
+    "adamw_amsgrad",
+    "adam_maximize",
+    "adamax",
+    "adamax_l2",
+    "nadam",
+    "nadam_decoupled",
+    "nadam_l2",
+    "radam",
+    "radam_fast",
+    "radam_decoupled",
+    "rmsprop",
+    "rmsprop_centered_momentum",
+    "rmsprop_alpha",
+    "adagrad",
+    "adagrad_decay",
+    "adadelta",
+    "adadelta_maximize",
+];
+
+/// The two parameters at the fixture's start, on `dev`, requiring grad.
+fn params<T: FloatElement, D: Backend>(
+    a: &BTreeMap<String, DynTensor>,
+    dev: &D,
+) -> Vec<Tensor<T, D>> {
+    let dims: [&[usize]; 2] = [&[2, 3], &[4]];
+    (0..2)
+        .map(|i| {
+            let v = values(a, &format!("start{i}"))
+                .iter()
+                .map(|&x| T::from_f64(x))
+                .collect();
+            Tensor::from_vec_on(v, dims[i].to_vec(), dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap()
+        })
+        .collect()
+}
+
+/// `backward` of the fixture's loss at `ps`.
+fn backward<T: FloatElement, D: Backend>(a: &BTreeMap<String, DynTensor>, ps: &[Tensor<T, D>]) {
+    let mut total: Option<Tensor<T, D>> = None;
+    for (i, p) in ps.iter().enumerate() {
+        let c = |k: &str| {
+            let v = values(a, &format!("{k}{i}"))
+                .iter()
+                .map(|&x| T::from_f64(x))
+                .collect();
+            Tensor::from_vec_on(v, p.dims().to_vec(), p.device_handle()).unwrap()
+        };
+        let term = c("q")
+            .mul(p)
+            .mul(p)
+            .add(&c("r").mul(&p.sin()))
+            .sum(&[], false);
+        total = Some(match total {
+            Some(t) => t.add(&term),
+            None => term,
+        });
+    }
+    total.unwrap().backward();
+}
+
+fn flat<T: FloatElement, D: Backend>(ps: &[Tensor<T, D>]) -> Vec<f64> {
+    ps.iter()
+        .flat_map(|p| p.to_device(&Cpu).unwrap().to_vec())
+        .map(|x| x.to_f64())
+        .collect()
+}
+
+/// Every configuration's 8 steps in `T` on `dev`; the failures.
+fn trajectories<T: FloatElement, D: Backend>(dev: &D, rel: f64) -> Vec<String> {
+    let a = fixture();
+    let mut failures = Vec::new();
+    for name in CONFIGS {
+        let ps = params::<T, D>(&a, dev);
+        let mut opt = config(name, ps.clone());
+        let want = values(&a, name);
+        for step in 0..8 {
+            opt.zero_grad().unwrap();
+            backward(&a, &ps);
+            opt.step().unwrap();
+            let got = flat(&ps);
+            let w = &want[step * 10..step * 10 + 10];
+            if let Some(i) = (0..10).find(|&i| (got[i] - w[i]).abs() > rel * w[i].abs().max(1.0)) {
+                failures.push(format!(
+                    "{name} ({:?}) step {}: element {i} is {}, PyTorch {}",
+                    T::DTYPE,
+                    step + 1,
+                    got[i],
+                    w[i]
+                ));
+                break;
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn optimizers_match_pytorch() {
+    on_every_device!("optimizers_match_pytorch", |dev| {
+        let failures = trajectories::<f64, _>(&dev, 1e-10);
+        assert!(failures.is_empty(), "{failures:#?}");
+    });
+    // f32 end to end, and f16 parameters with f32 state: within a few roundings per step.
+    let failures = trajectories::<f32, _>(&Cpu, 1e-4);
+    assert!(failures.is_empty(), "{failures:#?}");
+    let failures = trajectories::<f16, _>(&Cpu, 2e-2);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn gradient_clipping_matches_pytorch() {
+    let a = fixture();
+    on_every_device!("gradient_clipping_matches_pytorch", |dev| {
+        for (name, max, ord) in [
+            ("clip_norm2", 1.0, 2.0),
+            ("clip_norm_inf", 0.5, f64::INFINITY),
+            ("clip_norm1_large", 100.0, 1.0),
+        ] {
+            let ps = params::<f64, _>(&a, &dev);
+            backward(&a, &ps);
+            let total = clip_grad_norm_(&ps, max, ord).unwrap();
+            assert_close(
+                &total.to_device(&Cpu).unwrap().to_vec(),
+                &values(&a, &format!("{name}_total")),
+                1e-12,
+            );
+            let grads: Vec<_> = ps.iter().map(|p| p.grad_tensor().unwrap()).collect();
+            assert_close(&flat(&grads), &values(&a, name), 1e-12);
+        }
+        let ps = params::<f64, _>(&a, &dev);
+        backward(&a, &ps);
+        clip_grad_value_(&ps, 0.5).unwrap();
+        let grads: Vec<_> = ps.iter().map(|p| p.grad_tensor().unwrap()).collect();
+        assert_close(&flat(&grads), &values(&a, "clip_value"), 1e-12);
+    });
+    // Refused arguments name the op and leave the gradients alone.
+    let ps = params::<f64, _>(&a, &Cpu);
+    backward(&a, &ps);
+    let before = flat(&[ps[0].grad_tensor().unwrap()]);
+    for (max, ord) in [(f64::NAN, 2.0), (-1.0, 2.0), (1.0, f64::NAN)] {
+        let e = clip_grad_norm_(&ps, max, ord).unwrap_err().to_string();
+        assert!(e.contains("clip_grad_norm_"), "{e}");
+    }
+    assert!(clip_grad_value_(&ps, -0.5).is_err());
+    assert!(clip_grad_value_(&ps, f64::NAN).is_err());
+    let none: [Tensor<f64>; 0] = [];
+    assert!(clip_grad_norm_(&none, 1.0, 2.0).is_err());
+    let plain = Tensor::<f64>::zeros([2]).unwrap();
+    assert!(
+        clip_grad_norm_(&[plain.clone()], 1.0, 2.0)
+            .unwrap_err()
+            .to_string()
+            .contains("with_requires_grad")
+    );
+    assert!(clip_grad_value_(&[plain], 1.0).is_err());
+    assert_eq!(flat(&[ps[0].grad_tensor().unwrap()]), before);
+    // A non-finite total scales as PyTorch's does: an infinite gradient becomes NaN.
+    let p = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    p.mul_scalar(f64::INFINITY).sum(&[], false).backward();
+    let total = clip_grad_norm_(&[p.clone()], 1.0, 2.0).unwrap();
+    assert_eq!(total.item(), f64::INFINITY);
+    assert!(p.grad_tensor().unwrap().to_vec().iter().all(|g| g.is_nan()));
+}
+
+#[test]
+fn schedules_match_pytorch() {
+    let a = fixture();
+    let schedules: Vec<(&str, Box<dyn LrSchedule>)> = vec![
+        (
+            "lr_step",
+            Box::new(StepDecay {
+                base: 0.5,
+                step_size: 3,
+                gamma: 0.1,
+            }),
+        ),
+        (
+            "lr_multistep",
+            Box::new(MultiStepDecay {
+                base: 0.5,
+                milestones: vec![5, 2, 5],
+                gamma: 0.5,
+            }),
+        ),
+        (
+            "lr_exponential",
+            Box::new(ExponentialDecay {
+                base: 0.5,
+                gamma: 0.9,
+            }),
+        ),
+        (
+            "lr_linear",
+            Box::new(LinearRamp {
+                base: 0.5,
+                start: 0.25,
+                end: 1.0,
+                total: 4,
+            }),
+        ),
+        (
+            "lr_linear_down",
+            Box::new(LinearRamp {
+                base: 0.5,
+                start: 1.0,
+                end: 0.1,
+                total: 6,
+            }),
+        ),
+        (
+            "lr_cosine",
+            Box::new(CosineAnnealing {
+                base: 0.5,
+                min: 0.01,
+                t_max: 11,
+            }),
+        ),
+    ];
+    for (name, s) in schedules {
+        let got: Vec<f64> = (0..12).map(|e| s.lr_at(e)).collect();
+        assert_close(&got, &values(&a, name), 1e-12);
+    }
+    // `LinearRamp` with no epochs is the end factor from epoch 1.
+    let r = LinearRamp {
+        base: 1.0,
+        start: 0.5,
+        end: 1.0,
+        total: 0,
+    };
+    assert_eq!([r.lr_at(0), r.lr_at(1), r.lr_at(9)], [0.5, 1.0, 1.0]);
+}

@@ -1,0 +1,95 @@
+# PyTorch 2.15's optimizers, gradient clipping and learning-rate schedules on a fixed problem,
+# for tests/all/optim.rs: writes tests/data/torch_grads/optim.npz. Run: python optim.py OUT.npz
+# Two float64 parameters, p0 (2, 3) and p1 (4,), loss = sum(q·p·p + r·sin(p)) over both;
+# each optimizer config takes 8 steps from the same start, and `NAME` holds the 8 states of
+# both parameters flattened (8, 10).
+import sys
+import numpy as np
+import torch
+from torch import optim
+
+torch.set_default_dtype(torch.float64)
+rng = np.random.default_rng(7)
+start = [rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (4,))]
+q = [rng.uniform(0.1, 1.5, (2, 3)), rng.uniform(0.1, 1.5, (4,))]
+r = [rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, (4,))]
+out = {f"start{i}": start[i] for i in range(2)}
+out.update({f"q{i}": q[i] for i in range(2)})
+out.update({f"r{i}": r[i] for i in range(2)})
+
+def params():
+    return [torch.tensor(s, requires_grad=True) for s in start]
+
+def loss(ps):
+    return sum((torch.tensor(q[i]) * p * p + torch.tensor(r[i]) * torch.sin(p)).sum()
+               for i, p in enumerate(ps))
+
+# Keep the names and settings in step with `config` in tests/all/optim.rs.
+configs = {
+    "sgd": lambda ps: optim.SGD(ps, lr=0.1),
+    "sgd_momentum": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.05),
+    "sgd_nesterov_maximize": lambda ps: optim.SGD(ps, lr=0.05, momentum=0.8, nesterov=True, maximize=True),
+    "adam": lambda ps: optim.Adam(ps, lr=0.05),
+    "adam_amsgrad_l2": lambda ps: optim.Adam(ps, lr=0.05, amsgrad=True, weight_decay=0.1),
+    "adamw_amsgrad": lambda ps: optim.AdamW(ps, lr=0.05, weight_decay=0.1, amsgrad=True),
+    "adam_maximize": lambda ps: optim.Adam(ps, lr=0.05, maximize=True, betas=(0.8, 0.99)),
+    "adamax": lambda ps: optim.Adamax(ps),
+    "adamax_l2": lambda ps: optim.Adamax(ps, lr=0.1, betas=(0.8, 0.9), weight_decay=0.1),
+    "nadam": lambda ps: optim.NAdam(ps),
+    "nadam_decoupled": lambda ps: optim.NAdam(ps, lr=0.05, weight_decay=0.1, decoupled_weight_decay=True),
+    "nadam_l2": lambda ps: optim.NAdam(ps, lr=0.05, weight_decay=0.1, momentum_decay=0.01),
+    "radam": lambda ps: optim.RAdam(ps, lr=0.05),
+    "radam_fast": lambda ps: optim.RAdam(ps, lr=0.05, betas=(0.9, 0.9), weight_decay=0.1),
+    "radam_decoupled": lambda ps: optim.RAdam(ps, lr=0.05, weight_decay=0.1, decoupled_weight_decay=True),
+    "rmsprop": lambda ps: optim.RMSprop(ps, lr=0.01),
+    "rmsprop_centered_momentum": lambda ps: optim.RMSprop(ps, lr=0.01, centered=True, momentum=0.9, weight_decay=0.1),
+    "rmsprop_alpha": lambda ps: optim.RMSprop(ps, lr=0.02, alpha=0.9, eps=1e-6, centered=True),
+    "adagrad": lambda ps: optim.Adagrad(ps, lr=0.1),
+    "adagrad_decay": lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5),
+    "adadelta": lambda ps: optim.Adadelta(ps),
+    "adadelta_maximize": lambda ps: optim.Adadelta(ps, lr=0.5, rho=0.8, weight_decay=0.1, maximize=True),
+}
+for name, make in configs.items():
+    ps = params()
+    opt = make(ps)
+    states = []
+    for _ in range(8):
+        opt.zero_grad()
+        loss(ps).backward()
+        opt.step()
+        states.append(np.concatenate([p.detach().numpy().ravel() for p in ps]))
+    out[name] = np.stack(states)
+
+# Clipping the gradients at the start.
+for name, clip in {
+    "clip_norm2": lambda ps: torch.nn.utils.clip_grad_norm_(ps, 1.0, 2.0),
+    "clip_norm_inf": lambda ps: torch.nn.utils.clip_grad_norm_(ps, 0.5, float("inf")),
+    "clip_norm1_large": lambda ps: torch.nn.utils.clip_grad_norm_(ps, 100.0, 1.0),
+    "clip_value": lambda ps: torch.nn.utils.clip_grad_value_(ps, 0.5),
+}.items():
+    ps = params()
+    loss(ps).backward()
+    total = clip(ps)
+    out[name] = np.concatenate([p.grad.numpy().ravel() for p in ps])
+    if total is not None:
+        out[name + "_total"] = total.numpy()
+
+# Learning-rate schedules over 12 epochs from a base rate of 0.5.
+for name, make in {
+    "lr_step": lambda o: optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.1),
+    "lr_multistep": lambda o: optim.lr_scheduler.MultiStepLR(o, milestones=[5, 2, 5], gamma=0.5),
+    "lr_exponential": lambda o: optim.lr_scheduler.ExponentialLR(o, gamma=0.9),
+    "lr_linear": lambda o: optim.lr_scheduler.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=4),
+    "lr_linear_down": lambda o: optim.lr_scheduler.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=6),
+    "lr_cosine": lambda o: optim.lr_scheduler.CosineAnnealingLR(o, T_max=11, eta_min=0.01),
+}.items():
+    o = optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
+    s = make(o)
+    lrs = []
+    for _ in range(12):
+        lrs.append(o.param_groups[0]["lr"])
+        o.step()
+        s.step()
+    out[name] = np.array(lrs)
+
+np.savez(sys.argv[1], **out)
