@@ -2,7 +2,9 @@
 //! gradient `m` and of its square `v` (or its largest magnitude, `Adamax`), with bias
 //! correction. Each step follows PyTorch's single-tensor update formula, in the same order.
 
-use super::{Optimizer, Slots, acc, common_methods, descend, ema, state, step_grad};
+use super::{
+    Optimizer, Range, Slots, acc, check_hyper, common_methods, descend, ema, state, step_grad,
+};
 use crate::autograd::no_grad;
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -87,6 +89,16 @@ impl<T: FloatElement, D: Backend> Adam<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "Adam::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("eps", self.eps, Range::NonNegative),
+                ("betas.0", self.betas.0, Range::Below1),
+                ("betas.1", self.betas.1, Range::Below1),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+            ],
+        )?;
         self.t += 1;
         let (b1, b2) = self.betas;
         let c1 = 1.0 - b1.powf(self.t as f64);
@@ -159,6 +171,16 @@ impl<T: FloatElement, D: Backend> Adamax<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Adamax<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "Adamax::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("eps", self.eps, Range::NonNegative),
+                ("betas.0", self.betas.0, Range::Below1),
+                ("betas.1", self.betas.1, Range::Below1),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+            ],
+        )?;
         self.t += 1;
         let (b1, b2) = self.betas;
         let c1 = 1.0 - b1.powf(self.t as f64);
@@ -228,6 +250,17 @@ impl<T: FloatElement, D: Backend> NAdam<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for NAdam<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "NAdam::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("eps", self.eps, Range::NonNegative),
+                ("betas.0", self.betas.0, Range::Below1),
+                ("betas.1", self.betas.1, Range::Below1),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+                ("momentum_decay", self.momentum_decay, Range::NonNegative),
+            ],
+        )?;
         self.t += 1;
         let t = self.t as f64;
         let (b1, b2) = self.betas;
@@ -308,6 +341,16 @@ impl<T: FloatElement, D: Backend> RAdam<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for RAdam<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "RAdam::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("eps", self.eps, Range::NonNegative),
+                ("betas.0", self.betas.0, Range::Below1),
+                ("betas.1", self.betas.1, Range::Below1),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+            ],
+        )?;
         self.t += 1;
         let t = self.t as f64;
         let (b1, b2) = self.betas;

@@ -1,7 +1,9 @@
 //! Optimizers that scale each element's step by its gradient history (PyTorch `RMSprop`,
 //! `Adagrad`, `Adadelta`), with PyTorch's single-tensor update formulas in the same order.
 
-use super::{Optimizer, Slots, acc, common_methods, descend, ema, state, step_grad};
+use super::{
+    Optimizer, Range, Slots, acc, check_hyper, common_methods, descend, ema, state, step_grad,
+};
 use crate::autograd::no_grad;
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -55,6 +57,16 @@ impl<T: FloatElement, D: Backend> RmsProp<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for RmsProp<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "RmsProp::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("alpha", self.alpha, Range::NonNegative),
+                ("eps", self.eps, Range::NonNegative),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+                ("momentum", self.momentum, Range::NonNegative),
+            ],
+        )?;
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
                 let g = step_grad(p, "RmsProp::step", self.maximize, self.weight_decay)?;
@@ -125,6 +137,20 @@ impl<T: FloatElement, D: Backend> Adagrad<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Adagrad<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "Adagrad::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("lr_decay", self.lr_decay, Range::NonNegative),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+                (
+                    "initial_accumulator_value",
+                    self.initial_accumulator_value,
+                    Range::NonNegative,
+                ),
+                ("eps", self.eps, Range::NonNegative),
+            ],
+        )?;
         self.t += 1;
         let clr = self.lr / (1.0 + (self.t - 1) as f64 * self.lr_decay);
         no_grad(|| {
@@ -178,6 +204,15 @@ impl<T: FloatElement, D: Backend> Adadelta<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Adadelta<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "Adadelta::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("rho", self.rho, Range::UpTo1),
+                ("eps", self.eps, Range::NonNegative),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+            ],
+        )?;
         let eps = acc::<T>(self.eps);
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {

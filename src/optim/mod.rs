@@ -50,7 +50,10 @@ pub trait Optimizer {
     /// One update of every parameter from its gradient buffer.
     ///
     /// # Errors
-    /// `InvalidArgument` when a parameter does not require grad; any op's error.
+    /// `InvalidArgument` when a parameter does not require grad, or when a hyperparameter is
+    /// out of the range PyTorch's constructor accepts (a negative or NaN `lr`, `eps`,
+    /// `weight_decay` or momentum, a beta outside `[0, 1)`; nothing is updated then); any op's
+    /// error.
     fn step(&mut self) -> Result<()>;
     /// Zeros every parameter's gradient buffer.
     ///
@@ -75,6 +78,41 @@ fn grad_of<T: FloatElement, D: Backend>(
             p.shape()
         ),
     })
+}
+
+/// The range a hyperparameter must lie in (PyTorch's constructor checks).
+#[derive(Clone, Copy)]
+enum Range {
+    /// `[0, ∞)`.
+    NonNegative,
+    /// `[0, 1)`: the decay rates (betas).
+    Below1,
+    /// `[0, 1]`.
+    UpTo1,
+}
+
+/// An `Err` naming the first hyperparameter outside its range (NaN is outside every range).
+fn check_hyper(op: &'static str, values: &[(&str, f64, Range)]) -> Result<()> {
+    for &(name, v, range) in values {
+        let ok = v >= 0.0
+            && match range {
+                Range::NonNegative => true,
+                Range::Below1 => v < 1.0,
+                Range::UpTo1 => v <= 1.0,
+            };
+        if !ok {
+            let want = match range {
+                Range::NonNegative => ">= 0",
+                Range::Below1 => "in [0, 1)",
+                Range::UpTo1 => "in [0, 1]",
+            };
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("{name} must be {want}, got {v}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A state tensor per parameter, in the compute type, created at the first step.

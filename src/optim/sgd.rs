@@ -1,6 +1,6 @@
 //! Stochastic gradient descent (PyTorch `SGD`).
 
-use super::{Optimizer, common_methods, descend, step_grad};
+use super::{Optimizer, Range, check_hyper, common_methods, descend, step_grad};
 use crate::autograd::no_grad;
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -48,6 +48,23 @@ impl<T: FloatElement, D: Backend> Sgd<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_hyper(
+            "Sgd::step",
+            &[
+                ("lr", self.lr, Range::NonNegative),
+                ("momentum", self.momentum, Range::NonNegative),
+                ("weight_decay", self.weight_decay, Range::NonNegative),
+            ],
+        )?;
+        if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
+            return Err(crate::error::Error::InvalidArgument {
+                op: "Sgd::step",
+                msg: format!(
+                    "Nesterov momentum needs a momentum above 0 and no dampening, got momentum {} and dampening {}",
+                    self.momentum, self.dampening
+                ),
+            });
+        }
         no_grad(|| {
             for (p, buf) in self.params.iter().zip(&mut self.bufs) {
                 let mut g = step_grad(p, "Sgd::step", self.maximize, self.weight_decay)?;

@@ -351,3 +351,42 @@ fn schedules_match_pytorch() {
     };
     assert_eq!([r.lr_at(0), r.lr_at(1), r.lr_at(9)], [0.5, 1.0, 1.0]);
 }
+
+#[test]
+fn optimizers_refuse_bad_hyperparameters() {
+    let a = fixture();
+    let ps = params::<f64, _>(&a, &Cpu);
+    backward(&a, &ps);
+    let before = flat(&ps);
+    let mut bad: Vec<(&str, Box<dyn Optimizer>)> = Vec::new();
+    let mut sgd = Sgd::new(ps.clone(), 0.1);
+    sgd.nesterov = true; // without momentum
+    bad.push(("Nesterov", Box::new(sgd)));
+    bad.push(("lr", Box::new(Sgd::new(ps.clone(), f64::NAN))));
+    let mut adam = Adam::new(ps.clone(), 0.1);
+    adam.betas = (0.9, 1.0);
+    bad.push(("betas.1", Box::new(adam)));
+    let mut adamax = Adamax::new(ps.clone());
+    adamax.eps = -1.0;
+    bad.push(("eps", Box::new(adamax)));
+    let mut nadam = NAdam::new(ps.clone());
+    nadam.momentum_decay = -0.1;
+    bad.push(("momentum_decay", Box::new(nadam)));
+    let mut radam = RAdam::new(ps.clone());
+    radam.weight_decay = f64::NAN;
+    bad.push(("weight_decay", Box::new(radam)));
+    let mut rms = RmsProp::new(ps.clone(), 0.1);
+    rms.momentum = -0.5;
+    bad.push(("momentum", Box::new(rms)));
+    let mut adagrad = Adagrad::new(ps.clone(), 0.1);
+    adagrad.lr_decay = -1.0;
+    bad.push(("lr_decay", Box::new(adagrad)));
+    let mut adadelta = Adadelta::new(ps.clone());
+    adadelta.rho = 1.5;
+    bad.push(("rho", Box::new(adadelta)));
+    for (what, mut opt) in bad {
+        let e = opt.step().unwrap_err().to_string();
+        assert!(e.contains(what) && e.contains("step"), "{what}: {e}");
+    }
+    assert_eq!(flat(&ps), before);
+}
