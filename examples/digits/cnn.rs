@@ -43,11 +43,11 @@ impl<T: FloatElement, D: Backend> Net<T, D> for Cnn<T, D> {
         let c = cfg.hidden;
         let zeros = |n: usize| Tensor::<T, D>::zeros_on([n], device)?.with_requires_grad(true);
         Ok(Cnn {
-            c1: he_normal([c, 1, 3, 3], 9, device)?,
+            c1: he_normal([c, 1, 3, 3], device)?,
             b1: zeros(c)?,
-            c2: he_normal([2 * c, c, 3, 3], 9 * c, device)?,
+            c2: he_normal([2 * c, c, 3, 3], device)?,
             b2: zeros(2 * c)?,
-            w3: he_normal([10, 8 * c], 8 * c, device)?,
+            w3: he_normal([10, 8 * c], device)?,
             b3: zeros(10)?,
         })
     }

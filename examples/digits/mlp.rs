@@ -22,9 +22,9 @@ impl<T: FloatElement, D: Backend> Net<T, D> for Mlp<T, D> {
     fn new(cfg: &Config, device: &D) -> Result<Self> {
         let zeros = |n: usize| Tensor::<T, D>::zeros_on([n], device)?.with_requires_grad(true);
         Ok(Mlp {
-            w1: he_normal([cfg.hidden, 64], 64, device)?,
+            w1: he_normal([cfg.hidden, 64], device)?,
             b1: zeros(cfg.hidden)?,
-            w2: he_normal([10, cfg.hidden], cfg.hidden, device)?,
+            w2: he_normal([10, cfg.hidden], device)?,
             b2: zeros(10)?,
         })
     }

@@ -7,6 +7,7 @@ use rand::{SeedableRng, seq::SliceRandom};
 use std::collections::BTreeMap;
 use std::path::Path;
 use typed_tensor::io::{SafetensorsFile, save_safetensors};
+use typed_tensor::nn::init::{self, FanMode, Nonlinearity};
 use typed_tensor::nn::{Reduction, cross_entropy};
 use typed_tensor::optim::{Adam, CosineAnnealing, LrSchedule, Optimizer};
 use typed_tensor::prelude::*;
@@ -27,17 +28,15 @@ pub trait Net<T: FloatElement, D: Backend>: Sized {
     fn describe(cfg: &Config) -> String;
 }
 
-/// A He-scaled normal `shape` tensor (`fan_in` inputs per output) from the global seeded
-/// generator, cast to `T`, requiring a gradient.
+/// A He-scaled normal `shape` tensor (PyTorch's `kaiming_normal_` for ReLU, fans from the
+/// shape) from the global seeded generator, requiring a gradient.
 pub fn he_normal<T: FloatElement, D: Backend, const N: usize>(
     shape: [usize; N],
-    fan_in: usize,
     device: &D,
 ) -> Result<Tensor<T, D>> {
-    Tensor::<f32, D>::randn_on(shape, device)?
-        .try_mul_scalar((2.0 / fan_in as f64).sqrt() as f32)?
-        .try_cast::<T>()?
-        .with_requires_grad(true)
+    let mut w = Tensor::<T, D>::zeros_on(shape, device)?.with_requires_grad(true)?;
+    init::kaiming_normal_(&mut w, FanMode::FanIn, Nonlinearity::Relu)?;
+    Ok(w)
 }
 
 /// A model being trained: its data on the device, the optimizer, the schedule and the seeded

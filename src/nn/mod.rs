@@ -21,6 +21,7 @@
 
 mod activations;
 mod conv;
+pub mod init;
 mod layers;
 
 pub use conv::{

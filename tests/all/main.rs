@@ -27,6 +27,7 @@ mod linalg;
 mod literals;
 mod more_ops;
 mod nn;
+mod nn_init;
 mod numeric_search;
 mod numpy_ops;
 mod numpy_ref;
