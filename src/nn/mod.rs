@@ -20,6 +20,7 @@
 //! ```
 
 mod activations;
+mod attention;
 mod conv;
 pub mod init;
 mod layers;
@@ -34,8 +35,10 @@ mod loss;
 mod margin;
 mod methods;
 mod rearrange;
+mod recurrent;
 mod resample;
 
+pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
 pub use layers::{
     batch_norm, cdist, cosine_similarity, dropout, embedding, group_norm, instance_norm,
     layer_norm, normalize, pairwise_distance, rms_norm,
@@ -50,6 +53,7 @@ pub use margin::{
     multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
 };
 pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
+pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
 pub use resample::{Interpolation, conv_transpose2d, fold, interpolate, unfold};
 
 use crate::backend::Backend;

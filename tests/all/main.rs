@@ -28,6 +28,7 @@ mod literals;
 mod more_ops;
 mod nn;
 mod nn_init;
+mod nn_seq;
 mod numeric_search;
 mod numpy_ops;
 mod numpy_ref;

@@ -1,0 +1,289 @@
+//! `scaled_dot_product_attention` and the recurrent cells against PyTorch 2.15's values and
+//! gradients (`tests/data/torch_grads/attention.npz`, made by `make/attention.py`): in f64 on
+//! every device, in f32 and f16 at their precision; refused shapes.
+
+use crate::common::assert_close;
+use std::collections::BTreeMap;
+use typed_tensor::dynamic::DynTensor;
+use typed_tensor::io::load_npz;
+use typed_tensor::nn::{
+    AttentionOptions, AttnMask, CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell,
+    scaled_dot_product_attention,
+};
+use typed_tensor::prelude::*;
+
+type Arrays = BTreeMap<String, DynTensor>;
+
+fn fixture() -> Arrays {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    load_npz(format!("{dir}/attention.npz")).unwrap()
+}
+
+/// Array `key` as a `Tensor<T, D>` on `dev`.
+fn get<T: FloatElement, D: Backend>(a: &Arrays, key: &str, dev: &D) -> Tensor<T, D> {
+    let t = a[key].clone().downcast::<f64, Cpu>().unwrap();
+    t.cast::<T>().to_device(dev).unwrap()
+}
+
+fn f64s<T: FloatElement, D: Backend>(t: &Tensor<T, D>) -> Vec<f64> {
+    t.to_device(&Cpu)
+        .unwrap()
+        .to_vec()
+        .iter()
+        .map(|x| x.to_f64())
+        .collect()
+}
+
+/// Runs case `name` (its inputs `names` as leaves) through `f`, and compares the outputs and
+/// the leaves' gradients of `sum(out_i * w_i)` with PyTorch's.
+fn check_case<T: FloatElement, D: Backend>(
+    a: &Arrays,
+    dev: &D,
+    name: &str,
+    names: &[&str],
+    rel: f64,
+    f: impl Fn(&[Tensor<T, D>]) -> Result<Vec<Tensor<T, D>>>,
+) {
+    let leaves: Vec<Tensor<T, D>> = names
+        .iter()
+        .map(|n| {
+            get::<T, D>(a, &format!("{name}_{n}"), dev)
+                .with_requires_grad(true)
+                .unwrap()
+        })
+        .collect();
+    let outs = f(&leaves).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut loss: Option<Tensor<T, D>> = None;
+    for (i, o) in outs.iter().enumerate() {
+        let want = get::<f64, Cpu>(a, &format!("{name}_out{i}"), &Cpu);
+        assert_eq!(o.dims(), want.dims(), "{name} output {i}");
+        assert_close(&f64s(o), &want.to_vec(), rel);
+        let term = o
+            .mul(&get::<T, D>(a, &format!("{name}_w{i}"), dev))
+            .sum(&[], false);
+        loss = Some(match loss {
+            Some(l) => l.add(&term),
+            None => term,
+        });
+    }
+    loss.unwrap().backward();
+    for (n, leaf) in names.iter().zip(&leaves) {
+        let want = get::<f64, Cpu>(a, &format!("{name}_g{n}"), &Cpu).to_vec();
+        let got = f64s(&leaf.grad_tensor().unwrap());
+        // Gradients add up more terms: a few roundings more.
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 4.0 * rel * w.abs().max(1.0),
+                "{name} ({:?}): gradient of {n}, element {i}: {g} against PyTorch's {w}",
+                T::DTYPE
+            );
+        }
+    }
+}
+
+/// Every attention case in `T` on `dev`.
+fn attention_cases<T: FloatElement, D: Backend>(a: &Arrays, dev: &D, rel: f64) {
+    let qkv = ["q", "k", "v"];
+    let sdpa = |l: &[Tensor<T, D>], mask: Option<AttnMask<'_, T, D>>, opts: AttentionOptions| {
+        scaled_dot_product_attention(&l[0], &l[1], &l[2], mask, opts).map(|o| vec![o])
+    };
+    let def = AttentionOptions::default();
+    for name in ["plain", "unbatched"] {
+        check_case(a, dev, name, &qkv, rel, |l| sdpa(l, None, def));
+    }
+    let bool_mask = a["bool_mask"]
+        .clone()
+        .downcast::<bool, Cpu>()
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    check_case(a, dev, "bool", &qkv, rel, |l| {
+        sdpa(l, Some(AttnMask::Bool(&bool_mask)), def)
+    });
+    let add = get::<T, D>(a, "float_mask", dev);
+    check_case(a, dev, "additive", &qkv, rel, |l| {
+        sdpa(l, Some(AttnMask::Additive(&add)), def)
+    });
+    check_case(a, dev, "causal_tall", &qkv, rel, |l| {
+        sdpa(l, Some(AttnMask::Causal), def)
+    });
+    let scaled = AttentionOptions {
+        scale: Some(0.3),
+        ..def
+    };
+    check_case(a, dev, "causal_wide_scale", &qkv, rel, |l| {
+        sdpa(l, Some(AttnMask::Causal), scaled)
+    });
+    let gqa = AttentionOptions {
+        enable_gqa: true,
+        ..def
+    };
+    check_case(a, dev, "gqa", &qkv, rel, |l| {
+        sdpa(l, Some(AttnMask::Causal), gqa)
+    });
+}
+
+/// Every recurrent-cell case in `T` on `dev`.
+fn cell_cases<T: FloatElement, D: Backend>(a: &Arrays, dev: &D, rel: f64) {
+    for cell in ["rnn_tanh", "rnn_relu", "lstm", "gru"] {
+        for variant in ["", "_nobias", "_unbatched"] {
+            let name = format!("{cell}{variant}");
+            let mut names = vec!["x", "h", "w_ih", "w_hh"];
+            if variant != "_nobias" {
+                names.extend(["b_ih", "b_hh"]);
+            }
+            if cell == "lstm" {
+                names.push("c");
+            }
+            let bias = variant != "_nobias";
+            check_case(a, dev, &name, &names, rel, |l: &[Tensor<T, D>]| {
+                let w = CellWeights {
+                    w_ih: &l[2],
+                    w_hh: &l[3],
+                    b_ih: bias.then(|| &l[4]),
+                    b_hh: bias.then(|| &l[5]),
+                };
+                Ok(match cell {
+                    "rnn_tanh" => vec![rnn_tanh_cell(&l[0], &l[1], w)?],
+                    "rnn_relu" => vec![rnn_relu_cell(&l[0], &l[1], w)?],
+                    "gru" => vec![gru_cell(&l[0], &l[1], w)?],
+                    _ => {
+                        let c = &l[l.len() - 1];
+                        let (h, c) = lstm_cell(&l[0], (&l[1], c), w)?;
+                        vec![h, c]
+                    }
+                })
+            });
+        }
+    }
+}
+
+#[test]
+fn attention_and_cells_match_pytorch() {
+    let a = fixture();
+    on_every_device!("attention_and_cells_match_pytorch", |dev| {
+        attention_cases::<f64, _>(&a, &dev, 1e-12);
+        cell_cases::<f64, _>(&a, &dev, 1e-12);
+    });
+    attention_cases::<f32, _>(&a, &Cpu, 2e-6);
+    cell_cases::<f32, _>(&a, &Cpu, 2e-6);
+    attention_cases::<f16, _>(&a, &Cpu, 4e-3);
+    cell_cases::<bf16, _>(&a, &Cpu, 3e-2);
+}
+
+#[test]
+fn attention_and_cells_refuse_bad_shapes() {
+    let r = |dims: &[usize]| Tensor::<f32>::zeros(dims.to_vec()).unwrap();
+    let def = AttentionOptions::default();
+    let sdpa = |q: &Tensor<f32>, k: &Tensor<f32>, v: &Tensor<f32>, opts| {
+        scaled_dot_product_attention(q, k, v, None, opts)
+            .unwrap_err()
+            .to_string()
+    };
+    let (q, k, v) = (r(&[2, 3, 4]), r(&[2, 5, 4]), r(&[2, 5, 6]));
+    for e in [
+        sdpa(&r(&[4]), &k, &v, def),
+        sdpa(&q, &r(&[2, 5, 3]), &v, def),
+        sdpa(&q, &k, &r(&[2, 4, 6]), def),
+        sdpa(
+            &q,
+            &k,
+            &v,
+            AttentionOptions {
+                dropout_p: 1.5,
+                ..def
+            },
+        ),
+        sdpa(
+            &q,
+            &k,
+            &v,
+            AttentionOptions {
+                scale: Some(f64::NAN),
+                ..def
+            },
+        ),
+        // Three query heads cannot share two key/value heads.
+        sdpa(
+            &r(&[1, 3, 4, 4]),
+            &r(&[1, 2, 5, 4]),
+            &r(&[1, 2, 5, 6]),
+            AttentionOptions {
+                enable_gqa: true,
+                ..def
+            },
+        ),
+        sdpa(&r(&[3, 2, 4, 4]), &r(&[2, 2, 5, 4]), &r(&[2, 2, 5, 6]), def),
+    ] {
+        assert!(
+            e.contains("scaled_dot_product_attention") || e.contains("matmul"),
+            "{e}"
+        );
+    }
+    let m = Tensor::<bool>::ones([4, 5]).unwrap();
+    let e = scaled_dot_product_attention(&q, &k, &v, Some(AttnMask::Bool(&m)), def).unwrap_err();
+    assert!(
+        e.to_string().contains("broadcast") || e.to_string().contains("shape"),
+        "{e}"
+    );
+    // Dropout 1 zeroes every weight; dropout 0 is the plain attention.
+    let (q, k, v) = (
+        Tensor::<f32>::randn([2, 3, 4]).unwrap(),
+        r(&[2, 5, 4]),
+        Tensor::<f32>::ones([2, 5, 6]).unwrap(),
+    );
+    let zero = scaled_dot_product_attention(
+        &q,
+        &k,
+        &v,
+        None,
+        AttentionOptions {
+            dropout_p: 1.0,
+            ..def
+        },
+    )
+    .unwrap();
+    assert!(zero.to_vec().iter().all(|&x| x == 0.0));
+    let plain = scaled_dot_product_attention(&q, &k, &v, None, def).unwrap();
+    assert_close(&crate::common::f64s(&plain), &[1.0; 36], 1e-6);
+
+    let (x, h) = (r(&[3, 5]), r(&[3, 4]));
+    let (w_ih, w_hh) = (r(&[16, 5]), r(&[16, 4]));
+    let w = CellWeights {
+        w_ih: &w_ih,
+        w_hh: &w_hh,
+        b_ih: None,
+        b_hh: None,
+    };
+    assert!(lstm_cell(&x, (&h, &h), w).is_ok());
+    let bad_b = r(&[15]);
+    for e in [
+        gru_cell(&x, &h, w).unwrap_err(), // 16 rows are not 3 gates of 4
+        lstm_cell(&r(&[3, 6]), (&h, &h), w).unwrap_err(), // In
+        lstm_cell(&x, (&r(&[2, 4]), &h), w).unwrap_err(), // batch of h
+        lstm_cell(&x, (&h, &r(&[3, 5])), w).unwrap_err(), // c
+        lstm_cell(&r(&[2, 3, 5]), (&h, &h), w).unwrap_err(), // 3-d x
+        lstm_cell(
+            &x,
+            (&h, &h),
+            CellWeights {
+                b_ih: Some(&bad_b),
+                ..w
+            },
+        )
+        .unwrap_err(),
+        rnn_tanh_cell(
+            &x,
+            &h,
+            CellWeights {
+                w_ih: &r(&[4, 5]),
+                w_hh: &r(&[4]),
+                ..w
+            },
+        )
+        .unwrap_err(),
+    ] {
+        let s = e.to_string();
+        assert!(s.contains("_cell"), "{s}");
+    }
+}
