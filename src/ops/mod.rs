@@ -31,6 +31,7 @@ pub mod linalg;
 pub mod matmul;
 pub mod matrix;
 pub mod numeric;
+pub mod pad;
 pub mod pointwise;
 mod promote;
 pub mod random;

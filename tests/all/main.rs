@@ -33,6 +33,7 @@ mod numeric_search;
 mod numpy_ops;
 mod numpy_ref;
 mod optim;
+mod pad;
 mod props;
 mod reduce;
 mod special;

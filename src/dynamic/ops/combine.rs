@@ -149,6 +149,15 @@ impl DynTensor {
         let v = value.into();
         dyn_each!(self, t => Ok(t.try_pad(pads, v.to())?.into()))
     }
+    /// Pads each dimension with `(before, after)` elements by `mode` (reflect, symmetric,
+    /// replicate, circular; see [`crate::Tensor::try_pad_mode`]).
+    pub fn pad_mode(
+        &self,
+        pads: &[(usize, usize)],
+        mode: crate::ops::pad::PadMode,
+    ) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_pad_mode(pads, mode)?.into()))
+    }
     /// `value` (converted to the dtype) where the Bool `mask` is true, broadcasting the mask.
     pub fn masked_fill(&self, mask: &DynTensor, value: impl Into<Scalar>) -> Result<DynTensor> {
         let v = value.into();

@@ -1,0 +1,125 @@
+//! Padding by a rule on the existing elements (NumPy `pad` modes `reflect`, `symmetric`,
+//! `edge`, `wrap`; PyTorch `F.pad` modes `reflect`, `replicate`, `circular`): one
+//! `index_select` per padded axis, with the source index of every output position computed
+//! on the host, so it runs and differentiates on every device. Constant padding is
+//! [`Tensor::try_pad`].
+
+use crate::backend::Backend;
+use crate::dtype::Element;
+use crate::error::{Error, OrPanic, Result};
+use crate::tensor::Tensor;
+
+/// How [`Tensor::try_pad_mode`] fills the padding, for an axis of length `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadMode {
+    /// Mirror at the edge without repeating it: `[a b c]` → `c b | a b c | b a` (NumPy and
+    /// PyTorch `reflect`). An axis of length 1 repeats its element.
+    Reflect,
+    /// Mirror including the edge: `[a b c]` → `b a | a b c | c b` (NumPy `symmetric`).
+    Symmetric,
+    /// Repeat the edge: `a a | a b c | c c` (NumPy `edge`, PyTorch `replicate`).
+    Replicate,
+    /// Wrap around: `b c | a b c | a b` (NumPy `wrap`, PyTorch `circular`).
+    Circular,
+}
+
+impl PadMode {
+    /// The source index for position `i` (relative to the first element, so negative in the
+    /// leading padding) of an axis of length `n > 0`. Pads longer than the axis repeat the
+    /// pattern, as NumPy does.
+    fn source(self, i: i64, n: i64) -> i64 {
+        match self {
+            PadMode::Replicate => i.clamp(0, n - 1),
+            PadMode::Circular => i.rem_euclid(n),
+            PadMode::Symmetric => {
+                let j = i.rem_euclid(2 * n);
+                if j < n { j } else { 2 * n - 1 - j }
+            }
+            PadMode::Reflect if n == 1 => 0,
+            PadMode::Reflect => {
+                let j = i.rem_euclid(2 * (n - 1));
+                if j < n { j } else { 2 * (n - 1) - j }
+            }
+        }
+    }
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// Pads by `mode` (see [`PadMode`]): `pads[i] = (before, after)` for dimension `i`, as in
+    /// [`Tensor::try_pad`]; padding longer than the axis repeats the rule (NumPy; PyTorch
+    /// refuses it). Differentiable: the gradient of each padded element goes back to its
+    /// source.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// use typed_tensor::ops::pad::PadMode;
+    /// let t = Tensor::<i32>::from_vec(vec![1, 2, 3], [3])?;
+    /// assert_eq!(t.try_pad_mode(&[(2, 2)], PadMode::Reflect)?.to_vec(), [3, 2, 1, 2, 3, 2, 1]);
+    /// assert_eq!(t.try_pad_mode(&[(2, 2)], PadMode::Circular)?.to_vec(), [2, 3, 1, 2, 3, 1, 2]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` without one pair per dimension, or when an empty axis would be
+    /// padded (there is nothing to copy); `ShapeOverflow` when a padded length overflows;
+    /// `OutOfMemory` when the index or the output cannot be allocated.
+    pub fn try_pad_mode(&self, pads: &[(usize, usize)], mode: PadMode) -> Result<Self> {
+        const OP: &str = "pad_mode";
+        if pads.len() != self.ndim() {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "needs one (before, after) pair per dimension of {}, got {}",
+                    self.shape(),
+                    pads.len()
+                ),
+            });
+        }
+        if pads.iter().all(|&p| p == (0, 0)) {
+            // Nothing to pad: still a new tensor, as `pad` returns.
+            return self.try_pad(pads, T::from_f64(0.0));
+        }
+        let mut out = self.clone();
+        for (axis, (&n, &(before, after))) in self.dims().iter().zip(pads).enumerate() {
+            if before == 0 && after == 0 {
+                continue;
+            }
+            if n == 0 {
+                return Err(Error::InvalidArgument {
+                    op: OP,
+                    msg: format!(
+                        "cannot pad axis {axis} of shape {} by {mode:?}: it is empty",
+                        self.shape()
+                    ),
+                });
+            }
+            let overflow = || Error::ShapeOverflow {
+                op: OP,
+                dims: self.dims().to_vec(),
+            };
+            let len = n
+                .checked_add(before)
+                .and_then(|l| l.checked_add(after))
+                .filter(|&l| i64::try_from(l).is_ok())
+                .ok_or_else(overflow)?;
+            let (n, before) = (n as i64, before as i64);
+            let index = crate::alloc::collect(
+                OP,
+                len,
+                (0..len as i64).map(|p| mode.source(p - before, n)),
+            )?;
+            let index = Tensor::<i64, D>::from_vec_on(index, [len], &self.device)?;
+            out = out.try_index_select(axis as i64, &index)?;
+        }
+        Ok(out)
+    }
+
+    /// [`Tensor::try_pad_mode`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_pad_mode` returns an `Err`.
+    #[track_caller]
+    pub fn pad_mode(&self, pads: &[(usize, usize)], mode: PadMode) -> Self {
+        self.try_pad_mode(pads, mode).or_panic()
+    }
+}
