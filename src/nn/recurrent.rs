@@ -89,6 +89,13 @@ impl<T: FloatElement, D: Backend> CellWeights<'_, T, D> {
     }
 }
 
+/// The `gates` parts of a pre-activation `(..., gates·H)`, each `(..., H)` (a view each; `H`
+/// may be 0, where `chunk` would give fewer parts).
+fn split<T: FloatElement, D: Backend>(t: &Tensor<T, D>, gates: usize) -> Result<Vec<Tensor<T, D>>> {
+    let h = t.dims()[t.ndim() - 1] / gates;
+    (0..gates).map(|i| t.narrow(-1, i * h, h)).collect()
+}
+
 /// One Elman RNN step, `h' = tanh(x·w_ihᵀ + b_ih + h·w_hhᵀ + b_hh)` (PyTorch
 /// `rnn_tanh_cell`); `x` is `(N, In)` or `(In)`, `h` `(N, H)` or `(H)`, one gate.
 ///
@@ -141,7 +148,7 @@ pub fn lstm_cell<T: FloatElement, D: Backend>(
     w: CellWeights<'_, T, D>,
 ) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
     let (gi, gh) = w.project("lstm_cell", 4, x, &[h, c])?;
-    let gates = gi.try_add(&gh)?.try_chunk(4, -1)?;
+    let gates = split(&gi.try_add(&gh)?, 4)?;
     let (i, f) = (gates[0].try_sigmoid()?, gates[1].try_sigmoid()?);
     let (g, o) = (gates[2].try_tanh()?, gates[3].try_sigmoid()?);
     let c2 = f.try_mul(c)?.try_add(&i.try_mul(&g)?)?;
@@ -161,7 +168,7 @@ pub fn gru_cell<T: FloatElement, D: Backend>(
     w: CellWeights<'_, T, D>,
 ) -> Result<Tensor<T, D>> {
     let (gi, gh) = w.project("gru_cell", 3, x, &[h])?;
-    let (xi, hi) = (gi.try_chunk(3, -1)?, gh.try_chunk(3, -1)?);
+    let (xi, hi) = (split(&gi, 3)?, split(&gh, 3)?);
     let r = xi[0].try_add(&hi[0])?.try_sigmoid()?;
     let z = xi[1].try_add(&hi[1])?.try_sigmoid()?;
     let n = xi[2].try_add(&r.try_mul(&hi[2])?)?.try_tanh()?;

@@ -256,6 +256,17 @@ fn attention_and_cells_refuse_bad_shapes() {
         b_hh: None,
     };
     assert!(lstm_cell(&x, (&h, &h), w).is_ok());
+    // No hidden units: every gate is empty, and so are the states.
+    let (w0, h0) = (r(&[0, 5]), r(&[0, 0]));
+    let none = CellWeights {
+        w_ih: &w0,
+        w_hh: &h0,
+        b_ih: None,
+        b_hh: None,
+    };
+    let (h2, c2) = lstm_cell(&x, (&r(&[3, 0]), &r(&[3, 0])), none).unwrap();
+    assert_eq!((h2.dims(), c2.dims()), (&[3, 0][..], &[3, 0][..]));
+    assert_eq!(gru_cell(&x, &r(&[3, 0]), none).unwrap().dims(), &[3, 0]);
     let bad_b = r(&[15]);
     for e in [
         gru_cell(&x, &h, w).unwrap_err(), // 16 rows are not 3 gates of 4

@@ -632,6 +632,109 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                 _ => one(v[0].deg2rad()),
             })
         }
+        13 => {
+            // Training helpers: pad modes, attention, recurrent cells, optimizers, clipping and
+            // initialisers, with hostile shapes and hyperparameters.
+            use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
+            use typed_tensor::ops::pad::PadMode;
+            use typed_tensor::optim::*;
+            let f = g.n(7);
+            let b = g.like(&a);
+            let c = g.like(&a);
+            let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
+            let pads: Vec<(usize, usize)> = (0..a.ndim() + usize::from(g.p(0.1))).map(|_| (g.us(), g.us())).collect();
+            let mode = [PadMode::Reflect, PadMode::Symmetric, PadMode::Replicate, PadMode::Circular][g.n(4)];
+            let (u, e1, e2, e3) = (g.us(), g.val(), g.val(), g.val());
+            let pick = g.n(9);
+            let flag = g.p(0.5);
+            // Consistent cell shapes half the time: (N, In), (N, H), (G·H, In), (G·H, H).
+            let (n, inp, hid, gates) = (g.n(4), g.n(5), g.n(5), [1, 3, 4][g.n(3)]);
+            let cell = if flag {
+                vec![
+                    g.tensor_of(Dtype::Float32, &[n, inp]),
+                    g.tensor_of(Dtype::Float32, &[n, hid]),
+                    g.tensor_of(Dtype::Float32, &[gates * hid, inp]),
+                    g.tensor_of(Dtype::Float32, &[gates * hid, hid]),
+                    g.tensor_of(Dtype::Float32, &[gates * hid]),
+                ]
+            } else {
+                (0..5).map(|_| g.float_tensor()).collect()
+            };
+            let f32s = |t: &DynTensor| -> typed_tensor::Result<Tensor<f32>> { t.to_dtype(Dtype::Float32)?.downcast::<f32, Cpu>() };
+            op!(format!("train{f}({pads:?},{mode:?},{u},{e1},{e2},{e3},{pick},{flag})"), [a, b, c, mask], false, |v| match f {
+                0 => one(v[0].pad_mode(&pads, mode)),
+                1 => {
+                    let (q, k, val) = (f32s(&v[0])?, f32s(&v[1])?, f32s(&v[2])?);
+                    let m = v[3].clone().downcast::<bool, Cpu>()?;
+                    let mask = match pick % 4 {
+                        0 => None,
+                        1 => Some(AttnMask::Bool(&m)),
+                        2 => Some(AttnMask::Additive(&k)),
+                        _ => Some(AttnMask::Causal),
+                    };
+                    let opts = AttentionOptions {
+                        dropout_p: if pick > 6 { e1 } else { 0.0 },
+                        scale: if pick % 2 == 0 { Some(e2) } else { None },
+                        enable_gqa: flag,
+                    };
+                    Ok(vec![nn::scaled_dot_product_attention(&q, &k, &val, mask, opts)?.into()])
+                }
+                2 => {
+                    let t: Vec<Tensor<f32>> = cell.iter().map(f32s).collect::<typed_tensor::Result<_>>()?;
+                    let w = CellWeights { w_ih: &t[2], w_hh: &t[3], b_ih: Some(&t[4]), b_hh: if flag { None } else { Some(&t[4]) } };
+                    Ok(match gates {
+                        1 => vec![nn::rnn_tanh_cell(&t[0], &t[1], w)?.into()],
+                        3 => vec![nn::gru_cell(&t[0], &t[1], w)?.into()],
+                        _ => {
+                            let (h, c) = nn::lstm_cell(&t[0], (&t[1], &t[1]), w)?;
+                            vec![h.into(), c.into()]
+                        }
+                    })
+                }
+                3 | 4 => {
+                    let p = f32s(&v[0])?.detach().try_deep_copy()?.with_requires_grad(true)?;
+                    let w = f32s(&v[1])?.detach();
+                    let loss = p.try_mul(&p)?.try_mul(&w.broadcast_to(p.shape().clone()).unwrap_or_else(|_| p.detach()))?.try_sum(&[], false)?;
+                    loss.try_backward()?;
+                    if f == 4 {
+                        let total = if flag { clip_grad_norm_(&[p.clone()], e1, e2)? } else { clip_grad_value_(&[p.clone()], e1)?; p.detach() };
+                        return Ok(vec![total.into(), p.grad_tensor().unwrap().into()]);
+                    }
+                    let ps = vec![p.clone()];
+                    let mut opt: Box<dyn Optimizer> = match pick {
+                        0 => { let mut o = Sgd::new(ps, e1); o.momentum = e2; o.nesterov = flag; o.dampening = e3; Box::new(o) }
+                        1 => { let mut o = Adam::new(ps, e1); o.betas = (e2, 0.999); o.amsgrad = flag; o.eps = e3; Box::new(o) }
+                        2 => { let mut o = Adamax::new(ps); o.lr = e1; o.weight_decay = e2; Box::new(o) }
+                        3 => { let mut o = NAdam::new(ps); o.momentum_decay = e1; o.decoupled_weight_decay = flag; o.weight_decay = e2; Box::new(o) }
+                        4 => { let mut o = RAdam::new(ps); o.betas = (0.9, e1); o.weight_decay = e2; Box::new(o) }
+                        5 => { let mut o = RmsProp::new(ps, e1); o.centered = flag; o.momentum = e2; o.alpha = e3; Box::new(o) }
+                        6 => { let mut o = Adagrad::new(ps, e1); o.lr_decay = e2; o.initial_accumulator_value = e3; Box::new(o) }
+                        7 => { let mut o = Adadelta::new(ps); o.rho = e1; o.eps = e2; o.maximize = flag; Box::new(o) }
+                        _ => Box::new(Adam::adamw(ps, e1)),
+                    };
+                    opt.step()?;
+                    opt.step()?;
+                    opt.zero_grad()?;
+                    Ok(vec![p.detach().into()])
+                }
+                5 => {
+                    let mut t = f32s(&v[0])?.detach().try_deep_copy()?;
+                    match pick {
+                        0 => init::uniform_(&mut t, e1, e2)?,
+                        1 => init::normal_(&mut t, e1, e2)?,
+                        2 => init::trunc_normal_(&mut t, e1, e2, e3, e3.abs())?,
+                        3 => init::xavier_uniform_(&mut t, e1)?,
+                        4 => init::kaiming_normal_(&mut t, if flag { init::FanMode::FanIn } else { init::FanMode::FanOut }, init::Nonlinearity::LeakyRelu(e1))?,
+                        5 => init::orthogonal_(&mut t, e1)?,
+                        6 => init::eye_(&mut t)?,
+                        7 => init::kaiming_uniform_(&mut t, init::FanMode::FanIn, init::Nonlinearity::Tanh)?,
+                        _ => init::constant_(&mut t, e1)?,
+                    }
+                    Ok(vec![t.into()])
+                }
+                _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
+            })
+        }
         _ => {
             let f = g.n(8);
             let s = g.shape();
@@ -674,7 +777,7 @@ fn main() {
     for it in 0..iters {
         let k = match std::env::var("CAT").ok().and_then(|c| c.parse().ok()) {
             Some(c) => c,
-            None => g.n(13),
+            None => g.n(15),
         };
         let (name, mut ins, inplace, f) = run(&mut g, k);
         let desc: Vec<String> = ins
