@@ -122,7 +122,7 @@ float_unary! {
     sinh, try_sinh, sinh_; cosh, try_cosh, cosh_; tanh, try_tanh, tanh_; asinh, try_asinh, asinh_; acosh, try_acosh, acosh_; atanh, try_atanh, atanh_;
     exp, try_exp, exp_; exp2, try_exp2, exp2_; expm1, try_expm1, expm1_; log, try_log, log_; log2, try_log2, log2_; log10, try_log10, log10_; log1p, try_log1p, log1p_;
     sqrt, try_sqrt, sqrt_; reciprocal, try_reciprocal, reciprocal_; sigmoid, try_sigmoid, sigmoid_; erf, try_erf, erf_;
-    erfc, try_erfc, erfc_; erfinv, try_erfinv, erfinv_; lgamma, try_lgamma, lgamma_; digamma, try_digamma, digamma_;
+    erfc, try_erfc, erfc_; erfinv, try_erfinv, erfinv_; lgamma, try_lgamma, lgamma_; cbrt, try_cbrt, cbrt_; digamma, try_digamma, digamma_;
     i0, try_i0, i0_; i1, try_i1, i1_;
 }
 

@@ -17,7 +17,7 @@
 
 use crate::backend::Backend;
 use crate::device::Cpu;
-use crate::dtype::{Element, NumElement};
+use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, OrPanic, Result};
 use crate::tensor::Tensor;
 
@@ -290,6 +290,75 @@ impl<D: Backend> Tensor<i64, D> {
         let v = triangle("triu_indices", rows, cols, offset, false)?;
         let k = v.len() / 2;
         Self::from_vec_on(v, [2, k], device)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// `n` values `base^e` for `e` evenly spaced from `start` to `stop` inclusive, on `device`
+    /// (NumPy `logspace`, PyTorch `logspace`); computed in f64 on the host.
+    ///
+    /// # Errors
+    /// As [`Tensor::linspace`]; `InvalidArgument` for a non-finite base.
+    pub fn logspace_on(start: f64, stop: f64, n: usize, base: f64, device: &D) -> Result<Self> {
+        if !base.is_finite() {
+            return Err(Error::InvalidArgument {
+                op: "logspace",
+                msg: format!("base must be finite, got {base}"),
+            });
+        }
+        let e = Tensor::<f64, Cpu>::linspace(start, stop, n)?.try_to_vec()?;
+        let v = crate::alloc::collect("logspace", n, e.iter().map(|&e| T::from_f64(base.powf(e))))?;
+        Self::from_vec_on(v, [n], device)
+    }
+
+    /// `n` values from `start` to `stop` inclusive in geometric progression, on `device`
+    /// (NumPy `geomspace`): both ends exact, negative ends allowed when they share a sign.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when an end is 0 or not finite, or the ends differ in sign.
+    pub fn geomspace_on(start: f64, stop: f64, n: usize, device: &D) -> Result<Self> {
+        let ok = start != 0.0 && stop != 0.0 && start.is_finite() && stop.is_finite();
+        if !ok || start.signum() != stop.signum() {
+            return Err(Error::InvalidArgument {
+                op: "geomspace",
+                msg: format!("needs finite, non-zero ends of one sign, got {start} and {stop}"),
+            });
+        }
+        let sign = start.signum();
+        let e = Tensor::<f64, Cpu>::linspace(start.abs().log10(), stop.abs().log10(), n)?;
+        let e = e.try_to_vec()?;
+        let v = crate::alloc::collect(
+            "geomspace",
+            n,
+            e.iter().enumerate().map(|(i, &e)| {
+                // The ends exactly, as NumPy sets them.
+                let x = match i {
+                    0 => start,
+                    _ if i + 1 == n => stop,
+                    _ => sign * 10f64.powf(e),
+                };
+                T::from_f64(x)
+            }),
+        )?;
+        Self::from_vec_on(v, [n], device)
+    }
+}
+
+impl<T: FloatElement> Tensor<T, Cpu> {
+    /// [`Tensor::logspace_on`] the CPU.
+    ///
+    /// # Errors
+    /// As [`Tensor::logspace_on`].
+    pub fn logspace(start: f64, stop: f64, n: usize, base: f64) -> Result<Self> {
+        Self::logspace_on(start, stop, n, base, &Cpu)
+    }
+
+    /// [`Tensor::geomspace_on`] the CPU.
+    ///
+    /// # Errors
+    /// As [`Tensor::geomspace_on`].
+    pub fn geomspace(start: f64, stop: f64, n: usize) -> Result<Self> {
+        Self::geomspace_on(start, stop, n, &Cpu)
     }
 }
 

@@ -147,9 +147,37 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         })
     }
 
+    /// Rounds to `decimals` decimal places, half to even (NumPy `round(x, decimals)`, PyTorch
+    /// `round(decimals=)`): `rint(x·10ᵈ)/10ᵈ`, or `rint(x/10⁻ᵈ)·10⁻ᵈ` for negative `decimals`,
+    /// computed in f64 for 16-bit types and f32 in `T`, as NumPy does (so `round(2.675, 2)` is
+    /// 2.67 and the result need not be the nearest decimal). Its gradient is 0, as `round`'s.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `|decimals| > 308` (10ᵈ leaves f64's range).
+    pub fn try_round_decimals(&self, decimals: i32) -> Result<Self> {
+        if decimals.unsigned_abs() > 308 {
+            return Err(Error::InvalidArgument {
+                op: "round_decimals",
+                msg: format!("decimals must lie in -308..=308, got {decimals}"),
+            });
+        }
+        let scale = T::from_f64(10f64.powi(decimals.abs()));
+        if decimals >= 0 {
+            self.try_mul_scalar(scale)?
+                .try_round()?
+                .try_div_scalar(scale)
+        } else {
+            self.try_div_scalar(scale)?
+                .try_round()?
+                .try_mul_scalar(scale)
+        }
+    }
+
     plain_forms! {
         /// [`Tensor::try_frexp`], panicking with its error.
         frexp, try_frexp() -> (Self, Tensor<i32, D>);
+        /// [`Tensor::try_round_decimals`], panicking with its error.
+        round_decimals, try_round_decimals(decimals: i32) -> Self;
     }
 }
 

@@ -17,7 +17,7 @@
 //! ```
 
 use crate::backend::Backend;
-use crate::dtype::{Element, FloatElement, FloatOf};
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
 use crate::error::Error;
 use crate::error::{OrPanic, Result};
 use crate::ops::numeric::order_axis;
@@ -147,6 +147,69 @@ fn squeezed<T: Element, D: Backend>(
     }
     let a = [ax as i64];
     Ok((v.squeeze_dims(&a)?, i.squeeze_dims(&a)?))
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The range `max - min` over `axes` (all when empty; NumPy `ptp`, "peak to peak"), in
+    /// `T` (an integer range wraps as its subtraction does, as in NumPy); NaN propagates.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_max`] (`EmptyReduction` over an empty slice).
+    pub fn try_ptp(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        self.try_max(axes, keepdim)?
+            .try_sub(&self.try_min(axes, keepdim)?)
+    }
+
+    /// The weighted mean `Σ w·x / Σ w` over `axes` (all when empty; NumPy `average`), as
+    /// [`FloatOf<T>`]. `weights` broadcasts to `self`'s shape, or, with one axis, may be 1-d of
+    /// that axis's length (NumPy's rule); `None` is the plain mean. Weights summing to 0 give
+    /// NaN or ±inf (NumPy raises).
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the weights fit neither rule; `Axis` for bad axes; `Device` across
+    /// devices.
+    pub fn try_average(
+        &self,
+        axes: &[i64],
+        weights: Option<&Self>,
+        keepdim: bool,
+    ) -> Result<Tensor<FloatOf<T>, D>> {
+        let x = self.try_cast::<FloatOf<T>>()?;
+        let Some(w) = weights else {
+            return x.try_mean(axes, keepdim);
+        };
+        crate::ops::device_ops::same_device("average", self, w)?;
+        let mut w = w.try_cast::<FloatOf<T>>()?;
+        if let [axis] = axes
+            && w.ndim() == 1
+            && self.ndim() > 1
+        {
+            let ax = self.shape().axis("average", *axis)?;
+            if w.dims()[0] == self.dims()[ax] {
+                let mut dims = vec![1; self.ndim()];
+                dims[ax] = w.dims()[0];
+                w = w.try_reshape(dims)?;
+            }
+        }
+        let w = w
+            .broadcast_to(self.shape().clone())
+            .map_err(|_| Error::ShapeMismatch {
+                op: "average",
+                lhs: self.shape().clone(),
+                rhs: w.shape().clone(),
+                msg: "the weights must broadcast to the input, or be 1-d along the one axis".into(),
+            })?;
+        x.try_mul(&w)?
+            .try_sum(axes, keepdim)?
+            .try_div(&w.try_sum(axes, keepdim)?)
+    }
+
+    crate::ops::plain_forms! {
+        /// [`Tensor::try_ptp`], panicking with its error.
+        ptp, try_ptp(axes: &[i64], keepdim: bool) -> Self;
+        /// [`Tensor::try_average`], panicking with its error.
+        average, try_average(axes: &[i64], weights: Option<&Self>, keepdim: bool) -> Tensor<FloatOf<T>, D>;
+    }
 }
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {

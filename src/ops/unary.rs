@@ -149,6 +149,8 @@ float_ops! {
     Log1p, log1p, try_log1p, log1p_, log1p_into, |x| x.ln_1p(), fast = crate::backend::cpu::kernels::vmath::log1p;
     /// Square root; NaN for negative input.
     Sqrt, sqrt, try_sqrt, sqrt_, sqrt_into, |x| x.sqrt();
+    /// Cube root, real for negative input (NumPy `cbrt`).
+    Cbrt, cbrt, try_cbrt, cbrt_, cbrt_into, |x| via_f64(x, f64::cbrt);
     /// `1 / x`; ±inf at 0.
     Reciprocal, reciprocal, try_reciprocal, reciprocal_, reciprocal_into, |x| x.recip();
     /// The Gauss error function `erf(x) = 2/√π ∫₀ˣ e^(-t²) dt` (C99 `erf`, `torch.erf`,

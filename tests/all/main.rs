@@ -30,6 +30,7 @@ mod nn;
 mod nn_init;
 mod nn_seq;
 mod numeric_search;
+mod numpy_extras;
 mod numpy_ops;
 mod numpy_ref;
 mod optim;

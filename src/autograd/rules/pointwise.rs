@@ -40,6 +40,11 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
             .try_reciprocal()?,
         "log1p" => x.try_add_scalar(F::ONE)?.try_reciprocal()?,
         "sqrt" => y.try_mul_scalar(F::from_f64(2.0))?.try_reciprocal()?,
+        // 1 / (3 cbrt(x)²): inf at 0, as PyTorch's pow(x, 1/3) rule.
+        "cbrt" => y
+            .try_mul(y)?
+            .try_mul_scalar(F::from_f64(3.0))?
+            .try_reciprocal()?,
         "reciprocal" => y.try_mul(y)?.try_neg()?,
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
         // d erf / dx = 2/√π e^(-x²).

@@ -1,0 +1,153 @@
+//! Polynomials and piecewise-linear interpolation (NumPy `polyval`, `polyfit`, `interp`),
+//! composed of device ops, so they run and differentiate on every device. Coefficients are
+//! highest power first, as NumPy's.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! let p = tensor![1.0f64, -2.0, 3.0]; // x² - 2x + 3
+//! assert_eq!(p.polyval(&tensor![0.0, 2.0]).to_vec(), vec![3.0, 3.0]);
+//! let (xp, fp) = (tensor![0.0f64, 1.0, 3.0], tensor![0.0f64, 10.0, 30.0]);
+//! assert_eq!(tensor![0.5f64, 2.0, 9.0].interp(&xp, &fp, None, None).to_vec(), vec![5.0, 20.0, 30.0]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::dtype::{FloatElement, FloatOf, NumElement};
+use crate::error::{Error, OrPanic, Result};
+use crate::tensor::Tensor;
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The polynomial with coefficients `self` (1-d, highest power first) at every element of
+    /// `x` (NumPy `polyval`), by Horner's rule in `T`; the result has `x`'s shape (zeros for
+    /// no coefficients).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 1-d; `Device` across devices.
+    pub fn try_polyval(&self, x: &Self) -> Result<Self> {
+        if self.ndim() != 1 {
+            return Err(Error::InvalidArgument {
+                op: "polyval",
+                msg: format!("the coefficients must be 1-d, got shape {}", self.shape()),
+            });
+        }
+        crate::ops::device_ops::same_device("polyval", self, x)?;
+        let mut y = Tensor::zeros_on(x.dims(), x.device_handle())?;
+        for i in 0..self.numel() {
+            y = y.try_mul(x)?.try_add(&self.select(0, i as i64)?)?;
+        }
+        Ok(y)
+    }
+
+    /// The least-squares polynomial of degree `deg` through the points `(self, y)`, its
+    /// `deg + 1` coefficients highest power first (NumPy `polyfit`; the minimum-norm solution
+    /// when the fit is under-determined). `y` is `(n,)` or `(n, k)` for `k` fits at once.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 1-d or empty; `ShapeMismatch` when `y`'s rows
+    /// differ from `self`'s length; as [`Tensor::try_lstsq`] (the `linalg` feature).
+    pub fn try_polyfit(&self, y: &Self, deg: usize) -> Result<Tensor<FloatOf<T>, D>> {
+        if self.ndim() != 1 || self.numel() == 0 {
+            return Err(Error::InvalidArgument {
+                op: "polyfit",
+                msg: format!("x must be 1-d and non-empty, got shape {}", self.shape()),
+            });
+        }
+        let cols = deg.checked_add(1).ok_or_else(|| Error::InvalidArgument {
+            op: "polyfit",
+            msg: format!("degree {deg} is too large"),
+        })?;
+        let x = self.try_cast::<FloatOf<T>>()?;
+        let a = x.try_vander(Some(cols), false)?;
+        a.try_lstsq(&y.try_cast::<FloatOf<T>>()?)
+            .map_err(|e| e.invalid_named("polyfit"))
+    }
+
+    super::plain_forms! {
+        /// [`Tensor::try_polyval`], panicking with its error.
+        polyval, try_polyval(x: &Self) -> Self;
+        /// [`Tensor::try_polyfit`], panicking with its error.
+        polyfit, try_polyfit(y: &Self, deg: usize) -> Tensor<FloatOf<T>, D>;
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// The piecewise-linear interpolant through `(xp, fp)` at every element of `self` (NumPy
+    /// `interp`): `xp` is 1-d and increasing, `fp` the same length; points left of `xp[0]`
+    /// give `left` (default `fp[0]`), right of the last give `right` (default the last `fp`);
+    /// NaN gives NaN. Differentiable in `self` and `fp`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `xp` is not 1-d and non-empty or `fp` is not its length;
+    /// `Device` across devices. An unsorted `xp` gives unspecified values, as in NumPy.
+    pub fn try_interp(
+        &self,
+        xp: &Self,
+        fp: &Self,
+        left: Option<T>,
+        right: Option<T>,
+    ) -> Result<Self> {
+        const OP: &str = "interp";
+        let n = xp.numel();
+        if xp.ndim() != 1 || n == 0 || fp.dims() != [n] {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "needs a non-empty 1-d xp and an fp of its length, got shapes {} and {}",
+                    xp.shape(),
+                    fp.shape()
+                ),
+            });
+        }
+        crate::ops::device_ops::same_device(OP, self, xp)?;
+        crate::ops::device_ops::same_device(OP, self, fp)?;
+        let dev = self.device_handle();
+        let scalar = |v: T| Tensor::full_on([], v, dev);
+        let first = fp.select(0, 0)?;
+        let last = fp.select(0, n as i64 - 1)?;
+        let left = match left {
+            Some(v) => scalar(v)?,
+            None => first.clone(),
+        };
+        let right = match right {
+            Some(v) => scalar(v)?,
+            None => last.clone(),
+        };
+        let y = if n == 1 {
+            first.try_broadcast_like(self)?
+        } else {
+            // The segment [xp[j - 1], xp[j]] of each point, j in 1..n.
+            let j = xp
+                .try_searchsorted(self, true)?
+                .try_clip(1, n as i64 - 1)?
+                .try_flatten()?;
+            let at = |t: &Self, k: &Tensor<i64, D>| -> Result<Self> {
+                t.try_index_select(0, k)?.try_reshape(self.dims())
+            };
+            let j0 = j.try_sub_scalar(1)?;
+            let (x0, x1) = (at(xp, &j0)?, at(xp, &j)?);
+            let (f0, f1) = (at(fp, &j0)?, at(fp, &j)?);
+            let slope = f1.try_sub(&f0)?.try_div(&x1.try_sub(&x0)?)?;
+            f0.try_add(&slope.try_mul(&self.try_sub(&x0)?)?)?
+        };
+        // Outside the table: left / right; the last point exactly (the slope form may round).
+        let x_first = xp.select(0, 0)?;
+        let x_last = xp.select(0, n as i64 - 1)?;
+        let y = Tensor::try_where(&self.try_eq(&x_last.try_broadcast_like(self)?)?, &last, &y)?;
+        let y = Tensor::try_where(&self.try_lt(&x_first.try_broadcast_like(self)?)?, &left, &y)?;
+        Tensor::try_where(&self.try_gt(&x_last.try_broadcast_like(self)?)?, &right, &y)
+    }
+
+    /// `self` broadcast to `like`'s shape (a view).
+    fn try_broadcast_like(&self, like: &Self) -> Result<Self> {
+        self.broadcast_to(like.shape().clone())
+    }
+
+    /// [`Tensor::try_interp`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_interp` returns an `Err`.
+    #[track_caller]
+    pub fn interp(&self, xp: &Self, fp: &Self, left: Option<T>, right: Option<T>) -> Self {
+        self.try_interp(xp, fp, left, right).or_panic()
+    }
+}
