@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(7);
+            let f = g.n(8);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -731,6 +731,30 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         _ => init::constant_(&mut t, e1)?,
                     }
                     Ok(vec![t.into()])
+                }
+                6 => {
+                    // NumPy routines on f64 and i64 views of the inputs.
+                    use typed_tensor::ops::windows::ConvMode;
+                    let f64s = |t: &DynTensor| t.to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>();
+                    let (x, y, z) = (f64s(&v[0])?, f64s(&v[1])?, f64s(&v[2])?);
+                    let xi = v[0].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                    let yi = v[1].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                    let cm = [ConvMode::Full, ConvMode::Same, ConvMode::Valid][u % 3];
+                    let ax = e3 as i64;
+                    Ok(match pick {
+                        0 => vec![x.try_unfold(ax, u, g_u(u) + usize::from(flag))?.into()],
+                        1 => vec![x.try_convolve(&y, cm)?.into(), xi.try_correlate(&yi, cm)?.into()],
+                        2 => vec![x.try_round_decimals(e1 as i32)?.into(), x.try_cbrt()?.into(), xi.try_ptp(&[ax], flag)?.into()],
+                        3 => vec![x.try_average(&[ax], if flag { Some(&y) } else { None }, flag)?.into()],
+                        4 => vec![x.try_interp(&y, &z, if flag { Some(e1) } else { None }, Some(e2))?.into()],
+                        5 => vec![y.try_polyval(&x)?.into(), xi.try_polyval(&yi)?.into(), x.try_polyfit(&y, u)?.into()],
+                        6 => vec![x.try_union1d(&y)?.into(), x.try_intersect1d(&y)?.into(), xi.try_setdiff1d(&yi)?.into()],
+                        7 => vec![Tensor::try_lexsort(&[&x, &y, &z])?.into(), x.try_argpartition(e1 as i64, ax)?.into()],
+                        _ => vec![
+                            Tensor::<f32>::logspace(e1, e2, u, e3)?.into(),
+                            Tensor::<f64>::geomspace(e1, e2, u)?.into(),
+                        ],
+                    })
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
             })
