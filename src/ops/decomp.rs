@@ -1,5 +1,5 @@
 //! Matrix factorizations (NumPy `linalg` semantics): `inverse`,
-//! `solve`, `svd`, `pinv`, `eigh`, `slogdet`/`det`, `cholesky`, over stacks of matrices in the last two dimensions. Computed
+//! `solve`, `svd`, `pinv`, `eigh`/`eigvalsh`, `qr`, `slogdet`/`det`, `cholesky`, over stacks of matrices in the last two dimensions. Computed
 //! in f64 by `faer` (`backend/cpu/decomp.rs`) on the host for every device (a CUDA tensor is
 //! downloaded, factorized and uploaded: its results and errors are the CPU's exactly), returned
 //! as [`FloatOf<T>`] like every float-valued op.
@@ -109,6 +109,45 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         Ok((part(&w, 0), part(&v, 1)))
     }
 
+    /// The reduced QR factorization `self = q · r` of each `(m, n)` matrix (NumPy
+    /// `linalg.qr`, PyTorch `linalg.qr`, mode `reduced`): `q` `(..., m, k)` with orthonormal
+    /// columns and `r` `(..., k, n)` upper triangular, `k = min(m, n)`, by Householder
+    /// reflections (so the signs of `r`'s diagonal, and of `q`'s columns, are LAPACK's
+    /// choice; compare `q·r`). Differentiable for `m >= n` (PyTorch's `linalg_qr_backward`
+    /// where `r` is invertible); for `m < n`, `backward` says it has no gradient.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let a = tensor![[3.0f64, 1.0], [4.0, 2.0], [0.0, 5.0]];
+    /// let (q, r) = a.qr();
+    /// assert_eq!((q.dims(), r.dims()), (&[3, 2][..], &[2, 2][..]));
+    /// let back = q.matmul(&r).to_vec();
+    /// assert!(back.iter().zip(a.to_vec()).all(|(x, y)| (x - y).abs() < 1e-12));
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` with fewer than two dimensions.
+    #[allow(clippy::type_complexity)]
+    pub fn try_qr(&self) -> Result<(Float<T, D>, Float<T, D>)> {
+        let (q, r) = D::to_host(self)?.host_qr()?;
+        let (q, r) = (
+            D::from_host(&q, &self.device)?,
+            D::from_host(&r, &self.device)?,
+        );
+        let saved: [&dyn crate::autograd::Tracked; 2] = [&q, &r];
+        let part = |t: &Float<T, D>, i| record(t.clone(), Op::Qr(i), &[self], &saved);
+        Ok((part(&q, 0), part(&r, 1)))
+    }
+
+    /// The eigenvalues of each symmetric matrix, ascending (NumPy `linalg.eigvalsh`): the
+    /// first output of [`Tensor::try_eigh`], differentiable as there.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_eigh`].
+    pub fn try_eigvalsh(&self) -> Result<Float<T, D>> {
+        Ok(self.try_eigh()?.0)
+    }
+
     /// The sign (`-1`, `0` or `1`) and the natural log of the absolute value of the
     /// determinant of each square matrix, each of shape `(...)` (NumPy `linalg.slogdet`): a
     /// singular matrix gives `(0, -inf)`. The log is differentiable, `A⁻ᵀ` times its gradient
@@ -174,6 +213,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         pinv, try_pinv() -> Float<T, D>;
         /// [`Tensor::try_eigh`], panicking with its error.
         eigh, try_eigh() -> (Float<T, D>, Float<T, D>);
+        /// [`Tensor::try_qr`], panicking with its error.
+        qr, try_qr() -> (Float<T, D>, Float<T, D>);
+        /// [`Tensor::try_eigvalsh`], panicking with its error.
+        eigvalsh, try_eigvalsh() -> Float<T, D>;
     }
 }
 

@@ -178,6 +178,17 @@ fn cases<D: Backend>(a: &Fixture, dev: &D) {
     assert_eq!(host(&Tensor::lexsort(&[&k0, &k1, &k2])), a.iv("lexsort_y3"));
     let (m, n) = (a.f("lexsort2d_a", dev), a.f("lexsort2d_b", dev));
     assert_eq!(host(&Tensor::lexsort(&[&m, &n])), a.iv("lexsort2d_y"));
+    // QR: LAPACK's factors (faer's Householder reflections choose the same signs here).
+    for i in 0..4 {
+        let (q, r) = a.f(&format!("qr{i}_a"), dev).qr();
+        assert_close(&host(&q), &a.v(&format!("qr{i}_q")), 1e-12);
+        assert_close(&host(&r), &a.v(&format!("qr{i}_r")), 1e-12);
+    }
+    assert_close(
+        &host(&a.f("eigvalsh_a", dev).eigvalsh()),
+        &a.v("eigvalsh_w"),
+        1e-12,
+    );
 }
 
 #[test]
@@ -264,6 +275,49 @@ fn numpy_extras_gradients_and_refusals() {
         &|v| v[0].try_polyfit(&v[1], 2),
         &[x.clone(), x.sin()],
     );
+    let tall = Tensor::<f64>::from_vec(
+        (0..12).map(|v| ((v * 7 % 11) as f64 - 5.0) / 3.0).collect(),
+        [2, 3, 2],
+    )
+    .unwrap();
+    check("qr q", &|v| Ok(v[0].try_qr()?.0), &[tall.clone()]);
+    check("qr r", &|v| Ok(v[0].try_qr()?.1), &[tall.clone()]);
+    check(
+        "qr both",
+        &|v| {
+            let (q, r) = v[0].try_qr()?;
+            q.try_sum(&[-1], false)?
+                .try_add(&r.try_sum(&[-1], false)?.try_sum(&[-1], true)?)
+        },
+        &[tall.clone()],
+    );
+    check(
+        "qr square",
+        &|v| Ok(v[0].narrow(1, 0, 2)?.try_qr()?.1),
+        &[tall.clone()],
+    );
+    let square = tall.narrow(1, 0, 2).unwrap().try_contiguous().unwrap();
+    check(
+        "eigvalsh",
+        &|v| v[0].try_add(&v[0].transpose(-1, -2)?)?.try_eigvalsh(),
+        &[square],
+    );
+    // A wide matrix factorizes but has no gradient.
+    let wide = tall
+        .transpose(-1, -2)
+        .unwrap()
+        .try_contiguous()
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let e = wide
+        .qr()
+        .1
+        .sum(&[], false)
+        .try_backward()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("qr"), "{e}");
 
     // Refusals name the op.
     let e = |r: Result<Tensor<f64>>| r.unwrap_err().to_string();

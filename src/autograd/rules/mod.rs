@@ -83,6 +83,8 @@ pub(crate) enum Op {
     Svd(u8),
     /// Output `0` (eigenvalues) or `1` (eigenvectors) of `eigh`; saved: both.
     Eigh(u8),
+    /// Output `0` (`Q`) or `1` (`R`) of `qr`; saved: `Q`, `R`.
+    Qr(u8),
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
     Solve,
     /// `product` over the axes in `mask`; saved: the input.
@@ -151,6 +153,7 @@ impl Op {
             Op::Pinv => "pinv",
             Op::Svd(_) => "svd",
             Op::Eigh(_) => "eigh",
+            Op::Qr(_) => "qr",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
@@ -630,6 +633,7 @@ fn rule<F: FloatElement, D: Backend>(
             arg(2)?,
         )?)],
         Op::Eigh(part) => vec![Some(spectral::eigh_backward(*part, g, arg(0)?, arg(1)?)?)],
+        Op::Qr(part) => vec![Some(spectral::qr_backward(*part, g, arg(0)?, arg(1)?)?)],
         Op::Pinv => {
             // PyTorch's `pinv_backward` (valid where the rank is locally constant), with
             // `P = pinv(A)` of `A` (m × n), `ᵀ` the transpose of the last two axes, and the

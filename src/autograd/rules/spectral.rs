@@ -95,3 +95,42 @@ pub(super) fn eigh_backward<F: FloatElement, D: Backend>(
     };
     v.try_matmul(&inner)?.try_matmul(&vt)
 }
+
+/// The gradient of the reduced `A = Q·R` (`m >= n`) from the gradient `g` of output `part`
+/// (0: `Q`, 1: `R`), PyTorch's `linalg_qr_backward` (Walter and Lehmann): with
+/// `M = R·gRᵀ - gQᵀ·Q` and `copyltu(M) = tril(M) + tril(M, -1)ᵀ`,
+/// `gA = (gQ + Q·copyltu(M))·R⁻ᵀ`; linear in `(gQ, gR)`, so each output adds its share.
+pub(super) fn qr_backward<F: FloatElement, D: Backend>(
+    part: u8,
+    g: &Tensor<F, D>,
+    q: &Tensor<F, D>,
+    r: &Tensor<F, D>,
+) -> Result<Tensor<F, D>> {
+    let (m, n) = (q.dims()[q.ndim() - 2], r.dims()[r.ndim() - 1]);
+    if m < n {
+        return Err(crate::error::Error::InvalidArgument {
+            op: "backward",
+            msg: format!(
+                "qr of a wide ({m} × {n}) matrix has no gradient here (PyTorch's formula needs m >= n); transpose it first"
+            ),
+        });
+    }
+    if q.numel() == 0 || r.numel() == 0 {
+        let mut dims = q.dims()[..q.ndim() - 1].to_vec();
+        dims.push(n);
+        return Tensor::zeros_on(dims, &g.device);
+    }
+    let tr = |x: &Tensor<F, D>| x.transpose(-1, -2);
+    let (lead, m_mat) = if part == 0 {
+        (Some(g), tr(g)?.try_matmul(q)?.try_neg()?)
+    } else {
+        (None, r.try_matmul(&tr(g)?)?)
+    };
+    let copyltu = m_mat.try_tril(0)?.try_add(&tr(&m_mat.try_tril(-1)?)?)?;
+    let mut x = q.try_matmul(&copyltu)?;
+    if let Some(gq) = lead {
+        x = x.try_add(gq)?;
+    }
+    // X·R⁻ᵀ = (R⁻¹·Xᵀ)ᵀ, R upper triangular.
+    tr(&r.try_solve_triangular(&tr(&x)?, true, true, false)?)
+}

@@ -92,6 +92,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
         Self::linalg_off("eigh")
     }
+    pub(crate) fn host_qr(&self) -> Result<HostEigh<T>> {
+        Self::linalg_off("qr")
+    }
     pub(crate) fn host_slogdet(&self) -> Result<HostEigh<T>> {
         Self::linalg_off("slogdet")
     }
@@ -262,6 +265,27 @@ impl<T: NumElement> Tensor<T, Cpu> {
     ///
     /// # Errors
     /// `InvalidArgument` for non-square input or when the iteration does not converge.
+    /// The reduced QR factorization of each `(m, n)` matrix: `q` `(..., m, k)` and `r`
+    /// `(..., k, n)` with `k = min(m, n)`.
+    pub(crate) fn host_qr(&self) -> Result<HostEigh<T>> {
+        let s = self.matrices("qr", false)?;
+        let k = s.m.min(s.n);
+        let (mut qs, mut rs) = (vec![], vec![]);
+        for i in 0..s.count() {
+            let (q, r) = if k == 0 {
+                (vec![0.0; s.m * k], vec![0.0; k * s.n])
+            } else {
+                k::qr(s.matrix(i), s.m, s.n)
+            };
+            qs.push(q);
+            rs.push(r);
+        }
+        Ok((
+            pack::<T>(qs, &s.batch, &[s.m, k])?,
+            pack::<T>(rs, &s.batch, &[k, s.n])?,
+        ))
+    }
+
     pub(crate) fn host_eigh(&self) -> Result<HostEigh<T>> {
         let s = self.matrices("eigh", true)?;
         if s.n == 0 {

@@ -264,4 +264,11 @@ impl DynTensor {
             Ok((w.into(), v.into()))
         })
     }
+    /// The reduced QR factorization `(q, r)` of each matrix (see [`crate::Tensor::try_qr`]).
+    pub fn qr(&self) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "qr", t => {
+            let (q, r) = t.try_qr()?;
+            Ok((q.into(), r.into()))
+        })
+    }
 }

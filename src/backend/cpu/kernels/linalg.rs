@@ -118,6 +118,25 @@ pub fn svd(a: &[f64], m: usize, n: usize) -> Option<(Vec<f64>, Vec<f64>, Vec<f64
     Some((rows(&d.U().to_owned()), s, rows(&vh)))
 }
 
+/// The reduced QR factorization of the `m × n` matrix `a` by Householder reflections:
+/// `(q: m×k, r: k×n)` with `k = min(m, n)`, `q` with orthonormal columns and `r` upper
+/// triangular (NumPy `linalg.qr(mode='reduced')`).
+pub fn qr(a: &[f64], m: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let f = view(a, m, n).qr();
+    let k = m.min(n);
+    let r = f.R();
+    let r: Vec<f64> = (0..k * n)
+        .map(|i| {
+            if i % n >= i / n {
+                r[(i / n, i % n)]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    (rows(&f.compute_thin_Q()), r)
+}
+
 /// The Moore–Penrose pseudo-inverse (`n × m`) of the `m × n` matrix `a`.
 pub fn pinv(a: &[f64], m: usize, n: usize) -> Option<Vec<f64>> {
     Some(rows(&view(a, m, n).thin_svd().ok()?.pseudoinverse()))

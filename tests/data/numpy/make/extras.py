@@ -78,4 +78,12 @@ put("lexsort", k0=k0, k1=k1, k2=k2, y2=np.lexsort((k0, k1)), y3=np.lexsort((k0, 
 km = rng.integers(0, 3, (2, 6)).astype(np.float64)
 kn = rng.integers(0, 2, (2, 6)).astype(np.float64)
 put("lexsort2d", a=km, b=kn, y=np.lexsort((km, kn)))
+
+# QR (reduced; tall, square, wide, stacked) and eigvalsh.
+for i, shape in enumerate([(4, 3), (3, 3), (2, 4), (2, 3, 2)]):
+    a = rng.standard_normal(shape)
+    q, r = np.linalg.qr(a)
+    put(f"qr{i}", a=a, q=q, r=r)
+s = rng.standard_normal((3, 3))
+put("eigvalsh", a=s + s.T, w=np.linalg.eigvalsh(s + s.T))
 np.savez(sys.argv[1], **out)
