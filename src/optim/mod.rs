@@ -35,7 +35,8 @@ pub use adam::{Adam, Adamax, NAdam, RAdam};
 pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};
 pub use schedule::{
-    CosineAnnealing, ExponentialDecay, LinearRamp, LrSchedule, MultiStepDecay, StepDecay,
+    Anneal, CosineAnnealing, CosineWarmRestarts, ExponentialDecay, LinearRamp, LrSchedule,
+    MultiStepDecay, OneCycle, ReduceOnPlateau, Sequential, StepDecay,
 };
 pub use sgd::Sgd;
 

@@ -284,6 +284,13 @@ fn gradient_clipping_matches_pytorch() {
     assert!(p.grad_tensor().unwrap().to_vec().iter().all(|g| g.is_nan()));
 }
 
+fn leaf_param() -> Tensor<f64> {
+    Tensor::<f64>::zeros([1])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap()
+}
+
 #[test]
 fn schedules_match_pytorch() {
     let a = fixture();
@@ -340,6 +347,87 @@ fn schedules_match_pytorch() {
     ];
     for (name, s) in schedules {
         let got: Vec<f64> = (0..12).map(|e| s.lr_at(e)).collect();
+        assert_close(&got, &values(&a, name), 1e-12);
+    }
+    let per_step: Vec<(&str, usize, Box<dyn LrSchedule>)> = vec![
+        ("lr_onecycle", 20, Box::new(OneCycle::new(0.5, 20))),
+        (
+            "lr_onecycle3",
+            20,
+            Box::new(OneCycle {
+                anneal: Anneal::Linear,
+                three_phase: true,
+                pct_start: 0.25,
+                ..OneCycle::new(0.5, 20)
+            }),
+        ),
+        (
+            "lr_restarts",
+            20,
+            Box::new(CosineWarmRestarts {
+                base: 0.5,
+                min: 0.01,
+                t_0: 3,
+                t_mult: 2,
+            }),
+        ),
+        (
+            "lr_restarts1",
+            12,
+            Box::new(CosineWarmRestarts {
+                base: 0.5,
+                min: 0.0,
+                t_0: 4,
+                t_mult: 1,
+            }),
+        ),
+        (
+            "lr_sequential",
+            12,
+            Box::new(Sequential {
+                schedules: vec![
+                    Box::new(LinearRamp {
+                        base: 0.5,
+                        start: 0.1,
+                        end: 1.0,
+                        total: 3,
+                    }),
+                    Box::new(ExponentialDecay {
+                        base: 0.5,
+                        gamma: 0.8,
+                    }),
+                ],
+                milestones: vec![3],
+            }),
+        ),
+    ];
+    for (name, n, s) in per_step {
+        let got: Vec<f64> = (0..n).map(|e| s.lr_at(e)).collect();
+        assert_close(&got, &values(&a, name), 1e-12);
+    }
+    // One past the cycle holds its last rate.
+    let c = OneCycle::new(0.5, 20);
+    assert_eq!(c.lr_at(25), c.lr_at(19));
+    // ReduceOnPlateau against PyTorch's ReduceLROnPlateau on one metric sequence.
+    let metrics = values(&a, "plateau_metrics");
+    let mut mx = ReduceOnPlateau::new();
+    (
+        mx.maximize,
+        mx.patience,
+        mx.threshold,
+        mx.threshold_abs,
+        mx.cooldown,
+        mx.min_lr,
+    ) = (true, 1, 0.5, true, 2, 0.05);
+    let mut min = ReduceOnPlateau::new();
+    (min.patience, min.factor) = (2, 0.5);
+    for (name, mut plateau) in [
+        ("plateau_min", min),
+        ("plateau_max_abs_cooldown", mx),
+        ("plateau_default", ReduceOnPlateau::default()),
+    ] {
+        let mut opt = Sgd::new(vec![leaf_param()], 0.5);
+        let got: Vec<f64> = metrics.iter().map(|&m| plateau.step(m, &mut opt)).collect();
         assert_close(&got, &values(&a, name), 1e-12);
     }
     // `LinearRamp` with no epochs is the end factor from epoch 1.

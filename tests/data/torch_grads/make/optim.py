@@ -92,4 +92,39 @@ for name, make in {
         s.step()
     out[name] = np.array(lrs)
 
+# The schedules stepped per step/epoch, from 12 to 20 of them.
+for name, n, make in [
+    ("lr_onecycle", 20, lambda o: optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=20, cycle_momentum=False)),
+    ("lr_onecycle3", 20, lambda o: optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=20, cycle_momentum=False,
+                                                                  anneal_strategy="linear", three_phase=True, pct_start=0.25)),
+    ("lr_restarts", 20, lambda o: optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01)),
+    ("lr_restarts1", 12, lambda o: optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=4, eta_min=0.0)),
+    ("lr_sequential", 12, lambda o: optim.lr_scheduler.SequentialLR(o, [
+        optim.lr_scheduler.LinearLR(o, start_factor=0.1, end_factor=1.0, total_iters=3),
+        optim.lr_scheduler.ExponentialLR(o, gamma=0.8)], milestones=[3])),
+]:
+    o = optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
+    s = make(o)
+    lrs = []
+    for _ in range(n):
+        lrs.append(o.param_groups[0]["lr"])
+        o.step()
+        s.step()
+    out[name] = np.array(lrs)
+
+# ReduceLROnPlateau on a metric that improves, stalls, worsens and turns NaN.
+metrics = [5.0, 4.0, 4.0, 3.9999, 4.1, 4.2, 3.0, 3.0, 3.0, 3.0, float("nan"), 3.0, 2.0, 2.5, 2.5, 2.5]
+for name, kw in [("plateau_min", dict(patience=2, factor=0.5)),
+                 ("plateau_max_abs_cooldown", dict(mode="max", patience=1, threshold=0.5, threshold_mode="abs", cooldown=2, min_lr=0.05)),
+                 ("plateau_default", dict())]:
+    o = optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
+    s = optim.lr_scheduler.ReduceLROnPlateau(o, **kw)
+    lrs = []
+    for m in metrics:
+        o.step()
+        s.step(m)
+        lrs.append(o.param_groups[0]["lr"])
+    out[name] = np.array(lrs)
+out["plateau_metrics"] = np.array(metrics)
+
 np.savez(sys.argv[1], **out)
