@@ -261,6 +261,31 @@ pub fn conv1d<T: FloatElement, D: Backend>(
 /// input (stride = kernel, no padding) are a reshape `(N, C, oh, kh, ow, kw)` of it, reduced
 /// over axes 3 and 5 with no copy; others are gathered by [`unfold`] as `(N, C, oh, ow,
 /// kh·kw)` and reduced over the last axis.
+/// The dimensions of a pooling input, after PyTorch's checks: 4-d, and padding at most half
+/// the kernel (a wider one would make windows of padding alone).
+pub(crate) fn check_pool<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    padding: (usize, usize),
+) -> Result<[usize; 4]> {
+    let [n, c, h, w] = x.dims()[..] else {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
+        });
+    };
+    if padding.0 > kernel.0 / 2 || padding.1 > kernel.1 / 2 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "padding {padding:?} must be at most half the kernel {kernel:?} on each axis"
+            ),
+        });
+    }
+    Ok([n, c, h, w])
+}
+
 fn pool<T: FloatElement, D: Backend>(
     op: &'static str,
     x: &Tensor<T, D>,
@@ -270,37 +295,34 @@ fn pool<T: FloatElement, D: Backend>(
     fill: T,
     reduce: impl Fn(&Tensor<T, D>, &[i64]) -> Result<Tensor<T, D>>,
 ) -> Result<Tensor<T, D>> {
-    let [n, c, h, w] = x.dims()[..] else {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
-        });
-    };
+    let [n, c, h, w] = check_pool(op, x, kernel, padding)?;
     let (kh, kw) = kernel;
-    // PyTorch's rule: a wider padding would make windows of padding alone.
-    if padding.0 > kh / 2 || padding.1 > kw / 2 {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "padding {padding:?} must be at most half the kernel {kernel:?} on each axis"
-            ),
-        });
-    }
     if kernel == stride && padding == (0, 0) && kh > 0 && kw > 0 && kh <= h && kw <= w {
         let (oh, ow) = (h / kh, w / kw);
         // Rows and columns past the last whole window are not pooled.
         let x = x.narrow(2, 0, oh * kh)?.narrow(3, 0, ow * kw)?;
         return reduce(&x.try_reshape([n, c, oh, kh, ow, kw])?, &[3, 5]);
     }
+    reduce(&windows(op, x, kernel, stride, padding, fill)?, &[-1])
+}
+
+/// The pooling windows of a checked `(N, C, H, W)` input padded with `fill`, as
+/// `(N, C, oh, ow, kh·kw)` (a view of the im2col gather).
+pub(crate) fn windows<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    (kh, kw): (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+    fill: T,
+) -> Result<Tensor<T, D>> {
     let xp = pad2d(x, padding, fill)?;
     let cols = unfold(op, &xp, (kh, kw, stride.0, stride.1, 1, 1))?;
     let [n, oh, ow, c, ..] = cols.dims()[..] else {
         unreachable!("unfold is 6-d")
     };
-    let windows = cols
-        .try_reshape([n, oh, ow, c, kh * kw])?
-        .permute(&[0, 3, 1, 2, 4])?;
-    reduce(&windows, &[-1])
+    cols.try_reshape([n, oh, ow, c, kh * kw])?
+        .permute(&[0, 3, 1, 2, 4])
 }
 
 /// The maximum of each window (PyTorch `max_pool2d`; padding counts as `-inf`): `(N, C, H, W)`

@@ -34,6 +34,7 @@ mod likelihood;
 mod loss;
 mod margin;
 mod methods;
+mod pool;
 mod rearrange;
 mod recurrent;
 mod resample;
@@ -52,6 +53,7 @@ pub use margin::{
     cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
     multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
 };
+pub use pool::{adaptive_max_pool2d, max_pool2d_with_indices, max_unpool2d};
 pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
 pub use resample::{Interpolation, conv_transpose2d, fold, interpolate, unfold};

@@ -298,3 +298,115 @@ fn attention_and_cells_refuse_bad_shapes() {
         assert!(s.contains("_cell"), "{s}");
     }
 }
+
+/// `max_pool2d_with_indices`, `max_unpool2d` and `adaptive_max_pool2d` against PyTorch
+/// (`pool.npz`, made by `make/pool.py`): values, indices and gradients, ties included.
+fn pool_cases<D: Backend>(a: &Arrays, dev: &D) {
+    use typed_tensor::nn::{adaptive_max_pool2d, max_pool2d_with_indices, max_unpool2d};
+    let grad_of = |x: &Tensor<f64, D>, y: &Tensor<f64, D>, w: &str| {
+        y.mul(&get::<f64, D>(a, w, dev)).sum(&[], false).backward();
+        f64s(&x.grad_tensor().unwrap())
+    };
+    let cases = [
+        ((3, 2), (2, 2), (1, 1)),
+        ((2, 2), (2, 2), (0, 0)),
+        ((3, 3), (1, 2), (1, 0)),
+    ];
+    for (i, (k, s, p)) in cases.into_iter().enumerate() {
+        let key = |n: &str| format!("mp{i}_{n}");
+        let x = get::<f64, D>(a, &key("x"), dev)
+            .with_requires_grad(true)
+            .unwrap();
+        let (y, idx) = max_pool2d_with_indices(&x, k, s, p).unwrap();
+        assert_close(
+            &f64s(&y),
+            &get::<f64, Cpu>(a, &key("y"), &Cpu).to_vec(),
+            0.0,
+        );
+        let want_i = a[&key("i")]
+            .clone()
+            .downcast::<i64, Cpu>()
+            .unwrap()
+            .to_vec();
+        assert_eq!(idx.to_device(&Cpu).unwrap().to_vec(), want_i, "indices {i}");
+        assert_close(
+            &grad_of(&x, &y, &key("w")),
+            &get::<f64, Cpu>(a, &key("g"), &Cpu).to_vec(),
+            1e-12,
+        );
+        let v = y.detach().with_requires_grad(true).unwrap();
+        let hw = (x.dims()[2], x.dims()[3]);
+        let u = max_unpool2d(&v, &idx, hw).unwrap();
+        let up = |n: &str| format!("up{i}_{n}");
+        assert_close(&f64s(&u), &get::<f64, Cpu>(a, &up("y"), &Cpu).to_vec(), 0.0);
+        assert_close(
+            &grad_of(&v, &u, &up("w")),
+            &get::<f64, Cpu>(a, &up("g"), &Cpu).to_vec(),
+            1e-12,
+        );
+    }
+    for (i, o) in [(3, 2), (4, 4), (1, 1), (6, 5)].into_iter().enumerate() {
+        let key = |n: &str| format!("am{i}_{n}");
+        let x = get::<f64, D>(a, &key("x"), dev)
+            .with_requires_grad(true)
+            .unwrap();
+        let y = adaptive_max_pool2d(&x, o).unwrap();
+        assert_close(
+            &f64s(&y),
+            &get::<f64, Cpu>(a, &key("y"), &Cpu).to_vec(),
+            0.0,
+        );
+        assert_close(
+            &grad_of(&x, &y, &key("w")),
+            &get::<f64, Cpu>(a, &key("g"), &Cpu).to_vec(),
+            1e-12,
+        );
+    }
+}
+
+#[test]
+fn pooling_with_indices_matches_pytorch() {
+    use typed_tensor::nn::{adaptive_max_pool2d, max_pool2d_with_indices, max_unpool2d};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let a = load_npz(format!("{dir}/pool.npz")).unwrap();
+    on_every_device!("pooling_with_indices_matches_pytorch", |dev| {
+        pool_cases(&a, &dev);
+    });
+    // Infinite values unpool to themselves while recording (no inf - inf).
+    let v = Tensor::<f64>::from_vec(
+        vec![f64::INFINITY, 1.0, f64::NEG_INFINITY, 3.0],
+        [1, 1, 2, 2],
+    )
+    .unwrap()
+    .with_requires_grad(true)
+    .unwrap();
+    let at = Tensor::<i64>::from_vec(vec![0, 3, 8, 15], [1, 1, 2, 2]).unwrap();
+    let u = max_unpool2d(&v, &at, (4, 4)).unwrap();
+    let u = u.to_vec();
+    assert_eq!(
+        (u[0], u[3], u[8], u[15], u[1]),
+        (f64::INFINITY, 1.0, f64::NEG_INFINITY, 3.0, 0.0)
+    );
+    // Refusals name the op.
+    let x = Tensor::<f32>::zeros([1, 1, 4, 4]).unwrap();
+    let bad_i = Tensor::<i64>::full([1, 1, 2, 2], 16).unwrap();
+    let v = Tensor::<f32>::zeros([1, 1, 2, 2]).unwrap();
+    for e in [
+        max_pool2d_with_indices(&x, (2, 2), (2, 2), (2, 0)).unwrap_err(),
+        max_pool2d_with_indices(
+            &Tensor::<f32>::zeros([4, 4]).unwrap(),
+            (2, 2),
+            (2, 2),
+            (0, 0),
+        )
+        .unwrap_err(),
+        max_unpool2d(&v, &bad_i, (4, 4)).unwrap_err(),
+        max_unpool2d(&v, &bad_i.narrow(3, 0, 1).unwrap(), (4, 4)).unwrap_err(),
+        max_unpool2d(&v, &bad_i, (usize::MAX, 3)).unwrap_err(),
+        adaptive_max_pool2d(&x, (0, 2)).unwrap_err(),
+        adaptive_max_pool2d(&Tensor::<f32>::zeros([1, 1, 0, 4]).unwrap(), (2, 2)).unwrap_err(),
+    ] {
+        let s = e.to_string();
+        assert!(s.contains("pool"), "{s}");
+    }
+}

@@ -1,0 +1,192 @@
+//! Pooling with indices and its inverse (PyTorch `max_pool2d(return_indices=True)`,
+//! `max_unpool2d`) and adaptive max pooling (`adaptive_max_pool2d`). The maximum of each
+//! window is picked by `argmax` and `gather`, so the gradient reaches one element per window
+//! (the first maximum, as PyTorch's), on every device.
+
+use super::conv::{check_pool, windows};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// `at`'s picks (positions in the last axis) gathered from `w`, the axis removed.
+fn pick<T: FloatElement, D: Backend>(
+    w: &Tensor<T, D>,
+    at: &Tensor<i64, D>,
+) -> Result<Tensor<T, D>> {
+    w.try_gather(-1, at)?.squeeze_dims(&[-1])
+}
+
+/// [`super::max_pool2d`] with the position of each maximum: `(values, indices)`, both
+/// `(N, C, oh, ow)`, the indices Int64 into each input plane flattened (`row · W + col`, as
+/// PyTorch's `return_indices=True`), ready for [`max_unpool2d`]. A window holding NaN picks
+/// its first NaN.
+///
+/// # Errors
+/// As [`super::max_pool2d`].
+pub fn max_pool2d_with_indices<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    const OP: &str = "max_pool2d_with_indices";
+    let [_, _, _, w] = check_pool(OP, x, kernel, padding)?;
+    let win = windows(
+        OP,
+        x,
+        kernel,
+        stride,
+        padding,
+        T::from_f64(f64::NEG_INFINITY),
+    )?;
+    let at = win.try_argmax(&[-1], true)?;
+    let values = pick(&win, &at)?;
+    let (oh, ow) = (win.dims()[2], win.dims()[3]);
+    // The input coordinates of window (i, j)'s element k: (i·sh - ph + k / kw, j·sw - pw + k % kw).
+    let dev = x.device_handle();
+    let kw = kernel.1 as i64;
+    let at = at.squeeze_dims(&[-1])?;
+    let range = |n: usize, step: usize, pad: usize, dims: [usize; 2]| -> Result<Tensor<i64, D>> {
+        Tensor::<i64, D>::arange_on(0, n as i64, 1, dev)?
+            .try_mul_scalar(step as i64)?
+            .try_sub_scalar(pad as i64)?
+            .try_reshape(dims)
+    };
+    let row = at
+        .try_floor_divide_scalar(kw)?
+        .try_add(&range(oh, stride.0, padding.0, [oh, 1])?)?;
+    let col = at
+        .try_remainder_scalar(kw)?
+        .try_add(&range(ow, stride.1, padding.1, [1, ow])?)?;
+    let index = row.try_mul_scalar(w as i64)?.try_add(&col)?;
+    Ok((values, index))
+}
+
+/// The inverse of [`max_pool2d_with_indices`] (PyTorch `max_unpool2d`): zeros of shape
+/// `(N, C, H, W)` = `output_size`, with each value of `x` `(N, C, oh, ow)` written at its
+/// index into the flattened `(H, W)` plane. Differentiable in `x`.
+///
+/// # Errors
+/// `InvalidArgument` unless `x` is 4-d and `indices` has its shape; `Index` for an index
+/// outside `0..H·W`; `ShapeOverflow` for a huge output.
+pub fn max_unpool2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    indices: &Tensor<i64, D>,
+    output_size: (usize, usize),
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "max_unpool2d";
+    let [n, c, oh, ow] = x.dims()[..] else {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("expects an (N, C, oh, ow) input, got {}", x.shape()),
+        });
+    };
+    if indices.dims() != x.dims() {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "the indices' shape {} must be the input's {}",
+                indices.shape(),
+                x.shape()
+            ),
+        });
+    }
+    let (h, w) = output_size;
+    let plane = h.checked_mul(w).ok_or_else(|| Error::ShapeOverflow {
+        op: OP,
+        dims: vec![n, c, h, w],
+    })?;
+    super::check_range(
+        OP,
+        indices,
+        plane,
+        2,
+        &crate::shape::Shape::new(vec![n, c, h, w]),
+    )?;
+    let (idx, src) = (
+        indices.try_reshape([n, c, oh * ow])?,
+        x.try_reshape([n, c, oh * ow])?,
+    );
+    let zeros = Tensor::<T, D>::zeros_on([n, c, plane], x.device_handle())?;
+    let mut out = zeros.try_scatter(-1, &idx, &src.detach())?;
+    if crate::autograd::recording(&[x]) {
+        // PyTorch's gradient is a gather at the indices: every value gets the gradient of its
+        // target, even when overlapping windows picked one element twice (the scatter's rule
+        // would give it to the last write only). `scatter_add` has that rule; its value is
+        // taken back out, leaving the scatter's.
+        let added = zeros.try_scatter_add(-1, &idx, &src)?;
+        // `added - added` is exactly 0 where finite, so the values stay the scatter's bit for
+        // bit (an infinite value keeps its value, without this gradient path).
+        let zero = added.try_sub(&added.detach())?;
+        let finite = added.detach().try_is_finite()?;
+        out = out.try_add(&Tensor::try_where(&finite, &zero, &zeros)?)?;
+    }
+    out.try_reshape([n, c, h, w])
+}
+
+/// The `(out, len)` windows of an adaptive pooling axis: window `i` covers
+/// `floor(i·len/out) .. ceil((i+1)·len/out)`, as `(out, L)` indices with `L` the widest window,
+/// a shorter window repeating its last index (a repeat changes no maximum).
+fn adaptive_index<D: Backend>(
+    op: &'static str,
+    out: usize,
+    len: usize,
+    dev: &D,
+) -> Result<(Tensor<i64, D>, usize)> {
+    if out == 0 || len == 0 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("cannot pool an axis of {len} into {out}"),
+        });
+    }
+    let span = |i: usize| (i * len / out, ((i + 1) * len).div_ceil(out));
+    let widest = (0..out).map(|i| span(i).1 - span(i).0).max().unwrap_or(1);
+    let size = out
+        .checked_mul(widest)
+        .ok_or_else(|| Error::ShapeOverflow {
+            op,
+            dims: vec![out, widest],
+        })?;
+    let index = crate::alloc::collect(
+        op,
+        size,
+        (0..out).flat_map(|i| {
+            let (a, b) = span(i);
+            (0..widest).map(move |k| (a + k).min(b - 1) as i64)
+        }),
+    )?;
+    Ok((Tensor::from_vec_on(index, [size], dev)?, widest))
+}
+
+/// The maximum over adaptive windows giving an `output_size` of `(oh, ow)` (PyTorch
+/// `adaptive_max_pool2d`): `(N, C, H, W)` in, `(N, C, oh, ow)` out; window `i` of an axis of
+/// length `len` covers `floor(i·len/out) .. ceil((i+1)·len/out)`.
+///
+/// # Errors
+/// `InvalidArgument` for a non-4-d input or a zero output or input axis (PyTorch refuses
+/// them); `OutOfMemory` for huge windows.
+pub fn adaptive_max_pool2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: (usize, usize),
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "adaptive_max_pool2d";
+    let [n, c, h, w] = x.dims()[..] else {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
+        });
+    };
+    let (oh, ow) = output_size;
+    let dev = x.device_handle();
+    let (rows, lh) = adaptive_index(OP, oh, h, dev)?;
+    let (cols, lw) = adaptive_index(OP, ow, w, dev)?;
+    // (N, C, oh·lh, ow·lw) → (N, C, oh, lh, ow, lw) → (N, C, oh, ow, lh·lw).
+    let win = x
+        .try_index_select(2, &rows)?
+        .try_index_select(3, &cols)?
+        .try_reshape([n, c, oh, lh, ow, lw])?
+        .permute(&[0, 1, 2, 4, 3, 5])?
+        .try_reshape([n, c, oh, ow, lh * lw])?;
+    pick(&win, &win.try_argmax(&[-1], true)?)
+}
