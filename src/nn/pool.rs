@@ -140,14 +140,17 @@ fn adaptive_index<D: Backend>(
             msg: format!("cannot pool an axis of {len} into {out}"),
         });
     }
+    let overflow = || Error::ShapeOverflow {
+        op,
+        dims: vec![out, len],
+    };
+    // `i·len` below stays in range; a window spans at most ceil(len / out) + 1 elements, and a
+    // wider slot only repeats, so the bound serves without visiting every window (`out` may be
+    // huge: the index's allocation refuses it).
+    out.checked_mul(len).ok_or_else(overflow)?;
+    let widest = len.min(len.div_ceil(out) + 1);
+    let size = out.checked_mul(widest).ok_or_else(overflow)?;
     let span = |i: usize| (i * len / out, ((i + 1) * len).div_ceil(out));
-    let widest = (0..out).map(|i| span(i).1 - span(i).0).max().unwrap_or(1);
-    let size = out
-        .checked_mul(widest)
-        .ok_or_else(|| Error::ShapeOverflow {
-            op,
-            dims: vec![out, widest],
-        })?;
     let index = crate::alloc::collect(
         op,
         size,

@@ -61,10 +61,12 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 dims: vec![count, size],
             })?;
         // Every window start plus every offset: at most n + (size - 1)·(count - 1) < 2^63.
+        // Windows of size 0 need no walk over their (possibly 2^40) starts.
+        let starts = if size == 0 { 0 } else { count };
         let index = crate::alloc::collect(
             OP,
             len,
-            (0..count).flat_map(|w| (0..size).map(move |j| (w * step + j) as i64)),
+            (0..starts).flat_map(|w| (0..size).map(move |j| (w * step + j) as i64)),
         )?;
         let index = Tensor::<i64, D>::from_vec_on(index, [len], &self.device)?;
         let rows = self

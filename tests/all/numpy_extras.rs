@@ -354,4 +354,10 @@ fn numpy_extras_gradients_and_refusals() {
     }
     // An empty axis has no windows of size 1 or more, and zero of size 0.
     assert_eq!(empty.unfold(0, 0, 1).dims(), &[1, 0]);
+    // 2^40 windows of nothing: no walk over them (found by the fuzzer: it ran for minutes).
+    let wide = Tensor::<f64>::zeros([1 << 40, 0]).unwrap();
+    assert_eq!(wide.unfold(0, 0, 1).dims(), &[(1 << 40) + 1, 0, 0]);
+    // Adaptive pooling into 2^40 windows is refused by the index's allocation, at once.
+    let x4 = Tensor::<f64>::zeros([1, 1, 3, 3]).unwrap();
+    assert!(typed_tensor::nn::adaptive_max_pool2d(&x4, (1 << 40, 1)).is_err());
 }

@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(8);
+            let f = g.n(9);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -754,6 +754,26 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             Tensor::<f32>::logspace(e1, e2, u, e3)?.into(),
                             Tensor::<f64>::geomspace(e1, e2, u)?.into(),
                         ],
+                    })
+                }
+                7 => {
+                    let x = f32s(&v[0])?;
+                    let k = (1 + u % 4, 1 + g_u(u) % 3);
+                    let st = (1 + pick % 3, 1 + u % 2);
+                    let p = (pick % 2, u % 2);
+                    Ok(match pick % 3 {
+                        0 => {
+                            let (y, i) = nn::max_pool2d_with_indices(&x, k, st, p)?;
+                            let h = x.dims().get(2).copied().unwrap_or(0);
+                            let w = x.dims().get(3).copied().unwrap_or(0);
+                            vec![nn::max_unpool2d(&y, &i, (h, w + usize::from(flag)))?.into(), i.into()]
+                        }
+                        1 => vec![nn::adaptive_max_pool2d(&x, (u, pick))?.into()],
+                        _ => {
+                            let i = v[1].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                            let y = f32s(&v[2])?;
+                            vec![nn::max_unpool2d(&y, &i, (u, pick))?.into()]
+                        }
                     })
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
