@@ -257,10 +257,6 @@ pub fn conv1d<T: FloatElement, D: Backend>(
     conv2d(&x.unsqueeze(2)?, &weight.unsqueeze(2)?, bias, opts)?.squeeze_dims(&[2])
 }
 
-/// Reduces each pooling window of `x` with `reduce(windows, axes)`. Windows that tile the
-/// input (stride = kernel, no padding) are a reshape `(N, C, oh, kh, ow, kw)` of it, reduced
-/// over axes 3 and 5 with no copy; others are gathered by [`unfold`] as `(N, C, oh, ow,
-/// kh·kw)` and reduced over the last axis.
 /// The dimensions of a pooling input, after PyTorch's checks: 4-d, and padding at most half
 /// the kernel (a wider one would make windows of padding alone).
 pub(crate) fn check_pool<T: FloatElement, D: Backend>(
@@ -286,6 +282,10 @@ pub(crate) fn check_pool<T: FloatElement, D: Backend>(
     Ok([n, c, h, w])
 }
 
+/// Reduces each pooling window of `x` with `reduce(windows, axes)`. Windows that tile the
+/// input (stride = kernel, no padding) are a reshape `(N, C, oh, kh, ow, kw)` of it, reduced
+/// over axes 3 and 5 with no copy; others are gathered by [`unfold`] as `(N, C, oh, ow,
+/// kh·kw)` and reduced over the last axis.
 fn pool<T: FloatElement, D: Backend>(
     op: &'static str,
     x: &Tensor<T, D>,

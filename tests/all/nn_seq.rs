@@ -410,3 +410,87 @@ fn pooling_with_indices_matches_pytorch() {
         assert!(s.contains("pool"), "{s}");
     }
 }
+
+#[test]
+fn volume_ops_match_pytorch() {
+    use typed_tensor::nn::{Conv3dOptions, avg_pool3d, conv3d, max_pool3d};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let a = load_npz(format!("{dir}/volume.npz")).unwrap();
+    on_every_device!("volume_ops_match_pytorch", |dev| {
+        check_case::<f64, _>(&a, &dev, "c0", &["x", "w", "b"], 1e-12, |l| {
+            Ok(vec![conv3d(
+                &l[0],
+                &l[1],
+                Some(&l[2]),
+                Conv3dOptions::default(),
+            )?])
+        });
+        let opts = Conv3dOptions {
+            stride: (2, 1, 2),
+            padding: (1, 1, 0),
+            dilation: (1, 2, 1),
+            groups: 2,
+        };
+        check_case::<f64, _>(&a, &dev, "c1", &["x", "w"], 1e-12, |l| {
+            Ok(vec![conv3d(&l[0], &l[1], None, opts)?])
+        });
+        check_case::<f64, _>(&a, &dev, "mp", &["x"], 1e-12, |l| {
+            Ok(vec![max_pool3d(&l[0], (3, 2, 3), (2, 2, 1), (1, 1, 1))?])
+        });
+        check_case::<f64, _>(&a, &dev, "ap", &["x"], 1e-12, |l| {
+            Ok(vec![avg_pool3d(&l[0], (2, 3, 2), (2, 1, 2), (1, 1, 0))?])
+        });
+    });
+    check_case::<f32, _>(&a, &Cpu, "c1", &["x", "w"], 2e-5, |l| {
+        let opts = Conv3dOptions {
+            stride: (2, 1, 2),
+            padding: (1, 1, 0),
+            dilation: (1, 2, 1),
+            groups: 2,
+        };
+        Ok(vec![conv3d(&l[0], &l[1], None, opts)?])
+    });
+    // Refusals name the op.
+    let x = Tensor::<f32>::zeros([1, 2, 3, 3, 3]).unwrap();
+    let w = Tensor::<f32>::zeros([2, 2, 4, 1, 1]).unwrap();
+    let d = Conv3dOptions::default();
+    for e in [
+        conv3d(&x, &w, None, d).unwrap_err(),
+        conv3d(
+            &x.narrow(1, 0, 1).unwrap(),
+            &w.narrow(2, 0, 1).unwrap(),
+            None,
+            d,
+        )
+        .unwrap_err(),
+        conv3d(&Tensor::<f32>::zeros([2, 3, 3]).unwrap(), &w, None, d).unwrap_err(),
+        conv3d(
+            &x,
+            &w.narrow(2, 0, 1).unwrap(),
+            Some(&Tensor::zeros([3]).unwrap()),
+            d,
+        )
+        .unwrap_err(),
+        conv3d(
+            &x,
+            &w.narrow(2, 0, 1).unwrap(),
+            None,
+            Conv3dOptions {
+                stride: (0, 1, 1),
+                ..d
+            },
+        )
+        .unwrap_err(),
+        max_pool3d(&x, (2, 2, 2), (1, 1, 1), (2, 0, 0)).unwrap_err(),
+        avg_pool3d(
+            &x.squeeze_dims(&[0]).unwrap(),
+            (1, 1, 1),
+            (1, 1, 1),
+            (0, 0, 0),
+        )
+        .unwrap_err(),
+    ] {
+        let s = e.to_string();
+        assert!(s.contains("3d"), "{s}");
+    }
+}

@@ -1,0 +1,192 @@
+//! 3-d convolution and pooling (PyTorch `conv3d`, `max_pool3d`, `avg_pool3d`) built on the 2-d
+//! ones: a 3-d convolution is the sum over the kernel's depth taps of one batched `conv2d`
+//! each (every output depth a batch entry), and 3-d pooling is separable (2-d pooling of every
+//! depth slice, then pooling over depth), so all of it differentiates on every device.
+
+use super::conv::{Conv2dOptions, avg_pool2d, conv2d, max_pool2d};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// Stride, padding and dilation of a 3-d window, each as (depth, height, width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv3dOptions {
+    /// Step between windows.
+    pub stride: (usize, usize, usize),
+    /// Zeros added on both sides.
+    pub padding: (usize, usize, usize),
+    /// Step between the taps of one window.
+    pub dilation: (usize, usize, usize),
+    /// Channel groups.
+    pub groups: usize,
+}
+
+impl Default for Conv3dOptions {
+    fn default() -> Self {
+        Conv3dOptions {
+            stride: (1, 1, 1),
+            padding: (0, 0, 0),
+            dilation: (1, 1, 1),
+            groups: 1,
+        }
+    }
+}
+
+/// The output length of a windowed axis, or an `Err` when the window does not fit.
+fn out_len(op: &'static str, len: usize, k: usize, s: usize, d: usize) -> Result<usize> {
+    let span = d
+        .checked_mul(k.saturating_sub(1))
+        .and_then(|v| v.checked_add(1));
+    match span {
+        Some(span) if s > 0 && k > 0 && span <= len => Ok((len - span) / s + 1),
+        _ => Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "a window of {k} taps (dilation {d}, stride {s}) does not fit an axis of {len} (padding included)"
+            ),
+        }),
+    }
+}
+
+/// 3-d convolution (PyTorch `conv3d`): `x` `(N, C, D, H, W)`, `weight`
+/// `(O, C / groups, kd, kh, kw)`, an optional bias `(O,)`; `(N, O, od, oh, ow)` out.
+///
+/// # Errors
+/// `InvalidArgument` when the shapes do not fit each other and `groups`, or a window does not
+/// fit its padded axis; `Device` across devices.
+pub fn conv3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+    opts: Conv3dOptions,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "conv3d";
+    let (&[n, c, d, h, w], &[o, _, kd, _, _]) = (x.dims(), weight.dims()) else {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "expects an (N, C, D, H, W) input and an (O, C / groups, kd, kh, kw) weight, got {} and {}",
+                x.shape(),
+                weight.shape()
+            ),
+        });
+    };
+    let (sd, pd, dd) = (opts.stride.0, opts.padding.0, opts.dilation.0);
+    let depth = d.checked_add(2 * pd).ok_or_else(|| Error::ShapeOverflow {
+        op: OP,
+        dims: x.dims().to_vec(),
+    })?;
+    let od = out_len(OP, depth, kd, sd, dd)?;
+    let batch = n.checked_mul(od).ok_or_else(|| Error::ShapeOverflow {
+        op: OP,
+        dims: x.dims().to_vec(),
+    })?;
+    let xp = x.try_pad(
+        &[(0, 0), (0, 0), (pd, pd), (0, 0), (0, 0)],
+        T::from_f64(0.0),
+    )?;
+    let opts2 = Conv2dOptions {
+        stride: (opts.stride.1, opts.stride.2),
+        padding: (opts.padding.1, opts.padding.2),
+        dilation: (opts.dilation.1, opts.dilation.2),
+        groups: opts.groups,
+    };
+    let mut total: Option<Tensor<T, D>> = None;
+    for t in 0..kd {
+        // The depth slices tap t reads, one per output depth: (N, C, od, H, W) → (N·od, C, H, W).
+        let slices = xp
+            .slice_dim(2, t * dd, t * dd + (od - 1) * sd + 1, sd)?
+            .permute(&[0, 2, 1, 3, 4])?
+            .try_reshape([batch, c, h, w])?;
+        let tap = weight.narrow(2, t, 1)?.squeeze_dims(&[2])?;
+        let y = conv2d(&slices, &tap, None, opts2).map_err(|e| e.invalid_named(OP))?;
+        total = Some(match total {
+            Some(acc) => acc.try_add(&y)?,
+            None => y,
+        });
+    }
+    let Some(y) = total else {
+        unreachable!("out_len refuses kd = 0")
+    };
+    let (oh, ow) = (y.dims()[2], y.dims()[3]);
+    let y = y
+        .try_reshape([n, od, o, oh, ow])?
+        .permute(&[0, 2, 1, 3, 4])?;
+    match bias {
+        Some(b) if b.dims() == [o] => y.try_add(&b.try_reshape([1, o, 1, 1, 1])?),
+        Some(b) => Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("the bias has shape {}; it needs ({o},)", b.shape()),
+        }),
+        None => Ok(y),
+    }
+}
+
+/// 3-d pooling by a separable 2-d `pool` over `(H, W)` of every depth slice, then over `D`.
+fn pool3d<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    kernel: (usize, usize, usize),
+    stride: (usize, usize, usize),
+    padding: (usize, usize, usize),
+    pool: impl Fn(&Tensor<T, D>, (usize, usize), (usize, usize), (usize, usize)) -> Result<Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    let &[n, c, d, h, w] = x.dims() else {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, C, D, H, W) input, got {}", x.shape()),
+        });
+    };
+    let named = |e: Error| e.invalid_named(op);
+    let plane = pool(
+        &x.try_reshape([n, c * d, h, w])?,
+        (kernel.1, kernel.2),
+        (stride.1, stride.2),
+        (padding.1, padding.2),
+    )
+    .map_err(named)?;
+    let (oh, ow) = (plane.dims()[2], plane.dims()[3]);
+    let deep = pool(
+        &plane.try_reshape([n, c, d, oh * ow])?,
+        (kernel.0, 1),
+        (stride.0, 1),
+        (padding.0, 0),
+    )
+    .map_err(named)?;
+    let od = deep.dims()[2];
+    deep.try_reshape([n, c, od, oh, ow])
+}
+
+/// The maximum of each 3-d window (PyTorch `max_pool3d`; padding counts as `-inf`):
+/// `(N, C, D, H, W)` in, `(N, C, od, oh, ow)` out; the gradient goes to the first maximum in
+/// (depth, row, column) order, as PyTorch's.
+///
+/// # Errors
+/// `InvalidArgument` for a non-5-d input, padding above half the kernel, or a window that does
+/// not fit.
+pub fn max_pool3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize, usize),
+    stride: (usize, usize, usize),
+    padding: (usize, usize, usize),
+) -> Result<Tensor<T, D>> {
+    pool3d("max_pool3d", x, kernel, stride, padding, |t, k, s, p| {
+        max_pool2d(t, k, s, p)
+    })
+}
+
+/// The mean of each 3-d window (PyTorch `avg_pool3d` with `count_include_pad=True`).
+///
+/// # Errors
+/// As [`max_pool3d`].
+pub fn avg_pool3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize, usize),
+    stride: (usize, usize, usize),
+    padding: (usize, usize, usize),
+) -> Result<Tensor<T, D>> {
+    pool3d("avg_pool3d", x, kernel, stride, padding, |t, k, s, p| {
+        avg_pool2d(t, k, s, p)
+    })
+}
