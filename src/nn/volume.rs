@@ -73,10 +73,13 @@ pub fn conv3d<T: FloatElement, D: Backend>(
         });
     };
     let (sd, pd, dd) = (opts.stride.0, opts.padding.0, opts.dilation.0);
-    let depth = d.checked_add(2 * pd).ok_or_else(|| Error::ShapeOverflow {
-        op: OP,
-        dims: x.dims().to_vec(),
-    })?;
+    let depth = pd
+        .checked_mul(2)
+        .and_then(|p| d.checked_add(p))
+        .ok_or_else(|| Error::ShapeOverflow {
+            op: OP,
+            dims: x.dims().to_vec(),
+        })?;
     let od = out_len(OP, depth, kd, sd, dd)?;
     let batch = n.checked_mul(od).ok_or_else(|| Error::ShapeOverflow {
         op: OP,
@@ -139,16 +142,25 @@ fn pool3d<T: FloatElement, D: Backend>(
         });
     };
     let named = |e: Error| e.invalid_named(op);
+    let planes = c.checked_mul(d).ok_or_else(|| Error::ShapeOverflow {
+        op,
+        dims: x.dims().to_vec(),
+    })?;
     let plane = pool(
-        &x.try_reshape([n, c * d, h, w])?,
+        &x.try_reshape([n, planes, h, w])?,
         (kernel.1, kernel.2),
         (stride.1, stride.2),
         (padding.1, padding.2),
     )
     .map_err(named)?;
     let (oh, ow) = (plane.dims()[2], plane.dims()[3]);
+    // An empty input may have a plane of 2^66 positions.
+    let area = oh.checked_mul(ow).ok_or_else(|| Error::ShapeOverflow {
+        op,
+        dims: x.dims().to_vec(),
+    })?;
     let deep = pool(
-        &plane.try_reshape([n, c, d, oh * ow])?,
+        &plane.try_reshape([n, c, d, area])?,
         (kernel.0, 1),
         (stride.0, 1),
         (padding.0, 0),

@@ -489,6 +489,24 @@ fn volume_ops_match_pytorch() {
             (0, 0, 0),
         )
         .unwrap_err(),
+        // Empty, with planes of 2^66 positions (the fuzzer's overflow).
+        avg_pool3d(
+            &Tensor::<f32>::zeros([1, 3, 0, 1 << 33, 1 << 33]).unwrap(),
+            (1, 1, 1),
+            (1, 1, 1),
+            (0, 0, 0),
+        )
+        .unwrap_err(),
+        conv3d(
+            &x,
+            &w,
+            None,
+            Conv3dOptions {
+                padding: (usize::MAX, 0, 0),
+                ..d
+            },
+        )
+        .unwrap_err(),
     ] {
         let s = e.to_string();
         assert!(s.contains("3d"), "{s}");

@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(9);
+            let f = g.n(10);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -774,6 +774,27 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             let y = f32s(&v[2])?;
                             vec![nn::max_unpool2d(&y, &i, (u, pick))?.into()]
                         }
+                    })
+                }
+                8 => {
+                    // Raised to five axes (the generator makes at most four).
+                    let five = |t: Tensor<f32>| -> typed_tensor::Result<Tensor<f32>> {
+                        let mut t = t;
+                        while t.ndim() < 5 { t = t.unsqueeze(0)?; }
+                        Ok(t)
+                    };
+                    let x = five(f32s(&v[0])?)?;
+                    let w = five(f32s(&v[1])?)?;
+                    let k = (1 + u % 3, 1 + pick % 3, 1 + g_u(u) % 2);
+                    let st = (1 + pick % 2, 1 + u % 3, 1);
+                    let p = (u % 2, pick % 2, 0);
+                    Ok(match pick % 3 {
+                        0 => {
+                            let opts = nn::Conv3dOptions { stride: st, padding: p, dilation: (1 + u % 2, 1, 1), groups: 1 + u % 2 };
+                            vec![nn::conv3d(&x, &w, if flag { Some(&x) } else { None }, opts)?.into()]
+                        }
+                        1 => vec![nn::max_pool3d(&x, k, st, p)?.into()],
+                        _ => vec![nn::avg_pool3d(&x, k, st, p)?.into()],
                     })
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
