@@ -25,9 +25,37 @@ fn moments<A: FloatElement, D: Backend>(
     Ok((m.clone(), v.clone()))
 }
 
-/// AdamW's decoupled weight decay, `p ← p · (1 - lr·wd)`.
-fn decay<T: FloatElement, D: Backend>(p: &Tensor<T, D>, lr: f64, wd: f64) -> Result<()> {
-    p.clone().mul_scalar_(T::from_f64(1.0 - lr * wd))
+/// The step's gradient with weight decay: AdamW's decoupled `p ← p · (1 - lr·wd)` first, or
+/// Adam's L2 term `wd·p` added to the gradient.
+fn decayed_grad<T: FloatElement, D: Backend>(
+    p: &Tensor<T, D>,
+    op: &'static str,
+    lr: f64,
+    wd: f64,
+    decoupled: bool,
+    maximize: bool,
+) -> Result<Tensor<T::Acc, D>> {
+    if !decoupled {
+        return step_grad(p, op, maximize, wd);
+    }
+    if wd != 0.0 {
+        p.clone().mul_scalar_(T::from_f64(1.0 - lr * wd))?;
+    }
+    step_grad(p, op, maximize, 0.0)
+}
+
+/// The checks every Adam variant shares (PyTorch's constructors').
+fn check_adam(op: &'static str, lr: f64, eps: f64, betas: (f64, f64), wd: f64) -> Result<()> {
+    check_hyper(
+        op,
+        &[
+            ("lr", lr, Range::NonNegative),
+            ("eps", eps, Range::NonNegative),
+            ("betas.0", betas.0, Range::Below1),
+            ("betas.1", betas.1, Range::Below1),
+            ("weight_decay", wd, Range::NonNegative),
+        ],
+    )
 }
 
 /// Adam (PyTorch `Adam`, and `AdamW` with `decoupled_weight_decay`): `m ← β₁m + (1-β₁)g`,
@@ -89,31 +117,27 @@ impl<T: FloatElement, D: Backend> Adam<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
     fn step(&mut self) -> Result<()> {
-        check_hyper(
+        check_adam(
             "Adam::step",
-            &[
-                ("lr", self.lr, Range::NonNegative),
-                ("eps", self.eps, Range::NonNegative),
-                ("betas.0", self.betas.0, Range::Below1),
-                ("betas.1", self.betas.1, Range::Below1),
-                ("weight_decay", self.weight_decay, Range::NonNegative),
-            ],
+            self.lr,
+            self.eps,
+            self.betas,
+            self.weight_decay,
         )?;
         self.t += 1;
         let (b1, b2) = self.betas;
         let c1 = 1.0 - b1.powf(self.t as f64);
         let c2_sqrt = (1.0 - b2.powf(self.t as f64)).sqrt();
-        let coupled = if self.decoupled_weight_decay {
-            0.0
-        } else {
-            self.weight_decay
-        };
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
-                if self.decoupled_weight_decay && self.weight_decay != 0.0 {
-                    decay(p, self.lr, self.weight_decay)?;
-                }
-                let g = step_grad(p, "Adam::step", self.maximize, coupled)?;
+                let g = decayed_grad(
+                    p,
+                    "Adam::step",
+                    self.lr,
+                    self.weight_decay,
+                    self.decoupled_weight_decay,
+                    self.maximize,
+                )?;
                 let (m, mut v) = moments(&mut self.m[i], &mut self.v[i], &g, self.betas)?;
                 if self.amsgrad {
                     let v_max = state(&mut self.v_max[i], &g, 0.0)?;
@@ -171,15 +195,12 @@ impl<T: FloatElement, D: Backend> Adamax<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for Adamax<T, D> {
     fn step(&mut self) -> Result<()> {
-        check_hyper(
+        check_adam(
             "Adamax::step",
-            &[
-                ("lr", self.lr, Range::NonNegative),
-                ("eps", self.eps, Range::NonNegative),
-                ("betas.0", self.betas.0, Range::Below1),
-                ("betas.1", self.betas.1, Range::Below1),
-                ("weight_decay", self.weight_decay, Range::NonNegative),
-            ],
+            self.lr,
+            self.eps,
+            self.betas,
+            self.weight_decay,
         )?;
         self.t += 1;
         let (b1, b2) = self.betas;
@@ -250,16 +271,16 @@ impl<T: FloatElement, D: Backend> NAdam<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for NAdam<T, D> {
     fn step(&mut self) -> Result<()> {
+        check_adam(
+            "NAdam::step",
+            self.lr,
+            self.eps,
+            self.betas,
+            self.weight_decay,
+        )?;
         check_hyper(
             "NAdam::step",
-            &[
-                ("lr", self.lr, Range::NonNegative),
-                ("eps", self.eps, Range::NonNegative),
-                ("betas.0", self.betas.0, Range::Below1),
-                ("betas.1", self.betas.1, Range::Below1),
-                ("weight_decay", self.weight_decay, Range::NonNegative),
-                ("momentum_decay", self.momentum_decay, Range::NonNegative),
-            ],
+            &[("momentum_decay", self.momentum_decay, Range::NonNegative)],
         )?;
         self.t += 1;
         let t = self.t as f64;
@@ -270,17 +291,16 @@ impl<T: FloatElement, D: Backend> Optimizer for NAdam<T, D> {
         self.mu_product *= mu;
         let grad_scale = self.lr * (1.0 - mu) / (1.0 - self.mu_product);
         let m_scale = self.lr * mu_next / (1.0 - self.mu_product * mu_next);
-        let coupled = if self.decoupled_weight_decay {
-            0.0
-        } else {
-            self.weight_decay
-        };
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
-                if self.decoupled_weight_decay && self.weight_decay != 0.0 {
-                    decay(p, self.lr, self.weight_decay)?;
-                }
-                let g = step_grad(p, "NAdam::step", self.maximize, coupled)?;
+                let g = decayed_grad(
+                    p,
+                    "NAdam::step",
+                    self.lr,
+                    self.weight_decay,
+                    self.decoupled_weight_decay,
+                    self.maximize,
+                )?;
                 let (m, v) = moments(&mut self.m[i], &mut self.v[i], &g, self.betas)?;
                 let denom = v
                     .try_div_scalar(acc::<T>(c2))?
@@ -341,15 +361,12 @@ impl<T: FloatElement, D: Backend> RAdam<T, D> {
 
 impl<T: FloatElement, D: Backend> Optimizer for RAdam<T, D> {
     fn step(&mut self) -> Result<()> {
-        check_hyper(
+        check_adam(
             "RAdam::step",
-            &[
-                ("lr", self.lr, Range::NonNegative),
-                ("eps", self.eps, Range::NonNegative),
-                ("betas.0", self.betas.0, Range::Below1),
-                ("betas.1", self.betas.1, Range::Below1),
-                ("weight_decay", self.weight_decay, Range::NonNegative),
-            ],
+            self.lr,
+            self.eps,
+            self.betas,
+            self.weight_decay,
         )?;
         self.t += 1;
         let t = self.t as f64;
@@ -358,17 +375,16 @@ impl<T: FloatElement, D: Backend> Optimizer for RAdam<T, D> {
         let c2 = 1.0 - b2.powf(t);
         let rho_inf = 2.0 / (1.0 - b2) - 1.0;
         let rho_t = rho_inf - 2.0 * t * b2.powf(t) / c2;
-        let coupled = if self.decoupled_weight_decay {
-            0.0
-        } else {
-            self.weight_decay
-        };
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
-                if self.decoupled_weight_decay && self.weight_decay != 0.0 {
-                    decay(p, self.lr, self.weight_decay)?;
-                }
-                let g = step_grad(p, "RAdam::step", self.maximize, coupled)?;
+                let g = decayed_grad(
+                    p,
+                    "RAdam::step",
+                    self.lr,
+                    self.weight_decay,
+                    self.decoupled_weight_decay,
+                    self.maximize,
+                )?;
                 let (m, v) = moments(&mut self.m[i], &mut self.v[i], &g, self.betas)?;
                 let m_hat = m.try_div_scalar(acc::<T>(c1))?;
                 if rho_t > 5.0 {

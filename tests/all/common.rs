@@ -39,6 +39,12 @@ pub fn f64s<T: Element>(t: &Tensor<T>) -> Vec<f64> {
     t.to_vec().iter().map(|x| x.to_f64()).collect()
 }
 
+/// A tensor's elements as f64, copied from any device.
+pub fn host_f64s<T: Element, D: Backend>(t: &Tensor<T, D>) -> Vec<f64> {
+    let host = t.to_device(&Cpu).unwrap();
+    host.to_vec().iter().map(|x| x.to_f64()).collect()
+}
+
 /// A tensor of `T` from f64 values.
 pub fn tensor<T: Element>(v: &[f64], shape: &[usize]) -> Tensor<T> {
     Tensor::from_vec(v.iter().map(|&x| T::from_f64(x)).collect(), shape).unwrap()

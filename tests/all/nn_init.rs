@@ -13,14 +13,7 @@ fn moments(v: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-fn values<T: FloatElement, D: Backend>(t: &Tensor<T, D>) -> Vec<f64> {
-    t.to_device(&Cpu)
-        .unwrap()
-        .to_vec()
-        .iter()
-        .map(|x| x.to_f64())
-        .collect()
-}
+use crate::common::host_f64s as values;
 
 #[test]
 fn gains_and_fans_match_pytorch() {

@@ -25,14 +25,7 @@ fn get<T: FloatElement, D: Backend>(a: &Arrays, key: &str, dev: &D) -> Tensor<T,
     t.cast::<T>().to_device(dev).unwrap()
 }
 
-fn f64s<T: FloatElement, D: Backend>(t: &Tensor<T, D>) -> Vec<f64> {
-    t.to_device(&Cpu)
-        .unwrap()
-        .to_vec()
-        .iter()
-        .map(|x| x.to_f64())
-        .collect()
-}
+use crate::common::host_f64s as f64s;
 
 /// Runs case `name` (its inputs `names` as leaves) through `f`, and compares the outputs and
 /// the leaves' gradients of `sum(out_i * w_i)` with PyTorch's.
