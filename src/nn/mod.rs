@@ -21,6 +21,7 @@
 
 mod activations;
 mod attention;
+mod bags;
 mod conv;
 pub mod init;
 mod layers;
@@ -41,6 +42,7 @@ mod resample;
 mod volume;
 
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
+pub use bags::{BagMode, embedding_bag};
 pub use layers::{
     batch_norm, cdist, cosine_similarity, dropout, embedding, group_norm, instance_norm,
     layer_norm, normalize, pairwise_distance, rms_norm,

@@ -505,3 +505,186 @@ fn volume_ops_match_pytorch() {
         assert!(s.contains("3d"), "{s}");
     }
 }
+
+#[test]
+fn embedding_bag_matches_pytorch() {
+    use typed_tensor::nn::{BagMode, embedding_bag};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let a = load_npz(format!("{dir}/bags.npz")).unwrap();
+    let ints = |k: &str| a[k].clone().downcast::<i64, Cpu>().unwrap();
+    on_every_device!("embedding_bag_matches_pytorch", |dev| {
+        let on = |t: Tensor<i64>| t.to_device(&dev).unwrap();
+        let (flat, rows, offsets) = (on(ints("flat")), on(ints("rows")), on(ints("offsets")));
+        let last = on(Tensor::from_vec(vec![0, 3, 3, 7, 10], [5]).unwrap());
+        let cases: [(
+            &str,
+            &Tensor<i64, _>,
+            Option<&Tensor<i64, _>>,
+            BagMode,
+            bool,
+            bool,
+            Option<i64>,
+        ); 7] = [
+            (
+                "sum_offsets",
+                &flat,
+                Some(&offsets),
+                BagMode::Sum,
+                false,
+                false,
+                None,
+            ),
+            (
+                "mean_offsets",
+                &flat,
+                Some(&offsets),
+                BagMode::Mean,
+                false,
+                false,
+                None,
+            ),
+            (
+                "max_offsets",
+                &flat,
+                Some(&offsets),
+                BagMode::Max,
+                false,
+                false,
+                None,
+            ),
+            ("sum_rows", &rows, None, BagMode::Sum, false, false, None),
+            (
+                "mean_rows_pad",
+                &rows,
+                None,
+                BagMode::Mean,
+                false,
+                false,
+                Some(4),
+            ),
+            (
+                "max_last_pad",
+                &flat,
+                Some(&last),
+                BagMode::Max,
+                false,
+                true,
+                Some(2),
+            ),
+            (
+                "sum_psw",
+                &flat,
+                Some(&offsets),
+                BagMode::Sum,
+                true,
+                false,
+                None,
+            ),
+        ];
+        for (name, input, offs, mode, psw, include_last, pad) in cases {
+            let w = get::<f64, _>(&a, "weight", &dev)
+                .with_requires_grad(true)
+                .unwrap();
+            let p = get::<f64, _>(&a, "psw", &dev)
+                .with_requires_grad(true)
+                .unwrap();
+            let y = embedding_bag(input, &w, offs, mode, psw.then_some(&p), include_last, pad)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let k = |s: &str| format!("{name}_{s}");
+            assert_close(
+                &f64s(&y),
+                &get::<f64, Cpu>(&a, &k("y"), &Cpu).to_vec(),
+                1e-12,
+            );
+            y.mul(&get::<f64, _>(&a, &k("r"), &dev))
+                .sum(&[], false)
+                .backward();
+            assert_close(
+                &f64s(&w.grad_tensor().unwrap()),
+                &get::<f64, Cpu>(&a, &k("gw"), &Cpu).to_vec(),
+                1e-12,
+            );
+            if psw {
+                assert_close(
+                    &f64s(&p.grad_tensor().unwrap()),
+                    &get::<f64, Cpu>(&a, &k("gp"), &Cpu).to_vec(),
+                    1e-12,
+                );
+            }
+        }
+    });
+    // Refusals name the op.
+    let w = Tensor::<f32>::zeros([5, 3]).unwrap();
+    let idx = Tensor::<i64>::from_vec(vec![0, 1, 2, 3], [4]).unwrap();
+    let off = |v: Vec<i64>| Tensor::<i64>::from_vec(v.clone(), [v.len()]).unwrap();
+    let ones = Tensor::<f32>::ones([4]).unwrap();
+    for e in [
+        embedding_bag(&idx, &w, None, BagMode::Sum, None, false, None).unwrap_err(),
+        embedding_bag(
+            &idx,
+            &w,
+            Some(&off(vec![1, 2])),
+            BagMode::Sum,
+            None,
+            false,
+            None,
+        )
+        .unwrap_err(),
+        embedding_bag(
+            &idx,
+            &w,
+            Some(&off(vec![0, 3, 2])),
+            BagMode::Sum,
+            None,
+            false,
+            None,
+        )
+        .unwrap_err(),
+        embedding_bag(
+            &idx,
+            &w,
+            Some(&off(vec![0, 9])),
+            BagMode::Sum,
+            None,
+            false,
+            None,
+        )
+        .unwrap_err(),
+        embedding_bag(
+            &idx,
+            &w,
+            Some(&off(vec![0])),
+            BagMode::Mean,
+            Some(&ones),
+            false,
+            None,
+        )
+        .unwrap_err(),
+        embedding_bag(
+            &idx.add_scalar(2),
+            &w,
+            Some(&off(vec![0])),
+            BagMode::Sum,
+            None,
+            false,
+            None,
+        )
+        .unwrap_err(),
+        embedding_bag(
+            &idx,
+            &w.reshape([15]),
+            Some(&off(vec![0])),
+            BagMode::Sum,
+            None,
+            false,
+            None,
+        )
+        .unwrap_err(),
+    ] {
+        let s = e.to_string();
+        assert!(s.contains("embedding_bag"), "{s}");
+    }
+    // 2^40 empty bags: an allocation error, not an abort.
+    let none = Tensor::<i64>::zeros([1 << 40, 0]).unwrap();
+    assert!(embedding_bag(&none, &w, None, BagMode::Sum, None, false, None).is_err());
+}
