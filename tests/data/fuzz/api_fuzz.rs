@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(10);
+            let f = g.n(11);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -796,6 +796,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         1 => vec![nn::max_pool3d(&x, k, st, p)?.into()],
                         _ => vec![nn::avg_pool3d(&x, k, st, p)?.into()],
                     })
+                }
+                9 => {
+                    let idx = v[1].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                    let w = f32s(&v[0])?;
+                    let offs = v[2].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                    let m = [nn::BagMode::Sum, nn::BagMode::Mean, nn::BagMode::Max][u % 3];
+                    let psw = f32s(&v[2])?;
+                    let pad = if flag { Some(e1 as i64) } else { None };
+                    let offs = if pick % 2 == 0 { Some(&offs) } else { None };
+                    let psw = if pick % 3 == 0 { Some(&psw) } else { None };
+                    Ok(vec![nn::embedding_bag(&idx, &w, offs, m, psw, pick > 4, pad)?.into()])
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
             })
