@@ -39,6 +39,7 @@ mod pool;
 mod rearrange;
 mod recurrent;
 mod resample;
+mod sample;
 mod volume;
 
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
@@ -60,6 +61,7 @@ pub use pool::{adaptive_max_pool2d, max_pool2d_with_indices, max_unpool2d};
 pub use rearrange::{one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
 pub use resample::{Interpolation, conv_transpose2d, fold, interpolate, unfold};
+pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use volume::{Conv3dOptions, avg_pool3d, conv3d, max_pool3d};
 
 use crate::backend::Backend;

@@ -688,3 +688,104 @@ fn embedding_bag_matches_pytorch() {
     let none = Tensor::<i64>::zeros([1 << 40, 0]).unwrap();
     assert!(embedding_bag(&none, &w, None, BagMode::Sum, None, false, None).is_err());
 }
+
+#[test]
+fn grid_sample_and_affine_grid_match_pytorch() {
+    use typed_tensor::nn::{GridMode, GridPadding, affine_grid, grid_sample};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let a = load_npz(format!("{dir}/sample.npz")).unwrap();
+    let want = |k: &str| get::<f64, Cpu>(&a, k, &Cpu).to_vec();
+    on_every_device!("grid_sample_and_affine_grid_match_pytorch", |dev| {
+        for (mode, m) in [
+            (GridMode::Bilinear, "bilinear"),
+            (GridMode::Nearest, "nearest"),
+        ] {
+            for (pad, p) in [
+                (GridPadding::Zeros, "zeros"),
+                (GridPadding::Border, "border"),
+                (GridPadding::Reflection, "reflection"),
+            ] {
+                for align in [false, true] {
+                    let name = format!("{m}_{p}_{}", u8::from(align));
+                    let x = get::<f64, _>(&a, "x", &dev)
+                        .with_requires_grad(true)
+                        .unwrap();
+                    let g = get::<f64, _>(&a, "grid", &dev)
+                        .with_requires_grad(true)
+                        .unwrap();
+                    let y = grid_sample(&x, &g, mode, pad, align).unwrap();
+                    assert_close(&f64s(&y), &want(&format!("{name}_y")), 1e-12);
+                    y.mul(&get::<f64, _>(&a, &format!("{name}_w"), &dev))
+                        .sum(&[], false)
+                        .backward();
+                    assert_close(
+                        &f64s(&x.grad_tensor().unwrap()),
+                        &want(&format!("{name}_gx")),
+                        1e-11,
+                    );
+                    assert_close(
+                        &f64s(&g.grad_tensor().unwrap()),
+                        &want(&format!("{name}_gg")),
+                        1e-10,
+                    );
+                }
+            }
+        }
+        for align in [false, true] {
+            let k = |s: &str| format!("affine{}_{s}", u8::from(align));
+            let t = get::<f64, _>(&a, "theta", &dev)
+                .with_requires_grad(true)
+                .unwrap();
+            let grid = affine_grid(&t, [2, 3, 4, 5], align).unwrap();
+            assert_close(&f64s(&grid), &want(&k("y")), 1e-12);
+            grid.mul(&get::<f64, _>(&a, &k("w"), &dev))
+                .sum(&[], false)
+                .backward();
+            assert_close(&f64s(&t.grad_tensor().unwrap()), &want(&k("g")), 1e-12);
+        }
+    });
+    // Non-finite grid points sample nothing (PyTorch skips their corners), without NaN.
+    let img = Tensor::<f64>::ones([1, 1, 2, 2]).unwrap();
+    let g = Tensor::<f64>::from_vec(
+        vec![f64::NAN, 0.0, f64::INFINITY, 0.0, 0.0, 0.0],
+        [1, 1, 3, 2],
+    )
+    .unwrap();
+    let y = grid_sample(&img, &g, GridMode::Bilinear, GridPadding::Zeros, false)
+        .unwrap()
+        .to_vec();
+    assert_eq!(y, vec![0.0, 0.0, 1.0]);
+    // Refusals name the op.
+    let t = Tensor::<f32>::zeros([2, 2, 3]).unwrap();
+    let x = Tensor::<f32>::zeros([2, 1, 3, 3]).unwrap();
+    for e in [
+        affine_grid(&t, [3, 1, 2, 2], false).unwrap_err(),
+        grid_sample(
+            &x,
+            &Tensor::zeros([2, 2, 2, 3]).unwrap(),
+            GridMode::Nearest,
+            GridPadding::Zeros,
+            false,
+        )
+        .unwrap_err(),
+        grid_sample(
+            &x,
+            &Tensor::zeros([1, 2, 2, 2]).unwrap(),
+            GridMode::Nearest,
+            GridPadding::Zeros,
+            false,
+        )
+        .unwrap_err(),
+        grid_sample(
+            &x.reshape([2, 9]),
+            &Tensor::zeros([2, 2, 2, 2]).unwrap(),
+            GridMode::Nearest,
+            GridPadding::Zeros,
+            false,
+        )
+        .unwrap_err(),
+    ] {
+        let s = e.to_string();
+        assert!(s.contains("grid"), "{s}");
+    }
+}

@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(11);
+            let f = g.n(12);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -807,6 +807,19 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let offs = if pick % 2 == 0 { Some(&offs) } else { None };
                     let psw = if pick % 3 == 0 { Some(&psw) } else { None };
                     Ok(vec![nn::embedding_bag(&idx, &w, offs, m, psw, pick > 4, pad)?.into()])
+                }
+                10 => {
+                    use nn::{GridMode, GridPadding};
+                    let x = f32s(&v[0])?;
+                    let grid = f32s(&v[1])?;
+                    let gm = if flag { GridMode::Bilinear } else { GridMode::Nearest };
+                    let gp = [GridPadding::Zeros, GridPadding::Border, GridPadding::Reflection][pick % 3];
+                    let theta = f32s(&v[2])?;
+                    let size = [u % 3, pick % 3, u, pick];
+                    Ok(vec![
+                        nn::grid_sample(&x, &grid, gm, gp, u % 2 == 0)?.into(),
+                        nn::affine_grid(&theta, size, flag)?.into(),
+                    ])
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
             })
