@@ -38,7 +38,7 @@ impl Default for Conv2dOptions {
 pub(crate) type Window = (usize, usize, usize, usize, usize, usize);
 
 /// Output length of a windowed axis, or an `Err` naming the op when the window does not fit.
-fn out_len(op: &'static str, len: usize, k: usize, s: usize, d: usize) -> Result<usize> {
+pub(crate) fn out_len(op: &'static str, len: usize, k: usize, s: usize, d: usize) -> Result<usize> {
     let span = d
         .checked_mul(k.saturating_sub(1))
         .and_then(|v| v.checked_add(1));

@@ -3,7 +3,7 @@
 //! each (every output depth a batch entry), and 3-d pooling is separable (2-d pooling of every
 //! depth slice, then pooling over depth), so all of it differentiates on every device.
 
-use super::conv::{Conv2dOptions, avg_pool2d, conv2d, max_pool2d};
+use super::conv::{Conv2dOptions, avg_pool2d, conv2d, max_pool2d, out_len};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -30,22 +30,6 @@ impl Default for Conv3dOptions {
             dilation: (1, 1, 1),
             groups: 1,
         }
-    }
-}
-
-/// The output length of a windowed axis, or an `Err` when the window does not fit.
-fn out_len(op: &'static str, len: usize, k: usize, s: usize, d: usize) -> Result<usize> {
-    let span = d
-        .checked_mul(k.saturating_sub(1))
-        .and_then(|v| v.checked_add(1));
-    match span {
-        Some(span) if s > 0 && k > 0 && span <= len => Ok((len - span) / s + 1),
-        _ => Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "a window of {k} taps (dilation {d}, stride {s}) does not fit an axis of {len} (padding included)"
-            ),
-        }),
     }
 }
 
