@@ -77,6 +77,7 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, DynTensor>> {
             op: OP,
             bytes: usize::MAX,
         })?;
+        crate::alloc::check_bytes(OP, cap)?;
         bytes
             .try_reserve_exact(cap)
             .map_err(|_| Error::OutOfMemory { op: OP, bytes: cap })?;

@@ -457,12 +457,7 @@ pub fn adaptive_avg_pool2d<T: FloatElement, D: Backend>(
             op,
             dims: vec![out, len],
         })?;
-        let mut m = Vec::new();
-        m.try_reserve_exact(size).map_err(|_| Error::OutOfMemory {
-            op,
-            bytes: size.saturating_mul(T::SIZE),
-        })?;
-        m.resize(size, T::ZERO);
+        let mut m = crate::alloc::try_vec(op, size, T::ZERO)?;
         for i in 0..out {
             let (a, b) = (i * len / out, ((i + 1) * len).div_ceil(out));
             for j in a..b {

@@ -1707,10 +1707,11 @@ fn numpy_named<D: Device>(dev: &D) -> Result<()> {
         [3.5, -3.5, f64::INFINITY]
     );
     let fp = Tensor::<i32, D>::from_vec_on(vec![2, 3, -2], [3], dev)?.try_float_power(0.5)?;
+    // Within 2 ulp: CUDA's double `pow` is (CUDA Math API), and cuda:0 gave 1 ulp off here.
     assert_close(
         &host(&fp),
         &[std::f64::consts::SQRT_2, 1.7320508075688772, NAN],
-        1e-16,
+        4.5e-16,
     );
     let ld =
         v(vec![0.5, 1., -3., 1e-300], &[4])?.try_ldexp(&i(vec![1024, -1074, 3, -100], &[4])?)?;

@@ -64,8 +64,10 @@ fn mini_batch_learns<N: net::Net<f32, Cpu>>(hidden: usize, epochs: usize, floor:
         ..model::Config::mlp()
     };
     let mut accs = Vec::new();
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("digits-{}.safetensors", N::ARCH));
+    // The directory cargo made at build time may be missing where only the binary travelled.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("digits-{}.safetensors", N::ARCH));
     let r =
         net::fit::<N, f32, Cpu>(&data, &cfg, &Cpu, |_, _, a| accs.push(a), Some(&path)).unwrap();
     let (first, last) = (r.losses[0].1, r.losses.last().unwrap().1);

@@ -37,6 +37,8 @@ fn huge_slice_steps_make_valid_views() {
 
 #[test]
 fn allocation_failure_is_an_err() {
+    // These hold under any `vm.overcommit_memory`: more than memory and swap is refused
+    // before the system is asked (`alloc::check_bytes`).
     let opts = TensorOptions::default();
     for r in [
         DynTensor::zeros([1usize << 40], opts),

@@ -126,6 +126,7 @@ impl<T: Element> AlignedBuf<T> {
         if bytes > isize::MAX as usize - HUGE_PAGE {
             return Err(too_big());
         }
+        crate::alloc::check_bytes(op, bytes)?;
         if bytes == 0 {
             return Ok(AlignedBuf {
                 ptr: NonNull::dangling(),
@@ -316,12 +317,7 @@ impl RawDevice for Cpu {
     }
     fn download<T: Element>(&self, s: &CpuStorage<T>) -> crate::Result<Vec<T>> {
         let g = crate::tensor::read("download", s)?;
-        let mut v = Vec::new();
-        v.try_reserve_exact(g.len())
-            .map_err(|_| crate::Error::OutOfMemory {
-                op: "download",
-                bytes: g.len() * T::SIZE,
-            })?;
+        let mut v = crate::alloc::with_capacity("download", g.len())?;
         v.extend_from_slice(&g);
         Ok(v)
     }
