@@ -234,6 +234,22 @@ pub trait Backend: RawDevice {
         let _ = (x, shift, scale);
         Ok(None)
     }
+    /// `layer_norm` over the last `len` elements of each row of `x` (PyTorch's formula, as
+    /// `nn::layer_norm` composes it), times `weight` and plus `bias` (`len` elements each,
+    /// their shapes checked by the caller), by a fused kernel, or `None` where this device has
+    /// none for this dtype; the caller then composes it. Records no graph: the caller uses it
+    /// only when nothing is recorded.
+    #[doc(hidden)]
+    fn layer_norm_last<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        len: usize,
+        weight: Option<&Tensor<T, Self>>,
+        bias: Option<&Tensor<T, Self>>,
+        eps: f64,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, len, weight, bias, eps);
+        Ok(None)
+    }
     /// A running sum or product along the checked axis `ax`.
     #[doc(hidden)]
     fn scan<T: Element, O: NumElement>(

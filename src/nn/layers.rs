@@ -25,14 +25,13 @@ fn trailing_axes<T: FloatElement, D: Backend>(
     Ok((x.ndim() - n..x.ndim()).map(|a| a as i64).collect())
 }
 
-/// Applies the optional affine `weight` and `bias`, each of `normalized_shape` (as PyTorch).
-fn affine<T: FloatElement, D: Backend>(
+/// Checks that the optional affine `weight` and `bias` each have `normalized_shape`.
+fn check_affine<T: FloatElement, D: Backend>(
     op: &'static str,
-    y: Tensor<T, D>,
     normalized_shape: &[usize],
     weight: Option<&Tensor<T, D>>,
     bias: Option<&Tensor<T, D>>,
-) -> Result<Tensor<T, D>> {
+) -> Result<()> {
     for (name, p) in [("weight", weight), ("bias", bias)] {
         if let Some(p) = p.filter(|p| p.dims() != normalized_shape) {
             return Err(Error::InvalidArgument {
@@ -44,6 +43,18 @@ fn affine<T: FloatElement, D: Backend>(
             });
         }
     }
+    Ok(())
+}
+
+/// Applies the optional affine `weight` and `bias`, each of `normalized_shape` (as PyTorch).
+fn affine<T: FloatElement, D: Backend>(
+    op: &'static str,
+    y: Tensor<T, D>,
+    normalized_shape: &[usize],
+    weight: Option<&Tensor<T, D>>,
+    bias: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    check_affine(op, normalized_shape, weight, bias)?;
     let y = match weight {
         Some(w) => y.try_mul(w)?,
         None => y,
@@ -69,6 +80,20 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
     eps: f64,
 ) -> Result<Tensor<T, D>> {
     let axes = trailing_axes("layer_norm", x, normalized_shape)?;
+    // With nothing to record: one fused pass where the device has it.
+    check_affine("layer_norm", normalized_shape, weight, bias)?;
+    let len = (normalized_shape.iter()).try_fold(1usize, |a, &d| a.checked_mul(d));
+    let tracked: Vec<&dyn crate::autograd::Tracked> = [Some(x), weight, bias]
+        .into_iter()
+        .flatten()
+        .map(|t| t as _)
+        .collect();
+    if let Some(len) = len
+        && !crate::autograd::recording(&tracked)
+        && let Some(y) = D::layer_norm_last(x, len, weight, bias, eps)?
+    {
+        return Ok(y);
+    }
     fn norm<F: FloatElement, D: Backend>(
         x: &Tensor<F, D>,
         axes: &[i64],

@@ -37,6 +37,7 @@ mod optim;
 mod pad;
 mod props;
 mod reduce;
+mod rows;
 mod special;
 mod torch_grad_ops;
 mod torch_grads;

@@ -82,6 +82,32 @@ impl Backend for Cuda {
     ) -> Result<Tensor<O, Cuda>> {
         x.cuda_reduce(op, mask, keepdim)
     }
+    fn logsumexp<T: FloatElement>(
+        x: &Tensor<T, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Option<Tensor<T, Cuda>>> {
+        x.cuda_logsumexp(mask, keepdim)
+    }
+    fn softmax_last<T: FloatElement>(x: &Tensor<T, Cuda>) -> Result<Option<Tensor<T, Cuda>>> {
+        x.cuda_softmax_last()
+    }
+    fn exp_sub<T: FloatElement>(
+        x: &Tensor<T, Cuda>,
+        shift: &Tensor<T, Cuda>,
+        scale: Option<&Tensor<T, Cuda>>,
+    ) -> Result<Option<Tensor<T, Cuda>>> {
+        x.cuda_exp_sub(shift, scale)
+    }
+    fn layer_norm_last<T: FloatElement>(
+        x: &Tensor<T, Cuda>,
+        len: usize,
+        weight: Option<&Tensor<T, Cuda>>,
+        bias: Option<&Tensor<T, Cuda>>,
+        eps: f64,
+    ) -> Result<Option<Tensor<T, Cuda>>> {
+        x.cuda_layer_norm_last(len, weight, bias, eps)
+    }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cuda>,
         op: ScanOp,

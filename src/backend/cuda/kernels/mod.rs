@@ -1,7 +1,8 @@
 //! The CUDA kernels behind `Backend for Cuda` (`crate::backend::cuda`): copies, casts, unary
 //! and binary element-wise ops with broadcasting, and comparisons; `reduce.rs` adds the
 //! reductions, `index.rs` where/copies/index_select/gather/scatter_add and the generators,
-//! `matmul.rs` the matrix product, `scan.rs` cumsum and cumprod, `sort.rs` argsort.
+//! `matmul.rs` the matrix product, `scan.rs` cumsum and cumprod, `sort.rs` argsort, `rows.rs`
+//! the fused softmax, logsumexp and layer norm over rows.
 //! Each launches a kernel from [`table`], looked up by the op's root and `T`'s suffix, so an op
 //! exists on CUDA for exactly the dtypes its CPU form accepts. Results match the CPU's within
 //! float tolerance (sums are reordered), and integer division by zero is the CPU's `Err`.
@@ -9,6 +10,7 @@
 mod index;
 mod matmul;
 mod reduce;
+mod rows;
 mod scan;
 mod sort;
 pub mod table;

@@ -28,7 +28,18 @@ pub enum Module {
     Matmul,
     /// `kernels/index.cu`: where, copies into views, index_select, gather, arange, rand.
     Index,
+    /// `kernels/rows.cu`: softmax, logsumexp, exp(x - shift)·scale and layer norm over
+    /// contiguous rows, one block a row (f32 and f64).
+    Rows,
 }
+
+/// The row kernels of `kernels/rows.cu` (macro, root), for f32 and f64.
+pub const ROW_KERNELS: [(&str, &str); 4] = [
+    ("SOFTMAX_ROWS", "softmax_rows"),
+    ("LOGSUMEXP_ROWS", "logsumexp_rows"),
+    ("EXP_SUB_ROWS", "exp_sub_rows"),
+    ("LAYER_NORM_ROWS", "layer_norm_rows"),
+];
 
 /// The NaN-skipping reductions `kernels/reduce.cu` defines for float dtypes, by kernel root.
 pub const NAN_REDUCTIONS: [&str; 7] = [
@@ -53,13 +64,14 @@ const PRELUDE: &str = include_str!("../../../../kernels/prelude.cuh");
 
 impl Module {
     /// Every module.
-    pub const ALL: [Module; 6] = [
+    pub const ALL: [Module; 7] = [
         Module::Unary,
         Module::Binary,
         Module::Cast,
         Module::Reduce,
         Module::Matmul,
         Module::Index,
+        Module::Rows,
     ];
 
     /// The module as the launcher takes it: its name and its source function.
@@ -73,6 +85,7 @@ impl Module {
                 Module::Reduce => || Module::Reduce.source(),
                 Module::Matmul => || Module::Matmul.source(),
                 Module::Index => || Module::Index.source(),
+                Module::Rows => || Module::Rows.source(),
             },
         }
     }
@@ -86,6 +99,7 @@ impl Module {
             Module::Reduce => "reduce.cu",
             Module::Matmul => "matmul.cu",
             Module::Index => "index.cu",
+            Module::Rows => "rows.cu",
         }
     }
 
@@ -97,6 +111,7 @@ impl Module {
             Module::Reduce => include_str!("../../../../kernels/reduce.cu"),
             Module::Matmul => include_str!("../../../../kernels/matmul.cu"),
             Module::Index => include_str!("../../../../kernels/index.cu"),
+            Module::Rows => include_str!("../../../../kernels/rows.cu"),
         }
     }
 
@@ -174,6 +189,11 @@ impl Module {
                 let floats = Dtype::ALL.into_iter().filter(|d| d.is_float());
                 for root in ["rand", "randn"] {
                     v.extend(floats.clone().map(|d| instance("RAND", root, d, d, d)));
+                }
+            }
+            Module::Rows => {
+                for d in [Dtype::Float32, Dtype::Float64] {
+                    v.extend(ROW_KERNELS.map(|(mac, root)| instance(mac, root, d, d, d)));
                 }
             }
         }
