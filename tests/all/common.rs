@@ -34,6 +34,18 @@ pub fn assert_close(got: &[f64], want: &[f64], rel: f64) {
     }
 }
 
+/// Whether `draw` gives equal results twice after `manual_seed(seed)`, in one of a few tries:
+/// the generator is process-wide (as PyTorch's), so a test on another thread may draw from it
+/// between the seed and the draw; one equal pair shows that the seed reproduces the values.
+pub fn reproducible<V: PartialEq>(seed: u64, mut draw: impl FnMut() -> V) -> bool {
+    (0..8).any(|_| {
+        typed_tensor::manual_seed(seed);
+        let a = draw();
+        typed_tensor::manual_seed(seed);
+        a == draw()
+    })
+}
+
 /// A tensor's elements as f64.
 pub fn f64s<T: Element>(t: &Tensor<T>) -> Vec<f64> {
     t.to_vec().iter().map(|x| x.to_f64()).collect()

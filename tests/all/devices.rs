@@ -353,11 +353,13 @@ fn generators() {
         assert!(Tensor::<f32, _>::arange_on(0.0, 1.0, 0.0, &dev).is_err());
         fn moments<T: FloatElement>(dev: &impl Backend) {
             let n = 1 << 20;
-            manual_seed(11);
-            let u = Tensor::<T, _>::rand_on([n], dev).unwrap().to_vec();
-            manual_seed(11);
-            let u2 = Tensor::<T, _>::rand_on([n], dev).unwrap().to_vec();
-            same(u.clone(), u2, "rand_on reproducible");
+            let draw = || Tensor::<T, _>::rand_on([n], dev).unwrap().to_vec();
+            assert!(
+                crate::common::reproducible(11, draw),
+                "rand_on reproducible {}",
+                T::DTYPE
+            );
+            let u = draw();
             let u = f64v(u);
             assert!(
                 u.iter().all(|&x| (0.0..1.0).contains(&x)),

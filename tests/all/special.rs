@@ -89,9 +89,12 @@ fn special_functions_match_pytorch() {
                     continue; // the f32 input differs from the f64 one
                 }
                 let w32 = *w as f32;
+                // Subnormal results may be one step of 2^-149 off: cuda:0's erfcf(10) is
+                // 2·2^-149 where the rounded value is 2^-149.
                 let ok = (g.is_nan() && w32.is_nan())
                     || *g == w32
-                    || (g - w32).abs() <= 2.0 * f32::EPSILON * w32.abs();
+                    || (g - w32).abs() <= 2.0 * f32::EPSILON * w32.abs()
+                    || (g - w32).abs() <= f32::from_bits(1);
                 assert!(ok, "{name} f32 at {s}: got {g}, want {w32}");
             }
         }
