@@ -104,9 +104,14 @@ pub fn max_unpool2d<T: FloatElement, D: Backend>(
         2,
         &crate::shape::Shape::new(vec![n, c, h, w]),
     )?;
+    // Checked: an empty input may have planes too large to count.
+    let input_plane = oh.checked_mul(ow).ok_or_else(|| Error::ShapeOverflow {
+        op: OP,
+        dims: vec![n, c, oh, ow],
+    })?;
     let (idx, src) = (
-        indices.try_reshape([n, c, oh * ow])?,
-        x.try_reshape([n, c, oh * ow])?,
+        indices.try_reshape([n, c, input_plane])?,
+        x.try_reshape([n, c, input_plane])?,
     );
     let zeros = Tensor::<T, D>::zeros_on([n, c, plane], x.device_handle())?;
     let mut out = zeros.try_scatter(-1, &idx, &src.detach())?;

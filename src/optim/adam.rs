@@ -2,6 +2,7 @@
 //! gradient `m` and of its square `v` (or its largest magnitude, `Adamax`), with bias
 //! correction. Each step follows PyTorch's single-tensor update formula, in the same order.
 
+use super::state::state_methods;
 use super::{
     Optimizer, Range, Slots, acc, check_hyper, common_methods, descend, ema, state, step_grad,
 };
@@ -154,6 +155,10 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
         })
     }
     common_methods!();
+    state_methods!(
+        slots: [m => "exp_avg", v => "exp_avg_sq", v_max => "max_exp_avg_sq"],
+        counters: [t => "step"]
+    );
 }
 
 /// Adamax (PyTorch `Adamax`, Adam with the infinity norm): `m ← β₁m + (1-β₁)g`,
@@ -219,6 +224,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adamax<T, D> {
         })
     }
     common_methods!();
+    state_methods!(slots: [m => "exp_avg", u => "exp_inf"], counters: [t => "step"]);
 }
 
 /// NAdam (PyTorch `NAdam`, Adam with Nesterov momentum and a momentum schedule):
@@ -313,6 +319,10 @@ impl<T: FloatElement, D: Backend> Optimizer for NAdam<T, D> {
         })
     }
     common_methods!();
+    state_methods!(
+        slots: [m => "exp_avg", v => "exp_avg_sq"],
+        counters: [t => "step", mu_product => "mu_product"]
+    );
 }
 
 /// RAdam (PyTorch `RAdam`, rectified Adam): `m`, `v` as in Adam; with
@@ -404,4 +414,5 @@ impl<T: FloatElement, D: Backend> Optimizer for RAdam<T, D> {
         })
     }
     common_methods!();
+    state_methods!(slots: [m => "exp_avg", v => "exp_avg_sq"], counters: [t => "step"]);
 }

@@ -1,6 +1,7 @@
 //! Optimizers that scale each element's step by its gradient history (PyTorch `RMSprop`,
 //! `Adagrad`, `Adadelta`), with PyTorch's single-tensor update formulas in the same order.
 
+use super::state::state_methods;
 use super::{
     Optimizer, Range, Slots, acc, check_hyper, common_methods, descend, ema, state, step_grad,
 };
@@ -94,6 +95,10 @@ impl<T: FloatElement, D: Backend> Optimizer for RmsProp<T, D> {
         })
     }
     common_methods!();
+    state_methods!(
+        slots: [square_avg => "square_avg", grad_avg => "grad_avg", bufs => "momentum_buffer"],
+        counters: []
+    );
 }
 
 /// Adagrad (PyTorch `Adagrad`): `s ← s + g²` (starting at `initial_accumulator_value`),
@@ -165,6 +170,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adagrad<T, D> {
         })
     }
     common_methods!();
+    state_methods!(slots: [sums => "sum"], counters: [t => "step"]);
 }
 
 /// Adadelta (PyTorch `Adadelta`): `v ← ρv + (1-ρ)g²`, `Δ = √(u + ε)/√(v + ε) · g`,
@@ -233,4 +239,8 @@ impl<T: FloatElement, D: Backend> Optimizer for Adadelta<T, D> {
         })
     }
     common_methods!();
+    state_methods!(
+        slots: [square_avg => "square_avg", acc_delta => "acc_delta"],
+        counters: []
+    );
 }

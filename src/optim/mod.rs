@@ -24,12 +24,30 @@
 //! assert_eq!(w.to_vec(), vec![0.8, -1.6]);
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
+//!
+//! A checkpoint keeps the optimizer's state beside the weights (PyTorch's `state_dict`):
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! use typed_tensor::optim::{Adam, Optimizer};
+//! let w = Tensor::<f32>::from_vec(vec![1.0, -2.0], [2])?.with_requires_grad(true)?;
+//! let mut opt = Adam::new(vec![w.clone()], 0.1);
+//! w.try_mul(&w)?.try_sum(&[], false)?.try_backward()?;
+//! opt.step()?;
+//! let path = std::env::temp_dir().join("typed-tensor-adam-state.safetensors");
+//! typed_tensor::io::save_safetensors(&path, opt.state_dict()?, None)?; // 0.exp_avg, 0.exp_avg_sq, step
+//! let mut resumed = Adam::new(vec![w.clone()], 0.1);
+//! resumed.load_state_dict(&typed_tensor::io::load_safetensors(&path)?)?;
+//! assert_eq!(resumed.state_dict()?.len(), 3);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
 
 mod adam;
 mod adaptive;
 mod clip;
 mod schedule;
 mod sgd;
+mod state;
 
 pub use adam::{Adam, Adamax, NAdam, RAdam};
 pub use adaptive::{Adadelta, Adagrad, RmsProp};
@@ -42,9 +60,11 @@ pub use sgd::Sgd;
 
 use crate::backend::Backend;
 use crate::dtype::{Element, FloatElement};
+use crate::dynamic::DynTensor;
 use crate::error::{Error, Result};
 use crate::ops::converted;
 use crate::tensor::Tensor;
+use std::collections::BTreeMap;
 
 /// What every optimizer offers.
 pub trait Optimizer {
@@ -65,6 +85,25 @@ pub trait Optimizer {
     fn lr(&self) -> f64;
     /// Sets the learning rate (a schedule calls this between steps).
     fn set_lr(&mut self, lr: f64);
+    /// The optimizer's state, copied, as named tensors (PyTorch's `state_dict()["state"]`):
+    /// each per-parameter buffer as `"{index}.{name}"` with PyTorch's name (`"0.exp_avg"`,
+    /// `"1.momentum_buffer"`), in the compute type `T::Acc` on its parameter's device, and
+    /// each counter (`"step"`, NAdam's `"mu_product"`) as a 0-d f64 CPU tensor. Buffers not yet
+    /// created (before the first step) are absent. The hyperparameters are the optimizer's
+    /// public fields, not state. `io::save_safetensors` writes it to a file.
+    ///
+    /// # Errors
+    /// Allocation or copy failure.
+    fn state_dict(&self) -> Result<Vec<(String, DynTensor)>>;
+    /// Replaces the state with `state`: what [`Optimizer::state_dict`] returned, or what
+    /// `io::load_safetensors` read back (buffers are copied to each parameter's device).
+    /// Buffers it lacks start afresh at the next step, as before the first one.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the entry for an unknown name or parameter index, a buffer
+    /// whose dtype or shape is not its parameter's compute type and shape, a counter that is
+    /// missing or not one valid value (the step a whole number); the state is unchanged then.
+    fn load_state_dict(&mut self, state: &BTreeMap<String, DynTensor>) -> Result<()>;
 }
 
 /// The gradient buffer of a parameter, or an `Err` saying it has none.

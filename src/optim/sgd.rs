@@ -1,5 +1,6 @@
 //! Stochastic gradient descent (PyTorch `SGD`).
 
+use super::state::state_methods;
 use super::{Optimizer, Range, check_hyper, common_methods, descend, step_grad};
 use crate::autograd::no_grad;
 use crate::backend::Backend;
@@ -89,4 +90,5 @@ impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
         })
     }
     common_methods!();
+    state_methods!(slots: [bufs => "momentum_buffer"], counters: []);
 }

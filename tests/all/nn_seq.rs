@@ -396,6 +396,12 @@ fn pooling_with_indices_matches_pytorch() {
         max_unpool2d(&v, &bad_i, (4, 4)).unwrap_err(),
         max_unpool2d(&v, &bad_i.narrow(3, 0, 1).unwrap(), (4, 4)).unwrap_err(),
         max_unpool2d(&v, &bad_i, (usize::MAX, 3)).unwrap_err(),
+        // An empty input whose planes hold 2^66 positions (the fuzzer's overflow).
+        {
+            let huge = [3, 0, 1 << 33, 1 << 33];
+            let e = Tensor::<f32>::from_vec(vec![], huge).unwrap();
+            max_unpool2d(&e, &Tensor::from_vec(vec![], huge).unwrap(), (2, 2)).unwrap_err()
+        },
         adaptive_max_pool2d(&x, (0, 2)).unwrap_err(),
         adaptive_max_pool2d(&Tensor::<f32>::zeros([1, 1, 0, 4]).unwrap(), (2, 2)).unwrap_err(),
     ] {

@@ -226,6 +226,110 @@ fn optimizers_match_pytorch() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// Every configuration: 3 steps, the state saved to a safetensors file and loaded into a new
+/// optimizer over copies of the parameters; both then take the same 3 steps, bit for bit.
+/// Refused states (unknown names, wrong shapes or dtypes, bad or missing counters) leave the
+/// state as it was.
+fn state_round_trips<T: FloatElement, D: Backend>(dev: &D) {
+    let a = fixture();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("optim-state");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in CONFIGS {
+        let ps = params::<T, D>(&a, dev);
+        let mut opt = config(name, ps.clone());
+        // Before the first step there is no buffer, only the counters.
+        let fresh = opt.state_dict().unwrap();
+        assert!(
+            fresh.iter().all(|(k, _)| !k.contains('.')),
+            "{name}: {fresh:?}"
+        );
+        let step = |opt: &mut Box<dyn Optimizer>, ps: &[Tensor<T, D>]| {
+            opt.zero_grad().unwrap();
+            backward(&a, ps);
+            opt.step().unwrap();
+        };
+        for _ in 0..3 {
+            step(&mut opt, &ps);
+        }
+        let path = dir.join(format!("{name}.safetensors"));
+        let state = opt.state_dict().unwrap();
+        // Plain SGD keeps nothing; every other configuration keeps buffers for both.
+        let stateless = name == "sgd";
+        assert_eq!(
+            state.iter().any(|(k, _)| k.starts_with("1.")),
+            !stateless,
+            "{name}: {state:?}"
+        );
+        typed_tensor::io::save_safetensors(&path, state, None).unwrap();
+        let loaded = typed_tensor::io::load_safetensors(&path).unwrap();
+        let qs: Vec<Tensor<T, D>> = ps
+            .iter()
+            .map(|p| p.detach().deep_copy().with_requires_grad(true).unwrap())
+            .collect();
+        let mut other = config(name, qs.clone());
+        // Refusals first: each leaves `other` as it was (fresh).
+        let mut bad = |edit: &dyn Fn(&mut BTreeMap<String, DynTensor>), what: &str| {
+            let mut m = loaded.clone();
+            edit(&mut m);
+            let e = other.load_state_dict(&m).unwrap_err().to_string();
+            assert!(e.contains("load_state_dict"), "{name} {what}: {e}");
+        };
+        let any = DynTensor::from(Tensor::<f64>::scalar(0.0));
+        bad(&|m| drop(m.insert("0.bogus".into(), any.clone())), "name");
+        if stateless {
+            other.load_state_dict(&loaded).unwrap();
+            continue;
+        }
+        let first = loaded.keys().find(|k| k.contains('.')).unwrap().clone();
+        let slot = first.split_once('.').unwrap().1;
+        let out_of_range = format!("7.{slot}");
+        bad(
+            &|m| drop(m.insert(out_of_range.clone(), m[&first].clone())),
+            "index",
+        );
+        let wrong_shape = DynTensor::from(Tensor::<f32>::zeros([5]).unwrap());
+        bad(
+            &|m| drop(m.insert(first.clone(), wrong_shape.clone())),
+            "shape",
+        );
+        let wrong_dtype = DynTensor::from(Tensor::<i64>::zeros([2, 3]).unwrap());
+        bad(
+            &|m| drop(m.insert("0".to_string() + &first[1..], wrong_dtype.clone())),
+            "dtype",
+        );
+        if loaded.contains_key("step") {
+            bad(&|m| drop(m.remove("step")), "missing step");
+            let half = DynTensor::from(Tensor::<f64>::scalar(1.5));
+            bad(
+                &|m| drop(m.insert("step".into(), half.clone())),
+                "fractional step",
+            );
+        }
+        assert!(
+            other
+                .state_dict()
+                .unwrap()
+                .iter()
+                .all(|(k, _)| !k.contains('.')),
+            "{name}: a refused state changed the optimizer"
+        );
+        other.load_state_dict(&loaded).unwrap();
+        for _ in 0..3 {
+            step(&mut opt, &ps);
+            step(&mut other, &qs);
+        }
+        assert_eq!(flat(&ps), flat(&qs), "{name} ({})", T::DTYPE);
+    }
+}
+
+#[test]
+fn optimizer_state_saves_and_loads() {
+    on_every_device!("optimizer_state_saves_and_loads", |dev| {
+        state_round_trips::<f64, _>(&dev);
+        state_round_trips::<f16, _>(&dev); // f32 state beside f16 parameters
+    });
+}
+
 #[test]
 fn gradient_clipping_matches_pytorch() {
     let a = fixture();

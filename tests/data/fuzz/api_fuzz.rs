@@ -714,6 +714,10 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     };
                     opt.step()?;
                     opt.step()?;
+                    // A hostile state: the buffers or the step replaced by an input.
+                    let mut m: std::collections::BTreeMap<String, DynTensor> = opt.state_dict()?.into_iter().collect();
+                    if flag { m.values_mut().for_each(|t| *t = v[1].clone()); } else { m.insert("step".into(), v[1].clone()); }
+                    if opt.load_state_dict(&m).is_ok() { opt.step()?; }
                     opt.zero_grad()?;
                     Ok(vec![p.detach().into()])
                 }
