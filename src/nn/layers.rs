@@ -434,33 +434,3 @@ pub fn cosine_similarity<T: FloatElement, D: Backend>(
     let b = normalize(&v[1], 2.0, axis, eps)?;
     a.try_mul(&b)?.try_sum(&[axis], false)
 }
-
-/// Zeros each element with probability `p` and scales the rest by `1 / (1 - p)` while
-/// `training`; the identity otherwise (PyTorch `dropout`). The mask is drawn from the
-/// library's generator, so `manual_seed` makes it reproducible.
-///
-/// # Errors
-/// `InvalidArgument` for `p` outside `[0, 1]`.
-pub fn dropout<T: FloatElement, D: Backend>(
-    x: &Tensor<T, D>,
-    p: f64,
-    training: bool,
-) -> Result<Tensor<T, D>> {
-    if !(0.0..=1.0).contains(&p) {
-        return Err(Error::InvalidArgument {
-            op: "dropout",
-            msg: format!("p must lie in [0, 1], got {p}"),
-        });
-    }
-    if !training || p == 0.0 {
-        return Ok(x.clone());
-    }
-    if p == 1.0 {
-        return x.try_mul_scalar(T::ZERO);
-    }
-    let keep = Tensor::<f32, D>::rand_on(x.shape().clone(), x.device_handle())?
-        .try_ge_scalar(p as f32)?
-        .try_cast::<T>()?
-        .try_mul_scalar(T::from_f64(1.0 / (1.0 - p)))?;
-    x.try_mul(&keep)
-}

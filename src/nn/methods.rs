@@ -53,6 +53,17 @@ nn_methods! {
         weight: Option<&Tensor<T, D>>, eps: f64);
     /// Dropout with probability `p` while `training`.
     dropout, try_dropout = dropout(p: f64, training: bool);
+    /// Channel dropout of an `(N, C, L)` or `(C, L)` input.
+    dropout1d, try_dropout1d = dropout1d(p: f64, training: bool);
+    /// Channel dropout of an `(N, C, H, W)` (or `(N, C, L)`) input.
+    dropout2d, try_dropout2d = dropout2d(p: f64, training: bool);
+    /// Channel dropout of an `(N, C, D, H, W)` or `(C, D, H, W)` input.
+    dropout3d, try_dropout3d = dropout3d(p: f64, training: bool);
+    /// Alpha dropout (for SELU networks) while `training`.
+    alpha_dropout, try_alpha_dropout = alpha_dropout(p: f64, training: bool);
+    /// Alpha dropout of whole channels of an `(N, C, ...)` input.
+    feature_alpha_dropout, try_feature_alpha_dropout = feature_alpha_dropout(p: f64,
+        training: bool);
     /// 1-d convolution of an `(N, C, L)` input.
     conv1d, try_conv1d = conv1d(weight: &Tensor<T, D>, bias: Option<&Tensor<T, D>>,
         opts: Conv2dOptions);

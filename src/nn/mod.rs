@@ -23,6 +23,7 @@ mod activations;
 mod attention;
 mod bags;
 mod conv;
+mod dropout;
 pub mod init;
 mod layers;
 
@@ -44,9 +45,10 @@ mod volume;
 
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
+pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use layers::{
-    batch_norm, cdist, cosine_similarity, dropout, embedding, group_norm, instance_norm,
-    layer_norm, normalize, pairwise_distance, rms_norm,
+    batch_norm, cdist, cosine_similarity, embedding, group_norm, instance_norm, layer_norm,
+    normalize, pairwise_distance, rms_norm,
 };
 pub use likelihood::{binary_cross_entropy, gaussian_nll_loss, poisson_nll_loss};
 pub use loss::{

@@ -882,3 +882,95 @@ fn more_functional_ops_match_pytorch() {
         &[0.7071067811865475, 0.9999999999999998],
     );
 }
+
+/// The channel and alpha dropouts on every device: whole channels kept (scaled by 1/(1-p))
+/// or zeroed, about a fraction p of them dropped; alpha dropout keeps a standard normal's mean
+/// and variance and gives each element one of its two affine images; the identities (eval,
+/// p = 0), zeros at p = 1, gradients through the mask, and refused shapes and p.
+#[test]
+fn dropout_variants() {
+    on_every_device!("dropout_variants", |dev| {
+        let p = 0.4;
+        let ones = |dims: &[usize]| {
+            Tensor::<f64>::ones(dims.to_vec())
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+        };
+        // (output, elements per channel) for each feature dropout and layout.
+        let cases = [
+            (nn::dropout1d(&ones(&[16, 64, 7]), p, true).unwrap(), 7),
+            (nn::dropout1d(&ones(&[64, 7]), p, true).unwrap(), 7),
+            (nn::dropout2d(&ones(&[8, 64, 5, 3]), p, true).unwrap(), 15),
+            (nn::dropout2d(&ones(&[16, 64, 6]), p, true).unwrap(), 6),
+            (
+                nn::dropout3d(&ones(&[4, 64, 2, 3, 3]), p, true).unwrap(),
+                18,
+            ),
+            (nn::dropout3d(&ones(&[64, 2, 3, 3]), p, true).unwrap(), 18),
+        ];
+        for (k, (y, per)) in cases.iter().enumerate() {
+            let v = crate::common::host_f64s(y);
+            let mut dropped = 0;
+            for ch in v.chunks(*per) {
+                assert!(ch.iter().all(|&e| e == ch[0]), "case {k}: a channel split");
+                assert!(
+                    ch[0] == 0.0 || (ch[0] - 1.0 / (1.0 - p)).abs() < 1e-12,
+                    "case {k}"
+                );
+                dropped += usize::from(ch[0] == 0.0);
+            }
+            let frac = dropped as f64 / (v.len() / per) as f64;
+            assert!((frac - p).abs() < 0.15, "case {k}: dropped {frac}");
+        }
+        // Alpha dropout of a standard normal sample keeps mean 0 and variance 1.
+        let a = 1.0 / ((1.7580993408473766f64.powi(2) * p + 1.0) * (1.0 - p)).sqrt();
+        let (al, n) = (1.7580993408473766, 200_000);
+        let x = Tensor::<f64>::randn([n]).unwrap();
+        let xv = x.to_vec();
+        let y = crate::common::host_f64s(
+            &nn::alpha_dropout(&x.to_device(&dev).unwrap(), p, true).unwrap(),
+        );
+        let mean = y.iter().sum::<f64>() / n as f64;
+        let var = y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+        assert!(
+            mean.abs() < 0.02 && (var - 1.0).abs() < 0.03,
+            "{mean} {var}"
+        );
+        for (&yi, &xi) in y.iter().zip(&xv) {
+            let (kept, gone) = (a * xi + al * a * p, -al * a + al * a * p);
+            assert!(
+                (yi - kept).abs() < 1e-9 || (yi - gone).abs() < 1e-9,
+                "{xi} -> {yi}"
+            );
+        }
+        // feature_alpha_dropout: one draw per (n, c) row.
+        let f = nn::feature_alpha_dropout(&ones(&[32, 16, 10]), p, true).unwrap();
+        for row in crate::common::host_f64s(&f).chunks(10) {
+            assert!(row.iter().all(|&e| e == row[0]));
+        }
+        // Identities, zeros, and the gradient (the mask times 1/(1-p)).
+        let x = ones(&[2, 3, 4, 4]);
+        for d in [nn::dropout2d, nn::alpha_dropout, nn::feature_alpha_dropout] {
+            assert_eq!(d(&x, p, false).unwrap().to_vec(), x.to_vec());
+            assert_eq!(d(&x, 0.0, true).unwrap().to_vec(), x.to_vec());
+            assert!(d(&x, 1.0, true).unwrap().to_vec().iter().all(|&v| v == 0.0));
+            assert!(d(&x, 1.5, true).is_err() && d(&x, f64::NAN, true).is_err());
+        }
+        let leaf = x.detach().with_requires_grad(true).unwrap();
+        let y = nn::dropout2d(&leaf, p, true).unwrap();
+        y.sum(&[], false).backward();
+        assert_eq!(leaf.grad_tensor().unwrap().to_vec(), y.detach().to_vec());
+        // Refused layouts name the op and the shape.
+        let bad = [
+            nn::dropout1d(&ones(&[4]), p, true),
+            nn::dropout2d(&ones(&[4, 4]), p, true),
+            nn::dropout3d(&ones(&[4, 4, 4]), p, true),
+            nn::feature_alpha_dropout(&ones(&[4]), p, true),
+        ];
+        for e in bad {
+            let e = e.unwrap_err().to_string();
+            assert!(e.contains("dropout") && e.contains("shape"), "{e}");
+        }
+    });
+}

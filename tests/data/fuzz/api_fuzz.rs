@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(12);
+            let f = g.n(13);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -824,6 +824,14 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         nn::grid_sample(&x, &grid, gm, gp, u % 2 == 0)?.into(),
                         nn::affine_grid(&theta, size, flag)?.into(),
                     ])
+                }
+                11 => {
+                    let x = f32s(&v[0])?;
+                    let d = [nn::dropout, nn::dropout1d, nn::dropout2d, nn::dropout3d, nn::alpha_dropout, nn::feature_alpha_dropout][pick % 6];
+                    let leaf = x.detach().with_requires_grad(flag)?;
+                    let y = d(&leaf, e1, u % 3 != 0)?;
+                    if flag { y.try_sum(&[], false)?.try_backward()?; }
+                    Ok(vec![y.detach().into()])
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
             })
