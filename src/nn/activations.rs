@@ -1,6 +1,7 @@
 //! More of PyTorch's activations (`hardtanh`, `relu6`, `hardsigmoid`, `hardswish`, `mish`,
-//! `selu`, `celu`, `logsigmoid`, `softsign`, `glu`), each from differentiable ops with
-//! PyTorch's values and gradients, kinks included.
+//! `selu`, `celu`, `logsigmoid`, `softsign`, `glu`, `tanhshrink`, `softshrink`, `hardshrink`,
+//! `threshold`, `rrelu`), each from differentiable ops with PyTorch's values and gradients,
+//! kinks included.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -152,7 +153,89 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         a.try_mul(&b.try_sigmoid()?)
     }
 
+    /// `x - tanh(x)` (PyTorch `tanhshrink`).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_tanhshrink(&self) -> Result<Self> {
+        self.try_sub(&self.try_tanh()?)
+    }
+
+    /// `x - λ` above `λ`, `x + λ` below `-λ`, 0 between (PyTorch `softshrink`, `λ` 0.5 there);
+    /// NaN stays NaN, and the gradient is 0 on `[-λ, λ]`, bounds included.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative or NaN `lambd`.
+    pub fn try_softshrink(&self, lambd: f64) -> Result<Self> {
+        check_lambda("softshrink", lambd)?;
+        let (l, neg) = (T::from_f64(lambd), T::from_f64(-lambd));
+        let high = self.try_gt_scalar(l)?;
+        let low = self.try_lt_scalar(neg)?;
+        let inside = self.try_mul_scalar(T::ZERO)?; // NaN · 0 keeps NaN
+        let lower = Self::try_where(&low, &self.try_add_scalar(l)?, &inside)?;
+        Self::try_where(&high, &self.try_sub_scalar(l)?, &lower)
+    }
+
+    /// `x` where `|x| > λ`, 0 on `[-λ, λ]` (PyTorch `hardshrink`, `λ` 0.5 there); NaN stays
+    /// NaN.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative or NaN `lambd`.
+    pub fn try_hardshrink(&self, lambd: f64) -> Result<Self> {
+        check_lambda("hardshrink", lambd)?;
+        let inside = self
+            .try_ge_scalar(T::from_f64(-lambd))?
+            .try_logical_and(&self.try_le_scalar(T::from_f64(lambd))?)?;
+        Self::try_where(&inside, &Self::scalar_on(T::ZERO, &self.device)?, self)
+    }
+
+    /// `x` above `threshold`, `value` at or below it (PyTorch `threshold`); NaN stays NaN.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_threshold(&self, threshold: f64, value: f64) -> Result<Self> {
+        let below = self.try_le_scalar(T::from_f64(threshold))?;
+        Self::try_where(
+            &below,
+            &Self::scalar_on(T::from_f64(value), &self.device)?,
+            self,
+        )
+    }
+
+    /// The randomized leaky ReLU (PyTorch `rrelu`): `x` above 0, `a·x` at or below, with `a`
+    /// drawn uniformly from `[lower, upper]` for each element while `training` and
+    /// `(lower + upper) / 2` otherwise (PyTorch's defaults are 1/8 and 1/3).
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless `0 <= lower <= upper` (NaN neither).
+    pub fn try_rrelu(&self, lower: f64, upper: f64, training: bool) -> Result<Self> {
+        if !(0.0 <= lower && lower <= upper) {
+            return Err(Error::InvalidArgument {
+                op: "rrelu",
+                msg: format!("needs 0 <= lower <= upper, got lower {lower} and upper {upper}"),
+            });
+        }
+        if !training {
+            return self.try_leaky_relu((lower + upper) / 2.0);
+        }
+        let slope = Tensor::<f32, D>::rand_on(self.shape().clone(), &self.device)?
+            .try_cast::<T>()?
+            .try_mul_scalar(T::from_f64(upper - lower))?
+            .try_add_scalar(T::from_f64(lower))?;
+        Self::try_where(&self.try_gt_scalar(T::ZERO)?, self, &self.try_mul(&slope)?)
+    }
+
     plain_forms! {
+        /// [`Tensor::try_tanhshrink`], panicking with its error.
+        tanhshrink, try_tanhshrink() -> Self;
+        /// [`Tensor::try_softshrink`], panicking with its error.
+        softshrink, try_softshrink(lambd: f64) -> Self;
+        /// [`Tensor::try_hardshrink`], panicking with its error.
+        hardshrink, try_hardshrink(lambd: f64) -> Self;
+        /// [`Tensor::try_threshold`], panicking with its error.
+        threshold, try_threshold(threshold: f64, value: f64) -> Self;
+        /// [`Tensor::try_rrelu`], panicking with its error.
+        rrelu, try_rrelu(lower: f64, upper: f64, training: bool) -> Self;
         /// [`Tensor::try_hardtanh`], panicking with its error.
         hardtanh, try_hardtanh(min_val: f64, max_val: f64) -> Self;
         /// [`Tensor::try_relu6`], panicking with its error.
@@ -173,5 +256,17 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         softsign, try_softsign() -> Self;
         /// [`Tensor::try_glu`], panicking with its error.
         glu, try_glu(axis: i64) -> Self;
+    }
+}
+
+/// Refuses a negative or NaN `λ` (PyTorch: "lambda must be greater or equal to 0").
+fn check_lambda(op: &'static str, lambd: f64) -> Result<()> {
+    if lambd >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            op,
+            msg: format!("lambd must be >= 0, got {lambd}"),
+        })
     }
 }

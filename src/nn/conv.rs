@@ -416,7 +416,10 @@ pub fn avg_pool1d<T: FloatElement, D: Backend>(
 }
 
 /// An `(N, C, L)` input as `(N, C, 1, L)`.
-fn as_2d<T: FloatElement, D: Backend>(op: &'static str, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+pub(super) fn as_2d<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
     if x.ndim() != 3 {
         return Err(Error::InvalidArgument {
             op,

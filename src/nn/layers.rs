@@ -1,5 +1,5 @@
-//! Normalisation, embedding lookup and dropout (PyTorch's `layer_norm`, `rms_norm`,
-//! `embedding`, `dropout`), written from differentiable ops.
+//! Normalisation, embedding lookup and the bilinear form (PyTorch's `layer_norm`, `rms_norm`,
+//! `local_response_norm`, `embedding`, `bilinear`), written from differentiable ops.
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -433,4 +433,92 @@ pub fn cosine_similarity<T: FloatElement, D: Backend>(
     let a = normalize(&v[0], 2.0, axis, eps)?;
     let b = normalize(&v[1], 2.0, axis, eps)?;
     a.try_mul(&b)?.try_sum(&[axis], false)
+}
+
+/// Local response normalisation across channels (PyTorch `local_response_norm`, AlexNet's):
+/// `x / (k + α/n · Σ x²)^β` with the sum over the `n = size` channels from `c - n/2` to
+/// `c + (n-1)/2` (zeros beyond the ends), for an `(N, C, ...)` input of at least 3 dimensions.
+///
+/// # Errors
+/// `InvalidArgument` for fewer than 3 dimensions or `size` 0.
+pub fn local_response_norm<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    size: usize,
+    alpha: f64,
+    beta: f64,
+    k: f64,
+) -> Result<Tensor<T, D>> {
+    if x.ndim() < 3 || size == 0 {
+        return Err(Error::InvalidArgument {
+            op: "local_response_norm",
+            msg: format!(
+                "needs an (N, C, *) input of at least 3 dimensions and size > 0; got shape {} and size {size}",
+                x.shape()
+            ),
+        });
+    }
+    let c = x.dims()[1];
+    let mut pads = vec![(0, 0); x.ndim()];
+    pads[1] = (size / 2, (size - 1) / 2);
+    let sq = x.try_mul(x)?.try_pad(&pads, T::ZERO)?;
+    let mut sum = sq.narrow(1, 0, c)?;
+    for j in 1..size {
+        sum = sum.try_add(&sq.narrow(1, j, c)?)?;
+    }
+    let div = sum
+        .try_mul_scalar(T::from_f64(alpha / size as f64))?
+        .try_add_scalar(T::from_f64(k))?
+        .try_pow(beta)?;
+    x.try_div(&div)
+}
+
+/// `x1ᵀ·W·x2 + b` for each pair of rows (PyTorch `bilinear`): `x1` of shape `(*, in1)`,
+/// `x2` of `(*, in2)` with the same leading shape, `weight` `(out, in1, in2)` and `bias`
+/// `(out,)` give `(*, out)`.
+///
+/// # Errors
+/// `InvalidArgument` naming the shapes when they do not fit together.
+pub fn bilinear<T: FloatElement, D: Backend>(
+    x1: &Tensor<T, D>,
+    x2: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    let (d1, d2, w) = (x1.dims(), x2.dims(), weight.dims());
+    let fits = w.len() == 3
+        && !d1.is_empty()
+        && d1.len() == d2.len()
+        && d1[..d1.len() - 1] == d2[..d2.len() - 1]
+        && d1[d1.len() - 1] == w[1]
+        && d2[d2.len() - 1] == w[2]
+        && bias.is_none_or(|b| b.dims() == [w[0]]);
+    if !fits {
+        return Err(Error::InvalidArgument {
+            op: "bilinear",
+            msg: format!(
+                "needs x1 (*, in1), x2 (*, in2), weight (out, in1, in2) and bias (out,); got {}, {}, {} and {}",
+                x1.shape(),
+                x2.shape(),
+                weight.shape(),
+                bias.map_or("none".to_string(), |b| b.shape().to_string())
+            ),
+        });
+    }
+    let lead = &d1[..d1.len() - 1];
+    let n = crate::shape::numel_of(lead.iter().copied());
+    let a = x1.try_reshape([n, w[1]])?;
+    let b = x2.try_reshape([n, w[2]])?;
+    // (n, in1) · (out, in1, in2) → (out, n, in2); times x2 summed over in2 → (out, n).
+    let y = a
+        .try_matmul(weight)?
+        .try_mul(&b)?
+        .try_sum(&[-1], false)?
+        .t();
+    let y = match bias {
+        Some(b) => y.try_add(b)?,
+        None => y,
+    };
+    let mut dims = lead.to_vec();
+    dims.push(w[0]);
+    y.try_reshape(dims)
 }

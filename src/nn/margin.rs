@@ -1,6 +1,7 @@
 //! Margin and soft-margin losses with PyTorch's definitions (`margin_ranking_loss`,
 //! `hinge_embedding_loss`, `cosine_embedding_loss`, `triplet_margin_loss`, `multi_margin_loss`,
-//! `soft_margin_loss`, `multilabel_soft_margin_loss`), each composed of differentiable ops.
+//! `soft_margin_loss`, `multilabel_soft_margin_loss`, `multilabel_margin_loss`), each composed of
+//! differentiable ops.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -208,5 +209,85 @@ pub fn multilabel_soft_margin_loss<T: FloatElement, D: Backend>(
         .try_rsub_scalar(T::ONE)?
         .try_mul(&input.try_neg()?.try_logsigmoid()?)?;
     let per = pos.try_add(&neg)?.try_neg()?.try_mean(&[-1], false)?;
+    reduce(per, reduction)
+}
+
+/// The multi-label hinge loss (PyTorch `multilabel_margin_loss`): for scores `x` of shape
+/// `(N, C)` (or `(C)`) and a target of the same shape holding each sample's classes followed
+/// by `-1` (the rest is ignored), `Σ_j Σ_{i ∉ targets} max(0, 1 - (x[y_j] - x[i])) / C` per
+/// sample, then reduced. The targets are read back to the host to build the masks.
+///
+/// # Errors
+/// `InvalidArgument` when the shapes differ or are not 1-d/2-d; `Index` for a class outside
+/// `-1..C` (-1 ends a sample's list).
+pub fn multilabel_margin_loss<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "multilabel_margin_loss";
+    if input.dims() != target.dims() || !(1..=2).contains(&input.ndim()) {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "needs scores (N, C) or (C) and a target of the same shape; got {} and {}",
+                input.shape(),
+                target.shape()
+            ),
+        });
+    }
+    let unbatched = input.ndim() == 1;
+    let (x, y) = if unbatched {
+        (input.unsqueeze(0)?, target.unsqueeze(0)?)
+    } else {
+        (input.clone(), target.clone())
+    };
+    let (n, c) = (x.dims()[0], x.dims()[1]);
+    let ys = y.try_to_vec()?;
+    if let Some(&bad) = ys.iter().find(|&&v| v < -1 || v >= c as i64) {
+        return Err(Error::Index {
+            op: OP,
+            index: bad,
+            dim: input.ndim() - 1,
+            size: c,
+            shape: input.shape().clone(),
+        });
+    }
+    // Per sample: the classes before the first -1 (index, valid) padded to the longest, and
+    // whether each class is a target.
+    let rows = (0..n).map(|r| {
+        let row = &ys[r * c..(r + 1) * c];
+        &row[..row.iter().position(|&v| v < 0).unwrap_or(c)]
+    });
+    // Fallibly: an empty input may have a huge N.
+    let lists: Vec<&[i64]> = crate::alloc::collect(OP, n, rows)?;
+    let k = lists.iter().map(|l| l.len()).max().unwrap_or(0);
+    let mut idx = crate::alloc::try_vec(OP, n * k, 0i64)?;
+    let mut valid = crate::alloc::try_vec(OP, n * k, T::ZERO)?;
+    let mut other = crate::alloc::try_vec(OP, n * c, T::ONE)?;
+    for (r, l) in lists.iter().enumerate() {
+        for (j, &cls) in l.iter().enumerate() {
+            idx[r * k + j] = cls;
+            valid[r * k + j] = T::ONE;
+            other[r * c + cls as usize] = T::ZERO;
+        }
+    }
+    let dev = x.device_handle();
+    let idx = Tensor::from_vec_on(idx, [n, k], dev)?;
+    let valid = Tensor::from_vec_on(valid, [n, k, 1], dev)?;
+    let other = Tensor::from_vec_on(other, [n, 1, c], dev)?;
+    // margins[r, j, i] = max(0, 1 - x[r, y_j] + x[r, i]) over target j and non-target i.
+    let xt = x.try_gather(1, &idx)?.unsqueeze(2)?;
+    let m = hinge(&x.unsqueeze(1)?.try_sub(&xt)?.try_add_scalar(T::ONE)?)?;
+    let per = m
+        .try_mul(&valid)?
+        .try_mul(&other)?
+        .try_sum(&[1, 2], false)?
+        .try_div_scalar(T::from_f64(c as f64))?;
+    let per = if unbatched {
+        per.try_reshape([0usize; 0])?
+    } else {
+        per
+    };
     reduce(per, reduction)
 }

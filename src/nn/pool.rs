@@ -1,7 +1,8 @@
 //! Pooling with indices and its inverse (PyTorch `max_pool2d(return_indices=True)`,
 //! `max_unpool2d`) and adaptive max pooling (`adaptive_max_pool2d`). The maximum of each
 //! window is picked by `argmax` and `gather`, so the gradient reaches one element per window
-//! (the first maximum, as PyTorch's), on every device.
+//! (the first maximum, as PyTorch's), on every device. Also the power-average pools
+//! (`lp_pool1d`, `lp_pool2d`) and the 1-d adaptive pools, through the 2-d ones.
 
 use super::conv::{check_pool, windows};
 use crate::backend::Backend;
@@ -197,4 +198,79 @@ pub fn adaptive_max_pool2d<T: FloatElement, D: Backend>(
         .permute(&[0, 1, 2, 4, 3, 5])?
         .try_reshape([n, c, oh, ow, lh * lw])?;
     pick(&win, &win.try_argmax(&[-1], true)?)
+}
+
+/// The power-average pool of an `(N, C, H, W)` input (PyTorch `lp_pool2d`, no padding):
+/// `(Σ_window x^p)^(1/p)`, computed as PyTorch does, `(sign(a)·relu(|a|)·kh·kw)^(1/p)` with `a`
+/// the window means of `x^p` (so a window of negative values with an odd `p` gives NaN there
+/// too, and the gradient at a zero sum is PyTorch's).
+///
+/// # Errors
+/// As [`avg_pool2d`](super::avg_pool2d).
+pub fn lp_pool2d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    norm_type: f64,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+) -> Result<Tensor<T, D>> {
+    let a = super::avg_pool2d(&x.try_pow(norm_type)?, kernel, stride, (0, 0))
+        .map_err(|e| e.invalid_named("lp_pool2d"))?;
+    lp_finish(&a, norm_type, kernel.0 * kernel.1)
+}
+
+/// [`lp_pool2d`] of an `(N, C, L)` input (PyTorch `lp_pool1d`).
+///
+/// # Errors
+/// As [`avg_pool1d`](super::avg_pool1d).
+pub fn lp_pool1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    norm_type: f64,
+    kernel: usize,
+    stride: usize,
+) -> Result<Tensor<T, D>> {
+    let a = super::avg_pool1d(&x.try_pow(norm_type)?, kernel, stride, 0)
+        .map_err(|e| e.invalid_named("lp_pool1d"))?;
+    lp_finish(&a, norm_type, kernel)
+}
+
+/// `(sign(a)·relu(|a|)·count)^(1/p)`, PyTorch's last step of `lp_pool`.
+fn lp_finish<T: FloatElement, D: Backend>(
+    a: &Tensor<T, D>,
+    p: f64,
+    count: usize,
+) -> Result<Tensor<T, D>> {
+    a.try_sign()?
+        .try_mul(&a.try_abs()?.try_relu()?)?
+        .try_mul_scalar(T::from_f64(count as f64))?
+        .try_pow(1.0 / p)
+}
+
+/// [`adaptive_max_pool2d`] of an `(N, C, L)` input to `(N, C, out)` (PyTorch
+/// `adaptive_max_pool1d`).
+///
+/// # Errors
+/// As [`adaptive_max_pool2d`], for a non-3-d input too.
+pub fn adaptive_max_pool1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: usize,
+) -> Result<Tensor<T, D>> {
+    let x = super::conv::as_2d("adaptive_max_pool1d", x)?;
+    adaptive_max_pool2d(&x, (1, output_size))
+        .map_err(|e| e.invalid_named("adaptive_max_pool1d"))?
+        .squeeze_dims(&[2])
+}
+
+/// [`adaptive_avg_pool2d`](super::adaptive_avg_pool2d) of an `(N, C, L)` input to
+/// `(N, C, out)` (PyTorch `adaptive_avg_pool1d`).
+///
+/// # Errors
+/// As [`adaptive_avg_pool2d`](super::adaptive_avg_pool2d), for a non-3-d input too.
+pub fn adaptive_avg_pool1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: usize,
+) -> Result<Tensor<T, D>> {
+    let x = super::conv::as_2d("adaptive_avg_pool1d", x)?;
+    super::adaptive_avg_pool2d(&x, (1, output_size))
+        .map_err(|e| e.invalid_named("adaptive_avg_pool1d"))?
+        .squeeze_dims(&[2])
 }

@@ -171,3 +171,30 @@ pub fn prelu<T: FloatElement, D: Backend>(
     let zero = Tensor::scalar_on(T::ZERO, x.device_handle())?;
     Tensor::try_where(&x.try_gt(&zero)?, x, &x.try_mul(&w)?)
 }
+
+/// Interleaves the channels of an `(N, C, ...)` input from `groups` groups (PyTorch
+/// `channel_shuffle`, ShuffleNet's): `(N, g, C/g, ...)` transposed to `(N, C/g, g, ...)`.
+///
+/// # Errors
+/// `InvalidArgument` for fewer than 3 dimensions, `groups` 0, or `C` not divisible by
+/// `groups`.
+pub fn channel_shuffle<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    groups: usize,
+) -> Result<Tensor<T, D>> {
+    let dims = x.dims();
+    if dims.len() < 3 || groups == 0 || !dims[1].is_multiple_of(groups) {
+        return Err(Error::InvalidArgument {
+            op: "channel_shuffle",
+            msg: format!(
+                "needs an (N, C, *) input with C divisible by groups > 0; got shape {} and {groups} groups",
+                x.shape()
+            ),
+        });
+    }
+    let mut split = vec![dims[0], groups, dims[1] / groups];
+    split.extend_from_slice(&dims[2..]);
+    x.try_reshape(split)?
+        .transpose(1, 2)?
+        .try_reshape(dims.to_vec())
+}

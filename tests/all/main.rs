@@ -27,6 +27,7 @@ mod linalg;
 mod literals;
 mod more_ops;
 mod nn;
+mod nn_functional;
 mod nn_init;
 mod nn_seq;
 mod numeric_search;

@@ -638,7 +638,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             use typed_tensor::nn::{self, init, AttentionOptions, AttnMask, CellWeights};
             use typed_tensor::ops::pad::PadMode;
             use typed_tensor::optim::*;
-            let f = g.n(13);
+            let f = g.n(14);
             let b = g.like(&a);
             let c = g.like(&a);
             let mask = g.tensor_of(Dtype::Bool, &a.shape().dims().to_vec());
@@ -832,6 +832,28 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let y = d(&leaf, e1, u % 3 != 0)?;
                     if flag { y.try_sum(&[], false)?.try_backward()?; }
                     Ok(vec![y.detach().into()])
+                }
+                12 => {
+                    let x = f32s(&v[0])?;
+                    let y = f32s(&v[1])?;
+                    let z = f32s(&v[2])?;
+                    let leaf = x.detach().with_requires_grad(flag)?;
+                    let out = match pick {
+                        0 => leaf.try_softshrink(e1)?.try_add(&leaf.try_hardshrink(e2)?)?.try_add(&leaf.try_threshold(e1, e2)?)?,
+                        1 => leaf.try_rrelu(e1, e2, flag)?.try_add(&leaf.try_tanhshrink()?)?,
+                        2 => nn::local_response_norm(&leaf, u, e1, e2, e3)?,
+                        3 => nn::lp_pool2d(&leaf, e1, (u, 1 + pick % 3), (1 + u % 2, g_u(u)))?,
+                        4 => nn::lp_pool1d(&leaf, e1, u, g_u(u))?.try_add(&nn::adaptive_avg_pool1d(&leaf, u)?)?,
+                        5 => nn::adaptive_max_pool1d(&leaf, u)?,
+                        6 => nn::channel_shuffle(&leaf, u)?,
+                        7 => nn::bilinear(&leaf, &y, &z, if flag { Some(&y) } else { None })?,
+                        _ => {
+                            let t = v[3].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                            nn::multilabel_margin_loss(&leaf, &t, nn::Reduction::Mean)?
+                        }
+                    };
+                    if flag { out.try_sum(&[], false)?.try_backward()?; }
+                    Ok(vec![out.detach().into()])
                 }
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
             })
