@@ -80,6 +80,9 @@ pub(super) fn export<T: FloatElement, D: Backend>(
     Ok(out)
 }
 
+/// An optimizer's state checked for loading: one `Slots` per slot name, one value per counter.
+pub(super) type Loaded<T, D> = (Vec<Slots<T, D>>, Vec<f64>);
+
 /// The slots (in `slot_names` order) and counter values (in `counter_names` order) that
 /// `state` holds for `params`, each buffer checked against its parameter's shape and copied
 /// to its device; nothing of the optimizer changes until all of it is checked.
@@ -88,7 +91,7 @@ pub(super) fn import<T: FloatElement, D: Backend>(
     slot_names: &[&str],
     counter_names: &[&str],
     state: &BTreeMap<String, DynTensor>,
-) -> Result<(Vec<Slots<T, D>>, Vec<f64>)> {
+) -> Result<Loaded<T, D>> {
     let mut slots: Vec<Slots<T, D>> = slot_names
         .iter()
         .map(|_| vec![None; params.len()])
