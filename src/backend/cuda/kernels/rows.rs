@@ -31,6 +31,26 @@ fn opt<'a, T: FloatElement>(t: Option<&'a Tensor<T, Cuda>>) -> [Arg<'a>; 2] {
 }
 
 impl<T: FloatElement> Tensor<T, Cuda> {
+    /// Runs a `(rows, len, off, in, out)` row kernel over this contiguous tensor's rows of
+    /// `len` into a new buffer of `n` elements.
+    fn plain_rows(&self, root: &str, len: usize, n: usize) -> Result<CudaStorage<T>> {
+        let out: CudaStorage<T> = empty(&self.device, n)?;
+        let rows = self.numel() / len;
+        launch_rows::<T>(
+            &self.device,
+            root,
+            rows,
+            &[
+                Arg::U64(rows as u64),
+                Arg::U64(len as u64),
+                Arg::I64(self.layout.offset as i64),
+                Arg::Buf(&self.storage.buf),
+                Arg::Buf(&out.buf),
+            ],
+        )?;
+        Ok(out)
+    }
+
     /// `softmax` over the last axis of a non-empty f32/f64 tensor.
     pub(crate) fn cuda_softmax_last(&self) -> Result<Option<Self>> {
         let len = self.dims().last().copied().unwrap_or(0);
@@ -38,20 +58,7 @@ impl<T: FloatElement> Tensor<T, Cuda> {
             return Ok(None);
         }
         let x = self.try_contiguous()?;
-        let out: CudaStorage<T> = empty(&x.device, x.numel())?;
-        let rows = x.numel() / len;
-        launch_rows::<T>(
-            &x.device,
-            "softmax_rows",
-            rows,
-            &[
-                Arg::U64(rows as u64),
-                Arg::U64(len as u64),
-                Arg::I64(x.layout.offset as i64),
-                Arg::Buf(&x.storage.buf),
-                Arg::Buf(&out.buf),
-            ],
-        )?;
+        let out = x.plain_rows("softmax_rows", len, x.numel())?;
         Ok(Some(Tensor::from_storage(
             out,
             x.shape().clone(),
@@ -70,20 +77,7 @@ impl<T: FloatElement> Tensor<T, Cuda> {
         // Fits: the product of a non-empty tensor's dims is its element count.
         let len: usize = self.dims()[first..].iter().product();
         let x = self.try_contiguous()?;
-        let rows = x.numel() / len;
-        let out: CudaStorage<T> = empty(&x.device, rows)?;
-        launch_rows::<T>(
-            &x.device,
-            "logsumexp_rows",
-            rows,
-            &[
-                Arg::U64(rows as u64),
-                Arg::U64(len as u64),
-                Arg::I64(x.layout.offset as i64),
-                Arg::Buf(&x.storage.buf),
-                Arg::Buf(&out.buf),
-            ],
-        )?;
+        let out = x.plain_rows("logsumexp_rows", len, x.numel() / len)?;
         let dims = x.dims();
         let dims: Vec<usize> = if keepdim {
             (dims.iter().enumerate())
