@@ -65,7 +65,7 @@ pub use pool::{
 };
 pub use rearrange::{channel_shuffle, one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
-pub use resample::{Interpolation, conv_transpose2d, fold, interpolate, unfold};
+pub use resample::{Interpolation, conv_transpose1d, conv_transpose2d, fold, interpolate, unfold};
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use volume::{Conv3dOptions, avg_pool3d, conv3d, max_pool3d};
 

@@ -73,6 +73,42 @@ fn pad_or_crop<T: FloatElement, D: Backend>(
     padded.narrow(axis as i64, (-before).max(0) as usize, keep as usize)
 }
 
+/// The transposed 1-d convolution (PyTorch `conv_transpose1d`): `x` `(N, C, L)`, `weight`
+/// `(C, O / groups, k)`, `bias` `(O,)`; the options' second components apply (`stride.1`,
+/// `padding.1`, `dilation.1`), and the output is `(N, O, (L - 1)·s - 2·p + d·(k - 1) +
+/// output_padding + 1)`. It is [`conv_transpose2d`] over a height of 1.
+///
+/// # Errors
+/// As [`conv_transpose2d`], for inputs that are not 3-d too.
+pub fn conv_transpose1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+    opts: Conv2dOptions,
+    output_padding: usize,
+) -> Result<Tensor<T, D>> {
+    if x.ndim() != 3 || weight.ndim() != 3 {
+        return Err(Error::InvalidArgument {
+            op: "conv_transpose1d",
+            msg: format!(
+                "expects an (N, C, L) input and a (C, O / groups, k) weight, got {} and {}",
+                x.shape(),
+                weight.shape()
+            ),
+        });
+    }
+    let opts = Conv2dOptions {
+        stride: (1, opts.stride.1),
+        padding: (0, opts.padding.1),
+        dilation: (1, opts.dilation.1),
+        groups: opts.groups,
+    };
+    let (x, w) = (x.unsqueeze(2)?, weight.unsqueeze(2)?);
+    conv_transpose2d(&x, &w, bias, opts, (0, output_padding))
+        .map_err(|e| e.invalid_named("conv_transpose1d"))?
+        .squeeze_dims(&[2])
+}
+
 /// The transposed 2-d convolution (PyTorch `conv_transpose2d`): `x` `(N, C, H, W)`, `weight`
 /// `(C, O / groups, kh, kw)`, `bias` `(O,)`; the output is `(N, O, oh, ow)` with
 /// `oh = (H - 1)·sh - 2·ph + dh·(kh - 1) + output_padding.0 + 1` (the width likewise). It is

@@ -1,8 +1,8 @@
 //! More of PyTorch's `nn.functional` against PyTorch 2.15 (`tests/data/torch_grads/
 //! functional.npz`, made by `make/functional.py`): the shrink activations, `threshold`,
 //! `rrelu`, `local_response_norm`, the power-average and 1-d adaptive pools,
-//! `channel_shuffle`, `bilinear` and `multilabel_margin_loss`, values and gradients (kinks
-//! included) in f64 on every device.
+//! `channel_shuffle`, `bilinear`, `multilabel_margin_loss` and `conv_transpose1d`, values and
+//! gradients (kinks included) in f64 on every device.
 
 use crate::common::{assert_close, host_f64s};
 use std::collections::BTreeMap;
@@ -113,6 +113,18 @@ fn more_functional_matches_pytorch() {
         check(&a, "bilinear", d, |x| {
             nn::bilinear(&x[0], &x[1], &x[2], Some(&x[3])).unwrap()
         });
+        let ct = nn::Conv2dOptions {
+            stride: (1, 2),
+            padding: (0, 1),
+            dilation: (1, 2),
+            groups: 2,
+        };
+        check(&a, "ct1", d, |x| {
+            nn::conv_transpose1d(&x[0], &x[1], Some(&x[2]), ct, 1).unwrap()
+        });
+        check(&a, "ct1_plain", d, |x| {
+            nn::conv_transpose1d(&x[0], &x[1], None, nn::Conv2dOptions::default(), 0).unwrap()
+        });
         let target = |k: &str| {
             a[k].clone()
                 .downcast::<i64, Cpu>()
@@ -165,6 +177,7 @@ fn more_functional_randomness_and_refusals() {
         nn::channel_shuffle(&m.unsqueeze(0).unwrap(), 3).unwrap_err(),
         nn::channel_shuffle(&m.unsqueeze(0).unwrap(), 0).unwrap_err(),
         nn::bilinear(&m, &m, &Tensor::zeros([3, 4, 5]).unwrap(), None).unwrap_err(),
+        nn::conv_transpose1d(&m, &m, None, nn::Conv2dOptions::default(), 0).unwrap_err(),
         nn::multilabel_margin_loss(&m, &Tensor::<i64>::zeros([2, 3]).unwrap(), Reduction::Mean)
             .unwrap_err(),
         nn::multilabel_margin_loss(
@@ -178,7 +191,7 @@ fn more_functional_randomness_and_refusals() {
         let s = e.to_string();
         assert!(
             [
-                "shrink", "rrelu", "norm", "pool", "shuffle", "bilinear", "margin"
+                "shrink", "rrelu", "norm", "pool", "shuffle", "bilinear", "margin", "conv"
             ]
             .iter()
             .any(|w| s.contains(w)),

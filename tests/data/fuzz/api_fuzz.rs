@@ -845,7 +845,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         3 => nn::lp_pool2d(&leaf, e1, (u, 1 + pick % 3), (1 + u % 2, g_u(u)))?,
                         4 => nn::lp_pool1d(&leaf, e1, u, g_u(u))?.try_add(&nn::adaptive_avg_pool1d(&leaf, u)?)?,
                         5 => nn::adaptive_max_pool1d(&leaf, u)?,
-                        6 => nn::channel_shuffle(&leaf, u)?,
+                        6 => nn::channel_shuffle(&leaf, u)?.try_sum(&[], false)?.try_add(
+                            &nn::conv_transpose1d(&leaf, &y, None, nn::Conv2dOptions { stride: (1, 1 + u % 3), padding: (0, g_u(u)), dilation: (1, 1 + pick % 2), groups: 1 + u % 2 }, u % 2)?.try_sum(&[], false)?)?,
                         7 => nn::bilinear(&leaf, &y, &z, if flag { Some(&y) } else { None })?,
                         _ => {
                             let t = v[3].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;

@@ -1,5 +1,6 @@
 # PyTorch 2.15's tanhshrink, softshrink, hardshrink, threshold, rrelu (eval), local_response_norm,
-# lp_pool1d/2d, adaptive_avg/max_pool1d, channel_shuffle, bilinear and multilabel_margin_loss:
+# lp_pool1d/2d, adaptive_avg/max_pool1d, channel_shuffle, bilinear, multilabel_margin_loss and
+# conv_transpose1d:
 # values and gradients (of sum(y * w) for a random w), for tests/all/nn_seq.rs. Writes
 # tests/data/torch_grads/functional.npz. Run: python functional.py OUT.
 import sys
@@ -55,4 +56,9 @@ xm = torch.randn(4, 5, generator=g)
 case("mlm_none", lambda t, c: F.multilabel_margin_loss(t, c, reduction="none"), xm, y)
 case("mlm_mean", lambda t, c: F.multilabel_margin_loss(t, c), xm, y)
 case("mlm_1d", lambda t, c: F.multilabel_margin_loss(t, c, reduction="sum"), xm[0], y[0])
+case("ct1", lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1,
+                                                groups=2, dilation=2),
+     torch.randn(2, 4, 5, generator=g), torch.randn(4, 3, 3, generator=g), torch.randn(6, generator=g))
+case("ct1_plain", lambda x, w: F.conv_transpose1d(x, w), torch.randn(1, 2, 4, generator=g),
+     torch.randn(2, 3, 2, generator=g))
 np.savez(sys.argv[1], **out)
