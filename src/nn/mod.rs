@@ -41,6 +41,7 @@ mod rearrange;
 mod recurrent;
 mod resample;
 mod sample;
+mod sequence;
 mod volume;
 
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
@@ -67,6 +68,7 @@ pub use rearrange::{channel_shuffle, one_hot, pixel_shuffle, pixel_unshuffle, pr
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
 pub use resample::{Interpolation, conv_transpose1d, conv_transpose2d, fold, interpolate, unfold};
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
+pub use sequence::{RnnMode, RnnOptions, RnnOutput, rnn};
 pub use volume::{Conv3dOptions, avg_pool3d, conv3d, max_pool3d};
 
 use crate::backend::Backend;

@@ -198,6 +198,12 @@ fn more_functional_randomness_and_refusals() {
             "{s}"
         );
     }
+    // A window wider than the channels covers them all, at the cost of 2·C + 1 slices (a
+    // size of usize::MAX looped for ever before; found by the fuzzer).
+    let c3 = Tensor::<f64>::from_vec(vec![1.0, 2.0, 3.0], [1, 3, 1]).unwrap();
+    let y = nn::local_response_norm(&c3, usize::MAX, 1e18, 1.0, 1.0).unwrap();
+    let div = 1.0 + 1e18 / usize::MAX as f64 * 14.0;
+    assert_close(&y.to_vec(), &[1.0 / div, 2.0 / div, 3.0 / div], 1e-12);
     // An empty input with 2^40 samples is refused, not an abort (found by the fuzzer).
     let huge = Tensor::<f64>::from_vec(vec![], [1 << 40, 0]).unwrap();
     let empty_t = Tensor::<i64>::from_vec(vec![], [1 << 40, 0]).unwrap();
@@ -206,4 +212,166 @@ fn more_functional_randomness_and_refusals() {
     let none = Tensor::<i64>::full([1, 4], -1).unwrap();
     let l = nn::multilabel_margin_loss(&m.narrow(0, 0, 1).unwrap(), &none, Reduction::Sum);
     assert_eq!(l.unwrap().to_vec(), [0.0]);
+}
+
+/// Multi-layer, bidirectional, batch-first and unbatched recurrent networks against PyTorch's
+/// `nn.LSTM`, `nn.GRU` and `nn.RNN` (`rnn.npz`, made by `make/rnn.py`): outputs, final states
+/// and the gradients to the input, the initial states and every weight.
+#[test]
+fn recurrent_networks_match_pytorch() {
+    use nn::{CellWeights, RnnMode, RnnOptions, rnn};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let a = load_npz(format!("{dir}/rnn.npz")).unwrap();
+    on_every_device!("recurrent_networks_match_pytorch", |dev| {
+        let cases = [
+            ("lstm", RnnMode::Lstm, 2, true, true),
+            ("gru", RnnMode::Gru, 1, false, false),
+            ("relu", RnnMode::Relu, 2, false, false),
+            ("tanh", RnnMode::Tanh, 1, true, false),
+        ];
+        for (name, mode, layers, bidirectional, batch_first) in cases {
+            let leaf = |k: &str| -> Option<Tensor<f64, _>> {
+                let k = format!("{name}_{k}");
+                a.contains_key(&k)
+                    .then(|| on(&a, &k, &dev).with_requires_grad(true).unwrap())
+            };
+            let (x, h0, c0) = (leaf("x").unwrap(), leaf("h0"), leaf("c0"));
+            let suffixes: Vec<String> = (0..layers)
+                .flat_map(|l| {
+                    let dirs: &[&str] = if bidirectional {
+                        &["", "_reverse"]
+                    } else {
+                        &[""]
+                    };
+                    dirs.iter().map(move |d| format!("l{l}{d}"))
+                })
+                .collect();
+            let params: Vec<[Option<Tensor<f64, _>>; 4]> = suffixes
+                .iter()
+                .map(|s| {
+                    ["weight_ih", "weight_hh", "bias_ih", "bias_hh"]
+                        .map(|p| leaf(&format!("{p}_{s}")))
+                })
+                .collect();
+            let weights: Vec<CellWeights<'_, f64, _>> = params
+                .iter()
+                .map(|p| CellWeights {
+                    w_ih: p[0].as_ref().unwrap(),
+                    w_hh: p[1].as_ref().unwrap(),
+                    b_ih: p[2].as_ref(),
+                    b_hh: p[3].as_ref(),
+                })
+                .collect();
+            let opts = RnnOptions {
+                num_layers: layers,
+                bidirectional,
+                batch_first,
+            };
+            let r = rnn(mode, &x, h0.as_ref(), c0.as_ref(), &weights, opts).unwrap();
+            let outs = [Some(r.output), Some(r.h_n), r.c_n];
+            let mut loss: Option<Tensor<f64, _>> = None;
+            for (k, o) in outs.iter().enumerate() {
+                let Some(o) = o else { continue };
+                assert_close(
+                    &host_f64s(&o.detach()),
+                    &want(&a, &format!("{name}_out{k}")),
+                    1e-12,
+                );
+                let term = o
+                    .mul(&on(&a, &format!("{name}_w{k}"), &dev))
+                    .sum(&[], false);
+                loss = Some(match loss {
+                    Some(l) => l.add(&term),
+                    None => term,
+                });
+            }
+            loss.unwrap().backward();
+            let grad = |t: &Tensor<f64, _>, k: &str| {
+                let g = host_f64s(&t.grad_tensor().unwrap());
+                assert_close(&g, &want(&a, &format!("{name}_{k}")), 1e-11);
+            };
+            grad(&x, "gx");
+            for (s, label) in [(&h0, "gh0"), (&c0, "gc0")] {
+                if let Some(s) = s {
+                    grad(s, label);
+                }
+            }
+            for (p, s) in params.iter().zip(&suffixes) {
+                let names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"];
+                for (t, n) in p.iter().zip(names) {
+                    if let Some(t) = t {
+                        grad(t, &format!("g_{n}_{s}"));
+                    }
+                }
+            }
+        }
+    });
+    // Refusals name the op.
+    let x = Tensor::<f64>::zeros([3, 2, 4]).unwrap();
+    let (wi, wh) = (
+        Tensor::<f64>::zeros([5, 4]).unwrap(),
+        Tensor::<f64>::zeros([5, 5]).unwrap(),
+    );
+    let w = CellWeights {
+        w_ih: &wi,
+        w_hh: &wh,
+        b_ih: None,
+        b_hh: None,
+    };
+    let one = RnnOptions::default();
+    let two = RnnOptions {
+        num_layers: 2,
+        ..one
+    };
+    let h_bad = Tensor::<f64>::zeros([1, 2, 4]).unwrap();
+    let errs = [
+        rnn(RnnMode::Tanh, &x, None, None, &[w, w], one).unwrap_err(),
+        rnn(RnnMode::Tanh, &x, None, None, &[w], two).unwrap_err(),
+        rnn(
+            RnnMode::Tanh,
+            &x.narrow(0, 0, 0).unwrap(),
+            None,
+            None,
+            &[w],
+            one,
+        )
+        .unwrap_err(),
+        rnn(RnnMode::Tanh, &x, Some(&h_bad), None, &[w], one).unwrap_err(),
+        rnn(RnnMode::Gru, &x, None, Some(&h_bad), &[w], one).unwrap_err(),
+        rnn(RnnMode::Lstm, &x, None, None, &[w], one).unwrap_err(),
+        rnn(
+            RnnMode::Tanh,
+            &x.unsqueeze(0).unwrap(),
+            None,
+            None,
+            &[w],
+            one,
+        )
+        .unwrap_err(),
+    ];
+    for e in errs {
+        let s = e.to_string();
+        assert!(s.contains("rnn") || s.contains("cell"), "{s}");
+    }
+    let r = rnn(RnnMode::Tanh, &x, None, None, &[w], one).unwrap();
+    assert_eq!(
+        (r.output.dims(), r.h_n.dims()),
+        (&[3, 2, 5][..], &[1, 2, 5][..])
+    );
+    // An empty batch: empty outputs, the weights still checked; a sequence of 2^40 empty
+    // steps is refused before the loop (its output would not fit), not run.
+    let empty = Tensor::<f64>::zeros([3, 0, 4]).unwrap();
+    let r = rnn(RnnMode::Tanh, &empty, None, None, &[w], one).unwrap();
+    assert_eq!(
+        (r.output.dims(), r.h_n.dims()),
+        (&[3, 0, 5][..], &[1, 0, 5][..])
+    );
+    let wrong = CellWeights { w_ih: &wh, ..w };
+    assert!(rnn(RnnMode::Tanh, &empty, None, None, &[wrong], one).is_err());
+    let (wi0, long) = (
+        Tensor::<f64>::zeros([5, 0]).unwrap(),
+        Tensor::<f64>::from_vec(vec![], [1 << 40, 1, 0]).unwrap(),
+    );
+    let w0 = CellWeights { w_ih: &wi0, ..w };
+    assert!(rnn(RnnMode::Tanh, &long, None, None, &[w0], one).is_err());
 }
