@@ -238,11 +238,24 @@ pub fn conv1d<T: FloatElement, D: Backend>(
     bias: Option<&Tensor<T, D>>,
     opts: Conv2dOptions,
 ) -> Result<Tensor<T, D>> {
+    let (x, w, opts) = as_height_1("conv1d", x, weight, "(O, C / groups, k)", opts)?;
+    conv2d(&x, &w, bias, opts)?.squeeze_dims(&[2])
+}
+
+/// A 1-d convolution's `(N, C, L)` input and 3-d weight as 2-d ones of height 1, with the
+/// options' second components only.
+pub(super) fn as_height_1<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    weight_layout: &str,
+    opts: Conv2dOptions,
+) -> Result<(Tensor<T, D>, Tensor<T, D>, Conv2dOptions)> {
     if x.ndim() != 3 || weight.ndim() != 3 {
         return Err(Error::InvalidArgument {
-            op: "conv1d",
+            op,
             msg: format!(
-                "expects an (N, C, L) input and an (O, C / groups, k) weight, got {} and {}",
+                "expects an (N, C, L) input and a {weight_layout} weight, got {} and {}",
                 x.shape(),
                 weight.shape()
             ),
@@ -254,7 +267,7 @@ pub fn conv1d<T: FloatElement, D: Backend>(
         dilation: (1, opts.dilation.1),
         groups: opts.groups,
     };
-    conv2d(&x.unsqueeze(2)?, &weight.unsqueeze(2)?, bias, opts)?.squeeze_dims(&[2])
+    Ok((x.unsqueeze(2)?, weight.unsqueeze(2)?, opts))
 }
 
 /// The dimensions of a pooling input, after PyTorch's checks: 4-d, and padding at most half

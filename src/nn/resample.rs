@@ -87,23 +87,8 @@ pub fn conv_transpose1d<T: FloatElement, D: Backend>(
     opts: Conv2dOptions,
     output_padding: usize,
 ) -> Result<Tensor<T, D>> {
-    if x.ndim() != 3 || weight.ndim() != 3 {
-        return Err(Error::InvalidArgument {
-            op: "conv_transpose1d",
-            msg: format!(
-                "expects an (N, C, L) input and a (C, O / groups, k) weight, got {} and {}",
-                x.shape(),
-                weight.shape()
-            ),
-        });
-    }
-    let opts = Conv2dOptions {
-        stride: (1, opts.stride.1),
-        padding: (0, opts.padding.1),
-        dilation: (1, opts.dilation.1),
-        groups: opts.groups,
-    };
-    let (x, w) = (x.unsqueeze(2)?, weight.unsqueeze(2)?);
+    let (x, w, opts) =
+        super::conv::as_height_1("conv_transpose1d", x, weight, "(C, O / groups, k)", opts)?;
     conv_transpose2d(&x, &w, bias, opts, (0, output_padding))
         .map_err(|e| e.invalid_named("conv_transpose1d"))?
         .squeeze_dims(&[2])
