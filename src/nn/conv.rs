@@ -242,6 +242,9 @@ pub fn conv1d<T: FloatElement, D: Backend>(
     conv2d(&x, &w, bias, opts)?.squeeze_dims(&[2])
 }
 
+/// A 1-d convolution as a 2-d one: input, weight and options.
+pub(super) type Height1<T, D> = (Tensor<T, D>, Tensor<T, D>, Conv2dOptions);
+
 /// A 1-d convolution's `(N, C, L)` input and 3-d weight as 2-d ones of height 1, with the
 /// options' second components only.
 pub(super) fn as_height_1<T: FloatElement, D: Backend>(
@@ -250,7 +253,7 @@ pub(super) fn as_height_1<T: FloatElement, D: Backend>(
     weight: &Tensor<T, D>,
     weight_layout: &str,
     opts: Conv2dOptions,
-) -> Result<(Tensor<T, D>, Tensor<T, D>, Conv2dOptions)> {
+) -> Result<Height1<T, D>> {
     if x.ndim() != 3 || weight.ndim() != 3 {
         return Err(Error::InvalidArgument {
             op,
