@@ -46,15 +46,12 @@ fn check_affine<T: FloatElement, D: Backend>(
     Ok(())
 }
 
-/// Applies the optional affine `weight` and `bias`, each of `normalized_shape` (as PyTorch).
+/// Applies the optional affine `weight` and `bias` (shapes checked by [`check_affine`]).
 fn affine<T: FloatElement, D: Backend>(
-    op: &'static str,
     y: Tensor<T, D>,
-    normalized_shape: &[usize],
     weight: Option<&Tensor<T, D>>,
     bias: Option<&Tensor<T, D>>,
 ) -> Result<Tensor<T, D>> {
-    check_affine(op, normalized_shape, weight, bias)?;
     let y = match weight {
         Some(w) => y.try_mul(w)?,
         None => y,
@@ -104,7 +101,7 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
         centred.try_div(&var.try_add_scalar(F::from_f64(eps))?.try_sqrt()?)
     }
     let y = super::in_f32(x, |v| norm(v, &axes, eps), |v| norm(v, &axes, eps))?;
-    affine("layer_norm", y, normalized_shape, weight, bias)
+    affine(y, weight, bias)
 }
 
 /// `x / sqrt(mean(x²) + eps) · weight` over the trailing `normalized_shape` dimensions
@@ -119,6 +116,7 @@ pub fn rms_norm<T: FloatElement, D: Backend>(
     eps: f64,
 ) -> Result<Tensor<T, D>> {
     let axes = trailing_axes("rms_norm", x, normalized_shape)?;
+    check_affine("rms_norm", normalized_shape, weight, None)?;
     fn norm<F: FloatElement, D: Backend>(
         x: &Tensor<F, D>,
         axes: &[i64],
@@ -128,7 +126,7 @@ pub fn rms_norm<T: FloatElement, D: Backend>(
         x.try_div(&ms.try_add_scalar(F::from_f64(eps))?.try_sqrt()?)
     }
     let y = super::in_f32(x, |v| norm(v, &axes, eps), |v| norm(v, &axes, eps))?;
-    affine("rms_norm", y, normalized_shape, weight, None)
+    affine(y, weight, None)
 }
 
 /// The rows of `weight` (`(num_embeddings, dim)`) at `indices` (any shape, values in
