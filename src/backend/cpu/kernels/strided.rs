@@ -113,12 +113,13 @@ impl<const K: usize> Plan<K> {
         })
     }
 
-    /// [`Plan::for_runs`] for kernels that loop over rows themselves: a plan of two merged
-    /// dimensions (a broadcast bias, a per-row shift, a strided matrix) hands its whole rows
-    /// over in one call, `f(pos, offsets, inner_strides, len, rows, outer_strides)` covering
-    /// `rows` runs of `len` elements, run `r` at logical position `pos + r * len` and storage
-    /// offsets `offsets + r * outer_strides`. Short rows then cost a loop iteration each, not
-    /// a walk step and a call. Other plans call `f` once per run (`rows` = 1).
+    /// [`Plan::for_runs`] for kernels that loop over rows themselves: `f(pos, offsets,
+    /// inner_strides, len, rows, outer_strides)` covers `rows` runs of `len` elements, run `r`
+    /// at logical position `pos + r * len` and storage offsets `offsets + r * outer_strides`.
+    /// A plan of two or more merged dimensions hands over tiles of its last two (whole rows of
+    /// a broadcast bias or a strided matrix, an im2col window's `kh × kw` block), so short
+    /// rows cost a loop iteration each, not a walk step and a call; a one-dimensional plan is
+    /// one run (`rows` = 1), called directly.
     #[inline]
     pub fn for_rows(
         &self,
@@ -126,16 +127,17 @@ impl<const K: usize> Plan<K> {
         end: usize,
         mut f: impl FnMut(usize, [isize; K], [isize; K], usize, usize, [isize; K]),
     ) {
-        let &[_, len] = &self.dims[..] else {
+        if self.dims.len() < 2 {
             return self.for_runs(start, end, |pos, offs, inner, n| {
                 f(pos, offs, inner, n, 1, [0; K])
             });
-        };
-        let (parts, n) = self.row_parts(start, end, len);
-        let (inner, outer) = self.inner_outer();
-        for &(pos, offs, len, rows) in &parts[..n] {
-            f(pos, offs, inner, len, rows, outer);
         }
+        let (inner, outer) = self.inner_outer();
+        self.tiles(start, end, &mut |parts| {
+            for &(pos, offs, len, rows) in parts {
+                f(pos, offs, inner, len, rows, outer);
+            }
+        })
     }
 
     /// The offsets of logical position `p` of a one-dimensional plan, and its strides.
@@ -150,43 +152,95 @@ impl<const K: usize> Plan<K> {
         (offs, inner)
     }
 
-    /// The inner (element) and outer (row) strides of a two-dimensional plan.
+    /// The inner (element) and outer (row) strides of the last two dimensions.
     fn inner_outer(&self) -> ([isize; K], [isize; K]) {
         let (mut inner, mut outer) = ([0; K], [0; K]);
+        let last = self.dims.len() - 1;
         for k in 0..K {
-            (outer[k], inner[k]) = (self.strides[k][0], self.strides[k][1]);
+            (outer[k], inner[k]) = (self.strides[k][last - 1], self.strides[k][last]);
         }
         (inner, outer)
     }
 
-    /// `start..end` of a two-dimensional plan with rows of `len` as at most three parts
-    /// `(pos, offsets, len, rows)`: a partial first row, the whole rows, a partial last row.
-    fn row_parts(&self, start: usize, end: usize, len: usize) -> ([Rows<K>; 3], usize) {
-        let at = |p: usize| -> [isize; K] {
-            let mut o = self.offsets;
+    /// The storage offsets of logical position `p`.
+    fn offsets_at(&self, mut p: usize) -> [isize; K] {
+        let mut o = self.offsets;
+        for d in (0..self.dims.len()).rev() {
+            let i = (p % self.dims[d]) as isize;
+            p /= self.dims[d];
             for k in 0..K {
-                o[k] += (p / len) as isize * self.strides[k][0]
-                    + (p % len) as isize * self.strides[k][1];
+                o[k] += i * self.strides[k][d];
             }
-            o
-        };
-        let mut parts = [(0, [0; K], 0, 0); 3];
-        let (mut p, mut n) = (start, 0);
-        if p < end && !p.is_multiple_of(len) {
-            let m = (len - p % len).min(end - p);
-            parts[n] = (p, at(p), m, 1);
-            (p, n) = (p + m, n + 1);
         }
-        let rows = (end.saturating_sub(p)) / len;
-        if rows > 0 {
-            parts[n] = (p, at(p), len, rows);
-            (p, n) = (p + rows * len, n + 1);
+        o
+    }
+
+    /// The tiles behind [`Plan::for_rows`] (two or more dimensions), compiled once per `K`:
+    /// `start..end` as parts `(pos, offsets, len, rows)` handed to `f` in batches. A partial
+    /// tile at either end is a partial first row, whole rows and a partial last row; the whole
+    /// tiles between are found by walking the dimensions before the last two.
+    fn tiles(&self, start: usize, end: usize, f: &mut dyn FnMut(&[Rows<K>])) {
+        let nd = self.dims.len();
+        let (rows, len) = (self.dims[nd - 2], self.dims[nd - 1]);
+        let tile = rows * len; // at most the element count
+        let mut batch = [(0, [0; K], 0, 0); RUN_BATCH];
+        let mut n = 0;
+        let mut push = |part: Rows<K>, f: &mut dyn FnMut(&[Rows<K>])| {
+            batch[n] = part;
+            n += 1;
+            if n == RUN_BATCH {
+                f(&batch);
+                n = 0;
+            }
+        };
+        // Positions p..q inside one tile.
+        let partial = |p: usize, q: usize, push: &mut dyn FnMut(Rows<K>)| {
+            let mut p = p;
+            if p < q && !p.is_multiple_of(len) {
+                let m = (len - p % len).min(q - p);
+                push((p, self.offsets_at(p), m, 1));
+                p += m;
+            }
+            if q - p >= len {
+                let r = (q - p) / len;
+                push((p, self.offsets_at(p), len, r));
+                p += r * len;
+            }
+            if p < q {
+                push((p, self.offsets_at(p), q - p, 1));
+            }
+        };
+        let mut p = start;
+        if p < end && !p.is_multiple_of(tile) {
+            let q = (p - p % tile + tile).min(end);
+            partial(p, q, &mut |part| push(part, f));
+            p = q;
+        }
+        let (t0, t1) = (p / tile, end / tile);
+        if p < end && t0 < t1 {
+            let outer = Plan {
+                dims: self.dims[..nd - 2].into(),
+                strides: std::array::from_fn(|k| self.strides[k][..nd - 2].into()),
+                offsets: self.offsets,
+            };
+            outer.walk(t0, t1, &mut |runs, step| {
+                for &(t, mut offs, count) in runs {
+                    for i in 0..count {
+                        push(((t + i) * tile, offs, len, rows), f);
+                        for k in 0..K {
+                            offs[k] += step[k];
+                        }
+                    }
+                }
+            });
+            p = t1 * tile;
         }
         if p < end {
-            parts[n] = (p, at(p), end - p, 1);
-            n += 1;
+            partial(p, end, &mut |part| push(part, f));
         }
-        (parts, n)
+        if n > 0 {
+            f(&batch[..n]);
+        }
     }
 
     /// The walk behind [`Plan::for_runs`], compiled once per operand count, so each op and
@@ -917,5 +971,66 @@ mod tests {
         check(|i| i as u16);
         check(|i| i as f32 * 0.5);
         check(|i| i as f64 - 7.25);
+    }
+
+    /// `for_rows` over every sub-range of plans of 1 to 4 merged dimensions (permuted,
+    /// reversed, broadcast, offset) visits each logical position once, in order, at its
+    /// storage offset in both operands.
+    #[test]
+    fn for_rows_visits_every_position_of_every_range() {
+        use crate::shape::{Layout, Shape};
+        fn layout(dims: &[usize], strides: &[isize], offset: usize) -> Layout {
+            Layout {
+                shape: Shape::new(dims.to_vec()),
+                strides: strides.into(),
+                offset,
+            }
+        }
+        fn offset_of(l: &Layout, mut p: usize) -> isize {
+            let mut o = l.offset as isize;
+            for d in (0..l.shape.dims().len()).rev() {
+                let n = l.shape.dims()[d];
+                o += (p % n) as isize * l.strides[d];
+                p /= n;
+            }
+            o
+        }
+        let cases = [
+            (vec![7], vec![2], vec![1]),
+            (vec![3, 5], vec![1, 3], vec![5, 1]),
+            (vec![2, 3, 4], vec![12, 1, 3], vec![0, 4, 1]),
+            (vec![2, 3, 2, 3], vec![36, 2, 12, 1], vec![18, 6, 3, 1]),
+            (vec![3, 2, 2], vec![-4, 2, 1], vec![4, 0, 1]),
+            (
+                vec![2, 2, 2, 2, 3],
+                vec![24, 12, 6, 3, 1],
+                vec![1, 2, 4, 8, 16],
+            ),
+        ];
+        for (dims, sa, sb) in cases {
+            let la = layout(&dims, &sa, if sa[0] < 0 { 8 } else { 1 });
+            let lb = layout(&dims, &sb, 2);
+            let plan = super::Plan::new([&la, &lb]);
+            let n: usize = dims.iter().product();
+            for start in 0..=n {
+                for end in start..=n {
+                    let mut seen = Vec::new();
+                    plan.for_rows(start, end, |pos, offs, inner, len, rows, outer| {
+                        for r in 0..rows {
+                            for j in 0..len {
+                                let at = |k: usize| {
+                                    offs[k] + r as isize * outer[k] + j as isize * inner[k]
+                                };
+                                seen.push((pos + r * len + j, at(0), at(1)));
+                            }
+                        }
+                    });
+                    let want: Vec<_> = (start..end)
+                        .map(|p| (p, offset_of(&la, p), offset_of(&lb, p)))
+                        .collect();
+                    assert_eq!(seen, want, "{dims:?} {sa:?} {sb:?} {start}..{end}");
+                }
+            }
+        }
     }
 }
