@@ -21,6 +21,17 @@ use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
+/// A 2-d pooling window's geometry, each pair (height, width): the kernel, the stride, the
+/// padding and the output size it gives.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct PoolWindow {
+    pub kernel: (usize, usize),
+    pub stride: (usize, usize),
+    pub padding: (usize, usize),
+    pub out: (usize, usize),
+}
+
 /// A device with kernels: implemented for [`Cpu`] and [`crate::Cuda`] (sealed through
 /// [`RawDevice`]). Write device-generic code with `D: Backend`, or with the same bound under
 /// its other name, [`crate::Device`]:
@@ -248,6 +259,21 @@ pub trait Backend: RawDevice {
         eps: f64,
     ) -> Result<Option<Tensor<T, Self>>> {
         let _ = (x, len, weight, bias, eps);
+        Ok(None)
+    }
+    /// The position of each max-pooling window's maximum in a `(N, C, H, W)` input, as an
+    /// index into its flattened `(H, W)` plane, `(N, C, oh, ow)`: the first maximum in the
+    /// window's row-major order, the first NaN where there is one, and the window's first input
+    /// element where all of them are `-inf` (padding is never picked). The caller checked the
+    /// input, that padding is at most half the kernel and that `(oh, ow)` windows fit. `None`
+    /// where this device has no kernel; the caller then composes it from the gathered windows
+    /// and `argmax`. Records no graph.
+    #[doc(hidden)]
+    fn max_pool2d_index<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        window: PoolWindow,
+    ) -> Result<Option<Tensor<i64, Self>>> {
+        let _ = (x, window);
         Ok(None)
     }
     /// A running sum or product along the checked axis `ax`.

@@ -354,26 +354,15 @@ pub fn max_pool2d<T: FloatElement, D: Backend>(
     stride: (usize, usize),
     padding: (usize, usize),
 ) -> Result<Tensor<T, D>> {
+    if crate::autograd::recording(&[x]) {
+        // The maximum picked by the argmax and gathered from the input, so the gradient
+        // reaches one element per window (the max reduction's rule would share it among ties)
+        // through one scatter.
+        return Ok(super::pool::max_pool2d_with_indices(x, kernel, stride, padding)?.0);
+    }
     let fill = T::from_f64(f64::NEG_INFINITY);
     pool("max_pool2d", x, kernel, stride, padding, fill, |w, axes| {
-        if !crate::autograd::recording(&[w]) {
-            return w.try_max(axes, false);
-        }
-        // Recording: the maximum picked by the argmax, so the gradient reaches one element per
-        // window (the max reduction's rule would share it among ties). Windows are the trailing
-        // axis, or axes 3 and 5 of (N, C, oh, kh, ow, kw).
-        let w = match axes {
-            [_, _] => {
-                let [n, c, oh, kh, ow, kw] = w.dims()[..] else {
-                    unreachable!("pool's windows are 6-d here")
-                };
-                w.permute(&[0, 1, 2, 4, 3, 5])?
-                    .try_reshape([n, c, oh, ow, kh * kw])?
-            }
-            _ => w.clone(),
-        };
-        let at = w.try_argmax(&[-1], true)?;
-        w.try_gather(-1, &at)?.squeeze_dims(&[-1])
+        w.try_max(axes, false)
     })
 }
 

@@ -4,8 +4,9 @@
 //! (the first maximum, as PyTorch's), on every device. Also the power-average pools
 //! (`lp_pool1d`, `lp_pool2d`) and the 1-d adaptive pools, through the 2-d ones.
 
-use super::conv::{check_pool, windows};
+use super::conv::{check_pool, out_len, windows};
 use crate::backend::Backend;
+use crate::backend::PoolWindow;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -20,8 +21,11 @@ fn pick<T: FloatElement, D: Backend>(
 
 /// [`super::max_pool2d`] with the position of each maximum: `(values, indices)`, both
 /// `(N, C, oh, ow)`, the indices Int64 into each input plane flattened (`row · W + col`, as
-/// PyTorch's `return_indices=True`), ready for [`max_unpool2d`]. A window holding NaN picks
-/// its first NaN.
+/// PyTorch's `return_indices=True`), ready for [`max_unpool2d`]. Ties pick the first maximum
+/// in the window's row-major order; a window holding NaN picks its first NaN (PyTorch: its
+/// last); a window whose input elements are all `-inf` names the first of them (as PyTorch),
+/// never a padding position. The values are gathered from `x` at the indices, so the
+/// gradient reaches one element per window.
 ///
 /// # Errors
 /// As [`super::max_pool2d`].
@@ -32,36 +36,99 @@ pub fn max_pool2d_with_indices<T: FloatElement, D: Backend>(
     padding: (usize, usize),
 ) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
     const OP: &str = "max_pool2d_with_indices";
-    let [_, _, _, w] = check_pool(OP, x, kernel, padding)?;
+    let index = crate::autograd::no_grad(|| window_index(OP, x, kernel, stride, padding))?;
+    let (&[n, c, h, w], &[_, _, oh, ow]) = (x.dims(), index.dims()) else {
+        unreachable!("checked (N, C, H, W) input and (N, C, oh, ow) indices")
+    };
+    let values = x
+        .try_reshape([n, c, h * w])?
+        .try_gather(-1, &index.try_reshape([n, c, oh * ow])?)?
+        .try_reshape([n, c, oh, ow])?;
+    Ok((values, index))
+}
+
+/// The position of each max-pooling window's maximum as an index into the flattened input
+/// plane, `(N, C, oh, ow)`: the device's kernel (`Backend::max_pool2d_index`) where it has
+/// one, else `argmax` over the gathered windows.
+fn window_index<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+) -> Result<Tensor<i64, D>> {
+    let [_, _, h, w] = check_pool(op, x, kernel, padding)?;
+    let padded = |len: usize, p: usize| len.checked_add(p).and_then(|v| v.checked_add(p));
+    if let (Some(hp), Some(wp)) = (padded(h, padding.0), padded(w, padding.1)) {
+        let out = (
+            out_len(op, hp, kernel.0, stride.0, 1)?,
+            out_len(op, wp, kernel.1, stride.1, 1)?,
+        );
+        let window = PoolWindow {
+            kernel,
+            stride,
+            padding,
+            out,
+        };
+        if let Some(index) = D::max_pool2d_index(x, window)? {
+            return Ok(index);
+        }
+    }
+    composed_index(op, x, kernel, stride, padding)
+}
+
+/// [`window_index`] from the gathered windows and `argmax`, on any device.
+fn composed_index<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+) -> Result<Tensor<i64, D>> {
+    let [_, _, h, w] = check_pool(op, x, kernel, padding)?;
     let win = windows(
-        OP,
+        op,
         x,
         kernel,
         stride,
         padding,
         T::from_f64(f64::NEG_INFINITY),
     )?;
-    let at = win.try_argmax(&[-1], true)?;
-    let values = pick(&win, &at)?;
+    let k = win.try_argmax(&[-1], false)?;
     let (oh, ow) = (win.dims()[2], win.dims()[3]);
-    // The input coordinates of window (i, j)'s element k: (i·sh - ph + k / kw, j·sw - pw + k % kw).
+    // Window (i, j)'s element k is the input's (i·sh - ph + k / kw, j·sw - pw + k % kw).
     let dev = x.device_handle();
-    let kw = kernel.1 as i64;
-    let at = at.squeeze_dims(&[-1])?;
-    let range = |n: usize, step: usize, pad: usize, dims: [usize; 2]| -> Result<Tensor<i64, D>> {
-        Tensor::<i64, D>::arange_on(0, n as i64, 1, dev)?
-            .try_mul_scalar(step as i64)?
-            .try_sub_scalar(pad as i64)?
-            .try_reshape(dims)
+    let starts = |n: usize, step: usize, pad: usize| -> Vec<i64> {
+        (0..n).map(|i| (i * step) as i64 - pad as i64).collect()
     };
-    let row = at
+    let (rows, cols) = (
+        starts(oh, stride.0, padding.0),
+        starts(ow, stride.1, padding.1),
+    );
+    let kw = kernel.1 as i64;
+    let row = k
         .try_floor_divide_scalar(kw)?
-        .try_add(&range(oh, stride.0, padding.0, [oh, 1])?)?;
-    let col = at
-        .try_remainder_scalar(kw)?
-        .try_add(&range(ow, stride.1, padding.1, [1, ow])?)?;
+        .try_add(&Tensor::from_vec_on(rows.clone(), [oh, 1], dev)?)?;
+    let col =
+        k.try_remainder_scalar(kw)?
+            .try_add(&Tensor::from_vec_on(cols.clone(), [1, ow], dev)?)?;
     let index = row.try_mul_scalar(w as i64)?.try_add(&col)?;
-    Ok((values, index))
+    if padding == (0, 0) {
+        return Ok(index);
+    }
+    // A padding position wins only where every input element of the window is -inf (padding
+    // is at most half the kernel, so each window has input elements); PyTorch then names the
+    // window's first input element.
+    let first: Vec<i64> = rows
+        .iter()
+        .flat_map(|&r| cols.iter().map(move |&c| r.max(0) * w as i64 + c.max(0)))
+        .collect();
+    let padded = row
+        .try_lt_scalar(0)?
+        .try_logical_or(&row.try_ge_scalar(h as i64)?)?
+        .try_logical_or(&col.try_lt_scalar(0)?)?
+        .try_logical_or(&col.try_ge_scalar(w as i64)?)?;
+    Tensor::try_where(&padded, &Tensor::from_vec_on(first, [oh, ow], dev)?, &index)
 }
 
 /// The inverse of [`max_pool2d_with_indices`] (PyTorch `max_unpool2d`): zeros of shape
@@ -273,4 +340,61 @@ pub fn adaptive_avg_pool1d<T: FloatElement, D: Backend>(
     super::adaptive_avg_pool2d(&x, (1, output_size))
         .map_err(|e| e.invalid_named("adaptive_avg_pool1d"))?
         .squeeze_dims(&[2])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    /// The CPU's window search and the composed form every other device runs agree on random
+    /// planes full of ties, NaN and -inf, over kernels, strides and paddings.
+    #[test]
+    fn window_search_matches_the_composed_form() {
+        let values = [
+            0.0,
+            1.0,
+            1.0,
+            -1.0,
+            f64::NAN,
+            f64::NEG_INFINITY,
+            2.0,
+            f64::INFINITY,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..200 {
+            let (h, w) = (1 + next() as usize % 7, 1 + next() as usize % 7);
+            let kernel = (
+                1 + next() as usize % h.min(4),
+                1 + next() as usize % w.min(4),
+            );
+            let stride = (1 + next() as usize % 3, 1 + next() as usize % 3);
+            let padding = (
+                next() as usize % (kernel.0 / 2 + 1),
+                next() as usize % (kernel.1 / 2 + 1),
+            );
+            let data: Vec<f32> = (0..2 * 3 * h * w)
+                .map(|_| values[next() as usize % values.len()] as f32)
+                .collect();
+            let x = Tensor::<f32>::from_vec(data, [2, 3, h, w]).unwrap();
+            let op = "test";
+            let got = super::window_index(op, &x, kernel, stride, padding).unwrap();
+            let want = super::composed_index(op, &x, kernel, stride, padding).unwrap();
+            assert_eq!(
+                got.to_vec(),
+                want.to_vec(),
+                "case {case}: {h}x{w} kernel {kernel:?} stride {stride:?} padding {padding:?}"
+            );
+            // A strided view gives the same answer as its copy.
+            let t = x.transpose(2, 3).unwrap();
+            let got = super::window_index(op, &t, kernel, stride, padding).ok();
+            let want = super::window_index(op, &t.contiguous(), kernel, stride, padding).ok();
+            assert_eq!(got.map(|t| t.to_vec()), want.map(|t| t.to_vec()));
+        }
+    }
 }

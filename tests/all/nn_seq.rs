@@ -380,6 +380,21 @@ fn pooling_with_indices_matches_pytorch() {
         (u[0], u[3], u[8], u[15], u[1]),
         (f64::INFINITY, 1.0, f64::NEG_INFINITY, 3.0, 0.0)
     );
+    // A window whose input elements are all -inf names the first of them, never a padding
+    // position; NaN wins over -inf (values and indices from PyTorch 2.15).
+    let (ni, nan) = (f64::NEG_INFINITY, f64::NAN);
+    let mut x = vec![ni; 12];
+    x[11] = 5.0;
+    let x = Tensor::<f64>::from_vec(x, [1, 1, 3, 4]).unwrap();
+    let (y, at) = max_pool2d_with_indices(&x, (3, 3), (2, 2), (1, 1)).unwrap();
+    assert_eq!(y.to_vec(), vec![ni, ni, ni, 5.0]);
+    assert_eq!(at.to_vec(), vec![0, 1, 4, 11]);
+    let x = vec![ni, 1.0, ni, ni, ni, nan, 2.0, ni, ni];
+    let x = Tensor::<f64>::from_vec(x, [1, 1, 3, 3]).unwrap();
+    let (y, at) = max_pool2d_with_indices(&x, (2, 3), (1, 2), (1, 1)).unwrap();
+    let y: Vec<String> = y.to_vec().iter().map(|v| v.to_string()).collect();
+    assert_eq!(y, ["1", "1", "1", "NaN", "2", "NaN", "2", "-inf"]);
+    assert_eq!(at.to_vec(), vec![1, 1, 1, 5, 6, 5, 6, 7]);
     // Refusals name the op.
     let x = Tensor::<f32>::zeros([1, 1, 4, 4]).unwrap();
     let bad_i = Tensor::<i64>::full([1, 1, 2, 2], 16).unwrap();

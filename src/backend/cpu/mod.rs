@@ -12,6 +12,7 @@ mod index;
 pub(crate) mod kernels;
 pub(crate) mod lock;
 mod matmul;
+mod pool;
 mod reduce;
 pub(crate) mod small;
 
@@ -182,6 +183,12 @@ impl Backend for Cpu {
         scale: Option<&Tensor<T, Cpu>>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_exp_sub(x, shift, scale)
+    }
+    fn max_pool2d_index<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        window: crate::backend::PoolWindow,
+    ) -> Result<Option<Tensor<i64, Cpu>>> {
+        pool::max_pool2d_index(x, window).map(Some)
     }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cpu>,
