@@ -40,6 +40,12 @@ pub fn max_pool2d_with_indices<T: FloatElement, D: Backend>(
     let (&[n, c, h, w], &[_, _, oh, ow]) = (x.dims(), index.dims()) else {
         unreachable!("checked (N, C, H, W) input and (N, C, oh, ow) indices")
     };
+    if x.numel() == 0 {
+        // No plane (the windows fit, so N·C = 0), and H·W may overflow: an empty result that
+        // still records, so its (empty) gradient reaches x.
+        let values = x.try_sum(&[2, 3], true)?.broadcast_to([n, c, oh, ow])?;
+        return Ok((values, index));
+    }
     let values = x
         .try_reshape([n, c, h * w])?
         .try_gather(-1, &index.try_reshape([n, c, oh * ow])?)?

@@ -423,6 +423,20 @@ fn pooling_with_indices_matches_pytorch() {
         let s = e.to_string();
         assert!(s.contains("pool"), "{s}");
     }
+    // An empty batch of 2^66-position planes pools to an empty result, recorded (the fuzzer's
+    // overflow in the plane size).
+    let e = Tensor::<f32>::from_vec(vec![], [2, 0, 1 << 33, 1 << 33])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let (y, at) = max_pool2d_with_indices(&e, (2, 2), (2, 2), (0, 0)).unwrap();
+    assert_eq!(
+        (y.dims(), at.dims()),
+        (&[2, 0, 1 << 32, 1 << 32][..], &[2, 0, 1 << 32, 1 << 32][..])
+    );
+    let y = typed_tensor::nn::max_pool2d(&e, (2, 2), (2, 2), (0, 0)).unwrap();
+    y.sum(&[], false).backward();
+    assert_eq!(e.grad_tensor().unwrap().dims(), e.dims());
 }
 
 #[test]
