@@ -1,7 +1,7 @@
 //! More of PyTorch's activations (`hardtanh`, `relu6`, `hardsigmoid`, `hardswish`, `mish`,
 //! `selu`, `celu`, `logsigmoid`, `softsign`, `glu`, `tanhshrink`, `softshrink`, `hardshrink`,
-//! `threshold`, `rrelu`), each from differentiable ops with PyTorch's values and gradients,
-//! kinks included.
+//! `threshold`, `rrelu`) and `gumbel_softmax`, each from differentiable ops with PyTorch's
+//! values and gradients, kinks included.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -269,4 +269,60 @@ fn check_lambda(op: &'static str, lambd: f64) -> Result<()> {
             msg: format!("lambd must be >= 0, got {lambd}"),
         })
     }
+}
+
+/// A sample from the Gumbel-softmax distribution over `axis` (PyTorch `gumbel_softmax`):
+/// `softmax((logits + g) / tau)` with `g = -log(e)`, `e` standard exponential draws from the
+/// process generator. With `hard`, the result is the one-hot of each sample's argmax in the
+/// forward pass and the soft sample's gradient in the backward pass (straight-through:
+/// `y_hard - y_soft.detach() + y_soft`). Same shape as `logits`.
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// let logits = Tensor::<f64>::from_vec(vec![0.0, 1.0, 2.0, 0.5, 0.5, 0.5], [2, 3])?;
+/// let y = typed_tensor::nn::gumbel_softmax(&logits, 0.5, true, -1)?;
+/// let rows = y.sum(&[-1], false).to_vec();
+/// assert_eq!(rows, vec![1.0, 1.0]); // one 1 per row
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `Axis` for a bad axis; `InvalidArgument` for a `tau` that is not positive and finite, or
+/// (with `hard`) an empty `axis`.
+pub fn gumbel_softmax<T: FloatElement, D: Backend>(
+    logits: &Tensor<T, D>,
+    tau: f64,
+    hard: bool,
+    axis: i64,
+) -> Result<Tensor<T, D>> {
+    let op = "gumbel_softmax";
+    let ax = logits.shape().axis(op, axis)?;
+    if !(tau > 0.0 && tau.is_finite()) || (hard && logits.dims()[ax] == 0) {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "needs a positive, finite tau (got {tau}) and, with hard, a non-empty axis (shape {})",
+                logits.shape()
+            ),
+        });
+    }
+    // e = -log(1 - u) from u in [0, 1), kept above 0 so that g stays finite, in f32 for every
+    // dtype (a 16-bit uniform has few values).
+    let u = Tensor::<f32, D>::rand_on(logits.dims(), logits.device_handle())?;
+    let e = u.try_rsub_scalar(1.0)?.try_log()?.try_neg()?;
+    let g = e
+        .try_maximum_scalar(f32::MIN_POSITIVE)?
+        .try_log()?
+        .try_neg()?;
+    let soft = logits
+        .try_add(&g.try_cast::<T>()?)?
+        .try_div_scalar(T::from_f64(tau))?
+        .try_softmax(axis)?;
+    if !hard {
+        return Ok(soft);
+    }
+    let at = soft.try_argmax(&[axis], true)?;
+    let one_hot =
+        crate::autograd::no_grad(|| soft.try_zeros_like()?.try_scatter_value(axis, &at, T::ONE))?;
+    one_hot.try_sub(&soft.detach())?.try_add(&soft)
 }

@@ -395,6 +395,45 @@ pub fn cdist<T: FloatElement, D: Backend>(
     d.try_norm(p, &[-1], false).map_err(|e| e.invalid_named(op))
 }
 
+/// The `p`-norm distance between each pair of rows `i < j` of `x` `(N, M)`, in row-major
+/// order of the pairs, shape `(N·(N - 1) / 2,)` (PyTorch `pdist`, SciPy `pdist`): the upper
+/// triangle of [`cdist`]`(x, x, p)`, with its memory cost and its gradients (0 at a zero
+/// distance).
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// let x = Tensor::<f64>::from_vec(vec![0.0, 0.0, 3.0, 4.0, 6.0, 8.0], [3, 2])?;
+/// assert_eq!(typed_tensor::nn::pdist(&x, 2.0)?.to_vec(), vec![5.0, 10.0, 5.0]);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `InvalidArgument` for an input that is not 2-d or a `p` that is not a norm order;
+/// `OutOfMemory` when the `N × N` distances do not fit.
+pub fn pdist<T: FloatElement, D: Backend>(x: &Tensor<T, D>, p: f64) -> Result<Tensor<T, D>> {
+    let op = "pdist";
+    let &[n, _] = x.dims() else {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("expects an (N, M) input, got {}", x.shape()),
+        });
+    };
+    let all = n.checked_mul(n).ok_or_else(|| Error::InvalidArgument {
+        op,
+        msg: format!("{n} × {n} distances overflow usize"),
+    })?;
+    let mut pairs = crate::alloc::with_capacity(op, (all - n) / 2)?;
+    for i in 0..n {
+        pairs.extend((i + 1..n).map(|j| (i * n + j) as i64));
+    }
+    let len = pairs.len();
+    let pairs = Tensor::from_vec_on(pairs, [len], x.device_handle())?;
+    cdist(x, x, p)
+        .map_err(|e| e.invalid_named(op))?
+        .try_reshape([all])?
+        .try_index_select(0, &pairs)
+}
+
 /// `x / max(‖x‖_p, eps)` along `axis` (PyTorch `normalize`, defaults `p = 2`, `eps = 1e-12`).
 ///
 /// # Errors

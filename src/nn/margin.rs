@@ -134,6 +134,63 @@ pub fn triplet_margin_loss<T: FloatElement, D: Backend>(
     reduce(hinge(&l)?, reduction)
 }
 
+/// A distance between two batches of embeddings, for
+/// [`triplet_margin_with_distance_loss`]: `(x1, x2) -> d`, one value per sample.
+pub type DistanceFn<'a, T, D> = &'a dyn Fn(&Tensor<T, D>, &Tensor<T, D>) -> Result<Tensor<T, D>>;
+
+/// `max(0, margin + d(a, p) - d(a, n))` with any distance `d` (PyTorch
+/// `triplet_margin_with_distance_loss`; `None` is [`pairwise_distance`] with `p = 2`,
+/// `eps = 1e-6`; with `swap`, `d(a, n)` is the smaller of it and `d(p, n)`).
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// use typed_tensor::nn::{Reduction, triplet_margin_with_distance_loss};
+/// let a = Tensor::<f64>::from_vec(vec![0.0, 0.0], [1, 2])?;
+/// let p = Tensor::<f64>::from_vec(vec![1.0, 0.0], [1, 2])?;
+/// let n = Tensor::<f64>::from_vec(vec![0.0, 3.0], [1, 2])?;
+/// let l1 = |x: &Tensor<f64>, y: &Tensor<f64>| x.try_sub(y)?.try_abs()?.try_sum(&[-1], false);
+/// let loss = triplet_margin_with_distance_loss(&a, &p, &n, Some(&l1), 2.5, false, Reduction::Mean)?;
+/// assert_eq!(loss.item(), 0.5); // 2.5 + 1 - 3
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `InvalidArgument` for a margin that is not positive or inputs of different ranks; the
+/// distance's errors.
+#[allow(clippy::too_many_arguments)]
+pub fn triplet_margin_with_distance_loss<T: FloatElement, D: Backend>(
+    anchor: &Tensor<T, D>,
+    positive: &Tensor<T, D>,
+    negative: &Tensor<T, D>,
+    distance: Option<DistanceFn<'_, T, D>>,
+    margin: f64,
+    swap: bool,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    let op = "triplet_margin_with_distance_loss";
+    let ranks = (anchor.ndim(), positive.ndim(), negative.ndim());
+    if margin.is_nan() || margin <= 0.0 || ranks.0 != ranks.1 || ranks.0 != ranks.2 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "needs a positive margin (got {margin}) and inputs of one rank (got {}, {} and {})",
+                anchor.shape(),
+                positive.shape(),
+                negative.shape()
+            ),
+        });
+    }
+    let default = |x: &Tensor<T, D>, y: &Tensor<T, D>| pairwise_distance(x, y, 2.0, 1e-6);
+    let d = distance.unwrap_or(&default);
+    let d_ap = d(anchor, positive)?;
+    let mut d_an = d(anchor, negative)?;
+    if swap {
+        d_an = d_an.try_minimum(&d(positive, negative)?)?;
+    }
+    let l = d_ap.try_sub(&d_an)?.try_add_scalar(T::from_f64(margin))?;
+    reduce(hinge(&l)?, reduction)
+}
+
 /// The multi-class hinge loss of `(N, C)` scores (or `(C,)`) against class indices (PyTorch
 /// `multi_margin_loss` without weights): per sample `Σ_{i ≠ y} max(0, margin - x[y] +
 /// x[i])^p / C`, with `p` 1 or 2.

@@ -44,12 +44,13 @@ mod sample;
 mod sequence;
 mod volume;
 
+pub use activations::gumbel_softmax;
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use layers::{
     batch_norm, bilinear, cdist, cosine_similarity, embedding, group_norm, instance_norm,
-    layer_norm, local_response_norm, normalize, pairwise_distance, rms_norm,
+    layer_norm, local_response_norm, normalize, pairwise_distance, pdist, rms_norm,
 };
 pub use likelihood::{binary_cross_entropy, gaussian_nll_loss, poisson_nll_loss};
 pub use loss::{
@@ -57,12 +58,13 @@ pub use loss::{
     linear, mse_loss, nll_loss, smooth_l1_loss,
 };
 pub use margin::{
-    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
-    multilabel_margin_loss, multilabel_soft_margin_loss, soft_margin_loss, triplet_margin_loss,
+    DistanceFn, cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
+    multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss, soft_margin_loss,
+    triplet_margin_loss, triplet_margin_with_distance_loss,
 };
 pub use pool::{
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, lp_pool1d, lp_pool2d,
-    max_pool2d_with_indices, max_unpool2d,
+    max_pool1d_with_indices, max_pool2d_with_indices, max_unpool1d, max_unpool2d,
 };
 pub use rearrange::{channel_shuffle, one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};

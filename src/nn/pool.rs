@@ -53,6 +53,55 @@ pub fn max_pool2d_with_indices<T: FloatElement, D: Backend>(
     Ok((values, index))
 }
 
+/// [`max_pool2d_with_indices`] over the last axis of an `(N, C, L)` input (PyTorch
+/// `max_pool1d(return_indices=True)`): values and indices `(N, C, oL)`, the indices into `L`.
+///
+/// # Errors
+/// As [`super::max_pool2d`], for a 3-d input.
+pub fn max_pool1d_with_indices<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    const OP: &str = "max_pool1d_with_indices";
+    if x.ndim() != 3 {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("expects an (N, C, L) input, got {}", x.shape()),
+        });
+    }
+    let (y, at) = max_pool2d_with_indices(&x.unsqueeze(2)?, (1, kernel), (1, stride), (0, padding))
+        .map_err(|e| e.invalid_named(OP))?;
+    Ok((y.squeeze_dims(&[2])?, at.squeeze_dims(&[2])?))
+}
+
+/// The inverse of [`max_pool1d_with_indices`] (PyTorch `max_unpool1d`): zeros of shape
+/// `(N, C, output_size)` with each value of `x` `(N, C, oL)` written at its index.
+///
+/// # Errors
+/// As [`max_unpool2d`], for 3-d `x` and `indices`.
+pub fn max_unpool1d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    indices: &Tensor<i64, D>,
+    output_size: usize,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "max_unpool1d";
+    if x.ndim() != 3 || indices.dims() != x.dims() {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "expects an (N, C, oL) input and indices of its shape, got {} and {}",
+                x.shape(),
+                indices.shape()
+            ),
+        });
+    }
+    max_unpool2d(&x.unsqueeze(2)?, &indices.unsqueeze(2)?, (1, output_size))
+        .map_err(|e| e.invalid_named(OP))?
+        .squeeze_dims(&[2])
+}
+
 /// The position of each max-pooling window's maximum as an index into the flattened input
 /// plane, `(N, C, oh, ow)`: the device's kernel (`Backend::max_pool2d_index`) where it has
 /// one, else `argmax` over the gathered windows.

@@ -2,7 +2,8 @@
 //! functional.npz`, made by `make/functional.py`): the shrink activations, `threshold`,
 //! `rrelu`, `local_response_norm`, the power-average and 1-d adaptive pools,
 //! `channel_shuffle`, `bilinear`, `multilabel_margin_loss` and `conv_transpose1d`, values and
-//! gradients (kinks included) in f64 on every device.
+//! gradients (kinks included) in f64 on every device; and `pdist`, the 1-d pools with indices,
+//! `triplet_margin_with_distance_loss` and `gumbel_softmax`.
 
 use crate::common::{assert_close, host_f64s};
 use std::collections::BTreeMap;
@@ -374,4 +375,199 @@ fn recurrent_networks_match_pytorch() {
     );
     let w0 = CellWeights { w_ih: &wi0, ..w };
     assert!(rnn(RnnMode::Tanh, &long, None, None, &[w0], one).is_err());
+}
+
+/// `pdist`, `max_pool1d_with_indices`/`max_unpool1d` and `triplet_margin_with_distance_loss`
+/// against PyTorch 2.15 (values printed by PyTorch, gradients of `sum(y · w)`), on every
+/// device; `gumbel_softmax` by its distribution.
+#[test]
+fn distances_1d_pools_and_gumbel_softmax() {
+    let on = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s).unwrap();
+    crate::on_every_device!("distances_1d_pools_and_gumbel_softmax", |dev| {
+        let x = vec![
+            0.5, -1.0, 2.0, 1.5, 0.25, -0.75, 0.5, -1.0, 2.0, -2.0, 3.0, 1.0,
+        ];
+        let w = on(vec![1.0, -2.0, 0.5, 3.0, -1.0, 2.0], &[6])
+            .to_device(&dev)
+            .unwrap();
+        // Rows 0 and 2 are equal: a zero distance, whose gradient is 0.
+        let cases: [(f64, [f64; 6], [f64; 12]); 3] = [
+            (
+                2.0,
+                [
+                    3.181980515339464,
+                    0.0,
+                    4.821825380496477,
+                    3.181980515339464,
+                    4.782781617427248,
+                    4.821825380496477,
+                ],
+                [
+                    -0.055031756844748,
+                    -0.807617778551363,
+                    0.967936790923267,
+                    0.525286999224374,
+                    2.14632761347502,
+                    -3.091070624358377,
+                    0.094142653148362,
+                    -2.83763401354626,
+                    3.007505542242844,
+                    -0.564397895527988,
+                    1.498924178622602,
+                    -0.884371708807734,
+                ],
+            ),
+            (
+                1.0,
+                [5.0, 0.0, 7.5, 5.0, 8.0, 7.5],
+                [
+                    -0.5, -1.5, 1.5, 3.0, 5.0, -3.0, -1.0, -5.0, 5.0, -1.5, 1.5, -3.5,
+                ],
+            ),
+            (
+                0.5,
+                [
+                    14.260792011403021,
+                    0.0,
+                    20.98683298050514,
+                    14.260792011403021,
+                    23.542066484997324,
+                    20.98683298050514,
+                ],
+                [
+                    -2.327663085877081,
+                    -4.522951595940095,
+                    4.567791966660865,
+                    12.511873494095912,
+                    16.436543738529192,
+                    -5.441110303045964,
+                    -5.534305959580728,
+                    -14.714139495341335,
+                    15.993945315024689,
+                    -4.649904448638104,
+                    2.800547352752239,
+                    -15.120626978639589,
+                ],
+            ),
+        ];
+        for (p, y_want, g_want) in cases {
+            let xs = on(x.clone(), &[4, 3])
+                .to_device(&dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap();
+            let y = nn::pdist(&xs, p).unwrap();
+            assert_close(&host_f64s(&y), &y_want, 1e-13);
+            y.mul(&w).sum(&[], false).backward();
+            assert_close(&host_f64s(&xs.grad_tensor().unwrap()), &g_want, 1e-12);
+        }
+        // Ties pick the first maximum; padding is never picked.
+        let x = vec![
+            1.0, 3.0, 2.0, 3.0, -1.0, 0.0, 5.0, 0.0, -2.0, -3.0, 4.0, 4.0, 1.0, -1.0,
+        ];
+        let xs = on(x, &[1, 2, 7])
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let (y, at) = nn::max_pool1d_with_indices(&xs, 3, 2, 1).unwrap();
+        assert_eq!(host_f64s(&y), vec![3.0, 3.0, 3.0, 5.0, 0.0, 4.0, 4.0, 1.0]);
+        assert_eq!(
+            at.to_device(&Cpu).unwrap().to_vec(),
+            vec![1, 1, 3, 6, 0, 3, 3, 5]
+        );
+        let ramp = Tensor::<f64>::arange(1.0, 9.0, 1.0)
+            .unwrap()
+            .reshape([1, 2, 4]);
+        y.mul(&ramp.to_device(&dev).unwrap())
+            .sum(&[], false)
+            .backward();
+        let g = [
+            0.0, 3.0, 0.0, 3.0, 0.0, 0.0, 4.0, 5.0, 0.0, 0.0, 13.0, 0.0, 8.0, 0.0,
+        ];
+        assert_close(&host_f64s(&xs.grad_tensor().unwrap()), &g, 0.0);
+        let u = nn::max_unpool1d(&y.detach(), &at, 8).unwrap();
+        let want = [
+            0.0, 3.0, 0.0, 3.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 4.0, 0.0, 1.0, 0.0, 0.0,
+        ];
+        assert_close(&host_f64s(&u), &want, 0.0);
+        // The default distance, with and without swap.
+        let a = on(vec![0.0, 1.0, 2.0, 1.0, -1.0, 0.5], &[2, 3])
+            .to_device(&dev)
+            .unwrap();
+        let p = on(vec![0.5, 1.0, 2.5, 0.0, 0.0, 0.0], &[2, 3])
+            .to_device(&dev)
+            .unwrap();
+        let n = on(vec![0.0, 1.2, 2.0, 3.0, -1.0, 0.5], &[2, 3])
+            .to_device(&dev)
+            .unwrap();
+        for swap in [false, true] {
+            let a = a.detach().with_requires_grad(true).unwrap();
+            let l =
+                nn::triplet_margin_with_distance_loss(&a, &p, &n, None, 1.0, swap, Reduction::Sum)
+                    .unwrap();
+            assert_close(&host_f64s(&l), &[2.0071077003024884], 1e-14);
+            l.backward();
+            let g = [
+                -0.7071117812108404,
+                1.0000014141913907,
+                -0.7071117812108404,
+                1.6666671851843917,
+                -0.6666663518518549,
+                0.3333334259253303,
+            ];
+            assert_close(&host_f64s(&a.grad_tensor().unwrap()), &g, 1e-13);
+        }
+    });
+    // Refusals name the op.
+    let x = Tensor::<f64>::zeros([2, 3]).unwrap();
+    for e in [
+        nn::pdist(&Tensor::<f64>::zeros([2]).unwrap(), 2.0).unwrap_err(),
+        nn::pdist(&x, -1.0).unwrap_err(),
+        nn::max_pool1d_with_indices(&x, 2, 1, 0).unwrap_err(),
+        nn::max_unpool1d(&x, &Tensor::<i64>::zeros([2, 3]).unwrap(), 4).unwrap_err(),
+        nn::triplet_margin_with_distance_loss(&x, &x, &x, None, 0.0, false, Reduction::Mean)
+            .unwrap_err(),
+        nn::gumbel_softmax(&x, 0.0, false, -1).unwrap_err(),
+        nn::gumbel_softmax(&x, 1.0, false, 2).unwrap_err(),
+        nn::gumbel_softmax(&Tensor::<f64>::zeros([2, 0]).unwrap(), 1.0, true, -1).unwrap_err(),
+    ] {
+        let s = e.to_string();
+        assert!(
+            ["pdist", "pool1d", "unpool1d", "triplet", "gumbel"]
+                .iter()
+                .any(|o| s.contains(o)),
+            "{s}"
+        );
+    }
+    // An empty input has no pairs.
+    assert_eq!(
+        nn::pdist(&Tensor::<f64>::zeros([0, 3]).unwrap(), 2.0)
+            .unwrap()
+            .dims(),
+        [0]
+    );
+    // Gumbel-max: a hard sample picks class i with probability softmax(logits)_i, whatever tau;
+    // soft samples sum to 1; the hard sample's gradient is the soft one's (rows sum to 0).
+    let rows = 20_000;
+    let l = Tensor::<f32>::from_vec(vec![0.0, 1.0, -1.0, 2.0], [1, 4]).unwrap();
+    let logits = l
+        .broadcast_to([rows, 4])
+        .unwrap()
+        .contiguous()
+        .with_requires_grad(true)
+        .unwrap();
+    let hard = nn::gumbel_softmax(&logits, 0.3, true, -1).unwrap();
+    let freq = hard.mean(&[0], false).to_vec();
+    let probs = l.softmax(-1).to_vec();
+    for (f, p) in freq.iter().zip(&probs) {
+        assert!((f - p).abs() < 0.015, "{freq:?} against {probs:?}");
+    }
+    assert!(hard.to_vec().iter().all(|&v| v == 0.0 || v == 1.0));
+    let w = Tensor::<f32>::rand([rows, 4]).unwrap();
+    hard.mul(&w).sum(&[], false).backward();
+    let g = logits.grad_tensor().unwrap().sum(&[-1], false).to_vec();
+    assert!(g.iter().all(|v| v.abs() < 1e-5), "{:?}", &g[..4]);
+    let soft = nn::gumbel_softmax(&l.cast::<f64>(), 2.0, false, 1).unwrap();
+    assert!((soft.sum(&[], false).item() - 1.0).abs() < 1e-12);
 }

@@ -849,7 +849,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let y = f32s(&v[1])?;
                     let z = f32s(&v[2])?;
                     let leaf = x.detach().with_requires_grad(flag)?;
-                    let out = match pick {
+                    let out = match pick + 2 * (u % 2) {
                         0 => leaf.try_softshrink(e1)?.try_add(&leaf.try_hardshrink(e2)?)?.try_add(&leaf.try_threshold(e1, e2)?)?,
                         1 => leaf.try_rrelu(e1, e2, flag)?.try_add(&leaf.try_tanhshrink()?)?,
                         2 => nn::local_response_norm(&leaf, u, e1, e2, e3)?,
@@ -859,6 +859,16 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         6 => nn::channel_shuffle(&leaf, u)?.try_sum(&[], false)?.try_add(
                             &nn::conv_transpose1d(&leaf, &y, None, nn::Conv2dOptions { stride: (1, 1 + u % 3), padding: (0, g_u(u)), dilation: (1, 1 + pick % 2), groups: 1 + u % 2 }, u % 2)?.try_sum(&[], false)?)?,
                         7 => nn::bilinear(&leaf, &y, &z, if flag { Some(&y) } else { None })?,
+                        8 => nn::pdist(&leaf, e1)?.try_add(&nn::gumbel_softmax(&leaf, e2, flag, (u as i64).wrapping_sub(2))?.try_sum(&[], false)?)?,
+                        9 => {
+                            let (m, at) = nn::max_pool1d_with_indices(&leaf, u, 1 + pick % 3, g_u(u))?;
+                            m.try_sum(&[], false)?.try_add(&nn::max_unpool1d(&m, &at, u + pick)?.try_sum(&[], false)?)?
+                        }
+                        10 => {
+                            let l1 = |a: &Tensor<f32>, b: &Tensor<f32>| a.try_sub(b)?.try_abs()?.try_sum(&[-1], false);
+                            let d: Option<nn::DistanceFn<'_, f32, Cpu>> = if flag { Some(&l1) } else { None };
+                            nn::triplet_margin_with_distance_loss(&leaf, &y, &z, d, e1, flag, nn::Reduction::Mean)?
+                        }
                         _ => {
                             let t = v[3].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
                             nn::multilabel_margin_loss(&leaf, &t, nn::Reduction::Mean)?
