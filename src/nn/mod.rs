@@ -63,7 +63,8 @@ pub use margin::{
     triplet_margin_loss, triplet_margin_with_distance_loss,
 };
 pub use pool::{
-    adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, lp_pool1d, lp_pool2d,
+    adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d,
     max_pool1d_with_indices, max_pool2d_with_indices, max_unpool1d, max_unpool2d,
 };
 pub use rearrange::{channel_shuffle, one_hot, pixel_shuffle, pixel_unshuffle, prelu};

@@ -11,14 +11,6 @@ use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
-/// `at`'s picks (positions in the last axis) gathered from `w`, the axis removed.
-fn pick<T: FloatElement, D: Backend>(
-    w: &Tensor<T, D>,
-    at: &Tensor<i64, D>,
-) -> Result<Tensor<T, D>> {
-    w.try_gather(-1, at)?.squeeze_dims(&[-1])
-}
-
 /// [`super::max_pool2d`] with the position of each maximum: `(values, indices)`, both
 /// `(N, C, oh, ow)`, the indices Int64 into each input plane flattened (`row · W + col`, as
 /// PyTorch's `return_indices=True`), ready for [`max_unpool2d`]. Ties pick the first maximum
@@ -37,20 +29,26 @@ pub fn max_pool2d_with_indices<T: FloatElement, D: Backend>(
 ) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
     const OP: &str = "max_pool2d_with_indices";
     let index = crate::autograd::no_grad(|| window_index(OP, x, kernel, stride, padding))?;
+    Ok((gather_planes(x, &index)?, index))
+}
+
+/// The elements of `x` `(N, C, H, W)` at `index` `(N, C, oh, ow)` into each flattened plane,
+/// recorded: the gradient is one scatter into the planes.
+fn gather_planes<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    index: &Tensor<i64, D>,
+) -> Result<Tensor<T, D>> {
     let (&[n, c, h, w], &[_, _, oh, ow]) = (x.dims(), index.dims()) else {
         unreachable!("checked (N, C, H, W) input and (N, C, oh, ow) indices")
     };
     if x.numel() == 0 {
         // No plane (the windows fit, so N·C = 0), and H·W may overflow: an empty result that
         // still records, so its (empty) gradient reaches x.
-        let values = x.try_sum(&[2, 3], true)?.broadcast_to([n, c, oh, ow])?;
-        return Ok((values, index));
+        return x.try_sum(&[2, 3], true)?.broadcast_to([n, c, oh, ow]);
     }
-    let values = x
-        .try_reshape([n, c, h * w])?
+    x.try_reshape([n, c, h * w])?
         .try_gather(-1, &index.try_reshape([n, c, oh * ow])?)?
-        .try_reshape([n, c, oh, ow])?;
-    Ok((values, index))
+        .try_reshape([n, c, oh, ow])
 }
 
 /// [`max_pool2d_with_indices`] over the last axis of an `(N, C, L)` input (PyTorch
@@ -301,6 +299,20 @@ pub fn adaptive_max_pool2d<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     output_size: (usize, usize),
 ) -> Result<Tensor<T, D>> {
+    Ok(adaptive_max_pool2d_with_indices(x, output_size)?.0)
+}
+
+/// [`adaptive_max_pool2d`] with the position of each maximum (PyTorch
+/// `adaptive_max_pool2d(return_indices=True)`): `(values, indices)`, both `(N, C, oh, ow)`,
+/// the indices into each flattened input plane as [`max_pool2d_with_indices`]'s (ties: the
+/// first maximum; NaN: the first NaN, where PyTorch picks the last).
+///
+/// # Errors
+/// As [`adaptive_max_pool2d`].
+pub fn adaptive_max_pool2d_with_indices<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: (usize, usize),
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
     const OP: &str = "adaptive_max_pool2d";
     let [n, c, h, w] = x.dims()[..] else {
         return Err(Error::InvalidArgument {
@@ -312,14 +324,30 @@ pub fn adaptive_max_pool2d<T: FloatElement, D: Backend>(
     let dev = x.device_handle();
     let (rows, lh) = adaptive_index(OP, oh, h, dev)?;
     let (cols, lw) = adaptive_index(OP, ow, w, dev)?;
-    // (N, C, oh·lh, ow·lw) → (N, C, oh, lh, ow, lw) → (N, C, oh, ow, lh·lw).
-    let win = x
-        .try_index_select(2, &rows)?
-        .try_index_select(3, &cols)?
-        .try_reshape([n, c, oh, lh, ow, lw])?
-        .permute(&[0, 1, 2, 4, 3, 5])?
-        .try_reshape([n, c, oh, ow, lh * lw])?;
-    pick(&win, &win.try_argmax(&[-1], true)?)
+    let index = crate::autograd::no_grad(|| {
+        // (N, C, oh·lh, ow·lw) → (N, C, oh, lh, ow, lw) → (N, C, oh, ow, lh·lw).
+        let win = x
+            .try_index_select(2, &rows)?
+            .try_index_select(3, &cols)?
+            .try_reshape([n, c, oh, lh, ow, lw])?
+            .permute(&[0, 1, 2, 4, 3, 5])?
+            .try_reshape([n, c, oh, ow, lh * lw])?;
+        let k = win.try_argmax(&[-1], false)?;
+        // Window (i, j)'s element k is the input's (rows[i·lh + k / lw], cols[j·lw + k % lw]).
+        let at = |table: &Tensor<i64, D>, k: Tensor<i64, D>, step: usize, dims: [usize; 2]| {
+            let base = Tensor::<i64, D>::arange_on(0, dims[0].max(dims[1]) as i64, 1, dev)?
+                .try_mul_scalar(step as i64)?
+                .try_reshape(dims)?;
+            let pos = k.try_add(&base)?;
+            table
+                .try_index_select(0, &pos.try_reshape([pos.numel()])?)?
+                .try_reshape(pos.dims())
+        };
+        let row = at(&rows, k.try_floor_divide_scalar(lw as i64)?, lh, [oh, 1])?;
+        let col = at(&cols, k.try_remainder_scalar(lw as i64)?, lw, [1, ow])?;
+        row.try_mul_scalar(w as i64)?.try_add(&col)
+    })?;
+    Ok((gather_planes(x, &index)?, index))
 }
 
 /// The power-average pool of an `(N, C, H, W)` input (PyTorch `lp_pool2d`, no padding):
@@ -380,6 +408,22 @@ pub fn adaptive_max_pool1d<T: FloatElement, D: Backend>(
     adaptive_max_pool2d(&x, (1, output_size))
         .map_err(|e| e.invalid_named("adaptive_max_pool1d"))?
         .squeeze_dims(&[2])
+}
+
+/// [`adaptive_max_pool1d`] with the position of each maximum in `L` (PyTorch
+/// `adaptive_max_pool1d(return_indices=True)`): values and indices `(N, C, out)`.
+///
+/// # Errors
+/// As [`adaptive_max_pool1d`].
+pub fn adaptive_max_pool1d_with_indices<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: usize,
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    const OP: &str = "adaptive_max_pool1d";
+    let x = super::conv::as_2d(OP, x)?;
+    let (y, at) =
+        adaptive_max_pool2d_with_indices(&x, (1, output_size)).map_err(|e| e.invalid_named(OP))?;
+    Ok((y.squeeze_dims(&[2])?, at.squeeze_dims(&[2])?))
 }
 
 /// [`adaptive_avg_pool2d`](super::adaptive_avg_pool2d) of an `(N, C, L)` input to

@@ -2,7 +2,7 @@
 //! functional.npz`, made by `make/functional.py`): the shrink activations, `threshold`,
 //! `rrelu`, `local_response_norm`, the power-average and 1-d adaptive pools,
 //! `channel_shuffle`, `bilinear`, `multilabel_margin_loss` and `conv_transpose1d`, values and
-//! gradients (kinks included) in f64 on every device; and `pdist`, the 1-d pools with indices,
+//! gradients (kinks included) in f64 on every device; and `pdist`, the pools with indices,
 //! `triplet_margin_with_distance_loss` and `gumbel_softmax`.
 
 use crate::common::{assert_close, host_f64s};
@@ -486,6 +486,35 @@ fn distances_1d_pools_and_gumbel_softmax() {
             0.0, 3.0, 0.0, 3.0, 0.0, 0.0, 4.0, 5.0, 0.0, 0.0, 13.0, 0.0, 8.0, 0.0,
         ];
         assert_close(&host_f64s(&xs.grad_tensor().unwrap()), &g, 0.0);
+        // Adaptive windows overlap: one input element can win several of them.
+        let x = vec![
+            1.0, 3.0, 2.0, 3.0, -1.0, 0.0, 5.0, -2.0, -3.0, 4.0, 4.0, 1.0, -1.0, 2.0, 2.0,
+        ];
+        let xa = on(x, &[1, 1, 3, 5])
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let (ya, ia) = nn::adaptive_max_pool2d_with_indices(&xa, (2, 3)).unwrap();
+        assert_eq!(host_f64s(&ya), vec![5.0, 5.0, 4.0, 5.0, 5.0, 4.0]);
+        assert_eq!(ia.to_device(&Cpu).unwrap().to_vec(), vec![6, 6, 9, 6, 6, 9]);
+        let ramp6 = Tensor::<f64>::arange(1.0, 7.0, 1.0)
+            .unwrap()
+            .reshape([1, 1, 2, 3]);
+        ya.mul(&ramp6.to_device(&dev).unwrap())
+            .sum(&[], false)
+            .backward();
+        let mut g = vec![0.0; 15];
+        (g[6], g[9]) = (12.0, 9.0);
+        assert_close(&host_f64s(&xa.grad_tensor().unwrap()), &g, 0.0);
+        let z = on(vec![1.0, 3.0, 2.0, 3.0, -1.0, 0.0, 5.0], &[1, 1, 7])
+            .to_device(&dev)
+            .unwrap();
+        let (yz, iz) = nn::adaptive_max_pool1d_with_indices(&z, 3).unwrap();
+        assert_eq!(
+            (host_f64s(&yz), iz.to_device(&Cpu).unwrap().to_vec()),
+            (vec![3.0, 3.0, 5.0], vec![1, 3, 6])
+        );
         let u = nn::max_unpool1d(&y.detach(), &at, 8).unwrap();
         let want = [
             0.0, 3.0, 0.0, 3.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 4.0, 0.0, 1.0, 0.0, 0.0,

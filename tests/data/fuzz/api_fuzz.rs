@@ -783,6 +783,10 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             let w = x.dims().get(3).copied().unwrap_or(0);
                             vec![nn::max_unpool2d(&y, &i, (h, w + usize::from(flag)))?.into(), i.into()]
                         }
+                        1 if flag => {
+                            let (y, i) = nn::adaptive_max_pool2d_with_indices(&x, (u, pick))?;
+                            vec![y.into(), i.into(), nn::adaptive_max_pool1d_with_indices(&x.try_sum(&[2], false)?, u)?.1.into()]
+                        }
                         1 => vec![nn::adaptive_max_pool2d(&x, (u, pick))?.into()],
                         _ => {
                             let i = v[1].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
