@@ -495,5 +495,10 @@ mod tests {
             let want = super::window_index(op, &t.contiguous(), kernel, stride, padding).ok();
             assert_eq!(got.map(|t| t.to_vec()), want.map(|t| t.to_vec()));
         }
+        // A kernel and padding near usize::MAX (the fuzzer's overflow): one window, the row.
+        let x = Tensor::<f32>::from_vec(vec![1.0, 4.0, 2.0], [1, 1, 1, 3]).unwrap();
+        let (k, p) = (usize::MAX, usize::MAX / 2 - 1);
+        let at = super::window_index("test", &x, (1, k), (1, 2), (0, p)).unwrap();
+        assert_eq!(at.to_vec(), vec![1]);
     }
 }

@@ -32,13 +32,13 @@ pub(super) fn max_pool2d_index<T: FloatElement>(
         let (plane, per_plane) = (h * w, oh * ow);
         let g = read(OP, &x.storage)?;
         let src = &g[x.layout.offset..x.layout.offset + x.numel()];
-        // Start and end (exclusive) of window `i`'s input rows or columns, clamped.
+        // Start and end (exclusive) of window `i`'s input rows or columns, clamped; in i128,
+        // since a kernel and its padding may each be near usize::MAX (`i·s` cannot overflow:
+        // it is at most the padded length less the kernel).
         let span = |i: usize, s: usize, p: usize, k: usize, len: usize| {
-            let start = (i * s) as isize - p as isize;
-            (
-                start.max(0) as usize,
-                (start + k as isize).min(len as isize) as usize,
-            )
+            let start = (i * s) as i128 - p as i128;
+            let end = (start + k as i128).min(len as i128);
+            (start.max(0) as usize, end as usize)
         };
         let work = per_plane.saturating_mul(kh.saturating_mul(kw)).max(1);
         let planes = (PAR_THRESHOLD / work).max(1);
