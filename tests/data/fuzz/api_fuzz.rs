@@ -866,7 +866,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         8 => nn::pdist(&leaf, e1)?.try_add(&nn::gumbel_softmax(&leaf, e2, flag, (u as i64).wrapping_sub(2))?.try_sum(&[], false)?)?,
                         9 => {
                             let (m, at) = nn::max_pool1d_with_indices(&leaf, u, 1 + pick % 3, g_u(u))?;
-                            m.try_sum(&[], false)?.try_add(&nn::max_unpool1d(&m, &at, u + pick)?.try_sum(&[], false)?)?
+                            m.try_sum(&[], false)?.try_add(&nn::max_unpool1d(&m, &at, u.saturating_add(pick))?.try_sum(&[], false)?)?
                         }
                         10 => {
                             let l1 = |a: &Tensor<f32>, b: &Tensor<f32>| a.try_sub(b)?.try_abs()?.try_sum(&[-1], false);
