@@ -63,13 +63,8 @@ pub fn max_pool1d_with_indices<T: FloatElement, D: Backend>(
     padding: usize,
 ) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
     const OP: &str = "max_pool1d_with_indices";
-    if x.ndim() != 3 {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            msg: format!("expects an (N, C, L) input, got {}", x.shape()),
-        });
-    }
-    let (y, at) = max_pool2d_with_indices(&x.unsqueeze(2)?, (1, kernel), (1, stride), (0, padding))
+    let x = super::conv::as_2d(OP, x)?;
+    let (y, at) = max_pool2d_with_indices(&x, (1, kernel), (1, stride), (0, padding))
         .map_err(|e| e.invalid_named(OP))?;
     Ok((y.squeeze_dims(&[2])?, at.squeeze_dims(&[2])?))
 }
