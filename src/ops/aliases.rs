@@ -111,9 +111,49 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         boundaries.try_searchsorted(self, right)
     }
 
+    /// The bin of each element among the monotonic 1-d `bins` (NumPy `digitize`): for
+    /// increasing bins the `i` with `bins[i-1] <= x < bins[i]` (with `right`,
+    /// `bins[i-1] < x <= bins[i]`), for decreasing bins the mirror image; 0 below (or above)
+    /// all bins, `len(bins)` beyond them. As i64, in `self`'s shape. Checking the bins'
+    /// order reads one value back from the device.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `bins` is not 1-d or neither non-decreasing nor non-increasing
+    /// (NumPy's `ValueError`); `Device` across devices.
+    pub fn try_digitize(&self, bins: &Self, right: bool) -> Result<Tensor<i64, D>> {
+        let op = "digitize";
+        let n = bins.numel();
+        if bins.ndim() != 1 {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("needs 1-d bins, got shape {}", bins.shape()),
+            });
+        }
+        let order = |ok: Tensor<bool, D>| ok.try_all(&[], false)?.try_item();
+        let (lo, hi) = (
+            bins.narrow(0, 0, n.saturating_sub(1))?,
+            bins.narrow(0, 1.min(n), n.saturating_sub(1))?,
+        );
+        if order(hi.try_ge(&lo)?)? {
+            return bins.try_searchsorted(self, !right);
+        }
+        if !order(hi.try_le(&lo)?)? {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: "the bins must be monotonically increasing or decreasing".into(),
+            });
+        }
+        // Decreasing: count from the end of the reversed bins (NumPy's own reduction).
+        bins.flip(&[0])?
+            .try_searchsorted(self, !right)?
+            .try_rsub_scalar(n as i64)
+    }
+
     plain_forms! {
         /// [`Tensor::try_bucketize`], panicking with its error.
         bucketize, try_bucketize(boundaries: &Self, right: bool) -> Tensor<i64, D>;
+        /// [`Tensor::try_digitize`], panicking with its error.
+        digitize, try_digitize(bins: &Self, right: bool) -> Tensor<i64, D>;
     }
 }
 

@@ -219,16 +219,89 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         if a.len() != 2 || b.len() != 2 || a[1] != b[0] {
             return Err(shapes("addmm", m1, m2, "needs (n, k) and (k, m) matrices"));
         }
-        let out = Shape::from(vec![a[0], b[1]]);
-        let grown = broadcast_shapes("addmm", self.shape(), &out)?;
-        if grown != out {
+        self.check_target("addmm", vec![a[0], b[1]])?;
+        self.beta_plus(m1.try_matmul(m2)?, beta, alpha)
+    }
+
+    /// `beta · self + alpha · (mat · vec)` for a matrix `mat` `(n, m)` and a vector `vec`
+    /// `(m)`, with `self` broadcast to `(n)` (PyTorch `addmv`); `beta = 0` ignores `self`'s
+    /// values, NaN included.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `mat` and `vec` do not multiply; `Broadcast` when `self` does not
+    /// broadcast to `(n)`.
+    pub fn try_addmv(&self, mat: &Self, vec: &Self, beta: T, alpha: T) -> Result<Self> {
+        let (a, b) = (mat.dims(), vec.dims());
+        if a.len() != 2 || b.len() != 1 || a[1] != b[0] {
+            return Err(shapes(
+                "addmv",
+                mat,
+                vec,
+                "needs an (n, m) matrix and an (m) vector",
+            ));
+        }
+        self.check_target("addmv", vec![a[0]])?;
+        self.beta_plus(mat.try_matmul(vec)?, beta, alpha)
+    }
+
+    /// `beta · self + alpha · outer(vec1, vec2)` for vectors `(n)` and `(m)`, with `self`
+    /// broadcast to `(n, m)` (PyTorch `addr`); `beta = 0` ignores `self`'s values.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when `vec1` or `vec2` is not 1-d; `Broadcast` when `self` does not
+    /// broadcast to `(n, m)`.
+    pub fn try_addr(&self, vec1: &Self, vec2: &Self, beta: T, alpha: T) -> Result<Self> {
+        let (a, b) = (vec1.dims(), vec2.dims());
+        if a.len() != 1 || b.len() != 1 {
+            return Err(shapes("addr", vec1, vec2, "needs two 1-d vectors"));
+        }
+        self.check_target("addr", vec![a[0], b[0]])?;
+        self.beta_plus(vec1.try_outer(vec2)?, beta, alpha)
+    }
+
+    /// `beta · self + alpha · Σ_b batch1[b] · batch2[b]` for stacks `(b, n, k)` and
+    /// `(b, k, m)`, with `self` broadcast to `(n, m)` (PyTorch `addbmm`: the products summed
+    /// over the batch); `beta = 0` ignores `self`'s values.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the batches are not 3-d stacks that multiply; `Broadcast` when
+    /// `self` does not broadcast to `(n, m)`.
+    pub fn try_addbmm(&self, batch1: &Self, batch2: &Self, beta: T, alpha: T) -> Result<Self> {
+        let (a, b) = (batch1.dims(), batch2.dims());
+        if a.len() != 3 || b.len() != 3 || a[0] != b[0] || a[2] != b[1] {
+            return Err(shapes(
+                "addbmm",
+                batch1,
+                batch2,
+                "needs (b, n, k) and (b, k, m) stacks",
+            ));
+        }
+        self.check_target("addbmm", vec![a[1], b[2]])?;
+        // (n, b·k) · (b·k, m) sums the batch's products in one matrix product.
+        let left = batch1
+            .permute(&[1, 0, 2])?
+            .try_reshape([a[1], a[0] * a[2]])?;
+        let right = batch2.try_reshape([b[0] * b[1], b[2]])?;
+        self.beta_plus(left.try_matmul(&right)?, beta, alpha)
+    }
+
+    /// `Err(Broadcast)` unless `self` broadcasts to `out`, the shape of an `add*` op's product.
+    fn check_target(&self, op: &'static str, out: Vec<usize>) -> Result<()> {
+        let out = Shape::from(out);
+        if broadcast_shapes(op, self.shape(), &out)? != out {
             return Err(Error::Broadcast {
-                op: "addmm",
+                op,
                 lhs: self.shape().clone(),
                 rhs: out,
             });
         }
-        let p = m1.try_matmul(m2)?.try_mul_scalar(alpha)?;
+        Ok(())
+    }
+
+    /// `beta · self + alpha · product`, the tail of the `add*` family; `beta = 0` ignores
+    /// `self`'s values (NaN included), as PyTorch does.
+    fn beta_plus(&self, product: Self, beta: T, alpha: T) -> Result<Self> {
+        let p = product.try_mul_scalar(alpha)?;
         if beta == T::ZERO {
             return Ok(p);
         }
@@ -252,19 +325,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
                 "needs (b, n, k) and (b, k, m) stacks",
             ));
         }
-        let out = Shape::from(vec![a[0], a[1], b[2]]);
-        if broadcast_shapes("baddbmm", self.shape(), &out)? != out {
-            return Err(Error::Broadcast {
-                op: "baddbmm",
-                lhs: self.shape().clone(),
-                rhs: out,
-            });
-        }
-        let p = batch1.try_matmul(batch2)?.try_mul_scalar(alpha)?;
-        if beta == T::ZERO {
-            return Ok(p);
-        }
-        p.try_add(&self.try_mul_scalar(beta)?)
+        self.check_target("baddbmm", vec![a[0], a[1], b[2]])?;
+        self.beta_plus(batch1.try_matmul(batch2)?, beta, alpha)
     }
 
     /// The `n`-th power of each square matrix in the last two dimensions (PyTorch
@@ -330,6 +392,12 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         addmm, try_addmm(m1: &Self, m2: &Self, beta: T, alpha: T) -> Self;
         /// [`Tensor::try_baddbmm`], panicking with its error.
         baddbmm, try_baddbmm(batch1: &Self, batch2: &Self, beta: T, alpha: T) -> Self;
+        /// [`Tensor::try_addmv`], panicking with its error.
+        addmv, try_addmv(mat: &Self, vec: &Self, beta: T, alpha: T) -> Self;
+        /// [`Tensor::try_addr`], panicking with its error.
+        addr, try_addr(vec1: &Self, vec2: &Self, beta: T, alpha: T) -> Self;
+        /// [`Tensor::try_addbmm`], panicking with its error.
+        addbmm, try_addbmm(batch1: &Self, batch2: &Self, beta: T, alpha: T) -> Self;
         /// [`Tensor::try_matrix_power`], panicking with its error.
         matrix_power, try_matrix_power(n: i64) -> Self;
         /// [`Tensor::try_matmul`], panicking with its error.

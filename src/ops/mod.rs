@@ -17,6 +17,7 @@ macro_rules! plain_forms {
 }
 pub(crate) use plain_forms;
 
+pub mod advanced;
 pub mod aliases;
 pub mod arrange;
 pub mod binary;

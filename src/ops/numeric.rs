@@ -1,6 +1,6 @@
 //! Element-wise functions and statistics composed of other ops (NumPy's and PyTorch's
 //! `logaddexp`, `lerp`, `nan_to_num`, `count_nonzero`, `median`, `quantile`, `cov`,
-//! `corrcoef`): each is written
+//! `corrcoef`, `mvlgamma`): each is written
 //! once over `D: Backend` from differentiable ops, so it runs on every device and has a
 //! gradient wherever its parts do.
 //!
@@ -212,11 +212,42 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             .try_clip(T::from_f64(-1.0), T::ONE)
     }
 
+    /// The multivariate log-gamma function of dimension `p` (PyTorch `mvlgamma`, SciPy
+    /// `multigammaln`): `p(p-1)/4 · ln π + Σ_{j<p} lgamma(x - j/2)`, element-wise.
+    /// Differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for `p = 0`, or when an element is not greater than `(p - 1) / 2`
+    /// (NaN included), as in PyTorch (checking reads one value back from the device).
+    pub fn try_mvlgamma(&self, p: usize) -> Result<Self> {
+        let op = "mvlgamma";
+        let low = (p as f64 - 1.0) / 2.0;
+        let above = self.try_gt_scalar(T::from_f64(low))?.try_all(&[], false)?;
+        if p == 0 || !above.try_item()? {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs p >= 1 and every element greater than (p - 1) / 2 = {low}; got p = {p}"
+                ),
+            });
+        }
+        let halves = Self::arange_on(T::ZERO, T::from_f64(p as f64), T::ONE, self.device_handle())?
+            .try_mul_scalar(T::from_f64(0.5))?;
+        let constant = p as f64 * (p as f64 - 1.0) / 4.0 * std::f64::consts::PI.ln();
+        self.unsqueeze(-1)?
+            .try_sub(&halves)?
+            .try_lgamma()?
+            .try_sum(&[-1], false)?
+            .try_add_scalar(T::from_f64(constant))
+    }
+
     plain_forms! {
         /// [`Tensor::try_cov`], panicking with its error.
         cov, try_cov(correction: usize) -> Self;
         /// [`Tensor::try_corrcoef`], panicking with its error.
         corrcoef, try_corrcoef() -> Self;
+        /// [`Tensor::try_mvlgamma`], panicking with its error.
+        mvlgamma, try_mvlgamma(p: usize) -> Self;
         /// [`Tensor::try_logaddexp`], panicking with its error.
         logaddexp, try_logaddexp(other: &Self) -> Self;
         /// [`Tensor::try_lerp`], panicking with its error.

@@ -1,6 +1,7 @@
 //! Paired and named reductions composed of the reductions in `reduce.rs`, under PyTorch's
 //! names: `var_mean`, `std_mean`, `aminmax`, `amax`, `amin`, the trapezoidal rule
-//! (`trapezoid`, NumPy's and PyTorch's), and the order statistics `kthvalue` and
+//! (`trapezoid` and `cumulative_trapezoid`, NumPy's and PyTorch's), NumPy's `nanvar` and
+//! `nanstd`, and the order statistics `kthvalue` and
 //! `nanmedian` (from one sort). Each runs once over `D: Backend` and is differentiable
 //! wherever its parts are.
 //!
@@ -233,6 +234,51 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             .try_mul_scalar(T::from_f64(dx / 2.0))
     }
 
+    /// The running integral along `axis` by the trapezoidal rule, samples `dx` apart
+    /// (PyTorch `cumulative_trapezoid`, SciPy `cumulative_trapezoid` without `initial`):
+    /// `out[i] = dx · Σ_{j ≤ i} (y[j] + y[j+1]) / 2`, so the axis has one element fewer (none
+    /// for fewer than two samples). Differentiable.
+    ///
+    /// # Errors
+    /// `Axis` for a bad axis.
+    pub fn try_cumulative_trapezoid(&self, dx: f64, axis: i64) -> Result<Self> {
+        let ax = self.shape().axis("cumulative_trapezoid", axis)? as i64;
+        let n = self.dims()[ax as usize];
+        if n < 2 {
+            return self.narrow(ax, 0, 0)?.try_contiguous();
+        }
+        self.narrow(ax, 0, n - 1)?
+            .try_add(&self.narrow(ax, 1, n - 1)?)?
+            .try_mul_scalar(T::from_f64(dx / 2.0))?
+            .try_cumsum(ax)
+    }
+
+    /// The variance over `axes` of the elements that are not NaN, dividing by their count
+    /// less `ddof` (NumPy `nanvar`); a slice with no more than `ddof` numbers (all NaN, say)
+    /// gives NaN, as in NumPy. Differentiable.
+    ///
+    /// # Errors
+    /// `Axis` for an out-of-range or repeated axis.
+    pub fn try_nanvar(&self, axes: &[i64], ddof: usize, keepdim: bool) -> Result<Self> {
+        let num = self.try_eq(self)?;
+        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
+        let mean = self.try_nanmean(axes, true)?;
+        let dev = Self::try_where(&num, &self.try_sub(&mean)?, &zero)?;
+        let count = num.cast::<T>().try_sum(axes, keepdim)?;
+        let dof = count.try_sub_scalar(T::from_f64(ddof as f64))?;
+        let var = dev.try_square()?.try_sum(axes, keepdim)?.try_div(&dof)?;
+        let nan = Self::scalar_on(T::from_f64(f64::NAN), self.device_handle())?;
+        Self::try_where(&dof.try_gt_scalar(T::ZERO)?, &var, &nan)
+    }
+
+    /// The square root of [`Tensor::try_nanvar`] (NumPy `nanstd`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_nanvar`].
+    pub fn try_nanstd(&self, axes: &[i64], ddof: usize, keepdim: bool) -> Result<Self> {
+        self.try_nanvar(axes, ddof, keepdim)?.try_sqrt()
+    }
+
     /// The lower median along `axis` of the elements that are not NaN, and its index
     /// (PyTorch `nanmedian(dim)`; NumPy's `nanmedian` averages the two middle values, which is
     /// `nanquantile(0.5)`); an all-NaN slice gives NaN at index 0. Differentiable through the
@@ -348,6 +394,12 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         histc, try_histc(bins: usize, min: f64, max: f64) -> Self;
         /// [`Tensor::try_trapezoid`], panicking with its error.
         trapezoid, try_trapezoid(dx: f64, axis: i64) -> Self;
+        /// [`Tensor::try_cumulative_trapezoid`], panicking with its error.
+        cumulative_trapezoid, try_cumulative_trapezoid(dx: f64, axis: i64) -> Self;
+        /// [`Tensor::try_nanvar`], panicking with its error.
+        nanvar, try_nanvar(axes: &[i64], ddof: usize, keepdim: bool) -> Self;
+        /// [`Tensor::try_nanstd`], panicking with its error.
+        nanstd, try_nanstd(axes: &[i64], ddof: usize, keepdim: bool) -> Self;
         /// [`Tensor::try_nanmedian`], panicking with its error.
         nanmedian, try_nanmedian(axis: i64, keepdim: bool) -> Pair<Self, Tensor<i64, D>>;
     }

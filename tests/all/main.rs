@@ -22,6 +22,7 @@ mod elementwise;
 mod float_math;
 mod generic;
 mod hostile;
+mod indexing;
 mod io;
 mod linalg;
 mod literals;

@@ -276,3 +276,190 @@ fn more_ops_gradients() {
             .is_err()
     );
 }
+
+/// `addmv`, `addr`, `addbmm`, `mvlgamma`, `cumulative_trapezoid`, `nanvar`/`nanstd` and
+/// `digitize` against PyTorch 2.15, SciPy 1.17 and NumPy 2.4 (values quoted).
+fn extras<D: Device>(dev: &D) -> Result<()> {
+    let v = |x: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(x, s.to_vec(), dev);
+    let nan = f64::NAN;
+    let m = v(vec![1., 2., 3., 4., 5., 6.], &[2, 3])?;
+    let x = v(vec![0.5, -1., 2.], &[3])?;
+    let b = v(vec![1., nan], &[2])?;
+    assert_close(&host(&b.try_addmv(&m, &x, 0.5, 2.0)?), &[9.5, nan], 0.0);
+    assert_close(&host(&b.try_addmv(&m, &x, 0.0, 2.0)?), &[9.0, 18.0], 0.0);
+    let col = v(vec![1., 2.], &[2, 1])?;
+    let r = col.try_addr(
+        &v(vec![1., 2.], &[2])?,
+        &v(vec![3., 4., 5.], &[3])?,
+        2.0,
+        -1.0,
+    )?;
+    assert_eq!(
+        (r.dims(), host(&r)),
+        (&[2, 3][..], vec![-1., -2., -3., -2., -4., -6.])
+    );
+    let b1 = Tensor::<f64, D>::arange_on(0.0, 12.0, 1.0, dev)?.try_reshape([2, 2, 3])?;
+    let b2 = Tensor::<f64, D>::arange_on(0.0, 18.0, 1.0, dev)?
+        .try_reshape([2, 3, 3])?
+        .try_div_scalar(4.0)?;
+    let s = v(vec![1., 0., -1.], &[3])?.try_addbmm(&b1, &b2, 3.0, 0.5)?;
+    assert_close(
+        &host(&s),
+        &[37.125, 37.125, 37.125, 54.0, 56.25, 58.5],
+        1e-15,
+    );
+    assert!(s.try_addbmm(&b1, &b1, 1.0, 1.0).is_err());
+    assert!(m.try_addmv(&m, &x, 1.0, 1.0).is_err());
+    assert!(matches!(
+        m.try_addr(&x, &x, 1.0, 1.0),
+        Err(Error::Broadcast { op: "addr", .. })
+    ));
+
+    let g = v(vec![2.5, 1.75, 10.0, 3.0, 1.5, 100.5], &[2, 3])?;
+    let want3 = [
+        1.8809954616117743,
+        1.737702822763097,
+        36.81285863239809,
+        2.694924879806965,
+        2.1686775340635553,
+        1079.1222234897402,
+    ];
+    assert_close(&host(&g.try_mvlgamma(3)?), &want3, 1e-14);
+    let want1 = [
+        0.2846828704729192,
+        -0.08440112102048555,
+        12.801827480081469,
+        std::f64::consts::LN_2,
+        -0.12078223763524522,
+        361.4355404677776,
+    ];
+    assert_close(&host(&g.try_mvlgamma(1)?), &want1, 1e-14);
+    assert!(g.try_mvlgamma(4).is_err()); // 1.5 is not above 1.5
+    assert!(g.try_mvlgamma(0).is_err());
+    assert!(v(vec![nan], &[1])?.try_mvlgamma(1).is_err());
+
+    let y = v(vec![1., 4., 9., 16., 2., -1., 0.5, 3.], &[2, 4])?;
+    let c = y.try_cumulative_trapezoid(0.5, 1)?;
+    assert_eq!(
+        (c.dims(), host(&c)),
+        (&[2, 3][..], vec![1.25, 4.5, 10.75, 0.25, 0.125, 1.0])
+    );
+    assert_eq!(y.try_cumulative_trapezoid(1.0, 0)?.dims(), &[1, 4]);
+    assert_eq!(
+        y.narrow(1, 0, 1)?.try_cumulative_trapezoid(1.0, 1)?.dims(),
+        &[2, 0]
+    );
+
+    let z = v(
+        vec![1., nan, 3., 4., nan, nan, nan, nan, 2., 2., nan, 5.],
+        &[3, 4],
+    )?;
+    assert_close(
+        &host(&z.try_nanvar(&[1], 0, false)?),
+        &[1.5555555555555554, nan, 2.0],
+        1e-15,
+    );
+    assert_close(
+        &host(&z.try_nanvar(&[1], 1, false)?),
+        &[2.333333333333333, nan, 3.0],
+        1e-15,
+    );
+    let sd = z.try_nanstd(&[0], 1, true)?;
+    assert_eq!(sd.dims(), &[1, 4]);
+    assert_close(
+        &host(&sd),
+        &[
+            std::f64::consts::FRAC_1_SQRT_2,
+            nan,
+            nan,
+            std::f64::consts::FRAC_1_SQRT_2,
+        ],
+        1e-15,
+    );
+    assert_close(
+        &host(&z.try_nanvar(&[], 0, false)?),
+        &[1.8055555555555554],
+        1e-15,
+    );
+
+    let xs = v(vec![-1., 0., 0.5, 1., 2.5, 3., 10., nan], &[8])?;
+    let inc = v(vec![0., 1., 1., 3.], &[4])?;
+    let dec = inc.flip(&[0])?;
+    let ints = |t: Tensor<i64, D>| t.try_to_vec().unwrap();
+    assert_eq!(
+        ints(xs.try_digitize(&inc, false)?),
+        [0, 1, 1, 3, 3, 4, 4, 4]
+    );
+    assert_eq!(ints(xs.try_digitize(&inc, true)?), [0, 0, 1, 1, 3, 3, 4, 4]);
+    assert_eq!(
+        ints(xs.try_digitize(&dec, false)?),
+        [4, 3, 3, 1, 1, 0, 0, 0]
+    );
+    assert_eq!(ints(xs.try_digitize(&dec, true)?), [4, 4, 3, 3, 1, 1, 0, 0]);
+    let zigzag = v(vec![0., 2., 1.], &[3])?;
+    assert!(matches!(
+        xs.try_digitize(&zigzag, false),
+        Err(Error::InvalidArgument { op: "digitize", .. })
+    ));
+    assert!(xs.try_digitize(&m, false).is_err());
+    let none = v(vec![], &[0])?;
+    assert_eq!(ints(xs.try_digitize(&none, false)?), [0; 8]);
+    Ok(())
+}
+
+#[test]
+fn numpy_and_pytorch_extras_on_every_device() {
+    on_every_device!("numpy_and_pytorch_extras", |dev| {
+        extras(&dev).unwrap();
+    });
+}
+
+#[test]
+fn extras_gradients() {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let m = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6], &[2, 3]);
+    let x = t(vec![0.5, -1.5, 2.0], &[3]);
+    let b = t(vec![1.0, -1.0], &[2]);
+    check(
+        "addmv",
+        &|v| v[0].try_addmv(&v[1], &v[2], 0.5, 2.0),
+        &[b.clone(), m.clone(), x.clone()],
+    );
+    check(
+        "addr",
+        &|v| v[0].try_addr(&v[1], &v[2], 1.5, -0.5),
+        &[m.clone(), b.clone(), x.clone()],
+    );
+    let b1 = t(
+        (0..12).map(|i| (i as f64 * 0.37).sin()).collect(),
+        &[2, 2, 3],
+    );
+    let b2 = t(
+        (0..18).map(|i| (i as f64 * 0.21).cos()).collect(),
+        &[2, 3, 3],
+    );
+    check(
+        "addbmm",
+        &|v| v[0].try_addbmm(&v[1], &v[2], 0.5, 1.5),
+        &[x.clone(), b1, b2],
+    );
+    let pos = t(vec![2.5, 1.75, 10.0, 3.0, 1.5, 100.5], &[2, 3]);
+    check("mvlgamma", &|v| v[0].try_mvlgamma(3), &[pos]);
+    check(
+        "cumulative_trapezoid",
+        &|v| v[0].try_cumulative_trapezoid(0.5, 1),
+        &[m.clone()],
+    );
+    let z = t(vec![1., f64::NAN, 3., 4., 0.5, -2., f64::NAN, 1.5], &[2, 4]);
+    check("nanvar", &|v| v[0].try_nanvar(&[1], 1, false), &[z.clone()]);
+    check(
+        "nanstd",
+        &|v| v[0].try_nanstd(&[0], 0, false),
+        &[t(vec![1., 2., 4., 3.5, -1., 0.25], &[2, 3])],
+    );
+}

@@ -7,6 +7,18 @@ use crate::error::Result;
 use crate::shape::Shape;
 use crate::tensor::SliceArg;
 
+/// The Int64 index tensors of `indices`, typed like `like` (same device).
+fn typed_indices<'a, U: crate::dtype::Element, D: crate::device::Device>(
+    op: &'static str,
+    indices: &[Option<&'a DynTensor>],
+    like: &crate::tensor::Tensor<U, D>,
+) -> Result<Vec<Option<&'a crate::tensor::Tensor<i64, D>>>> {
+    indices
+        .iter()
+        .map(|i| i.map(|d| typed_like(op, d, like)).transpose())
+        .collect()
+}
+
 fn all(v: Vec<impl Into<DynTensor>>) -> Vec<DynTensor> {
     v.into_iter().map(Into::into).collect()
 }
@@ -50,6 +62,52 @@ impl DynTensor {
             let i = typed_like("index_add", index, t)?;
             Ok(t.try_index_add(axis, i, s, alpha.to())?.into())
         }, bool: Err(not_numeric("index_add")))
+    }
+    /// Advanced indexing `self[i0, i1, ..]` with Int64 index tensors, `None` for a whole axis
+    /// (see [`crate::Tensor::index`]).
+    pub fn index(&self, indices: &[Option<&DynTensor>]) -> Result<DynTensor> {
+        dyn_each!(self, t => {
+            let idx = typed_indices("index", indices, t)?;
+            Ok(t.try_index(&idx)?.into())
+        })
+    }
+    /// `self` with `values` written (or, with `accumulate`, added) at `self[i0, i1, ..]` (see
+    /// [`crate::Tensor::index_put`]).
+    pub fn index_put(
+        &self,
+        indices: &[Option<&DynTensor>],
+        values: &DynTensor,
+        accumulate: bool,
+    ) -> Result<DynTensor> {
+        pair!(self, values, "index_put", t, v => {
+            let idx = typed_indices("index_put", indices, t)?;
+            Ok(t.try_index_put(&idx, v, accumulate)?.into())
+        }, bool: Err(not_numeric("index_put")))
+    }
+    /// In-place [`DynTensor::index_put`] (see [`crate::Tensor::index_put_`]).
+    pub fn index_put_(
+        &mut self,
+        indices: &[Option<&DynTensor>],
+        values: &DynTensor,
+        accumulate: bool,
+    ) -> Result<()> {
+        pair!(self, values, "index_put_", t, v => {
+            let idx = typed_indices("index_put_", indices, &*t)?;
+            t.index_put_(&idx, v, accumulate)
+        }, bool: Err(not_numeric("index_put_")))
+    }
+    /// `self` with `source` written (or added) at the flat Int64 positions `index` (see
+    /// [`crate::Tensor::put`]).
+    pub fn put(
+        &self,
+        index: &DynTensor,
+        source: &DynTensor,
+        accumulate: bool,
+    ) -> Result<DynTensor> {
+        pair!(self, source, "put", t, s => {
+            let i = typed_like("put", index, t)?;
+            Ok(t.try_put(i, s, accumulate)?.into())
+        }, bool: Err(not_numeric("put")))
     }
     /// The batched product of two 3-d stacks without broadcasting (see [`crate::Tensor::bmm`]).
     pub fn bmm(&self, other: &DynTensor) -> Result<DynTensor> {

@@ -171,6 +171,48 @@ impl DynTensor {
             Ok(a.try_baddbmm(b, c, beta.to(), alpha.to())?.into())
         }, bool: Err(not_numeric("baddbmm")))
     }
+    /// `beta · self + alpha · (mat · vec)` (see [`crate::Tensor::addmv`]).
+    pub fn addmv(
+        &self,
+        mat: &DynTensor,
+        vec: &DynTensor,
+        beta: impl Into<Scalar>,
+        alpha: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let (beta, alpha) = (beta.into(), alpha.into());
+        pair!(self, mat, "addmv", a, b => {
+            let c = typed_like("addmv", vec, a)?;
+            Ok(a.try_addmv(b, c, beta.to(), alpha.to())?.into())
+        }, bool: Err(not_numeric("addmv")))
+    }
+    /// `beta · self + alpha · outer(vec1, vec2)` (see [`crate::Tensor::addr`]).
+    pub fn addr(
+        &self,
+        vec1: &DynTensor,
+        vec2: &DynTensor,
+        beta: impl Into<Scalar>,
+        alpha: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let (beta, alpha) = (beta.into(), alpha.into());
+        pair!(self, vec1, "addr", a, b => {
+            let c = typed_like("addr", vec2, a)?;
+            Ok(a.try_addr(b, c, beta.to(), alpha.to())?.into())
+        }, bool: Err(not_numeric("addr")))
+    }
+    /// `beta · self + alpha · Σ_b batch1[b] · batch2[b]` (see [`crate::Tensor::addbmm`]).
+    pub fn addbmm(
+        &self,
+        batch1: &DynTensor,
+        batch2: &DynTensor,
+        beta: impl Into<Scalar>,
+        alpha: impl Into<Scalar>,
+    ) -> Result<DynTensor> {
+        let (beta, alpha) = (beta.into(), alpha.into());
+        pair!(self, batch1, "addbmm", a, b => {
+            let c = typed_like("addbmm", batch2, a)?;
+            Ok(a.try_addbmm(b, c, beta.to(), alpha.to())?.into())
+        }, bool: Err(not_numeric("addbmm")))
+    }
     /// `self` with `src` written at the Int64 `index` along `axis`, the last of repeated
     /// writes winning (see [`crate::Tensor::scatter`]).
     pub fn scatter(&self, axis: i64, index: &DynTensor, src: &DynTensor) -> Result<DynTensor> {
@@ -268,6 +310,12 @@ impl DynTensor {
     pub fn bucketize(&self, boundaries: &DynTensor, right: bool) -> Result<DynTensor> {
         pair!(self, boundaries, "bucketize", a, b => Ok(a.try_bucketize(b, right)?.into()),
             bool: Ok(a.try_bucketize(b, right)?.into()))
+    }
+    /// The bin of each element among monotonic 1-d `bins`, as Int64 (NumPy `digitize`, see
+    /// [`crate::Tensor::digitize`]).
+    pub fn digitize(&self, bins: &DynTensor, right: bool) -> Result<DynTensor> {
+        pair!(self, bins, "digitize", a, b => Ok(a.try_digitize(b, right)?.into()),
+            bool: Ok(a.try_digitize(b, right)?.into()))
     }
     /// The histogram in `bins` bins over `[min, max]` (see [`crate::Tensor::histc`]); float
     /// dtypes.

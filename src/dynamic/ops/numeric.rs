@@ -146,6 +146,24 @@ impl DynTensor {
     pub fn trapezoid(&self, dx: f64, axis: i64) -> Result<DynTensor> {
         float!(self, "trapezoid", "", t => Ok(t.try_trapezoid(dx, axis)?.into()))
     }
+    /// The running trapezoidal integral along `axis` (see
+    /// [`crate::Tensor::cumulative_trapezoid`]); float dtypes.
+    pub fn cumulative_trapezoid(&self, dx: f64, axis: i64) -> Result<DynTensor> {
+        float!(self, "cumulative_trapezoid", "", t => Ok(t.try_cumulative_trapezoid(dx, axis)?.into()))
+    }
+    /// The variance of the non-NaN elements (NumPy `nanvar`, see [`crate::Tensor::nanvar`]);
+    /// float dtypes.
+    pub fn nanvar(&self, axes: &[i64], ddof: usize, keepdim: bool) -> Result<DynTensor> {
+        float!(self, "nanvar", "", t => Ok(t.try_nanvar(axes, ddof, keepdim)?.into()))
+    }
+    /// The standard deviation of the non-NaN elements (NumPy `nanstd`); float dtypes.
+    pub fn nanstd(&self, axes: &[i64], ddof: usize, keepdim: bool) -> Result<DynTensor> {
+        float!(self, "nanstd", "", t => Ok(t.try_nanstd(axes, ddof, keepdim)?.into()))
+    }
+    /// The multivariate log-gamma function (see [`crate::Tensor::mvlgamma`]); float dtypes.
+    pub fn mvlgamma(&self, p: usize) -> Result<DynTensor> {
+        float!(self, "mvlgamma", "", t => Ok(t.try_mvlgamma(p)?.into()))
+    }
     /// `self + weight · (end - self)` (PyTorch `lerp`); float dtypes, both the same.
     pub fn lerp(&self, end: &DynTensor, weight: f64) -> Result<DynTensor> {
         let dtype = self.dtype();

@@ -884,6 +884,48 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                 _ => one(v[0].pad_mode(&pads[..pads.len().min(v[0].ndim())], mode)),
             })
         }
+        14 => {
+            // Advanced indexing: index lists of any length, shapes that may not broadcast,
+            // indices out of range, values of another shape or dtype.
+            let f = g.n(6);
+            let nidx = g.n(a.ndim() + 2);
+            let mut ins = vec![a.clone()];
+            let mut some = vec![];
+            for k in 0..nidx {
+                if g.p(0.3) {
+                    some.push(false);
+                    continue;
+                }
+                let hi = a.shape().dims().get(k).copied().unwrap_or(3) as i64;
+                let s: Vec<usize> = (0..g.n(3)).map(|_| g.dim()).collect();
+                ins.push(g.index_tensor(&s, hi));
+                some.push(true);
+            }
+            let vals = g.like(&a);
+            ins.push(vals);
+            let acc = g.p(0.5);
+            let flat: Vec<usize> = (0..g.n(3)).map(|_| g.dim()).collect();
+            let pidx = g.index_tensor(&flat, a.numel() as i64);
+            ins.push(pidx);
+            let body = move |v: &mut Vec<DynTensor>| -> Outs {
+                let n = v.len();
+                let (vals, pidx) = (v[n - 2].clone(), v[n - 1].clone());
+                let mut it = v[1..n - 2].iter();
+                let idx: Vec<Option<&DynTensor>> =
+                    some.iter().map(|&s| if s { it.next() } else { None }).collect();
+                match f {
+                    0 | 1 => one(v[0].index(&idx)),
+                    2 | 3 => one(v[0].index_put(&idx, &vals, acc)),
+                    4 => one(v[0].put(&pidx, &vals, acc)),
+                    _ => {
+                        let mut x = v[0].clone();
+                        x.index_put_(&idx, &vals, acc)?;
+                        Ok(vec![x])
+                    }
+                }
+            };
+            (format!("advindex{f}"), ins, f == 5, Box::new(body))
+        }
         _ => {
             let f = g.n(8);
             let s = g.shape();
@@ -926,7 +968,7 @@ fn main() {
     for it in 0..iters {
         let k = match std::env::var("CAT").ok().and_then(|c| c.parse().ok()) {
             Some(c) => c,
-            None => g.n(15),
+            None => g.n(16),
         };
         let (name, mut ins, inplace, f) = run(&mut g, k);
         let desc: Vec<String> = ins
