@@ -217,6 +217,17 @@ impl Error {
         }
     }
 
+    /// This error naming `op` when it is a `ShapeMismatch`: a composite that runs through
+    /// another op's shape checks (`inner` through `tensordot`) reports them under its name.
+    pub(crate) fn shape_named(self, op: &'static str) -> Self {
+        match self {
+            Error::ShapeMismatch { lhs, rhs, msg, .. } => {
+                Error::ShapeMismatch { op, lhs, rhs, msg }
+            }
+            e => e,
+        }
+    }
+
     /// This error naming `op` when it is an `EmptyReduction`: a composite that reduces through
     /// `max`/`min` reports the empty slice under its own name.
     pub(crate) fn empty_named(self, op: &'static str) -> Self {

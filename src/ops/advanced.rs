@@ -133,6 +133,31 @@ fn inverse(p: &[i64]) -> Vec<i64> {
     inv
 }
 
+/// `idx` with each negative index `i` replaced by `i + len`, for an axis `axis` of length
+/// `len = shape[axis]`; an index outside `-len..len` is an `Index` error naming the axis and
+/// `shape` (checking reads one value back from the device).
+pub(crate) fn wrap_indices<D: Backend>(
+    op: &'static str,
+    idx: &Tensor<i64, D>,
+    axis: usize,
+    shape: &Shape,
+) -> Result<Tensor<i64, D>> {
+    let size = shape.dims()[axis];
+    // Tensor sizes are below 2^63 bytes, so every length fits in i64.
+    let len = size as i64;
+    if let Some(index) = first_outside(idx, -len, len)? {
+        return Err(Error::Index {
+            op,
+            index,
+            dim: axis,
+            size,
+            shape: shape.clone(),
+        });
+    }
+    let negative = idx.try_lt_scalar(0)?;
+    Tensor::try_where(&negative, &idx.try_add_scalar(len)?, idx)
+}
+
 /// The row-major offset into the indexed axes (viewed as one of size `P`) of every position of
 /// `B`, as a 1-d tensor; each index is checked against its axis (negative counts from the end).
 fn offsets<D: Backend>(
@@ -140,27 +165,13 @@ fn offsets<D: Backend>(
     plan: &Plan,
     shape: &Shape,
     indices: &Indices<'_, D>,
-    device: &D,
 ) -> Result<Tensor<i64, D>> {
     let sizes = plan.indexed();
     let mut total: Option<Tensor<i64, D>> = None;
     let mut mult = 1usize;
     for (&axis, &size) in plan.axes.iter().zip(&sizes).rev() {
         let idx = indices[axis].expect("planned from the Some entries");
-        // `index_select` of `0..size` checks every index and wraps the negative ones.
-        let wrapped = Tensor::<i64, D>::arange_on(0, size as i64, 1, device)?
-            .try_index_select(0, &idx.try_flatten()?)
-            .map_err(|e| match e {
-                Error::Index { index, .. } => Error::Index {
-                    op,
-                    index,
-                    dim: axis,
-                    size,
-                    shape: shape.clone(),
-                },
-                e => e,
-            })?
-            .try_reshape(idx.shape().clone())?;
+        let wrapped = wrap_indices(op, idx, axis, shape)?;
         let term = if mult == 1 {
             wrapped
         } else {
@@ -201,7 +212,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         for idx in indices.iter().flatten() {
             same_device(op, self, *idx)?;
         }
-        let at = offsets(op, &plan, self.shape(), indices, self.device_handle())?;
+        let at = offsets(op, &plan, self.shape(), indices)?;
         self.permute(&plan.order())?
             .try_reshape(plan.flat_dims())?
             .try_index_select(0, &at)?
@@ -255,7 +266,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         for idx in indices.iter().flatten() {
             same_device(op, self, *idx)?;
         }
-        let at = offsets(op, &plan, self.shape(), indices, self.device_handle())?;
+        let at = offsets(op, &plan, self.shape(), indices)?;
         let flat = plan.flat_dims();
         let gathered: Vec<usize> = std::iter::once(at.numel())
             .chain(plan.rest_dims())

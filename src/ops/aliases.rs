@@ -187,6 +187,41 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         self.try_trunc()
     }
 
+    /// NumPy's and PyTorch's `prod`, [`Tensor::try_product`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_product`].
+    pub fn try_prod(
+        &self,
+        axes: &[i64],
+        keepdim: bool,
+    ) -> Result<Tensor<crate::dtype::SumOf<T>, D>> {
+        self.try_product(axes, keepdim)
+    }
+
+    /// NumPy's `rint`, [`Tensor::try_round`] (half to even).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_round`].
+    pub fn try_rint(&self) -> Result<Self> {
+        self.try_round()
+    }
+
+    /// The matrices in the last two dimensions transposed, a view (NumPy
+    /// `matrix_transpose`, PyTorch `mT`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for fewer than two dimensions.
+    pub fn matrix_transpose(&self) -> Result<Self> {
+        if self.ndim() < 2 {
+            return Err(Error::InvalidArgument {
+                op: "matrix_transpose",
+                msg: format!("needs at least 2 dimensions, got shape {}", self.shape()),
+            });
+        }
+        self.swapaxes(-2, -1)
+    }
+
     /// PyTorch's `sgn`, [`Tensor::try_sign`] for real tensors.
     ///
     /// # Errors
@@ -204,6 +239,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         fix, try_fix() -> Self;
         /// [`Tensor::try_sgn`], panicking with its error.
         sgn, try_sgn() -> Self;
+        /// [`Tensor::try_prod`], panicking with its error.
+        prod, try_prod(axes: &[i64], keepdim: bool) -> Tensor<crate::dtype::SumOf<T>, D>;
+        /// [`Tensor::try_rint`], panicking with its error.
+        rint, try_rint() -> Self;
     }
 }
 
@@ -334,6 +373,49 @@ impl<D: Backend> Tensor<i64, D> {
 }
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// NumPy's `fabs`, [`Tensor::try_abs`] of a float tensor.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_abs`].
+    pub fn try_fabs(&self) -> Result<Self> {
+        self.try_abs()
+    }
+
+    /// NumPy's `degrees`, [`Tensor::try_rad2deg`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_rad2deg`].
+    pub fn try_degrees(&self) -> Result<Self> {
+        self.try_rad2deg()
+    }
+
+    /// NumPy's `radians`, [`Tensor::try_deg2rad`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_deg2rad`].
+    pub fn try_radians(&self) -> Result<Self> {
+        self.try_deg2rad()
+    }
+
+    /// NumPy's and PyTorch's `allclose`, [`Tensor::try_all_close`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_all_close`].
+    pub fn try_allclose(&self, other: &Self, rtol: f64, atol: f64) -> Result<bool> {
+        self.try_all_close(other, rtol, atol)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_fabs`], panicking with its error.
+        fabs, try_fabs() -> Self;
+        /// [`Tensor::try_degrees`], panicking with its error.
+        degrees, try_degrees() -> Self;
+        /// [`Tensor::try_radians`], panicking with its error.
+        radians, try_radians() -> Self;
+        /// [`Tensor::try_allclose`], panicking with its error.
+        allclose, try_allclose(other: &Self, rtol: f64, atol: f64) -> bool;
+    }
+
     /// `n` values `base^e` for `e` evenly spaced from `start` to `stop` inclusive, on `device`
     /// (NumPy `logspace`, PyTorch `logspace`); computed in f64 on the host.
     ///

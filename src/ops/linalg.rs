@@ -101,6 +101,37 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         a2.try_matmul(&b2)?.try_reshape(p.dims)
     }
 
+    /// The inner product over the last axes (NumPy `inner`, PyTorch `inner`): for 1-d
+    /// operands their dot product, for more `out[i.., j..] = Σ_k self[i.., k] · other[j.., k]`
+    /// (`self`'s leading dimensions, then `other`'s); a 0-d operand multiplies.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the last dimensions differ; `Device` across devices.
+    pub fn try_inner(&self, other: &Self) -> Result<Self> {
+        if self.ndim() == 0 || other.ndim() == 0 {
+            return self.try_mul(other);
+        }
+        self.try_tensordot(other, &[-1], &[-1])
+            .map_err(|e| e.shape_named("inner"))
+    }
+
+    /// The dot product of the two tensors flattened (NumPy `vdot` for real values), as a
+    /// 0-d tensor.
+    ///
+    /// # Errors
+    /// `ShapeMismatch` when the element counts differ; `Device` across devices.
+    pub fn try_vdot(&self, other: &Self) -> Result<Self> {
+        if self.numel() != other.numel() {
+            return Err(Error::ShapeMismatch {
+                op: "vdot",
+                lhs: self.shape().clone(),
+                rhs: other.shape().clone(),
+                msg: "needs the same number of elements".into(),
+            });
+        }
+        self.try_flatten()?.try_dot(&other.try_flatten()?)
+    }
+
     /// Another name for [`Tensor::try_tensordot`] (same arguments, result and errors).
     pub fn try_tensor_product(&self, other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Result<Self> {
         self.try_tensordot(other, axes_a, axes_b)
@@ -109,6 +140,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     plain_forms! {
         /// [`Tensor::try_tensordot`], panicking with its error.
         tensordot, try_tensordot(other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Self;
+        /// [`Tensor::try_inner`], panicking with its error.
+        inner, try_inner(other: &Self) -> Self;
+        /// [`Tensor::try_vdot`], panicking with its error.
+        vdot, try_vdot(other: &Self) -> Self;
         /// [`Tensor::try_tensor_product`], panicking with its error.
         tensor_product, try_tensor_product(other: &Self, axes_a: &[i64], axes_b: &[i64]) -> Self;
     }

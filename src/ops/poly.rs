@@ -1,4 +1,5 @@
-//! Polynomials and piecewise-linear interpolation (NumPy `polyval`, `polyfit`, `interp`),
+//! Polynomials and piecewise-linear interpolation (NumPy `polyval`, `polyfit`, `polyder`,
+//! `polyint`, `polyadd`, `polysub`, `polymul`, `interp`),
 //! composed of device ops, so they run and differentiate on every device. Coefficients are
 //! highest power first, as NumPy's.
 //!
@@ -62,7 +63,66 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             .map_err(|e| e.invalid_named("polyfit"))
     }
 
+    /// The coefficients of the `m`-th derivative (NumPy `polyder`); empty once `m` reaches
+    /// the number of coefficients, as NumPy 2.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 1-d.
+    pub fn try_polyder(&self, m: usize) -> Result<Self> {
+        coefficients("polyder", self)?;
+        let mut p = self.clone();
+        for _ in 0..m.min(self.numel()) {
+            let n = p.numel();
+            // Coefficient i (of x^(n-1-i)) becomes (n-1-i) · p[i], for i < n - 1.
+            let powers =
+                Self::arange_on(T::ONE, T::from_f64(n as f64), T::ONE, self.device_handle())?
+                    .flip(&[0])?;
+            p = p.narrow(0, 0, n - 1)?.try_mul(&powers)?;
+        }
+        Ok(p)
+    }
+
+    /// The sum of two polynomials (NumPy `polyadd`), the shorter padded with leading zeros.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when either is not 1-d; `Device` across devices.
+    pub fn try_polyadd(&self, other: &Self) -> Result<Self> {
+        let (a, b) = aligned("polyadd", self, other)?;
+        a.try_add(&b)
+    }
+
+    /// The difference of two polynomials (NumPy `polysub`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_polyadd`].
+    pub fn try_polysub(&self, other: &Self) -> Result<Self> {
+        let (a, b) = aligned("polysub", self, other)?;
+        a.try_sub(&b)
+    }
+
+    /// The product of two polynomials (NumPy `polymul`): the full convolution of their
+    /// coefficients.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_polyadd`].
+    pub fn try_polymul(&self, other: &Self) -> Result<Self> {
+        coefficients("polymul", self)?;
+        coefficients("polymul", other)?;
+        if self.numel() == 0 || other.numel() == 0 {
+            return Self::zeros_on([0], self.device_handle());
+        }
+        self.try_convolve(other, crate::ops::windows::ConvMode::Full)
+    }
+
     super::plain_forms! {
+        /// [`Tensor::try_polyder`], panicking with its error.
+        polyder, try_polyder(m: usize) -> Self;
+        /// [`Tensor::try_polyadd`], panicking with its error.
+        polyadd, try_polyadd(other: &Self) -> Self;
+        /// [`Tensor::try_polysub`], panicking with its error.
+        polysub, try_polysub(other: &Self) -> Self;
+        /// [`Tensor::try_polymul`], panicking with its error.
+        polymul, try_polymul(other: &Self) -> Self;
         /// [`Tensor::try_polyval`], panicking with its error.
         polyval, try_polyval(x: &Self) -> Self;
         /// [`Tensor::try_polyfit`], panicking with its error.
@@ -70,7 +130,81 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     }
 }
 
+/// `Err` unless `p` is 1-d (a coefficient vector).
+fn coefficients<T: crate::dtype::Element, D: Backend>(
+    op: &'static str,
+    p: &Tensor<T, D>,
+) -> Result<()> {
+    if p.ndim() == 1 {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        op,
+        msg: format!("the coefficients must be 1-d, got shape {}", p.shape()),
+    })
+}
+
+/// Two coefficient vectors padded with leading zeros to one length.
+fn aligned<T: NumElement, D: Backend>(
+    op: &'static str,
+    a: &Tensor<T, D>,
+    b: &Tensor<T, D>,
+) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
+    coefficients(op, a)?;
+    coefficients(op, b)?;
+    crate::ops::device_ops::same_device(op, a, b)?;
+    let n = a.numel().max(b.numel());
+    let pad = |p: &Tensor<T, D>| -> Result<Tensor<T, D>> {
+        let zeros = Tensor::zeros_on([n - p.numel()], p.device_handle())?;
+        Tensor::try_concat(&[&zeros, p], 0)
+    };
+    Ok((pad(a)?, pad(b)?))
+}
+
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// The coefficients of the `m`-th antiderivative (NumPy `polyint`): each integration
+    /// divides coefficient `i` by its new power and appends an integration constant, from
+    /// `k` (empty: zeros; one value: that one each time; else one per integration, the
+    /// first integration's first).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 1-d or `k` holds neither 0, 1 nor `m` values.
+    pub fn try_polyint(&self, m: usize, k: &[f64]) -> Result<Self> {
+        let op = "polyint";
+        coefficients(op, self)?;
+        if !(k.len() <= 1 || k.len() == m) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs 0, 1 or m = {m} integration constants, got {}",
+                    k.len()
+                ),
+            });
+        }
+        let dev = self.device_handle();
+        let mut p = self.clone();
+        for i in 0..m {
+            let n = p.numel();
+            let c = k
+                .get(if k.len() == 1 { 0 } else { i })
+                .copied()
+                .unwrap_or(0.0);
+            let powers = Self::arange_on(T::from_f64(n as f64), T::ZERO, T::from_f64(-1.0), dev)?;
+            let constant = Self::full_on([1], T::from_f64(c), dev)?;
+            p = Self::try_concat(&[&p.try_div(&powers)?, &constant], 0)?;
+        }
+        Ok(p)
+    }
+
+    /// [`Tensor::try_polyint`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_polyint` returns an `Err`.
+    #[track_caller]
+    pub fn polyint(&self, m: usize, k: &[f64]) -> Self {
+        self.try_polyint(m, k).or_panic()
+    }
+
     /// The piecewise-linear interpolant through `(xp, fp)` at every element of `self` (NumPy
     /// `interp`): `xp` is 1-d and increasing, `fp` the same length; points left of `xp[0]`
     /// give `left` (default `fp[0]`), right of the last give `right` (default the last `fp`);

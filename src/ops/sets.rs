@@ -1,5 +1,5 @@
 //! NumPy's set and order routines on flattened values: `union1d`, `intersect1d`,
-//! `setdiff1d` (sorted distinct values, from [`Tensor::try_unique`] and
+//! `setdiff1d`, `setxor1d` (sorted distinct values, from [`Tensor::try_unique`] and
 //! [`Tensor::try_isin`]), `lexsort` (successive stable sorts) and `partition`/`argpartition`
 //! (a full stable sort, which is one valid partition).
 //!
@@ -49,6 +49,17 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     pub fn try_setdiff1d(&self, other: &Self) -> Result<Self> {
         let u = self.try_unique()?.0;
         u.try_masked_select(&u.try_isin(other)?.try_logical_not()?)
+    }
+
+    /// The sorted distinct values found in exactly one of `self` and `other` (NumPy
+    /// `setxor1d`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_union1d`].
+    pub fn try_setxor1d(&self, other: &Self) -> Result<Self> {
+        let u = self.try_union1d(other)?;
+        let one = u.try_isin(self)?.try_logical_xor(&u.try_isin(other)?)?;
+        u.try_masked_select(&one)
     }
 
     /// The indices that sort by several keys along the last axis, the **last** key the
@@ -135,6 +146,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         intersect1d, try_intersect1d(other: &Self) -> Self;
         /// [`Tensor::try_setdiff1d`], panicking with its error.
         setdiff1d, try_setdiff1d(other: &Self) -> Self;
+        /// [`Tensor::try_setxor1d`], panicking with its error.
+        setxor1d, try_setxor1d(other: &Self) -> Self;
         /// [`Tensor::try_partition`], panicking with its error.
         partition, try_partition(kth: i64, axis: i64) -> Self;
         /// [`Tensor::try_argpartition`], panicking with its error.

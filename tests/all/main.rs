@@ -33,6 +33,7 @@ mod nn_init;
 mod nn_seq;
 mod numeric_search;
 mod numpy_extras;
+mod numpy_more;
 mod numpy_ops;
 mod numpy_ref;
 mod optim;

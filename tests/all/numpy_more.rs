@@ -1,0 +1,416 @@
+//! NumPy's array editing (`append`, `insert`, `delete`, `resize`, `trim_zeros`, `compress`,
+//! `extract`, `flatnonzero`, `put_along_axis`, `fill_diagonal`, `tri`, `ix_`), NaN and
+//! percentile routines, `divmod`/`modf`/`ediff1d`/`unwrap`, `cumulative_sum`/`_prod`,
+//! `histogram`, the polynomial routines, `inner`/`vdot` and `setxor1d`: NumPy 2.4's values
+//! (quoted) on every device, refusals, and gradients by `gradcheck`.
+
+use crate::common::assert_close;
+use typed_tensor::prelude::*;
+
+fn f<D: Device>(t: &Tensor<f64, D>) -> (Vec<usize>, Vec<f64>) {
+    (t.dims().to_vec(), t.try_to_vec().unwrap())
+}
+
+fn i<D: Device>(t: &Tensor<i64, D>) -> (Vec<usize>, Vec<i64>) {
+    (t.dims().to_vec(), t.try_to_vec().unwrap())
+}
+
+fn editing<D: Device>(dev: &D) -> Result<()> {
+    let ti = |v: Vec<i64>, s: &[usize]| Tensor::<i64, D>::from_vec_on(v, s.to_vec(), dev);
+    let a = ti(vec![1, 2, 3, 4], &[2, 2])?;
+    assert_eq!(
+        i(&a.try_append(&ti(vec![5, 6], &[1, 2])?, Some(0))?),
+        (vec![3, 2], vec![1, 2, 3, 4, 5, 6])
+    );
+    assert_eq!(
+        i(&a.try_append(&ti(vec![7, 8], &[2])?, None)?),
+        (vec![6], vec![1, 2, 3, 4, 7, 8])
+    );
+    let v98 = ti(vec![9, 8], &[2])?;
+    assert_eq!(
+        i(&a.try_insert(1, &v98, Some(1))?),
+        (vec![2, 3], vec![1, 9, 2, 3, 8, 4])
+    );
+    assert_eq!(
+        i(&a.try_insert(-1, &ti(vec![5, 6], &[2])?, Some(0))?),
+        (vec![3, 2], vec![1, 2, 5, 6, 3, 4])
+    );
+    assert_eq!(
+        i(&a.try_insert(2, &ti(vec![7, 7, 7], &[3])?, None)?),
+        (vec![7], vec![1, 2, 7, 7, 7, 3, 4])
+    );
+    assert_eq!(
+        i(&a.try_insert(2, &ti(vec![5], &[])?, Some(1))?),
+        (vec![2, 3], vec![1, 2, 5, 3, 4, 5])
+    );
+    let x24 = Tensor::<i64, D>::arange_on(0, 24, 1, dev)?.try_reshape([2, 3, 4])?;
+    let (dims, got) = i(&x24.try_insert(1, &ti(vec![100, 200], &[2, 1])?, Some(2))?);
+    assert_eq!(dims, [2, 3, 5]);
+    assert_eq!(got[..12], [0, 100, 1, 2, 3, 4, 100, 5, 6, 7, 8, 100]);
+    assert_eq!(got[15..17], [12, 200]);
+    assert!(matches!(
+        a.try_insert(3, &v98, Some(1)),
+        Err(Error::Index { op: "insert", .. })
+    ));
+    assert!(a.try_insert(0, &ti(vec![1, 2, 3], &[3])?, Some(1)).is_err());
+
+    assert_eq!(
+        i(&a.try_delete(&ti(vec![0], &[1])?, Some(1))?),
+        (vec![2, 1], vec![2, 4])
+    );
+    assert_eq!(
+        i(&a.try_delete(&ti(vec![0, -1, 0], &[3])?, None)?),
+        (vec![2], vec![2, 3])
+    );
+    let d3 = x24.try_delete(&ti(vec![1, 2], &[2])?, Some(1))?;
+    assert_eq!(i(&d3), (vec![2, 1, 4], vec![0, 1, 2, 3, 12, 13, 14, 15]));
+    assert!(matches!(
+        a.try_delete(&ti(vec![2], &[1])?, Some(0)),
+        Err(Error::Index {
+            op: "delete",
+            index: 2,
+            dim: 0,
+            ..
+        })
+    ));
+
+    assert_eq!(
+        i(&a.try_resize(&[3, 3])?),
+        (vec![3, 3], vec![1, 2, 3, 4, 1, 2, 3, 4, 1])
+    );
+    assert_eq!(
+        i(&ti(vec![], &[0])?.try_resize(&[2])?),
+        (vec![2], vec![0, 0])
+    );
+    assert!(a.try_resize(&[1 << 40, 1 << 40]).is_err());
+    let z = ti(vec![0, 0, 3, 0, 5, 0], &[6])?;
+    assert_eq!(i(&z.try_trim_zeros(true, true)?).1, [3, 0, 5]);
+    assert_eq!(i(&z.try_trim_zeros(true, false)?).1, [3, 0, 5, 0]);
+    assert_eq!(i(&z.try_trim_zeros(false, true)?).1, [0, 0, 3, 0, 5]);
+    assert_eq!(
+        i(&ti(vec![0, 0], &[2])?.try_trim_zeros(true, false)?).1,
+        Vec::<i64>::new()
+    );
+    assert!(a.try_trim_zeros(true, true).is_err());
+
+    let tb = |v: Vec<bool>, s: &[usize]| Tensor::<bool, D>::from_vec_on(v, s.to_vec(), dev);
+    assert_eq!(
+        i(&a.try_compress(&tb(vec![false, true], &[2])?, Some(0))?),
+        (vec![1, 2], vec![3, 4])
+    );
+    let x12 = Tensor::<i64, D>::arange_on(0, 12, 1, dev)?.try_reshape([3, 4])?;
+    let c = x12.try_compress(&tb(vec![true, false, true], &[3])?, Some(1))?;
+    assert_eq!(i(&c), (vec![3, 2], vec![0, 2, 4, 6, 8, 10]));
+    assert_eq!(
+        i(&a.try_compress(&tb(vec![false, true, true], &[3])?, None)?).1,
+        [2, 3]
+    );
+    assert!(matches!(
+        a.try_compress(&tb(vec![false, false, true], &[3])?, Some(0)),
+        Err(Error::Index { op: "compress", .. })
+    ));
+    let cond = tb(vec![true, false, false, true], &[2, 2])?;
+    assert_eq!(i(&a.try_extract(&cond)?), (vec![2], vec![1, 4]));
+    assert_eq!(
+        i(&ti(vec![0, 1, 2, 0], &[2, 2])?.try_flatnonzero()?).1,
+        [1, 2]
+    );
+
+    let x = Tensor::<f64, D>::arange_on(0.0, 12.0, 1.0, dev)?.try_reshape([3, 4])?;
+    let at = ti(vec![0, 2, 1], &[3, 1])?;
+    let vals = Tensor::<f64, D>::from_vec_on(vec![-1.0, -2.0, -3.0], [3, 1], dev)?;
+    let want = [-1., 1., 2., 3., 4., 5., -2., 7., 8., -3., 10., 11.];
+    assert_eq!(f(&x.try_put_along_axis(&at, &vals, Some(1))?).1, want);
+    let mut y = Tensor::<f64, D>::zeros_on([5, 3], dev)?;
+    y.fill_diagonal_(7.0, true)?;
+    let mut w = vec![0.0; 15];
+    for p in [0, 4, 8, 12] {
+        w[p] = 7.0;
+    }
+    assert_eq!(f(&y).1, w);
+    let mut y = Tensor::<f64, D>::zeros_on([5, 3], dev)?;
+    y.fill_diagonal_(7.0, false)?;
+    w[12] = 0.0;
+    assert_eq!(f(&y).1, w);
+    let mut y = Tensor::<f64, D>::zeros_on([3, 3, 3], dev)?;
+    y.fill_diagonal_(1.0, false)?;
+    let ones: Vec<usize> = (0..27)
+        .filter(|&k| y.try_to_vec().unwrap()[k] == 1.0)
+        .collect();
+    assert_eq!(ones, [0, 13, 26]);
+    let mut y = Tensor::<f64, D>::zeros_on([2, 4], dev)?;
+    y.fill_diagonal_(2.0, false)?;
+    assert_eq!(f(&y).1, [2., 0., 0., 0., 0., 2., 0., 0.]);
+    let mut bad = Tensor::<f64, D>::zeros_on([2, 3, 3], dev)?;
+    assert!(bad.fill_diagonal_(1.0, false).is_err());
+    let mut row = Tensor::<f64, D>::zeros_on([3], dev)?;
+    assert!(row.fill_diagonal_(1.0, false).is_err());
+
+    assert_eq!(
+        f(&Tensor::<f64, D>::tri_on(3, 4, 1, dev)?).1,
+        [1., 1., 0., 0., 1., 1., 1., 0., 1., 1., 1., 1.]
+    );
+    assert_eq!(
+        f(&Tensor::<f64, D>::tri_on(3, 2, -1, dev)?).1,
+        [0., 0., 1., 0., 1., 1.]
+    );
+    let (r, c) = (ti(vec![0, 1], &[2])?, ti(vec![2, 3, 1], &[3])?);
+    let mesh = Tensor::ix_(&[&r, &c])?;
+    assert_eq!((mesh[0].dims(), mesh[1].dims()), (&[2, 1][..], &[1, 3][..]));
+    let picked = x12.try_index(&[Some(&mesh[0]), Some(&mesh[1])])?;
+    assert_eq!(i(&picked), (vec![2, 3], vec![2, 3, 1, 6, 7, 5]));
+    let diag = Tensor::<i64, D>::diag_indices_on(3, 2, dev)?;
+    assert_eq!(
+        i(&x12
+            .narrow(1, 0, 3)?
+            .try_index(&[Some(&diag[0]), Some(&diag[1])])?)
+        .1,
+        [0, 5, 10]
+    );
+    Ok(())
+}
+
+fn math<D: Device>(dev: &D) -> Result<()> {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64, D>::from_vec_on(v, s.to_vec(), dev);
+    let ti = |v: Vec<i64>, s: &[usize]| Tensor::<i64, D>::from_vec_on(v, s.to_vec(), dev);
+    let nan = f64::NAN;
+    let v = t(vec![1., nan, 3., 4.], &[4])?;
+    assert_eq!(
+        f(&t(vec![1., nan, nan, nan], &[2, 2])?.try_nanprod(&[1], false)?).1,
+        [1., 1.]
+    );
+    assert_eq!(f(&v.try_nancumsum(0)?).1, [1., 1., 4., 8.]);
+    assert_eq!(f(&v.try_nancumprod(0)?).1, [1., 1., 3., 12.]);
+    let m = t(vec![3., 1., 2., 10., 6., 5., 4., nan], &[2, 4])?;
+    assert_close(
+        &f(&m.narrow(0, 0, 1)?.try_percentile(30.0, 1, true)?).1,
+        &[1.9],
+        1e-15,
+    );
+    assert_close(
+        &f(&m.try_percentile(75.0, 1, false)?).1,
+        &[4.75, nan],
+        1e-15,
+    );
+    assert_close(
+        &f(&m.try_nanpercentile(75.0, 1, false)?).1,
+        &[4.75, 5.5],
+        1e-15,
+    );
+    assert!(matches!(
+        m.try_percentile(101.0, 1, false),
+        Err(Error::InvalidArgument {
+            op: "percentile",
+            ..
+        })
+    ));
+
+    let (q, r) = ti(vec![7, -7, 7, -7], &[4])?.try_divmod(&ti(vec![2, 2, -2, -2], &[4])?)?;
+    assert_eq!((i(&q).1, i(&r).1), (vec![3, -4, -4, 3], vec![1, 1, -1, -1]));
+    assert!(ti(vec![1], &[1])?.try_divmod(&ti(vec![0], &[1])?).is_err());
+    let inf = f64::INFINITY;
+    let (fr, wh) = t(vec![2.5, -1.25, -0.0, inf, -inf, nan, -3.0], &[7])?.try_modf()?;
+    let bits = |x: Vec<f64>| {
+        x.iter()
+            .map(|v| if v.is_nan() { 1 } else { v.to_bits() })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        bits(f(&fr).1),
+        bits(vec![0.5, -0.25, -0.0, 0.0, -0.0, nan, -0.0])
+    );
+    assert_eq!(
+        bits(f(&wh).1),
+        bits(vec![2.0, -1.0, -0.0, inf, -inf, nan, -3.0])
+    );
+    let e = ti(vec![1, 4, 9, 16], &[2, 2])?
+        .try_ediff1d(Some(&ti(vec![99], &[1])?), Some(&ti(vec![-1, -2], &[2])?))?;
+    assert_eq!(i(&e).1, [-1, -2, 3, 5, 7, 99]);
+    assert_eq!(i(&ti(vec![5], &[1])?.try_ediff1d(None, None)?).0, [0]);
+
+    let tau = std::f64::consts::TAU;
+    let ph = t(vec![0., 1., 2., 6., 7., 1., 0.5, -3.], &[8])?;
+    let want = [
+        0.0,
+        1.0,
+        2.0,
+        -0.28318530717958623,
+        0.7168146928204138,
+        1.0,
+        0.5,
+        3.2831853071795862,
+    ];
+    assert_close(&f(&ph.try_unwrap(None, 0, tau)?).1, &want, 1e-14);
+    let mut want4 = want;
+    want4[7] = -3.0;
+    assert_close(&f(&ph.try_unwrap(Some(4.0), 0, tau)?).1, &want4, 1e-14);
+    let p6 = t(vec![1., 2., 5., 8., 0.5], &[5])?;
+    assert_close(
+        &f(&p6.try_unwrap(None, -1, 6.0)?).1,
+        &[1., 2., 5., 8., 6.5],
+        1e-14,
+    );
+    let u2 = t(vec![0., 3., 6., 1., -2., 2.], &[2, 3])?.try_unwrap(None, 0, tau)?;
+    assert_close(
+        &f(&u2).1,
+        &[0., 3., 6., 1., 4.283185307179586, 8.283185307179586],
+        1e-14,
+    );
+    assert!(ph.try_unwrap(None, 0, 0.0).is_err());
+
+    let cs = ti(vec![1, 2, 3, 4], &[2, 2])?.try_cumulative_sum(1, true)?;
+    assert_eq!(i(&cs), (vec![2, 3], vec![0, 1, 3, 0, 3, 7]));
+    assert_eq!(
+        f(&t(vec![1., 2., 3.], &[3])?.try_cumulative_prod(0, true)?).1,
+        [1., 1., 2., 6.]
+    );
+
+    let h = t(vec![1., 2., 2., 4., 0.5, 9., nan], &[7])?;
+    let (counts, edges) = h.try_histogram(3, Some((1.0, 4.0)))?;
+    assert_eq!(
+        (i(&counts).1, f(&edges).1),
+        (vec![1, 2, 1], vec![1., 2., 3., 4.])
+    );
+    let (counts, edges) = ti(vec![3, 1, 2, 3, 3], &[5])?.try_histogram(4, None)?;
+    assert_eq!(
+        (i(&counts).1, f(&edges).1),
+        (vec![1, 0, 1, 3], vec![1., 1.5, 2., 2.5, 3.])
+    );
+    let (counts, edges) = t(vec![5., 5.], &[2])?.try_histogram(2, None)?;
+    assert_eq!(
+        (i(&counts).1, f(&edges).1),
+        (vec![0, 2], vec![4.5, 5., 5.5])
+    );
+    assert!(matches!(
+        h.try_histogram(3, None),
+        Err(Error::InvalidArgument {
+            op: "histogram",
+            ..
+        })
+    ));
+    assert!(h.try_histogram(0, Some((0.0, 1.0))).is_err());
+    assert!(h.try_histogram(2, Some((1.0, 0.0))).is_err());
+    assert_eq!(
+        f(&h.try_histogram_bin_edges(2, Some((0.0, 1.0)))?).1,
+        [0.0, 0.5, 1.0]
+    );
+
+    let p = t(vec![1., 2., 3., 4.], &[4])?;
+    assert_eq!(f(&p.try_polyder(2)?).1, [6., 4.]);
+    assert_eq!(f(&p.try_polyder(4)?).0, [0]);
+    assert_eq!(f(&p.try_polyder(0)?).1, [1., 2., 3., 4.]);
+    let q3 = t(vec![3., 2., 1.], &[3])?;
+    assert_close(
+        &f(&q3.try_polyint(2, &[1.0, 2.0])?).1,
+        &[0.25, 1.0 / 3.0, 0.5, 1.0, 2.0],
+        1e-15,
+    );
+    assert_close(
+        &f(&t(vec![4., 0., 1.], &[3])?.try_polyint(1, &[])?).1,
+        &[4.0 / 3.0, 0., 1., 0.],
+        1e-15,
+    );
+    assert!(q3.try_polyint(2, &[1.0, 2.0, 3.0]).is_err());
+    let (p2, p3) = (ti(vec![1, 2], &[2])?, ti(vec![1, 2, 3], &[3])?);
+    assert_eq!(i(&p2.try_polyadd(&p3)?).1, [1, 3, 5]);
+    assert_eq!(i(&p2.try_polysub(&p3)?).1, [-1, -1, -1]);
+    assert_eq!(i(&p2.try_polymul(&p3)?).1, [1, 4, 7, 6]);
+    assert_eq!(
+        ti(vec![1, 2, 3, 4], &[2, 2])?
+            .try_polyder(1)
+            .unwrap_err()
+            .to_string()
+            .contains("polyder"),
+        true
+    );
+
+    let a = Tensor::<f64, D>::arange_on(0.0, 6.0, 1.0, dev)?.try_reshape([2, 3])?;
+    let b = Tensor::<f64, D>::arange_on(0.0, 9.0, 1.0, dev)?.try_reshape([3, 3])?;
+    assert_eq!(
+        f(&a.try_inner(&b)?),
+        (vec![2, 3], vec![5., 14., 23., 14., 50., 86.])
+    );
+    assert!(matches!(
+        a.try_inner(&a.t()),
+        Err(Error::ShapeMismatch { op: "inner", .. })
+    ));
+    let sq = Tensor::<f64, D>::arange_on(0.0, 4.0, 1.0, dev)?.try_reshape([2, 2])?;
+    assert_eq!(
+        f(&sq.try_vdot(&t(vec![1., 2., 3., 4.], &[4])?)?),
+        (vec![], vec![20.])
+    );
+    assert!(sq.try_vdot(&p2.cast::<f64>()).is_err());
+    let x1 = ti(vec![1, 2, 3, 3, 5], &[5])?;
+    assert_eq!(
+        i(&x1.try_setxor1d(&ti(vec![2, 4, 5, 6], &[4])?)?).1,
+        [1, 3, 4, 6]
+    );
+    Ok(())
+}
+
+#[test]
+fn numpy_editing_and_math_on_every_device() {
+    on_every_device!("numpy_editing_and_math", |dev| {
+        editing(&dev).unwrap();
+        math(&dev).unwrap();
+    });
+}
+
+#[test]
+fn numpy_more_gradients() {
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let check =
+        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
+            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+    let a = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6], &[2, 3]);
+    let idx = Tensor::<i64>::from_vec(vec![1], [1]).unwrap();
+    check(
+        "insert",
+        &|v| v[0].try_insert(1, &v[1], Some(1)),
+        &[a.clone(), t(vec![0.5, -0.5], &[2])],
+    );
+    check("delete", &|v| v[0].try_delete(&idx, Some(1)), &[a.clone()]);
+    check("resize", &|v| v[0].try_resize(&[4, 2]), &[a.clone()]);
+    check(
+        "append",
+        &|v| v[0].try_append(&v[1], None),
+        &[a.clone(), t(vec![3.0], &[1])],
+    );
+    let at = Tensor::<i64>::from_vec(vec![2, 0], [2, 1]).unwrap();
+    check(
+        "put_along_axis",
+        &|v| v[0].try_put_along_axis(&at, &v[1], Some(1)),
+        &[a.clone(), t(vec![4.0, 5.0], &[2, 1])],
+    );
+    check(
+        "nanprod",
+        &|v| v[0].try_nanprod(&[1], false),
+        &[t(vec![0.5, f64::NAN, 2.0, 1.5, -1.0, 3.0], &[2, 3])],
+    );
+    check("nancumsum", &|v| v[0].try_nancumsum(1), &[a.clone()]);
+    check(
+        "percentile",
+        &|v| v[0].try_percentile(30.0, 1, false),
+        &[a.clone()],
+    );
+    check("modf", &|v| Ok(v[0].try_modf()?.0), &[a.clone()]);
+    check(
+        "unwrap",
+        &|v| v[0].try_unwrap(None, 1, std::f64::consts::TAU),
+        &[t(vec![0.1, 3.5, 7.2, 0.3, -2.9, 2.2], &[2, 3])],
+    );
+    check(
+        "polyint",
+        &|v| v[0].try_polyint(2, &[0.5]),
+        &[t(vec![1.5, -2.0, 0.5], &[3])],
+    );
+    check(
+        "polyder",
+        &|v| v[0].try_polyder(1),
+        &[t(vec![1.5, -2.0, 0.5], &[3])],
+    );
+    check("inner", &|v| v[0].try_inner(&v[1]), &[a.clone(), a.clone()]);
+    check("vdot", &|v| v[0].try_vdot(&v[1]), &[a.clone(), a.t()]);
+}
