@@ -19,6 +19,7 @@ mod devices_composed;
 mod digits;
 mod dynamic;
 mod elementwise;
+mod factor;
 mod float_math;
 mod generic;
 mod hostile;

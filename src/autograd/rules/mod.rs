@@ -85,6 +85,8 @@ pub(crate) enum Op {
     Eigh(u8),
     /// Output `0` (`Q`) or `1` (`R`) of `qr`; saved: `Q`, `R`.
     Qr(u8),
+    /// Output `0` (`L`) or `1` (`U`) of `lu`; saved: `P`, `L`, `U`.
+    Lu(u8),
     /// `solve(a, b)`; saved: `a`, `b` and the solution.
     Solve,
     /// `product` over the axes in `mask`; saved: the input.
@@ -154,6 +156,7 @@ impl Op {
             Op::Svd(_) => "svd",
             Op::Eigh(_) => "eigh",
             Op::Qr(_) => "qr",
+            Op::Lu(_) => "lu",
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
@@ -634,6 +637,13 @@ fn rule<F: FloatElement, D: Backend>(
         )?)],
         Op::Eigh(part) => vec![Some(spectral::eigh_backward(*part, g, arg(0)?, arg(1)?)?)],
         Op::Qr(part) => vec![Some(spectral::qr_backward(*part, g, arg(0)?, arg(1)?)?)],
+        Op::Lu(part) => vec![Some(spectral::lu_backward(
+            *part,
+            g,
+            arg(0)?,
+            arg(1)?,
+            arg(2)?,
+        )?)],
         Op::Pinv => {
             // PyTorch's `pinv_backward` (valid where the rank is locally constant), with
             // `P = pinv(A)` of `A` (m × n), `ᵀ` the transpose of the last two axes, and the

@@ -134,3 +134,103 @@ pub(super) fn qr_backward<F: FloatElement, D: Backend>(
     // X·R⁻ᵀ = (R⁻¹·Xᵀ)ᵀ, R upper triangular.
     tr(&r.try_solve_triangular(&tr(&x)?, true, true, false)?)
 }
+
+/// The gradient of `A = P·L·U` (partial-pivot LU of an `m × n` matrix, `k = min(m, n)`) from
+/// the gradient `g` of `L` (`part` 0) or of `U` (`part` 1): PyTorch's `linalg_lu_backward`,
+/// split by output (it is linear in the two). With `ᵀ` the transpose of the last two axes:
+/// square: `P·L⁻ᵀ·(tril₋₁(Lᵀ·gL) + triu(gU·Uᵀ))·U⁻ᵀ`; wide and tall matrices take the
+/// square block's formula and pass the rest of `U` (wide) or `L` (tall) through.
+pub(super) fn lu_backward<F: FloatElement, D: Backend>(
+    part: u8,
+    g: &Tensor<F, D>,
+    p: &Tensor<F, D>,
+    l: &Tensor<F, D>,
+    u: &Tensor<F, D>,
+) -> Result<Tensor<F, D>> {
+    let tr = |x: &Tensor<F, D>| x.transpose(-1, -2);
+    let (m, n) = (l.dims()[l.ndim() - 2], u.dims()[u.ndim() - 1]);
+    let k = m.min(n);
+    if k == 0 {
+        let mut dims = l.dims()[..l.ndim() - 1].to_vec();
+        dims.push(n);
+        return Tensor::zeros_on(dims, &g.device);
+    }
+    let (gl, gu) = if part == 0 {
+        (Some(g), None)
+    } else {
+        (None, Some(g))
+    };
+    // X·Aᵀ⁻¹ for upper-triangular A: (A⁻¹·Xᵀ)ᵀ.
+    let right_upper_t = |a: &Tensor<F, D>, x: &Tensor<F, D>| -> Result<Tensor<F, D>> {
+        tr(&a.try_solve_triangular(&tr(x)?, true, true, false)?)
+    };
+    // L⁻ᵀ·X for unit lower-triangular L: Lᵀ is unit upper.
+    let left_unit_lt = |a: &Tensor<F, D>, x: &Tensor<F, D>| -> Result<Tensor<F, D>> {
+        tr(a)?.try_solve_triangular(x, true, true, true)
+    };
+    let inner = if m == n {
+        let a = match (gl, gu) {
+            (Some(gl), _) => tr(l)?.try_matmul(gl)?.try_tril(-1)?,
+            (_, Some(gu)) => gu.try_matmul(&tr(u)?)?.try_triu(0)?,
+            _ => unreachable!("one part"),
+        };
+        left_unit_lt(l, &right_upper_t(u, &a)?)?
+    } else if m < n {
+        // Wide: U = [U1 U2], U1 k × k.
+        let u1 = u.narrow(-1, 0, k)?;
+        let a = match (gl, gu) {
+            (Some(gl), _) => tr(l)?.try_matmul(gl)?,
+            (_, Some(gu)) => gu.try_triu(0)?.try_matmul(&tr(u)?)?.try_neg()?,
+            _ => unreachable!("one part"),
+        };
+        let a = right_upper_t(&u1, &a.try_tril(-1)?)?;
+        let a = match gu {
+            Some(gu) => Tensor::try_concat(
+                &[
+                    &a.try_add(&gu.narrow(-1, 0, k)?.try_triu(0)?)?,
+                    &gu.narrow(-1, k, n - k)?,
+                ],
+                -1,
+            )?,
+            None => a,
+        };
+        let a = left_unit_lt(l, &a)?;
+        if gu.is_none() {
+            let mut dims = a.dims().to_vec();
+            let last = dims.len() - 1;
+            dims[last] = n - k;
+            Tensor::try_concat(&[&a, &Tensor::zeros_on(dims, &g.device)?], -1)?
+        } else {
+            a
+        }
+    } else {
+        // Tall: L = [L1; L2], L1 k × k.
+        let l1 = l.narrow(-2, 0, k)?;
+        let a = match (gl, gu) {
+            (_, Some(gu)) => gu.try_matmul(&tr(u)?)?,
+            (Some(gl), _) => tr(l)?.try_matmul(&gl.try_tril(-1)?)?.try_neg()?,
+            _ => unreachable!("one part"),
+        };
+        let a = left_unit_lt(&l1, &a.try_triu(0)?)?;
+        let a = match gl {
+            Some(gl) => Tensor::try_concat(
+                &[
+                    &a.try_add(&gl.narrow(-2, 0, k)?.try_tril(-1)?)?,
+                    &gl.narrow(-2, k, m - k)?,
+                ],
+                -2,
+            )?,
+            None => a,
+        };
+        let a = right_upper_t(u, &a)?;
+        if gl.is_none() {
+            let mut dims = a.dims().to_vec();
+            let rows = dims.len() - 2;
+            dims[rows] = m - k;
+            Tensor::try_concat(&[&a, &Tensor::zeros_on(dims, &g.device)?], -2)?
+        } else {
+            a
+        }
+    };
+    p.try_matmul(&inner)
+}

@@ -66,6 +66,10 @@ type HostSvd<T> = (
 /// The host results of `eigh`: `(eigenvalues, eigenvectors)`; of `slogdet`: `(sign, log|det|)`.
 type HostEigh<T> = (Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>);
 
+/// The host results of `lu`: each matrix's row order (`a[perm[i]] = (l·u)[i]`, the stack's
+/// orders one after another), `l` and `u`.
+pub(crate) type HostLu<T> = (Vec<usize>, Tensor<FloatOf<T>, Cpu>, Tensor<FloatOf<T>, Cpu>);
+
 /// The factorizations of a build without the `linalg` feature: each is this error.
 #[cfg(not(feature = "linalg"))]
 impl<T: NumElement> Tensor<T, Cpu> {
@@ -103,6 +107,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
     pub(crate) fn host_cholesky(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         Self::linalg_off("cholesky")
+    }
+    pub(crate) fn host_lu(&self) -> Result<HostLu<T>> {
+        Self::linalg_off("lu")
     }
 }
 
@@ -358,6 +365,44 @@ impl<T: NumElement> Tensor<T, Cpu> {
             })
             .collect::<Result<Vec<_>>>()?;
         pack::<T>(parts, &s.batch, &[s.n, s.n])
+    }
+
+    /// The partial-pivot LU factorization of each `(m, n)` matrix: the row orders, `l`
+    /// `(..., m, k)` unit lower triangular and `u` `(..., k, n)` upper triangular,
+    /// `k = min(m, n)`. An empty matrix gives the identity order and empty factors.
+    ///
+    /// # Errors
+    /// `InvalidArgument` with fewer than two dimensions.
+    pub(crate) fn host_lu(&self) -> Result<HostLu<T>> {
+        let s = self.matrices("lu", false)?;
+        let k = s.m.min(s.n);
+        if k == 0 {
+            let order: Vec<usize> = (0..s.m).collect();
+            let count = if s.m == 0 { 0 } else { s.count() };
+            let total = count.checked_mul(s.m).ok_or_else(|| Error::ShapeOverflow {
+                op: "lu",
+                dims: self.dims().to_vec(),
+            })?;
+            let orders =
+                crate::alloc::collect("lu", total, order.iter().copied().cycle().take(total))?;
+            return Ok((
+                orders,
+                filled::<T>(0.0, &s.batch, &[s.m, 0])?,
+                filled::<T>(0.0, &s.batch, &[0, s.n])?,
+            ));
+        }
+        let (mut orders, mut ls, mut us) = (vec![], vec![], vec![]);
+        for i in 0..s.count() {
+            let (p, l, u) = k::lu_factors(s.matrix(i), s.m, s.n);
+            orders.extend(p);
+            ls.push(l);
+            us.push(u);
+        }
+        Ok((
+            orders,
+            pack::<T>(ls, &s.batch, &[s.m, k])?,
+            pack::<T>(us, &s.batch, &[k, s.n])?,
+        ))
     }
 
     /// The determinant of each square matrix, `sign · exp(log|det|)` in f64, shape `(...)`.

@@ -1,7 +1,7 @@
 //! `DynTensor` forms of the shape, indexing, combining and linear-algebra ops,
 //! each a dispatch to the typed op of the same name: no kernel is written twice.
 
-use super::{not_numeric, pair_mismatch};
+use super::{not_float, not_numeric, pair_mismatch};
 use crate::dynamic::{DeviceTensor, DynTensor, Scalar, device_mismatch, typed_like};
 use crate::error::Result;
 use crate::shape::Shape;
@@ -328,5 +328,28 @@ impl DynTensor {
             let (q, r) = t.try_qr()?;
             Ok((q.into(), r.into()))
         })
+    }
+    /// The LU factorization `(P, L, U)` of each matrix (see [`crate::Tensor::lu`]).
+    pub fn lu(&self) -> Result<(DynTensor, DynTensor, DynTensor)> {
+        numeric!(self, "lu", t => {
+            let (p, l, u) = t.try_lu()?;
+            Ok((p.into(), l.into(), u.into()))
+        })
+    }
+    /// The packed LU factors and Int32 pivots (see [`crate::Tensor::lu_factor`]).
+    pub fn lu_factor(&self) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "lu_factor", t => {
+            let (lu, piv) = t.try_lu_factor()?;
+            Ok((lu.into(), piv.into()))
+        })
+    }
+    /// The matrix exponential of each square matrix (see [`crate::Tensor::matrix_exp`]);
+    /// float dtypes.
+    pub fn matrix_exp(&self) -> Result<DynTensor> {
+        float!(self, "matrix_exp", "", t => Ok(t.try_matrix_exp()?.into()))
+    }
+    /// The singular values of each matrix (see [`crate::Tensor::svdvals`]).
+    pub fn svdvals(&self) -> Result<DynTensor> {
+        numeric!(self, "svdvals", t => Ok(t.try_svdvals()?.into()))
     }
 }

@@ -109,6 +109,19 @@ pub fn solve(a: &[f64], n: usize, b: &[f64], k: usize) -> Result<Vec<f64>, usize
     Ok(rows(&lu(a, n)?.solve(view(b, n, k))))
 }
 
+/// The partial-pivot LU factorization of the `m × n` matrix `a` (`m, n > 0`): the row order
+/// `perm` with `a[perm[i]] = (l · u)[i]`, `l` (`m × k`, unit lower triangular) and `u`
+/// (`k × n`, upper triangular), `k = min(m, n)`, all row-major.
+pub fn lu_factors(a: &[f64], m: usize, n: usize) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
+    let lu = view(a, m, n).partial_piv_lu();
+    let (fwd, _) = lu.P().arrays();
+    (
+        fwd.to_vec(),
+        rows(&lu.L().to_owned()),
+        rows(&lu.U().to_owned()),
+    )
+}
+
 /// The thin SVD of the `m × n` matrix `a`: `(u: m×r, s: r, vh: r×n)` with `r = min(m, n)` and `s`
 /// descending (NumPy's `full_matrices=False`). `None` when the iteration does not converge.
 pub fn svd(a: &[f64], m: usize, n: usize) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
