@@ -258,7 +258,11 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         if lo == hi {
             (lo, hi) = (lo - 0.5, hi + 0.5);
         }
-        Tensor::<f64, D>::linspace_on(lo, hi, bins + 1, self.device_handle())
+        let edges = bins.checked_add(1).ok_or_else(|| Error::InvalidArgument {
+            op,
+            msg: format!("{bins} bins are too many"),
+        })?;
+        Tensor::<f64, D>::linspace_on(lo, hi, edges, self.device_handle())
     }
 
     plain_forms! {

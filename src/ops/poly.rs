@@ -70,16 +70,19 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `InvalidArgument` when `self` is not 1-d.
     pub fn try_polyder(&self, m: usize) -> Result<Self> {
         coefficients("polyder", self)?;
-        let mut p = self.clone();
-        for _ in 0..m.min(self.numel()) {
-            let n = p.numel();
-            // Coefficient i (of x^(n-1-i)) becomes (n-1-i) · p[i], for i < n - 1.
-            let powers =
-                Self::arange_on(T::ONE, T::from_f64(n as f64), T::ONE, self.device_handle())?
-                    .flip(&[0])?;
-            p = p.narrow(0, 0, n - 1)?.try_mul(&powers)?;
+        let n = self.numel();
+        if m == 0 {
+            return Ok(self.clone());
         }
-        Ok(p)
+        let kept = n.saturating_sub(m);
+        // Coefficient i multiplies x^d, d = n-1-i, and becomes d!/(d-m)! times itself.
+        let factors = (0..kept).map(|i| {
+            let d = (n - 1 - i) as f64;
+            T::from_f64((0..m).map(|t| d - t as f64).product())
+        });
+        let factors = crate::alloc::collect("polyder", kept, factors)?;
+        let factors = Self::from_vec_on(factors, [kept], self.device_handle())?;
+        self.narrow(0, 0, kept)?.try_mul(&factors)
     }
 
     /// The sum of two polynomials (NumPy `polyadd`), the shorter padded with leading zeros.
@@ -181,19 +184,44 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 ),
             });
         }
+        let n = self.numel();
+        let total = n.checked_add(m).ok_or_else(|| Error::InvalidArgument {
+            op,
+            msg: format!("m = {m} integrations overflow the coefficient count"),
+        })?;
         let dev = self.device_handle();
-        let mut p = self.clone();
-        for i in 0..m {
-            let n = p.numel();
+        // Coefficient i multiplies x^d, d = n-1-i, and becomes d!/(d+m)! times itself; the
+        // product underflows to 0 long before m factors when m is large.
+        let factors = (0..n).map(|i| {
+            let d = (n - 1 - i) as f64;
+            let mut f = 1.0f64;
+            for t in 1..=m {
+                f /= d + t as f64;
+                if f == 0.0 {
+                    break;
+                }
+            }
+            T::from_f64(f)
+        });
+        let factors = Self::from_vec_on(crate::alloc::collect(op, n, factors)?, [n], dev)?;
+        // Integration j's constant ends as the coefficient of x^(m-1-j), divided by (m-1-j)!.
+        let constants = (0..m).map(|j| {
             let c = k
-                .get(if k.len() == 1 { 0 } else { i })
+                .get(if k.len() == 1 { 0 } else { j })
                 .copied()
                 .unwrap_or(0.0);
-            let powers = Self::arange_on(T::from_f64(n as f64), T::ZERO, T::from_f64(-1.0), dev)?;
-            let constant = Self::full_on([1], T::from_f64(c), dev)?;
-            p = Self::try_concat(&[&p.try_div(&powers)?, &constant], 0)?;
-        }
-        Ok(p)
+            let mut f = c;
+            for t in 1..=(m - 1 - j) {
+                f /= t as f64;
+                if f == 0.0 {
+                    break;
+                }
+            }
+            T::from_f64(f)
+        });
+        let constants = Self::from_vec_on(crate::alloc::collect(op, m, constants)?, [m], dev)?;
+        debug_assert_eq!(n + m, total);
+        Self::try_concat(&[&self.try_mul(&factors)?, &constants], 0)
     }
 
     /// [`Tensor::try_polyint`], panicking with its error.

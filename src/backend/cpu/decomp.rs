@@ -377,7 +377,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let s = self.matrices("lu", false)?;
         let k = s.m.min(s.n);
         if k == 0 {
-            let order: Vec<usize> = (0..s.m).collect();
+            let order = crate::alloc::collect("lu", s.m, 0..s.m)?;
             let count = if s.m == 0 { 0 } else { s.count() };
             let total = count.checked_mul(s.m).ok_or_else(|| Error::ShapeOverflow {
                 op: "lu",

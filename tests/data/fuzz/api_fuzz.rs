@@ -926,6 +926,54 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             };
             (format!("advindex{f}"), ins, f == 5, Box::new(body))
         }
+        15 => {
+            // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
+            let f = g.n(24);
+            let b = g.like(&a);
+            let k = g.n(4);
+            let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
+            let (i, ax, u, e1, e2, flag) = (g.i(), g.axis(), g.us(), g.val(), g.val(), g.p(0.5));
+            let axis = if g.p(0.3) { None } else { Some(ax) };
+            let f64s = |t: &DynTensor| -> typed_tensor::Result<Tensor<f64>> { t.to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>() };
+            let i64s = |t: &DynTensor| -> typed_tensor::Result<Tensor<i64>> { t.to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>() };
+            op!(format!("numpy{f}({i},{ax},{axis:?},{u},{e1},{e2},{flag})"), [a, b, idx], false, |v| {
+                let (x, y, at) = (f64s(&v[0])?, f64s(&v[1])?, i64s(&v[2])?);
+                let o: Tensor<f64> = match f {
+                    0 => x.try_append(&y, axis)?,
+                    1 => x.try_insert(i, &y, axis)?,
+                    2 => x.try_delete(&at, axis)?,
+                    3 => x.try_resize(&[u % 7, u])?,
+                    4 => x.try_flatten()?.try_trim_zeros(flag, !flag)?,
+                    5 => x.try_compress(&y.try_flatten()?.try_gt_scalar(0.0)?, axis)?,
+                    6 => x.try_put_along_axis(&at, &y, axis)?,
+                    7 => {
+                        let mut z = x.try_deep_copy()?;
+                        z.fill_diagonal_(e1, flag)?;
+                        z
+                    }
+                    8 => x.try_histogram(u, if flag { Some((e1, e2)) } else { None })?.1,
+                    9 => x.try_nanpercentile(e1, ax, flag)?,
+                    10 => x.try_unwrap(if flag { Some(e1) } else { None }, ax, e2)?,
+                    11 => x.try_flatten()?.try_polyint(u % 4, &[e1])?,
+                    12 => x.try_flatten()?.try_polyder(u)?.try_polymul(&y.try_flatten()?)?,
+                    13 => x.try_lu()?.2,
+                    14 => {
+                        let (lu, piv) = x.try_lu_factor()?;
+                        Tensor::try_lu_solve(&lu, &piv, &y)?
+                    }
+                    15 => x.try_matrix_exp()?,
+                    16 => x.try_tensorsolve(&y)?,
+                    17 => x.try_tensorinv(u)?,
+                    18 => x.try_ediff1d(Some(&y), None)?,
+                    19 => x.try_cumulative_trapezoid(e1, ax)?,
+                    20 => x.try_nanvar(&[ax], u, flag)?,
+                    21 => x.try_digitize(&y, flag)?.cast::<f64>(),
+                    22 => x.try_mvlgamma(u)?,
+                    _ => x.try_addbmm(&y, &y, e1, e2)?,
+                };
+                Ok(vec![o.into()])
+            })
+        }
         _ => {
             let f = g.n(8);
             let s = g.shape();
@@ -968,7 +1016,7 @@ fn main() {
     for it in 0..iters {
         let k = match std::env::var("CAT").ok().and_then(|c| c.parse().ok()) {
             Some(c) => c,
-            None => g.n(16),
+            None => g.n(17),
         };
         let (name, mut ins, inplace, f) = run(&mut g, k);
         let desc: Vec<String> = ins
