@@ -414,3 +414,24 @@ fn numpy_more_gradients() {
     check("inner", &|v| v[0].try_inner(&v[1]), &[a.clone(), a.clone()]);
     check("vdot", &|v| v[0].try_vdot(&v[1]), &[a.clone(), a.t()]);
 }
+
+/// Hostile sizes the API fuzzer found: each is an `Err` (or an empty result), promptly.
+#[test]
+fn numpy_more_hostile_sizes() {
+    let p = tensor![1.0f64, 2.0, 3.0];
+    assert!(p.try_polyint(usize::MAX, &[]).is_err());
+    assert!(p.try_polyint(1 << 40, &[1.0]).is_err());
+    assert_eq!(p.polyint(400, &[]).dims(), &[403]);
+    assert_eq!(p.polyder(usize::MAX).dims(), &[0]);
+    assert!(p.try_histogram(usize::MAX, Some((0.0, 1.0))).is_err());
+    assert!(p.try_histogram(1 << 60, None).is_err());
+    let x = Tensor::<f64>::zeros([0, 1 << 40]).unwrap();
+    assert_eq!(x.index(&[None, Some(&tensor![5i64, -1])]).dims(), &[0, 2]);
+    assert!(
+        Tensor::<f64>::zeros([1 << 40, 0])
+            .unwrap()
+            .try_lu()
+            .is_err()
+    );
+    assert!(x.try_resize(&[1 << 62]).is_err());
+}
