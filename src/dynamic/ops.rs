@@ -123,7 +123,8 @@ float_unary! {
     exp, try_exp, exp_; exp2, try_exp2, exp2_; expm1, try_expm1, expm1_; log, try_log, log_; log2, try_log2, log2_; log10, try_log10, log10_; log1p, try_log1p, log1p_;
     sqrt, try_sqrt, sqrt_; reciprocal, try_reciprocal, reciprocal_; sigmoid, try_sigmoid, sigmoid_; erf, try_erf, erf_;
     erfc, try_erfc, erfc_; erfinv, try_erfinv, erfinv_; lgamma, try_lgamma, lgamma_; cbrt, try_cbrt, cbrt_; digamma, try_digamma, digamma_;
-    i0, try_i0, i0_; i1, try_i1, i1_;
+    i0, try_i0, i0_; i1, try_i1, i1_; i0e, try_i0e, i0e_; i1e, try_i1e, i1e_; erfcx, try_erfcx, erfcx_;
+    log_ndtr, try_log_ndtr, log_ndtr_; ndtri, try_ndtri, ndtri_;
 }
 
 macro_rules! same_unary {

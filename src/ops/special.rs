@@ -1,7 +1,9 @@
 //! Scalar special functions in f64 that neither Rust's std nor `libm` has, for the CPU side of
 //! the `float_ops!` table (`kernels/unary.cu` holds the same algorithms for CUDA): `digamma`,
-//! `erfinv`, and the modified Bessel functions `i0`, `i1`. Each is accurate to a few ulp in
-//! f64, checked against SciPy in `tests/all/special.rs`.
+//! `erfinv`, the modified Bessel functions `i0`, `i1` and their scaled forms `i0e`, `i1e`,
+//! `erfcx`, `log_ndtr` and `ndtri` (CUDA's math library has the last three's building blocks:
+//! `erfcx`, `normcdfinv`). Each is accurate to a few ulp in f64, checked against PyTorch and
+//! SciPy in `tests/all/special.rs`.
 
 use std::f64::consts::PI;
 
@@ -117,13 +119,19 @@ pub(crate) fn erfinv(y: f64) -> f64 {
 /// the asymptotic expansion `e^|x| / √(2π|x|) · Σ (-1)^k a_k(ν) / x^k` beyond (its terms fall
 /// below 1e-17 before they grow).
 fn bessel_i(nu: u32, x: f64) -> f64 {
+    bessel_i_scaled(nu, x, false)
+}
+
+/// [`bessel_i`], times `e^-|x|` when `scaled` (PyTorch's `i0e`/`i1e`): the series times the
+/// exponential, and the asymptotic expansion without it, so neither overflows.
+fn bessel_i_scaled(nu: u32, x: f64, scaled: bool) -> f64 {
     if x.is_nan() {
         return x;
     }
     let ax = x.abs();
     let odd = |v: f64| if nu == 1 && x < 0.0 { -v } else { v };
     if ax == f64::INFINITY {
-        return odd(f64::INFINITY);
+        return odd(if scaled { 0.0 } else { f64::INFINITY });
     }
     if ax <= 20.0 {
         let q = ax * ax / 4.0;
@@ -136,7 +144,7 @@ fn bessel_i(nu: u32, x: f64) -> f64 {
                 break;
             }
         }
-        return odd(sum);
+        return odd(if scaled { sum * (-ax).exp() } else { sum });
     }
     let mu = 4.0 * (nu * nu) as f64;
     let (mut term, mut sum) = (1.0, 1.0);
@@ -147,6 +155,9 @@ fn bessel_i(nu: u32, x: f64) -> f64 {
         if term.abs() < 1e-17 * sum.abs() {
             break;
         }
+    }
+    if scaled {
+        return odd(sum / (2.0 * PI * ax).sqrt());
     }
     // e^ax overflows from ax ≈ 709.8; the product with the small factor is split so that the
     // result overflows only when it must.
@@ -162,4 +173,132 @@ pub(crate) fn i0(x: f64) -> f64 {
 /// The modified Bessel function of the first kind of order 1 (PyTorch `special.i1`).
 pub(crate) fn i1(x: f64) -> f64 {
     bessel_i(1, x)
+}
+
+/// `I₀(x)·e^-|x|`, the exponentially scaled modified Bessel function of order 0 (PyTorch
+/// `special.i0e`, SciPy `i0e`).
+pub(crate) fn i0e(x: f64) -> f64 {
+    bessel_i_scaled(0, x, true)
+}
+
+/// `I₁(x)·e^-|x|` (PyTorch `special.i1e`, SciPy `i1e`).
+pub(crate) fn i1e(x: f64) -> f64 {
+    bessel_i_scaled(1, x, true)
+}
+
+/// `e^(x²)` with `x²` split into its rounded value and the rounding error (by a fused
+/// multiply-add), so the result keeps its relative precision where `x²` is large.
+fn exp_square(x: f64) -> f64 {
+    let hi = x * x;
+    let lo = x.mul_add(x, -hi);
+    hi.exp() * (1.0 + lo)
+}
+
+/// The scaled complementary error function `e^(x²)·erfc(x)` (PyTorch `special.erfcx`, SciPy
+/// `erfcx`): the product with a split `e^(x²)` up to 26, the asymptotic series
+/// `1/(x√π)·Σ (-1)^k (2k-1)!!/(2x²)^k` beyond (its terms fall below 1e-17 there), and
+/// `2e^(x²) - erfcx(-x)` for negative `x`, which overflows below about -26.6.
+pub(crate) fn erfcx(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x < 0.0 {
+        if x < -26.7 {
+            return f64::INFINITY;
+        }
+        return 2.0 * exp_square(x) - erfcx(-x);
+    }
+    if x < 26.0 {
+        return exp_square(x) * libm::erfc(x);
+    }
+    if x == f64::INFINITY {
+        return 0.0;
+    }
+    let z = 1.0 / (2.0 * x * x);
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for k in 1..12 {
+        term *= -((2 * k - 1) as f64) * z;
+        sum += term;
+    }
+    sum / (x * PI.sqrt())
+}
+
+/// The log of the standard normal CDF, `ln Φ(x)` (PyTorch `special.log_ndtr`, SciPy
+/// `log_ndtr`): `log1p(-erfc(x/√2)/2)` above 0, `ln(erfc(-x/√2)/2)` down to -1, and
+/// `ln(erfcx(-x/√2)/2) - x²/2` below, which keeps its precision far into the lower tail.
+pub(crate) fn log_ndtr(x: f64) -> f64 {
+    let t = x * std::f64::consts::FRAC_1_SQRT_2;
+    if x > 0.0 {
+        (-0.5 * libm::erfc(t)).ln_1p()
+    } else if x >= -1.0 {
+        (0.5 * libm::erfc(-t)).ln()
+    } else {
+        (0.5 * erfcx(-t)).ln() - 0.5 * x * x
+    }
+}
+
+/// The inverse of the standard normal CDF (PyTorch `special.ndtri`, SciPy `ndtri`): `-inf`
+/// at 0, `inf` at 1, NaN outside `[0, 1]`. Acklam's rational approximation, refined by
+/// Newton steps on `log_ndtr(x) = ln p` (relative in `p`, so the far lower tail keeps its
+/// precision); the upper half through `ndtri(p) = -ndtri(1 - p)`, where `1 - p` is exact.
+pub(crate) fn ndtri(p: f64) -> f64 {
+    if p.is_nan() || !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
+    }
+    if p > 0.5 {
+        return -ndtri(1.0 - p);
+    }
+    if p == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    const A: [f64; 6] = [
+        -3.969683028665376e1,
+        2.209460984245205e2,
+        -2.759285104469687e2,
+        1.383577518672690e2,
+        -3.066479806614716e1,
+        2.506628277459239,
+    ];
+    const B: [f64; 5] = [
+        -5.447609879822406e1,
+        1.615858368580409e2,
+        -1.556989798598866e2,
+        6.680131188771972e1,
+        -1.328068155288572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784894002430293e-3,
+        -3.223964580411365e-1,
+        -2.400758277161838,
+        -2.549732539343734,
+        4.374664141464968,
+        2.938163982698783,
+    ];
+    const D: [f64; 4] = [
+        7.784695709041462e-3,
+        3.224671290700398e-1,
+        2.445134137142996,
+        3.754408661907416,
+    ];
+    let horner = |c: &[f64], x: f64| c.iter().fold(0.0, |acc, &k| acc * x + k);
+    let mut x = if p < 0.02425 {
+        let q = (-2.0 * p.ln()).sqrt();
+        horner(&C, q) / (horner(&D, q) * q + 1.0)
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        horner(&A, r) * q / (horner(&B, r) * r + 1.0)
+    };
+    let target = p.ln();
+    for _ in 0..4 {
+        let l = log_ndtr(x);
+        // d/dx ln Φ(x) = φ(x)/Φ(x) = e^(-x²/2 - ln Φ(x)) / √(2π).
+        let slope = (-0.5 * x * x - l).exp() / (2.0 * PI).sqrt();
+        let step = (l - target) / slope;
+        x -= step;
+        if step.abs() <= 1e-16 * x.abs() {
+            break;
+        }
+    }
+    x
 }

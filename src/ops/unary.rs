@@ -170,6 +170,20 @@ float_ops! {
     I0, i0, try_i0, i0_, i0_into, |x| via_f64(x, crate::ops::special::i0);
     /// The modified Bessel function of the first kind of order 1 (`torch.special.i1`).
     I1, i1, try_i1, i1_, i1_into, |x| via_f64(x, crate::ops::special::i1);
+    /// `i0(x)·e^-|x|`, the exponentially scaled Bessel function (`torch.special.i0e`), finite
+    /// where `i0` overflows.
+    I0e, i0e, try_i0e, i0e_, i0e_into, |x| via_f64(x, crate::ops::special::i0e);
+    /// `i1(x)·e^-|x|` (`torch.special.i1e`).
+    I1e, i1e, try_i1e, i1e_, i1e_into, |x| via_f64(x, crate::ops::special::i1e);
+    /// The scaled complementary error function `e^(x²)·erfc(x)` (`torch.special.erfcx`),
+    /// finite where `erfc` underflows.
+    Erfcx, erfcx, try_erfcx, erfcx_, erfcx_into, |x| via_f64(x, crate::ops::special::erfcx);
+    /// The log of the standard normal CDF, `ln Φ(x)` (`torch.special.log_ndtr`), accurate in
+    /// the far lower tail.
+    LogNdtr, log_ndtr, try_log_ndtr, log_ndtr_, log_ndtr_into, |x| via_f64(x, crate::ops::special::log_ndtr);
+    /// The inverse of the standard normal CDF (`torch.special.ndtri`, SciPy `ndtri`): `-inf`
+    /// at 0, `inf` at 1, NaN outside `[0, 1]`.
+    Ndtri, ndtri, try_ndtri, ndtri_, ndtri_into, |x| via_f64(x, crate::ops::special::ndtri);
     /// The logistic function `1 / (1 + e^-x)`.
     Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) }, fast = crate::backend::cpu::kernels::vmath::sigmoid;
 }

@@ -74,6 +74,34 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
             let d = x.try_i0()?.try_sub(&y.try_div(&safe)?)?;
             Tensor::try_where(&zero, &Tensor::scalar_on(F::from_f64(0.5), &g.device)?, &d)?
         }
+        // i0e' = i1e - sign(x)·i0e; i1e' = i0e - i1e·(sign(x) + 1/x), 1/2 at 0 (PyTorch).
+        "i0e" => x.try_i1e()?.try_sub(&x.try_sign()?.try_mul(y)?)?,
+        "i1e" => {
+            let zero = x.try_eq(&Tensor::scalar_on(F::ZERO, &g.device)?)?;
+            let one = Tensor::scalar_on(F::ONE, &g.device)?;
+            let safe = Tensor::try_where(&zero, &one, x)?;
+            let k = x.try_sign()?.try_add(&safe.try_reciprocal()?)?;
+            let d = x.try_i0e()?.try_sub(&y.try_mul(&k)?)?;
+            Tensor::try_where(&zero, &Tensor::scalar_on(F::from_f64(0.5), &g.device)?, &d)?
+        }
+        // erfcx' = 2x·erfcx(x) - 2/√π.
+        "erfcx" => x
+            .try_mul(y)?
+            .try_mul_scalar(F::from_f64(2.0))?
+            .try_sub_scalar(F::from_f64(std::f64::consts::FRAC_2_SQRT_PI))?,
+        // log_ndtr' = φ(x)/Φ(x) = e^(-x²/2 - log_ndtr(x)) / √(2π).
+        "log_ndtr" => x
+            .try_mul(x)?
+            .try_mul_scalar(F::from_f64(-0.5))?
+            .try_sub(y)?
+            .try_exp()?
+            .try_mul_scalar(F::from_f64(1.0 / (2.0 * std::f64::consts::PI).sqrt()))?,
+        // ndtri' = √(2π)·e^(ndtri(p)²/2).
+        "ndtri" => y
+            .try_mul(y)?
+            .try_mul_scalar(F::from_f64(0.5))?
+            .try_exp()?
+            .try_mul_scalar(F::from_f64((2.0 * std::f64::consts::PI).sqrt()))?,
         "square" => x.try_mul_scalar(F::from_f64(2.0))?,
         // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
         "abs" => x.try_sign()?,
