@@ -85,6 +85,49 @@ template <typename C> __device__ __forceinline__ C fmod_op(C a, C b, int* flag) 
 FLOAT_BINARY(atan2, atan2(a, b))
 FLOAT_BINARY(hypot, hypot(a, b))
 FLOAT_BINARY(copysign, copysign(a, b))
+// The Hurwitz zeta function as on the CPU (src/ops/special.rs): Cephes' Euler-Maclaurin
+// summation in double.
+__device__ double zeta_d(double x, double q) {
+    const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
+                          -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
+                          1.1646782814350067249e14, -4.5979787224074726105e15,
+                          1.8152105401943546773e17, -7.1661652561756670113e18};
+    const double eps = 1.1102230246251565e-16;
+    if (x != x || q != q) return 0.0 / 0.0;
+    if (x == 1.0) return 1.0 / 0.0;
+    if (x < 1.0) return 0.0 / 0.0;
+    if (q <= 0.0) {
+        if (q == floor(q)) return 1.0 / 0.0;
+        if (x != floor(x)) return 0.0 / 0.0;
+    }
+    double s = pow(q, -x), a = q, b = 0.0;
+    int i = 0;
+    while (i < 9 || a <= 9.0) {
+        i++;
+        a += 1.0;
+        b = pow(a, -x);
+        s += b;
+        if (fabs(b / s) < eps) return s;
+    }
+    double w = a;
+    s += b * w / (x - 1.0);
+    s -= 0.5 * b;
+    a = 1.0;
+    double k = 0.0;
+    for (int j = 0; j < 12; j++) {
+        a *= x + k;
+        b /= w;
+        double t = a * b / A[j];
+        s += t;
+        if (fabs(t / s) < eps) return s;
+        k += 1.0;
+        a *= x + k;
+        b /= w;
+        k += 1.0;
+    }
+    return s;
+}
+FLOAT_BINARY(zeta, C(zeta_d((double)a, (double)b)))
 // Integer-only ops (the typed API bounds them on IntElement; the float instances exist only
 // because the table instantiates every root for every dtype). Shifts by a negative amount or
 // the width or more give 0 (left) or the sign (right), as on the CPU and in PyTorch.

@@ -1,6 +1,6 @@
-//! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign` (kernels of their
+//! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign`, `zeta` (kernels of their
 //! own, in `kernels/binary.cu`; NumPy's and PyTorch's names, IEEE 754 / C99 semantics) and
-//! `xlogy`, `xlog1py`, `entr`, `ndtr`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
+//! `polygamma` (through `zeta`), `xlogy`, `xlog1py`, `entr`, `ndtr`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
 //! (composed of other ops, as PyTorch defines them). Integer and bool
 //! operands of the first three are converted to their float type first, as `sin`'s are, so the
 //! result is a `Tensor<FloatOf<T>, D>`.
@@ -25,7 +25,7 @@ use super::device_ops::same_device;
 use super::promote::converted;
 use crate::autograd::{Op, record};
 use crate::backend::Backend;
-use crate::dtype::{FloatElement, FloatOf, NumElement};
+use crate::dtype::{Element, FloatElement, FloatOf, NumElement};
 use crate::error::{Error, OrPanic, Result};
 use crate::tensor::Tensor;
 
@@ -62,6 +62,7 @@ float_binary! {
     Atan2: atan2, try_atan2, "The angle of the point `(other, self)` in radians, in `[-π, π]` (`atan2(y, x)` with `self` as `y`; C99's signed zeros and infinities)";
     Hypot: hypot, try_hypot, "`sqrt(self² + other²)` without intermediate overflow or underflow (C99 `hypot`: infinite if either is, even with a NaN)";
     Copysign: copysign, try_copysign, "The magnitude of `self` with the sign bit of `other` (IEEE 754 `copySign`: `-0.0` and NaN signs count)";
+    Zeta: zeta, try_zeta, "The Hurwitz zeta function `ζ(self, other) = Σ_k (k + other)^-self` (PyTorch `special.zeta`, SciPy `zeta`; Cephes' Euler–Maclaurin summation in f64): `inf` at `self = 1` and at the poles `other = 0, -1, ..`, NaN for `self < 1`. Differentiable in `other` only (`-self·ζ(self + 1, other)`), as in PyTorch";
 }
 
 impl<T: NumElement, D: Backend> Tensor<T, D> {
@@ -100,7 +101,32 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             .try_mul(&two(&rest)?)
     }
 
+    /// The `n`-th derivative of the digamma function (PyTorch `polygamma`, SciPy
+    /// `polygamma`): `digamma` for `n = 0`, else `(-1)^(n+1)·n!·ζ(n + 1, x)` in `FloatOf<T>`
+    /// (`n!` overflows the float type for large `n`, as in PyTorch). Differentiable.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_polygamma(&self, n: usize) -> Result<Tensor<FloatOf<T>, D>> {
+        if n == 0 {
+            return self.try_digamma();
+        }
+        let x = converted::<T, FloatOf<T>, D>(self)?;
+        let order = Tensor::full_on(
+            [],
+            FloatOf::<T>::from_f64(n as f64 + 1.0),
+            x.device_handle(),
+        )?;
+        let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+        let factorial = libm::lgamma(n as f64 + 1.0).exp();
+        order
+            .try_zeta(&x)?
+            .try_mul_scalar(FloatOf::<T>::from_f64(sign * factorial))
+    }
+
     plain_forms! {
+        /// [`Tensor::try_polygamma`], panicking with its error.
+        polygamma, try_polygamma(n: usize) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_true_divide`], panicking with its error.
         true_divide, try_true_divide(other: &Self) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_float_power`], panicking with its error.

@@ -398,6 +398,14 @@ fn rule<F: FloatElement, D: Backend>(
                 ),
                 // remainder(a, b) = a - b·floor(a / b): 1 and -floor(a / b) (PyTorch).
                 "remainder" => (g.clone(), g.try_mul(&a.try_floor_divide(b)?)?.try_neg()?),
+                // ∂ζ(x, q)/∂q = -x·ζ(x + 1, q); none in x (PyTorch has none either).
+                "zeta" => {
+                    if needs[0] {
+                        return Err(no_gradient("zeta (with respect to its first argument, x)"));
+                    }
+                    let d = a.try_add_scalar(F::ONE)?.try_zeta(b)?.try_mul(a)?;
+                    (g.clone(), g.try_mul(&d)?.try_neg()?)
+                }
                 other => return Err(no_gradient(other)),
             };
             vec![
