@@ -25,6 +25,7 @@ mod bags;
 mod conv;
 mod dropout;
 pub mod init;
+mod interpolate;
 mod layers;
 
 pub use conv::{
@@ -48,6 +49,9 @@ pub use activations::gumbel_softmax;
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
+pub use interpolate::{
+    Interpolation, adaptive_avg_pool3d, interpolate, interpolate1d, interpolate3d,
+};
 pub use layers::{
     batch_norm, bilinear, cdist, cosine_similarity, embedding, group_norm, instance_norm,
     layer_norm, local_response_norm, normalize, pairwise_distance, pdist, rms_norm,
@@ -69,7 +73,7 @@ pub use pool::{
 };
 pub use rearrange::{channel_shuffle, one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
-pub use resample::{Interpolation, conv_transpose1d, conv_transpose2d, fold, interpolate, unfold};
+pub use resample::{conv_transpose1d, conv_transpose2d, fold, unfold};
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use sequence::{RnnMode, RnnOptions, RnnOutput, rnn};
 pub use volume::{Conv3dOptions, avg_pool3d, conv3d, max_pool3d};

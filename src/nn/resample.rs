@@ -1,7 +1,7 @@
 //! Resampling of `(N, C, H, W)` inputs: the transposed convolution (PyTorch
 //! `conv_transpose2d`, the gradient of `conv2d` with respect to its input, used to upsample
-//! in decoders), the public `unfold`/`fold` (im2col and col2im) and `interpolate` (nearest
-//! and bilinear, PyTorch's index rules). Both are
+//! in decoders) and the public `unfold`/`fold` (im2col and col2im); `interpolate` is in
+//! `interpolate.rs`. Both are
 //! composed of differentiable ops (`pad`, `conv2d`, `index_select`), so they run and
 //! differentiate on every device.
 //!
@@ -301,105 +301,4 @@ pub fn fold<T: FloatElement, D: Backend>(
 /// `dilation · (k - 1)`, the span of a kernel beyond its first tap.
 fn d_reach(dilation: usize, k: usize) -> i128 {
     dilation as i128 * (k as i128 - 1)
-}
-
-/// How [`interpolate`] computes each output element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Interpolation {
-    /// The input element at `floor(i · in / out)` (PyTorch `mode="nearest"`).
-    Nearest,
-    /// The bilinear blend of the four neighbours (PyTorch `mode="bilinear"`); with
-    /// `align_corners` the corner pixels' centres line up, otherwise their outer edges.
-    Bilinear {
-        /// PyTorch's `align_corners`.
-        align_corners: bool,
-    },
-}
-
-/// Resizes the two spatial axes of an `(N, C, H, W)` input to `size` (PyTorch `interpolate`
-/// with an output size), by PyTorch's index rules: nearest takes `min(floor(i · in/out),
-/// in - 1)` (the scale rounded to f32, as PyTorch does); bilinear samples at `(i + 0.5)·in/out
-/// - 0.5` clamped at 0 (or `i·(in - 1)/(out - 1)` with `align_corners`). Differentiable.
-///
-/// # Errors
-/// `InvalidArgument` for an input that is not 4-d, or an empty spatial axis in the input or
-/// the output size (as PyTorch); `OutOfMemory` when the index tables of a huge size cannot be
-/// allocated.
-pub fn interpolate<T: FloatElement, D: Backend>(
-    x: &Tensor<T, D>,
-    size: (usize, usize),
-    mode: Interpolation,
-) -> Result<Tensor<T, D>> {
-    let op = "interpolate";
-    let [_, _, h, w] = x.dims()[..] else {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!("expects an (N, C, H, W) input, got {}", x.shape()),
-        });
-    };
-    if h == 0 || w == 0 || size.0 == 0 || size.1 == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "input {} and output size {size:?} must have non-empty spatial axes (PyTorch's rule)",
-                x.shape()
-            ),
-        });
-    }
-    if x.numel() == 0 {
-        // No samples or channels: an empty result of the output's shape, still a view of `x`.
-        return x.try_reshape([x.dims()[0], x.dims()[1], size.0, size.1]);
-    }
-    let y = resize_axis(op, x, 2, h, size.0, mode)?;
-    resize_axis(op, &y, 3, w, size.1, mode)
-}
-
-/// `x` resized along `axis` from `len` to `out`.
-fn resize_axis<T: FloatElement, D: Backend>(
-    op: &'static str,
-    x: &Tensor<T, D>,
-    axis: usize,
-    len: usize,
-    out: usize,
-    mode: Interpolation,
-) -> Result<Tensor<T, D>> {
-    if out == len {
-        return Ok(x.clone());
-    }
-    let dev = x.device_handle();
-    let index = |v: Vec<i64>| Tensor::<i64, D>::from_vec_on(v, [out], dev);
-    let a = axis as i64;
-    match mode {
-        Interpolation::Nearest => {
-            let scale = len as f32 / out as f32;
-            let src = (0..out).map(|i| ((i as f32 * scale).floor() as usize).min(len - 1) as i64);
-            x.try_index_select(a, &index(crate::alloc::collect(op, out, src)?)?)
-        }
-        Interpolation::Bilinear { align_corners } => {
-            let mut lo = crate::alloc::with_capacity(op, out)?;
-            let mut hi = crate::alloc::with_capacity(op, out)?;
-            let mut frac = crate::alloc::with_capacity(op, out)?;
-            for i in 0..out {
-                let src = if align_corners {
-                    if out > 1 {
-                        i as f64 * (len - 1) as f64 / (out - 1) as f64
-                    } else {
-                        0.0
-                    }
-                } else {
-                    ((i as f64 + 0.5) * len as f64 / out as f64 - 0.5).max(0.0)
-                };
-                let i0 = (src as usize).min(len - 1);
-                lo.push(i0 as i64);
-                hi.push((i0 + 1).min(len - 1) as i64);
-                frac.push(T::from_f64(src - i0 as f64));
-            }
-            let mut along = vec![1; x.ndim()];
-            along[axis] = out;
-            let w1 = Tensor::<T, D>::from_vec_on(frac, along, dev)?;
-            let w0 = w1.try_rsub_scalar(T::ONE)?;
-            let a0 = x.try_index_select(a, &index(lo)?)?.try_mul(&w0)?;
-            a0.try_add(&x.try_index_select(a, &index(hi)?)?.try_mul(&w1)?)
-        }
-    }
 }
