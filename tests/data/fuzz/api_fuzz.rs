@@ -434,7 +434,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         10 => {
             use typed_tensor::nn;
             let f = g.n(31);
-            let nd = [2usize, 3, 4, 4, 4][g.n(5)];
+            let nd = [2usize, 3, 4, 4, 4, 5][g.n(6)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
             let x = g.view(x);
@@ -495,7 +495,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     27 => nn::multi_margin_loss(&x, &t, 1 + (u % 2) as u32, e, red),
                     28 => nn::cosine_embedding_loss(&x, &w, &b, e, red),
                     29 => nn::triplet_margin_loss(&x, &w, &b, e, [1.0, 2.0, f64::INFINITY][u % 3], 1e-6, u % 2 == 0, red),
-                    24 => nn::interpolate(&x, (u % 9, k.1 * 3), if u % 2 == 0 { nn::Interpolation::Nearest } else { nn::Interpolation::Bilinear { align_corners: u % 4 == 1 } }),
+                    24 => {
+                        let a = u % 4 == 1;
+                        let modes = [nn::Interpolation::Nearest, nn::Interpolation::Bilinear { align_corners: a }, nn::Interpolation::NearestExact, nn::Interpolation::Bicubic { align_corners: a }, nn::Interpolation::Area, nn::Interpolation::Linear { align_corners: a }, nn::Interpolation::Trilinear { align_corners: a }];
+                        let mode = modes[(u / 2) % modes.len()];
+                        match x.ndim() {
+                            3 => nn::interpolate1d(&x, u % 9, mode),
+                            5 => nn::interpolate3d(&x, (u % 5, k.0, k.1 * 3), mode),
+                            _ if u % 7 == 3 => nn::adaptive_avg_pool3d(&x, (u % 3, k.0, k.1)),
+                            _ => nn::interpolate(&x, (u % 9, k.1 * 3), mode),
+                        }
+                    }
                     _ => x.try_celu(e),
                 };
                 r.map(|t| vec![DynTensor::from(t)])
