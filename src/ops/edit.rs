@@ -374,3 +374,23 @@ impl<D: Backend> Tensor<i64, D> {
         Ok(vec![i; ndim])
     }
 }
+
+impl<T: NumElement> Tensor<T, crate::device::Cpu> {
+    /// [`Tensor::tri_on`] the CPU (NumPy `tri`).
+    ///
+    /// # Errors
+    /// As [`Tensor::tri_on`].
+    pub fn tri(n: usize, m: usize, k: i64) -> Result<Self> {
+        Self::tri_on(n, m, k, &crate::device::Cpu)
+    }
+}
+
+impl Tensor<i64, crate::device::Cpu> {
+    /// [`Tensor::diag_indices_on`] the CPU (NumPy `diag_indices`).
+    ///
+    /// # Errors
+    /// As [`Tensor::diag_indices_on`].
+    pub fn diag_indices(n: usize, ndim: usize) -> Result<Vec<Self>> {
+        Self::diag_indices_on(n, ndim, &crate::device::Cpu)
+    }
+}

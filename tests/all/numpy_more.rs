@@ -435,3 +435,10 @@ fn numpy_more_hostile_sizes() {
     );
     assert!(x.try_resize(&[1 << 62]).is_err());
 }
+
+#[test]
+fn cpu_constructors() {
+    assert_eq!(Tensor::<i32>::tri(2, 3, 0).unwrap().to_vec(), vec![1, 0, 0, 1, 1, 0]);
+    let d = Tensor::<i64>::diag_indices(3, 2).unwrap();
+    assert_eq!((d.len(), d[1].to_vec()), (2, vec![0, 1, 2]));
+}
