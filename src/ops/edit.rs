@@ -108,23 +108,18 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let op = "delete";
         same_device(op, self, indices)?;
         let (x, ax) = self.along(op, axis)?;
-        let gone = wrap_indices(
-            op,
-            &indices.try_flatten()?,
-            0,
-            &Shape::from(vec![x.dims()[ax]]),
-        )
-        .map_err(|e| match e {
-            Error::Index { index, .. } => Error::Index {
-                op,
-                index,
-                dim: ax,
-                size: x.dims()[ax],
-                shape: x.shape().clone(),
-            },
-            e => e,
-        })?;
-        let all = Tensor::<i64, D>::arange_on(0, x.dims()[ax] as i64, 1, x.device_handle())?;
+        let gone = wrap_indices(op, &indices.try_flatten()?, ax, x.shape())?;
+        let len = x.dims()[ax];
+        if x.numel() == 0 {
+            // Nothing to gather: the shape alone, without an index table as long as the axis.
+            let mut distinct = gone.try_to_vec()?;
+            distinct.sort_unstable();
+            distinct.dedup();
+            let mut dims = x.dims().to_vec();
+            dims[ax] = len - distinct.len();
+            return Self::zeros_on(dims, x.device_handle());
+        }
+        let all = Tensor::<i64, D>::arange_on(0, len as i64, 1, x.device_handle())?;
         let keep = all.try_masked_select(&all.try_isin(&gone)?.try_logical_not()?)?;
         x.try_index_select(ax as i64, &keep)
     }

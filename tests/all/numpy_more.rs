@@ -438,7 +438,18 @@ fn numpy_more_hostile_sizes() {
 
 #[test]
 fn cpu_constructors() {
-    assert_eq!(Tensor::<i32>::tri(2, 3, 0).unwrap().to_vec(), vec![1, 0, 0, 1, 1, 0]);
+    assert_eq!(
+        Tensor::<i32>::tri(2, 3, 0).unwrap().to_vec(),
+        vec![1, 0, 0, 1, 1, 0]
+    );
     let d = Tensor::<i64>::diag_indices(3, 2).unwrap();
     assert_eq!((d.len(), d[1].to_vec()), (2, vec![0, 1, 2]));
+}
+
+#[test]
+fn delete_from_an_empty_tensor_with_a_huge_axis() {
+    let x = Tensor::<f32>::zeros([0, 1 << 40]).unwrap();
+    let d = x.delete(&tensor![5i64, -1, 5], Some(1));
+    assert_eq!(d.dims(), &[0, (1 << 40) - 2]);
+    assert!(x.try_delete(&tensor![1i64 << 41], Some(1)).is_err());
 }
