@@ -217,6 +217,94 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         Self::try_concat(&[&head, &tail], ax as i64)
     }
 
+    /// [`Tensor::try_roll`] of the flattened tensor, reshaped back (NumPy `roll` with
+    /// `axis=None`, PyTorch `roll` without `dims`).
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn try_roll_flat(&self, shift: i64) -> Result<Self> {
+        self.try_flatten()?
+            .try_roll(shift, 0)?
+            .try_reshape(self.shape().clone())
+    }
+
+    /// Rotates by `shifts[k]` along `axes[k]` for every `k`, in turn (PyTorch `roll` with
+    /// tuples, NumPy `roll` with tuples; an axis named twice rolls by the sum).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the lists differ in length; `Axis` for a bad axis.
+    pub fn try_roll_axes(&self, shifts: &[i64], axes: &[i64]) -> Result<Self> {
+        if shifts.len() != axes.len() {
+            return Err(Error::InvalidArgument {
+                op: "roll",
+                msg: format!(
+                    "{} shifts for {} axes; pass one shift per axis",
+                    shifts.len(),
+                    axes.len()
+                ),
+            });
+        }
+        let mut t = self.clone();
+        for (&s, &a) in shifts.iter().zip(axes) {
+            t = t.try_roll(s, a)?;
+        }
+        Ok(t)
+    }
+
+    /// Repeats each slice along `axis` the number of times `repeats` gives for it
+    /// (PyTorch `repeat_interleave` with a tensor of repeats, NumPy `repeat` with an array):
+    /// `repeats` is 1-d with one count per slice, or one count for all; `None` flattens
+    /// first. The counts are read back from the device.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative count or a `repeats` of the wrong length;
+    /// `ShapeOverflow` when the total overflows; `Axis`, `Device`.
+    pub fn try_repeat_interleave_by(
+        &self,
+        repeats: &Tensor<i64, D>,
+        axis: Option<i64>,
+    ) -> Result<Self> {
+        let op = "repeat_interleave";
+        crate::ops::device_ops::same_device(op, self, repeats)?;
+        let (x, ax) = match axis {
+            None => (self.try_flatten()?, 0),
+            Some(a) => (self.clone(), self.shape().axis(op, a)?),
+        };
+        let len = x.dims()[ax];
+        let counts = repeats.try_to_vec()?;
+        if repeats.ndim() > 1 || !(counts.len() == len || counts.len() == 1) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs 1 or {len} repeats (one per slice), got shape {}",
+                    repeats.shape()
+                ),
+            });
+        }
+        if let Some(c) = counts.iter().find(|&&c| c < 0) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("repeats must be non-negative, got {c}"),
+            });
+        }
+        let count = |i: usize| counts[if counts.len() == 1 { 0 } else { i }] as usize;
+        let total = (0..len)
+            .try_fold(0usize, |acc, i| acc.checked_add(count(i)))
+            .ok_or_else(|| Error::ShapeOverflow {
+                op,
+                dims: x.dims().to_vec(),
+            })?;
+        let mut dims = x.dims().to_vec();
+        dims[ax] = total;
+        Shape::new(dims).checked_numel(op, T::SIZE.max(8))?;
+        let idx = crate::alloc::collect(
+            op,
+            total,
+            (0..len).flat_map(|i| std::iter::repeat_n(i as i64, count(i))),
+        )?;
+        x.try_index_select(ax as i64, &Tensor::from_vec_on(idx, [total], &self.device)?)
+    }
+
     /// Repeats the whole tensor `reps[i]` times along dimension `i` (NumPy `tile`; missing
     /// leading reps count as 1, extra ones add dimensions).
     pub fn try_tile(&self, reps: &[usize]) -> Result<Self> {
@@ -303,11 +391,17 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         diag_embed, try_diag_embed() -> Self;
         /// [`Tensor::try_roll`], panicking with its error.
         roll, try_roll(shift: i64, axis: i64) -> Self;
+        /// [`Tensor::try_roll_flat`], panicking with its error.
+        roll_flat, try_roll_flat(shift: i64) -> Self;
+        /// [`Tensor::try_roll_axes`], panicking with its error.
+        roll_axes, try_roll_axes(shifts: &[i64], axes: &[i64]) -> Self;
         /// [`Tensor::try_tile`], panicking with its error.
         tile, try_tile(reps: &[usize]) -> Self;
         /// [`Tensor::try_repeat`], panicking with its error.
         repeat, try_repeat(reps: &[usize]) -> Self;
         /// [`Tensor::try_repeat_interleave`], panicking with its error.
         repeat_interleave, try_repeat_interleave(n: usize, axis: i64) -> Self;
+        /// [`Tensor::try_repeat_interleave_by`], panicking with its error.
+        repeat_interleave_by, try_repeat_interleave_by(repeats: &Tensor<i64, D>, axis: Option<i64>) -> Self;
     }
 }

@@ -453,3 +453,51 @@ fn delete_from_an_empty_tensor_with_a_huge_axis() {
     assert_eq!(d.dims(), &[0, (1 << 40) - 2]);
     assert!(x.try_delete(&tensor![1i64 << 41], Some(1)).is_err());
 }
+
+/// `roll_flat`, `roll_axes` and `repeat_interleave_by` against PyTorch 2.15.
+#[test]
+fn rolls_and_repeats_by_counts() {
+    on_every_device!("rolls_and_repeats", |dev| {
+        let x = Tensor::<i64, _>::arange_on(0, 6, 1, &dev)
+            .unwrap()
+            .reshape([2, 3]);
+        let v = |t: Tensor<i64, _>| t.try_to_vec().unwrap();
+        assert_eq!(v(x.roll_flat(2)), [4, 5, 0, 1, 2, 3]);
+        assert_eq!(v(x.roll_axes(&[1, -1], &[0, 1])), [4, 5, 3, 1, 2, 0]);
+        assert_eq!(v(x.roll_axes(&[1, 1], &[1, 1])), [1, 2, 0, 4, 5, 3]);
+        assert!(x.try_roll_axes(&[1], &[0, 1]).is_err());
+        let r = |c: Vec<i64>| Tensor::<i64, _>::from_vec_on(c.clone(), [c.len()], &dev).unwrap();
+        let a = x.repeat_interleave_by(&r(vec![1, 0, 2]), Some(1));
+        assert_eq!(
+            (a.dims().to_vec(), v(a)),
+            (vec![2, 3], vec![0, 2, 2, 3, 5, 5])
+        );
+        assert_eq!(
+            v(x.repeat_interleave_by(&r(vec![2, 1]), Some(0))),
+            [0, 1, 2, 0, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            v(x.repeat_interleave_by(&r(vec![2]), None)),
+            [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+        );
+        assert!(
+            x.try_repeat_interleave_by(&r(vec![1, -1, 1]), Some(1))
+                .is_err()
+        );
+        assert!(x.try_repeat_interleave_by(&r(vec![1, 1]), Some(1)).is_err());
+        assert!(
+            x.try_repeat_interleave_by(&r(vec![i64::MAX, i64::MAX, 1]), Some(1))
+                .is_err()
+        );
+    });
+    let x = Tensor::<f64>::from_vec(vec![0.5, -1.0, 2.0], [3]).unwrap();
+    let reps = tensor![2i64, 0, 3];
+    typed_tensor::autograd::gradcheck(
+        |t| t[0].try_repeat_interleave_by(&reps, Some(0)),
+        &[x.clone()],
+        1e-6,
+        1e-6,
+    )
+    .unwrap();
+    typed_tensor::autograd::gradcheck(|t| t[0].try_roll_flat(-1), &[x], 1e-6, 1e-6).unwrap();
+}
