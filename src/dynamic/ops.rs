@@ -535,6 +535,7 @@ impl DynTensor {
 mod combine;
 mod core;
 mod numeric;
+mod numpy;
 
 macro_rules! dyn_promoted {
     ($($name:ident, $op:ident;)*) => {

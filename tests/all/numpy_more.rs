@@ -501,3 +501,48 @@ fn rolls_and_repeats_by_counts() {
     .unwrap();
     typed_tensor::autograd::gradcheck(|t| t[0].try_roll_flat(-1), &[x], 1e-6, 1e-6).unwrap();
 }
+
+#[test]
+fn dyn_tensor_numpy_forms() {
+    let a = DynTensor::from(tensor![[1i32, 2], [3, 4]]);
+    let v = |d: DynTensor| d.to_dtype(Dtype::Float64).unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(
+        v(a.append(&DynTensor::from(tensor![[5i32, 6]]), Some(0))
+            .unwrap()),
+        [1., 2., 3., 4., 5., 6.]
+    );
+    assert_eq!(
+        v(a.insert(1, &DynTensor::from(tensor![9i32, 8]), Some(1))
+            .unwrap()),
+        [1., 9., 2., 3., 8., 4.]
+    );
+    assert_eq!(
+        v(a.delete(&DynTensor::from(tensor![0i64]), Some(1)).unwrap()),
+        [2., 4.]
+    );
+    assert_eq!(v(a.resize(&[3]).unwrap()), [1., 2., 3.]);
+    assert_eq!(v(a.inner(&a).unwrap()), [5., 11., 11., 25.]);
+    assert_eq!(v(a.vdot(&a).unwrap()), [30.]);
+    let (q, r) = a.divmod(&DynTensor::from(tensor![3i32])).unwrap();
+    assert_eq!((v(q), v(r)), (vec![0., 0., 1., 1.], vec![1., 2., 0., 1.]));
+    assert!(a.nanprod(&[], false).is_err()); // float-only, naming the op
+    let f = DynTensor::from(tensor![1.0f64, f64::NAN, 3.0]);
+    assert_eq!(v(f.nanprod(&[], false).unwrap()), [3.]);
+    assert_eq!(v(f.nancumsum(0).unwrap()), [1., 1., 4.]);
+    assert_eq!(v(f.nancumprod(0).unwrap()), [1., 1., 3.]);
+    assert_eq!(v(f.nanpercentile(50.0, 0, false).unwrap()), [2.]);
+    assert!(v(f.percentile(50.0, 0, false).unwrap())[0].is_nan());
+    let (fr, wh) = DynTensor::from(tensor![2.5f32]).modf().unwrap();
+    assert_eq!((v(fr), v(wh)), (vec![0.5], vec![2.0]));
+    assert_eq!(
+        v(a.setxor1d(&DynTensor::from(tensor![[2i32, 5]])).unwrap()),
+        [1., 3., 4., 5.]
+    );
+    let p = DynTensor::from(tensor![1.0f64]).polygamma(1).unwrap();
+    assert!((v(p)[0] - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-15);
+    let z = DynTensor::from(tensor![2.0f64])
+        .zeta(&DynTensor::from(tensor![1.0f64]))
+        .unwrap();
+    assert!((v(z)[0] - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-15);
+    assert!(a.append(&f, None).is_err());
+}

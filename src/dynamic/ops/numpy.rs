@@ -1,0 +1,85 @@
+//! `DynTensor` forms of NumPy's editing, NaN, percentile and polynomial routines and of
+//! `zeta`/`polygamma`, each a dispatch to the typed op of the same name.
+
+use super::{not_float, not_numeric, pair_mismatch};
+use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
+use crate::error::Result;
+
+impl DynTensor {
+    /// `values` joined to the end along `axis`, `None` flattening both (NumPy `append`).
+    pub fn append(&self, values: &DynTensor, axis: Option<i64>) -> Result<DynTensor> {
+        pair!(self, values, "append", a, b => Ok(a.try_append(b, axis)?.into()),
+            bool: Ok(a.try_append(b, axis)?.into()))
+    }
+    /// `values` inserted before `index` along `axis` (NumPy `insert`).
+    pub fn insert(&self, index: i64, values: &DynTensor, axis: Option<i64>) -> Result<DynTensor> {
+        pair!(self, values, "insert", a, b => Ok(a.try_insert(index, b, axis)?.into()),
+            bool: Ok(a.try_insert(index, b, axis)?.into()))
+    }
+    /// The slices at the Int64 `indices` removed along `axis` (NumPy `delete`).
+    pub fn delete(&self, indices: &DynTensor, axis: Option<i64>) -> Result<DynTensor> {
+        dyn_each!(self, t => {
+            let i = typed_like("delete", indices, t)?;
+            Ok(t.try_delete(i, axis)?.into())
+        })
+    }
+    /// The elements repeated cyclically into `shape` (NumPy `resize`).
+    pub fn resize(&self, shape: &[usize]) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_resize(shape)?.into()))
+    }
+    /// The sorted values in exactly one of the two (NumPy `setxor1d`).
+    pub fn setxor1d(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "setxor1d", a, b => Ok(a.try_setxor1d(b)?.into()),
+            bool: Ok(a.try_setxor1d(b)?.into()))
+    }
+    /// The inner product over the last axes (NumPy `inner`).
+    pub fn inner(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "inner", a, b => Ok(a.try_inner(b)?.into()), bool: Err(not_numeric("inner")))
+    }
+    /// The dot product of the flattened tensors (NumPy `vdot`).
+    pub fn vdot(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "vdot", a, b => Ok(a.try_vdot(b)?.into()), bool: Err(not_numeric("vdot")))
+    }
+    /// `(floor_divide, remainder)` (NumPy `divmod`).
+    pub fn divmod(&self, other: &DynTensor) -> Result<(DynTensor, DynTensor)> {
+        pair!(self, other, "divmod", a, b => {
+            let (q, r) = a.try_divmod(b)?;
+            Ok((q.into(), r.into()))
+        }, bool: Err(not_numeric("divmod")))
+    }
+    /// The `n`-th derivative of digamma (see [`crate::Tensor::polygamma`]).
+    pub fn polygamma(&self, n: usize) -> Result<DynTensor> {
+        numeric!(self, "polygamma", t => Ok(t.try_polygamma(n)?.into()))
+    }
+    /// The Hurwitz zeta function `ζ(self, other)` (see [`crate::Tensor::zeta`]).
+    pub fn zeta(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "zeta", a, b => Ok(a.try_zeta(b)?.into()), bool: Err(not_numeric("zeta")))
+    }
+    /// The product skipping NaN (NumPy `nanprod`); float dtypes.
+    pub fn nanprod(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
+        float!(self, "nanprod", "", t => Ok(t.try_nanprod(axes, keepdim)?.into()))
+    }
+    /// The running sum skipping NaN (NumPy `nancumsum`); float dtypes.
+    pub fn nancumsum(&self, axis: i64) -> Result<DynTensor> {
+        float!(self, "nancumsum", "", t => Ok(t.try_nancumsum(axis)?.into()))
+    }
+    /// The running product skipping NaN (NumPy `nancumprod`); float dtypes.
+    pub fn nancumprod(&self, axis: i64) -> Result<DynTensor> {
+        float!(self, "nancumprod", "", t => Ok(t.try_nancumprod(axis)?.into()))
+    }
+    /// The `q`-th percentile along `axis` (NumPy `percentile`); float dtypes.
+    pub fn percentile(&self, q: f64, axis: i64, keepdim: bool) -> Result<DynTensor> {
+        float!(self, "percentile", "", t => Ok(t.try_percentile(q, axis, keepdim)?.into()))
+    }
+    /// The `q`-th percentile skipping NaN (NumPy `nanpercentile`); float dtypes.
+    pub fn nanpercentile(&self, q: f64, axis: i64, keepdim: bool) -> Result<DynTensor> {
+        float!(self, "nanpercentile", "", t => Ok(t.try_nanpercentile(q, axis, keepdim)?.into()))
+    }
+    /// The fractional and integral parts (NumPy `modf`); float dtypes.
+    pub fn modf(&self) -> Result<(DynTensor, DynTensor)> {
+        float!(self, "modf", "", t => {
+            let (f, w) = t.try_modf()?;
+            Ok((f.into(), w.into()))
+        })
+    }
+}
