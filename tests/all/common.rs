@@ -89,3 +89,16 @@ macro_rules! on_every_device {
         if let Some($dev) = $crate::cuda::gpu($test) $body
     }};
 }
+
+/// `typed_tensor::autograd::gradcheck` of `f` at `x` with the composites' tolerances (1e-6
+/// both), panicking with its `Err` under `name`.
+#[track_caller]
+pub(crate) fn check_grad(
+    name: &str,
+    f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>,
+    x: &[Tensor<f64>],
+) {
+    if let Err(e) = typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6) {
+        panic!("{name}: {e}");
+    }
+}

@@ -193,11 +193,7 @@ fn more_ops_match_pytorch_on_every_device() {
 #[test]
 fn more_ops_gradients() {
     let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
-    let check =
-        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
-            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-        };
+    let check = crate::common::check_grad;
     let a = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6], &[2, 3]);
     let pos = t(vec![0.7, 1.3, 2.2, 0.4, 1.9, 2.6], &[2, 3]);
     let prob = t(vec![0.2, 0.35, 0.5, 0.65, 0.8, 0.05], &[2, 3]);
@@ -417,11 +413,7 @@ fn numpy_and_pytorch_extras_on_every_device() {
 #[test]
 fn extras_gradients() {
     let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
-    let check =
-        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
-            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-        };
+    let check = crate::common::check_grad;
     let m = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6], &[2, 3]);
     let x = t(vec![0.5, -1.5, 2.0], &[3]);
     let b = t(vec![1.0, -1.0], &[2]);

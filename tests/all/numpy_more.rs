@@ -359,11 +359,7 @@ fn numpy_editing_and_math_on_every_device() {
 #[test]
 fn numpy_more_gradients() {
     let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
-    let check =
-        |name: &str, f: &dyn Fn(&[Tensor<f64>]) -> Result<Tensor<f64>>, x: &[Tensor<f64>]| {
-            typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6)
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-        };
+    let check = crate::common::check_grad;
     let a = t(vec![0.7, -1.3, 2.2, -0.4, 1.9, -2.6], &[2, 3]);
     let idx = Tensor::<i64>::from_vec(vec![1], [1]).unwrap();
     check(

@@ -157,62 +157,6 @@ impl DynTensor {
             Ok(a.try_addcdiv(b, c, value.to())?.into())
         })
     }
-    /// `beta · self + alpha · (batch1 · batch2)` (see [`crate::Tensor::baddbmm`]).
-    pub fn baddbmm(
-        &self,
-        batch1: &DynTensor,
-        batch2: &DynTensor,
-        beta: impl Into<Scalar>,
-        alpha: impl Into<Scalar>,
-    ) -> Result<DynTensor> {
-        let (beta, alpha) = (beta.into(), alpha.into());
-        pair!(self, batch1, "baddbmm", a, b => {
-            let c = typed_like("baddbmm", batch2, a)?;
-            Ok(a.try_baddbmm(b, c, beta.to(), alpha.to())?.into())
-        }, bool: Err(not_numeric("baddbmm")))
-    }
-    /// `beta · self + alpha · (mat · vec)` (see [`crate::Tensor::addmv`]).
-    pub fn addmv(
-        &self,
-        mat: &DynTensor,
-        vec: &DynTensor,
-        beta: impl Into<Scalar>,
-        alpha: impl Into<Scalar>,
-    ) -> Result<DynTensor> {
-        let (beta, alpha) = (beta.into(), alpha.into());
-        pair!(self, mat, "addmv", a, b => {
-            let c = typed_like("addmv", vec, a)?;
-            Ok(a.try_addmv(b, c, beta.to(), alpha.to())?.into())
-        }, bool: Err(not_numeric("addmv")))
-    }
-    /// `beta · self + alpha · outer(vec1, vec2)` (see [`crate::Tensor::addr`]).
-    pub fn addr(
-        &self,
-        vec1: &DynTensor,
-        vec2: &DynTensor,
-        beta: impl Into<Scalar>,
-        alpha: impl Into<Scalar>,
-    ) -> Result<DynTensor> {
-        let (beta, alpha) = (beta.into(), alpha.into());
-        pair!(self, vec1, "addr", a, b => {
-            let c = typed_like("addr", vec2, a)?;
-            Ok(a.try_addr(b, c, beta.to(), alpha.to())?.into())
-        }, bool: Err(not_numeric("addr")))
-    }
-    /// `beta · self + alpha · Σ_b batch1[b] · batch2[b]` (see [`crate::Tensor::addbmm`]).
-    pub fn addbmm(
-        &self,
-        batch1: &DynTensor,
-        batch2: &DynTensor,
-        beta: impl Into<Scalar>,
-        alpha: impl Into<Scalar>,
-    ) -> Result<DynTensor> {
-        let (beta, alpha) = (beta.into(), alpha.into());
-        pair!(self, batch1, "addbmm", a, b => {
-            let c = typed_like("addbmm", batch2, a)?;
-            Ok(a.try_addbmm(b, c, beta.to(), alpha.to())?.into())
-        }, bool: Err(not_numeric("addbmm")))
-    }
     /// `self` with `src` written at the Int64 `index` along `axis`, the last of repeated
     /// writes winning (see [`crate::Tensor::scatter`]).
     pub fn scatter(&self, axis: i64, index: &DynTensor, src: &DynTensor) -> Result<DynTensor> {
@@ -535,4 +479,39 @@ impl DynTensor {
             Ok((v.into(), i.into()))
         })
     }
+}
+
+/// The `add*` products (`beta · self + alpha · product(m1, m2)`), each a shell converting the
+/// scalars around one non-generic body, so a caller's scalar types compile no new dispatch.
+macro_rules! add_products {
+    ($($name:ident, $body:ident, $try_name:ident, $what:literal;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("`beta · self + alpha · ", $what, "` (see [`crate::Tensor::", stringify!($name), "`]).")]
+                pub fn $name(
+                    &self,
+                    m1: &DynTensor,
+                    m2: &DynTensor,
+                    beta: impl Into<Scalar>,
+                    alpha: impl Into<Scalar>,
+                ) -> Result<DynTensor> {
+                    self.$body(m1, m2, beta.into(), alpha.into())
+                }
+                fn $body(&self, m1: &DynTensor, m2: &DynTensor, beta: Scalar, alpha: Scalar) -> Result<DynTensor> {
+                    const OP: &str = stringify!($name);
+                    pair!(self, m1, OP, a, b => {
+                        let c = typed_like(OP, m2, a)?;
+                        Ok(a.$try_name(b, c, beta.to(), alpha.to())?.into())
+                    }, bool: Err(not_numeric(OP)))
+                }
+            )*
+        }
+    };
+}
+
+add_products! {
+    baddbmm, baddbmm_s, try_baddbmm, "(batch1 · batch2)";
+    addmv, addmv_s, try_addmv, "(mat · vec)";
+    addr, addr_s, try_addr, "outer(vec1, vec2)";
+    addbmm, addbmm_s, try_addbmm, "Σ_b batch1[b] · batch2[b]";
 }
