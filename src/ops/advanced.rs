@@ -444,3 +444,40 @@ impl<D: Backend> Tensor<i64, D> {
         total.expect("dims is not empty").try_contiguous()
     }
 }
+
+impl<D: Backend> Tensor<bool, D> {
+    /// [`Tensor::try_index_put`] for bool tensors (PyTorch's `x[i, j] = True`): computed on
+    /// the values as Int64, so `accumulate` is a logical or (PyTorch's bool addition).
+    ///
+    /// # Errors
+    /// As the numeric [`Tensor::try_index_put`].
+    pub fn try_index_put(
+        &self,
+        indices: &Indices<'_, D>,
+        values: &Self,
+        accumulate: bool,
+    ) -> Result<Self> {
+        let (x, v) = (self.try_cast::<i64>()?, values.try_cast::<i64>()?);
+        x.try_index_put(indices, &v, accumulate)?.try_cast::<bool>()
+    }
+
+    /// In-place [`Tensor::try_index_put`] for bool tensors; nothing is written on error.
+    ///
+    /// # Errors
+    /// As the numeric [`Tensor::index_put_`].
+    pub fn index_put_(
+        &mut self,
+        indices: &Indices<'_, D>,
+        values: &Self,
+        accumulate: bool,
+    ) -> Result<()> {
+        let out = crate::autograd::no_grad(|| self.try_index_put(indices, values, accumulate))?;
+        self.check_settable("index_put_")?;
+        crate::autograd::no_grad(|| D::assign(self, &out))
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_index_put`] for bool tensors, panicking with its error.
+        index_put, try_index_put(indices: &Indices<'_, D>, values: &Self, accumulate: bool) -> Self;
+    }
+}

@@ -499,3 +499,31 @@ fn dyn_tensor_indexing() {
     );
     assert!(b.index(&[Some(&r)]).is_err());
 }
+
+/// `index_put` on bool tensors, as PyTorch 2.15's `x[i, j] = v` and
+/// `index_put_(.., accumulate=True)` (a logical or).
+#[test]
+fn bool_index_put() {
+    let x = tensor![[true, false, false], [false, false, true]];
+    let (r, c) = (tensor![0i64, 1], tensor![1i64, 2]);
+    let y = x.index_put(&[Some(&r), Some(&c)], &tensor![true, false], false);
+    assert_eq!(y.to_vec(), [true, true, false, false, false, false]);
+    let rows = tensor![1i64, 1];
+    let v = tensor![[true, false, false], [false, true, false]];
+    let mut z = x.clone();
+    z.index_put_(&[Some(&rows)], &v, true).unwrap();
+    assert_eq!(z.to_vec(), [true, false, false, true, true, true]);
+    assert!(x.try_index_put(&[Some(&tensor![2i64])], &v, false).is_err());
+    let d = DynTensor::from(x.clone());
+    let got = d
+        .index_put(
+            &[Some(&DynTensor::from(r))],
+            &DynTensor::from(tensor![false]),
+            false,
+        )
+        .unwrap();
+    assert_eq!(
+        got.to_vec::<bool>().unwrap(),
+        [false, false, false, false, false, false]
+    );
+}

@@ -82,7 +82,10 @@ impl DynTensor {
         pair!(self, values, "index_put", t, v => {
             let idx = typed_indices("index_put", indices, t)?;
             Ok(t.try_index_put(&idx, v, accumulate)?.into())
-        }, bool: Err(not_numeric("index_put")))
+        }, bool: {
+            let idx = typed_indices("index_put", indices, t)?;
+            Ok(t.try_index_put(&idx, v, accumulate)?.into())
+        })
     }
     /// In-place [`DynTensor::index_put`] (see [`crate::Tensor::index_put_`]).
     pub fn index_put_(
@@ -94,7 +97,10 @@ impl DynTensor {
         pair!(self, values, "index_put_", t, v => {
             let idx = typed_indices("index_put_", indices, &*t)?;
             t.index_put_(&idx, v, accumulate)
-        }, bool: Err(not_numeric("index_put_")))
+        }, bool: {
+            let idx = typed_indices("index_put_", indices, &*t)?;
+            t.index_put_(&idx, v, accumulate)
+        })
     }
     /// `self` with `source` written (or added) at the flat Int64 positions `index` (see
     /// [`crate::Tensor::put`]).
