@@ -220,6 +220,15 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             .permute(&plan.to_result())
     }
 
+    /// Writes `out`, a result computed from `self` without recording, over `self` in place
+    /// (the in-place forms of ops written out of place): nothing is written when `out` is an
+    /// `Err`, and a tensor in a graph that requires grad is refused, as every in-place op.
+    pub(crate) fn overwrite(&mut self, op: &'static str, out: Result<Self>) -> Result<()> {
+        let out = out?;
+        self.check_settable(op)?;
+        crate::autograd::no_grad(|| D::assign(self, &out))
+    }
+
     plain_forms! {
         /// [`Tensor::try_index`], panicking with its error.
         index, try_index(indices: &Indices<'_, D>) -> Self;
@@ -302,9 +311,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         values: &Self,
         accumulate: bool,
     ) -> Result<()> {
-        let out = crate::autograd::no_grad(|| self.try_index_put(indices, values, accumulate))?;
-        self.check_settable("index_put_")?;
-        crate::autograd::no_grad(|| D::assign(self, &out))
+        let out = crate::autograd::no_grad(|| self.try_index_put(indices, values, accumulate));
+        self.overwrite("index_put_", out)
     }
 
     /// `self` with `source`'s elements written at the flat (row-major) positions `index`
@@ -471,9 +479,8 @@ impl<D: Backend> Tensor<bool, D> {
         values: &Self,
         accumulate: bool,
     ) -> Result<()> {
-        let out = crate::autograd::no_grad(|| self.try_index_put(indices, values, accumulate))?;
-        self.check_settable("index_put_")?;
-        crate::autograd::no_grad(|| D::assign(self, &out))
+        let out = crate::autograd::no_grad(|| self.try_index_put(indices, values, accumulate));
+        self.overwrite("index_put_", out)
     }
 
     plain_forms! {

@@ -312,9 +312,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let at = Tensor::<i64, D>::arange_on(0, count as i64, 1, self.device_handle())?
             .try_mul_scalar(step as i64)?;
         let fill = Self::full_on([count], value, self.device_handle())?;
-        let out = crate::autograd::no_grad(|| self.try_put(&at, &fill, false))?;
-        self.check_settable(op)?;
-        crate::autograd::no_grad(|| D::assign(self, &out))
+        let out = crate::autograd::no_grad(|| self.try_put(&at, &fill, false));
+        self.overwrite(op, out)
     }
 
     plain_forms! {
