@@ -88,6 +88,8 @@ binary_ops! {
     Hypot, hypot, |a, b| T::from_f64(a.to_f64().hypot(b.to_f64())), valid: |_b| true;
     Copysign, copysign, |a, b| T::from_f64(a.to_f64().copysign(b.to_f64())), valid: |_b| true;
     Zeta, zeta, |a, b| T::from_f64(crate::ops::special::zeta(a.to_f64(), b.to_f64())), valid: |_b| true;
+    Gammainc, gammainc, |a, b| T::from_f64(crate::ops::igamma::gammainc(a.to_f64(), b.to_f64())), valid: |_b| true;
+    Gammaincc, gammaincc, |a, b| T::from_f64(crate::ops::igamma::gammaincc(a.to_f64(), b.to_f64())), valid: |_b| true;
     // Integer-only (the typed API bounds them on `IntElement`): the bits of the values
     // sign-extended to i64, which is exact for every integer dtype, truncated back.
     BitwiseAnd, bitwise_and, |a, b| T::from_i64(a.to_i64() & b.to_i64()), valid: |_b| true;

@@ -1,4 +1,5 @@
-//! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign`, `zeta` (kernels of their
+//! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign`, `zeta`, `gammainc`,
+//! `gammaincc` (kernels of their
 //! own, in `kernels/binary.cu`; NumPy's and PyTorch's names, IEEE 754 / C99 semantics) and
 //! `polygamma` (through `zeta`), `xlogy`, `xlog1py`, `entr`, `ndtr`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
 //! (composed of other ops, as PyTorch defines them). Integer and bool
@@ -63,6 +64,8 @@ float_binary! {
     Hypot: hypot, try_hypot, "`sqrt(self² + other²)` without intermediate overflow or underflow (C99 `hypot`: infinite if either is, even with a NaN)";
     Copysign: copysign, try_copysign, "The magnitude of `self` with the sign bit of `other` (IEEE 754 `copySign`: `-0.0` and NaN signs count)";
     Zeta: zeta, try_zeta, "The Hurwitz zeta function `ζ(self, other) = Σ_k (k + other)^-self` (PyTorch `special.zeta`, SciPy `zeta`; Cephes' Euler–Maclaurin summation in f64): `inf` at `self = 1` and at the poles `other = 0, -1, ..`, NaN for `self < 1`. Differentiable in `other` only (`-self·ζ(self + 1, other)`), as in PyTorch";
+    Gammainc: gammainc, try_gammainc, "The regularized lower incomplete gamma function `P(self, other) = γ(a, x)/Γ(a)` with `a = self`, `x = other` (PyTorch `special.gammainc` and `igamma`, SciPy `gammainc`; Cephes' series and continued fraction, Temme's expansion from `a = 10⁴`, in f64): NaN for a negative or NaN argument and at `a = x = 0`, 1 at `a = 0 < x`. Differentiable in `other` only (`x^(a-1)·e^-x / Γ(a)`), as in PyTorch";
+    Gammaincc: gammaincc, try_gammaincc, "The regularized upper incomplete gamma function `Q(self, other) = Γ(a, x)/Γ(a) = 1 - P(a, x)` with `a = self`, `x = other` (PyTorch `special.gammaincc` and `igammac`, SciPy `gammaincc`), computed directly where `P` is near 1: NaN for a negative or NaN argument and at `a = x = 0`, 0 at `a = 0 < x`. Differentiable in `other` only (`-x^(a-1)·e^-x / Γ(a)`), as in PyTorch";
 }
 
 impl<T: NumElement, D: Backend> Tensor<T, D> {
@@ -124,7 +127,27 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             .try_mul_scalar(FloatOf::<T>::from_f64(sign * factorial))
     }
 
+    /// PyTorch's older name for [`Tensor::try_gammainc`] (`torch.igamma`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_gammainc`].
+    pub fn try_igamma(&self, other: &Self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_gammainc(other)
+    }
+
+    /// PyTorch's older name for [`Tensor::try_gammaincc`] (`torch.igammac`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_gammaincc`].
+    pub fn try_igammac(&self, other: &Self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_gammaincc(other)
+    }
+
     plain_forms! {
+        /// [`Tensor::try_igamma`], panicking with its error.
+        igamma, try_igamma(other: &Self) -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_igammac`], panicking with its error.
+        igammac, try_igammac(other: &Self) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_polygamma`], panicking with its error.
         polygamma, try_polygamma(n: usize) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_true_divide`], panicking with its error.

@@ -29,6 +29,7 @@ pub mod edit;
 pub mod einsum;
 pub mod factor;
 pub mod float_math;
+mod igamma;
 pub mod index;
 pub mod linalg;
 pub mod matmul;

@@ -406,6 +406,27 @@ fn rule<F: FloatElement, D: Backend>(
                     let d = a.try_add_scalar(F::ONE)?.try_zeta(b)?.try_mul(a)?;
                     (g.clone(), g.try_mul(&d)?.try_neg()?)
                 }
+                // ∂P(a, x)/∂x = -∂Q(a, x)/∂x = x^(a-1)·e^-x / Γ(a), PyTorch's formula; none in
+                // a (PyTorch has none either).
+                "gammainc" | "gammaincc" => {
+                    if needs[0] {
+                        return Err(no_gradient(if *name == "gammainc" {
+                            "gammainc (with respect to its first argument, a)"
+                        } else {
+                            "gammaincc (with respect to its first argument, a)"
+                        }));
+                    }
+                    let log_density = a
+                        .try_sub_scalar(F::ONE)?
+                        .try_mul(&b.try_log()?)?
+                        .try_sub(b)?
+                        .try_sub(&a.try_lgamma()?)?;
+                    let d = g.try_mul(&log_density.try_exp()?)?;
+                    (
+                        g.clone(),
+                        if *name == "gammainc" { d } else { d.try_neg()? },
+                    )
+                }
                 other => return Err(no_gradient(other)),
             };
             vec![

@@ -1,5 +1,5 @@
 //! `DynTensor` forms of NumPy's editing, NaN, percentile and polynomial routines and of
-//! `zeta`/`polygamma`, each a dispatch to the typed op of the same name.
+//! `zeta`/`polygamma`, `gammainc`/`gammaincc`, each a dispatch to the typed op of the same name.
 
 use super::{not_float, not_numeric, pair_mismatch};
 use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
@@ -54,6 +54,16 @@ impl DynTensor {
     /// The Hurwitz zeta function `ζ(self, other)` (see [`crate::Tensor::zeta`]).
     pub fn zeta(&self, other: &DynTensor) -> Result<DynTensor> {
         pair!(self, other, "zeta", a, b => Ok(a.try_zeta(b)?.into()), bool: Err(not_numeric("zeta")))
+    }
+    /// The regularized lower incomplete gamma function `P(self, other)` (see
+    /// [`crate::Tensor::gammainc`]).
+    pub fn gammainc(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "gammainc", a, b => Ok(a.try_gammainc(b)?.into()), bool: Err(not_numeric("gammainc")))
+    }
+    /// The regularized upper incomplete gamma function `Q(self, other)` (see
+    /// [`crate::Tensor::gammaincc`]).
+    pub fn gammaincc(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "gammaincc", a, b => Ok(a.try_gammaincc(b)?.into()), bool: Err(not_numeric("gammaincc")))
     }
     /// The product skipping NaN (NumPy `nanprod`); float dtypes.
     pub fn nanprod(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {
