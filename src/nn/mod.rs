@@ -23,6 +23,7 @@ mod activations;
 mod attention;
 mod bags;
 mod conv;
+mod ctc;
 mod dropout;
 pub mod init;
 mod interpolate;
@@ -48,6 +49,7 @@ mod volume;
 pub use activations::gumbel_softmax;
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
+pub use ctc::ctc_loss;
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use interpolate::{
     Interpolation, adaptive_avg_pool3d, interpolate, interpolate1d, interpolate3d,

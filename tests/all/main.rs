@@ -32,6 +32,7 @@ mod more_ops;
 mod nn;
 mod nn_functional;
 mod nn_init;
+mod nn_more;
 mod nn_seq;
 mod numeric_search;
 mod numpy_extras;

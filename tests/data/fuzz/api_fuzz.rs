@@ -938,7 +938,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(24);
+            let f = g.n(27);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -979,6 +979,13 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     20 => x.try_nanvar(&[ax], u, flag)?,
                     21 => x.try_digitize(&y, flag)?.cast::<f64>(),
                     22 => x.try_mvlgamma(u)?,
+                    24 => x.try_gammainc(&y)?,
+                    25 => x.try_gammaincc(&y)?,
+                    26 => {
+                        let n = i.unsigned_abs() as usize % 4;
+                        let red = if flag { typed_tensor::nn::Reduction::Mean } else { typed_tensor::nn::Reduction::None };
+                        typed_tensor::nn::ctc_loss(&x, &at, &vec![u % 9; n], &vec![g_u(u) % 5; n], u % 3, red, e1 > 0.0)?
+                    }
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
                 };
                 Ok(vec![o.into()])
