@@ -84,7 +84,7 @@ fn ctc_loss_matches_pytorch() {
             Reduction::Sum,
             true,
         );
-        assert!((l32.unwrap().try_item().unwrap() - 15.508199331666302).abs() < 1e-5);
+        assert!((l32.unwrap().try_item().unwrap() - 15.508_2).abs() < 1e-5);
         let l16 = ctc_loss(
             &lp.try_cast::<f16>().unwrap(),
             &targets,
