@@ -75,10 +75,12 @@ pub use pool::{
 };
 pub use rearrange::{channel_shuffle, one_hot, pixel_shuffle, pixel_unshuffle, prelu};
 pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
-pub use resample::{conv_transpose1d, conv_transpose2d, fold, unfold};
+pub use resample::{conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold};
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use sequence::{RnnMode, RnnOptions, RnnOutput, rnn};
-pub use volume::{Conv3dOptions, avg_pool3d, conv3d, max_pool3d};
+pub use volume::{
+    Conv3dOptions, avg_pool3d, conv3d, max_pool3d, max_pool3d_with_indices, max_unpool3d,
+};
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;

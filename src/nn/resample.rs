@@ -1,5 +1,5 @@
 //! Resampling of `(N, C, H, W)` inputs: the transposed convolution (PyTorch
-//! `conv_transpose2d`, the gradient of `conv2d` with respect to its input, used to upsample
+//! `conv_transpose2d`, and `conv_transpose1d`/`conv_transpose3d` likewise; the gradient of `conv2d` with respect to its input, used to upsample
 //! in decoders) and the public `unfold`/`fold` (im2col and col2im); `interpolate` is in
 //! `interpolate.rs`. Both are
 //! composed of differentiable ops (`pad`, `conv2d`, `index_select`), so they run and
@@ -26,7 +26,7 @@ use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
-/// `x` with `s - 1` zeros between neighbours along `axis` (2 or 3 of a 4-d tensor): length
+/// `x` with `s - 1` zeros between neighbours along `axis` (a spatial axis): length
 /// `(len - 1)·s + 1`.
 fn spread<T: FloatElement, D: Backend>(
     op: &'static str,
@@ -167,6 +167,83 @@ pub fn conv_transpose2d<T: FloatElement, D: Backend>(
         groups: g,
     };
     conv2d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
+}
+
+/// The transposed 3-d convolution (PyTorch `conv_transpose3d`): `x` `(N, C, D, H, W)`,
+/// `weight` `(C, O / groups, kd, kh, kw)`, `bias` `(O,)`; the output is `(N, O, od, oh, ow)`
+/// with each axis as in [`conv_transpose2d`] (`od = (D - 1)·sd - 2·pd + dd·(kd - 1) +
+/// output_padding.0 + 1`). It is a [`super::conv3d`] of the input spread by the stride and
+/// padded by `d·(k - 1) - p` on each axis, with the flipped, transposed weight.
+///
+/// # Errors
+/// As [`conv_transpose2d`], for 5-d inputs and weights.
+pub fn conv_transpose3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+    opts: super::Conv3dOptions,
+    output_padding: (usize, usize, usize),
+) -> Result<Tensor<T, D>> {
+    let op = "conv_transpose3d";
+    let g = opts.groups;
+    let triple = |t: (usize, usize, usize)| [t.0, t.1, t.2];
+    let (s, d, p, q) = (
+        triple(opts.stride),
+        triple(opts.dilation),
+        triple(opts.padding),
+        triple(output_padding),
+    );
+    let fits = x.ndim() == 5
+        && weight.ndim() == 5
+        && g > 0
+        && weight.dims()[0] == x.dims()[1]
+        && x.dims()[1].is_multiple_of(g);
+    if !fits {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "input {} (N, C, D, H, W) and weight {} (C, O / groups, kd, kh, kw) do not fit with groups = {g}",
+                x.shape(),
+                weight.shape()
+            ),
+        });
+    }
+    if (0..3).any(|i| s[i] == 0 || d[i] == 0 || q[i] >= s[i].max(d[i])) {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "stride {s:?} and dilation {d:?} must be positive, and output_padding {q:?} smaller than one of them on each axis"
+            ),
+        });
+    }
+    if x.dims()[2..].contains(&0) {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("needs a non-empty spatial input, got {}", x.shape()),
+        });
+    }
+    let [c, og, kd, kh, kw] = weight.dims()[..] else {
+        unreachable!("checked 5-d")
+    };
+    let k = [kd, kh, kw];
+    let mut up = x.clone();
+    for i in 0..3 {
+        up = spread(op, &up, 2 + i, s[i])?;
+        let e = d_reach(d[i], k[i]) - p[i] as i128;
+        up = pad_or_crop(op, &up, 2 + i, e, e + q[i] as i128)?;
+    }
+    let w = weight
+        .flip(&[2, 3, 4])?
+        .try_reshape([g, c / g, og, kd, kh, kw])?
+        .transpose(1, 2)?
+        .try_reshape([og * g, c / g, kd, kh, kw])?;
+    let opts = super::Conv3dOptions {
+        stride: (1, 1, 1),
+        padding: (0, 0, 0),
+        dilation: opts.dilation,
+        groups: g,
+    };
+    super::conv3d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
 }
 
 /// The sliding windows of an `(N, C, H, W)` input as columns (PyTorch `unfold`, im2col): shape

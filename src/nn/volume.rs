@@ -1,4 +1,5 @@
-//! 3-d convolution and pooling (PyTorch `conv3d`, `max_pool3d`, `avg_pool3d`) built on the 2-d
+//! 3-d convolution and pooling (PyTorch `conv3d`, `max_pool3d`, `avg_pool3d`,
+//! `max_pool3d_with_indices`, `max_unpool3d`) built on the 2-d
 //! ones: a 3-d convolution is the sum over the kernel's depth taps of one batched `conv2d`
 //! each (every output depth a batch entry), and 3-d pooling is separable (2-d pooling of every
 //! depth slice, then pooling over depth), so all of it differentiates on every device.
@@ -185,4 +186,139 @@ pub fn avg_pool3d<T: FloatElement, D: Backend>(
     pool3d("avg_pool3d", x, kernel, stride, padding, |t, k, s, p| {
         avg_pool2d(t, k, s, p)
     })
+}
+
+/// [`max_pool3d`] with the position of each maximum (PyTorch `max_pool3d(return_indices=True)`):
+/// `(values, indices)`, both `(N, C, od, oh, ow)`, the indices Int64 into each flattened
+/// `(D, H, W)` volume (`(d·H + h)·W + w`), ready for [`max_unpool3d`]. Ties pick the first
+/// maximum in (depth, row, column) order, and the conventions for NaN and all-`-inf` windows
+/// are [`super::max_pool2d_with_indices`]'s. Computed separably: 2-d pooling with indices of
+/// every depth slice, then over depth, whose first maximum lies in the first slice holding the
+/// window's maximum; the values are gathered from `x` at the indices, so the gradient reaches
+/// one element per window.
+///
+/// # Errors
+/// As [`max_pool3d`].
+#[allow(clippy::type_complexity)]
+pub fn max_pool3d_with_indices<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    kernel: (usize, usize, usize),
+    stride: (usize, usize, usize),
+    padding: (usize, usize, usize),
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    const OP: &str = "max_pool3d_with_indices";
+    let &[n, c, d, h, w] = x.dims() else {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("expects an (N, C, D, H, W) input, got {}", x.shape()),
+        });
+    };
+    let named = |e: Error| e.invalid_named(OP);
+    let overflow = || Error::ShapeOverflow {
+        op: OP,
+        dims: x.dims().to_vec(),
+    };
+    let index = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
+        let slices = x.try_reshape([n, c.checked_mul(d).ok_or_else(overflow)?, h, w])?;
+        let (hw, (sh, sw), (ph, pw)) = (
+            (kernel.1, kernel.2),
+            (stride.1, stride.2),
+            (padding.1, padding.2),
+        );
+        let (plane, in_plane) =
+            super::max_pool2d_with_indices(&slices, hw, (sh, sw), (ph, pw)).map_err(named)?;
+        let (oh, ow) = (plane.dims()[2], plane.dims()[3]);
+        let area = oh.checked_mul(ow).ok_or_else(overflow)?;
+        let deep = plane.try_reshape([n, c, d, area])?;
+        let (_, at) =
+            super::max_pool2d_with_indices(&deep, (kernel.0, 1), (stride.0, 1), (padding.0, 0))
+                .map_err(named)?;
+        let od = at.dims()[2];
+        if x.numel() == 0 {
+            return Tensor::zeros_on([n, c, od, oh, ow], x.device_handle());
+        }
+        let flat = at.try_reshape([n, c, od * area])?;
+        let within = in_plane
+            .try_reshape([n, c, d * area])?
+            .try_gather(-1, &flat)?;
+        let depth = flat.try_floor_divide_scalar(area as i64)?;
+        depth
+            .try_mul_scalar((h * w) as i64)?
+            .try_add(&within)?
+            .try_reshape([n, c, od, oh, ow])
+    })?;
+    let [_, _, od, oh, ow] = index.dims()[..] else {
+        unreachable!("5-d indices")
+    };
+    if x.numel() == 0 {
+        // N·C = 0 and D·H·W may overflow: an empty result that still records.
+        let values = x
+            .try_sum(&[2, 3, 4], true)?
+            .broadcast_to([n, c, od, oh, ow])?;
+        return Ok((values, index));
+    }
+    let outputs = od * oh * ow;
+    let values = x
+        .try_reshape([n, c, d * h * w])?
+        .try_gather(-1, &index.try_reshape([n, c, outputs])?)?
+        .try_reshape([n, c, od, oh, ow])?;
+    Ok((values, index))
+}
+
+/// The inverse of [`max_pool3d_with_indices`] (PyTorch `max_unpool3d`): zeros of shape
+/// `(N, C, D, H, W)` = `output_size`, with each value of `x` `(N, C, od, oh, ow)` written at its
+/// index into the flattened `(D, H, W)` volume. Differentiable in `x` (a gather at the
+/// indices, as PyTorch).
+///
+/// # Errors
+/// `InvalidArgument` unless `x` is 5-d and `indices` has its shape; `Index` for an index
+/// outside `0..D·H·W`; `ShapeOverflow` for a huge output.
+pub fn max_unpool3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    indices: &Tensor<i64, D>,
+    output_size: (usize, usize, usize),
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "max_unpool3d";
+    let &[n, c, od, oh, ow] = x.dims() else {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("expects an (N, C, od, oh, ow) input, got {}", x.shape()),
+        });
+    };
+    let (d, h, w) = output_size;
+    let overflow = || Error::ShapeOverflow {
+        op: OP,
+        dims: vec![n, c, d, h, w],
+    };
+    let (area, in_area) = (
+        h.checked_mul(w).ok_or_else(overflow)?,
+        oh.checked_mul(ow).ok_or_else(overflow)?,
+    );
+    if indices.dims() != x.dims() {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "the indices' shape {} must be the input's {}",
+                indices.shape(),
+                x.shape()
+            ),
+        });
+    }
+    // The volume as a (D, H·W) plane: max_unpool2d's flat index into it is the same number.
+    let shape = [n, c, od, in_area];
+    let (x, indices) = (x.try_reshape(shape)?, indices.try_reshape(shape)?);
+    let out = super::max_unpool2d(&x, &indices, (d, area)).map_err(|e| match e {
+        Error::InvalidArgument { msg, .. } => Error::InvalidArgument { op: OP, msg },
+        Error::Index {
+            index, dim, size, ..
+        } => Error::Index {
+            op: OP,
+            index,
+            dim,
+            size,
+            shape: crate::shape::Shape::new(vec![n, c, d, h, w]),
+        },
+        e => e,
+    })?;
+    out.try_reshape([n, c, d, h, w])
 }

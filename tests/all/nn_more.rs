@@ -1,8 +1,10 @@
 //! `ctc_loss` against PyTorch 2.15 (`F.ctc_loss`) on every device, its gradient by
-//! `gradcheck` and against PyTorch's, and its argument errors.
+//! `gradcheck` and against PyTorch's, and its argument errors; `conv_transpose3d`,
+//! `max_pool3d_with_indices` and `max_unpool3d` against PyTorch's by shape, sum, sum of
+//! squares and a position-weighted mean (which a misplaced element changes).
 
 use crate::common::{assert_close, check_grad};
-use typed_tensor::nn::{Reduction, ctc_loss};
+use typed_tensor::nn::{self, Conv3dOptions, Reduction, ctc_loss};
 use typed_tensor::prelude::*;
 
 /// `sin(1.3t + 0.7n + 0.31c²)`, the logits of the reference script, `(6, 4, 4)`.
@@ -190,5 +192,173 @@ fn ctc_loss_rejects_bad_arguments() {
             .unwrap_err()
             .to_string()
             .contains("add up to more")
+    );
+}
+
+/// `f(i)` at each flat position `i` of `shape`.
+fn seq<D: Backend>(shape: &[usize], f: impl Fn(f64) -> f64, dev: &D) -> Tensor<f64, D> {
+    let n = shape.iter().product::<usize>();
+    Tensor::from_vec_on((0..n).map(|i| f(i as f64)).collect(), shape, dev).unwrap()
+}
+
+/// Shape, sum, sum of squares and `Σ i·y_i / numel`, as the reference script prints them.
+fn stats<D: Backend>(y: &Tensor<f64, D>) -> (Vec<usize>, [f64; 3]) {
+    let v = y.try_to_vec().unwrap();
+    let weighted = v.iter().enumerate().map(|(i, x)| i as f64 * x).sum::<f64>() / v.len() as f64;
+    let sums = [v.iter().sum(), v.iter().map(|x| x * x).sum(), weighted];
+    (y.dims().to_vec(), sums)
+}
+
+#[test]
+fn volume_transposes_match_pytorch() {
+    on_every_device!("volume_transposes", |dev| {
+        let wave = |i: f64| (0.37 * i + 0.1).sin();
+        let x = seq(&[2, 4, 3, 4, 3], wave, &dev);
+        let w = seq(&[4, 3, 2, 3, 2], |i| (0.53 * i).cos(), &dev);
+        let b = Tensor::<f64, _>::from_vec_on(vec![0.1, -0.2, 0.3], [3], &dev).unwrap();
+        let opts = Conv3dOptions {
+            stride: (2, 1, 2),
+            padding: (1, 0, 1),
+            dilation: (1, 2, 1),
+            groups: 1,
+        };
+        let (shape, sums) =
+            stats(&nn::conv_transpose3d(&x, &w, Some(&b), opts, (1, 0, 0)).unwrap());
+        assert_eq!(shape, [2, 3, 5, 8, 4]);
+        assert_close(
+            &sums,
+            &[62.24586007277058, 2015.1348565399544, 50.75648018987836],
+            1e-13,
+        );
+        // Two groups.
+        let x = seq(&[1, 4, 2, 3, 3], wave, &dev);
+        let w = seq(&[4, 1, 3, 2, 2], |i| (0.53 * i).cos(), &dev);
+        let opts = Conv3dOptions {
+            stride: (1, 2, 1),
+            padding: (0, 1, 0),
+            groups: 2,
+            ..Default::default()
+        };
+        let (shape, sums) = stats(&nn::conv_transpose3d(&x, &w, None, opts, (0, 1, 0)).unwrap());
+        assert_eq!(shape, [1, 2, 4, 5, 4]);
+        assert_close(
+            &sums,
+            &[0.39027916661362916, 732.4723030922378, -0.29299809741548694],
+            1e-12,
+        );
+        // Pooling with many ties (values in thirds), then back.
+        let x = seq(
+            &[2, 3, 5, 6, 7],
+            |i| ((0.37 * i).sin() * 3.0).round() / 3.0,
+            &dev,
+        );
+        let (v, at) = nn::max_pool3d_with_indices(&x, (2, 3, 2), (2, 2, 1), (1, 1, 0)).unwrap();
+        let (shape, sums) = stats(&v);
+        assert_eq!(shape, [2, 3, 3, 3, 6]);
+        assert_close(
+            &sums,
+            &[288.0, 268.8888888888889, 144.80555555555554],
+            1e-14,
+        );
+        let (shape, sums) = stats(&at.try_cast::<f64>().unwrap());
+        assert_eq!(shape, [2, 3, 3, 3, 6]);
+        assert_close(&sums, &[26435.0, 3310775.0, 14058.274691358025], 1e-15);
+        let plain = nn::max_pool3d(&x, (2, 3, 2), (2, 2, 1), (1, 1, 0)).unwrap();
+        assert_eq!(v.try_to_vec().unwrap(), plain.try_to_vec().unwrap());
+        let (shape, sums) = stats(&nn::max_unpool3d(&v, &at, (5, 6, 7)).unwrap());
+        assert_eq!(shape, [2, 3, 5, 6, 7]);
+        assert_close(
+            &sums,
+            &[214.66666666666663, 196.44444444444449, 104.6973544973545],
+            1e-13,
+        );
+    });
+    let x = seq(&[1, 2, 2, 3, 2], |i| (0.37 * i + 0.1).sin(), &Cpu);
+    let w = seq(&[2, 2, 2, 2, 1], |i| (0.53 * i).cos(), &Cpu);
+    let opts = Conv3dOptions {
+        stride: (2, 1, 2),
+        padding: (0, 1, 0),
+        ..Default::default()
+    };
+    check_grad(
+        "conv_transpose3d",
+        &|v| nn::conv_transpose3d(&v[0], &v[1], None, opts, (1, 0, 0)),
+        &[x.clone(), w],
+    );
+    // Distinct values: the gradient of the gathered maxima is exact, overlapping windows
+    // included; unpooling's (PyTorch's gather rule) on windows that do not overlap.
+    let pool = |v: &[Tensor<f64>]| {
+        Ok(nn::max_pool3d_with_indices(&v[0], (2, 2, 2), (1, 2, 1), (1, 0, 1))?.0)
+    };
+    check_grad("max_pool3d_with_indices", &pool, &[x.clone()]);
+    let unpool = |v: &[Tensor<f64>]| {
+        let (y, at) = nn::max_pool3d_with_indices(&v[0], (2, 1, 2), (2, 1, 2), (0, 0, 0))?;
+        nn::max_unpool3d(&y.try_mul_scalar(2.0)?, &at, (2, 3, 2))
+    };
+    check_grad("max_unpool3d", &unpool, &[x]);
+}
+
+#[test]
+fn volume_transposes_reject_bad_arguments() {
+    let x = seq(&[1, 2, 2, 3, 2], |i| i, &Cpu);
+    let w = seq(&[2, 2, 2, 2, 1], |i| i, &Cpu);
+    let err = |r: Result<Tensor<f64>>| r.unwrap_err().to_string();
+    let o = Conv3dOptions::default();
+    assert!(
+        err(nn::conv_transpose3d(
+            &x.select(0, 0).unwrap(),
+            &w,
+            None,
+            o,
+            (0, 0, 0)
+        ))
+        .starts_with("conv_transpose3d: input")
+    );
+    assert!(err(nn::conv_transpose3d(&x, &w, None, o, (1, 0, 0))).contains("output_padding"));
+    let zero = Conv3dOptions {
+        stride: (1, 0, 1),
+        ..o
+    };
+    assert!(err(nn::conv_transpose3d(&x, &w, None, zero, (0, 0, 0))).contains("stride"));
+    let bias = Tensor::<f64>::zeros([3]).unwrap();
+    assert!(
+        err(nn::conv_transpose3d(&x, &w, Some(&bias), o, (0, 0, 0)))
+            .starts_with("conv_transpose3d")
+    );
+    let crop = Conv3dOptions {
+        padding: (5, 0, 0),
+        ..o
+    };
+    assert!(err(nn::conv_transpose3d(&x, &w, None, crop, (0, 0, 0))).contains("less padding"));
+    let pool = nn::max_pool3d_with_indices(&x, (2, 2, 2), (1, 1, 1), (2, 0, 0));
+    assert!(
+        pool.unwrap_err()
+            .to_string()
+            .starts_with("max_pool3d_with_indices")
+    );
+    let pool =
+        nn::max_pool3d_with_indices(&x.select(0, 0).unwrap(), (1, 1, 1), (1, 1, 1), (0, 0, 0));
+    assert!(pool.unwrap_err().to_string().contains("(N, C, D, H, W)"));
+    let (v, at) = nn::max_pool3d_with_indices(&x, (1, 1, 1), (1, 1, 1), (0, 0, 0)).unwrap();
+    let e = err(nn::max_unpool3d(&v, &at, (2, 3, 1)));
+    assert!(e.starts_with("max_unpool3d: index 11"), "{e}");
+    assert!(
+        err(nn::max_unpool3d(
+            &v,
+            &at.narrow(2, 0, 1).unwrap(),
+            (2, 3, 2)
+        ))
+        .contains("indices' shape")
+    );
+    assert!(err(nn::max_unpool3d(&v, &at, (usize::MAX, 2, usize::MAX))).contains("max_unpool3d"));
+    // Empty batches keep their shapes, even with huge volumes.
+    let empty = Tensor::<f64>::zeros([0, 2, 1 << 30, 1 << 30, 4]).unwrap();
+    let (v, at) = nn::max_pool3d_with_indices(&empty, (1, 2, 2), (1, 2, 2), (0, 0, 0)).unwrap();
+    assert_eq!(
+        (v.dims(), at.dims()),
+        (
+            [0, 2, 1 << 30, 1 << 29, 2].as_slice(),
+            [0, 2, 1 << 30, 1 << 29, 2].as_slice()
+        )
     );
 }

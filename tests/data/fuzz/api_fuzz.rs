@@ -433,7 +433,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(31);
+            let f = g.n(34);
             let nd = [2usize, 3, 4, 4, 4, 5][g.n(6)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -506,6 +506,13 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             _ => nn::interpolate(&x, (u % 9, k.1 * 3), mode),
                         }
                     }
+                    31 => {
+                        let o = nn::Conv3dOptions { stride: (st.0, st.1, 1 + u % 2), padding: (pd.0, pd.1, u % 3), dilation: (1 + g_u(u) % 2, 1, 1), groups };
+                        nn::conv_transpose3d(&x, &w, Some(&b), o, (u % 2, 0, g_u(u) % 2))
+                    }
+                    32 => nn::max_pool3d_with_indices(&x, (k.0, k.1, 1 + u % 3), (st.0, st.1, 1 + u % 2), (pd.0, pd.1, u % 2)).map(|p| p.0),
+                    33 => nn::max_pool3d_with_indices(&x, (1 + k.0 % 2, 1, 2), (1 + k.0 % 2, 1, 2), (0, 0, 0))
+                        .and_then(|(y, at)| nn::max_unpool3d(&y, &at, (u % 7, k.0, k.1 * 2))),
                     _ => x.try_celu(e),
                 };
                 r.map(|t| vec![DynTensor::from(t)])
