@@ -303,3 +303,26 @@ CMP_OP(ge, >=)
         map2(n, ndim, info, a + a_off, b + b_off, out, \
              [flag](T x, T y) { return st<O>(NAME##_op<C>(ld(x), ld(y), flag)); }); \
     }
+
+// nextafter on the stored format's bits (a 16-bit float's neighbour is not its f32 one), as
+// on the CPU; the integer instances exist only because the table instantiates every dtype.
+template <typename T> __device__ __forceinline__ T next_bits(T a, T) { return a; }
+template <> __device__ __forceinline__ float next_bits<float>(float a, float b) { return nextafterf(a, b); }
+template <> __device__ __forceinline__ double next_bits<double>(double a, double b) { return nextafter(a, b); }
+template <typename H> __device__ __forceinline__ H next_half(H a, H b) {
+    float x = ld(a), y = ld(b);
+    if (x != x || y != y) return st<H>(x + y);
+    if (x == y) return b;
+    bool up = x < y;
+    H r;
+    if (x == 0.0f) r.bits = up ? 1 : 0x8001;
+    else r.bits = (unsigned short)(up == (x > 0.0f) ? a.bits + 1 : a.bits - 1);
+    return r;
+}
+template <> __device__ __forceinline__ f16_t next_bits<f16_t>(f16_t a, f16_t b) { return next_half(a, b); }
+template <> __device__ __forceinline__ bf16_t next_bits<bf16_t>(bf16_t a, bf16_t b) { return next_half(a, b); }
+#define BINARY_BITS(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 a_off, \
+                                            const T* a, i64 b_off, const T* b, O* out, int* flag) { \
+        map2(n, ndim, info, a + a_off, b + b_off, out, [](T x, T y) { return next_bits<T>(x, y); }); \
+    }

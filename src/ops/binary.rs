@@ -89,6 +89,9 @@ binary_ops! {
     Copysign, copysign, |a, b| T::from_f64(a.to_f64().copysign(b.to_f64())), valid: |_b| true;
     Zeta, zeta, |a, b| T::from_f64(crate::ops::special::zeta(a.to_f64(), b.to_f64())), valid: |_b| true;
     Gammainc, gammainc, |a, b| T::from_f64(crate::ops::igamma::gammainc(a.to_f64(), b.to_f64())), valid: |_b| true;
+    // The neighbour in T's own format (C99 `nextafter` on its bits): a 16-bit float's is not
+    // its f32 one.
+    Nextafter, nextafter, |a, b| next_after(a, b), valid: |_b| true;
     Gammaincc, gammaincc, |a, b| T::from_f64(crate::ops::igamma::gammaincc(a.to_f64(), b.to_f64())), valid: |_b| true;
     // Integer-only (the typed API bounds them on `IntElement`): the bits of the values
     // sign-extended to i64, which is exact for every integer dtype, truncated back.
@@ -103,6 +106,48 @@ binary_ops! {
     // (|a / gcd · b| wrapping in T, 0 when either is 0), as NumPy's and PyTorch's `gcd`/`lcm`.
     Gcd, gcd, |a, b| T::from_i64(gcd_u64(a.to_i64(), b.to_i64()) as i64), valid: |_b| true;
     Lcm, lcm, |a, b| lcm(a, b), valid: |_b| true;
+}
+
+/// The next value of `a`'s format after `a` toward `b` (C99 `nextafter`, NumPy and PyTorch
+/// `nextafter`): `b` when they are equal, NaN when either is, the smallest subnormal of `b`'s
+/// sign from zero, infinity past the largest finite value. Integers are returned unchanged
+/// (the typed API converts them to floats first).
+#[inline(always)]
+fn next_after<T: NumElement>(a: T, b: T) -> T {
+    let (x, y) = (a.to_f64(), b.to_f64());
+    if x.is_nan() || y.is_nan() {
+        return T::from_f64(f64::NAN);
+    }
+    if x == y {
+        return b;
+    }
+    let up = x < y;
+    // One step of the 16-bit pattern: away from zero is +1 on the magnitude bits.
+    let step16 = |bits: u16| -> u16 {
+        if x == 0.0 {
+            if up { 1 } else { 0x8001 }
+        } else if up == (x > 0.0) {
+            bits + 1
+        } else {
+            bits - 1
+        }
+    };
+    match T::DTYPE {
+        crate::Dtype::Float64 => T::from_f64(if up { x.next_up() } else { x.next_down() }),
+        crate::Dtype::Float32 => {
+            let x = x as f32;
+            T::from_f64(f64::from(if up { x.next_up() } else { x.next_down() }))
+        }
+        crate::Dtype::Float16 => {
+            let bits = step16(half::f16::from_f64(x).to_bits());
+            T::from_f64(half::f16::from_bits(bits).to_f64())
+        }
+        crate::Dtype::Bfloat16 => {
+            let bits = step16(half::bf16::from_f64(x).to_bits());
+            T::from_f64(half::bf16::from_bits(bits).to_f64())
+        }
+        _ => a,
+    }
 }
 
 /// Euclid's algorithm on the magnitudes (`|i64::MIN|` is 2^63, so the truncation back to the

@@ -1,5 +1,5 @@
 //! Float functions with NumPy broadcasting: `atan2`, `hypot`, `copysign`, `zeta`, `gammainc`,
-//! `gammaincc` (kernels of their
+//! `gammaincc`, `nextafter` (kernels of their
 //! own, in `kernels/binary.cu`; NumPy's and PyTorch's names, IEEE 754 / C99 semantics) and
 //! `polygamma` (through `zeta`), `xlogy`, `xlog1py`, `entr`, `ndtr`, `logit`, `rsqrt`, `frac`, `sinc`, `deg2rad`, `rad2deg`, `logaddexp2`, `addcdiv`
 //! (composed of other ops, as PyTorch defines them). Integer and bool
@@ -64,6 +64,7 @@ float_binary! {
     Hypot: hypot, try_hypot, "`sqrt(self² + other²)` without intermediate overflow or underflow (C99 `hypot`: infinite if either is, even with a NaN)";
     Copysign: copysign, try_copysign, "The magnitude of `self` with the sign bit of `other` (IEEE 754 `copySign`: `-0.0` and NaN signs count)";
     Zeta: zeta, try_zeta, "The Hurwitz zeta function `ζ(self, other) = Σ_k (k + other)^-self` (PyTorch `special.zeta`, SciPy `zeta`; Cephes' Euler–Maclaurin summation in f64): `inf` at `self = 1` and at the poles `other = 0, -1, ..`, NaN for `self < 1`. Differentiable in `other` only (`-self·ζ(self + 1, other)`), as in PyTorch";
+    Nextafter: nextafter, try_nextafter, "The next value of the float type after `self` toward `other` (C99 `nextafter`, NumPy and PyTorch `nextafter`; steps of the stored format, f16 and bf16 included): `other` where they are equal, NaN where either is, the smallest subnormal of `other`'s sign from zero. Not differentiable (a backward through it is an `Err`), as in PyTorch";
     Gammainc: gammainc, try_gammainc, "The regularized lower incomplete gamma function `P(self, other) = γ(a, x)/Γ(a)` with `a = self`, `x = other` (PyTorch `special.gammainc` and `igamma`, SciPy `gammainc`; Cephes' series and continued fraction, Temme's expansion from `a = 10⁴`, in f64): NaN for a negative or NaN argument and at `a = x = 0`, 1 at `a = 0 < x`. Differentiable in `other` only (`x^(a-1)·e^-x / Γ(a)`), as in PyTorch";
     Gammaincc: gammaincc, try_gammaincc, "The regularized upper incomplete gamma function `Q(self, other) = Γ(a, x)/Γ(a) = 1 - P(a, x)` with `a = self`, `x = other` (PyTorch `special.gammaincc` and `igammac`, SciPy `gammaincc`), computed directly where `P` is near 1: NaN for a negative or NaN argument and at `a = x = 0`, 0 at `a = 0 < x`. Differentiable in `other` only (`-x^(a-1)·e^-x / Γ(a)`), as in PyTorch";
 }
@@ -127,6 +128,23 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             .try_mul_scalar(FloatOf::<T>::from_f64(sign * factorial))
     }
 
+    /// The distance from each element to the next value of the float type away from zero
+    /// (NumPy `spacing`): `nextafter(x, ±inf) - x`, signed as `x`, in `FloatOf<T>`; the
+    /// smallest positive subnormal at both zeros, NaN at ±inf and NaN, inf at the largest
+    /// finite value. NumPy's f16 `spacing` of a negative number is positive (the step toward
+    /// zero); this is the f64 rule for every type. Not differentiable.
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_spacing(&self) -> Result<Tensor<FloatOf<T>, D>> {
+        let x = converted::<T, FloatOf<T>, D>(self)?;
+        let dev = x.device_handle();
+        let inf = |v: f64| Tensor::scalar_on(FloatOf::<T>::from_f64(v), dev);
+        let negative = x.try_lt_scalar(FloatOf::<T>::ZERO)?;
+        let toward = Tensor::try_where(&negative, &inf(f64::NEG_INFINITY)?, &inf(f64::INFINITY)?)?;
+        x.try_nextafter(&toward)?.try_sub(&x)
+    }
+
     /// PyTorch's older name for [`Tensor::try_gammainc`] (`torch.igamma`).
     ///
     /// # Errors
@@ -144,6 +162,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     }
 
     plain_forms! {
+        /// [`Tensor::try_spacing`], panicking with its error.
+        spacing, try_spacing() -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_igamma`], panicking with its error.
         igamma, try_igamma(other: &Self) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_igammac`], panicking with its error.

@@ -230,3 +230,138 @@ fn their_gradients_and_dyn_forms() {
             .contains("copysign")
     );
 }
+
+/// `nextafter` in each float type's own format against PyTorch 2.15, and `spacing` against
+/// NumPy 2.4 (its f64 rule), on every device; integers promote; no gradient.
+#[test]
+fn nextafter_and_spacing() {
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let a = [1.0, 1.0, 0.0, 0.0, -0.0, -1.0, inf, 1.0, nan, 2.0, -2.0];
+    let b = [2.0, 0.0, 1.0, -1.0, 0.0, -2.0, 0.0, inf, 1.0, 2.0, 0.0];
+    on_every_device!("nextafter", |dev| {
+        fn run<T: FloatElement, D: Backend>(a: &[f64], b: &[f64], dev: &D) -> Vec<f64> {
+            let t = |v: &[f64]| {
+                let v = v.iter().map(|&x| T::from_f64(x)).collect();
+                Tensor::<T, D>::from_vec_on(v, [a.len()], dev).unwrap()
+            };
+            let out = t(a).try_nextafter(&t(b)).unwrap().try_to_vec().unwrap();
+            out.into_iter().map(|v| v.to_f64()).collect()
+        }
+        let tail = |last: f64| [nan, 2.0, last];
+        let want64 = [
+            1.0000000000000002,
+            0.9999999999999999,
+            5e-324,
+            -5e-324,
+            0.0,
+            -1.0000000000000002,
+            f64::MAX,
+            1.0000000000000002,
+        ];
+        let got = run::<f64, _>(&a, &b, &dev);
+        assert_close(
+            &got,
+            &[&want64[..], &tail(-1.9999999999999998)].concat(),
+            0.0,
+        );
+        assert!(got[4] == 0.0 && got[4].is_sign_positive()); // equal: `b`, +0
+        let want32 = [
+            1.0000001192092896,
+            0.9999999403953552,
+            1.401298464324817e-45,
+            -1.401298464324817e-45,
+            0.0,
+            -1.0000001192092896,
+            3.4028234663852886e+38,
+            1.0000001192092896,
+        ];
+        assert_close(
+            &run::<f32, _>(&a, &b, &dev),
+            &[&want32[..], &tail(-1.9999998807907104)].concat(),
+            0.0,
+        );
+        let mut a16 = a;
+        a16[7] = 65504.0; // f16's largest: the next is inf
+        let want16 = [
+            1.0009765625,
+            0.99951171875,
+            5.960464477539063e-08,
+            -5.960464477539063e-08,
+            0.0,
+            -1.0009765625,
+            65504.0,
+            inf,
+        ];
+        assert_close(
+            &run::<f16, _>(&a16, &b, &dev),
+            &[&want16[..], &tail(-1.9990234375)].concat(),
+            0.0,
+        );
+        let wantb = [
+            1.0078125,
+            0.99609375,
+            9.183549615799121e-41,
+            -9.183549615799121e-41,
+            0.0,
+            -1.0078125,
+            3.3895313892515355e+38,
+            1.0078125,
+        ];
+        assert_close(
+            &run::<bf16, _>(&a, &b, &dev),
+            &[&wantb[..], &tail(-1.9921875)].concat(),
+            0.0,
+        );
+        // spacing: NumPy's f64 values; f32's largest finite spacing.
+        let x = Tensor::<f64, _>::from_vec_on(
+            vec![1.0, -1.0, 0.0, -0.0, inf, nan, f64::MAX],
+            [7],
+            &dev,
+        )
+        .unwrap();
+        let want = [
+            2.220446049250313e-16,
+            -2.220446049250313e-16,
+            5e-324,
+            5e-324,
+            nan,
+            nan,
+            inf,
+        ];
+        assert_close(&x.try_spacing().unwrap().try_to_vec().unwrap(), &want, 0.0);
+        let x = Tensor::<f32, _>::from_vec_on(vec![1.0, 3e38], [2], &dev).unwrap();
+        assert_eq!(
+            x.try_spacing().unwrap().try_to_vec().unwrap(),
+            [1.1920929e-7, 2.028241e31]
+        );
+        let ints = Tensor::<i32, _>::from_vec_on(vec![1, -3], [2], &dev).unwrap();
+        let up = ints
+            .try_nextafter(&ints.try_mul_scalar(2).unwrap())
+            .unwrap();
+        assert_eq!(up.try_to_vec().unwrap(), [1.0000001f32, -3.0000002]);
+    });
+    let d = DynTensor::from(tensor![1.0f32, 0.0]);
+    let up = d
+        .nextafter(&DynTensor::from(tensor![2.0f32, -1.0]))
+        .unwrap();
+    assert_eq!(
+        up.downcast::<f32, Cpu>().unwrap().to_vec(),
+        [1.0000001, -1e-45]
+    );
+    let s = DynTensor::from(tensor![1i64]).spacing().unwrap();
+    assert_eq!(
+        s.downcast::<f64, Cpu>().unwrap().to_vec(),
+        [2.220446049250313e-16]
+    );
+    let x = Tensor::<f64>::from_vec(vec![1.0], [1])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let e = x
+        .nextafter(&x.detach())
+        .sum(&[], false)
+        .try_backward()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nextafter"), "{e}");
+}

@@ -1,5 +1,5 @@
 //! `DynTensor` forms of NumPy's editing, NaN, percentile and polynomial routines and of
-//! `zeta`/`polygamma`, `gammainc`/`gammaincc`, each a dispatch to the typed op of the same name.
+//! `zeta`/`polygamma`, `gammainc`/`gammaincc`, `nextafter`/`spacing`, each a dispatch to the typed op of the same name.
 
 use super::{not_float, not_numeric, pair_mismatch};
 use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
@@ -64,6 +64,14 @@ impl DynTensor {
     /// [`crate::Tensor::gammaincc`]).
     pub fn gammaincc(&self, other: &DynTensor) -> Result<DynTensor> {
         pair!(self, other, "gammaincc", a, b => Ok(a.try_gammaincc(b)?.into()), bool: Err(not_numeric("gammaincc")))
+    }
+    /// The next float after `self` toward `other` (see [`crate::Tensor::nextafter`]).
+    pub fn nextafter(&self, other: &DynTensor) -> Result<DynTensor> {
+        pair!(self, other, "nextafter", a, b => Ok(a.try_nextafter(b)?.into()), bool: Err(not_numeric("nextafter")))
+    }
+    /// The distance to the next float away from zero (see [`crate::Tensor::spacing`]).
+    pub fn spacing(&self) -> Result<DynTensor> {
+        numeric!(self, "spacing", t => Ok(t.try_spacing()?.into()))
     }
     /// The product skipping NaN (NumPy `nanprod`); float dtypes.
     pub fn nanprod(&self, axes: &[i64], keepdim: bool) -> Result<DynTensor> {

@@ -130,7 +130,13 @@ impl Module {
             }
             Module::Binary => {
                 for root in binary::ops::NAMES {
-                    v.extend(numeric().map(|d| instance("BINARY", root, d, d, d)));
+                    // nextafter steps the stored bits, so its kernel sees the stored type.
+                    let mac = if *root == "nextafter" {
+                        "BINARY_BITS"
+                    } else {
+                        "BINARY"
+                    };
+                    v.extend(numeric().map(|d| instance(mac, root, d, d, d)));
                 }
                 for root in compare::NAMES {
                     v.extend(Dtype::ALL.map(|d| instance("BINARY", root, d, d, Dtype::Bool)));
