@@ -47,6 +47,7 @@ pub mod scatter;
 pub mod scatter_reduce;
 pub mod search;
 pub mod sets;
+pub mod signal;
 mod special;
 pub mod split;
 pub mod stack;

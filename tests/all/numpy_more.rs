@@ -542,3 +542,165 @@ fn dyn_tensor_numpy_forms() {
     assert!((v(z)[0] - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-15);
     assert!(a.append(&f, None).is_err());
 }
+
+/// The window functions against PyTorch 2.15 (`periodic` and symmetric; NumPy's `kaiser` is the
+/// symmetric one), on every device.
+#[test]
+fn window_functions_match_pytorch() {
+    on_every_device!("windows", |dev| {
+        let get = |t: Result<Tensor<f64, _>>| t.unwrap().try_to_vec().unwrap();
+        let hann = (
+            [
+                0.0,
+                0.1882550990706332,
+                0.6112604669781572,
+                0.9504844339512095,
+                0.9504844339512095,
+                0.6112604669781573,
+                0.1882550990706333,
+            ],
+            [
+                0.0,
+                0.3454915028125263,
+                0.9045084971874737,
+                0.9045084971874737,
+                0.3454915028125264,
+                0.0,
+            ],
+        );
+        assert_close(&get(Tensor::hann_window_on(7, true, &dev)), &hann.0, 1e-15);
+        assert_close(&get(Tensor::hann_window_on(6, false, &dev)), &hann.1, 1e-15);
+        let hamming = (
+            [
+                0.08000000000000002,
+                0.25319469114498255,
+                0.6423596296199047,
+                0.9544456792351128,
+                0.9544456792351128,
+                0.6423596296199048,
+                0.25319469114498266,
+            ],
+            [
+                0.08000000000000002,
+                0.3978521825875242,
+                0.9121478174124757,
+                0.912147817412476,
+                0.3978521825875243,
+                0.08000000000000002,
+            ],
+        );
+        assert_close(
+            &get(Tensor::hamming_window_on(7, true, &dev)),
+            &hamming.0,
+            1e-15,
+        );
+        assert_close(
+            &get(Tensor::hamming_window_on(6, false, &dev)),
+            &hamming.1,
+            1e-15,
+        );
+        let blackman = (
+            [
+                0.0,
+                0.09045342435412806,
+                0.4591829575459636,
+                0.9203636180999082,
+                0.9203636180999082,
+                0.4591829575459638,
+                0.09045342435412812,
+            ],
+            [
+                0.0,
+                0.20077014326253045,
+                0.8492298567374694,
+                0.8492298567374696,
+                0.20077014326253056,
+                0.0,
+            ],
+        );
+        assert_close(
+            &get(Tensor::blackman_window_on(7, true, &dev)),
+            &blackman.0,
+            1e-15,
+        );
+        assert_close(
+            &get(Tensor::blackman_window_on(6, false, &dev)),
+            &blackman.1,
+            1e-15,
+        );
+        let bartlett = (
+            [
+                0.0,
+                0.2857142857142857,
+                0.5714285714285714,
+                0.8571428571428571,
+                0.8571428571428572,
+                0.5714285714285716,
+                0.2857142857142858,
+            ],
+            [0.0, 0.4, 0.8, 0.7999999999999998, 0.3999999999999999, 0.0],
+        );
+        assert_close(
+            &get(Tensor::bartlett_window_on(7, true, &dev)),
+            &bartlett.0,
+            1e-15,
+        );
+        assert_close(
+            &get(Tensor::bartlett_window_on(6, false, &dev)),
+            &bartlett.1,
+            1e-15,
+        );
+        let kaiser = (
+            [
+                5.2773441320097665e-05,
+                0.03276828844175176,
+                0.33089863665707414,
+                0.8888676640466582,
+                0.8888676640466582,
+                0.33089863665707414,
+                0.03276828844175176,
+            ],
+            [
+                0.036710892271286676,
+                0.4149036392433668,
+                0.9138124838692001,
+                0.9138124838692001,
+                0.4149036392433668,
+                0.036710892271286676,
+            ],
+        );
+        assert_close(
+            &get(Tensor::kaiser_window_on(7, true, 12.0, &dev)),
+            &kaiser.0,
+            1e-14,
+        );
+        assert_close(
+            &get(Tensor::kaiser_window_on(6, false, 5.0, &dev)),
+            &kaiser.1,
+            1e-14,
+        );
+        let general = get(Tensor::general_hamming_window_on(5, false, 0.6, 0.3, &dev));
+        assert_close(&general, &[0.3, 0.6, 0.8999999999999999, 0.6, 0.3], 1e-15);
+        // Lengths 0 and 1; f32 rounds the f64 values once (PyTorch computes in f32, and its
+        // last value here is 0.34549144).
+        assert_eq!(
+            get(Tensor::hann_window_on(0, true, &dev)),
+            Vec::<f64>::new()
+        );
+        assert_eq!(get(Tensor::kaiser_window_on(1, true, 12.0, &dev)), [1.0]);
+        let h32 = Tensor::<f32, _>::hann_window_on(5, true, &dev).unwrap();
+        assert_eq!(
+            h32.try_to_vec().unwrap(),
+            [0.0, 0.3454915, 0.9045085, 0.9045085, 0.3454915]
+        );
+    });
+    assert!(
+        Tensor::<f64>::kaiser_window(4, true, -1.0)
+            .unwrap_err()
+            .to_string()
+            .starts_with("kaiser_window")
+    );
+    let e = Tensor::<f64>::general_hamming_window_on(4, true, f64::NAN, 0.5, &Cpu).unwrap_err();
+    assert!(e.to_string().starts_with("hamming_window"), "{e}");
+    assert!(Tensor::<f64>::hann_window(usize::MAX, false).is_err());
+}
