@@ -207,6 +207,30 @@ impl Error {
         }
     }
 
+    /// This error under the name `name`, whatever its kind: a composite whose argument checks
+    /// are all another op's (`select_scatter` through `select`) reports them as its own.
+    pub(crate) fn renamed(mut self, name: &'static str) -> Self {
+        match &mut self {
+            Error::DataLength { op, .. }
+            | Error::ShapeOverflow { op, .. }
+            | Error::Broadcast { op, .. }
+            | Error::ShapeMismatch { op, .. }
+            | Error::Axis { op, .. }
+            | Error::Index { op, .. }
+            | Error::InvalidArgument { op, .. }
+            | Error::DivisionByZero { op, .. }
+            | Error::DtypeMismatch { op, .. }
+            | Error::Device { op, .. }
+            | Error::EmptyReduction { op, .. }
+            | Error::Layout { op, .. }
+            | Error::OutOfMemory { op, .. }
+            | Error::Singular { op, .. }
+            | Error::Io { op, .. }
+            | Error::Format { op, .. } => *op = name,
+        }
+        self
+    }
+
     /// This error naming `op` when it is an `InvalidArgument`: a composite that runs through
     /// another op's argument checks (`conv_transpose2d` through `conv2d`, say) reports them
     /// under its own name.

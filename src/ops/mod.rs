@@ -27,6 +27,7 @@ pub mod decomp;
 pub mod device_ops;
 pub mod edit;
 pub mod einsum;
+pub mod embed;
 pub mod factor;
 pub mod float_math;
 mod igamma;

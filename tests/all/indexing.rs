@@ -527,3 +527,145 @@ fn bool_index_put() {
         [false, false, false, false, false, false]
     );
 }
+
+/// `slice_scatter`, `select_scatter` and `diagonal_scatter` against PyTorch 2.15 on every
+/// device (negative bounds, a step, transposed diagonal axes, integers), their gradients, and
+/// their errors.
+#[test]
+fn view_scatters_match_pytorch() {
+    on_every_device!("view_scatters", |dev| {
+        let x = Tensor::<f64, _>::arange_on(0.0, 24.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([2, 3, 4])
+            .unwrap();
+        let src = Tensor::<f64, _>::arange_on(-1.0, -13.0, -1.0, &dev)
+            .unwrap()
+            .try_reshape([2, 3, 2])
+            .unwrap();
+        let got = x
+            .try_slice_scatter(&src, 2, Slice::new(Some(-3), None, 2))
+            .unwrap();
+        let want: Vec<f64> = (0..24)
+            .map(|i| {
+                if i % 2 == 1 {
+                    -((i / 2 + 1) as f64)
+                } else {
+                    i as f64
+                }
+            })
+            .collect();
+        assert_eq!(got.try_to_vec().unwrap(), want);
+        let fives = Tensor::<f64, _>::full_on([2, 4], -5.0, &dev).unwrap();
+        let got = x
+            .try_select_scatter(&fives, 1, -2)
+            .unwrap()
+            .try_to_vec()
+            .unwrap();
+        let want: Vec<f64> = (0..24)
+            .map(|i| if (i / 4) % 3 == 1 { -5.0 } else { i as f64 })
+            .collect();
+        assert_eq!(got, want);
+        let diag =
+            Tensor::<f64, _>::from_vec_on(vec![10.0, 20.0, 30.0, 40.0, 50.0, 60.0], [2, 3], &dev)
+                .unwrap();
+        let want = [
+            0.0, 10.0, 2.0, 3.0, 4.0, 5.0, 20.0, 7.0, 8.0, 9.0, 10.0, 30.0, 12.0, 40.0, 14.0, 15.0,
+            16.0, 17.0, 50.0, 19.0, 20.0, 21.0, 22.0, 60.0,
+        ];
+        assert_eq!(
+            x.try_diagonal_scatter(&diag, 1, 1, 2)
+                .unwrap()
+                .try_to_vec()
+                .unwrap(),
+            want
+        );
+        assert_eq!(
+            x.try_diagonal_scatter(&diag, -1, 2, 1)
+                .unwrap()
+                .try_to_vec()
+                .unwrap(),
+            want
+        );
+        // Integers, and a strided (transposed) self and src.
+        let xi = Tensor::<i32, _>::arange_on(0, 6, 1, &dev)
+            .unwrap()
+            .try_reshape([2, 3])
+            .unwrap()
+            .transpose(0, 1)
+            .unwrap();
+        let si = Tensor::<i32, _>::from_vec_on(vec![7, 8], [2], &dev).unwrap();
+        assert_eq!(
+            xi.try_select_scatter(&si, 0, 2)
+                .unwrap()
+                .try_to_vec()
+                .unwrap(),
+            [0, 3, 1, 4, 7, 8]
+        );
+    });
+    // PyTorch's gradients of sum(y · w): w where kept, 0 where written; src gets w there.
+    let x = Tensor::<f64>::arange(0.0, 24.0, 1.0)
+        .unwrap()
+        .try_reshape([2, 3, 4])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let s = Tensor::<f64>::ones([2, 3, 2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let w = Tensor::<f64>::arange(0.0, 24.0, 1.0)
+        .unwrap()
+        .try_reshape([2, 3, 4])
+        .unwrap();
+    x.slice_scatter(&s, 2, Slice::new(Some(-3), None, 2))
+        .mul(&w)
+        .sum(&[], false)
+        .backward();
+    let gx: Vec<f64> = (0..24)
+        .map(|i| if i % 2 == 1 { 0.0 } else { i as f64 })
+        .collect();
+    assert_eq!(x.grad_tensor().unwrap().to_vec(), gx);
+    let gs: Vec<f64> = (0..12).map(|i| (2 * i + 1) as f64).collect();
+    assert_eq!(s.grad_tensor().unwrap().to_vec(), gs);
+    let x = Tensor::<f64>::arange(0.0, 12.0, 1.0)
+        .unwrap()
+        .try_reshape([3, 4])
+        .unwrap();
+    let d = Tensor::<f64>::from_vec(vec![0.5, -1.5, 2.5], [3]).unwrap();
+    crate::common::check_grad(
+        "diagonal_scatter",
+        &|v| v[0].try_diagonal_scatter(&v[1], 1, 0, 1),
+        &[x.clone(), d],
+    );
+    // Errors name the op.
+    let e = |r: Result<Tensor<f64>>| r.unwrap_err().to_string();
+    let bad = Tensor::<f64>::ones([5]).unwrap();
+    assert!(e(x.try_select_scatter(&bad, 0, 1)).starts_with("select_scatter: incompatible shapes"));
+    assert!(e(x.try_select_scatter(&bad, 0, 3)).starts_with("select_scatter"));
+    assert!(e(x.try_select_scatter(&bad, 2, 0)).starts_with("select_scatter"));
+    assert!(
+        e(x.try_slice_scatter(&bad, 1, Slice::new(None, None, 0))).starts_with("slice_scatter")
+    );
+    assert!(e(x.try_slice_scatter(&bad, 5, Slice::all())).starts_with("slice_scatter"));
+    assert!(e(x.try_diagonal_scatter(&bad, 0, 0, 0)).starts_with("diagonal_scatter"));
+    let dx = DynTensor::from(x.clone());
+    let row = dx
+        .select_scatter(&DynTensor::from(Tensor::<f64>::zeros([4]).unwrap()), 0, 0)
+        .unwrap();
+    assert_eq!(
+        row.downcast::<f64, Cpu>().unwrap().to_vec()[..5],
+        [0.0, 0.0, 0.0, 0.0, 4.0]
+    );
+    assert!(
+        dx.slice_scatter(&DynTensor::from(tensor![1i32]), 0, Slice::all())
+            .is_err()
+    );
+    let empty = Tensor::<f64>::zeros([0, 3]).unwrap();
+    assert_eq!(
+        empty
+            .try_select_scatter(&Tensor::zeros([0]).unwrap(), 1, 0)
+            .unwrap()
+            .dims(),
+        [0, 3]
+    );
+}

@@ -176,6 +176,30 @@ impl DynTensor {
     pub fn diagonal_axes(&self, offset: i64, axis1: i64, axis2: i64) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.diagonal_axes(offset, axis1, axis2)?.into()))
     }
+    /// `self` with `slice` of `dim` replaced by `src` (see [`crate::Tensor::slice_scatter`]).
+    pub fn slice_scatter(
+        &self,
+        src: &DynTensor,
+        dim: i64,
+        slice: crate::Slice,
+    ) -> Result<DynTensor> {
+        pair!(self, src, "slice_scatter", t, s => Ok(t.try_slice_scatter(s, dim, slice)?.into()), bool: Err(not_numeric("slice_scatter")))
+    }
+    /// `self` with slice `index` of `dim` replaced by `src` (see
+    /// [`crate::Tensor::select_scatter`]).
+    pub fn select_scatter(&self, src: &DynTensor, dim: i64, index: i64) -> Result<DynTensor> {
+        pair!(self, src, "select_scatter", t, s => Ok(t.try_select_scatter(s, dim, index)?.into()), bool: Err(not_numeric("select_scatter")))
+    }
+    /// `self` with a diagonal replaced by `src` (see [`crate::Tensor::diagonal_scatter`]).
+    pub fn diagonal_scatter(
+        &self,
+        src: &DynTensor,
+        offset: i64,
+        dim1: i64,
+        dim2: i64,
+    ) -> Result<DynTensor> {
+        pair!(self, src, "diagonal_scatter", t, s => Ok(t.try_diagonal_scatter(s, offset, dim1, dim2)?.into()), bool: Err(not_numeric("diagonal_scatter")))
+    }
     /// Rolls elements by `shift` along `axis`, wrapping around (NumPy `roll`).
     pub fn roll(&self, shift: i64, axis: i64) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.try_roll(shift, axis)?.into()))
