@@ -277,6 +277,83 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         Self::try_stack(&flat.iter().collect::<Vec<_>>(), 1)
     }
 
+    /// The length-`r` combinations of a 1-d tensor's elements as a `(count, r)` tensor, in
+    /// lexicographic order of positions (PyTorch `combinations`, Python's
+    /// `itertools.combinations`, or `combinations_with_replacement` when `with_replacement`).
+    /// As PyTorch: `r = 0` gives an empty `(0)` tensor, and `r` past the length without
+    /// replacement an empty `(0, r)`. Differentiable (one `index_select`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an input that is not 1-d; `ShapeOverflow` when the count
+    /// overflows; `OutOfMemory` when the combinations cannot be allocated.
+    pub fn try_combinations(&self, r: usize, with_replacement: bool) -> Result<Self> {
+        const OP: &str = "combinations";
+        let &[n] = self.dims() else {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!("takes a 1-d tensor, got shape {}", self.shape()),
+            });
+        };
+        if r == 0 {
+            return self.narrow(0, 0, 0);
+        }
+        let overflow = || Error::ShapeOverflow {
+            op: OP,
+            dims: vec![n, r],
+        };
+        // C(m, r) with m = n, or n + r - 1 with replacement, as C(m, i+1) = C(m, i)·(m-i)/(i+1).
+        let m = if with_replacement {
+            n.checked_add(r - 1).ok_or_else(overflow)?
+        } else {
+            n
+        };
+        let count = if r > m {
+            0
+        } else {
+            (0..r.min(m - r))
+                .try_fold(1u128, |c, i| {
+                    let c = c.checked_mul((m - i) as u128)? / (i as u128 + 1);
+                    (c <= usize::MAX as u128).then_some(c)
+                })
+                .ok_or_else(overflow)? as usize
+        };
+        let total = count.checked_mul(r).ok_or_else(overflow)?;
+        // Each combination from the previous: raise the last position that can rise, and set
+        // the ones after it to their smallest values.
+        let mut at: Vec<usize> = if with_replacement {
+            vec![0; r]
+        } else {
+            (0..r).collect()
+        };
+        let rows = (0..count).flat_map(|k| {
+            if k > 0 {
+                let top = |j: usize| if with_replacement { n - 1 } else { n - r + j };
+                let j = (0..r).rev().find(|&j| at[j] < top(j)).unwrap_or(0);
+                at[j] += 1;
+                for i in j + 1..r {
+                    at[i] = if with_replacement {
+                        at[j]
+                    } else {
+                        at[i - 1] + 1
+                    };
+                }
+            }
+            at.clone().into_iter().map(|p| p as i64)
+        });
+        let index = crate::alloc::collect(OP, total, rows)?;
+        let index = Tensor::from_vec_on(index, [total], self.device_handle())?;
+        self.try_index_select(0, &index)?.try_reshape([count, r])
+    }
+
+    /// [`Tensor::try_combinations`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_combinations`] returns an `Err`.
+    #[track_caller]
+    pub fn combinations(&self, r: usize, with_replacement: bool) -> Self {
+        self.try_combinations(r, with_replacement).or_panic()
+    }
+
     /// [`Tensor::try_vstack`], panicking with its error.
     ///
     /// # Panics

@@ -704,3 +704,78 @@ fn window_functions_match_pytorch() {
     assert!(e.to_string().starts_with("hamming_window"), "{e}");
     assert!(Tensor::<f64>::hann_window(usize::MAX, false).is_err());
 }
+
+/// `combinations` against PyTorch 2.15 / itertools, on every device; counts against the
+/// binomial coefficients; its gradient; hostile sizes.
+#[test]
+fn combinations_match_itertools() {
+    on_every_device!("combinations", |dev| {
+        let a = Tensor::<i64, _>::from_vec_on(vec![1, 2, 3], [3], &dev).unwrap();
+        let c = a.try_combinations(2, false).unwrap();
+        assert_eq!(
+            (c.dims(), c.try_to_vec().unwrap()),
+            ([3, 2].as_slice(), vec![1, 2, 1, 3, 2, 3])
+        );
+        let c = a.try_combinations(3, true).unwrap();
+        let want = [
+            1, 1, 1, 1, 1, 2, 1, 1, 3, 1, 2, 2, 1, 2, 3, 1, 3, 3, 2, 2, 2, 2, 2, 3, 2, 3, 3, 3, 3,
+            3,
+        ];
+        assert_eq!(
+            (c.dims(), c.try_to_vec().unwrap()),
+            ([10, 3].as_slice(), want.to_vec())
+        );
+        assert_eq!(a.try_combinations(0, false).unwrap().dims(), [0]);
+        assert_eq!(a.try_combinations(1, false).unwrap().dims(), [3, 1]);
+        assert_eq!(a.try_combinations(4, false).unwrap().dims(), [0, 4]);
+        assert_eq!(a.try_combinations(4, true).unwrap().dims(), [15, 4]);
+        let b = Tensor::<bool, _>::from_vec_on(vec![], [0], &dev).unwrap();
+        assert_eq!(b.try_combinations(2, false).unwrap().dims(), [0, 2]);
+    });
+    // Counts are C(n, r) and C(n + r - 1, r); every row strictly (or weakly) increasing.
+    let binom = |n: u64, r: u64| (0..r).fold(1u64, |c, i| c * (n - i) / (i + 1));
+    for (n, r) in [(7usize, 3usize), (10, 5), (6, 6), (5, 2)] {
+        let t = Tensor::<i64>::arange(0, n as i64, 1).unwrap();
+        for repl in [false, true] {
+            let c = t.try_combinations(r, repl).unwrap();
+            let m = if repl { n + r - 1 } else { n };
+            assert_eq!(
+                c.dims()[0] as u64,
+                binom(m as u64, r as u64),
+                "{n} {r} {repl}"
+            );
+            let v = c.to_vec();
+            for row in v.chunks(r) {
+                assert!(
+                    row.windows(2)
+                        .all(|w| if repl { w[0] <= w[1] } else { w[0] < w[1] })
+                );
+            }
+            let mut rows: Vec<_> = v.chunks(r).collect();
+            rows.dedup();
+            assert!(rows.is_sorted(), "lexicographic");
+            assert_eq!(rows.len() as u64, binom(m as u64, r as u64));
+        }
+    }
+    let x = Tensor::<f64>::from_vec(vec![0.5, -1.0, 2.0, 3.0], [4]).unwrap();
+    crate::common::check_grad(
+        "combinations",
+        &|v| v[0].try_combinations(2, true),
+        &[x.clone()],
+    );
+    assert!(x.try_combinations(usize::MAX, true).is_err());
+    assert_eq!(x.try_combinations(6, true).unwrap().dims(), [84, 6]); // C(9, 6)
+    let d = DynTensor::from(tensor![true, false])
+        .combinations(2, false)
+        .unwrap();
+    assert_eq!(d.downcast::<bool, Cpu>().unwrap().to_vec(), [true, false]);
+    let big = Tensor::<f64>::zeros([100]).unwrap();
+    let e = big.try_combinations(30, false).unwrap_err().to_string(); // 2.9e25 rows
+    assert!(e.starts_with("combinations"), "{e}");
+    assert!(
+        x.try_reshape([2, 2])
+            .unwrap()
+            .try_combinations(2, false)
+            .is_err()
+    );
+}

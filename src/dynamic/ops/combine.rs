@@ -176,6 +176,11 @@ impl DynTensor {
     pub fn diagonal_axes(&self, offset: i64, axis1: i64, axis2: i64) -> Result<DynTensor> {
         dyn_each!(self, t => Ok(t.diagonal_axes(offset, axis1, axis2)?.into()))
     }
+    /// The length-`r` combinations of a 1-d tensor's elements (see
+    /// [`crate::Tensor::combinations`]).
+    pub fn combinations(&self, r: usize, with_replacement: bool) -> Result<DynTensor> {
+        dyn_each!(self, t => Ok(t.try_combinations(r, with_replacement)?.into()))
+    }
     /// `self` with `slice` of `dim` replaced by `src` (see [`crate::Tensor::slice_scatter`]).
     pub fn slice_scatter(
         &self,
