@@ -79,7 +79,8 @@ pub use resample::{conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, u
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use sequence::{RnnMode, RnnOptions, RnnOutput, rnn};
 pub use volume::{
-    Conv3dOptions, avg_pool3d, conv3d, max_pool3d, max_pool3d_with_indices, max_unpool3d,
+    Conv3dOptions, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, conv3d,
+    lp_pool3d, max_pool3d, max_pool3d_with_indices, max_unpool3d,
 };
 
 use crate::backend::Backend;

@@ -379,7 +379,7 @@ pub fn lp_pool1d<T: FloatElement, D: Backend>(
 }
 
 /// `(sign(a)·relu(|a|)·count)^(1/p)`, PyTorch's last step of `lp_pool`.
-fn lp_finish<T: FloatElement, D: Backend>(
+pub(super) fn lp_finish<T: FloatElement, D: Backend>(
     a: &Tensor<T, D>,
     p: f64,
     count: usize,

@@ -1,6 +1,6 @@
 //! 3-d convolution and pooling (PyTorch `conv3d`, `max_pool3d`, `avg_pool3d`,
-//! `max_pool3d_with_indices`, `max_unpool3d`) built on the 2-d
-//! ones: a 3-d convolution is the sum over the kernel's depth taps of one batched `conv2d`
+//! `max_pool3d_with_indices`, `max_unpool3d`, `adaptive_max_pool3d`, `lp_pool3d`) built on the
+//! 2-d ones: a 3-d convolution is the sum over the kernel's depth taps of one batched `conv2d`
 //! each (every output depth a batch entry), and 3-d pooling is separable (2-d pooling of every
 //! depth slice, then pooling over depth), so all of it differentiates on every device.
 
@@ -206,33 +206,81 @@ pub fn max_pool3d_with_indices<T: FloatElement, D: Backend>(
     stride: (usize, usize, usize),
     padding: (usize, usize, usize),
 ) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
-    const OP: &str = "max_pool3d_with_indices";
+    let (hw, shw, phw) = (
+        (kernel.1, kernel.2),
+        (stride.1, stride.2),
+        (padding.1, padding.2),
+    );
+    separable_max(
+        "max_pool3d_with_indices",
+        x,
+        |t| super::max_pool2d_with_indices(t, hw, shw, phw),
+        |t| super::max_pool2d_with_indices(t, (kernel.0, 1), (stride.0, 1), (padding.0, 0)),
+    )
+}
+
+/// The maximum over adaptive 3-d windows giving an `output_size` of `(od, oh, ow)` (PyTorch
+/// `adaptive_max_pool3d`): `(N, C, D, H, W)` in, `(N, C, od, oh, ow)` out; window `i` of an axis
+/// of length `len` covers `floor(i·len/out) .. ceil((i+1)·len/out)`.
+///
+/// # Errors
+/// `InvalidArgument` for a non-5-d input or a zero output or input axis.
+pub fn adaptive_max_pool3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: (usize, usize, usize),
+) -> Result<Tensor<T, D>> {
+    Ok(adaptive_max_pool3d_with_indices(x, output_size)?.0)
+}
+
+/// [`adaptive_max_pool3d`] with the position of each maximum (PyTorch
+/// `adaptive_max_pool3d(return_indices=True)`), the indices as [`max_pool3d_with_indices`]'s.
+///
+/// # Errors
+/// As [`adaptive_max_pool3d`].
+#[allow(clippy::type_complexity)]
+pub fn adaptive_max_pool3d_with_indices<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    output_size: (usize, usize, usize),
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    let (od, oh, ow) = output_size;
+    separable_max(
+        "adaptive_max_pool3d",
+        x,
+        |t| super::adaptive_max_pool2d_with_indices(t, (oh, ow)),
+        |t| super::adaptive_max_pool2d_with_indices(t, (od, t.dims()[3])),
+    )
+}
+
+/// 3-d max pooling with indices from two 2-d ones: `plane` pools every depth slice
+/// `(N, C·D, H, W)` (values and indices into `H·W`), then `depth` pools `(N, C, D, oh·ow)` over
+/// depth only (indices into `D·oh·ow`). The first maximum over depth lies in the first slice
+/// holding the window's maximum, so the combined index is the first maximum in (depth, row,
+/// column) order, as PyTorch's. The values are gathered from `x` at the indices, so the
+/// gradient reaches one element per window.
+#[allow(clippy::type_complexity)]
+fn separable_max<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    plane: impl Fn(&Tensor<T, D>) -> Result<(Tensor<T, D>, Tensor<i64, D>)>,
+    depth: impl Fn(&Tensor<T, D>) -> Result<(Tensor<T, D>, Tensor<i64, D>)>,
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
     let &[n, c, d, h, w] = x.dims() else {
         return Err(Error::InvalidArgument {
-            op: OP,
+            op,
             msg: format!("expects an (N, C, D, H, W) input, got {}", x.shape()),
         });
     };
-    let named = |e: Error| e.invalid_named(OP);
+    let named = |e: Error| e.invalid_named(op);
     let overflow = || Error::ShapeOverflow {
-        op: OP,
+        op,
         dims: x.dims().to_vec(),
     };
     let index = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
         let slices = x.try_reshape([n, c.checked_mul(d).ok_or_else(overflow)?, h, w])?;
-        let (hw, (sh, sw), (ph, pw)) = (
-            (kernel.1, kernel.2),
-            (stride.1, stride.2),
-            (padding.1, padding.2),
-        );
-        let (plane, in_plane) =
-            super::max_pool2d_with_indices(&slices, hw, (sh, sw), (ph, pw)).map_err(named)?;
-        let (oh, ow) = (plane.dims()[2], plane.dims()[3]);
+        let (values, in_plane) = plane(&slices).map_err(named)?;
+        let (oh, ow) = (values.dims()[2], values.dims()[3]);
         let area = oh.checked_mul(ow).ok_or_else(overflow)?;
-        let deep = plane.try_reshape([n, c, d, area])?;
-        let (_, at) =
-            super::max_pool2d_with_indices(&deep, (kernel.0, 1), (stride.0, 1), (padding.0, 0))
-                .map_err(named)?;
+        let (_, at) = depth(&values.try_reshape([n, c, d, area])?).map_err(named)?;
         let od = at.dims()[2];
         if x.numel() == 0 {
             return Tensor::zeros_on([n, c, od, oh, ow], x.device_handle());
@@ -241,8 +289,8 @@ pub fn max_pool3d_with_indices<T: FloatElement, D: Backend>(
         let within = in_plane
             .try_reshape([n, c, d * area])?
             .try_gather(-1, &flat)?;
-        let depth = flat.try_floor_divide_scalar(area as i64)?;
-        depth
+        let slice = flat.try_floor_divide_scalar(area as i64)?;
+        slice
             .try_mul_scalar((h * w) as i64)?
             .try_add(&within)?
             .try_reshape([n, c, od, oh, ow])
@@ -257,12 +305,28 @@ pub fn max_pool3d_with_indices<T: FloatElement, D: Backend>(
             .broadcast_to([n, c, od, oh, ow])?;
         return Ok((values, index));
     }
-    let outputs = od * oh * ow;
     let values = x
         .try_reshape([n, c, d * h * w])?
-        .try_gather(-1, &index.try_reshape([n, c, outputs])?)?
+        .try_gather(-1, &index.try_reshape([n, c, od * oh * ow])?)?
         .try_reshape([n, c, od, oh, ow])?;
     Ok((values, index))
+}
+
+/// The power-average pool of an `(N, C, D, H, W)` input (PyTorch `lp_pool3d`, no padding):
+/// `(Σ_window x^p)^(1/p)`, computed as [`super::lp_pool2d`] is.
+///
+/// # Errors
+/// As [`avg_pool3d`].
+pub fn lp_pool3d<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    norm_type: f64,
+    kernel: (usize, usize, usize),
+    stride: (usize, usize, usize),
+) -> Result<Tensor<T, D>> {
+    let a = avg_pool3d(&x.try_pow(norm_type)?, kernel, stride, (0, 0, 0))
+        .map_err(|e| e.invalid_named("lp_pool3d"))?;
+    let count = kernel.0.saturating_mul(kernel.1).saturating_mul(kernel.2);
+    super::pool::lp_finish(&a, norm_type, count)
 }
 
 /// The inverse of [`max_pool3d_with_indices`] (PyTorch `max_unpool3d`): zeros of shape

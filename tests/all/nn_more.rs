@@ -1,7 +1,8 @@
 //! `ctc_loss` against PyTorch 2.15 (`F.ctc_loss`) on every device, its gradient by
 //! `gradcheck` and against PyTorch's, and its argument errors; `conv_transpose3d`,
-//! `max_pool3d_with_indices` and `max_unpool3d` against PyTorch's by shape, sum, sum of
-//! squares and a position-weighted mean (which a misplaced element changes).
+//! `max_pool3d_with_indices`, `max_unpool3d`, `adaptive_max_pool3d` and `lp_pool3d` against
+//! PyTorch's by shape, sum, sum of squares and a position-weighted mean (which a misplaced
+//! element changes).
 
 use crate::common::{assert_close, check_grad};
 use typed_tensor::nn::{self, Conv3dOptions, Reduction, ctc_loss};
@@ -265,6 +266,34 @@ fn volume_transposes_match_pytorch() {
         assert_close(&sums, &[26435.0, 3310775.0, 14058.274691358025], 1e-15);
         let plain = nn::max_pool3d(&x, (2, 3, 2), (2, 2, 1), (1, 1, 0)).unwrap();
         assert_eq!(v.try_to_vec().unwrap(), plain.try_to_vec().unwrap());
+        let (v, at) = nn::adaptive_max_pool3d_with_indices(&x, (3, 4, 2)).unwrap();
+        let (shape, sums) = stats(&v);
+        assert_eq!(shape, [2, 3, 3, 4, 2]);
+        assert_close(
+            &sums,
+            &[139.66666666666666, 136.77777777777777, 69.125],
+            1e-14,
+        );
+        let (_, sums) = stats(&at.try_cast::<f64>().unwrap());
+        assert_close(&sums, &[12548.0, 1564822.0, 6668.5], 1e-15);
+        let plain = nn::adaptive_max_pool3d(&x, (3, 4, 2)).unwrap();
+        assert_eq!(plain.try_to_vec().unwrap(), v.try_to_vec().unwrap());
+        let y = seq(&[1, 2, 4, 5, 6], |i| (0.37 * i + 0.1).sin() + 1.5, &dev);
+        let (shape, sums) = stats(&nn::lp_pool3d(&y, 2.0, (2, 3, 2), (2, 1, 2)).unwrap());
+        assert_eq!(shape, [1, 2, 2, 3, 3]);
+        assert_close(
+            &sums,
+            &[206.7636961924053, 1188.0114045955834, 100.56745667076285],
+            1e-13,
+        );
+        let (shape, sums) = stats(&nn::lp_pool3d(&y, 3.0, (1, 2, 3), (1, 2, 3)).unwrap());
+        assert_eq!(shape, [1, 2, 4, 2, 2]);
+        assert_close(
+            &sums,
+            &[99.82029466181297, 321.7290268478305, 47.549884002132096],
+            1e-13,
+        );
+        let (v, at) = nn::max_pool3d_with_indices(&x, (2, 3, 2), (2, 2, 1), (1, 1, 0)).unwrap();
         let (shape, sums) = stats(&nn::max_unpool3d(&v, &at, (5, 6, 7)).unwrap());
         assert_eq!(shape, [2, 3, 5, 6, 7]);
         assert_close(
@@ -295,7 +324,12 @@ fn volume_transposes_match_pytorch() {
         let (y, at) = nn::max_pool3d_with_indices(&v[0], (2, 1, 2), (2, 1, 2), (0, 0, 0))?;
         nn::max_unpool3d(&y.try_mul_scalar(2.0)?, &at, (2, 3, 2))
     };
-    check_grad("max_unpool3d", &unpool, &[x]);
+    check_grad("max_unpool3d", &unpool, &[x.clone()]);
+    let adaptive = |v: &[Tensor<f64>]| nn::adaptive_max_pool3d(&v[0], (2, 2, 1));
+    check_grad("adaptive_max_pool3d", &adaptive, &[x.clone()]);
+    let lp =
+        |v: &[Tensor<f64>]| nn::lp_pool3d(&v[0].try_add_scalar(2.0)?, 2.0, (1, 2, 2), (1, 1, 1));
+    check_grad("lp_pool3d", &lp, &[x]);
 }
 
 #[test]
@@ -351,6 +385,14 @@ fn volume_transposes_reject_bad_arguments() {
         .contains("indices' shape")
     );
     assert!(err(nn::max_unpool3d(&v, &at, (usize::MAX, 2, usize::MAX))).contains("max_unpool3d"));
+    let e = nn::adaptive_max_pool3d(&x, (0, 1, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("adaptive_max_pool3d"), "{e}");
+    let e = nn::lp_pool3d(&x, 2.0, (3, 1, 1), (1, 1, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("lp_pool3d"), "{e}");
     // Empty batches keep their shapes, even with huge volumes.
     let empty = Tensor::<f64>::zeros([0, 2, 1 << 30, 1 << 30, 4]).unwrap();
     let (v, at) = nn::max_pool3d_with_indices(&empty, (1, 2, 2), (1, 2, 2), (0, 0, 0)).unwrap();

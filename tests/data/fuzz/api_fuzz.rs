@@ -433,7 +433,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(34);
+            let f = g.n(36);
             let nd = [2usize, 3, 4, 4, 4, 5][g.n(6)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -513,6 +513,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     32 => nn::max_pool3d_with_indices(&x, (k.0, k.1, 1 + u % 3), (st.0, st.1, 1 + u % 2), (pd.0, pd.1, u % 2)).map(|p| p.0),
                     33 => nn::max_pool3d_with_indices(&x, (1 + k.0 % 2, 1, 2), (1 + k.0 % 2, 1, 2), (0, 0, 0))
                         .and_then(|(y, at)| nn::max_unpool3d(&y, &at, (u % 7, k.0, k.1 * 2))),
+                    34 => nn::adaptive_max_pool3d(&x, (u % 4, k.0, k.1 + 1)),
+                    35 => nn::lp_pool3d(&x, [1.0, 2.0, 3.0][u % 3], (k.0, k.1, 1 + u % 2), (st.0, st.1, 1)),
                     _ => x.try_celu(e),
                 };
                 r.map(|t| vec![DynTensor::from(t)])
