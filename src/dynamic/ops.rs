@@ -125,6 +125,10 @@ float_unary! {
     erfc, try_erfc, erfc_; erfinv, try_erfinv, erfinv_; lgamma, try_lgamma, lgamma_; cbrt, try_cbrt, cbrt_; digamma, try_digamma, digamma_;
     i0, try_i0, i0_; i1, try_i1, i1_; i0e, try_i0e, i0e_; i1e, try_i1e, i1e_; erfcx, try_erfcx, erfcx_;
     log_ndtr, try_log_ndtr, log_ndtr_; ndtri, try_ndtri, ndtri_;
+    bessel_j0, try_bessel_j0, bessel_j0_; bessel_j1, try_bessel_j1, bessel_j1_; bessel_y0, try_bessel_y0, bessel_y0_; bessel_y1, try_bessel_y1, bessel_y1_;
+    modified_bessel_k0, try_modified_bessel_k0, modified_bessel_k0_; modified_bessel_k1, try_modified_bessel_k1, modified_bessel_k1_;
+    scaled_modified_bessel_k0, try_scaled_modified_bessel_k0, scaled_modified_bessel_k0_; scaled_modified_bessel_k1, try_scaled_modified_bessel_k1, scaled_modified_bessel_k1_;
+    spherical_bessel_j0, try_spherical_bessel_j0, spherical_bessel_j0_;
 }
 
 macro_rules! same_unary {

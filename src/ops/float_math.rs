@@ -145,6 +145,22 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         x.try_nextafter(&toward)?.try_sub(&x)
     }
 
+    /// PyTorch's `special.modified_bessel_i0`: [`Tensor::try_i0`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_i0`].
+    pub fn try_modified_bessel_i0(&self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_i0()
+    }
+
+    /// PyTorch's `special.modified_bessel_i1`: [`Tensor::try_i1`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_i1`].
+    pub fn try_modified_bessel_i1(&self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_i1()
+    }
+
     /// PyTorch's older name for [`Tensor::try_gammainc`] (`torch.igamma`).
     ///
     /// # Errors
@@ -164,6 +180,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     plain_forms! {
         /// [`Tensor::try_spacing`], panicking with its error.
         spacing, try_spacing() -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_modified_bessel_i0`], panicking with its error.
+        modified_bessel_i0, try_modified_bessel_i0() -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_modified_bessel_i1`], panicking with its error.
+        modified_bessel_i1, try_modified_bessel_i1() -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_igamma`], panicking with its error.
         igamma, try_igamma(other: &Self) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_igammac`], panicking with its error.

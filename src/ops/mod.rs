@@ -20,6 +20,7 @@ pub(crate) use plain_forms;
 pub mod advanced;
 pub mod aliases;
 pub mod arrange;
+mod bessel;
 pub mod binary;
 pub mod combine;
 pub mod compare;

@@ -184,6 +184,31 @@ float_ops! {
     /// The inverse of the standard normal CDF (`torch.special.ndtri`, SciPy `ndtri`): `-inf`
     /// at 0, `inf` at 1, NaN outside `[0, 1]`.
     Ndtri, ndtri, try_ndtri, ndtri_, ndtri_into, |x| via_f64(x, crate::ops::special::ndtri);
+    /// The Bessel function of the first kind of order 0 (`torch.special.bessel_j0`, SciPy
+    /// `j0`; C's `j0`).
+    BesselJ0, bessel_j0, try_bessel_j0, bessel_j0_, bessel_j0_into, |x| via_f64(x, libm::j0);
+    /// The Bessel function of the first kind of order 1 (`torch.special.bessel_j1`).
+    BesselJ1, bessel_j1, try_bessel_j1, bessel_j1_, bessel_j1_into, |x| via_f64(x, libm::j1);
+    /// The Bessel function of the second kind of order 0 (`torch.special.bessel_y0`): `-inf`
+    /// at 0, NaN below.
+    BesselY0, bessel_y0, try_bessel_y0, bessel_y0_, bessel_y0_into, |x| via_f64(x, libm::y0);
+    /// The Bessel function of the second kind of order 1 (`torch.special.bessel_y1`): `-inf`
+    /// at 0, NaN below.
+    BesselY1, bessel_y1, try_bessel_y1, bessel_y1_, bessel_y1_into, |x| via_f64(x, libm::y1);
+    /// The modified Bessel function of the second kind of order 0 (`torch.special.
+    /// modified_bessel_k0`, SciPy `k0`): `inf` at 0, NaN below.
+    ModifiedBesselK0, modified_bessel_k0, try_modified_bessel_k0, modified_bessel_k0_, modified_bessel_k0_into, |x| via_f64(x, crate::ops::bessel::k0);
+    /// The modified Bessel function of the second kind of order 1 (`torch.special.
+    /// modified_bessel_k1`, SciPy `k1`): `inf` at 0, NaN below.
+    ModifiedBesselK1, modified_bessel_k1, try_modified_bessel_k1, modified_bessel_k1_, modified_bessel_k1_into, |x| via_f64(x, crate::ops::bessel::k1);
+    /// `e^x·K₀(x)` (`torch.special.scaled_modified_bessel_k0`, SciPy `k0e`), finite where
+    /// `K₀` underflows.
+    ScaledModifiedBesselK0, scaled_modified_bessel_k0, try_scaled_modified_bessel_k0, scaled_modified_bessel_k0_, scaled_modified_bessel_k0_into, |x| via_f64(x, crate::ops::bessel::k0e);
+    /// `e^x·K₁(x)` (`torch.special.scaled_modified_bessel_k1`, SciPy `k1e`).
+    ScaledModifiedBesselK1, scaled_modified_bessel_k1, try_scaled_modified_bessel_k1, scaled_modified_bessel_k1_, scaled_modified_bessel_k1_into, |x| via_f64(x, crate::ops::bessel::k1e);
+    /// The spherical Bessel function of the first kind of order 0, `sin(x)/x`
+    /// (`torch.special.spherical_bessel_j0`): 1 at 0.
+    SphericalBesselJ0, spherical_bessel_j0, try_spherical_bessel_j0, spherical_bessel_j0_, spherical_bessel_j0_into, |x| via_f64(x, crate::ops::bessel::spherical_j0);
     /// The logistic function `1 / (1 + e^-x)`.
     Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) }, fast = crate::backend::cpu::kernels::vmath::sigmoid;
 }

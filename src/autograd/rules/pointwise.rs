@@ -102,6 +102,42 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
             .try_mul_scalar(F::from_f64(0.5))?
             .try_exp()?
             .try_mul_scalar(F::from_f64((2.0 * std::f64::consts::PI).sqrt()))?,
+        // J₀' = -J₁, Y₀' = -Y₁, K₀' = -K₁; J₁' = J₀ - J₁/x (1/2 at 0), Y₁' = Y₀ - Y₁/x,
+        // K₁' = -K₀ - K₁/x; the scaled K's: (e^x K)' = e^x K + e^x K'; (sin x / x)' =
+        // (cos x - j₀(x))/x, 0 at 0 (DLMF 10.6, 10.29).
+        "bessel_j0" => x.try_bessel_j1()?.try_neg()?,
+        "bessel_y0" => x.try_bessel_y1()?.try_neg()?,
+        "modified_bessel_k0" => x.try_modified_bessel_k1()?.try_neg()?,
+        "scaled_modified_bessel_k0" => y.try_sub(&x.try_scaled_modified_bessel_k1()?)?,
+        "bessel_j1"
+        | "bessel_y1"
+        | "modified_bessel_k1"
+        | "scaled_modified_bessel_k1"
+        | "spherical_bessel_j0" => {
+            let zero = x.try_eq(&Tensor::scalar_on(F::ZERO, &g.device)?)?;
+            let one = Tensor::scalar_on(F::ONE, &g.device)?;
+            let safe = Tensor::try_where(&zero, &one, x)?;
+            let over_x = y.try_div(&safe)?;
+            let (d, at_zero) = match name {
+                "bessel_j1" => (x.try_bessel_j0()?.try_sub(&over_x)?, 0.5),
+                "bessel_y1" => (x.try_bessel_y0()?.try_sub(&over_x)?, f64::INFINITY),
+                "modified_bessel_k1" => (
+                    x.try_modified_bessel_k0()?.try_add(&over_x)?.try_neg()?,
+                    f64::NEG_INFINITY,
+                ),
+                "scaled_modified_bessel_k1" => (
+                    y.try_sub(&x.try_scaled_modified_bessel_k0()?)?
+                        .try_sub(&over_x)?,
+                    f64::NEG_INFINITY,
+                ),
+                _ => (x.try_cos()?.try_sub(y)?.try_div(&safe)?, 0.0),
+            };
+            Tensor::try_where(
+                &zero,
+                &Tensor::scalar_on(F::from_f64(at_zero), &g.device)?,
+                &d,
+            )?
+        }
         "square" => x.try_mul_scalar(F::from_f64(2.0))?,
         // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
         "abs" => x.try_sign()?,
