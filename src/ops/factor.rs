@@ -277,6 +277,78 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         lu.try_solve_triangular(&y, true, true, false)
     }
 
+    /// The first `n` columns of the product `H₁·H₂·…·H_k` of Householder reflectors
+    /// `H_i = I - τ_i·v_i·v_iᵀ` (PyTorch `linalg.householder_product`, LAPACK `orgqr`): `self`
+    /// `(..., m, n)` holds `v_i` below its diagonal in column `i` (an implicit 1 on the
+    /// diagonal, zeros above), `tau` `(..., k)` with `k <= n <= m`; the result is
+    /// `(..., m, n)`. With a QR factorization's reflectors it is the reduced `Q`.
+    /// Differentiable in both (the reflectors are applied as products).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an input with fewer than 2 dimensions, more columns than rows,
+    /// or `tau` without the batch dimensions and at most `n` entries; `Device` across devices.
+    pub fn try_householder_product(&self, tau: &Self) -> Result<Self> {
+        const OP: &str = "householder_product";
+        let d = self.ndim();
+        let ok = d >= 2
+            && self.dims()[d - 1] <= self.dims()[d - 2]
+            && tau.ndim() == d - 1
+            && tau.dims()[..d - 2] == self.dims()[..d - 2]
+            && tau.dims()[d - 2] <= self.dims()[d - 1];
+        if !ok {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "needs reflectors (..., m, n) with n <= m and tau (..., k) with k <= n, got shapes {} and {}",
+                    self.shape(),
+                    tau.shape()
+                ),
+            });
+        }
+        crate::ops::device_ops::same_device(OP, self, tau)?;
+        let (m, n, k) = (self.dims()[d - 2], self.dims()[d - 1], tau.dims()[d - 2]);
+        let dev = self.device_handle();
+        // The m × n identity, broadcast over the batch; each reflector applied from the left,
+        // the last first: Q ← Q - τ_i·v_i·(v_iᵀ·Q).
+        let size = m.checked_mul(n).ok_or_else(|| Error::ShapeOverflow {
+            op: OP,
+            dims: self.dims().to_vec(),
+        })?;
+        let eye = (0..size).map(|p| if p / n == p % n { T::ONE } else { T::ZERO });
+        let eye = crate::alloc::collect(OP, size, eye)?;
+        let mut batch = self.dims()[..d - 2].to_vec();
+        let mut q = Tensor::from_vec_on(eye, [m, n], dev)?;
+        if !batch.is_empty() {
+            batch.extend([m, n]);
+            q = q.expand(batch)?.try_contiguous()?;
+        }
+        for i in (0..k).rev() {
+            let below: Vec<bool> = (0..m).map(|r| r > i).collect();
+            let at: Vec<T> = (0..m)
+                .map(|r| if r == i { T::ONE } else { T::ZERO })
+                .collect();
+            let column = self.narrow(-1, i, 1)?;
+            let v = Tensor::try_where(
+                &Tensor::from_vec_on(below, [m, 1], dev)?,
+                &column,
+                &Tensor::from_vec_on(at, [m, 1], dev)?,
+            )?;
+            let vt_q = v.transpose(-1, -2)?.try_matmul(&q)?;
+            let t = tau.narrow(-1, i, 1)?.unsqueeze(-1)?;
+            q = q.try_sub(&v.try_matmul(&vt_q)?.try_mul(&t)?)?;
+        }
+        Ok(q)
+    }
+
+    /// [`Tensor::try_householder_product`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_householder_product` returns an `Err`.
+    #[track_caller]
+    pub fn householder_product(&self, tau: &Self) -> Self {
+        self.try_householder_product(tau).or_panic()
+    }
+
     /// [`Tensor::try_lu_solve`], panicking with its error.
     ///
     /// # Panics

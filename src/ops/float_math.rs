@@ -18,6 +18,9 @@
 //! assert_eq!(tensor![0.0f64, 2.0].xlogy(&tensor![0.0f64, 1.0]).to_vec(), vec![0.0, 0.0]);
 //! assert_eq!(tensor![0.5f32].logit(None).to_vec(), vec![0.0]);
 //! assert_eq!(tensor![4.0f32].rsqrt().to_vec(), vec![0.5]);
+//! let p = tensor![1.0f64].gammainc(&tensor![2.0f64]); // P(1, 2) = 1 - e^-2
+//! assert!((p.to_vec()[0] - (1.0 - (-2.0f64).exp())).abs() < 1e-15);
+//! assert_eq!(tensor![1.0f32].nextafter(&tensor![2.0f32]).to_vec(), vec![1.0 + f32::EPSILON]);
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 

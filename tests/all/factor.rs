@@ -356,3 +356,84 @@ fn dyn_tensor_factorizations() {
         1e-6,
     );
 }
+
+/// `householder_product` against PyTorch 2.15 (batched, fewer reflectors than columns), on
+/// every device; Q of a QR factorization is orthonormal; its gradient; its errors.
+#[test]
+fn householder_product_matches_pytorch() {
+    on_every_device!("householder_product", |dev| {
+        let a: Vec<f64> = (0..24).map(|i| (0.37 * i as f64 + 0.1).sin()).collect();
+        let a = Tensor::<f64, _>::from_vec_on(a, [2, 4, 3], &dev).unwrap();
+        let tau = Tensor::<f64, _>::from_vec_on(vec![1.2, 0.4, -0.3, 0.9], [2, 2], &dev).unwrap();
+        let want = [
+            -0.19999999999999996,
+            -0.43672836269954535,
+            -0.5793032322730081,
+            -1.122739201864063,
+            0.1913899555260945,
+            -0.7165650067302747,
+            -0.8786777328363017,
+            -0.494345872532506,
+            0.49963829413726285,
+            0.341310855043755,
+            0.36895993212278855,
+            0.2715744234218595,
+            1.3,
+            -0.3606869252197387,
+            0.0004574941151318068,
+            -0.177514674189303,
+            0.3134240733824114,
+            -0.674527619894491,
+            0.1376854459133071,
+            -0.8397947139451184,
+            0.49507398382575846,
+            0.2999615126154417,
+            -1.1944145981788412,
+            -0.6241846171882267,
+        ];
+        let q = a.try_householder_product(&tau).unwrap();
+        assert_eq!(q.dims(), [2, 4, 3]);
+        assert_close(&q.try_to_vec().unwrap(), &want, 1e-14);
+        // With τ = 2/|v|² each reflector is orthogonal, so the columns are orthonormal.
+        let v = a.select(0, 0).unwrap();
+        let norms: Vec<f64> = (0..3)
+            .map(|i| {
+                let col: Vec<f64> = v.try_to_vec().unwrap().chunks(3).map(|r| r[i]).collect();
+                2.0 / (1.0 + col[i + 1..].iter().map(|x| x * x).sum::<f64>())
+            })
+            .collect();
+        let tau = Tensor::<f64, _>::from_vec_on(norms, [3], &dev).unwrap();
+        let q = v.try_householder_product(&tau).unwrap();
+        let gram = q.transpose(0, 1).unwrap().try_matmul(&q).unwrap();
+        let eye = Tensor::<f64, _>::eye_on(3, &dev).unwrap();
+        assert_close(
+            &gram.try_to_vec().unwrap(),
+            &eye.try_to_vec().unwrap(),
+            1e-14,
+        );
+    });
+    let a = Tensor::<f64>::from_vec((0..12).map(|i| (0.53 * i as f64).cos()).collect(), [4, 3])
+        .unwrap();
+    let tau = Tensor::<f64>::from_vec(vec![0.7, -0.2, 1.1], [3]).unwrap();
+    crate::common::check_grad(
+        "householder_product",
+        &|v| v[0].try_householder_product(&v[1]),
+        &[a.clone(), tau.clone()],
+    );
+    let e = |r: Result<Tensor<f64>>| r.unwrap_err().to_string();
+    assert!(
+        e(a.transpose(0, 1).unwrap().try_householder_product(&tau))
+            .starts_with("householder_product")
+    );
+    assert!(e(a.try_householder_product(&Tensor::zeros([4]).unwrap())).contains("k <= n"));
+    assert!(
+        e(a.try_householder_product(&Tensor::zeros([1, 3]).unwrap()))
+            .starts_with("householder_product")
+    );
+    let empty = Tensor::<f64>::zeros([0, 1 << 40, 1 << 30]).unwrap();
+    assert!(
+        empty
+            .try_householder_product(&Tensor::zeros([0, 1]).unwrap())
+            .is_err()
+    );
+}
