@@ -31,6 +31,7 @@ pub mod einsum;
 pub mod embed;
 pub mod factor;
 pub mod float_math;
+pub mod histograms;
 mod igamma;
 pub mod index;
 pub mod linalg;

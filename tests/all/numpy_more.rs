@@ -5,6 +5,7 @@
 //! (quoted) on every device, refusals, and gradients by `gradcheck`.
 
 use crate::common::assert_close;
+use typed_tensor::ops::histograms::Histogram;
 use typed_tensor::prelude::*;
 
 fn f<D: Device>(t: &Tensor<f64, D>) -> (Vec<usize>, Vec<f64>) {
@@ -777,5 +778,109 @@ fn combinations_match_itertools() {
             .unwrap()
             .try_combinations(2, false)
             .is_err()
+    );
+}
+
+/// `histogramdd` and `histogram2d` against NumPy 2.4 (data's ranges, given ranges with
+/// `density`, weights, the closed last bin, a 1-d sample), on every device; their errors.
+#[test]
+fn histogramdd_matches_numpy() {
+    on_every_device!("histogramdd", |dev| {
+        let v: Vec<f64> = (0..40)
+            .flat_map(|i| {
+                let i = i as f64;
+                [
+                    (0.37 * i + 0.1).sin() * 2.0,
+                    (0.53 * i).cos() * 3.0,
+                    (i % 7.0) / 2.0,
+                ]
+            })
+            .collect();
+        let pts = Tensor::<f64, _>::from_vec_on(v, [40, 3], &dev).unwrap();
+        let (h, edges) = pts.try_histogramdd(&[3, 4, 2], None, None, false).unwrap();
+        let want = [
+            3.0, 1.0, 1.0, 2.0, 1.0, 0.0, 0.0, 4.0, 1.0, 1.0, 1.0, 0.0, 1.0, 2.0, 1.0, 2.0, 1.0,
+            5.0, 0.0, 3.0, 2.0, 1.0, 6.0, 1.0,
+        ];
+        assert_eq!(
+            (h.dims(), h.try_to_vec().unwrap()),
+            ([3, 4, 2].as_slice(), want.to_vec())
+        );
+        let e0 = [
+            -1.9726477292339961,
+            -0.6484600551568374,
+            0.6757276189203214,
+            1.9999152929974802,
+        ];
+        assert_close(&edges[0].try_to_vec().unwrap(), &e0, 1e-15);
+        assert_eq!(edges[2].try_to_vec().unwrap(), [0.0, 1.5, 3.0]);
+        let range = [(-1.0, 1.0), (0.0, 3.0), (0.0, 3.0)];
+        let (h, _) = pts
+            .try_histogramdd(&[3, 4, 2], Some(&range), None, true)
+            .unwrap();
+        let (a, b) = (0.14814814814814814, 0.2962962962962963);
+        let want = [
+            a, a, 0.0, a, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, a, a, a, 0.0, 0.0, 0.0, 0.0,
+            0.0, 0.0, b, a,
+        ];
+        assert_close(&h.try_to_vec().unwrap(), &want, 1e-15);
+        let w = Tensor::<f64, _>::arange_on(0.0, 4.0, 0.1, &dev).unwrap();
+        let xy = pts.narrow(1, 0, 2).unwrap();
+        let (h, _) = xy.try_histogramdd(&[2, 3], None, Some(&w), false).unwrap();
+        assert_close(
+            &h.try_to_vec().unwrap(),
+            &[13.4, 11.6, 8.6, 10.4, 10.1, 23.9],
+            1e-14,
+        );
+        let (x, y) = (pts.select(1, 0).unwrap(), pts.select(1, 1).unwrap());
+        let (h, _) = x
+            .try_histogram2d(&y, (2, 2), Some([(-2.0, 2.0), (-3.0, 3.0)]), None, false)
+            .unwrap();
+        assert_eq!(h.try_to_vec().unwrap(), [8.0, 8.0, 11.0, 13.0]);
+        let one = Tensor::<i32, _>::from_vec_on(vec![1, 2, 2, 3], [4], &dev).unwrap();
+        assert_eq!(
+            one.try_histogramdd(&[3], None, None, false)
+                .unwrap()
+                .0
+                .try_to_vec()
+                .unwrap(),
+            [1.0, 2.0, 1.0]
+        );
+    });
+    let pts = Tensor::<f64>::from_vec(vec![0.0, 1.0, f64::NAN, 2.0], [2, 2]).unwrap();
+    let e = |r: Result<Histogram<Cpu>>| r.unwrap_err().to_string();
+    assert!(e(pts.try_histogramdd(&[2, 2], None, None, false)).starts_with("histogramdd"));
+    let r = [(0.0, 1.0), (0.0, 3.0)];
+    assert_eq!(
+        pts.histogramdd(&[2, 2], Some(&r), None, false)
+            .0
+            .sum(&[], false)
+            .item(),
+        1.0
+    );
+    assert!(e(pts.try_histogramdd(&[2, 2, 2], Some(&r), None, false)).contains("2 dimensions"));
+    assert!(e(pts.try_histogramdd(&[0], Some(&r), None, false)).starts_with("histogramdd"));
+    assert!(
+        e(pts.try_histogramdd(&[usize::MAX, 2], Some(&r), None, false)).starts_with("histogramdd")
+    );
+    assert!(
+        e(pts.try_histogramdd(&[1 << 40, 1 << 30], Some(&r), None, false))
+            .starts_with("histogramdd")
+    );
+    let w = Tensor::<f64>::ones([3]).unwrap();
+    assert!(e(pts.try_histogramdd(&[2], Some(&r), Some(&w), false)).contains("weights"));
+    assert!(
+        e(pts
+            .try_reshape([1, 1, 4])
+            .unwrap()
+            .try_histogramdd(&[2], None, None, false))
+        .contains("(N, D)")
+    );
+    assert!(
+        e(pts
+            .select(0, 0)
+            .unwrap()
+            .try_histogram2d(&w, (2, 2), None, None, false))
+        .starts_with("histogram2d")
     );
 }
