@@ -35,6 +35,7 @@ pub mod histograms;
 mod igamma;
 pub mod index;
 pub mod linalg;
+mod masked_write;
 pub mod matmul;
 pub mod matrix;
 pub mod numeric;

@@ -884,3 +884,69 @@ fn histogramdd_matches_numpy() {
         .starts_with("histogram2d")
     );
 }
+
+/// `putmask_`, `place_` and `copyto_` against NumPy 2.4 on every device (repeated values,
+/// broadcast source and mask, bool tensors); errors leave the tensor unchanged.
+#[test]
+fn masked_writes_match_numpy() {
+    on_every_device!("masked_writes", |dev| {
+        let a = Tensor::<i64, _>::arange_on(0, 12, 1, &dev)
+            .unwrap()
+            .try_reshape([3, 4])
+            .unwrap();
+        let m = a.try_remainder_scalar(3).unwrap().try_eq_scalar(0).unwrap();
+        let mut b = a.deep_copy();
+        let v = Tensor::<i64, _>::from_vec_on(vec![-1, -2, -3, -4, -5], [5], &dev).unwrap();
+        b.putmask_(&m, &v).unwrap();
+        assert_eq!(
+            b.try_to_vec().unwrap(),
+            [-1, 1, 2, -4, 4, 5, -2, 7, 8, -5, 10, 11]
+        );
+        let mut c = a.deep_copy();
+        c.place_(&m, &v.narrow(0, 0, 3).unwrap()).unwrap();
+        assert_eq!(
+            c.try_to_vec().unwrap(),
+            [-1, 1, 2, -2, 4, 5, -3, 7, 8, -1, 10, 11]
+        );
+        let mut d = a.deep_copy();
+        let src = Tensor::<i64, _>::from_vec_on(vec![100, 200, 300, 400], [4], &dev).unwrap();
+        let w = Tensor::<bool, _>::from_vec_on(vec![true, false, true, false], [4], &dev).unwrap();
+        d.copyto_(&src, Some(&w)).unwrap();
+        assert_eq!(
+            d.try_to_vec().unwrap(),
+            [100, 1, 300, 3, 100, 5, 300, 7, 100, 9, 300, 11]
+        );
+        d.copyto_(&src, None).unwrap();
+        assert_eq!(d.try_to_vec().unwrap(), [100, 200, 300, 400].repeat(3));
+        let mut flags = Tensor::<bool, _>::full_on([4], false, &dev).unwrap();
+        flags
+            .place_(&w, &Tensor::full_on([1], true, &dev).unwrap())
+            .unwrap();
+        assert_eq!(flags.try_to_vec().unwrap(), [true, false, true, false]);
+    });
+    let mut a = Tensor::<f64>::arange(0.0, 4.0, 1.0).unwrap();
+    let before = a.to_vec();
+    let m = tensor![true, false, false, true];
+    let e = |r: Result<()>| r.unwrap_err().to_string();
+    assert!(e(a.putmask_(&m, &Tensor::zeros([0]).unwrap())).starts_with("putmask"));
+    assert!(e(a.place_(&tensor![true, false], &tensor![1.0f64])).starts_with("place"));
+    assert!(e(a.copyto_(&tensor![1.0f64, 2.0], None)).starts_with("copyto"));
+    assert!(
+        e(a.copyto_(&tensor![1.0f64], Some(&tensor![true, false, true]))).starts_with("copyto")
+    );
+    assert_eq!(a.to_vec(), before);
+    // Nothing true: empty values are fine.
+    a.place_(
+        &tensor![false, false, false, false],
+        &Tensor::zeros([0]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(a.to_vec(), before);
+    // A leaf's data may be set (as `fill_`); a result in a recording graph may not.
+    let leaf = Tensor::<f64>::zeros([4])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let mut y = leaf.mul_scalar(2.0);
+    assert!(y.putmask_(&m, &tensor![1.0f64]).is_err());
+}
