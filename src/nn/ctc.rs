@@ -114,7 +114,10 @@ pub fn ctc_loss<T: FloatElement, D: Backend>(
             shape,
         });
     }
-    let losses = if frames == 0 {
+    let losses = if batch == 0 {
+        // No sequences (and perhaps a huge, empty T): nothing to step through.
+        Tensor::from_vec_on(Vec::new(), [0], lp.device_handle())?
+    } else if frames == 0 {
         let empty: Vec<T> = (0..batch)
             .map(|n| {
                 if target_lengths[n] == 0 {
@@ -271,7 +274,9 @@ fn forward<T: FloatElement, D: Backend>(
             .narrow(1, 0, states)
     };
     let mut alpha = emit.select(0, 0)?.try_add(&start)?;
-    for t in 1..frames {
+    // Past the longest input every alpha is frozen: step no further.
+    let steps = input_lengths.iter().copied().max().unwrap_or(0);
+    for t in 1..steps {
         let two = shift(&alpha, 2)?.try_add(&skip)?;
         let paths = Tensor::try_stack(&[&alpha, &shift(&alpha, 1)?, &two], 2)?;
         let next = log_sum_exp(&paths, 2)?.try_add(&emit.select(0, t as i64)?)?;

@@ -179,6 +179,11 @@ fn ctc_loss_rejects_bad_arguments() {
     );
     assert!(err(&lp, &t.try_reshape([2, 6]).unwrap(), &il, &tl, 0).contains("padded"));
     assert!(err(&lp, &t, &il, &[usize::MAX, usize::MAX, 1, 1], 0).contains("target_lengths[0]"));
+    // An empty batch over 2^39 frames (found by the fuzzer: the recursion stepped through them).
+    let empty = Tensor::<f64>::zeros([1 << 39, 0, 2]).unwrap();
+    let none = Tensor::<i64>::zeros([0]).unwrap();
+    let l = ctc_loss(&empty, &none, &[], &[], 0, Reduction::None, false).unwrap();
+    assert_eq!(l.dims(), [0]);
     let flat_huge = ctc_loss(
         &lp,
         &flat,

@@ -947,7 +947,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(27);
+            let f = g.n(40);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -995,6 +995,32 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let red = if flag { typed_tensor::nn::Reduction::Mean } else { typed_tensor::nn::Reduction::None };
                         typed_tensor::nn::ctc_loss(&x, &at, &vec![u % 9; n], &vec![g_u(u) % 5; n], u % 3, red, e1 > 0.0)?
                     }
+                    27 => x.try_nextafter(&y)?,
+                    28 => x.try_spacing()?,
+                    29 => [Tensor::try_bessel_j1, Tensor::try_bessel_y0, Tensor::try_modified_bessel_k1, Tensor::try_scaled_modified_bessel_k0, Tensor::try_spherical_bessel_j0][u % 5](&x)?,
+                    30 => x.try_slice_scatter(&y, ax, typed_tensor::Slice::new(Some(i), if flag { None } else { Some(e1 as i64) }, [1, 2, -1, 0][u % 4]))?,
+                    31 => x.try_select_scatter(&y, ax, i)?,
+                    32 => x.try_diagonal_scatter(&y, i, ax, e1 as i64)?,
+                    33 => x.try_flatten()?.try_combinations(u % 5, flag)?,
+                    34 => Tensor::<f64>::kaiser_window(u % 9, flag, e1)?,
+                    35 => {
+                        let r = [(e1, e2), (e2, e1)];
+                        x.try_histogramdd(&[u % 4, 1 + u % 3], if flag { None } else { Some(&r) }, None, !flag)?.0
+                    }
+                    36 => {
+                        let mut z = x.try_deep_copy()?;
+                        z.putmask_(&y.try_gt_scalar(0.0)?, &at.cast::<f64>())?;
+                        z
+                    }
+                    37 => {
+                        let mut z = x.try_deep_copy()?;
+                        z.place_(&y.try_gt_scalar(0.0)?, &at.cast::<f64>())?;
+                        let m = x.try_lt_scalar(e1)?;
+                        z.copyto_(&y, if flag { None } else { Some(&m) })?;
+                        z
+                    }
+                    38 => x.try_householder_product(&y)?,
+                    39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
                 };
                 Ok(vec![o.into()])
