@@ -148,6 +148,39 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         x.try_nextafter(&toward)?.try_sub(&x)
     }
 
+    /// SciPy's and PyTorch's `special.expit`: [`Tensor::try_sigmoid`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_sigmoid`].
+    pub fn try_expit(&self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_sigmoid()
+    }
+
+    /// SciPy's and PyTorch's `special.gammaln`: [`Tensor::try_lgamma`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_lgamma`].
+    pub fn try_gammaln(&self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_lgamma()
+    }
+
+    /// SciPy's and PyTorch's `special.psi`: [`Tensor::try_digamma`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_digamma`].
+    pub fn try_psi(&self) -> Result<Tensor<FloatOf<T>, D>> {
+        self.try_digamma()
+    }
+
+    /// SciPy's and PyTorch's `special.multigammaln`: [`Tensor::try_mvlgamma`] of the float
+    /// tensor.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_mvlgamma`].
+    pub fn try_multigammaln(&self, p: usize) -> Result<Tensor<FloatOf<T>, D>> {
+        converted::<T, FloatOf<T>, D>(self)?.try_mvlgamma(p)
+    }
+
     /// PyTorch's `special.modified_bessel_i0`: [`Tensor::try_i0`].
     ///
     /// # Errors
@@ -183,6 +216,14 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     plain_forms! {
         /// [`Tensor::try_spacing`], panicking with its error.
         spacing, try_spacing() -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_expit`], panicking with its error.
+        expit, try_expit() -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_gammaln`], panicking with its error.
+        gammaln, try_gammaln() -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_psi`], panicking with its error.
+        psi, try_psi() -> Tensor<FloatOf<T>, D>;
+        /// [`Tensor::try_multigammaln`], panicking with its error.
+        multigammaln, try_multigammaln(p: usize) -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_modified_bessel_i0`], panicking with its error.
         modified_bessel_i0, try_modified_bessel_i0() -> Tensor<FloatOf<T>, D>;
         /// [`Tensor::try_modified_bessel_i1`], panicking with its error.
