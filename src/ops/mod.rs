@@ -40,6 +40,7 @@ pub mod matmul;
 pub mod matrix;
 pub mod numeric;
 pub mod numpy_math;
+pub mod numpy_names;
 pub mod pad;
 pub mod pointwise;
 pub mod poly;

@@ -950,3 +950,36 @@ fn masked_writes_match_numpy() {
     let mut y = leaf.mul_scalar(2.0);
     assert!(y.putmask_(&m, &tensor![1.0f64]).is_err());
 }
+
+/// NumPy's names call the ops they name.
+#[test]
+fn numpy_names_call_their_ops() {
+    let x = tensor![-0.5f64, 0.0, 0.5];
+    assert_eq!(x.arcsin().to_vec(), x.asin().to_vec());
+    assert_eq!(x.arctan().to_vec(), x.atan().to_vec());
+    assert_eq!(x.arctanh().to_vec(), x.atanh().to_vec());
+    assert_eq!(x.arcsinh().to_vec(), x.asinh().to_vec());
+    assert_eq!(
+        tensor![1.5f64].arccosh().to_vec(),
+        tensor![1.5f64].acosh().to_vec()
+    );
+    assert_eq!(
+        x.arctan2(&x.flip(&[0]).unwrap()).to_vec(),
+        x.atan2(&x.flip(&[0]).unwrap()).to_vec()
+    );
+    let (a, b) = (tensor![1i64, 2, 3], tensor![2i64, 2, 2]);
+    assert_eq!(a.greater_equal(&b).to_vec(), [false, true, true]);
+    assert_eq!(a.less(&b).to_vec(), [true, false, false]);
+    assert_eq!(a.less_equal(&b).to_vec(), [true, true, false]);
+    assert_eq!(a.not_equal(&b).to_vec(), [true, false, true]);
+    assert_eq!(a.invert().to_vec(), [-2, -3, -4]);
+    assert_eq!(a.bitwise_invert().to_vec(), a.bitwise_not().to_vec());
+    assert_eq!(a.left_shift(&b).to_vec(), [4, 8, 12]);
+    assert_eq!(a.right_shift(&tensor![1i64]).to_vec(), [0, 1, 1]);
+    assert_eq!(a.array_split(2, 0).len(), 2);
+    assert_eq!(a.unstack(0).len(), 3);
+    let at = tensor![2i64, 0];
+    assert_eq!(a.take_along_axis(&at, Some(0)).to_vec(), [3, 1]);
+    assert_eq!(x.isclose(&x, 0.0, 0.0).to_vec(), [true, true, true]);
+    assert!(a.permute_dims(&[1, 0]).is_err()); // a 1-d tensor has one axis
+}
