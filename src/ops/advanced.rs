@@ -67,6 +67,11 @@ impl Plan {
         for s in shapes.iter().flatten() {
             b = crate::shape::broadcast_shapes(op, &b, s)?;
         }
+        // The indexed axes become one of their sizes' product, and `B` one of its count: both
+        // are checked, since an empty tensor's other dimensions may multiply past usize.
+        let indexed: Vec<usize> = axes.iter().map(|&a| dims[a]).collect();
+        Shape::new(indexed).checked_numel(op, 8)?;
+        b.checked_numel(op, 8)?;
         let adjacent = axes.last().is_some_and(|l| l + 1 - axes[0] == axes.len());
         Ok(Plan {
             at: if adjacent { axes[0] } else { 0 },
@@ -181,7 +186,7 @@ fn offsets<D: Backend>(
             None => term,
             Some(t) => t.try_add(&term)?,
         });
-        // The product of the indexed sizes is at most the tensor's element count.
+        // The product of the indexed sizes was checked by the plan.
         mult *= size;
     }
     let total = total.expect("at least one indexed axis");

@@ -153,7 +153,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn try_tensorsolve(&self, b: &Self) -> Result<Float<T, D>> {
         let (lead, q) = self.dims().split_at(b.ndim().min(self.ndim()));
         let n = b.numel();
-        if lead != b.dims() || q.iter().product::<usize>() != n {
+        // Checked: an empty `self` may have trailing dimensions whose product overflows.
+        let pq = q.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+        if lead != b.dims() || pq != Some(n) {
             return Err(Error::ShapeMismatch {
                 op: "tensorsolve",
                 lhs: self.shape().clone(),
@@ -186,7 +188,15 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             });
         }
         let (a, b) = d.split_at(ind);
-        let (pa, pb) = (a.iter().product::<usize>(), b.iter().product::<usize>());
+        let product = |d: &[usize]| {
+            d.iter()
+                .try_fold(1usize, |p, &x| p.checked_mul(x))
+                .ok_or_else(|| Error::ShapeOverflow {
+                    op: "tensorinv",
+                    dims: d.to_vec(),
+                })
+        };
+        let (pa, pb) = (product(a)?, product(b)?);
         if pa != pb {
             return Err(Error::InvalidArgument {
                 op: "tensorinv",

@@ -415,6 +415,17 @@ fn numpy_more_gradients() {
 /// Hostile sizes the API fuzzer found: each is an `Err` (or an empty result), promptly.
 #[test]
 fn numpy_more_hostile_sizes() {
+    // Empty tensors whose other dimensions multiply past usize (found by the fuzzer in
+    // tensorinv; index and index_put multiply the indexed sizes too).
+    let e = Tensor::<f64>::zeros([3, 0, 1 << 33, 1 << 33]).unwrap();
+    assert!(e.try_tensorinv(2).is_err());
+    assert!(e.try_tensorsolve(&Tensor::zeros([3, 0]).unwrap()).is_err());
+    let huge = Tensor::<f64>::zeros([0, 1 << 40, 1 << 40]).unwrap();
+    let i = tensor![0i64];
+    let r = huge.try_index(&[None, Some(&i), Some(&i)]);
+    assert!(r.is_err() || r.unwrap().dims() == [0, 1]);
+    let r = huge.try_index_put(&[None, Some(&i), Some(&i)], &Tensor::zeros([1]).unwrap(), false);
+    assert!(r.is_err() || r.unwrap().dims() == huge.dims());
     let p = tensor![1.0f64, 2.0, 3.0];
     assert!(p.try_polyint(usize::MAX, &[]).is_err());
     assert!(p.try_polyint(1 << 40, &[1.0]).is_err());
