@@ -198,16 +198,7 @@ pub fn max_unpool2d<T: FloatElement, D: Backend>(
             msg: format!("expects an (N, C, oh, ow) input, got {}", x.shape()),
         });
     };
-    if indices.dims() != x.dims() {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            msg: format!(
-                "the indices' shape {} must be the input's {}",
-                indices.shape(),
-                x.shape()
-            ),
-        });
-    }
+    check_indices(OP, x, indices)?;
     let (h, w) = output_size;
     let plane = h.checked_mul(w).ok_or_else(|| Error::ShapeOverflow {
         op: OP,
@@ -244,6 +235,25 @@ pub fn max_unpool2d<T: FloatElement, D: Backend>(
         out = out.try_add(&Tensor::try_where(&finite, &zero, &zeros)?)?;
     }
     out.try_reshape([n, c, h, w])
+}
+
+/// The unpooling indices' shape must be the input's.
+pub(super) fn check_indices<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    indices: &Tensor<i64, D>,
+) -> Result<()> {
+    if indices.dims() == x.dims() {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        op,
+        msg: format!(
+            "the indices' shape {} must be the input's {}",
+            indices.shape(),
+            x.shape()
+        ),
+    })
 }
 
 /// The `(out, len)` windows of an adaptive pooling axis: window `i` covers

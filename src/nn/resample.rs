@@ -113,59 +113,21 @@ pub fn conv_transpose2d<T: FloatElement, D: Backend>(
     output_padding: (usize, usize),
 ) -> Result<Tensor<T, D>> {
     let op = "conv_transpose2d";
-    let g = opts.groups;
     let (s, d, p, q) = (opts.stride, opts.dilation, opts.padding, output_padding);
-    let fits = x.ndim() == 4
-        && weight.ndim() == 4
-        && g > 0
-        && weight.dims()[0] == x.dims()[1]
-        && x.dims()[1].is_multiple_of(g);
-    if !fits {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "input {} (N, C, H, W) and weight {} (C, O / groups, kh, kw) do not fit with groups = {g}",
-                x.shape(),
-                weight.shape()
-            ),
-        });
-    }
-    let bad_step = s.0 == 0 || s.1 == 0 || d.0 == 0 || d.1 == 0;
-    if bad_step || q.0 >= s.0.max(d.0) || q.1 >= s.1.max(d.1) {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "stride {s:?} and dilation {d:?} must be positive, and output_padding {q:?} smaller than one of them on each axis"
-            ),
-        });
-    }
-    if x.dims()[2] == 0 || x.dims()[3] == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!("needs a non-empty spatial input, got {}", x.shape()),
-        });
-    }
-    let [c, og, kh, kw] = weight.dims()[..] else {
-        unreachable!("checked 4-d")
-    };
-    let o = og * g;
-    // The bias is checked by `conv2d` below (its error renamed to this op).
-    let up = spread(op, &spread(op, x, 2, s.0)?, 3, s.1)?;
-    let reach = |dil: usize, k: usize, pad: usize| d_reach(dil, k) - pad as i128;
-    let (eh, ew) = (reach(d.0, kh, p.0), reach(d.1, kw, p.1));
-    let up = pad_or_crop(op, &up, 2, eh, eh + q.0 as i128)?;
-    let up = pad_or_crop(op, &up, 3, ew, ew + q.1 as i128)?;
-    let w = weight
-        .flip(&[2, 3])?
-        .try_reshape([g, c / g, og, kh, kw])?
-        .transpose(1, 2)?
-        .try_reshape([o, c / g, kh, kw])?;
+    let (up, w) = transposed_operands(
+        op,
+        x,
+        weight,
+        opts.groups,
+        [[s.0, s.1], [d.0, d.1], [p.0, p.1], [q.0, q.1]],
+    )?;
     let opts = Conv2dOptions {
         stride: (1, 1),
         padding: (0, 0),
         dilation: d,
-        groups: g,
+        groups: opts.groups,
     };
+    // The bias is checked by `conv2d` (its error renamed to this op).
     conv2d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
 }
 
@@ -185,30 +147,50 @@ pub fn conv_transpose3d<T: FloatElement, D: Backend>(
     output_padding: (usize, usize, usize),
 ) -> Result<Tensor<T, D>> {
     let op = "conv_transpose3d";
-    let g = opts.groups;
     let triple = |t: (usize, usize, usize)| [t.0, t.1, t.2];
-    let (s, d, p, q) = (
-        triple(opts.stride),
-        triple(opts.dilation),
-        triple(opts.padding),
-        triple(output_padding),
-    );
-    let fits = x.ndim() == 5
-        && weight.ndim() == 5
+    let steps = [opts.stride, opts.dilation, opts.padding, output_padding].map(triple);
+    let (up, w) = transposed_operands(op, x, weight, opts.groups, steps)?;
+    let opts = super::Conv3dOptions {
+        stride: (1, 1, 1),
+        padding: (0, 0, 0),
+        dilation: opts.dilation,
+        groups: opts.groups,
+    };
+    super::conv3d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
+}
+
+/// What a stride-1 convolution turns into the transposed one, for `K` spatial axes: the
+/// input spread by the stride and padded by `d·(k - 1) - p` (plus the output padding after)
+/// on each, and the weight flipped, with its channel axes swapped within each group. `steps`
+/// holds the stride, dilation, padding and output padding.
+fn transposed_operands<T: FloatElement, D: Backend, const K: usize>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    g: usize,
+    [s, d, p, q]: [[usize; K]; 4],
+) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
+    let fits = x.ndim() == K + 2
+        && weight.ndim() == K + 2
         && g > 0
         && weight.dims()[0] == x.dims()[1]
         && x.dims()[1].is_multiple_of(g);
     if !fits {
+        let (input, kernel) = if K == 2 {
+            ("(N, C, H, W)", "(C, O / groups, kh, kw)")
+        } else {
+            ("(N, C, D, H, W)", "(C, O / groups, kd, kh, kw)")
+        };
         return Err(Error::InvalidArgument {
             op,
             msg: format!(
-                "input {} (N, C, D, H, W) and weight {} (C, O / groups, kd, kh, kw) do not fit with groups = {g}",
+                "input {} {input} and weight {} {kernel} do not fit with groups = {g}",
                 x.shape(),
                 weight.shape()
             ),
         });
     }
-    if (0..3).any(|i| s[i] == 0 || d[i] == 0 || q[i] >= s[i].max(d[i])) {
+    if (0..K).any(|i| s[i] == 0 || d[i] == 0 || q[i] >= s[i].max(d[i])) {
         return Err(Error::InvalidArgument {
             op,
             msg: format!(
@@ -222,28 +204,22 @@ pub fn conv_transpose3d<T: FloatElement, D: Backend>(
             msg: format!("needs a non-empty spatial input, got {}", x.shape()),
         });
     }
-    let [c, og, kd, kh, kw] = weight.dims()[..] else {
-        unreachable!("checked 5-d")
-    };
-    let k = [kd, kh, kw];
+    let (c, og, k) = (weight.dims()[0], weight.dims()[1], &weight.dims()[2..]);
     let mut up = x.clone();
-    for i in 0..3 {
+    for i in 0..K {
         up = spread(op, &up, 2 + i, s[i])?;
         let e = d_reach(d[i], k[i]) - p[i] as i128;
         up = pad_or_crop(op, &up, 2 + i, e, e + q[i] as i128)?;
     }
+    let spatial: Vec<i64> = (2..K as i64 + 2).collect();
+    let grouped: Vec<usize> = [g, c / g, og].into_iter().chain(k.iter().copied()).collect();
+    let merged: Vec<usize> = [og * g, c / g].into_iter().chain(k.iter().copied()).collect();
     let w = weight
-        .flip(&[2, 3, 4])?
-        .try_reshape([g, c / g, og, kd, kh, kw])?
+        .flip(&spatial)?
+        .try_reshape(grouped)?
         .transpose(1, 2)?
-        .try_reshape([og * g, c / g, kd, kh, kw])?;
-    let opts = super::Conv3dOptions {
-        stride: (1, 1, 1),
-        padding: (0, 0, 0),
-        dilation: opts.dilation,
-        groups: g,
-    };
-    super::conv3d(&up, &w, bias, opts).map_err(|e| e.invalid_named(op))
+        .try_reshape(merged)?;
+    Ok((up, w))
 }
 
 /// The sliding windows of an `(N, C, H, W)` input as columns (PyTorch `unfold`, im2col): shape

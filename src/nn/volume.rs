@@ -358,16 +358,7 @@ pub fn max_unpool3d<T: FloatElement, D: Backend>(
         h.checked_mul(w).ok_or_else(overflow)?,
         oh.checked_mul(ow).ok_or_else(overflow)?,
     );
-    if indices.dims() != x.dims() {
-        return Err(Error::InvalidArgument {
-            op: OP,
-            msg: format!(
-                "the indices' shape {} must be the input's {}",
-                indices.shape(),
-                x.shape()
-            ),
-        });
-    }
+    super::pool::check_indices(OP, x, indices)?;
     // The volume as a (D, H·W) plane: max_unpool2d's flat index into it is the same number.
     let shape = [n, c, od, in_area];
     let (x, indices) = (x.try_reshape(shape)?, indices.try_reshape(shape)?);
