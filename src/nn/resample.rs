@@ -212,8 +212,14 @@ fn transposed_operands<T: FloatElement, D: Backend, const K: usize>(
         up = pad_or_crop(op, &up, 2 + i, e, e + q[i] as i128)?;
     }
     let spatial: Vec<i64> = (2..K as i64 + 2).collect();
-    let grouped: Vec<usize> = [g, c / g, og].into_iter().chain(k.iter().copied()).collect();
-    let merged: Vec<usize> = [og * g, c / g].into_iter().chain(k.iter().copied()).collect();
+    let grouped: Vec<usize> = [g, c / g, og]
+        .into_iter()
+        .chain(k.iter().copied())
+        .collect();
+    let merged: Vec<usize> = [og * g, c / g]
+        .into_iter()
+        .chain(k.iter().copied())
+        .collect();
     let w = weight
         .flip(&spatial)?
         .try_reshape(grouped)?

@@ -165,6 +165,71 @@ fn aligned<T: NumElement, D: Backend>(
 }
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// The quotient and remainder of polynomial division `self / divisor` (NumPy `polydiv`):
+    /// long division in f64 on the host, then NumPy's trim of the remainder's leading
+    /// coefficients while they are within 1e-8 of zero (and more than one is left). The
+    /// quotient has `max(len(self) - len(divisor) + 1, 1)` coefficients. Not differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when either is not 1-d or is empty, or the divisor's leading
+    /// coefficient is 0 (NumPy divides by it, giving inf and NaN); `Device` across devices.
+    pub fn try_polydiv(&self, divisor: &Self) -> Result<(Self, Self)> {
+        let op = "polydiv";
+        coefficients(op, self)?;
+        coefficients(op, divisor)?;
+        crate::ops::device_ops::same_device(op, self, divisor)?;
+        let (u, v) = (self.try_to_vec()?, divisor.try_to_vec()?);
+        let (u, v): (Vec<f64>, Vec<f64>) = (
+            u.iter().map(|x| x.to_f64()).collect(),
+            v.iter().map(|x| x.to_f64()).collect(),
+        );
+        if u.is_empty() || v.first().is_none_or(|&lead| lead == 0.0) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: "needs a non-empty dividend and a divisor whose leading coefficient is not 0"
+                    .into(),
+            });
+        }
+        let steps = (u.len() + 1).saturating_sub(v.len());
+        let mut q = vec![0.0; steps.max(1)];
+        let mut r = u;
+        for k in 0..steps {
+            let d = r[k] / v[0];
+            q[k] = d;
+            for (j, vj) in v.iter().enumerate() {
+                r[k + j] -= d * vj;
+            }
+        }
+        let start = r
+            .iter()
+            .take(r.len() - 1)
+            .take_while(|x| x.abs() <= 1e-8)
+            .count();
+        let dev = self.device_handle();
+        let to = |v: &[f64]| {
+            Self::from_vec_on(v.iter().map(|&x| T::from_f64(x)).collect(), [v.len()], dev)
+        };
+        Ok((to(&q)?, to(&r[start..])?))
+    }
+
+    /// The coefficients of the monic polynomial with the given roots, `Π (x - rᵢ)` (NumPy
+    /// `poly` of a 1-d sequence of roots), highest power first; `[1]` for no roots.
+    /// Differentiable (one `polymul` per root).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` is not 1-d.
+    pub fn try_poly(&self) -> Result<Self> {
+        coefficients("poly", self)?;
+        let dev = self.device_handle();
+        let mut c = Self::ones_on([1], dev)?;
+        let one = Self::ones_on([1], dev)?;
+        for i in 0..self.numel() {
+            let factor = Self::try_concat(&[&one, &self.narrow(0, i, 1)?.try_neg()?], 0)?;
+            c = c.try_polymul(&factor)?;
+        }
+        Ok(c)
+    }
+
     /// The coefficients of the `m`-th antiderivative (NumPy `polyint`): each integration
     /// divides coefficient `i` by its new power and appends an integration constant, from
     /// `k` (empty: zeros; one value: that one each time; else one per integration, the
@@ -231,6 +296,13 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     #[track_caller]
     pub fn polyint(&self, m: usize, k: &[f64]) -> Self {
         self.try_polyint(m, k).or_panic()
+    }
+
+    super::plain_forms! {
+        /// [`Tensor::try_polydiv`], panicking with its error.
+        polydiv, try_polydiv(divisor: &Self) -> (Self, Self);
+        /// [`Tensor::try_poly`], panicking with its error.
+        poly, try_poly() -> Self;
     }
 
     /// The piecewise-linear interpolant through `(xp, fp)` at every element of `self` (NumPy

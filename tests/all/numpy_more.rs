@@ -424,7 +424,11 @@ fn numpy_more_hostile_sizes() {
     let i = tensor![0i64];
     let r = huge.try_index(&[None, Some(&i), Some(&i)]);
     assert!(r.is_err() || r.unwrap().dims() == [0, 1]);
-    let r = huge.try_index_put(&[None, Some(&i), Some(&i)], &Tensor::zeros([1]).unwrap(), false);
+    let r = huge.try_index_put(
+        &[None, Some(&i), Some(&i)],
+        &Tensor::zeros([1]).unwrap(),
+        false,
+    );
     assert!(r.is_err() || r.unwrap().dims() == huge.dims());
     let p = tensor![1.0f64, 2.0, 3.0];
     assert!(p.try_polyint(usize::MAX, &[]).is_err());
@@ -993,4 +997,52 @@ fn numpy_names_call_their_ops() {
     assert_eq!(a.take_along_axis(&at, Some(0)).to_vec(), [3, 1]);
     assert_eq!(x.isclose(&x, 0.0, 0.0).to_vec(), [true, true, true]);
     assert!(a.permute_dims(&[1, 0]).is_err()); // a 1-d tensor has one axis
+}
+
+/// `polydiv` and `poly` against NumPy 2.4 on every device; `poly`'s gradient; errors.
+#[test]
+fn polydiv_and_poly_match_numpy() {
+    on_every_device!("polydiv", |dev| {
+        let t = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev).unwrap();
+        let got = |(q, r): (Tensor<f64, _>, Tensor<f64, _>)| {
+            (q.try_to_vec().unwrap(), r.try_to_vec().unwrap())
+        };
+        assert_eq!(
+            got(t(&[3.0, 5.0, 2.0, 1.0])
+                .try_polydiv(&t(&[2.0, 1.0]))
+                .unwrap()),
+            (vec![1.5, 1.75, 0.125], vec![0.875])
+        );
+        assert_eq!(
+            got(t(&[1.0, -3.0, 2.0]).try_polydiv(&t(&[1.0, -1.0])).unwrap()),
+            (vec![1.0, -2.0], vec![0.0])
+        );
+        assert_eq!(
+            got(t(&[1.0]).try_polydiv(&t(&[1.0, 2.0, 3.0])).unwrap()),
+            (vec![0.0], vec![1.0])
+        );
+        assert_eq!(
+            t(&[1.0, 2.0, 3.0])
+                .try_poly()
+                .unwrap()
+                .try_to_vec()
+                .unwrap(),
+            [1.0, -6.0, 11.0, -6.0]
+        );
+        assert_eq!(t(&[]).try_poly().unwrap().try_to_vec().unwrap(), [1.0]);
+        // Dividing by what was multiplied in leaves no remainder.
+        let p = t(&[2.0, -1.0, 0.5]).try_polymul(&t(&[1.0, 4.0])).unwrap();
+        assert_eq!(
+            got(p.try_polydiv(&t(&[1.0, 4.0])).unwrap()),
+            (vec![2.0, -1.0, 0.5], vec![0.0])
+        );
+    });
+    let r = Tensor::<f64>::from_vec(vec![0.5, -1.5, 2.0], [3]).unwrap();
+    crate::common::check_grad("poly", &|v| v[0].try_poly(), &[r.clone()]);
+    let e = |x: Result<(Tensor<f64>, Tensor<f64>)>| x.unwrap_err().to_string();
+    assert!(e(r.try_polydiv(&tensor![0.0f64, 1.0])).starts_with("polydiv"));
+    assert!(e(r.try_polydiv(&Tensor::zeros([0]).unwrap())).starts_with("polydiv"));
+    assert!(e(Tensor::<f64>::zeros([0]).unwrap().try_polydiv(&r)).starts_with("polydiv"));
+    assert!(e(r.try_reshape([1, 3]).unwrap().try_polydiv(&r)).starts_with("polydiv"));
+    assert!(r.try_reshape([3, 1]).unwrap().try_poly().is_err());
 }
