@@ -1,5 +1,6 @@
 //! NumPy's names for ops this crate has under PyTorch's (or C's) names, each a `try_` form and
-//! a plain form calling the op it names, so NumPy code ports word for word.
+//! a plain form calling the op it names, so NumPy code ports word for word; also NumPy 2's
+//! `unique_values`/`unique_counts`/`unique_inverse` and `bitwise_count`.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -62,6 +63,33 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         "take_along_axis" take_along_axis, try_take_along_axis => try_take_along_dim(indices: &Tensor<i64, D>, axis: Option<i64>) -> Self;
     }
 
+    /// NumPy's `unique_values`: the sorted distinct values of [`Tensor::try_unique`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_unique`].
+    pub fn try_unique_values(&self) -> Result<Self> {
+        Ok(self.try_unique()?.0)
+    }
+
+    /// NumPy's `unique_counts`: the sorted distinct values and how often each occurs.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_unique`].
+    pub fn try_unique_counts(&self) -> Result<(Self, Tensor<i64, D>)> {
+        let (values, _, counts) = self.try_unique()?;
+        Ok((values, counts))
+    }
+
+    /// NumPy's `unique_inverse`: the sorted distinct values and each element's position among
+    /// them, in `self`'s shape.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_unique`].
+    pub fn try_unique_inverse(&self) -> Result<(Self, Tensor<i64, D>)> {
+        let (values, inverse, _) = self.try_unique()?;
+        Ok((values, inverse))
+    }
+
     /// NumPy's `permute_dims` (the array API's `transpose`): [`Tensor::permute`], a view.
     ///
     /// # Errors
@@ -72,6 +100,38 @@ impl<T: Element, D: Backend> Tensor<T, D> {
 }
 
 impl<T: IntElement, D: Backend> Tensor<T, D> {
+    /// The number of 1 bits in each element's absolute value (NumPy `bitwise_count`), as
+    /// `u8`: a SWAR popcount of the value widened to i64 (the wrapped `|i64::MIN|` has its one
+    /// set bit, as `2^63` does).
+    ///
+    /// # Errors
+    /// Allocation or kernel failure.
+    pub fn try_bitwise_count(&self) -> Result<Tensor<u8, D>> {
+        let v = self.try_cast::<i64>()?.try_abs()?;
+        let pairs = v
+            .try_bitwise_right_shift_scalar(1)?
+            .try_bitwise_and_scalar(0x5555_5555_5555_5555)?;
+        let v = v.try_sub(&pairs)?;
+        let nibbles = |t: &Tensor<i64, D>| t.try_bitwise_and_scalar(0x3333_3333_3333_3333);
+        let v = nibbles(&v)?.try_add(&nibbles(&v.try_bitwise_right_shift_scalar(2)?)?)?;
+        let v = v
+            .try_add(&v.try_bitwise_right_shift_scalar(4)?)?
+            .try_bitwise_and_scalar(0x0f0f_0f0f_0f0f_0f0f)?;
+        // The byte counts summed into the top byte (the product wraps).
+        v.try_mul_scalar(0x0101_0101_0101_0101)?
+            .try_bitwise_right_shift_scalar(56)?
+            .try_cast::<u8>()
+    }
+
+    /// [`Tensor::try_bitwise_count`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_bitwise_count` returns an `Err`.
+    #[track_caller]
+    pub fn bitwise_count(&self) -> Tensor<u8, D> {
+        self.try_bitwise_count().or_panic()
+    }
+
     numpy_names! {
         "invert" invert, try_invert => try_bitwise_not() -> Self;
         "bitwise_invert" bitwise_invert, try_bitwise_invert => try_bitwise_not() -> Self;

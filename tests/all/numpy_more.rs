@@ -1046,3 +1046,48 @@ fn polydiv_and_poly_match_numpy() {
     assert!(e(r.try_reshape([1, 3]).unwrap().try_polydiv(&r)).starts_with("polydiv"));
     assert!(r.try_reshape([3, 1]).unwrap().try_poly().is_err());
 }
+
+/// NumPy 2's `bitwise_count` (every integer dtype, the extremes) and `unique_*` names, on every
+/// device.
+#[test]
+fn bitwise_count_and_unique_names_match_numpy() {
+    on_every_device!("bitwise_count", |dev| {
+        let a =
+            Tensor::<i16, _>::from_vec_on(vec![0, 1, -1, 255, -128, 127, 7, i16::MIN], [8], &dev)
+                .unwrap();
+        assert_eq!(
+            a.try_bitwise_count().unwrap().try_to_vec().unwrap(),
+            [0, 1, 1, 8, 1, 7, 3, 1]
+        );
+        let b = Tensor::<i64, _>::from_vec_on(vec![i64::MIN, i64::MAX, -3], [3], &dev).unwrap();
+        assert_eq!(
+            b.try_bitwise_count().unwrap().try_to_vec().unwrap(),
+            [1, 63, 2]
+        );
+        let c = Tensor::<u8, _>::from_vec_on(vec![255, 0, 170], [3], &dev).unwrap();
+        assert_eq!(
+            c.try_bitwise_count().unwrap().try_to_vec().unwrap(),
+            [8, 0, 4]
+        );
+        let d = Tensor::<i32, _>::from_vec_on(vec![i32::MIN, -1, 0x7fff_ffff], [3], &dev).unwrap();
+        assert_eq!(
+            d.try_bitwise_count().unwrap().try_to_vec().unwrap(),
+            [1, 1, 31]
+        );
+        let x = Tensor::<i32, _>::from_vec_on(vec![3, 1, 3, 2, 1, 3], [2, 3], &dev).unwrap();
+        assert_eq!(
+            x.try_unique_values().unwrap().try_to_vec().unwrap(),
+            [1, 2, 3]
+        );
+        let (v, n) = x.try_unique_counts().unwrap();
+        assert_eq!(
+            (v.try_to_vec().unwrap(), n.try_to_vec().unwrap()),
+            (vec![1, 2, 3], vec![2, 1, 3])
+        );
+        let (_, inv) = x.try_unique_inverse().unwrap();
+        assert_eq!(
+            (inv.dims(), inv.try_to_vec().unwrap()),
+            ([2, 3].as_slice(), vec![2, 0, 2, 1, 0, 2])
+        );
+    });
+}
