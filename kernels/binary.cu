@@ -87,7 +87,7 @@ FLOAT_BINARY(hypot, hypot(a, b))
 FLOAT_BINARY(copysign, copysign(a, b))
 // The Hurwitz zeta function as on the CPU (src/ops/special.rs): Cephes' Euler-Maclaurin
 // summation in double.
-__device__ double zeta_d(double x, double q) {
+__device__ __noinline__ double zeta_d(double x, double q) {
     const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
                           -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
                           1.1646782814350067249e14, -4.5979787224074726105e15,
@@ -226,7 +226,7 @@ __device__ double igam_temme(double a, double x, double sign) {
     return head + sign * exp(a * l) * sum / sqrt(6.283185307179586 * a);
 }
 // upper = 0: P(a, x); upper = 1: Q(a, x); the edge cases of SciPy and PyTorch first.
-__device__ double igamma_d(double a, double x, int upper) {
+__device__ __noinline__ double igamma_d(double a, double x, int upper) {
     double zero = upper ? 1.0 : 0.0, one = upper ? 0.0 : 1.0;
     if (a != a || x != x || a < 0.0 || x < 0.0) return 0.0 / 0.0;
     if (a == 0.0) return x > 0.0 ? one : 0.0 / 0.0;
@@ -325,4 +325,39 @@ template <> __device__ __forceinline__ bf16_t next_bits<bf16_t>(bf16_t a, bf16_t
     extern "C" __global__ void NAME##_##SFX(u64 n, int ndim, const i64* info, i64 a_off, \
                                             const T* a, i64 b_off, const T* b, O* out, int* flag) { \
         map2(n, ndim, info, a + a_off, b + b_off, out, [](T x, T y) { return next_bits<T>(x, y); }); \
+    }
+
+// One Adam/AdamW update per element (Backend::adam_step): T the parameter's type, O the
+// moments' compute type. Each operation is rounded as the composed step rounds it (the
+// intrinsics keep the compiler from contracting a multiply and an add into one FMA): the
+// decayed parameter and the step in T, the moments and the denominator in O.
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double div_rn(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float sqrt_rn(float a) { return __fsqrt_rn(a); }
+__device__ __forceinline__ double sqrt_rn(double a) { return __dsqrt_rn(a); }
+#define ADAM_STEP(NAME, SFX, T, O) \
+    extern "C" __global__ void NAME##_##SFX(u64 n, T* p, const T* g, O* m, O* v, double decay, \
+                                            double b1, double b2, double c2_sqrt, double eps, \
+                                            double step) { \
+        typedef typename Cmp<T>::C CT; \
+        const CT decay_t = ld(st<T>((CT)decay)); \
+        const O b1_o = (O)b1, b1_c = (O)(1.0 - b1), b2_o = (O)b2, b2_c = (O)(1.0 - b2); \
+        const O c2 = (O)c2_sqrt, eps_o = (O)eps, step_o = (O)step; \
+        GRID_STRIDE(i, n) { \
+            CT pd = decay == 1.0 ? ld(p[i]) : ld(st<T>(mul_rn(ld(p[i]), decay_t))); \
+            O gi = (O)ld(g[i]); \
+            O mi = add_rn(mul_rn(m[i], b1_o), mul_rn(gi, b1_c)); \
+            O vi = add_rn(mul_rn(v[i], b2_o), mul_rn(mul_rn(gi, gi), b2_c)); \
+            O d = add_rn(div_rn(sqrt_rn(vi), c2), eps_o); \
+            O u = mul_rn(div_rn(mi, d), step_o); \
+            p[i] = st<T>(sub_rn(pd, ld(st<T>((CT)u)))); \
+            m[i] = mi; \
+            v[i] = vi; \
+        } \
     }

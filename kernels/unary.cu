@@ -33,11 +33,21 @@ FLOAT_OP(erf, erf(x))
 FLOAT_OP(erfc, erfc(x))
 // The special functions in double (CUDA's math library has them for double; the result is
 // rounded once to the output type), digamma as on the CPU (src/ops/special.rs).
-FLOAT_OP(erfinv, F(erfinv((double)x)))
-FLOAT_OP(lgamma, F(lgamma((double)x)))
-FLOAT_OP(i0, F(cyl_bessel_i0((double)x)))
-FLOAT_OP(i1, F(cyl_bessel_i1((double)x)))
-__device__ double digamma_d(double x) {
+// They are called, not inlined (CALLED, and __noinline__ on ours): inlined into every dtype's
+// kernel and every lane of its packed loop, they made this module 26 MB of PTX, and its first
+// use a minute of NVRTC and JIT compilation.
+#define CALLED(NAME, EXPR) __device__ __noinline__ double NAME##_d(double x) { return EXPR; }
+CALLED(erfinv, erfinv(x))
+CALLED(lgamma, lgamma(x))
+CALLED(i0, cyl_bessel_i0(x))
+CALLED(i1, cyl_bessel_i1(x))
+CALLED(erfcx, erfcx(x))
+CALLED(ndtri, normcdfinv(x))
+FLOAT_OP(erfinv, F(erfinv_d((double)x)))
+FLOAT_OP(lgamma, F(lgamma_d((double)x)))
+FLOAT_OP(i0, F(i0_d((double)x)))
+FLOAT_OP(i1, F(i1_d((double)x)))
+__device__ __noinline__ double digamma_d(double x) {
     const double pi = 3.14159265358979323846;
     if (x != x || x == -1.0 / 0.0) return 0.0 / 0.0;
     if (x == 0.0) return signbit(x) ? 1.0 / 0.0 : -1.0 / 0.0;
@@ -57,7 +67,7 @@ __device__ double digamma_d(double x) {
 FLOAT_OP(digamma, F(digamma_d((double)x)))
 // The exponentially scaled Bessel functions as on the CPU (src/ops/special.rs): the power
 // series times e^-|x| up to 20, the asymptotic expansion without the exponential beyond.
-__device__ double bessel_ie_d(int nu, double x) {
+__device__ __noinline__ double bessel_ie_d(int nu, double x) {
     const double pi = 3.14159265358979323846;
     if (x != x) return x;
     double ax = fabs(x);
@@ -86,17 +96,18 @@ __device__ double bessel_ie_d(int nu, double x) {
 }
 FLOAT_OP(i0e, F(bessel_ie_d(0, (double)x)))
 FLOAT_OP(i1e, F(bessel_ie_d(1, (double)x)))
-FLOAT_OP(erfcx, F(erfcx((double)x)))
+FLOAT_OP(erfcx, F(erfcx_d((double)x)))
 // ln Φ(x) as on the CPU: log1p above 0, the log of erfc down to -1, erfcx below.
-__device__ double log_ndtr_d(double x) {
+__device__ __noinline__ double log_ndtr_d(double x) {
     double t = x * 0.70710678118654752440;
     if (x > 0.0) return log1p(-0.5 * erfc(t));
     if (x >= -1.0) return log(0.5 * erfc(-t));
-    return log(0.5 * erfcx(-t)) - 0.5 * x * x;
+    return log(0.5 * erfcx_d(-t)) - 0.5 * x * x;
 }
 FLOAT_OP(log_ndtr, F(log_ndtr_d((double)x)))
-FLOAT_OP(ndtri, F(normcdfinv((double)x)))
-// Bessel functions: J and Y from CUDA's math library; K as on the CPU (src/ops/bessel.rs):
+FLOAT_OP(ndtri, F(ndtri_d((double)x)))
+// Bessel functions: J and Y as on the CPU (musl's, in kernels/bessel_jy.cuh, which table.rs
+// puts before this file); K as on the CPU (src/ops/bessel.rs):
 // the power series to 2, the trapezoidal rule on the integral beyond.
 __device__ double series_k_d(int nu, double x) {
     double q = x * x / 4.0, l = log(x / 2.0);
@@ -123,22 +134,22 @@ __device__ double integral_k_d(int nu, double x) {
     }
     return sum * h;
 }
-__device__ double bessel_k_d(int nu, double x, int scaled) {
+__device__ __noinline__ double bessel_k_d(int nu, double x, int scaled) {
     if (x != x || x < 0.0) return 0.0 / 0.0;
     if (x == 0.0) return 1.0 / 0.0;
     if (x == 1.0 / 0.0) return 0.0;
     if (x <= 2.0) return series_k_d(nu, x) * (scaled ? exp(x) : 1.0);
     return integral_k_d(nu, x) * (scaled ? 1.0 : exp(-x));
 }
-__device__ double spherical_j0_d(double x) {
+__device__ __noinline__ double spherical_j0_d(double x) {
     if (isinf(x)) return 0.0;
     if (fabs(x) < 1e-4) { double x2 = x * x; return 1.0 - x2 / 6.0 * (1.0 - x2 / 20.0); }
     return sin(x) / x;
 }
-FLOAT_OP(bessel_j0, F(j0((double)x)))
-FLOAT_OP(bessel_j1, F(j1((double)x)))
-FLOAT_OP(bessel_y0, F(y0((double)x)))
-FLOAT_OP(bessel_y1, F(y1((double)x)))
+FLOAT_OP(bessel_j0, F(bessel_j0_d((double)x)))
+FLOAT_OP(bessel_j1, F(bessel_j1_d((double)x)))
+FLOAT_OP(bessel_y0, F(bessel_y0_d((double)x)))
+FLOAT_OP(bessel_y1, F(bessel_y1_d((double)x)))
 FLOAT_OP(modified_bessel_k0, F(bessel_k_d(0, (double)x, 0)))
 FLOAT_OP(modified_bessel_k1, F(bessel_k_d(1, (double)x, 0)))
 FLOAT_OP(scaled_modified_bessel_k0, F(bessel_k_d(0, (double)x, 1)))

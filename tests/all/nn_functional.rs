@@ -71,10 +71,11 @@ fn more_functional_matches_pytorch() {
         check(&a, "threshold", d, |x| x[0].threshold(0.1, 20.0));
         check(&a, "rrelu", d, |x| x[0].rrelu(0.1, 0.3, false));
         let s = on(&a, "special_x", d);
+        // x - tanh(x) cancels: CUDA's tanh differs from the host's in the last bit.
         assert_close(
             &host_f64s(&s.tanhshrink()),
             &want(&a, "special_tanhshrink"),
-            0.0,
+            1e-13,
         );
         assert_close(
             &host_f64s(&s.softshrink(0.5)),

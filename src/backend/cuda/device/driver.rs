@@ -20,7 +20,8 @@ pub struct Context {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     arch: String,
-    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// The compiled groups, by (module name, group); see [`KernelModule`].
+    modules: Mutex<HashMap<(&'static str, String), Arc<CudaModule>>>,
     blas: Mutex<Option<Arc<CudaBlas>>>,
     counters: Mutex<Option<Arc<Buffer>>>,
 }
@@ -249,19 +250,25 @@ impl Context {
     }
 
     fn function(&self, module: KernelModule, symbol: &str) -> Result<CudaFunction> {
-        let m = {
-            let mut cache = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            match cache.get(module.name) {
-                Some(m) => m.clone(),
-                None => {
-                    let ptx = compile(module.name, &(module.source)(), &self.arch)?;
-                    let m = self
-                        .ctx
-                        .load_module(ptx)
-                        .map_err(|e| driver_err("load_module", format!("{}: {e}", module.name)))?;
-                    cache.insert(module.name, m.clone());
-                    m
-                }
+        let group = super::group_of(symbol);
+        let key = (module.name, group.to_string());
+        let cached = {
+            let cache = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+            cache.get(&key).cloned()
+        };
+        let m = match cached {
+            Some(m) => m,
+            None => {
+                // Compiled without the lock, so other groups compile meanwhile; two threads
+                // racing for one group both compile it, and the first insertion is kept.
+                let name = format!("{}:{group}", module.name);
+                let ptx = compile(&name, &(module.source)(group), &self.arch)?;
+                let m = self
+                    .ctx
+                    .load_module(ptx)
+                    .map_err(|e| driver_err("load_module", format!("{name}: {e}")))?;
+                let mut cache = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+                cache.entry(key).or_insert(m).clone()
             }
         };
         m.load_function(symbol).map_err(|e| {
@@ -334,10 +341,8 @@ impl Context {
         &self,
         dt: GemmDtype,
         (batch, m, n, k): (usize, usize, usize, usize),
-        a: &Buffer,
-        a_off: usize,
-        b: &Buffer,
-        b_off: usize,
+        (a, a_off, a_t): (&Buffer, usize, bool),
+        (b, b_off, b_t): (&Buffer, usize, bool),
         c: &Buffer,
     ) -> Result<()> {
         use blas::cublasComputeType_t::{CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_64F};
@@ -374,24 +379,36 @@ impl Context {
         let (pb, _rb) = b.device_ptr(&self.stream);
         let (pc, _rc) = c.device_ptr(&self.stream);
         let (pa, pb) = (pa + (a_off * size) as u64, pb + (b_off * size) as u64);
-        // SAFETY: the caller sized a, b and c for `batch` contiguous matrices of these shapes
-        // after the offsets; alpha and beta live until the call returns.
+        // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ. A packed row-major B is a column-major
+        // Bᵀ (leading dimension n); a packed transposed one (`b_t`: Bᵀ row-major) is a
+        // column-major B (leading dimension k), which cuBLAS transposes. Likewise for A.
+        let op = |t: bool| {
+            if t {
+                blas::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                blas::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let (ldb, lda) = (if b_t { ki } else { ni }, if a_t { mi } else { ki });
+        // SAFETY: the caller sized a, b and c for `batch` packed matrices of these shapes
+        // (transposed where flagged) after the offsets; alpha and beta live until the call
+        // returns.
         unsafe {
             cudarc::cublas::result::gemm_strided_batched_ex(
                 *h.handle(),
-                blas::cublasOperation_t::CUBLAS_OP_N,
-                blas::cublasOperation_t::CUBLAS_OP_N,
+                op(b_t),
+                op(a_t),
                 ni,
                 mi,
                 ki,
                 alpha,
                 pb as *const _,
                 ty,
-                ni,
+                ldb,
                 (k * n) as i64,
                 pa as *const _,
                 ty,
-                ki,
+                lda,
                 (m * k) as i64,
                 beta,
                 pc as *mut _,

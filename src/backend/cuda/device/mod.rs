@@ -57,10 +57,8 @@ mod driver {
             &self,
             _dt: super::GemmDtype,
             _dims: (usize, usize, usize, usize),
-            _a: &Buffer,
-            _a_off: usize,
-            _b: &Buffer,
-            _b_off: usize,
+            _a: (&Buffer, usize, bool),
+            _b: (&Buffer, usize, bool),
             _c: &Buffer,
         ) -> Result<()> {
             match *self {}
@@ -90,13 +88,24 @@ pub use driver::compile_ptx;
 pub(crate) const COUNTERS: usize = 1024;
 pub(crate) use driver::{Buffer, Context};
 
-/// A kernel module: its file name and a function producing its full NVRTC source.
+/// A kernel module: its file name and a function producing the NVRTC source of one of its
+/// groups.
+///
+/// A module is compiled one group at a time, on first use: the kernels whose symbol ends in
+/// the same `_<suffix>` (their element type's), so a program that uses f32 compiles the f32
+/// kernels alone, a ninth of the module, and different groups compile in parallel.
 #[derive(Debug, Clone, Copy)]
 pub struct KernelModule {
     /// The `.cu` file name, for messages and the cache key.
     pub name: &'static str,
-    /// The source with the prelude and every instantiation line.
-    pub source: fn() -> String,
+    /// The source with the prelude and the instantiation lines of the group named by the
+    /// argument (a symbol's suffix, see [`group_of`]).
+    pub source: fn(&str) -> String,
+}
+
+/// The group a kernel symbol is compiled in: its last `_`-separated part (`sin_f32` → `f32`).
+pub fn group_of(symbol: &str) -> &str {
+    symbol.rsplit('_').next().unwrap_or(symbol)
 }
 
 /// The float dtypes cuBLAS multiplies (16-bit ones accumulate in f32).

@@ -8,6 +8,7 @@
 //! comparisons on every dtype, arithmetic on the numeric ones), so every (op, dtype) pair that
 //! type-checks has a kernel; a test checks that.
 
+use crate::backend::cuda::device::group_of;
 use crate::dtype::{Dtype, Element};
 use crate::ops::{binary, compare, unary};
 use half::{bf16, f16};
@@ -79,13 +80,13 @@ impl Module {
         crate::backend::cuda::device::KernelModule {
             name: self.name(),
             source: match self {
-                Module::Unary => || Module::Unary.source(),
-                Module::Binary => || Module::Binary.source(),
-                Module::Cast => || Module::Cast.source(),
-                Module::Reduce => || Module::Reduce.source(),
-                Module::Matmul => || Module::Matmul.source(),
-                Module::Index => || Module::Index.source(),
-                Module::Rows => || Module::Rows.source(),
+                Module::Unary => |g| Module::Unary.source_for(g),
+                Module::Binary => |g| Module::Binary.source_for(g),
+                Module::Cast => |g| Module::Cast.source_for(g),
+                Module::Reduce => |g| Module::Reduce.source_for(g),
+                Module::Matmul => |g| Module::Matmul.source_for(g),
+                Module::Index => |g| Module::Index.source_for(g),
+                Module::Rows => |g| Module::Rows.source_for(g),
             },
         }
     }
@@ -105,7 +106,10 @@ impl Module {
 
     fn body(self) -> &'static str {
         match self {
-            Module::Unary => include_str!("../../../../kernels/unary.cu"),
+            Module::Unary => concat!(
+                include_str!("../../../../kernels/bessel_jy.cuh"),
+                include_str!("../../../../kernels/unary.cu")
+            ),
             Module::Binary => include_str!("../../../../kernels/binary.cu"),
             Module::Cast => include_str!("../../../../kernels/cast.cu"),
             Module::Reduce => include_str!("../../../../kernels/reduce.cu"),
@@ -140,6 +144,14 @@ impl Module {
                 }
                 for root in compare::NAMES {
                     v.extend(Dtype::ALL.map(|d| instance("BINARY", root, d, d, Dtype::Bool)));
+                }
+                // The fused Adam step: the parameter's float type, moments in its compute type.
+                for d in Dtype::ALL.into_iter().filter(|d| d.is_float()) {
+                    let acc = match d {
+                        Dtype::Float16 | Dtype::Bfloat16 => Dtype::Float32,
+                        d => d,
+                    };
+                    v.push(instance("ADAM_STEP", "adam_step", d, d, acc));
                 }
             }
             Module::Cast => {
@@ -208,10 +220,21 @@ impl Module {
 
     /// The full NVRTC source: the prelude, the family's templates, then one line per kernel.
     pub fn source(self) -> String {
+        self.source_where(|_| true)
+    }
+
+    /// The NVRTC source of one group: the kernels whose symbol's [`group_of`] is `group`.
+    pub fn source_for(self, group: &str) -> String {
+        self.source_where(|symbol| group_of(symbol) == group)
+    }
+
+    fn source_where(self, keep: impl Fn(&str) -> bool) -> String {
         let mut s = format!("{PRELUDE}\n{}\n", self.body());
-        for (line, _) in self.instances() {
-            s.push_str(&line);
-            s.push('\n');
+        for (line, symbol) in self.instances() {
+            if keep(&symbol) {
+                s.push_str(&line);
+                s.push('\n');
+            }
         }
         s
     }
