@@ -203,7 +203,16 @@ fn argsort_matches_cpu() {
     on_every_device!("argsort_matches_cpu", |dev| {
         fn run<T: Element>(dev: &impl Backend) {
             let long = typed_tensor::backend::cuda::kernels::SORT_MAX + 5;
-            for dims in [[3usize, 1500], [2, long], [700, 3], [1, 1], [0, 4]] {
+            // Lines of 1500, 700 and 200 take the register network (2048, 1024 and 256 padded
+            // entries), lines of 3 and 2 the shared-memory one.
+            for dims in [
+                [3usize, 1500],
+                [2, long],
+                [700, 3],
+                [200, 2],
+                [1, 1],
+                [0, 4],
+            ] {
                 let n = dims[0] * dims[1];
                 let c = Tensor::<T>::from_vec(sample::<T>(n), dims).unwrap();
                 let g = c.to_device(dev).unwrap();

@@ -1,6 +1,7 @@
 //! `argsort` on `Tensor<T, Cuda>`: lines of up to [`SORT_MAX`] elements are sorted on the
 //! device, one block per line (`ARGSORT` in `kernels/index.cu`, a bitonic network over (key,
-//! position) pairs in shared memory); longer lines are sorted on the host. Either way the
+//! position) items, in registers and warp shuffles from 256 padded entries, in shared memory
+//! below); longer lines are sorted on the host. Either way the
 //! result is the CPU's stable order, index for index. `sort` and `topk` build on it (defined
 //! once for both devices in `ops/index.rs`).
 
@@ -33,12 +34,19 @@ impl<T: Element> Tensor<T, Cuda> {
         let dev = &self.device;
         let out = Tensor::from_storage(empty(dev, moved.numel())?, moved.shape().clone(), dev);
         if lines > 0 {
-            // One thread per compare-exchange of the network: half the padded line.
+            // From 256 padded entries, 8 in each thread's registers; below, one thread per
+            // compare-exchange (half the padded line). The kernel tells them apart by
+            // `threads * 8 == pow2`, which only the first satisfies.
             let pow2 = len.next_power_of_two();
+            let threads = if pow2 >= 256 {
+                pow2 / 8
+            } else {
+                (pow2 / 2).max(32)
+            };
             dev.ctx.launch(
                 Module::Index.kernels(),
                 &symbol::<T>("argsort"),
-                (lines.min(1 << 16) as u32, (pow2 / 2).clamp(32, 1024) as u32),
+                (lines.min(1 << 16) as u32, threads as u32),
                 &[
                     Arg::U64(lines as u64),
                     Arg::U64(len as u64),
