@@ -57,8 +57,15 @@ __device__ __forceinline__ i64 strided(u64 i, int ndim, const i64* dims, const i
     if (ndim == 0) return (i64)i;
     i64 off = 0;
     for (int d = ndim - 1; d >= 0; --d) {
-        i64 k = (i64)(i % (u64)dims[d]);
-        i /= (u64)dims[d];
+        const u64 n = (u64)dims[d];
+        i64 k;
+        if (((i | n) >> 32) == 0) { // 32-bit division: a fraction of the 64-bit one's cost
+            k = (i64)((unsigned)i % (unsigned)n);
+            i = (unsigned)i / (unsigned)n;
+        } else {
+            k = (i64)(i % n);
+            i /= n;
+        }
         off += k * strides[d];
     }
     return off;
@@ -96,16 +103,32 @@ __device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* 
     }
 }
 
-// out[i] = f(a[i], b[i]), as map1; `info` holds dims, a's strides, then b's.
+// out[i] = f(a[i], b[i]), as map1; `info` holds dims, a's strides, then b's. Two more
+// contiguous cases take no `info`: ndim -1 when b is one element broadcast (a tensor times a
+// scalar), -2 when a is; they were strided loops with a division per dimension per element.
 template <typename T, typename O, typename F>
 __device__ __forceinline__ void map2(u64 n, int ndim, const i64* info, const T* a, const T* b,
                                      O* out, F f) {
     constexpr int N = pack_n<T>();
+    const bool a_one = ndim == -2, b_one = ndim == -1;
     u64 done = 0;
-    if (ndim == 0 && aligned<T, N>(a) && aligned<T, N>(b) && aligned<O, N>(out)) {
+    if (ndim <= 0 && (a_one || aligned<T, N>(a)) && (b_one || aligned<T, N>(b)) &&
+        aligned<O, N>(out)) {
         done = n / N * N;
         GRID_STRIDE(v, n / N) {
-            Pack<T, N> x = ((const Pack<T, N>*)a)[v], y = ((const Pack<T, N>*)b)[v];
+            Pack<T, N> x, y;
+            if (a_one) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) x.v[k] = a[0];
+            } else {
+                x = ((const Pack<T, N>*)a)[v];
+            }
+            if (b_one) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) y.v[k] = b[0];
+            } else {
+                y = ((const Pack<T, N>*)b)[v];
+            }
             Pack<O, N> z;
 #pragma unroll
             for (int k = 0; k < N; ++k) z.v[k] = f(x.v[k], y.v[k]);
@@ -114,6 +137,7 @@ __device__ __forceinline__ void map2(u64 n, int ndim, const i64* info, const T* 
     }
     GRID_STRIDE(i, n - done) {
         u64 j = done + i;
-        out[j] = f(a[strided(j, ndim, info, info + ndim)], b[strided(j, ndim, info, info + 2 * ndim)]);
+        if (ndim <= 0) out[j] = f(a[a_one ? 0 : j], b[b_one ? 0 : j]);
+        else out[j] = f(a[strided(j, ndim, info, info + ndim)], b[strided(j, ndim, info, info + 2 * ndim)]);
     }
 }

@@ -144,7 +144,35 @@ __device__ __forceinline__ void reduce_mid(u64 outer, u64 len, u64 inner, u64 sp
         const bool live = c < inner;
         const T* base = in + r * len * inner + c;
         P p = R::empty();
-        if (live) {
+        if (live && cols == 1) {
+            // A contiguous row: 16-byte packs, two in flight per thread (the scalar loop below
+            // kept 16 bytes in flight and a full f32 sum at 0.96 of PyTorch's), after a scalar
+            // head up to the first aligned element; the tail is the scalar loop's.
+            constexpr int N = pack_n<T>();
+            const u64 beg = k * chunk, end = min(len, beg + chunk);
+            u64 a0 = beg;
+            while (a0 < end && !aligned<T, N>(base + a0)) ++a0;
+            const u64 np = (end - a0) / N, a1 = a0 + np * N;
+            for (u64 j = beg + lane; j < a0; j += lanes) p = R::join(p, R::one(base[j], j));
+            const Pack<T, N>* v = (const Pack<T, N>*)(base + a0);
+            u64 q = lane;
+            for (; q + lanes < np; q += 2 * lanes) {
+                Pack<T, N> x = v[q], y = v[q + lanes];
+                P px = R::one(x.v[0], a0 + q * N), py = R::one(y.v[0], a0 + (q + lanes) * N);
+#pragma unroll
+                for (int e = 1; e < N; ++e) {
+                    px = R::join(px, R::one(x.v[e], a0 + q * N + e));
+                    py = R::join(py, R::one(y.v[e], a0 + (q + lanes) * N + e));
+                }
+                p = R::join(p, R::join(px, py));
+            }
+            for (; q < np; q += lanes) {
+                Pack<T, N> x = v[q];
+#pragma unroll
+                for (int e = 0; e < N; ++e) p = R::join(p, R::one(x.v[e], a0 + q * N + e));
+            }
+            for (u64 j = a1 + lane; j < end; j += lanes) p = R::join(p, R::one(base[j], j));
+        } else if (live) {
             const u64 beg = k * chunk, end = min(len, beg + chunk);
             u64 j = beg + lane;
             // Four loads in flight per thread before they are combined.

@@ -261,6 +261,22 @@ pub trait Backend: RawDevice {
         let _ = (x, len, weight, bias, eps);
         Ok(None)
     }
+    /// One Adam/AdamW update of a parameter in one pass (PyTorch's single-tensor formula,
+    /// each operation rounded as the composed step rounds it), or `false`, having written
+    /// nothing, where this device has no fused kernel for these operands; the caller then
+    /// composes the step. `p ← p·decay`, `m ← β₁m + (1-β₁)g`, `v ← β₂v + (1-β₂)g²`,
+    /// `p ← p - step·m/(√v/c₂ + ε)`, with `m`, `v` in the compute type `T::Acc`.
+    #[doc(hidden)]
+    fn adam_step<T: FloatElement>(
+        p: &mut Tensor<T, Self>,
+        g: &Tensor<T, Self>,
+        m: &mut Tensor<T::Acc, Self>,
+        v: &mut Tensor<T::Acc, Self>,
+        h: &AdamHyper,
+    ) -> Result<bool> {
+        let _ = (p, g, m, v, h);
+        Ok(false)
+    }
     /// The position of each max-pooling window's maximum in a `(N, C, H, W)` input, as an
     /// index into its flattened `(H, W)` plane, `(N, C, oh, ow)`: the first maximum in the
     /// window's row-major order, the first NaN where there is one, and the window's first input
@@ -349,4 +365,21 @@ pub(crate) fn on_host<T: Element, O: Element, D: Backend>(
     f: impl FnOnce(&Tensor<T, Cpu>) -> Result<Tensor<O, Cpu>>,
 ) -> Result<Tensor<O, D>> {
     D::from_host(&f(&D::to_host(x)?)?, &x.device)
+}
+
+/// The scalars of one fused [`Backend::adam_step`]: the decoupled decay factor `1 - lr·wd`,
+/// the betas, `√(1 - β₂ᵗ)`, `eps` and the step size `lr / (1 - β₁ᵗ)`.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct AdamHyper {
+    /// `1 - lr·wd` (1 without decoupled weight decay).
+    pub decay: f64,
+    /// β₁ and β₂.
+    pub betas: (f64, f64),
+    /// `√(1 - β₂ᵗ)`.
+    pub c2_sqrt: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// `lr / (1 - β₁ᵗ)`.
+    pub step: f64,
 }

@@ -4,10 +4,11 @@
 
 use super::state::state_methods;
 use super::{
-    Optimizer, Range, Slots, acc, check_hyper, common_methods, descend, ema, state, step_grad,
+    Optimizer, Range, Slots, acc, check_hyper, common_methods, descend, ema, grad_of, state,
+    step_grad,
 };
 use crate::autograd::no_grad;
-use crate::backend::Backend;
+use crate::backend::{AdamHyper, Backend};
 use crate::dtype::FloatElement;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -43,6 +44,18 @@ fn decayed_grad<T: FloatElement, D: Backend>(
         p.clone().mul_scalar_(T::from_f64(1.0 - lr * wd))?;
     }
     step_grad(p, op, maximize, 0.0)
+}
+
+/// A moment of `p` in the compute type, zeros at the first step.
+fn zeros_state<'a, T: FloatElement, D: Backend>(
+    slot: &'a mut Option<Tensor<T::Acc, D>>,
+    p: &Tensor<T, D>,
+) -> Result<&'a mut Tensor<T::Acc, D>> {
+    let t = match slot.take() {
+        Some(t) => t,
+        None => Tensor::full_on(p.dims(), acc::<T>(0.0), &p.device)?,
+    };
+    Ok(slot.insert(t))
 }
 
 /// The checks every Adam variant shares (PyTorch's constructors').
@@ -129,8 +142,28 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
         let (b1, b2) = self.betas;
         let c1 = 1.0 - b1.powf(self.t as f64);
         let c2_sqrt = (1.0 - b2.powf(self.t as f64)).sqrt();
+        // Without L2 decay, maximize or amsgrad, a device with a fused kernel does the whole
+        // update in one pass (the composed ops below were about 18 passes on CUDA).
+        let fusable = (self.decoupled_weight_decay || self.weight_decay == 0.0)
+            && !self.maximize
+            && !self.amsgrad;
+        let hyper = AdamHyper {
+            decay: 1.0 - self.lr * self.weight_decay,
+            betas: self.betas,
+            c2_sqrt,
+            eps: self.eps,
+            step: self.lr / c1,
+        };
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
+                if fusable {
+                    let grad = grad_of(p, "Adam::step")?;
+                    let m = zeros_state(&mut self.m[i], p)?;
+                    let v = zeros_state(&mut self.v[i], p)?;
+                    if D::adam_step(&mut p.clone(), &grad, m, v, &hyper)? {
+                        continue;
+                    }
+                }
                 let g = decayed_grad(
                     p,
                     "Adam::step",

@@ -198,6 +198,17 @@ fn matches_cpu() {
             };
             mm(gx.matmul(&gy), x.matmul(&y));
             mm(gy.t().matmul(&gy), y.t().matmul(&y));
+            // Transposed operands, which cuBLAS reads with its transpose flag: the right one
+            // (linear's x @ w.t()), both, a batch of transposed matrices, a transposed row.
+            let w = y.t().try_contiguous().unwrap();
+            let gw = w.to_device(dev).unwrap();
+            mm(gx.matmul(&gw.t()), x.matmul(&w.t()));
+            mm(gy.t().matmul(&gw.t()), y.t().matmul(&w.t()));
+            let (gxt, xt) = (gx.transpose(1, 2).unwrap(), x.transpose(1, 2).unwrap());
+            mm(gxt.matmul(&gx), xt.matmul(&x));
+            mm(gx.matmul(&gxt), x.matmul(&xt));
+            let (gr, r) = (gw.narrow(0, 1, 1).unwrap(), w.narrow(0, 1, 1).unwrap());
+            mm(gr.t().matmul(&gr), r.t().matmul(&r));
             let v = y.narrow(1, 0, 1).unwrap().squeeze();
             mm(gx.matmul(&v.to_device(dev).unwrap()), x.matmul(&v));
             mm(v.to_device(dev).unwrap().matmul(&gy), v.matmul(&y));
@@ -658,6 +669,36 @@ fn inplace_and_into_forms() {
         same(small.to_vec(), row.to_vec(), "unchanged after the error");
         let mut wide = grow.broadcast_to([3, 4]).unwrap();
         assert!(wide.add_(&g).is_err(), "a broadcast view cannot be written");
+        // Outputs that alias an operand: written directly on CUDA when the operand is exactly
+        // the output, through a copy when it overlaps otherwise or the output is offset.
+        fn aliasing<D: Backend>(t: &Tensor<f32, D>, mut big: Tensor<f32, D>) -> Vec<Vec<f32>> {
+            let mut r = Vec::new();
+            let mut a = t.deep_copy();
+            let same = a.clone();
+            a.add_(&same).unwrap();
+            r.push(a.to_vec());
+            let row = a.narrow(0, 0, 1).unwrap();
+            a.mul_(&row).unwrap();
+            r.push(a.to_vec());
+            let same = a.clone();
+            t.sub_into(&same, &mut a).unwrap();
+            r.push(a.to_vec());
+            a.mul_scalar_(3.0).unwrap();
+            r.push(a.to_vec());
+            let mut inner = big.narrow(0, 1, 3).unwrap();
+            t.add_into(&a, &mut inner).unwrap();
+            r.push(big.to_vec());
+            let col = big.narrow(1, 2, 1).unwrap();
+            big.sub_(&col).unwrap();
+            r.push(big.to_vec());
+            r
+        }
+        let big = || Tensor::<f32>::from_vec((0..16).map(|i| i as f32).collect(), [4, 4]);
+        let want = aliasing(&c, big().unwrap());
+        let got = aliasing(&g, big().unwrap().to_device(&dev).unwrap());
+        for (k, (g, w)) in got.into_iter().zip(want).enumerate() {
+            same(g, w, &format!("aliasing case {k}"));
+        }
         let ci = Tensor::<i32>::from_vec(vec![1, -2, i32::MIN, 7], [4]).unwrap();
         // A copy: on the CPU, to_device shares the buffer.
         let mut gi = ci.to_device(&dev).unwrap().deep_copy();

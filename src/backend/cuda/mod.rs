@@ -67,6 +67,37 @@ impl Backend for Cuda {
     ) -> Result<Tensor<T, Cuda>> {
         a.cuda_binary::<Op>(b)
     }
+    // The `_into` and in-place forms write straight into the output where that is safe
+    // (`cuda_binary_direct`), else compute a new tensor and store it, as the defaults do.
+    fn binary_into<T: NumElement, Op: BinaryOp>(
+        a: &Tensor<T, Cuda>,
+        b: &Tensor<T, Cuda>,
+        out: &mut Tensor<T, Cuda>,
+    ) -> Result<()> {
+        if a.cuda_binary_direct::<Op>(b, out)? {
+            return Ok(());
+        }
+        out.store(Op::NAME, &a.cuda_binary::<Op>(b)?)
+    }
+    fn binary_<T: NumElement, Op: BinaryOp>(
+        dst: &mut Tensor<T, Cuda>,
+        b: &Tensor<T, Cuda>,
+    ) -> Result<()> {
+        let a = dst.clone();
+        Self::binary_into::<T, Op>(&a, b, dst)
+    }
+    fn scalar_into<T: NumElement, Op: BinaryOp>(
+        x: &Tensor<T, Cuda>,
+        s: T,
+        out: &mut Tensor<T, Cuda>,
+    ) -> Result<()> {
+        let s = Tensor::scalar_on(s, &x.device)?;
+        Self::binary_into::<T, Op>(x, &s, out)
+    }
+    fn scalar_<T: NumElement, Op: BinaryOp>(x: &mut Tensor<T, Cuda>, s: T) -> Result<()> {
+        let a = x.clone();
+        Self::scalar_into::<T, Op>(&a, s, x)
+    }
     fn compare<T: Element, Op: CompareOp>(
         a: &Tensor<T, Cuda>,
         b: &Tensor<T, Cuda>,
@@ -98,6 +129,15 @@ impl Backend for Cuda {
         scale: Option<&Tensor<T, Cuda>>,
     ) -> Result<Option<Tensor<T, Cuda>>> {
         x.cuda_exp_sub(shift, scale)
+    }
+    fn adam_step<T: FloatElement>(
+        p: &mut Tensor<T, Cuda>,
+        g: &Tensor<T, Cuda>,
+        m: &mut Tensor<T::Acc, Cuda>,
+        v: &mut Tensor<T::Acc, Cuda>,
+        h: &crate::backend::AdamHyper,
+    ) -> Result<bool> {
+        p.cuda_adam_step(g, m, v, h)
     }
     fn layer_norm_last<T: FloatElement>(
         x: &Tensor<T, Cuda>,

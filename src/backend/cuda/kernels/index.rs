@@ -110,7 +110,11 @@ impl Cuda {
             (ls, src)
         };
         let dev = &dst.device;
-        let info = Info::new(dev, &[&ls, &dst.layout])?;
+        let info = if dst.layout.is_contiguous() && super::one_element(&ls) {
+            Info::fill()
+        } else {
+            Info::new(dev, &[&ls, &dst.layout])?
+        };
         launch(
             dev,
             Module::Index,

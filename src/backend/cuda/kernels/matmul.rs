@@ -28,8 +28,17 @@ impl<T: NumElement> Tensor<T, Cuda> {
             batch,
             out,
         } = matmul_dims(self.shape(), other.shape())?;
-        // Both operands as packed (batch..., rows, cols) stacks.
-        let stack = |t: &Self, rows: usize, cols: usize| -> Result<Self> {
+        let float = match T::DTYPE {
+            Dtype::Float32 => Some(GemmDtype::F32),
+            Dtype::Float64 => Some(GemmDtype::F64),
+            Dtype::Float16 => Some(GemmDtype::F16),
+            Dtype::Bfloat16 => Some(GemmDtype::Bf16),
+            _ => None,
+        };
+        // Both operands as packed (batch..., rows, cols) stacks, or for cuBLAS also as packed
+        // stacks of transposed matrices (`true`), which it reads with its transpose flag: the
+        // `x @ w.t()` of `linear` and the transposed operands of its backward are not copied.
+        let stack = |t: &Self, rows: usize, cols: usize| -> Result<(Self, bool)> {
             let mut dims = batch.dims().to_vec();
             dims.extend([rows, cols]);
             let t = if t.ndim() == 1 {
@@ -37,9 +46,19 @@ impl<T: NumElement> Tensor<T, Cuda> {
             } else {
                 t.clone()
             };
-            t.broadcast_to(Shape::new(dims))?.try_contiguous()
+            let t = t.broadcast_to(Shape::new(dims))?;
+            let nd = t.ndim();
+            if float.is_some() && !t.layout.is_contiguous() {
+                let mut perm: Vec<usize> = (0..nd).collect();
+                perm.swap(nd - 2, nd - 1);
+                let swapped = t.permute_usize(&perm)?;
+                if swapped.layout.is_contiguous() {
+                    return Ok((swapped, true));
+                }
+            }
+            Ok((t.try_contiguous()?, false))
         };
-        let (a, b) = (stack(self, m, k)?, stack(other, k, n)?);
+        let ((a, ta), (b, tb)) = (stack(self, m, k)?, stack(other, k, n)?);
         let nb = batch.numel();
         let dev = &self.device;
         // k == 0 gives zeros; otherwise cuBLAS (beta = 0) or the kernel writes every element.
@@ -50,21 +69,12 @@ impl<T: NumElement> Tensor<T, Cuda> {
         };
         if nb * m * n > 0 && k > 0 {
             let (ao, bo) = (a.layout.offset, b.layout.offset);
-            let float = match T::DTYPE {
-                Dtype::Float32 => Some(GemmDtype::F32),
-                Dtype::Float64 => Some(GemmDtype::F64),
-                Dtype::Float16 => Some(GemmDtype::F16),
-                Dtype::Bfloat16 => Some(GemmDtype::Bf16),
-                _ => None,
-            };
             match float {
                 Some(dt) => dev.ctx.gemm(
                     dt,
                     (nb, m, n, k),
-                    &a.storage.buf,
-                    ao,
-                    &b.storage.buf,
-                    bo,
+                    (&a.storage.buf, ao, ta),
+                    (&b.storage.buf, bo, tb),
                     &c.buf,
                 )?,
                 None => {

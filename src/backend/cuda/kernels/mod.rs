@@ -9,6 +9,7 @@
 
 mod index;
 mod matmul;
+mod optim;
 mod reduce;
 mod rows;
 mod scan;
@@ -147,16 +148,58 @@ impl<T: Element> Tensor<T, Cuda> {
     fn zip_kernel<O: Element>(&self, other: &Self, root: &'static str) -> Result<Tensor<O, Cuda>> {
         same_device(root, self, other)?;
         let shape = broadcast_shapes(root, self.shape(), other.shape())?;
-        let la = self.layout.broadcast_to(root, &shape)?;
-        let lb = other.layout.broadcast_to(root, &shape)?;
+        let out: CudaStorage<O> = empty(&self.device, shape.numel())?;
+        self.zip_launch(other, root, &shape, &out)?;
+        Ok(Tensor::from_storage(out, shape, &self.device))
+    }
+
+    /// `out = Op(self, other)` written straight into `out`'s buffer, when that is safe: a float
+    /// dtype (integer division's flag must be read before anything is written), `out` packed
+    /// from its buffer's start in the broadcast shape, and each operand either in another
+    /// buffer or exactly `out`'s elements (each element is read before it is written, by the
+    /// same thread). Returns `false`, having done nothing, otherwise: the caller computes a new
+    /// tensor and copies it (the in-place ops of an optimizer step were two passes each).
+    pub(crate) fn cuda_binary_direct<Op: BinaryOp>(
+        &self,
+        other: &Self,
+        out: &mut Self,
+    ) -> Result<bool> {
+        same_device(Op::NAME, self, other)?;
+        same_device(Op::NAME, self, out)?;
+        let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
+        let packed = |t: &Self| t.layout.is_contiguous() && t.layout.offset == 0;
+        let apart = |t: &Self| {
+            !std::sync::Arc::ptr_eq(&t.storage.buf, &out.storage.buf)
+                || (packed(t) && t.shape() == out.shape())
+        };
+        if !T::DTYPE.is_float() || shape != *out.shape() || !packed(out) {
+            return Ok(false);
+        }
+        if !apart(self) || !apart(other) {
+            return Ok(false);
+        }
+        out.check_writable(Op::NAME)?;
+        self.zip_launch(other, Op::NAME, &shape, &out.storage)?;
+        Ok(true)
+    }
+
+    /// The launch of [`Tensor::zip_kernel`] into `out` (`shape.numel()` elements).
+    fn zip_launch<O: Element>(
+        &self,
+        other: &Self,
+        root: &'static str,
+        shape: &crate::shape::Shape,
+        out: &CudaStorage<O>,
+    ) -> Result<()> {
+        let la = self.layout.broadcast_to(root, shape)?;
+        let lb = other.layout.broadcast_to(root, shape)?;
         let n = shape.numel();
         let dev = &self.device;
-        let out: CudaStorage<O> = empty(dev, n)?;
         if n > 0 {
             // Only integer division and pow write the flag; floats pass a null pointer.
             let int = !T::DTYPE.is_float() && O::DTYPE == T::DTYPE;
             let flag: Option<CudaStorage<i32>> = if int { Some(dev.zeros(1)?) } else { None };
-            let info = Info::new(dev, &[&la, &lb])?;
+            let info = Info::pair(dev, &la, &lb)?;
             let sym = symbol::<T>(root);
             launch(
                 dev,
@@ -186,7 +229,7 @@ impl<T: Element> Tensor<T, Cuda> {
                 });
             }
         }
-        Ok(Tensor::from_storage(out, shape, dev))
+        Ok(())
     }
 }
 
@@ -208,6 +251,23 @@ impl Info {
     fn none() -> Self {
         Info { ndim: 0, buf: None }
     }
+    /// As [`Info::new`] for the two operands of `map2`, which also takes a contiguous operand
+    /// beside one element broadcast without `info` (`ndim` -1 when that is `b`, -2 when `a`).
+    fn pair(dev: &Cuda, a: &Layout, b: &Layout) -> Result<Self> {
+        let ndim = match (a.is_contiguous(), b.is_contiguous()) {
+            (true, false) if one_element(b) => -1,
+            (false, true) if one_element(a) => -2,
+            _ => return Info::new(dev, &[a, b]),
+        };
+        Ok(Info { ndim, buf: None })
+    }
+    /// `COPY_TO`'s fill of a contiguous destination from one element (`ndim` -1).
+    fn fill() -> Self {
+        Info {
+            ndim: -1,
+            buf: None,
+        }
+    }
     fn new(dev: &Cuda, layouts: &[&Layout]) -> Result<Self> {
         if layouts.iter().all(|l| l.is_contiguous()) {
             return Ok(Info::none());
@@ -222,6 +282,11 @@ impl Info {
             buf: Some(dev.upload(&v)?),
         })
     }
+}
+
+/// Whether a (broadcast) layout reads one element: every dimension of size 1 or stride 0.
+fn one_element(l: &Layout) -> bool {
+    (l.strides.iter().zip(l.shape.dims())).all(|(&s, &d)| s == 0 || d == 1)
 }
 
 /// Launches `sym` from `module` over `n` grid-stride items.
