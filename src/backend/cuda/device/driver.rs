@@ -20,7 +20,7 @@ pub struct Context {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     arch: String,
-    /// The compiled groups, by (module name, group); see [`KernelModule`].
+    /// The compiled kernels, by (module name, symbol); see [`KernelModule`].
     modules: Mutex<HashMap<(&'static str, String), Arc<CudaModule>>>,
     blas: Mutex<Option<Arc<CudaBlas>>>,
     counters: Mutex<Option<Arc<Buffer>>>,
@@ -250,8 +250,7 @@ impl Context {
     }
 
     fn function(&self, module: KernelModule, symbol: &str) -> Result<CudaFunction> {
-        let group = super::group_of(symbol);
-        let key = (module.name, group.to_string());
+        let key = (module.name, symbol.to_string());
         let cached = {
             let cache = self.modules.lock().unwrap_or_else(|e| e.into_inner());
             cache.get(&key).cloned()
@@ -259,10 +258,10 @@ impl Context {
         let m = match cached {
             Some(m) => m,
             None => {
-                // Compiled without the lock, so other groups compile meanwhile; two threads
-                // racing for one group both compile it, and the first insertion is kept.
-                let name = format!("{}:{group}", module.name);
-                let ptx = compile(&name, &(module.source)(group), &self.arch)?;
+                // Compiled without the lock, so other kernels compile meanwhile; two threads
+                // racing for one kernel both compile it, and the first insertion is kept.
+                let name = format!("{}:{symbol}", module.name);
+                let ptx = compile(&name, &(module.source)(symbol), &self.arch)?;
                 let m = self
                     .ctx
                     .load_module(ptx)

@@ -80,13 +80,13 @@ impl Module {
         crate::backend::cuda::device::KernelModule {
             name: self.name(),
             source: match self {
-                Module::Unary => |g| Module::Unary.source_for(g),
-                Module::Binary => |g| Module::Binary.source_for(g),
-                Module::Cast => |g| Module::Cast.source_for(g),
-                Module::Reduce => |g| Module::Reduce.source_for(g),
-                Module::Matmul => |g| Module::Matmul.source_for(g),
-                Module::Index => |g| Module::Index.source_for(g),
-                Module::Rows => |g| Module::Rows.source_for(g),
+                Module::Unary => |k| Module::Unary.source_for(k),
+                Module::Binary => |k| Module::Binary.source_for(k),
+                Module::Cast => |k| Module::Cast.source_for(k),
+                Module::Reduce => |k| Module::Reduce.source_for(k),
+                Module::Matmul => |k| Module::Matmul.source_for(k),
+                Module::Index => |k| Module::Index.source_for(k),
+                Module::Rows => |k| Module::Rows.source_for(k),
             },
         }
     }
@@ -223,8 +223,13 @@ impl Module {
         self.source_where(|_| true)
     }
 
-    /// The NVRTC source of one group: the kernels whose symbol's [`group_of`] is `group`.
-    pub fn source_for(self, group: &str) -> String {
+    /// The NVRTC source of one kernel, the one the launcher compiles.
+    pub fn source_for(self, symbol: &str) -> String {
+        self.source_where(|s| s == symbol)
+    }
+
+    /// The NVRTC source of one dtype group: the kernels whose symbol's [`group_of`] is `group`.
+    pub fn source_for_group(self, group: &str) -> String {
         self.source_where(|symbol| group_of(symbol) == group)
     }
 
