@@ -5,6 +5,24 @@ __device__ double j0_pzero(double x);
 __device__ double j0_qzero(double x);
 __device__ double j1_pone(double x);
 __device__ double j1_qone(double x);
+// The asymptotic factors P and Q of J and Y beyond 2 (musl's pzero/qzero/pone/qone): one
+// rational function of 1/x² on each of four intervals of x, from its order's tables.
+__device__ __forceinline__ int jy_interval(double x) {
+    unsigned ix = (unsigned)((unsigned long long)__double_as_longlong(x) >> 32) & 0x7fffffff;
+    return ix >= 0x40200000 ? 0 : ix >= 0x40122E8B ? 1 : ix >= 0x4006DB6D ? 2 : 3;
+}
+__device__ double jy_p(double x, const double* p, const double* q) {
+    double z = 1.0 / (x * x);
+    double r = p[0] + z * (p[1] + z * (p[2] + z * (p[3] + z * (p[4] + z * p[5]))));
+    double s = 1.0 + z * (q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * q[4]))));
+    return 1.0 + r / s;
+}
+__device__ double jy_q(double x, const double* p, const double* q, double c) {
+    double z = 1.0 / (x * x);
+    double r = p[0] + z * (p[1] + z * (p[2] + z * (p[3] + z * (p[4] + z * p[5]))));
+    double s = 1.0 + z * (q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * (q[4] + z * q[5])))));
+    return (c + r / s) / x;
+}
 #define j0_INVSQRTPI (5.64189583547756279280e-01)
 #define j0_TPI (6.36619772367581382433e-01)
 __device__ __noinline__ double j0_common(unsigned ix, double x, bool is_y0) {
@@ -169,32 +187,12 @@ __device__ const double j0_PS2[5] = {
     1.46576176948256193810e+01, 
 };
 __device__ double j0_pzero(double x) {
-    const double* p;
-    const double* q;
-    double z;
-    double r;
-    double s;
-    unsigned ix;
-    ix = (unsigned)((unsigned long long)__double_as_longlong(x) >> 32);
-    ix &= 0x7fffffff;
-    if (ix >= 0x40200000) {
-        p = j0_PR8;
-        q = j0_PS8;
-    } else if (ix >= 0x40122E8B) {
-        p = j0_PR5;
-        q = j0_PS5;
-    } else if (ix >= 0x4006DB6D) {
-        p = j0_PR3;
-        q = j0_PS3;
-    } else
-    {
-        p = j0_PR2;
-        q = j0_PS2;
+    switch (jy_interval(x)) {
+    case 0: return jy_p(x, j0_PR8, j0_PS8);
+    case 1: return jy_p(x, j0_PR5, j0_PS5);
+    case 2: return jy_p(x, j0_PR3, j0_PS3);
+    default: return jy_p(x, j0_PR2, j0_PS2);
     }
-    z = 1.0 / (x * x);
-    r = p[0] + z * (p[1] + z * (p[2] + z * (p[3] + z * (p[4] + z * p[5]))));
-    s = 1.0 + z * (q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * q[4]))));
-    return 1.0 + r / s;
 }
 __device__ const double j0_QR8[6] = {
     0.00000000000000000000e+00, 
@@ -261,32 +259,12 @@ __device__ const double j0_QS2[6] = {
     -5.31095493882666946917e+00, 
 };
 __device__ double j0_qzero(double x) {
-    const double* p;
-    const double* q;
-    double s;
-    double r;
-    double z;
-    unsigned ix;
-    ix = (unsigned)((unsigned long long)__double_as_longlong(x) >> 32);
-    ix &= 0x7fffffff;
-    if (ix >= 0x40200000) {
-        p = j0_QR8;
-        q = j0_QS8;
-    } else if (ix >= 0x40122E8B) {
-        p = j0_QR5;
-        q = j0_QS5;
-    } else if (ix >= 0x4006DB6D) {
-        p = j0_QR3;
-        q = j0_QS3;
-    } else
-    {
-        p = j0_QR2;
-        q = j0_QS2;
+    switch (jy_interval(x)) {
+    case 0: return jy_q(x, j0_QR8, j0_QS8, -0.125);
+    case 1: return jy_q(x, j0_QR5, j0_QS5, -0.125);
+    case 2: return jy_q(x, j0_QR3, j0_QS3, -0.125);
+    default: return jy_q(x, j0_QR2, j0_QS2, -0.125);
     }
-    z = 1.0 / (x * x);
-    r = p[0] + z * (p[1] + z * (p[2] + z * (p[3] + z * (p[4] + z * p[5]))));
-    s = 1.0 + z * (q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * (q[4] + z * q[5])))));
-    return (-0.125 + r / s) / x;
 }
 
 
@@ -461,32 +439,12 @@ __device__ const double j1_PS2[5] = {
     8.36463893371618283368e+00, 
 };
 __device__ double j1_pone(double x) {
-    const double* p;
-    const double* q;
-    double z;
-    double r;
-    double s;
-    unsigned ix;
-    ix = (unsigned)((unsigned long long)__double_as_longlong(x) >> 32);
-    ix &= 0x7fffffff;
-    if (ix >= 0x40200000) {
-        p = j1_PR8;
-        q = j1_PS8;
-    } else if (ix >= 0x40122E8B) {
-        p = j1_PR5;
-        q = j1_PS5;
-    } else if (ix >= 0x4006DB6D) {
-        p = j1_PR3;
-        q = j1_PS3;
-    } else
-    {
-        p = j1_PR2;
-        q = j1_PS2;
+    switch (jy_interval(x)) {
+    case 0: return jy_p(x, j1_PR8, j1_PS8);
+    case 1: return jy_p(x, j1_PR5, j1_PS5);
+    case 2: return jy_p(x, j1_PR3, j1_PS3);
+    default: return jy_p(x, j1_PR2, j1_PS2);
     }
-    z = 1.0 / (x * x);
-    r = p[0] + z * (p[1] + z * (p[2] + z * (p[3] + z * (p[4] + z * p[5]))));
-    s = 1.0 + z * (q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * q[4]))));
-    return 1.0 + r / s;
 }
 __device__ const double j1_QR8[6] = {
     0.00000000000000000000e+00,  
@@ -553,30 +511,10 @@ __device__ const double j1_QS2[6] = {
     -4.95949898822628210127e+00, 
 };
 __device__ double j1_qone(double x) {
-    const double* p;
-    const double* q;
-    double s;
-    double r;
-    double z;
-    unsigned ix;
-    ix = (unsigned)((unsigned long long)__double_as_longlong(x) >> 32);
-    ix &= 0x7fffffff;
-    if (ix >= 0x40200000) {
-        p = j1_QR8;
-        q = j1_QS8;
-    } else if (ix >= 0x40122E8B) {
-        p = j1_QR5;
-        q = j1_QS5;
-    } else if (ix >= 0x4006DB6D) {
-        p = j1_QR3;
-        q = j1_QS3;
-    } else
-    {
-        p = j1_QR2;
-        q = j1_QS2;
+    switch (jy_interval(x)) {
+    case 0: return jy_q(x, j1_QR8, j1_QS8, 0.375);
+    case 1: return jy_q(x, j1_QR5, j1_QS5, 0.375);
+    case 2: return jy_q(x, j1_QR3, j1_QS3, 0.375);
+    default: return jy_q(x, j1_QR2, j1_QS2, 0.375);
     }
-    z = 1.0 / (x * x);
-    r = p[0] + z * (p[1] + z * (p[2] + z * (p[3] + z * (p[4] + z * p[5]))));
-    s = 1.0 + z * (q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * (q[4] + z * q[5])))));
-    return (0.375 + r / s) / x;
 }
