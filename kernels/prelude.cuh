@@ -83,8 +83,12 @@ template <typename T, int N> __device__ __forceinline__ bool aligned(const T* p)
 
 // out[i] = f(a[i]) over the contiguous output. Contiguous, aligned input (ndim == 0) moves in
 // packs of 16 input bytes; the rest, and strided inputs, one element at a time.
-template <typename T, typename O, typename F>
-__device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* a, O* out, F f) {
+// `rare(x)` marks the inputs f does not cover, which `slow` computes instead: tested per pack and
+// taken once for the whole pack, so f stays branch-free and a thread's elements schedule
+// together (sin/cos in unary.cu; the others pass `never`, and the test folds away).
+template <typename T, typename O, typename F, typename R, typename S>
+__device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* a, O* out, F f,
+                                     R rare, S slow) {
     constexpr int N = pack_n<T>();
     u64 done = 0;
     if (ndim == 0 && aligned<T, N>(a) && aligned<O, N>(out)) {
@@ -92,15 +96,28 @@ __device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* 
         GRID_STRIDE(v, n / N) {
             Pack<T, N> x = ((const Pack<T, N>*)a)[v];
             Pack<O, N> y;
+            bool any = false;
 #pragma unroll
-            for (int k = 0; k < N; ++k) y.v[k] = f(x.v[k]);
+            for (int k = 0; k < N; ++k) {
+                y.v[k] = f(x.v[k]);
+                any |= rare(x.v[k]);
+            }
+            if (any) {
+#pragma unroll 1
+                for (int k = 0; k < N; ++k) y.v[k] = slow(x.v[k]);
+            }
             ((Pack<O, N>*)out)[v] = y;
         }
     }
     GRID_STRIDE(i, n - done) {
         u64 j = done + i;
-        out[j] = f(a[strided(j, ndim, info, info + ndim)]);
+        T x = a[strided(j, ndim, info, info + ndim)];
+        out[j] = rare(x) ? slow(x) : f(x);
     }
+}
+template <typename T, typename O, typename F>
+__device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* a, O* out, F f) {
+    map1(n, ndim, info, a, out, f, [](T) { return false; }, f);
 }
 
 // out[i] = f(a[i], b[i]), as map1; `info` holds dims, a's strides, then b's. Two more

@@ -32,6 +32,8 @@ fn kernel(x: f32, shift: i32) -> f32 {
     let r = (((x - j * P1) - j * P2) - j * P3) - j * P4 - j * P5;
     let z = r * r;
     let s = r + r * z * (-1.666_665_5e-1 + z * (8.332_161e-3 + z * -1.951_529_6e-4));
+    // `r + (+0)` is +0 for r = -0: keep r's sign, as IEEE 754's sin(-0) = -0 (a select).
+    let s = if r == 0.0 { r } else { s };
     let c = 1.0 - 0.5 * z + z * z * (4.166_664_6e-2 + z * (-1.388_731_6e-3 + z * 2.443_315_7e-5));
     let v = if q & 1 != 0 { c } else { s };
     if q & 2 != 0 { -v } else { v }
@@ -546,6 +548,10 @@ mod tests {
         super::sin(&mut special);
         assert!(special[0].is_nan() && special[1].is_nan());
         assert_eq!(special[2], 1e10f32.sin());
+        // sin(±0) = ±0 (IEEE 754), beside covered inputs.
+        let mut zeros = [0.5, -0.0, 0.0, 0.25];
+        super::sin(&mut zeros);
+        assert_eq!((zeros[1].to_bits(), zeros[2].to_bits()), (0x8000_0000, 0));
         let mut e = [
             f32::NAN,
             f32::INFINITY,
