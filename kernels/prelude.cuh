@@ -102,9 +102,10 @@ __device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* 
                 y.v[k] = f(x.v[k]);
                 any |= rare(x.v[k]);
             }
-            if (any) {
-#pragma unroll 1
-                for (int k = 0; k < N; ++k) y.v[k] = slow(x.v[k]);
+            if (any) { // unrolled: a loop indexing the packs would put them in local memory
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    if (rare(x.v[k])) y.v[k] = slow(x.v[k]);
             }
             ((Pack<O, N>*)out)[v] = y;
         }
@@ -118,6 +119,20 @@ __device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* 
 template <typename T, typename O, typename F>
 __device__ __forceinline__ void map1(u64 n, int ndim, const i64* info, const T* a, O* out, F f) {
     map1(n, ndim, info, a, out, f, [](T) { return false; }, f);
+}
+
+// Whether a 2-d operand (strides `st`) reads in aligned packs of N along its rows: stride 1
+// there with a row stride that is a multiple of N (each pack aligned as the base is), or
+// stride 0 there (one element a pack, read once).
+template <typename T, int N> __device__ __forceinline__ bool rows_pack(const i64* st, const T* p) {
+    return st[1] == 0 || (st[1] == 1 && st[0] % N == 0 && aligned<T, N>(p));
+}
+template <typename T, int N> __device__ __forceinline__ Pack<T, N> load_pack(const T* p, i64 last) {
+    if (last != 0) return *(const Pack<T, N>*)p;
+    Pack<T, N> x;
+#pragma unroll
+    for (int k = 0; k < N; ++k) x.v[k] = p[0];
+    return x;
 }
 
 // out[i] = f(a[i], b[i]), as map1; `info` holds dims, a's strides, then b's. Two more
@@ -152,9 +167,29 @@ __device__ __forceinline__ void map2(u64 n, int ndim, const i64* info, const T* 
             ((Pack<O, N>*)out)[v] = z;
         }
     }
+    // Two dimensions whose last is contiguous or broadcast in each operand (a bias added to
+    // every row, a column broadcast): packs within one row, the offsets computed once a pack.
+    // (Any ndim here costs 18 more registers in every binary kernel, its fast paths' included.)
+    const i64 *dims = info, *sa = info + (ndim > 0 ? ndim : 0), *sb = sa + (ndim > 0 ? ndim : 0);
+    if (ndim == 2 && dims[1] % N == 0 && rows_pack<T, N>(sa, a) && rows_pack<T, N>(sb, b) &&
+        aligned<O, N>(out)) {
+        done = n; // the last dimension is a multiple of N
+        const u64 cols = (u64)dims[1];
+        GRID_STRIDE(v, n / N) {
+            const u64 j = v * N;
+            const u64 r = ((j | cols) >> 32) == 0 ? (unsigned)j / (unsigned)cols : j / cols;
+            const u64 c = j - r * cols;
+            Pack<T, N> x = load_pack<T, N>(a + (i64)r * sa[0] + (i64)c * sa[1], sa[1]);
+            Pack<T, N> y = load_pack<T, N>(b + (i64)r * sb[0] + (i64)c * sb[1], sb[1]);
+            Pack<O, N> z;
+#pragma unroll
+            for (int k = 0; k < N; ++k) z.v[k] = f(x.v[k], y.v[k]);
+            ((Pack<O, N>*)out)[v] = z;
+        }
+    }
     GRID_STRIDE(i, n - done) {
         u64 j = done + i;
         if (ndim <= 0) out[j] = f(a[a_one ? 0 : j], b[b_one ? 0 : j]);
-        else out[j] = f(a[strided(j, ndim, info, info + ndim)], b[strided(j, ndim, info, info + 2 * ndim)]);
+        else out[j] = f(a[strided(j, ndim, dims, sa)], b[strided(j, ndim, dims, sb)]);
     }
 }

@@ -18,13 +18,17 @@ FLOAT_OP(tan, tan(x))
 // sinf and cosf in f32 (and the 16-bit floats) as libdevice computes them for |x| < 105615:
 // a three-part Cody–Waite reduction by pi/2 and its minimax polynomials, written out without
 // libdevice's branch to the Payne–Hanek reduction, which split a thread's eight 16-bit elements
-// into eight dependent blocks (sin bf16 ran at 0.92x PyTorch). Larger |x|, inf and NaN are
+// into eight blocks (sin bf16 ran at 0.92x PyTorch). Larger |x|, inf and NaN are
 // rare (map1) and take sinf/cosf itself, so the results equal sinf/cosf bit for bit (compared
 // on all 2^32 floats on an H100).
 #define FBITS(b) __int_as_float(b)
 __device__ __forceinline__ float sincos_reduced(float x, int quadrant_shift) {
-    int i = __float2int_rn(__fmul_rn(x, FBITS(0x3F22F983))); // x * 2/pi
-    const float j = __int2float_rn(i);
+    // j = rint(x * 2/pi) by adding 1.5 * 2^23, whose low mantissa bits then hold j (two's
+    // complement): the same j as libdevice's float-to-int-to-float, without those
+    // conversions, which issue at a quarter of the FMA rate.
+    const float t = __fadd_rn(__fmul_rn(x, FBITS(0x3F22F983)), 12582912.0f);
+    const float j = __fsub_rn(t, 12582912.0f);
+    int i = __float_as_int(t);
     float r = __fmaf_rn(j, FBITS(0xBFC90FDA), x); // x - j * pi/2 in three parts
     r = __fmaf_rn(j, FBITS(0xB3A22168), r);
     r = __fmaf_rn(j, FBITS(0xA7C234C5), r);

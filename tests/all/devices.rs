@@ -722,3 +722,82 @@ fn sum_accuracy() {
         assert!(((got - want) / want).abs() <= 1e-6, "{got} vs {want}");
     });
 }
+
+/// Binary ops over 2-d operands whose rows are contiguous or broadcast (a bias row, a column),
+/// which the CUDA kernels read in packs within a row, beside the layouts that cannot be
+/// (transposed, unaligned, a row stride or row length not a multiple of the pack), equal to
+/// the CPU's bit for bit, for pack widths 2 (f64) to 16 (u8).
+#[test]
+fn row_broadcasts_match_cpu() {
+    on_every_device!("row_broadcasts", |dev| {
+        fn run<T: NumElement, D: Backend>(dev: &D) {
+            let rows = 5;
+            for cols in [48, 12] {
+                let t = |n: usize, skip: usize, dims: [usize; 2]| {
+                    Tensor::<T>::from_vec(sample::<T>(n + skip)[skip..].to_vec(), dims).unwrap()
+                };
+                let a = t(rows * cols, 3, [rows, cols]);
+                let wide = t(rows * (cols + 4), 0, [rows, cols + 4]);
+                let tall = t(cols * rows, 5, [cols, rows]);
+                let (ga, gw, gt) = (
+                    a.to_device(dev).unwrap(),
+                    wide.to_device(dev).unwrap(),
+                    tall.to_device(dev).unwrap(),
+                );
+                // Each operand as the CPU holds it and as made on the device (the views too).
+                let others: [(&str, Tensor<T>, Tensor<T, D>); 6] = [
+                    (
+                        "row",
+                        t(cols, 8, [1, cols]),
+                        t(cols, 8, [1, cols]).to_device(dev).unwrap(),
+                    ),
+                    (
+                        "column",
+                        t(rows, 9, [rows, 1]),
+                        t(rows, 9, [rows, 1]).to_device(dev).unwrap(),
+                    ),
+                    ("transposed", tall.t(), gt.t()),
+                    (
+                        "row stride cols + 4",
+                        wide.narrow(1, 0, cols).unwrap(),
+                        gw.narrow(1, 0, cols).unwrap(),
+                    ),
+                    (
+                        "unaligned",
+                        wide.narrow(1, 2, cols).unwrap(),
+                        gw.narrow(1, 2, cols).unwrap(),
+                    ),
+                    (
+                        "one row of a view",
+                        wide.narrow(0, 1, 1).unwrap().narrow(1, 0, cols).unwrap(),
+                        gw.narrow(0, 1, 1).unwrap().narrow(1, 0, cols).unwrap(),
+                    ),
+                ];
+                for (what, b, gb) in &others {
+                    let what = format!("{what}, {cols} columns");
+                    same(
+                        ga.try_add(gb).unwrap().to_vec(),
+                        a.try_add(b).unwrap().to_vec(),
+                        &what,
+                    );
+                    same(
+                        gb.try_sub(&ga).unwrap().to_vec(),
+                        b.try_sub(&a).unwrap().to_vec(),
+                        &what,
+                    );
+                    same(
+                        ga.try_gt(gb).unwrap().to_vec(),
+                        a.try_gt(b).unwrap().to_vec(),
+                        &what,
+                    );
+                }
+            }
+        }
+        run::<f32, _>(&dev);
+        run::<f64, _>(&dev);
+        run::<bf16, _>(&dev);
+        run::<f16, _>(&dev);
+        run::<i32, _>(&dev);
+        run::<u8, _>(&dev);
+    });
+}

@@ -515,7 +515,13 @@ fn rule<F: FloatElement, D: Backend>(
             };
             let out_dims = crate::ops::matmul::matmul_dims(a2.shape(), b2.shape())?.out;
             let g2 = g.try_reshape(out_dims)?;
+            // A transposed 2-d operand (linear's `w.t()`) gets its gradient as the transpose of
+            // a product computed the other way round: laid out as the operand itself, it passes
+            // through the transpose's backward without a copy.
+            let plain = a2.ndim() == 2 && b2.ndim() == 2;
+            let flipped = |t: &Tensor<F, D>| plain && !t.is_contiguous() && t.t().is_contiguous();
             let ga = match needs[0] {
+                true if flipped(&a2) => Some(b2.try_matmul(&g2.t())?.t().try_reshape(a.dims())?),
                 true => {
                     let t = g2.try_matmul(&b2.transpose(-1, -2)?)?;
                     Some(sum_to(&t, a2.shape())?.try_reshape(a.dims())?)
@@ -523,6 +529,7 @@ fn rule<F: FloatElement, D: Backend>(
                 false => None,
             };
             let gb = match needs[1] {
+                true if flipped(&b2) => Some(g2.t().try_matmul(&a2)?.t().try_reshape(b.dims())?),
                 true => {
                     let t = a2.transpose(-1, -2)?.try_matmul(&g2)?;
                     Some(sum_to(&t, b2.shape())?.try_reshape(b.dims())?)

@@ -34,6 +34,21 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
         return Tensor::zeros_on(base.dims(), &g.device);
     }
     let (lo, hi) = base.layout.span();
+    // A permutation of the base's elements (a transpose or permute of a dense base) met by a
+    // gradient laid out as the view: the base's gradient is g's own buffer read with the base's
+    // layout, with no buffer, fill or strided add (linear's weight gradient arrives so).
+    if dense(&base.layout) && dense(&view.layout) && view.layout.span() == (lo, hi) {
+        let same = (0..g.ndim()).all(|i| g.dims()[i] <= 1 || g.stride()[i] == view.stride()[i]);
+        let offset = (g.layout.offset + base.layout.offset).checked_sub(view.layout.offset);
+        if same && let Some(offset) = offset {
+            let layout = Layout {
+                shape: base.layout.shape.clone(),
+                strides: base.layout.strides.clone(),
+                offset,
+            };
+            return g.with_layout("backward", layout)?.try_contiguous();
+        }
+    }
     let buf = Tensor::<F, D>::zeros_on([hi - lo + 1], &g.device)?;
     let shift = |l: &Layout| Layout {
         shape: l.shape.clone(),
@@ -79,4 +94,20 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
     }
     first.add_(&buf.with_layout("backward", first_of(shift(&base.layout), &in_base))?)?;
     Ok(out)
+}
+
+/// Whether `l` visits each element of its span once: a permutation of a contiguous layout
+/// (its strides, sorted, are 1 and the running products of the sizes).
+fn dense(l: &Layout) -> bool {
+    let mut dims: Vec<(isize, usize)> = (l.strides.iter().copied())
+        .zip(l.shape.dims().iter().copied())
+        .filter(|&(_, d)| d > 1)
+        .collect();
+    dims.sort_unstable();
+    let mut expected = 1isize;
+    dims.iter().all(|&(s, d)| {
+        let ok = s == expected;
+        expected = expected.saturating_mul(d as isize);
+        ok
+    })
 }
