@@ -43,6 +43,16 @@ fn subgradients_match_pytorch() {
     let z = leaf(&[0.0, -1.0, 2.0], &[3]);
     same("abs", &grads(&[&z], || z.try_abs())[0], &[0.0, -1.0, 1.0]);
     same("relu", &grads(&[&z], || z.try_relu())[0], &[0.0, 0.0, 1.0]);
+    // An infinite or NaN gradient is masked where x <= 0, not multiplied by 0 (PyTorch's
+    // threshold_backward gives [0, 0, 3]).
+    z.zero_grad().unwrap();
+    let g = T64::from_vec(vec![f64::INFINITY, NAN, 3.0], [3]).unwrap();
+    z.try_relu().unwrap().try_backward_with(&g, false).unwrap();
+    same(
+        "relu, infinite g",
+        &z.grad_tensor().unwrap().to_vec(),
+        &[0.0, 0.0, 3.0],
+    );
     same(
         "elu",
         &grads(&[&z], || z.try_elu(0.5))[0],

@@ -141,9 +141,12 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         "square" => x.try_mul_scalar(F::from_f64(2.0))?,
         // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
         "abs" => x.try_sign()?,
-        "relu" => x
-            .try_gt(&Tensor::scalar_on(F::ZERO, &g.device)?)?
-            .try_cast::<F>()?,
+        // g where x > 0, else 0 (PyTorch's threshold_backward: a NaN or infinite g is masked,
+        // not multiplied by 0); two kernels where the product took three.
+        "relu" => {
+            let zero = Tensor::scalar_on(F::ZERO, &g.device)?;
+            return Tensor::try_where(&x.try_gt(&zero)?, g, &zero);
+        }
         // Piecewise constant: the gradient is 0 almost everywhere (PyTorch).
         "sign" | "floor" | "ceil" | "round" | "trunc" => {
             return Tensor::zeros_on(g.dims(), &g.device);
