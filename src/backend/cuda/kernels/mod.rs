@@ -92,7 +92,12 @@ impl<T: Element> Tensor<T, Cuda> {
     /// A float-valued unary op (`sin`, `exp`, ...): integers promote to [`FloatOf<T>`], 16-bit
     /// floats compute in f32.
     pub(crate) fn cuda_float_unary<Op: FloatUnaryOp>(&self) -> Result<Tensor<FloatOf<T>, Cuda>> {
-        self.map_kernel(Module::Unary, symbol::<T>(Op::NAME))
+        let per_thread = if table::capped(Op::NAME, T::DTYPE) {
+            4
+        } else {
+            1
+        };
+        self.map_kernel_with(Module::Unary, symbol::<T>(Op::NAME), per_thread)
     }
 
     /// A comparison with broadcasting (a BINARY kernel with a bool output).
@@ -102,6 +107,16 @@ impl<T: Element> Tensor<T, Cuda> {
 
     /// Launches a `(n, ndim, info, offset, in, out)` kernel into a new contiguous tensor.
     fn map_kernel<O: Element>(&self, module: Module, sym: String) -> Result<Tensor<O, Cuda>> {
+        self.map_kernel_with(module, sym, 1)
+    }
+
+    /// [`Tensor::map_kernel`] with a grid of `per_thread` packs a thread.
+    fn map_kernel_with<O: Element>(
+        &self,
+        module: Module,
+        sym: String,
+        per_thread: usize,
+    ) -> Result<Tensor<O, Cuda>> {
         let n = self.numel();
         let out: CudaStorage<O> = empty(&self.device, n)?;
         if n > 0 {
@@ -110,7 +125,7 @@ impl<T: Element> Tensor<T, Cuda> {
                 &self.device,
                 module,
                 &sym,
-                packs::<T>(n),
+                packs::<T>(n).div_ceil(per_thread),
                 &[
                     Arg::U64(n as u64),
                     Arg::I32(info.ndim),
