@@ -47,8 +47,9 @@ __device__ __forceinline__ float sincos_reduced(float x, int quadrant_shift) {
 }
 template <> __device__ __forceinline__ float sin_op<float>(float x) { return sincos_reduced(x, 0); }
 template <> __device__ __forceinline__ float cos_op<float>(float x) { return sincos_reduced(x, 1); }
-template <> __device__ __forceinline__ bool sin_rare<float>(float x) { return !(fabsf(x) < 105615.0f); }
-template <> __device__ __forceinline__ bool cos_rare<float>(float x) { return !(fabsf(x) < 105615.0f); }
+__device__ __forceinline__ bool sincos_big(float x) { return !(fabsf(x) < 105615.0f); } // or NaN
+template <> __device__ __forceinline__ bool sin_rare<float>(float x) { return sincos_big(x); }
+template <> __device__ __forceinline__ bool cos_rare<float>(float x) { return sincos_big(x); }
 template <> __device__ __noinline__ float sin_slow<float>(float x) { return sinf(x); }
 template <> __device__ __noinline__ float cos_slow<float>(float x) { return cosf(x); }
 FLOAT_OP(asin, asin(x))

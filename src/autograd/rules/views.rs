@@ -39,7 +39,8 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
     // layout, with no buffer, fill or strided add (linear's weight gradient arrives so).
     if dense(&base.layout) && dense(&view.layout) && view.layout.span() == (lo, hi) {
         let same = (0..g.ndim()).all(|i| g.dims()[i] <= 1 || g.stride()[i] == view.stride()[i]);
-        let offset = (g.layout.offset + base.layout.offset).checked_sub(view.layout.offset);
+        let offset = (g.layout.offset.checked_add(base.layout.offset))
+            .and_then(|o| o.checked_sub(view.layout.offset));
         if same && let Some(offset) = offset {
             let layout = Layout {
                 shape: base.layout.shape.clone(),
