@@ -137,8 +137,27 @@ impl Shape {
         }
         Ok(a as usize)
     }
+    /// PyTorch's rule for a 0-d tensor (`maybe_wrap_dim` with `wrap_scalar`): axes 0 and -1
+    /// name its one element, as if its shape were `(1,)`, so `sum(dim=0)`, `cumsum(0)` or
+    /// `softmax(-1)` of a 0-d tensor work and return a 0-d tensor. `Ok(true)` for a 0-d shape
+    /// and one of those axes, `Ok(false)` for a shape with dimensions, and the `Axis` error for
+    /// any other axis of a 0-d shape.
+    pub fn scalar_axis(&self, op: &'static str, axis: i64) -> Result<bool> {
+        match (self.0.is_empty(), axis) {
+            (false, _) => Ok(false),
+            (true, 0 | -1) => Ok(true),
+            (true, _) => Err(Error::Axis {
+                op,
+                axis,
+                shape: self.clone(),
+                ndim: 0,
+                msg: "a 0-d tensor takes only axis 0 or -1 (its one element, as PyTorch)",
+            }),
+        }
+    }
     /// Normalises a list of axes; empty means all axes. Repeated axes are an `Err`.
-    /// Returns a mask with `true` for each reduced axis.
+    /// Returns a mask with `true` for each reduced axis. For a 0-d shape the axes 0 and -1
+    /// are accepted and the mask is empty ([`Shape::scalar_axis`]).
     pub fn axes_mask(&self, op: &'static str, axes: &[i64]) -> Result<Vec<bool>> {
         self.axes_mask_inline(op, axes).map(SmallVec::into_vec)
     }
@@ -151,6 +170,22 @@ impl Shape {
         } else {
             smallvec::smallvec![axes.is_empty(); n]
         };
+        if n == 0 {
+            // A 0-d tensor reduced over its one element: nothing to mark.
+            for (k, &a) in axes.iter().enumerate() {
+                self.scalar_axis(op, a)?;
+                if k > 0 {
+                    return Err(Error::Axis {
+                        op,
+                        axis: a,
+                        shape: self.clone(),
+                        ndim: 0,
+                        msg: "an axis is listed twice (0 and -1 are the same axis of a 0-d tensor)",
+                    });
+                }
+            }
+            return Ok(mask);
+        }
         for &a in axes {
             let i = self.axis(op, a)?;
             if mask[i] {

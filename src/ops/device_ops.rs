@@ -215,6 +215,19 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Index` for an out-of-range index; `InvalidArgument` when `indices` is not 1-d.
     pub fn try_index_select(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
+        if let Some(row) = self.scalar_as_row("index_select", axis)? {
+            // PyTorch: one index, 0-d or 1-d, selects the element.
+            if indices.ndim() > 1 || indices.numel() != 1 {
+                return Err(Error::InvalidArgument {
+                    op: "index_select",
+                    msg: format!(
+                        "a 0-d tensor takes one index, got shape {}",
+                        indices.shape()
+                    ),
+                });
+            }
+            return row.try_index_select(0, &indices.try_reshape([1])?)?.to_0d();
+        }
         let ax = self.shape().axis("index_select", axis)?;
         if indices.ndim() != 1 {
             return Err(Error::InvalidArgument {
@@ -237,6 +250,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Index` for an out-of-range index; `Axis` for a bad axis.
     pub fn try_take(&self, axis: i64, indices: &Tensor<i64, D>) -> Result<Self> {
+        if let Some(row) = self.scalar_as_row("take", axis)? {
+            return row.try_take(0, indices); // NumPy: as if the shape were (1,)
+        }
         let ax = self.shape().axis("take", axis)?;
         let flat = indices.try_reshape([indices.numel()])?;
         let picked = self
@@ -257,6 +273,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// `ShapeMismatch` when the index's rank differs or it is larger outside `axis`; `Index`
     /// for an out-of-range index value.
     pub fn try_gather(&self, axis: i64, index: &Tensor<i64, D>) -> Result<Self> {
+        if let Some(row) = self.scalar_as_row("gather", axis)? {
+            // PyTorch: a 0-d or 1-d index of zeros; the output has the index's shape.
+            if index.ndim() == 0 {
+                return row.try_gather(0, &index.try_reshape([1])?)?.to_0d();
+            }
+            return row.try_gather(0, index);
+        }
         let ax = self.shape().axis("gather", axis)?;
         check_gather_shape("gather", self.shape(), index.shape(), ax)?;
         same_device("gather", self, index)?;

@@ -55,6 +55,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` for a bad axis.
     pub fn try_argsort(&self, axis: i64, descending: bool) -> Result<Tensor<i64, D>> {
+        if let Some(row) = self.scalar_as_row("argsort", axis)? {
+            return row.try_argsort(0, descending)?.to_0d();
+        }
         let ax = self.shape().axis("argsort", axis)?;
         D::argsort(self, ax, descending)
     }
@@ -76,6 +79,15 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `InvalidArgument` when `k` exceeds the axis' length; `Axis` for a bad axis.
     pub fn try_topk(&self, k: usize, axis: i64) -> Result<(Self, Tensor<i64, D>)> {
+        if let Some(row) = self.scalar_as_row("topk", axis)? {
+            // k = 1 gives the 0-d element (PyTorch); k = 0 an empty (0,) result.
+            let (v, i) = row.try_topk(k, 0)?;
+            return if k == 1 {
+                Ok((v.to_0d()?, i.to_0d()?))
+            } else {
+                Ok((v, i))
+            };
+        }
         let ax = self.shape().axis("topk", axis)?;
         if k > self.dims()[ax] {
             return Err(Error::InvalidArgument {

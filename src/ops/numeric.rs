@@ -106,6 +106,9 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 msg: format!("q = {q} must lie in [0, 1]"),
             });
         }
+        if let Some(row) = self.scalar_as_row("quantile", axis)? {
+            return row.try_quantile(q, 0, false);
+        }
         let (ax, n) = order_axis("quantile", self, axis)?;
         let (sorted, _) = self.try_sort(ax as i64, false)?;
         let pos = q * (n - 1) as f64;
@@ -134,6 +137,9 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 op: "nanquantile",
                 msg: format!("q = {q} must lie in [0, 1]"),
             });
+        }
+        if let Some(row) = self.scalar_as_row("nanquantile", axis)? {
+            return row.try_nanquantile(q, 0, false);
         }
         let (ax, _) = order_axis("nanquantile", self, axis)?;
         let a = ax as i64;
@@ -297,6 +303,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `EmptyReduction` for an empty axis; `Axis` for a bad axis.
     pub fn try_median(&self, axis: i64, keepdim: bool) -> Result<(Self, Tensor<i64, D>)> {
+        if let Some(row) = self.scalar_as_row("median", axis)? {
+            return row.try_median(0, false);
+        }
         let (ax, n) = order_axis("median", self, axis)?;
         let (sorted, idx) = self.try_sort(ax as i64, false)?;
         let at = |k: usize| -> Result<(Self, Tensor<i64, D>)> {

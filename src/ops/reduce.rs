@@ -137,7 +137,8 @@ macro_rules! reductions {
             ///
             /// # Errors
             /// `Axis` for an out-of-range or repeated axis; `EmptyReduction` when a reduced slice
-            /// of an op without an identity (min, max, the arg-reductions) is empty.
+            /// of an op without an identity (min, max, the arg-reductions) is empty. A 0-d
+            /// tensor takes axis 0 or -1 (its one element), as in PyTorch and NumPy.
             #[inline(always)]
             pub fn $try_name(&self, axes: &[i64], keepdim: bool) -> Result<$out> {
                 self.reduce_op($op, axes, keepdim)
@@ -243,11 +244,16 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         self.reduce_op(ReduceOp::Std(correction), axes, keepdim)
     }
 
-    /// Running sum along `axis` (NumPy `cumsum`), as [`SumOf<T>`].
+    /// Running sum along `axis` (NumPy `cumsum`), as [`SumOf<T>`]. A 0-d tensor takes axis 0
+    /// or -1 and gives a 0-d result, as PyTorch (NumPy's is shape `(1,)`); so do the other
+    /// ops along one axis (scans, sorts, order statistics, `softmax`, `gather`).
     ///
     /// # Errors
     /// `Axis` for an out-of-range axis.
     pub fn try_cumsum(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
+        if let Some(row) = self.scalar_as_row("cumsum", axis)? {
+            return row.try_cumsum(0)?.to_0d();
+        }
         let ax = self.shape().axis("cumsum", axis)?;
         let out = D::scan(self, ScanOp::CumSum, ax)?;
         let op = crate::autograd::Op::Cumsum(ax);
@@ -257,6 +263,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// Running product along `axis` (NumPy `cumprod`), as [`SumOf<T>`]. Errors as
     /// [`Tensor::try_cumsum`].
     pub fn try_cumprod(&self, axis: i64) -> Result<Tensor<SumOf<T>, D>> {
+        if let Some(row) = self.scalar_as_row("cumprod", axis)? {
+            return row.try_cumprod(0)?.to_0d();
+        }
         let ax = self.shape().axis("cumprod", axis)?;
         let out = D::scan(self, ScanOp::CumProd, ax)?;
         let op = crate::autograd::Op::Cumprod(ax);

@@ -48,6 +48,10 @@ fn running_extremum<T: NumElement, D: Backend>(
     axis: i64,
     max: bool,
 ) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    if let Some(row) = x.scalar_as_row(op, axis)? {
+        let (v, i) = running_extremum(&row, op, 0, max)?;
+        return Ok((v.to_0d()?, i.to_0d()?));
+    }
     let ax = x.shape().axis(op, axis)?;
     let a = ax as i64;
     let n = x.dims()[ax];
@@ -112,6 +116,9 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `Axis` for an out-of-range axis.
     pub fn try_logcumsumexp(&self, axis: i64) -> Result<Self> {
+        if let Some(row) = self.scalar_as_row("logcumsumexp", axis)? {
+            return row.try_logcumsumexp(0)?.to_0d();
+        }
         let ax = self.shape().axis("logcumsumexp", axis)?;
         log_step_scan(self, ax, |l, e| l.try_logaddexp(e))
     }

@@ -192,6 +192,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `EmptyReduction` for an empty axis; `Axis` for a bad axis.
     pub fn try_mode(&self, axis: i64, keepdim: bool) -> Result<(Self, Tensor<i64, D>)> {
+        if let Some(row) = self.scalar_as_row("mode", axis)? {
+            return row.try_mode(0, false);
+        }
         let (ax, n) = super::numeric::order_axis("mode", self, axis)?;
         let a = ax as i64;
         let rows = self.movedim(&[a], &[-1])?.try_contiguous()?.try_to_vec()?;

@@ -117,6 +117,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         axis: i64,
         keepdim: bool,
     ) -> Result<Pair<Self, Tensor<i64, D>>> {
+        if let Some(row) = self.scalar_as_row("kthvalue", axis)? {
+            return row.try_kthvalue(k, 0, false);
+        }
         let (ax, n) = order_axis("kthvalue", self, axis)?;
         if k == 0 || k > n {
             return Err(Error::InvalidArgument {
@@ -287,6 +290,9 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `EmptyReduction` for an empty axis; `Axis` for a bad axis.
     pub fn try_nanmedian(&self, axis: i64, keepdim: bool) -> Result<Pair<Self, Tensor<i64, D>>> {
+        if let Some(row) = self.scalar_as_row("nanmedian", axis)? {
+            return row.try_nanmedian(0, false);
+        }
         let (ax, _) = order_axis("nanmedian", self, axis)?;
         let a = ax as i64;
         let idx = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {

@@ -112,6 +112,24 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
 }
 
 impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
+    /// For an op along one axis, PyTorch's rule for 0-d tensors ([`Shape::scalar_axis`]): a
+    /// 0-d tensor with axis 0 or -1 gives `Some` of it viewed as shape `(1,)`, for the op to
+    /// run on before its result is made 0-d again ([`Tensor::to_0d`]); any tensor with
+    /// dimensions gives `None`.
+    pub(crate) fn scalar_as_row(&self, op: &'static str, axis: i64) -> Result<Option<Self>> {
+        match self.shape().scalar_axis(op, axis)? {
+            true => self.try_reshape([1]).map(Some),
+            false => Ok(None),
+        }
+    }
+
+    /// A one-element result reshaped to 0-d (the way back of [`Tensor::scalar_as_row`]).
+    pub(crate) fn to_0d(&self) -> Result<Self> {
+        self.try_reshape([0usize; 0])
+    }
+}
+
+impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// Swaps two dimensions (a view). Negative dims count from the end.
     ///
     /// Views share storage with their base (writes through one are seen by the other) and

@@ -7,6 +7,10 @@ use crate::shape::{Layout, Shape};
 
 /// The permutation that swaps dimensions `d0` and `d1` (negative counts from the end).
 pub(super) fn transpose_perm(shape: &Shape, d0: i64, d1: i64) -> Result<Vec<usize>> {
+    // A 0-d tensor's axes 0 and -1 are its one element (PyTorch): nothing to swap.
+    if shape.scalar_axis("transpose", d0)? & shape.scalar_axis("transpose", d1)? {
+        return Ok(Vec::new());
+    }
     let a = shape.axis("transpose", d0)?;
     let b = shape.axis("transpose", d1)?;
     let mut perm: Vec<usize> = (0..shape.ndim()).collect();

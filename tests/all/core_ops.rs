@@ -55,7 +55,13 @@ fn scans_and_order<D: Device>(dev: &D) -> Result<()> {
     );
     let empty = v(vec![], &[2, 0])?;
     assert_eq!(empty.try_cummax(1)?.1.dims(), &[2, 0]);
-    assert!(v(vec![1.0], &[])?.try_cummax(0).is_err());
+    // A 0-d tensor's axis 0 is its one element (PyTorch); axis 1 is an `Err`.
+    let (m, i) = v(vec![1.0], &[])?.try_cummax(0)?;
+    assert_eq!(
+        (m.dims(), host(&m), host(&i)),
+        (&[][..], vec![1.0], vec![0.0])
+    );
+    assert!(v(vec![1.0], &[])?.try_cummax(1).is_err());
 
     let l = v(vec![-1000., 0., 1000., -INF, 2., 3., -2.], &[7])?;
     assert_close(

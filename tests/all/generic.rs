@@ -285,7 +285,100 @@ fn edge_semantics<T: FloatElement, D: Backend>(dev: &D) -> Result<()> {
     Ok(())
 }
 
+/// PyTorch's rule for 0-d tensors: axes 0 and -1 name the one element, and ops along them
+/// return 0-d tensors (NumPy agrees for the reductions it allows, `sum`, `max`, `argmax`).
+fn zero_d_axes<T: NumElement, D: Backend>(dev: &D) -> Result<()> {
+    let x = Tensor::<T, D>::from_vec_on(vec![T::from_f64(5.0)], [], dev)?;
+    let i0 = Tensor::<i64, D>::from_vec_on(vec![0], [], dev)?;
+    let is_0d = |v: Vec<f64>, t: &[usize], want: f64| {
+        assert_eq!((t, v), (&[][..], vec![want]), "{}", T::DTYPE);
+    };
+    for axis in [0, -1] {
+        for keepdim in [false, true] {
+            let s = x.try_sum(&[axis], keepdim)?;
+            is_0d(host(&s), s.dims(), 5.0);
+            let m = x.try_max(&[axis], keepdim)?;
+            is_0d(host(&m), m.dims(), 5.0);
+            let a = x.try_argmax(&[axis], keepdim)?;
+            is_0d(host(&a), a.dims(), 0.0);
+            let (v, i) = x.try_median(axis, keepdim)?;
+            is_0d(host(&v), v.dims(), 5.0);
+            is_0d(host(&i), i.dims(), 0.0);
+        }
+        let c = x.try_cumsum(axis)?;
+        is_0d(host(&c), c.dims(), 5.0);
+        let (v, i) = x.try_sort(axis, true)?;
+        is_0d(host(&v), v.dims(), 5.0);
+        is_0d(host(&i), i.dims(), 0.0);
+        let (v, _) = x.try_topk(1, axis)?;
+        is_0d(host(&v), v.dims(), 5.0);
+        let (v, i) = x.try_kthvalue(1, axis, true)?;
+        is_0d(host(&v), v.dims(), 5.0);
+        is_0d(host(&i), i.dims(), 0.0);
+        let g = x.try_gather(axis, &i0)?;
+        is_0d(host(&g), g.dims(), 5.0);
+        let g = x.try_index_select(axis, &i0)?;
+        is_0d(host(&g), g.dims(), 5.0);
+        let (v, _) = x.try_cummax(axis)?;
+        is_0d(host(&v), v.dims(), 5.0);
+        for view in [
+            x.flip(&[axis])?,
+            x.transpose(axis, 0)?,
+            x.squeeze_dims(&[axis])?,
+        ] {
+            is_0d(host(&view), view.dims(), 5.0);
+        }
+    }
+    // A 1-d index of zeros gathers copies; anything else names the 0-d rule or the index.
+    let two = Tensor::<i64, D>::from_vec_on(vec![0, 0], [2], dev)?;
+    assert_eq!(host(&x.try_gather(0, &two)?), vec![5.0, 5.0]);
+    let one = Tensor::<i64, D>::from_vec_on(vec![1], [1], dev)?;
+    assert!(matches!(x.try_gather(0, &one), Err(Error::Index { .. })));
+    assert!(matches!(
+        x.try_index_select(0, &two),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(x.try_topk(2, 0).is_err());
+    for bad in [
+        x.try_sum(&[1], false).err(),
+        x.try_sum(&[0, -1], false).err(),
+    ] {
+        let msg = bad.expect("an Err").to_string();
+        assert!(msg.contains("reduce_sum") && msg.contains("0-d"), "{msg}");
+    }
+    let msg = x.try_cumsum(-2).unwrap_err().to_string();
+    assert!(
+        msg.contains("cumsum") && msg.contains("axis 0 or -1"),
+        "{msg}"
+    );
+    Ok(())
+}
+
+/// [`zero_d_axes`]' float ops, and gradients through them.
+fn zero_d_float_axes<T: FloatElement, D: Backend>(dev: &D) -> Result<()> {
+    let x = Tensor::<T, D>::from_vec_on(vec![T::from_f64(0.5)], [], dev)?;
+    let vals = |t: &Tensor<T, D>| (t.dims().to_vec(), host(t));
+    assert_eq!(vals(&x.try_softmax(-1)?), (vec![], vec![1.0]));
+    assert_eq!(vals(&x.try_log_softmax(0)?), (vec![], vec![0.0]));
+    assert_eq!(vals(&x.try_logcumsumexp(0)?), (vec![], vec![0.5]));
+    assert_eq!(vals(&x.try_quantile(0.3, 0, true)?), (vec![], vec![0.5]));
+    assert_eq!(vals(&x.try_var(&[0], 0, false)?), (vec![], vec![0.0]));
+    let p = x.try_deep_copy()?.with_requires_grad(true)?;
+    // d/dp of sum(cumsum(p) · softmax(p)) = 1: softmax of one element is constant.
+    let y = p.try_cumsum(0)?.try_mul(&p.try_softmax(0)?)?;
+    y.try_sum(&[0], false)?.try_backward()?;
+    let g = p.grad_tensor().expect("a gradient");
+    assert_eq!(vals(&g), (vec![], vec![1.0]));
+    Ok(())
+}
+
 fn suite<D: Backend>(dev: &D) {
+    zero_d_axes::<f32, D>(dev).unwrap();
+    zero_d_axes::<bf16, D>(dev).unwrap();
+    zero_d_axes::<i32, D>(dev).unwrap();
+    zero_d_axes::<u8, D>(dev).unwrap();
+    zero_d_float_axes::<f32, D>(dev).unwrap();
+    zero_d_float_axes::<f16, D>(dev).unwrap();
     edge_semantics::<f32, D>(dev).unwrap();
     edge_semantics::<f64, D>(dev).unwrap();
     edge_semantics::<f16, D>(dev).unwrap();

@@ -212,6 +212,11 @@ fn apply(t: &Tensor<f32>, r: &Ref, v: &View) -> Option<(Tensor<f32>, Ref)> {
             dims: got.dims().to_vec(),
             data: r.data.clone(),
         },
+        // A 0-d tensor's axis 0 (or -1) is its one element (PyTorch): the view is itself.
+        View::Transpose(a, _) | View::Flip(a) if n == 0 => {
+            assert!(a == 0 || a == -1, "{v:?} of a 0-d tensor accepted");
+            r.view(Vec::new(), |i| i.to_vec())
+        }
         View::Transpose(a, b) => {
             let (a, b) = (r.axis(a).unwrap(), r.axis(b).unwrap());
             let mut dims = r.dims.clone();
@@ -358,6 +363,11 @@ proptest! {
                 prop_assert_eq!(f64s(&got), sums);
             }
             (Err(_), None) => {}
+            // A 0-d view summed over axis 0 or -1, its one element (PyTorch's rule).
+            (Ok(got), None) if rv.dims.is_empty() && (axis == 0 || axis == -1) => {
+                prop_assert!(got.dims().is_empty());
+                prop_assert_eq!(f64s(&got), vec![rv.get(&[])]);
+            }
             // An output too large to allocate (a sum over an empty axis of a huge view).
             (Err(Error::ShapeOverflow { .. } | Error::OutOfMemory { .. }), Some(a)) => {
                 let mut kept = rv.dims.iter().enumerate().filter(|&(i, _)| i != a);
