@@ -89,6 +89,13 @@ impl<T: Element> Tensor<T, Cpu> {
         Ok(Self::from_buf(buf, shape))
     }
 
+    /// A contiguous tensor of `shape` for a kernel that writes every element before any is
+    /// read: a large one may hold stale elements until then ([`AlignedBuf::for_overwrite`]).
+    pub(crate) fn for_overwrite(op: &'static str, shape: Shape) -> Result<Self> {
+        let n = numel(op, &shape)?;
+        Ok(Self::from_buf(AlignedBuf::for_overwrite(op, n)?, shape))
+    }
+
     /// A tensor of zeros. Errors as [`Tensor::full`].
     ///
     /// The constructors, on the CPU (each has an `_on(.., &device)` form for any device):

@@ -35,14 +35,18 @@ pub(super) fn heap_layout(rounded: usize) -> AllocLayout {
         .expect("size checked by caller")
 }
 
-/// A zero-initialised, 64-byte aligned, fixed-length buffer of elements (or, from
+/// A 64-byte aligned, fixed-length buffer of initialised elements: zeros from
+/// [`AlignedBuf::zeros`], possibly stale ones of a freed buffer from the crate's
+/// `for_overwrite`, which its caller overwrites whole before any read (or, from
 /// [`crate::io::SafetensorsFile::load_mmap`], a copy-on-write mapping of a file, aligned to `T`).
 pub struct AlignedBuf<T: Element> {
     ptr: NonNull<T>,
     len: usize,
-    /// `(base, length)` of an anonymous mapping, for large buffers.
+    /// `(base, length)` of a mapping: an anonymous one for large buffers, or a file's.
     mapping: Option<(*mut u8, usize)>,
-    /// The start of the heap allocation `ptr` lies in (null for a mapping or an empty buffer).
+    /// The start of the heap allocation or the anonymous mapping `ptr` lies in (null for a
+    /// file's mapping or an empty buffer). An anonymous mapping is the one whose base this is,
+    /// and it goes to [`super::map_cache`] when the buffer is dropped.
     base: *mut u8,
 }
 
@@ -85,6 +89,53 @@ impl<T: Element> AlignedBuf<T> {
             );
         }
         Some((base, map_len, data))
+    }
+
+    /// A recycled anonymous mapping ([`super::map_cache`]) for `len` elements, holding stale
+    /// elements of an earlier buffer, when one of the right size is cached.
+    #[cfg(unix)]
+    fn recycled(len: usize) -> Option<Self> {
+        let bytes = len.checked_mul(T::SIZE)?;
+        if bytes < MMAP_THRESHOLD || bytes > isize::MAX as usize - HUGE_PAGE {
+            return None;
+        }
+        let (base, map_len) = super::map_cache::take(bytes.next_multiple_of(4096) + HUGE_PAGE)?;
+        // As in `map`: the data starts at the first 2 MiB boundary, and `map_len` leaves room
+        // for `bytes` after it.
+        let data = (base as usize).next_multiple_of(HUGE_PAGE) as *mut T;
+        Some(AlignedBuf {
+            ptr: NonNull::new(data)?,
+            len,
+            mapping: Some((base, map_len)),
+            base,
+        })
+    }
+
+    /// A buffer of `len` elements that the caller overwrites whole before reading any: a
+    /// large one may be a recycled mapping that still holds an earlier buffer's elements
+    /// (every byte pattern is a valid element, except for bool, which is zeroed), so it is
+    /// not cleared. Debug builds fill it with 0xFF bytes (NaN, -1, 255), so that a kernel
+    /// that leaves an element unwritten fails the tests.
+    ///
+    /// # Errors
+    /// As [`AlignedBuf::zeros`].
+    pub(crate) fn for_overwrite(op: &'static str, len: usize) -> crate::Result<Self> {
+        #[cfg(unix)]
+        let recycled = match T::DTYPE {
+            crate::dtype::Dtype::Bool => None,
+            _ => Self::recycled(len),
+        };
+        #[cfg(not(unix))]
+        let recycled = None;
+        let mut buf = match recycled {
+            Some(b) => b,
+            None => Self::zeros(op, len)?,
+        };
+        if cfg!(debug_assertions) && T::DTYPE != crate::dtype::Dtype::Bool {
+            // SAFETY: the buffer holds `len` elements; 0xFF bytes are a valid non-bool element.
+            unsafe { std::ptr::write_bytes(buf.as_mut_ptr() as *mut u8, 0xFF, len * T::SIZE) };
+        }
+        Ok(buf)
     }
 
     /// `len` zero elements (all-zero bytes are zero for every element type).
@@ -136,16 +187,22 @@ impl<T: Element> AlignedBuf<T> {
             });
         }
         #[cfg(unix)]
-        if bytes >= MMAP_THRESHOLD
-            && let Some((base, map_len, data)) = Self::map(bytes)
-            && let Some(ptr) = NonNull::new(data as *mut T)
-        {
-            return Ok(AlignedBuf {
-                ptr,
-                len,
-                mapping: Some((base, map_len)),
-                base: std::ptr::null_mut(),
-            });
+        if bytes >= MMAP_THRESHOLD {
+            if let Some(mut buf) = Self::recycled(len) {
+                // SAFETY: the mapping holds `bytes` writable bytes from `ptr`.
+                unsafe { std::ptr::write_bytes(buf.as_mut_ptr() as *mut u8, 0, bytes) };
+                return Ok(buf);
+            }
+            if let Some((base, map_len, data)) = Self::map(bytes)
+                && let Some(ptr) = NonNull::new(data as *mut T)
+            {
+                return Ok(AlignedBuf {
+                    ptr,
+                    len,
+                    mapping: Some((base, map_len)),
+                    base,
+                });
+            }
         }
         // glibc's `calloc` skips its per-thread cache (tcache), which `malloc` uses: small
         // buffers are allocated uninitialised and zeroed here (issue 26).
@@ -265,10 +322,14 @@ impl<T: Element> std::ops::DerefMut for AlignedBuf<T> {
 impl<T: Element> Drop for AlignedBuf<T> {
     fn drop(&mut self) {
         if let Some((_base, _map_len)) = self.mapping {
-            // SAFETY: the mapping was created in `map` with exactly this base and length.
+            // An anonymous mapping is kept for reuse when the cache takes it.
             #[cfg(unix)]
-            unsafe {
-                libc::munmap(_base as *mut libc::c_void, _map_len);
+            if _base != self.base || !super::map_cache::give(_base, _map_len) {
+                // SAFETY: the mapping was created in `map` or `map_file` with exactly this
+                // base and length.
+                unsafe {
+                    libc::munmap(_base as *mut libc::c_void, _map_len);
+                }
             }
         } else if !self.base.is_null()
             && !super::buf_cache::give(self.base, (self.len * T::SIZE).next_multiple_of(CPU_ALIGN))

@@ -25,7 +25,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
             return r;
         }
         let shape = broadcast_shapes(Op::NAME, self.shape(), other.shape())?;
-        let mut out = Tensor::zeros(shape)?;
+        let mut out = Tensor::for_overwrite(Op::NAME, shape)?;
         self.binary_into::<Op>(other, &mut out, false)?;
         Ok(out)
     }
@@ -110,7 +110,7 @@ impl<T: Element> Tensor<T, Cpu> {
         if let Some(r) = small::map_new(Op::NAME, self, float_unary_slice::<T, Op>) {
             return r;
         }
-        let mut out = Tensor::zeros(self.shape())?;
+        let mut out = Tensor::for_overwrite(Op::NAME, self.shape().clone())?;
         self.cpu_float_unary_into::<Op>(&mut out)?;
         Ok(out)
     }
@@ -133,7 +133,7 @@ impl<T: FloatElement> Tensor<T, Cpu> {
     pub(crate) fn cpu_float_unary_<Op: FloatUnaryOp>(&mut self) -> Result<()> {
         // Compute into a fresh buffer on the chunked path, then write it back once.
         let shape = self.shape().clone();
-        let mut buf = crate::device::AlignedBuf::zeros(Op::NAME, self.numel())?;
+        let mut buf = crate::device::AlignedBuf::for_overwrite(Op::NAME, self.numel())?;
         float_unary_kernel::<T, Op>(
             &crate::tensor::read(Op::NAME, &self.storage)?,
             &self.layout,

@@ -11,6 +11,7 @@ mod elementwise;
 mod index;
 pub(crate) mod kernels;
 pub(crate) mod lock;
+mod map_cache;
 mod matmul;
 mod pool;
 mod reduce;
@@ -54,7 +55,7 @@ impl Backend for Cpu {
         }
         x.shape().checked_numel(op, U::SIZE)?;
         let g = read(op, &x.storage)?;
-        let mut out = crate::device::AlignedBuf::zeros(op, x.numel())?;
+        let mut out = crate::device::AlignedBuf::for_overwrite(op, x.numel())?;
         strided::cast_into(&g, &x.layout, &mut out);
         drop(g);
         Ok(Tensor::from_buf(out, x.shape().clone()))

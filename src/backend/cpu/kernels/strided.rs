@@ -384,7 +384,7 @@ pub fn map<I: Element, O: Element>(
     l: &Layout,
     f: impl Fn(I) -> O + Sync,
 ) -> Result<AlignedBuf<O>> {
-    let mut out = AlignedBuf::zeros(op, l.shape.numel())?;
+    let mut out = AlignedBuf::for_overwrite(op, l.shape.numel())?;
     map_into(src, l, &mut out, &f);
     Ok(out)
 }
@@ -433,7 +433,7 @@ pub fn zip<A: Element, B: Element, O: Element>(
     (b, lb): (&[B], &Layout),
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<AlignedBuf<O>> {
-    let mut out = AlignedBuf::zeros(op, la.shape.numel())?;
+    let mut out = AlignedBuf::for_overwrite(op, la.shape.numel())?;
     zip_into(a, la, b, lb, &mut out, &f, false);
     Ok(out)
 }
@@ -583,7 +583,7 @@ pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
     (c, lc): (&[C], &Layout),
     f: impl Fn(A, B, C) -> O + Sync,
 ) -> Result<AlignedBuf<O>> {
-    let mut out = AlignedBuf::zeros(op, la.shape.numel())?;
+    let mut out = AlignedBuf::for_overwrite(op, la.shape.numel())?;
     let plan = Plan::new([la, lb, lc]);
     par_out(&mut out, |start, chunk| {
         plan.for_runs(start, start + chunk.len(), |pos, o, s, len| {
@@ -918,7 +918,7 @@ pub fn copy<T: Element>(op: &'static str, src: &[T], l: &Layout) -> Result<Align
     if n > 0 && plan.dims.len() == 2 && plan.strides[0][0] == 1 && plan.strides[0][1] > 1 {
         let (rows, cols) = (plan.dims[0], plan.dims[1]);
         let (cs, off) = (plan.strides[0][1] as usize, plan.offsets[0] as usize);
-        let mut out = AlignedBuf::zeros(op, n)?;
+        let mut out = AlignedBuf::for_overwrite(op, n)?;
         let band = 64;
         let fill = |(bi, block): (usize, &mut [T])| {
             super::transpose::transpose_rows(src, off + bi * band, cs, cols, block);
