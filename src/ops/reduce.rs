@@ -138,7 +138,7 @@ macro_rules! reductions {
             /// # Errors
             /// `Axis` for an out-of-range or repeated axis; `EmptyReduction` when a reduced slice
             /// of an op without an identity (min, max, the arg-reductions) is empty. A 0-d
-            /// tensor takes axis 0 or -1 (its one element), as in PyTorch and NumPy.
+            /// tensor takes axis 0 or -1 (its one element), as in PyTorch (NumPy: `sum`, `max`).
             #[inline(always)]
             pub fn $try_name(&self, axes: &[i64], keepdim: bool) -> Result<$out> {
                 self.reduce_op($op, axes, keepdim)
