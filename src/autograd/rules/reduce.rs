@@ -1,4 +1,5 @@
-//! Reduction and scan rules too long to sit in the dispatch: `product`, `cumprod`, `norm`.
+//! The reduction and scan rules: `sum`/`mean`, `nansum`/`nanmean`, `max`/`min`, `var`/`std`,
+//! `product`, `cumprod`, `norm`.
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -125,4 +126,94 @@ pub(super) fn axes_of(mask: &[bool]) -> Vec<i64> {
         .filter(|&i| mask[i])
         .map(|i| i as i64)
         .collect()
+}
+
+/// `sum`'s (`mean`: `mean`'s) rule over the axes in `mask`: `g` broadcast back to `x`'s shape.
+pub(super) fn sum_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    mask: &[bool],
+    mean: bool,
+) -> Result<Tensor<F, D>> {
+    // Put the reduced axes back as size 1, then broadcast to the input's shape.
+    let kept: Vec<usize> = (x.dims().iter().zip(mask))
+        .map(|(&d, &m)| if m { 1 } else { d })
+        .collect();
+    let mut gx = g.try_reshape(kept)?.expand(x.shape().clone())?;
+    if mean {
+        let n = crate::shape::numel_of(
+            (x.dims().iter().zip(mask))
+                .filter(|(_, m)| **m)
+                .map(|(&d, _)| d),
+        );
+        gx = gx.try_div_scalar(F::from_f64(n as f64))?;
+    }
+    gx.try_contiguous()
+}
+
+/// `nansum`'s (`mean`: `nanmean`'s) rule: `g` where `x` is not NaN, 0 at the NaNs.
+pub(super) fn nansum_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    mask: &[bool],
+    mean: bool,
+) -> Result<Tensor<F, D>> {
+    let kept = x.try_is_nan()?.try_logical_not()?.try_cast::<F>()?;
+    let mut g = g.try_reshape(keep_shape(x, mask))?;
+    if mean {
+        g = g.try_div(&kept.try_sum(&axes_of(mask), true)?)?;
+    }
+    kept.try_mul(&g)
+}
+
+/// The rule of `max`/`min`/`amax`/`amin` over `mask`, from the input `x` and result `y`.
+pub(super) fn extreme_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    (x, y): (&Tensor<F, D>, &Tensor<F, D>),
+    mask: &[bool],
+    keepdim: bool,
+) -> Result<Tensor<F, D>> {
+    let kept = keep_shape(x, mask);
+    let (y, g) = if keepdim {
+        (y.clone(), g.clone())
+    } else {
+        (y.try_reshape(kept.clone())?, g.try_reshape(kept)?)
+    };
+    // PyTorch's `evenly_distribute_backward`: a NaN result came from the NaNs.
+    let nan = x.try_is_nan()?.try_logical_and(&y.try_is_nan()?)?;
+    let hit = x.try_eq(&y)?.try_logical_or(&nan)?.try_cast::<F>()?;
+    let axes = axes_of(mask);
+    let count = hit.try_sum(&axes, true)?;
+    hit.try_mul(&g.try_div(&count)?)
+}
+
+/// `var`'s (`std`: `std`'s) rule over `mask` with `correction`, from `x` and the result `y`.
+pub(super) fn var_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    (x, y): (&Tensor<F, D>, &Tensor<F, D>),
+    mask: &[bool],
+    (correction, std): (f64, bool),
+) -> Result<Tensor<F, D>> {
+    let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &g.device);
+    // var = Σ(x - mean)² / (n - correction): d/dx = 2 (x - mean) / (n - correction);
+    // std = sqrt(var): d/dx = (x - mean) / ((n - correction) std), 0 where std = 0.
+    let kept = keep_shape(x, mask);
+    let n = crate::shape::numel_of(
+        (x.dims().iter().zip(mask))
+            .filter(|(_, m)| **m)
+            .map(|(&d, _)| d),
+    );
+    let dof = F::from_f64((n as f64 - correction).max(0.0));
+    let axes = axes_of(mask);
+    let centred = x.try_sub(&x.try_mean(&axes, true)?)?;
+    let g = g.try_reshape(kept.clone())?;
+    let scale = if std {
+        // 0 where std = 0 (a constant slice), as PyTorch's `std_backward`.
+        let y = y.try_reshape(kept)?;
+        let inv = y.try_mul_scalar(dof)?.try_reciprocal()?;
+        Tensor::try_where(&y.try_eq(&c(0.0)?)?, &c(0.0)?, &inv)?
+    } else {
+        c(2.0)?.try_div_scalar(dof)?
+    };
+    centred.try_mul(&g.try_mul(&scale)?)
 }
