@@ -292,6 +292,17 @@ pub trait Backend: RawDevice {
         let _ = (x, window);
         Ok(None)
     }
+    /// The maximum of each max-pooling window, `(N, C, oh, ow)`: the element
+    /// [`Backend::max_pool2d_index`] names, so NaN where the window holds one. Same checks and
+    /// `None` as there (the caller then reduces the gathered windows). Records no graph.
+    #[doc(hidden)]
+    fn max_pool2d<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        window: PoolWindow,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, window);
+        Ok(None)
+    }
     /// A running sum or product along the checked axis `ax`.
     #[doc(hidden)]
     fn scan<T: Element, O: NumElement>(

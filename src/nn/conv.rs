@@ -360,8 +360,14 @@ pub fn max_pool2d<T: FloatElement, D: Backend>(
         // through one scatter.
         return Ok(super::pool::max_pool2d_with_indices(x, kernel, stride, padding)?.0);
     }
+    const OP: &str = "max_pool2d";
+    if let Some(window) = super::pool::pool_window(OP, x, kernel, stride, padding)?
+        && let Some(y) = D::max_pool2d(x, window)?
+    {
+        return Ok(y);
+    }
     let fill = T::from_f64(f64::NEG_INFINITY);
-    pool("max_pool2d", x, kernel, stride, padding, fill, |w, axes| {
+    pool(OP, x, kernel, stride, padding, fill, |w, axes| {
         w.try_max(axes, false)
     })
 }

@@ -105,24 +105,38 @@ fn window_index<T: FloatElement, D: Backend>(
     stride: (usize, usize),
     padding: (usize, usize),
 ) -> Result<Tensor<i64, D>> {
-    let [_, _, h, w] = check_pool(op, x, kernel, padding)?;
-    let padded = |len: usize, p: usize| len.checked_add(p).and_then(|v| v.checked_add(p));
-    if let (Some(hp), Some(wp)) = (padded(h, padding.0), padded(w, padding.1)) {
-        let out = (
-            out_len(op, hp, kernel.0, stride.0, 1)?,
-            out_len(op, wp, kernel.1, stride.1, 1)?,
-        );
-        let window = PoolWindow {
-            kernel,
-            stride,
-            padding,
-            out,
-        };
-        if let Some(index) = D::max_pool2d_index(x, window)? {
-            return Ok(index);
-        }
+    if let Some(window) = pool_window(op, x, kernel, stride, padding)?
+        && let Some(index) = D::max_pool2d_index(x, window)?
+    {
+        return Ok(index);
     }
     composed_index(op, x, kernel, stride, padding)
+}
+
+/// The checked window geometry of pooling `x`, for the device's kernels; `None` where the
+/// padded input's size overflows (the composed form then reports it).
+pub(crate) fn pool_window<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+) -> Result<Option<PoolWindow>> {
+    let [_, _, h, w] = check_pool(op, x, kernel, padding)?;
+    let padded = |len: usize, p: usize| len.checked_add(p).and_then(|v| v.checked_add(p));
+    let (Some(hp), Some(wp)) = (padded(h, padding.0), padded(w, padding.1)) else {
+        return Ok(None);
+    };
+    let out = (
+        out_len(op, hp, kernel.0, stride.0, 1)?,
+        out_len(op, wp, kernel.1, stride.1, 1)?,
+    );
+    Ok(Some(PoolWindow {
+        kernel,
+        stride,
+        padding,
+        out,
+    }))
 }
 
 /// [`window_index`] from the gathered windows and `argmax`, on any device.

@@ -678,6 +678,103 @@ fn convolutions_and_pooling() {
     .unwrap();
 }
 
+/// The pooling kernel against a naive loop: every geometry (tiling, overlapping, padded,
+/// kernel 1), f64, f32 and bf16, NaN and `-inf` windows, a strided input and enough planes to
+/// split across threads; without recording, while recording, and with indices.
+#[test]
+fn max_pool2d_matches_naive_windows() {
+    fn naive(
+        x: &[f64],
+        [n, c, h, w]: [usize; 4],
+        k: (usize, usize),
+        s: (usize, usize),
+        p: (usize, usize),
+    ) -> Vec<f64> {
+        let (oh, ow) = ((h + 2 * p.0 - k.0) / s.0 + 1, (w + 2 * p.1 - k.1) / s.1 + 1);
+        let mut out = Vec::new();
+        for plane in 0..n * c {
+            for i in 0..oh {
+                for j in 0..ow {
+                    let mut m = f64::NEG_INFINITY;
+                    for r in
+                        (i * s.0).saturating_sub(p.0)..(i * s.0 + k.0).saturating_sub(p.0).min(h)
+                    {
+                        for q in (j * s.1).saturating_sub(p.1)
+                            ..(j * s.1 + k.1).saturating_sub(p.1).min(w)
+                        {
+                            let v = x[plane * h * w + r * w + q];
+                            if v.is_nan() || m.is_nan() {
+                                m = f64::NAN;
+                            } else {
+                                m = m.max(v);
+                            }
+                        }
+                    }
+                    out.push(m);
+                }
+            }
+        }
+        out
+    }
+    fn check<T: FloatElement>(
+        dims: [usize; 4],
+        k: (usize, usize),
+        s: (usize, usize),
+        p: (usize, usize),
+    ) {
+        let [n, c, h, w] = dims;
+        let mut v = vals(n * c * h * w, 9);
+        for (i, x) in v.iter_mut().enumerate() {
+            match i % 37 {
+                0 => *x = f64::NAN,
+                5..=7 => *x = f64::NEG_INFINITY,
+                _ => {}
+            }
+        }
+        // Round to T first, so the reference sees T's values.
+        let xt = Tensor::<f64>::from_vec(v, [n, c, w, h])
+            .unwrap()
+            .cast::<T>();
+        let x = xt.transpose(2, 3).unwrap(); // (n, c, h, w), strided
+        let xs: Vec<f64> = x.contiguous().cast::<f64>().to_vec();
+        let want = naive(&xs, dims, k, s, p);
+        let same = |got: &Tensor<T>, how: &str| {
+            let got = got.cast::<f64>().to_vec();
+            assert_eq!(got.len(), want.len(), "{how} {dims:?} {k:?} {s:?} {p:?}");
+            for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    a == b || (a.is_nan() && b.is_nan()),
+                    "{how} {dims:?} {k:?} {s:?} {p:?} at {i}: {a} vs {b}"
+                );
+            }
+        };
+        same(&nn::max_pool2d(&x, k, s, p).unwrap(), "no grad");
+        same(
+            &nn::max_pool2d_with_indices(&x, k, s, p).unwrap().0,
+            "with indices",
+        );
+        let leaf = x.contiguous().with_requires_grad(true).unwrap();
+        same(&nn::max_pool2d(&leaf, k, s, p).unwrap(), "recording");
+    }
+    let geometries = [
+        ((2, 2), (2, 2), (0, 0)),
+        ((2, 2), (2, 2), (1, 1)),
+        ((3, 3), (2, 2), (1, 1)),
+        ((3, 3), (1, 1), (1, 1)),
+        ((2, 3), (1, 2), (1, 1)),
+        ((1, 1), (1, 1), (0, 0)),
+        ((1, 1), (3, 2), (0, 0)),
+        ((3, 2), (2, 1), (1, 0)),
+    ];
+    for (k, s, p) in geometries {
+        check::<f64>([2, 3, 7, 6], k, s, p);
+        check::<f32>([2, 3, 5, 8], k, s, p);
+        check::<bf16>([1, 2, 6, 5], k, s, p);
+    }
+    check::<f32>([64, 16, 8, 8], (2, 2), (2, 2), (0, 0));
+    check::<f32>([9, 40, 13, 11], (3, 3), (2, 2), (1, 1));
+}
+
 /// A device-generic caller: the method forms compile for any `D: Backend` and agree with the
 /// free functions; the plain forms panic with the `try_` form's error.
 fn method_forms<D: Backend>(dev: &D) {

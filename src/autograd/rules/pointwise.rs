@@ -143,10 +143,8 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         "abs" => x.try_sign()?,
         // g where x > 0, else 0 (PyTorch's threshold_backward: a NaN or infinite g is masked,
         // not multiplied by 0); two kernels where the product took three.
-        "relu" => {
-            let zero = Tensor::scalar_on(F::ZERO, &g.device)?;
-            return Tensor::try_where(&x.try_gt(&zero)?, g, &zero);
-        }
+        // `g` where x > 0 (0 at 0 and at NaN), in one pass.
+        "relu" => return D::binary::<F, crate::ops::binary::ops::ReluBackward>(g, x),
         // Piecewise constant: the gradient is 0 almost everywhere (PyTorch).
         "sign" | "floor" | "ceil" | "round" | "trunc" => {
             return Tensor::zeros_on(g.dims(), &g.device);

@@ -191,6 +191,12 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<i64, Cpu>>> {
         pool::max_pool2d_index(x, window).map(Some)
     }
+    fn max_pool2d<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        window: crate::backend::PoolWindow,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        pool::max_pool2d(x, window)
+    }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cpu>,
         op: ScanOp,

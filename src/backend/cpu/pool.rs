@@ -1,10 +1,11 @@
-//! The max-pooling window search (`Backend::max_pool2d_index`): one pass over each input
-//! plane, where the composed form gathers every window and runs `argmax` over the copy.
+//! The max-pooling window search (`Backend::max_pool2d_index` and `Backend::max_pool2d`): one
+//! pass over each input plane, where the composed forms gather every window and reduce the
+//! copy.
 
 use super::kernels::strided::{PAR_THRESHOLD, par_chunks};
 use crate::backend::PoolWindow;
 use crate::device::{AlignedBuf, Cpu};
-use crate::dtype::FloatElement;
+use crate::dtype::{Element, FloatElement};
 use crate::error::Result;
 use crate::shape::{Layout, Shape};
 use crate::tensor::{Tensor, read};
@@ -13,20 +14,48 @@ use crate::tensor::{Tensor, read};
 /// maximum, first NaN, and the first input element of an all `-inf` window).
 pub(super) fn max_pool2d_index<T: FloatElement>(
     x: &Tensor<T, Cpu>,
+    window: PoolWindow,
+) -> Result<Tensor<i64, Cpu>> {
+    search(x, window, |_, at| at as i64)
+}
+
+/// The maximum of each window: the element [`max_pool2d_index`] names. `None` for an empty
+/// input (windows of padding alone: the composed form gives their `-inf`).
+pub(super) fn max_pool2d<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    window: PoolWindow,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    if x.numel() == 0 {
+        return Ok(None);
+    }
+    search(x, window, |plane, at| plane[at]).map(Some)
+}
+
+/// Finds each window's maximum and writes `pick(plane, index)` for it, `(N, C, oh, ow)`.
+fn search<T: FloatElement, O: Element>(
+    x: &Tensor<T, Cpu>,
     PoolWindow {
         kernel: (kh, kw),
         stride: (sh, sw),
         padding: (ph, pw),
         out: (oh, ow),
     }: PoolWindow,
-) -> Result<Tensor<i64, Cpu>> {
+    pick: impl Fn(&[T], usize) -> O + Sync,
+) -> Result<Tensor<O, Cpu>> {
     const OP: &str = "max_pool2d";
     let x = x.try_contiguous()?;
     let [n, c, h, w] = x.dims()[..] else {
         unreachable!("the caller checked an (N, C, H, W) input")
     };
     let out_shape = Shape::new(vec![n, c, oh, ow]);
-    let mut out = AlignedBuf::<i64>::zeros(OP, out_shape.checked_numel(OP, 8)?)?;
+    let len = out_shape.checked_numel(OP, O::SIZE)?;
+    // With input elements, every output element is written below (the chunks cover the
+    // output plane by plane); without, zeros.
+    let mut out = if x.numel() > 0 {
+        AlignedBuf::<O>::for_overwrite(OP, len)?
+    } else {
+        AlignedBuf::<O>::zeros(OP, len)?
+    };
     // Non-empty: x's and the output's element counts fit, so the planes' sizes do too.
     if !out.is_empty() && x.numel() > 0 {
         let (plane, per_plane) = (h * w, oh * ow);
@@ -46,30 +75,45 @@ pub(super) fn max_pool2d_index<T: FloatElement>(
             &mut out,
             planes.saturating_mul(per_plane),
             &|start, chunk| {
-                for (k, o) in chunk.iter_mut().enumerate() {
-                    let at = start + k;
-                    let (p, ij) = (at / per_plane, at % per_plane);
+                // Chunks hold whole planes: `start` is a multiple of `per_plane`.
+                for (q, out_plane) in chunk.chunks_mut(per_plane).enumerate() {
+                    let p = start / per_plane + q;
                     let xs = &src[p * plane..(p + 1) * plane];
-                    let (r0, r1) = span(ij / ow, sh, ph, kh, h);
-                    let (c0, c1) = span(ij % ow, sw, pw, kw, w);
-                    debug_assert!(r0 < r1 && c0 < c1, "every window holds an input element");
-                    let mut best = (r0 * w + c0, f64::NEG_INFINITY);
-                    'window: for r in r0..r1 {
-                        for (q, v) in xs[r * w + c0..r * w + c1].iter().enumerate() {
-                            let v = v.to_f64();
-                            if v.is_nan() {
-                                best.0 = r * w + c0 + q;
-                                break 'window;
-                            }
-                            if v > best.1 {
-                                best = (r * w + c0 + q, v);
-                            }
+                    for (i, out_row) in out_plane.chunks_mut(ow).enumerate() {
+                        let (r0, r1) = span(i, sh, ph, kh, h);
+                        for (j, o) in out_row.iter_mut().enumerate() {
+                            let (c0, c1) = span(j, sw, pw, kw, w);
+                            debug_assert!(r0 < r1 && c0 < c1, "every window holds an element");
+                            *o = pick(xs, argmax(xs, w, (r0, r1), (c0, c1)));
                         }
                     }
-                    *o = best.0 as i64;
                 }
             },
         );
     }
     Ok(Tensor::from_buf_layout(out, Layout::contiguous(out_shape)))
+}
+
+/// The index in `xs` (a plane of rows of `w`) of the maximum of rows `r0..r1`, columns
+/// `c0..c1`: the first maximum, or the first NaN.
+#[inline(always)]
+fn argmax<T: FloatElement>(
+    xs: &[T],
+    w: usize,
+    (r0, r1): (usize, usize),
+    (c0, c1): (usize, usize),
+) -> usize {
+    let mut best = (r0 * w + c0, f64::NEG_INFINITY);
+    for r in r0..r1 {
+        for (q, v) in xs[r * w + c0..r * w + c1].iter().enumerate() {
+            let v = v.to_f64();
+            if v.is_nan() {
+                return r * w + c0 + q;
+            }
+            if v > best.1 {
+                best = (r * w + c0 + q, v);
+            }
+        }
+    }
+    best.0
 }
