@@ -69,6 +69,15 @@ fn search<T: FloatElement, O: Element>(
             let end = (start + k as i128).min(len as i128);
             (start.max(0) as usize, end as usize)
         };
+        // The spans of every window row and column, found once (not per window).
+        let spans = |count: usize, s: usize, p: usize, k: usize, len: usize| {
+            let mut v = crate::alloc::try_vec(OP, count, (0, 0))?;
+            for (i, e) in v.iter_mut().enumerate() {
+                *e = span(i, s, p, k, len);
+            }
+            Result::Ok(v)
+        };
+        let (rows, cols) = (spans(oh, sh, ph, kh, h)?, spans(ow, sw, pw, kw, w)?);
         let work = per_plane.saturating_mul(kh.saturating_mul(kw)).max(1);
         let planes = (PAR_THRESHOLD / work).max(1);
         par_chunks(
@@ -79,12 +88,10 @@ fn search<T: FloatElement, O: Element>(
                 for (q, out_plane) in chunk.chunks_mut(per_plane).enumerate() {
                     let p = start / per_plane + q;
                     let xs = &src[p * plane..(p + 1) * plane];
-                    for (i, out_row) in out_plane.chunks_mut(ow).enumerate() {
-                        let (r0, r1) = span(i, sh, ph, kh, h);
-                        for (j, o) in out_row.iter_mut().enumerate() {
-                            let (c0, c1) = span(j, sw, pw, kw, w);
-                            debug_assert!(r0 < r1 && c0 < c1, "every window holds an element");
-                            *o = pick(xs, argmax(xs, w, (r0, r1), (c0, c1)));
+                    for (out_row, &rs) in out_plane.chunks_mut(ow).zip(&rows) {
+                        for (o, &cs) in out_row.iter_mut().zip(&cols) {
+                            debug_assert!(rs.0 < rs.1 && cs.0 < cs.1, "every window holds one");
+                            *o = pick(xs, argmax(xs, w, rs, cs));
                         }
                     }
                 }
