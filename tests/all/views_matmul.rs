@@ -391,6 +391,122 @@ fn gather_and_scatter_add_every_axis_against_definition() {
     }
 }
 
+/// The value of a 3-d tensor at coordinates `c`, through its contiguous copy.
+fn at3<T: Element>(v: &[T], d: &[usize], c: [usize; 3]) -> T {
+    v[(c[0] * d[1] + c[1]) * d[2] + c[2]]
+}
+
+/// `gather`, `scatter_add` and `index_select` read flipped, permuted and stepped views (negative
+/// and non-unit strides, without a copy) and strided indices, at sizes that split across
+/// threads, against the definitions on contiguous copies; an out-of-range index is an `Err`
+/// naming the first one in logical order, and the inputs are unchanged.
+#[test]
+fn indexed_ops_on_strided_views_match_definition() {
+    for &(n0, n1, n2) in &[(3usize, 4usize, 5usize), (48, 70, 50)] {
+        let base = Tensor::<f64>::from_vec(
+            (0..n0 * n1 * n2).map(|v| (v as f64 * 0.37).sin()).collect(),
+            [n2, n0, n1],
+        )
+        .unwrap();
+        // (n0, n1, n2), no unit stride, one axis reversed.
+        let x = base.permute(&[1, 2, 0]).unwrap().flip(&[1]).unwrap();
+        let (xd, xv) = (x.dims().to_vec(), x.contiguous().to_vec());
+        for ax in 0..3 {
+            let size = xd[ax] as i64;
+            // An index with every other axis smaller than x's, read through a transpose.
+            let id = [n0 - 1, n1 - 2, n2 - 1];
+            let count = id.iter().product::<usize>();
+            let raw: Vec<i64> = (0..count as i64)
+                .map(|i| (i * 13 + 5) % (2 * size) - size)
+                .collect();
+            let idx = Tensor::<i64>::from_vec(raw, [id[2], id[1], id[0]])
+                .unwrap()
+                .permute(&[2, 1, 0])
+                .unwrap();
+            let iv = idx.contiguous().to_vec();
+            let src = Tensor::<f64>::from_vec(
+                (0..count).map(|v| v as f64).collect(),
+                [id[2], id[1], id[0]],
+            )
+            .unwrap()
+            .permute(&[2, 1, 0])
+            .unwrap();
+            let sv = src.contiguous().to_vec();
+            let got = x.gather(ax as i64, &idx).to_vec();
+            let sum = x.scatter_add(ax as i64, &idx, &src).to_vec();
+            let mut want_sum = xv.clone();
+            for (k, &i) in iv.iter().enumerate() {
+                let mut c = [k / (id[1] * id[2]), (k / id[2]) % id[1], k % id[2]];
+                c[ax] = i.rem_euclid(size) as usize;
+                assert_eq!(got[k], at3(&xv, &xd, c), "gather axis {ax}, element {k}");
+                want_sum[(c[0] * xd[1] + c[1]) * xd[2] + c[2]] += sv[k];
+            }
+            assert_eq!(sum, want_sum, "scatter_add axis {ax}");
+            // index_select with a stepped, reversed 1-d index.
+            let sel_raw: Vec<i64> = (0..2 * size)
+                .map(|i| (i * 5 + 1) % (2 * size) - size)
+                .collect();
+            let sel = Tensor::<i64>::from_vec(sel_raw, [2 * size as usize])
+                .unwrap()
+                .flip(&[0])
+                .unwrap()
+                .slice_dim(0, 0, 2 * size as usize, 2)
+                .unwrap();
+            let sl = sel.to_vec();
+            let picked = x.index_select(ax as i64, &sel);
+            let mut od = xd.clone();
+            od[ax] = sl.len();
+            assert_eq!(picked.dims(), &od[..]);
+            let pv = picked.to_vec();
+            for (k, &p) in pv.iter().enumerate() {
+                let mut c = [k / (od[1] * od[2]), (k / od[2]) % od[1], k % od[2]];
+                c[ax] = sl[c[ax]].rem_euclid(size) as usize;
+                assert_eq!(p, at3(&xv, &xd, c), "index_select axis {ax}, element {k}");
+            }
+            // Two bad indices: the error names the first in logical order.
+            let mut bad = iv.clone();
+            let last = bad.len() - 1;
+            bad[last] = size + 7;
+            bad[last / 2] = -size - 3;
+            let bad = Tensor::<i64>::from_vec(bad, id).unwrap();
+            for e in [
+                x.try_gather(ax as i64, &bad).unwrap_err(),
+                x.try_scatter_add(ax as i64, &bad, &src.contiguous())
+                    .unwrap_err(),
+            ] {
+                assert!(
+                    matches!(e, Error::Index { index, .. } if index == -size - 3),
+                    "{e}"
+                );
+            }
+            let bad_sel = Tensor::<i64>::from_vec(vec![0, size, -size - 1], [3]).unwrap();
+            let e = x.try_index_select(ax as i64, &bad_sel).unwrap_err();
+            assert!(
+                matches!(e, Error::Index { index, .. } if index == size),
+                "{e}"
+            );
+            assert_eq!(x.contiguous().to_vec(), xv, "inputs unchanged");
+        }
+    }
+    // Bool and 16-bit elements take the same walk.
+    let b = Tensor::<bool>::from_vec(vec![true, false, false, true, true, false], [2, 3]).unwrap();
+    let i = Tensor::<i64>::from_vec(vec![2, 0, -1, 1], [2, 2]).unwrap();
+    assert_eq!(
+        b.t().gather(0, &i.t()).to_vec(),
+        vec![false, false, true, true]
+    );
+    let h =
+        Tensor::<f16>::from_vec((0..6).map(|v| f16::from_f32(v as f32)).collect(), [2, 3]).unwrap();
+    let s = Tensor::<f16>::ones([2, 2]).unwrap();
+    let r: Vec<f32> = h
+        .scatter_add(1, &i, &s)
+        .to_vec()
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    assert_eq!(r, vec![1.0, 1.0, 3.0, 3.0, 5.0, 6.0]);
+}
+
 #[test]
 fn norms_and_tensordot() {
     let m = Tensor::<i32>::from_vec(vec![3, -4, 0, 12], [2, 2]).unwrap();

@@ -3,12 +3,12 @@
 
 use super::drivers::zip_assign;
 use super::kernels::strided;
-use crate::device::Cpu;
+use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, NumElement};
 use crate::error::Result;
 use crate::ops::device_ops::check_gather_shape;
 use crate::ops::index::check_index;
-use crate::shape::Shape;
+use crate::shape::{Layout, Shape, Strides};
 use crate::tensor::{Tensor, read};
 
 impl Cpu {
@@ -42,26 +42,32 @@ impl Cpu {
         zip_assign("copy_from", dst, src, |_, v| v)
     }
 
+    /// `index_select` along the checked axis `ax`: the 1-d (or 0-d) index broadcast over the
+    /// output, whose axis `ax` has the index's length, and gathered from.
     pub(crate) fn cpu_index_select<T: Element>(
         src: &Tensor<T, Cpu>,
         ax: usize,
         indices: &Tensor<i64, Cpu>,
     ) -> Result<Tensor<T, Cpu>> {
-        let idx: Vec<usize> = indices
-            .try_to_vec()?
-            .iter()
-            .map(|&i| check_index("index_select", i, ax, src.dims()[ax], src.shape()))
-            .collect::<Result<_>>()?;
-        let mut dims = src.dims().to_vec();
-        dims[ax] = idx.len();
-        let out = Tensor::zeros(dims)?;
-        for (k, &i) in idx.iter().enumerate() {
-            Cpu::cpu_assign(
-                &mut out.narrow(ax as i64, k, 1)?,
-                &src.narrow(ax as i64, i, 1)?,
-            )?;
+        // Every index checked, even where the output is empty (another axis of length 0).
+        {
+            let g = read("index_select", &indices.storage)?;
+            let s = indices.stride().first().copied().unwrap_or(0);
+            for k in 0..indices.numel() {
+                let i = g[(indices.layout.offset as isize + k as isize * s) as usize];
+                check_index("index_select", i, ax, src.dims()[ax], src.shape())?;
+            }
         }
-        Ok(out)
+        let mut dims = src.dims().to_vec();
+        dims[ax] = indices.numel();
+        let mut strides: Strides = smallvec::smallvec![0; dims.len()];
+        strides[ax] = indices.stride().first().copied().unwrap_or(0);
+        let li = Layout {
+            shape: Shape::new(dims),
+            strides,
+            offset: indices.layout.offset,
+        };
+        gather("index_select", src, ax, indices, &li)
     }
 
     pub(crate) fn cpu_gather<T: Element>(
@@ -69,51 +75,56 @@ impl Cpu {
         ax: usize,
         index: &Tensor<i64, Cpu>,
     ) -> Result<Tensor<T, Cpu>> {
-        let pos = src.gather_positions("gather", ax, index)?;
-        let data = src.try_contiguous()?.try_to_vec()?;
-        Tensor::from_vec(
-            pos.iter().map(|&p| data[p]).collect(),
-            index.shape().clone(),
-        )
+        check_gather_shape("gather", src.shape(), index.shape(), ax)?;
+        gather("gather", src, ax, index, &index.layout)
     }
 }
 
-impl<T: Element> Tensor<T, Cpu> {
-    /// Maps every position of `index` to a flat storage position of a contiguous `self`, with
-    /// the `axis` coordinate replaced by the index value (PyTorch `gather`/`scatter` rule).
-    fn gather_positions(
-        &self,
-        op: &'static str,
-        ax: usize,
-        index: &Tensor<i64, Cpu>,
-    ) -> Result<Vec<usize>> {
-        check_gather_shape(op, self.shape(), index.shape(), ax)?;
-        let strides = self.shape().contiguous_strides();
-        let idims = index.dims().to_vec();
-        let iv = index.try_to_vec()?;
-        let mut pos = Vec::with_capacity(iv.len());
-        // The index's own position as a counter, and the offset of its other coordinates
-        // kept up to date with it (no division or inner loop per element).
-        let (size, step) = (self.dims()[ax], strides[ax]);
-        let mut at = vec![0usize; idims.len()];
-        let mut base = 0isize;
-        for &i in &iv {
-            let j = check_index(op, i, ax, size, self.shape())?;
-            pos.push((base + j as isize * step) as usize);
-            for d in (0..idims.len()).rev() {
-                at[d] += 1;
-                let s = if d == ax { 0 } else { strides[d] };
-                if at[d] < idims[d] {
-                    base += s;
-                    break;
-                }
-                base -= (idims[d] - 1) as isize * s;
-                at[d] = 0;
-            }
-        }
-        Ok(pos)
+/// `src`'s layout over `shape` (no larger than it outside axis `ax`) with stride 0 on `ax`:
+/// the walk over the coordinates an index does not replace.
+fn indexed_base(l: &Layout, shape: &Shape, ax: usize) -> Layout {
+    let mut strides = l.strides.clone();
+    strides[ax] = 0;
+    Layout {
+        shape: shape.clone(),
+        strides,
+        offset: l.offset,
     }
+}
 
+/// The `Index` error for the index value `i` along axis `ax` of `shape`.
+fn bad_index(op: &'static str, i: i64, ax: usize, shape: &Shape) -> crate::Error {
+    match check_index(op, i, ax, shape.dims()[ax], shape) {
+        Err(e) => e,
+        Ok(_) => unreachable!("the kernel found {i} out of range"),
+    }
+}
+
+/// The elements of `src` that `index` (values along `ax`, laid out as `li`, whose shape is
+/// the output's) names.
+fn gather<T: Element>(
+    op: &'static str,
+    src: &Tensor<T, Cpu>,
+    ax: usize,
+    index: &Tensor<i64, Cpu>,
+    li: &Layout,
+) -> Result<Tensor<T, Cpu>> {
+    let shape = li.shape.clone();
+    let mut out = AlignedBuf::<T>::for_overwrite(op, shape.checked_numel(op, T::SIZE)?)?;
+    let base = indexed_base(&src.layout, &shape, ax);
+    let at = strided::Indexed {
+        base: &base,
+        step: src.layout.strides[ax],
+        size: src.dims()[ax],
+    };
+    let (gs, gi) = (read(op, &src.storage)?, read(op, &index.storage)?);
+    if let Some((_, i)) = strided::gather_into(&gs, &at, (&gi, li), &mut out) {
+        return Err(bad_index(op, i, ax, src.shape()));
+    }
+    Ok(Tensor::from_buf_layout(out, Layout::contiguous(shape)))
+}
+
+impl<T: Element> Tensor<T, Cpu> {
     /// The CPU's argsort step along the checked axis `ax`.
     pub(crate) fn cpu_argsort(&self, ax: usize, descending: bool) -> Result<Tensor<i64, Cpu>> {
         let n = self.ndim();
@@ -162,11 +173,24 @@ impl<T: NumElement> Tensor<T, Cpu> {
         index: &Tensor<i64, Cpu>,
         src: &Self,
     ) -> Result<Self> {
-        let pos = self.gather_positions("scatter_add", ax, index)?;
-        let mut out = self.try_contiguous()?.try_to_vec()?;
-        for (&p, &v) in pos.iter().zip(&src.try_to_vec()?) {
-            out[p] = out[p].add(v);
+        const OP: &str = "scatter_add";
+        check_gather_shape(OP, self.shape(), index.shape(), ax)?;
+        // The output starts as a contiguous copy of `self`, private to this call.
+        let mut out = strided::copy(OP, &read(OP, &self.storage)?, &self.layout)?;
+        let contiguous = Layout::contiguous(self.shape().clone());
+        let base = indexed_base(&contiguous, index.shape(), ax);
+        let at = strided::Indexed {
+            base: &base,
+            step: contiguous.strides[ax],
+            size: self.dims()[ax],
+        };
+        let (gi, gs) = (read(OP, &index.storage)?, read(OP, &src.storage)?);
+        let pair = |a: T, b: T| a.add(b);
+        let index = (&gi[..], &index.layout);
+        if let Some((_, i)) = strided::scatter_into(&mut out, &at, index, (&gs, &src.layout), pair)
+        {
+            return Err(bad_index(OP, i, ax, self.shape()));
         }
-        Self::from_vec(out, self.shape().clone())
+        Ok(Self::from_buf(out, self.shape().clone()))
     }
 }

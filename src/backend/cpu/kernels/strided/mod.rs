@@ -6,15 +6,18 @@
 //! The layout: `plan` walks the merged blocks; `elementwise` holds the drivers that call an
 //! op's closure per element (new outputs, existing outputs, in place); `chunks` the drivers
 //! that hand an op whole chunks in a compute type (16-bit floats, casts); `stream` the
-//! non-temporal stores of large outputs. This file holds the thread-pool split they share.
+//! non-temporal stores of large outputs; `indexed` the gathers and scatters through an index
+//! tensor. This file holds the thread-pool split they share.
 
 mod chunks;
 mod elementwise;
+mod indexed;
 mod plan;
 mod stream;
 
 pub use chunks::{cast_into, cast_slice, copy, map_into_chunks, map_slice_chunks, zip_into_f32};
 pub use elementwise::{map, map_inplace, map_into, zip, zip_inplace, zip_into, zip3};
+pub use indexed::{Indexed, gather_into, scatter_into};
 pub use plan::Plan;
 
 use rayon::prelude::*;
