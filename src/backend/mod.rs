@@ -354,6 +354,19 @@ pub trait Backend: RawDevice {
         ax: usize,
         descending: bool,
     ) -> Result<Tensor<i64, Self>>;
+    /// The positions of the `k` largest elements along the checked axis `ax` (`k` at most its
+    /// length), in the order of a stable descending [`Backend::argsort`]: `x`'s shape with axis
+    /// `ax` of length `k`. `None` where the device has no selection kernel: the caller then
+    /// sorts the whole axis.
+    #[doc(hidden)]
+    fn topk<T: Element>(
+        x: &Tensor<T, Self>,
+        ax: usize,
+        k: usize,
+    ) -> Result<Option<Tensor<i64, Self>>> {
+        let _ = (x, ax, k);
+        Ok(None)
+    }
     /// NumPy `arange` on `device` (computed on the host by default).
     #[doc(hidden)]
     fn arange<T: NumElement>(start: T, stop: T, step: T, device: &Self) -> Result<Tensor<T, Self>> {

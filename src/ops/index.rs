@@ -95,10 +95,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 msg: format!("k = {k} exceeds dimension {ax} of shape {}", self.shape()),
             });
         }
-        let idx = self
-            .try_argsort(axis, true)?
-            .narrow(ax as i64, 0, k)?
-            .try_contiguous()?;
+        let idx = match D::topk(self, ax, k)? {
+            Some(idx) => idx,
+            None => self
+                .try_argsort(axis, true)?
+                .narrow(ax as i64, 0, k)?
+                .try_contiguous()?,
+        };
         Ok((self.try_gather(axis, &idx)?, idx))
     }
 

@@ -507,6 +507,90 @@ fn indexed_ops_on_strided_views_match_definition() {
     assert_eq!(r, vec![1.0, 1.0, 3.0, 3.0, 5.0, 6.0]);
 }
 
+/// A stable sort of `(value, position)` along one row, NaN the largest value: the reference
+/// for `argsort` and `topk`.
+fn stable_order(row: &[f32], descending: bool) -> Vec<i64> {
+    let mut idx: Vec<usize> = (0..row.len()).collect();
+    let key = |v: f32| if v.is_nan() { f32::INFINITY } else { v };
+    idx.sort_by(|&a, &b| {
+        let (x, y) = (row[a], row[b]);
+        let o = match (x.is_nan(), y.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => key(x).partial_cmp(&key(y)).unwrap(),
+        };
+        if descending { o.reverse() } else { o }
+    });
+    idx.into_iter().map(|i| i as i64).collect()
+}
+
+/// `argsort` (both directions) and `topk` (the one-pass path for small `k`, the selection for
+/// larger `k`, `k` = 0 and the whole axis) against a stable reference sort, on rows with many
+/// ties, NaN, infinities and signed zeros, along the last axis and a strided first axis, at
+/// sizes that split across threads.
+#[test]
+fn argsort_and_topk_match_a_stable_sort() {
+    for &(rows, len) in &[(3usize, 7usize), (5, 100), (300, 500)] {
+        let vals: Vec<f32> = (0..rows * len)
+            .map(|i| match (i * 7919) % 23 {
+                0 => f32::NAN,
+                1 => f32::INFINITY,
+                2 => f32::NEG_INFINITY,
+                3 => -0.0,
+                4 => 0.0,
+                m => ((m * 31 + i / 3) % 9) as f32 - 4.0, // many ties
+            })
+            .collect();
+        let x = Tensor::<f32>::from_vec(vals.clone(), [rows, len]).unwrap();
+        // The same rows along axis 0 of a transposed view.
+        let xt = Tensor::<f32>::from_vec(vals.clone(), [rows, len])
+            .unwrap()
+            .t()
+            .contiguous()
+            .t();
+        for descending in [false, true] {
+            let want: Vec<i64> = vals
+                .chunks(len)
+                .flat_map(|r| stable_order(r, descending))
+                .collect();
+            assert_eq!(
+                x.argsort(1, descending).to_vec(),
+                want,
+                "argsort {rows}x{len}"
+            );
+            let by_cols = x.t().argsort(0, descending).t().contiguous().to_vec();
+            assert_eq!(by_cols, want, "argsort along axis 0 {rows}x{len}");
+        }
+        for k in [0, 1, 3, len.min(32), len.min(33), len / 2, len] {
+            let want: Vec<i64> = vals
+                .chunks(len)
+                .flat_map(|r| stable_order(r, true).into_iter().take(k))
+                .collect();
+            let (v, i) = x.topk(k, 1);
+            assert_eq!(i.dims(), &[rows, k]);
+            assert_eq!(i.to_vec(), want, "topk {k} of {rows}x{len}");
+            let picked: Vec<f32> = want
+                .chunks(k.max(1))
+                .enumerate()
+                .flat_map(|(r, c)| {
+                    c.iter()
+                        .map(|&j| vals[r * len + j as usize])
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let same = v
+                .to_vec()
+                .iter()
+                .zip(&picked)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "topk values {k}");
+            let (_, it) = xt.t().topk(k, 0);
+            assert_eq!(it.t().contiguous().to_vec(), want, "topk {k} along axis 0");
+        }
+    }
+}
+
 #[test]
 fn norms_and_tensordot() {
     let m = Tensor::<i32>::from_vec(vec![3, -4, 0, 12], [2, 2]).unwrap();

@@ -1,5 +1,5 @@
-//! The CPU kernels of the indexing ops: select/assign through views, index_select, gather,
-//! scatter_add and argsort.
+//! The CPU kernels of the indexing ops: select/assign through views, index_select, gather and
+//! scatter_add.
 
 use super::drivers::zip_assign;
 use super::kernels::strided;
@@ -122,47 +122,6 @@ fn gather<T: Element>(
         return Err(bad_index(op, i, ax, src.shape()));
     }
     Ok(Tensor::from_buf_layout(out, Layout::contiguous(shape)))
-}
-
-impl<T: Element> Tensor<T, Cpu> {
-    /// The CPU's argsort step along the checked axis `ax`.
-    pub(crate) fn cpu_argsort(&self, ax: usize, descending: bool) -> Result<Tensor<i64, Cpu>> {
-        let n = self.ndim();
-        let mut perm: Vec<usize> = (0..n).filter(|&i| i != ax).collect();
-        perm.push(ax);
-        let moved = self.permute_usize(&perm)?.try_contiguous()?;
-        let len = self.dims()[ax];
-        let v = moved.try_to_vec()?;
-        let mut out: Vec<i64> = Vec::with_capacity(v.len());
-        for row in v
-            .chunks(len.max(1))
-            .take(v.len().checked_div(len).unwrap_or(0))
-        {
-            let mut idx: Vec<usize> = (0..len).collect();
-            idx.sort_by(|&a, &b| {
-                let (x, y) = (row[a], row[b]);
-                match (x.is_nan(), y.is_nan()) {
-                    (true, true) => std::cmp::Ordering::Equal,
-                    // NaN is the largest value (PyTorch): last ascending, first descending.
-                    (true, false) if descending => std::cmp::Ordering::Less,
-                    (false, true) if descending => std::cmp::Ordering::Greater,
-                    (true, false) => std::cmp::Ordering::Greater,
-                    (false, true) => std::cmp::Ordering::Less,
-                    _ => {
-                        let o = x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal);
-                        if descending { o.reverse() } else { o }
-                    }
-                }
-            });
-            out.extend(idx.iter().map(|&i| i as i64));
-        }
-        let sorted = Tensor::<i64, Cpu>::from_vec(out, moved.shape().clone())?;
-        let mut inv = vec![0usize; n];
-        for (i, &p) in perm.iter().enumerate() {
-            inv[p] = i;
-        }
-        sorted.permute_usize(&inv)?.try_contiguous()
-    }
 }
 
 impl<T: NumElement> Tensor<T, Cpu> {

@@ -16,6 +16,7 @@ mod matmul;
 mod pool;
 mod reduce;
 pub(crate) mod small;
+mod sort;
 
 use super::Backend;
 use crate::backend::cpu::kernels::strided;
@@ -245,7 +246,14 @@ impl Backend for Cpu {
         ax: usize,
         descending: bool,
     ) -> Result<Tensor<i64, Cpu>> {
-        x.cpu_argsort(ax, descending)
+        sort::sorted_positions(x, ax, x.dims()[ax], descending)
+    }
+    fn topk<T: Element>(
+        x: &Tensor<T, Cpu>,
+        ax: usize,
+        k: usize,
+    ) -> Result<Option<Tensor<i64, Cpu>>> {
+        sort::sorted_positions(x, ax, k, true).map(Some)
     }
     fn random<T: FloatElement>(shape: Shape, _: &Cpu, normal: bool) -> Result<Tensor<T, Cpu>> {
         if normal {

@@ -5,10 +5,11 @@
 //! result is the CPU's stable order, index for index. `sort` and `topk` build on it (defined
 //! once for both devices in `ops/index.rs`).
 
+use crate::backend::Backend;
 use crate::backend::cuda::device::Arg;
 use crate::backend::cuda::kernels::empty;
 use crate::backend::cuda::kernels::table::{Module, symbol};
-use crate::device::Cuda;
+use crate::device::{Cpu, Cuda};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -23,7 +24,7 @@ impl<T: Element> Tensor<T, Cuda> {
     pub(crate) fn cuda_argsort(&self, ax: usize, descending: bool) -> Result<Tensor<i64, Cuda>> {
         let len = self.dims()[ax];
         if len > SORT_MAX {
-            return crate::backend::on_host(self, |h| h.cpu_argsort(ax, descending));
+            return crate::backend::on_host(self, |h| <Cpu as Backend>::argsort(h, ax, descending));
         }
         // The sorted axis last, packed: (lines, len).
         let n = self.ndim();

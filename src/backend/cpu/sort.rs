@@ -1,0 +1,126 @@
+//! Sorting along an axis (`Backend::argsort`) and the `k` largest (`Backend::topk`): the axis
+//! moved last and made contiguous, then each row ordered on its own, rows split across
+//! threads. Both order (value, position) pairs by one total order, so an unstable sort gives
+//! the stable result and a selection of the first `k` gives what the sort's first `k` would:
+//! NaN is the largest value (PyTorch), and equal values keep their order along the axis.
+
+use super::kernels::strided::{PAR_THRESHOLD, par_chunks};
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::shape::{Layout, Shape};
+use crate::tensor::{Tensor, read};
+use std::cmp::Ordering;
+use std::sync::Mutex;
+
+/// The order of `(value, position)` pairs: values ascending (NaN last) or descending (NaN
+/// first), equal values by position.
+#[inline(always)]
+fn order<T: Element>(a: &(T, usize), b: &(T, usize), descending: bool) -> Ordering {
+    let o = match (a.0.is_nan(), b.0.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal),
+    };
+    let o = if descending { o.reverse() } else { o };
+    o.then(a.1.cmp(&b.1))
+}
+
+/// Up to this `k`, the first `k` of a longer row are kept in one pass (a sorted insertion
+/// into `k` slots); beyond it, a selection then a sort of the `k`.
+const SMALL_K: usize = 32;
+
+/// The first `k` (`0 < k < row.len()`) pairs of `row` in the order `by`, sorted, into `best`
+/// (whose capacity is at least `k`): each element is compared with the worst kept one, and
+/// the few that beat it are inserted in place.
+#[inline(always)]
+fn first_k<T: Element>(
+    row: &[T],
+    k: usize,
+    best: &mut Vec<(T, usize)>,
+    by: impl Fn(&(T, usize), &(T, usize)) -> Ordering,
+) {
+    best.clear();
+    for (p, &v) in row.iter().enumerate() {
+        let e = (v, p);
+        if best.len() == k {
+            if by(&e, &best[k - 1]) != Ordering::Less {
+                continue;
+            }
+            best.pop();
+        }
+        let at = best.partition_point(|b| by(b, &e) == Ordering::Less);
+        best.insert(at, e);
+    }
+}
+
+/// The positions of the first `k` elements of each row of `x` along `ax` in the order above
+/// (`k` = the axis length: argsort), as `x`'s shape with axis `ax` of length `k`.
+pub(super) fn sorted_positions<T: Element>(
+    x: &Tensor<T, Cpu>,
+    ax: usize,
+    k: usize,
+    descending: bool,
+) -> Result<Tensor<i64, Cpu>> {
+    const OP: &str = "argsort";
+    let nd = x.ndim();
+    let mut perm: Vec<usize> = (0..nd).filter(|&i| i != ax).collect();
+    perm.push(ax);
+    let moved = x.permute_usize(&perm)?.try_contiguous()?;
+    let len = x.dims()[ax];
+    let mut dims = moved.dims().to_vec();
+    dims[nd - 1] = k;
+    let shape = Shape::new(dims);
+    let mut out = AlignedBuf::<i64>::for_overwrite(OP, shape.checked_numel(OP, 8)?)?;
+    if !out.is_empty() {
+        let g = read(OP, &moved.storage)?;
+        let src = &g[moved.layout.offset..moved.layout.offset + moved.numel()];
+        // Whole rows per chunk; about PAR_THRESHOLD comparisons' worth of rows per thread.
+        let work = len.saturating_mul(len.max(2).ilog2() as usize).max(1);
+        let rows = (PAR_THRESHOLD / work).max(1);
+        // Each thread's row of pairs, allocated fallibly: a refusal is reported after the
+        // walk (the output is then discarded).
+        let refused = Mutex::new(None);
+        par_chunks(&mut out, rows.saturating_mul(k), &|start, chunk| {
+            let mut pairs: Vec<(T, usize)> = match crate::alloc::with_capacity(OP, len) {
+                Ok(v) => v,
+                Err(e) => return *refused.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
+            };
+            for (r, dst) in chunk.chunks_mut(k).enumerate() {
+                let row = &src[(start / k + r) * len..][..len];
+                let by = |a: &(T, usize), b: &(T, usize)| order(a, b, descending);
+                if k <= SMALL_K && k < len {
+                    // A few of many: one pass keeping the best `k` sorted.
+                    first_k(row, k, &mut pairs, by);
+                    for (d, &(_, p)) in dst.iter_mut().zip(pairs.iter()) {
+                        *d = p as i64;
+                    }
+                    continue;
+                }
+                pairs.clear();
+                pairs.extend(row.iter().copied().zip(0..));
+                if k < len {
+                    pairs.select_nth_unstable_by(k, by);
+                }
+                let first = &mut pairs[..k];
+                first.sort_unstable_by(by);
+                for (d, &(_, p)) in dst.iter_mut().zip(first.iter()) {
+                    *d = p as i64;
+                }
+            }
+        });
+        if let Some(e) = refused.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
+    }
+    let sorted = Tensor::from_buf_layout(out, Layout::contiguous(shape));
+    let mut inv = vec![0usize; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    if ax + 1 == nd {
+        return Ok(sorted);
+    }
+    sorted.permute_usize(&inv)?.try_contiguous()
+}
