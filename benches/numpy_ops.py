@@ -99,3 +99,31 @@ for name, f in [
     best = min(timeit.repeat(f, number=20000, repeat=7)) / 20000
     print(f"{name:28} {best * 1e9:9.1f} ns")
 print("numpy", np.__version__, "threads: OpenBLAS default for matmul, one thread elsewhere")
+
+
+# The `indexing` group (f32 (1024, 1024) unless stated), stable sorts as this library's.
+x = rng.standard_normal((1024, 1024), dtype=np.float32)
+index = (np.arange(1024 * 256) * 7919 % 1024).reshape(1024, 256)
+src = rng.standard_normal((1024, 256), dtype=np.float32)
+rows = np.arange(512) * 37 % 1024
+small = rng.standard_normal((1437, 64), dtype=np.float32)
+batch = np.arange(64) * 37 % 1437
+wide = rng.standard_normal((4096, 1024), dtype=np.float32)
+long = rng.standard_normal(1 << 20, dtype=np.float32)
+
+
+def scatter_add():
+    o = x.copy()
+    np.add.at(o, (np.arange(1024)[:, None], index), src)
+
+
+print(f"gather_axis1 (take_along_axis): {median_ms(lambda: np.take_along_axis(x, index, 1)):.3f}")
+print(f"gather_axis0: {median_ms(lambda: np.take_along_axis(x[:, :256], index, 0)):.3f}")
+print(f"scatter_add_axis1 (add.at): {median_ms(scatter_add):.3f}")
+print(f"index_select_512_rows: {median_ms(lambda: x.take(rows, 0)):.3f}")
+print(f"index_select_512_cols: {median_ms(lambda: x.take(rows, 1)):.3f}")
+print(f"index_select_64_of_1437x64: {median_ms(lambda: small.take(batch, 0)) * 1e3:.2f} us")
+print(f"argsort_axis1_4096x1024: {median_ms(lambda: np.argsort(wide, 1, kind='stable'), 5):.1f}")
+print(f"argsort_axis0_4096x1024: {median_ms(lambda: np.argsort(wide, 0, kind='stable'), 5):.1f}")
+print(f"sort_2^20: {median_ms(lambda: np.sort(long, kind='stable'), 5):.1f}")
+print(f"topk10_axis1_4096x1024 (argpartition + sort): {median_ms(lambda: np.take_along_axis(wide, np.argpartition(-wide, 10, 1)[:, :10], 1), 5):.1f}")

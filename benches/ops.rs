@@ -242,6 +242,84 @@ fn reductions(c: &mut Criterion) {
     g.finish();
 }
 
+/// Gathers, scatters and sorts (f32 (1024, 1024) unless stated; `benches/numpy_ops.py` and
+/// PyTorch rows in BENCHMARKS.md).
+fn indexing(c: &mut Criterion) {
+    let x = Tensor::<f32>::randn([1024, 1024]).unwrap();
+    let idx: Vec<i64> = (0..1024 * 256).map(|i| (i * 7919 % 1024) as i64).collect();
+    let index = Tensor::<i64>::from_vec(idx.clone(), [1024, 256]).unwrap();
+    let src = Tensor::<f32>::randn([1024, 256]).unwrap();
+    let rows = Tensor::<i64>::from_vec((0..512).map(|i| i * 37 % 1024).collect(), [512]).unwrap();
+    let small = Tensor::<f32>::randn([1437, 64]).unwrap();
+    let batch = Tensor::<i64>::from_vec((0..64).map(|i| i * 37 % 1437).collect(), [64]).unwrap();
+    let wide = Tensor::<f32>::randn([4096, 1024]).unwrap();
+    let long = Tensor::<f32>::randn([1 << 20]).unwrap();
+    let (cx, cwide) = (candle(&x), candle(&wide));
+    let dev = candle_core::Device::Cpu;
+    let cindex = candle_core::Tensor::from_vec(
+        idx.iter().map(|&i| i as u32).collect::<Vec<_>>(),
+        (1024, 256),
+        &dev,
+    )
+    .unwrap();
+    let crows = candle_core::Tensor::from_vec(
+        (0..512u32).map(|i| i * 37 % 1024).collect::<Vec<_>>(),
+        512,
+        &dev,
+    )
+    .unwrap();
+    let nx = Array2::from_shape_vec((1024, 1024), x.to_vec()).unwrap();
+    let nrows: Vec<usize> = (0..512).map(|i| i * 37 % 1024).collect();
+    let mut g = c.benchmark_group("indexing");
+    g.measurement_time(Duration::from_secs(2));
+    g.bench_function("gather_axis1/typed-tensor", |b| {
+        b.iter(|| black_box(x.gather(1, &index)))
+    });
+    g.bench_function("gather_axis1/candle", |b| {
+        b.iter(|| black_box(cx.gather(&cindex, 1).unwrap()))
+    });
+    g.bench_function("gather_axis0/typed-tensor", |b| {
+        b.iter(|| black_box(x.gather(0, &index)))
+    });
+    g.bench_function("scatter_add_axis1/typed-tensor", |b| {
+        b.iter(|| black_box(x.scatter_add(1, &index, &src)))
+    });
+    g.bench_function("index_select_512_rows/typed-tensor", |b| {
+        b.iter(|| black_box(x.index_select(0, &rows)))
+    });
+    g.bench_function("index_select_512_rows/ndarray", |b| {
+        b.iter(|| black_box(nx.select(Axis(0), &nrows)))
+    });
+    g.bench_function("index_select_512_rows/candle", |b| {
+        b.iter(|| black_box(cx.index_select(&crows, 0).unwrap()))
+    });
+    g.bench_function("index_select_512_cols/typed-tensor", |b| {
+        b.iter(|| black_box(x.index_select(1, &rows)))
+    });
+    g.bench_function("index_select_512_cols/ndarray", |b| {
+        b.iter(|| black_box(nx.select(Axis(1), &nrows)))
+    });
+    g.bench_function("index_select_64_of_1437x64/typed-tensor", |b| {
+        b.iter(|| black_box(small.index_select(0, &batch)))
+    });
+    g.bench_function("argsort_axis1_4096x1024/typed-tensor", |b| {
+        b.iter(|| black_box(wide.argsort(1, false)))
+    });
+    g.bench_function("argsort_axis1_4096x1024/candle", |b| {
+        b.iter(|| black_box(cwide.arg_sort_last_dim(true).unwrap()))
+    });
+    g.bench_function("argsort_axis0_4096x1024/typed-tensor", |b| {
+        b.iter(|| black_box(wide.argsort(0, false)))
+    });
+    g.bench_function("sort_2^20/typed-tensor", |b| {
+        b.iter(|| black_box(long.sort(0, false)))
+    });
+    g.bench_function("topk10_axis1_4096x1024/typed-tensor", |b| {
+        b.iter(|| black_box(wide.topk(10, 1)))
+    });
+    g.finish();
+}
+
 fn gemm_direct(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     unsafe {
         gemm::gemm(
@@ -406,5 +484,13 @@ fn linalg(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, small, elementwise, reductions, matmul, linalg);
+criterion_group!(
+    benches,
+    small,
+    elementwise,
+    reductions,
+    indexing,
+    matmul,
+    linalg
+);
 criterion_main!(benches);

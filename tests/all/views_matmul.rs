@@ -589,6 +589,15 @@ fn argsort_and_topk_match_a_stable_sort() {
             assert_eq!(it.t().contiguous().to_vec(), want, "topk {k} along axis 0");
         }
     }
+    // Integers keep their exact order (i64 beyond 2^53 too), bool and u8 as numbers.
+    let big = (1i64 << 53) + 1;
+    let i = Tensor::<i64>::from_vec(vec![i64::MAX, big, i64::MIN, big - 1, -1, big], [6]).unwrap();
+    assert_eq!(i.argsort(0, false).to_vec(), vec![2, 4, 3, 1, 5, 0]);
+    assert_eq!(i.topk(2, 0).1.to_vec(), vec![0, 1]);
+    let b = Tensor::<bool>::from_vec(vec![false, true, false, true], [4]).unwrap();
+    assert_eq!(b.argsort(0, true).to_vec(), vec![1, 3, 0, 2]);
+    let u = Tensor::<u8>::from_vec(vec![200, 7, 255, 0], [4]).unwrap();
+    assert_eq!(u.topk(3, 0).1.to_vec(), vec![2, 0, 1]);
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Sorting along an axis (`Backend::argsort`) and the `k` largest (`Backend::topk`): the axis
 //! moved last and made contiguous, then each row ordered on its own, rows split across
-//! threads. Both order (value, position) pairs by one total order, so an unstable sort gives
-//! the stable result and a selection of the first `k` gives what the sort's first `k` would:
-//! NaN is the largest value (PyTorch), and equal values keep their order along the axis.
+//! threads. Both order (key, position) pairs of integers, where the key orders the values, so
+//! an unstable sort gives the stable result and a selection of the first `k` gives what the
+//! sort's first `k` would: NaN is the largest value (PyTorch), and equal values keep their
+//! order along the axis.
 
 use super::kernels::strided::{PAR_THRESHOLD, par_chunks};
 use crate::device::{AlignedBuf, Cpu};
@@ -10,47 +11,51 @@ use crate::dtype::Element;
 use crate::error::Result;
 use crate::shape::{Layout, Shape};
 use crate::tensor::{Tensor, read};
-use std::cmp::Ordering;
 use std::sync::Mutex;
 
-/// The order of `(value, position)` pairs: values ascending (NaN last) or descending (NaN
-/// first), equal values by position.
+/// A key whose integer order is the sort's order of values: ascending with NaN last (every NaN
+/// one key, and -0 the key of +0, as they compare equal), or, for `descending`, its complement.
+/// Floats go through `f64` (exact for every float type), integers through `i64`.
 #[inline(always)]
-fn order<T: Element>(a: &(T, usize), b: &(T, usize), descending: bool) -> Ordering {
-    let o = match (a.0.is_nan(), b.0.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal),
+fn key<T: Element>(v: T, descending: bool) -> u64 {
+    let k = if T::DTYPE.is_float() {
+        let f = v.to_f64();
+        if f.is_nan() {
+            u64::MAX
+        } else {
+            let bits = (f + 0.0).to_bits(); // -0 + 0 = +0
+            if bits >> 63 == 1 {
+                !bits
+            } else {
+                bits | 1 << 63
+            }
+        }
+    } else {
+        (v.to_i64() as u64) ^ 1 << 63
     };
-    let o = if descending { o.reverse() } else { o };
-    o.then(a.1.cmp(&b.1))
+    if descending { !k } else { k }
 }
 
 /// Up to this `k`, the first `k` of a longer row are kept in one pass (a sorted insertion
 /// into `k` slots); beyond it, a selection then a sort of the `k`.
 const SMALL_K: usize = 32;
 
-/// The first `k` (`0 < k < row.len()`) pairs of `row` in the order `by`, sorted, into `best`
-/// (whose capacity is at least `k`): each element is compared with the worst kept one, and
-/// the few that beat it are inserted in place.
+/// The first `k` (`0 < k < row.len()`) `(key, position)` pairs of `row` in ascending order,
+/// sorted, into `best` (whose capacity is at least `k`): each element is compared with the
+/// worst kept one (a later position never beats an equal key), and the few that beat it are
+/// inserted in place.
 #[inline(always)]
-fn first_k<T: Element>(
-    row: &[T],
-    k: usize,
-    best: &mut Vec<(T, usize)>,
-    by: impl Fn(&(T, usize), &(T, usize)) -> Ordering,
-) {
+fn first_k<T: Element>(row: &[T], k: usize, best: &mut Vec<(u64, usize)>, descending: bool) {
     best.clear();
     for (p, &v) in row.iter().enumerate() {
-        let e = (v, p);
+        let e = (key(v, descending), p);
         if best.len() == k {
-            if by(&e, &best[k - 1]) != Ordering::Less {
+            if e.0 >= best[k - 1].0 {
                 continue;
             }
             best.pop();
         }
-        let at = best.partition_point(|b| by(b, &e) == Ordering::Less);
+        let at = best.partition_point(|b| *b < e);
         best.insert(at, e);
     }
 }
@@ -83,28 +88,28 @@ pub(super) fn sorted_positions<T: Element>(
         // walk (the output is then discarded).
         let refused = Mutex::new(None);
         par_chunks(&mut out, rows.saturating_mul(k), &|start, chunk| {
-            let mut pairs: Vec<(T, usize)> = match crate::alloc::with_capacity(OP, len) {
+            let mut pairs: Vec<(u64, usize)> = match crate::alloc::with_capacity(OP, len) {
                 Ok(v) => v,
                 Err(e) => return *refused.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
             };
             for (r, dst) in chunk.chunks_mut(k).enumerate() {
                 let row = &src[(start / k + r) * len..][..len];
-                let by = |a: &(T, usize), b: &(T, usize)| order(a, b, descending);
                 if k <= SMALL_K && k < len {
                     // A few of many: one pass keeping the best `k` sorted.
-                    first_k(row, k, &mut pairs, by);
+                    first_k(row, k, &mut pairs, descending);
                     for (d, &(_, p)) in dst.iter_mut().zip(pairs.iter()) {
                         *d = p as i64;
                     }
                     continue;
                 }
                 pairs.clear();
-                pairs.extend(row.iter().copied().zip(0..));
+                pairs.extend(row.iter().map(|&v| key(v, descending)).zip(0..));
+                // (key, position) pairs are distinct: unstable = stable here.
                 if k < len {
-                    pairs.select_nth_unstable_by(k, by);
+                    pairs.select_nth_unstable(k);
                 }
                 let first = &mut pairs[..k];
-                first.sort_unstable_by(by);
+                first.sort_unstable();
                 for (d, &(_, p)) in dst.iter_mut().zip(first.iter()) {
                     *d = p as i64;
                 }
