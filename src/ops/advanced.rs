@@ -186,8 +186,10 @@ fn offsets<D: Backend>(
             None => term,
             Some(t) => t.try_add(&term)?,
         });
-        // The product of the indexed sizes was checked by the plan.
-        mult *= size;
+        // The plan checked the product of the indexed sizes, but an indexed axis of length 0
+        // makes it 0 however large the others are: the running product saturates then (every
+        // index of that axis is out of range, or there is none and the result is empty).
+        mult = mult.saturating_mul(size);
     }
     let total = total.expect("at least one indexed axis");
     let nb: usize = plan.index_dims.iter().product();

@@ -430,6 +430,19 @@ fn numpy_more_hostile_sizes() {
         false,
     );
     assert!(r.is_err() || r.unwrap().dims() == huge.dims());
+    // An indexed axis of length 0 beside huge indexed ones (found by the fuzzer in index_put):
+    // the indexed sizes' product is 0, the running one overflowed.
+    let z = Tensor::<u8>::zeros([2, 0, 1 << 33, 1 << 33]).unwrap();
+    let none = Tensor::<i64>::zeros([0]).unwrap();
+    let all = [None, Some(&none), Some(&i), Some(&i)];
+    assert_eq!(z.index(&all).dims(), &[2, 0]);
+    let put = z.index_put(&all, &Tensor::zeros([1]).unwrap(), false);
+    assert_eq!(put.dims(), z.dims());
+    let one = [None, Some(&i), Some(&i), Some(&i)];
+    assert!(matches!(
+        z.try_index(&one),
+        Err(Error::Index { dim: 1, .. })
+    ));
     let p = tensor![1.0f64, 2.0, 3.0];
     assert!(p.try_polyint(usize::MAX, &[]).is_err());
     assert!(p.try_polyint(1 << 40, &[1.0]).is_err());

@@ -129,7 +129,9 @@ for cid, op, keys, params in meta:
             else:
                 key=np.where(np.isnan(xc), np.inf, xc) if xc.dtype.kind=='f' else xc
                 if desc:
-                    idx=np.argsort(-key if xc.dtype.kind!='f' else np.where(np.isnan(xc),-np.inf,-xc),axis=ax,kind="stable")
+                    # NaN first, then values descending, ties by position (PyTorch); a NaN is
+                    # not tied with +inf, so it is a key of its own (lexsort is stable).
+                    idx=np.argsort(-key,axis=ax,kind="stable") if xc.dtype.kind!='f' else np.lexsort((np.where(np.isnan(xc),0.0,-xc),~np.isnan(xc)),axis=ax)
                 else: idx=np.argsort(xc,axis=ax,kind="stable")
                 vals=np.take_along_axis(xc,idx,axis=ax)
                 if op=="sort":
