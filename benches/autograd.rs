@@ -1,11 +1,12 @@
 //! The digits softmax-regression training step (1,437 × 64 inputs, 10 classes, f32) with
-//! gradients from `backward()` against the same step with hand-written gradients, in one run.
+//! gradients from `backward()` against the same step with hand-written gradients, in one run;
+//! and one AdamW step, fused and composed.
 //! `cargo bench -p typed-tensor-benches --bench autograd`; results go in BENCHMARKS.md.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::time::Duration;
 use typed_tensor::nn;
-use typed_tensor::optim::{Optimizer, Sgd};
+use typed_tensor::optim::{Adam as AdamW, Optimizer, Sgd};
 use typed_tensor::prelude::*;
 
 const N: usize = 1437;
@@ -112,5 +113,32 @@ fn training_step(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, training_step);
+/// One AdamW step (lr 1e-3, weight decay 0.01) of a parameter whose gradient is set: a
+/// contiguous parameter takes the fused update (`Backend::adam_step`), a transposed view of
+/// the same values the composed one (about a dozen element-wise ops). `benches/optim_torch.py`
+/// times PyTorch's single-tensor and fused AdamW on the same sizes.
+fn adamw_step(c: &mut Criterion) {
+    manual_seed(0);
+    let mut g = c.benchmark_group("adamw_step");
+    g.sample_size(20).measurement_time(Duration::from_secs(2));
+    for (name, r, k) in [("64x128", 64usize, 128usize), ("1024x1024", 1024, 1024)] {
+        let make = |view: bool| {
+            let x = Tensor::<f32>::randn([r, k]).unwrap();
+            let p = if view { x.t().deep_copy().t() } else { x };
+            let p = p.with_requires_grad(true).unwrap();
+            p.mul(&p).sum(&[], false).backward();
+            p
+        };
+        let (fused, composed) = (make(false), make(true));
+        let mut opt = AdamW::adamw(vec![fused], 1e-3);
+        g.bench_function(format!("fused/{name}"), |x| x.iter(|| opt.step().unwrap()));
+        let mut opt = AdamW::adamw(vec![composed], 1e-3);
+        g.bench_function(format!("composed/{name}"), |x| {
+            x.iter(|| opt.step().unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, training_step, adamw_step);
 criterion_main!(benches);

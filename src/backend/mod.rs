@@ -407,3 +407,33 @@ pub struct AdamHyper {
     /// `lr / (1 - β₁ᵗ)`.
     pub step: f64,
 }
+
+/// Whether a fused [`Backend::adam_step`] can take its operands as they are: one shape, each
+/// packed from its buffer's start, four distinct buffers, one device. Otherwise the step is
+/// composed, which handles views and shared buffers.
+pub(crate) fn adam_operands_fit<T: FloatElement, D: Backend>(
+    p: &Tensor<T, D>,
+    g: &Tensor<T, D>,
+    m: &Tensor<T::Acc, D>,
+    v: &Tensor<T::Acc, D>,
+) -> bool {
+    let shape = p.shape();
+    let packed = |l: &crate::shape::Layout| l.is_contiguous() && l.offset == 0;
+    let ids = [
+        D::storage_id(&p.storage),
+        D::storage_id(&g.storage),
+        D::storage_id(&m.storage),
+        D::storage_id(&v.storage),
+    ];
+    let device = p.device.index();
+    g.shape() == shape
+        && m.shape() == shape
+        && v.shape() == shape
+        && [&p.layout, &g.layout, &m.layout, &v.layout]
+            .into_iter()
+            .all(packed)
+        && (0..4).all(|i| (i + 1..4).all(|j| ids[i] != ids[j]))
+        && [g.device.index(), m.device.index(), v.device.index()]
+            .iter()
+            .all(|&d| d == device)
+}

@@ -583,3 +583,91 @@ fn optimizers_refuse_bad_hyperparameters() {
     }
     assert_eq!(flat(&ps), before);
 }
+
+/// Adam and AdamW over `dims`, contiguous parameters (the device's fused `Backend::adam_step`)
+/// beside a transposed view of the same values (the composed update): 5 steps of each
+/// configuration, the bits of every element compared after each. The values span the dtype's
+/// range: zeros, tiny and huge gradients, and one NaN.
+fn fused_adam_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
+    let [r, c] = dims;
+    let value = |i: usize| ((i * 7919) % 1009) as f64 / 97.0 - 5.0;
+    let scale = |i: usize| match i % 11 {
+        0 => 0.0,
+        1 => 1e-6,
+        2 => 3e3,
+        3 if i == 3 => f64::NAN,
+        _ => 1.0 + (i % 5) as f64,
+    };
+    let vals: Vec<T> = (0..r * c).map(|i| T::from_f64(value(i))).collect();
+    let stored_t: Vec<T> = (0..r * c).map(|k| vals[(k % r) * c + k / r]).collect();
+    let coef =
+        Tensor::<T>::from_vec((0..r * c).map(|i| T::from_f64(scale(i))).collect(), dims).unwrap();
+    let bits = |p: &Tensor<T>| -> Vec<u64> {
+        let canon = |x: f64| if x.is_nan() { u64::MAX } else { x.to_bits() };
+        p.to_vec().into_iter().map(|x| canon(x.to_f64())).collect()
+    };
+    let configs: [(&str, fn(Vec<Tensor<T>>) -> Adam<T, Cpu>); 3] = [
+        ("adam", |ps| Adam::new(ps, 0.01)),
+        ("adamw", |ps| {
+            let mut o = Adam::adamw(ps, 0.05);
+            o.weight_decay = 0.1;
+            o
+        }),
+        ("adamw_betas", |ps| {
+            let mut o = Adam::adamw(ps, 0.3);
+            (o.betas, o.eps, o.weight_decay) = ((0.5, 0.6), 1e-3, 0.7);
+            o
+        }),
+    ];
+    for (name, make) in configs {
+        let fused = Tensor::<T>::from_vec(vals.clone(), dims)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let composed = Tensor::<T>::from_vec(stored_t.clone(), [c, r])
+            .unwrap()
+            .t()
+            .with_requires_grad(true)
+            .unwrap();
+        assert!(!composed.is_contiguous());
+        let mut opts = [make(vec![fused.clone()]), make(vec![composed.clone()])];
+        for step in 1..=5 {
+            for (o, p) in opts.iter_mut().zip([&fused, &composed]) {
+                o.zero_grad().unwrap();
+                coef.mul(p).mul(p).sum(&[], false).backward();
+                o.step().unwrap();
+            }
+            assert_eq!(
+                bits(&fused),
+                bits(&composed),
+                "{name} {:?} {dims:?} step {step}",
+                T::DTYPE
+            );
+        }
+    }
+}
+
+#[test]
+fn fused_adam_matches_the_composed_update() {
+    fused_adam_is_the_composed_update::<f32>([7, 9]);
+    fused_adam_is_the_composed_update::<f64>([7, 9]);
+    fused_adam_is_the_composed_update::<f16>([7, 9]);
+    fused_adam_is_the_composed_update::<bf16>([7, 9]);
+    // Above the thread pool's threshold: chunks on both threads.
+    fused_adam_is_the_composed_update::<f32>([384, 384]);
+    // A live `data()` guard on the parameter: the fused step's try-lock fails, and the
+    // composed update returns the guard's `Err` instead of waiting for itself.
+    let p = Tensor::<f32>::ones([4])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    p.mul(&p).sum(&[], false).backward();
+    let mut o = Adam::adamw(vec![p.clone()], 0.1);
+    let guard = p.data().unwrap();
+    let e = o.step().unwrap_err().to_string();
+    assert!(e.contains("guard"), "{e}");
+    assert_eq!(guard.to_vec(), [1.0; 4]);
+    drop(guard);
+    o.step().unwrap();
+    assert!(p.to_vec().iter().all(|&x| x < 1.0), "{p}");
+}

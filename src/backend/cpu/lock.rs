@@ -7,6 +7,9 @@
 //!   guard instead of waiting for itself forever;
 //! - an op holds at most one write guard, and when it also holds read guards it takes all of
 //!   them in increasing address order ([`lock_with`]), so two ops can never wait on each other.
+//! - the one op that writes several buffers, the fused Adam step (`optim.rs`), only try-locks
+//!   them (as the small-tensor path of `small.rs` does) and composes the update instead when one
+//!   is taken, so it never waits while holding a guard.
 
 use crate::device::{AlignedBuf, CpuStorage};
 use crate::dtype::Element;

@@ -13,6 +13,7 @@ pub(crate) mod kernels;
 pub(crate) mod lock;
 mod map_cache;
 mod matmul;
+mod optim;
 mod pool;
 mod reduce;
 pub(crate) mod small;
@@ -185,6 +186,15 @@ impl Backend for Cpu {
         scale: Option<&Tensor<T, Cpu>>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_exp_sub(x, shift, scale)
+    }
+    fn adam_step<T: FloatElement>(
+        p: &mut Tensor<T, Cpu>,
+        g: &Tensor<T, Cpu>,
+        m: &mut Tensor<T::Acc, Cpu>,
+        v: &mut Tensor<T::Acc, Cpu>,
+        h: &crate::backend::AdamHyper,
+    ) -> Result<bool> {
+        optim::adam_step(p, g, m, v, h)
     }
     fn max_pool2d_index<T: FloatElement>(
         x: &Tensor<T, Cpu>,

@@ -9,11 +9,10 @@ use crate::device::Cuda;
 use crate::dtype::FloatElement;
 use crate::error::Result;
 use crate::tensor::Tensor;
-use std::sync::Arc;
 
 impl<T: FloatElement> Tensor<T, Cuda> {
-    /// [`crate::backend::Backend::adam_step`] on CUDA: `false` unless the four tensors have
-    /// one shape, are packed from their buffers' starts, share no buffer and one device.
+    /// [`crate::backend::Backend::adam_step`] on CUDA: `false` unless the operands fit
+    /// ([`crate::backend::adam_operands_fit`]).
     pub(crate) fn cuda_adam_step(
         &mut self,
         g: &Self,
@@ -21,26 +20,7 @@ impl<T: FloatElement> Tensor<T, Cuda> {
         v: &mut Tensor<T::Acc, Cuda>,
         h: &AdamHyper,
     ) -> Result<bool> {
-        let shape = self.shape();
-        let packed = |l: &crate::shape::Layout| l.is_contiguous() && l.offset == 0;
-        let fits = g.shape() == shape
-            && m.shape() == shape
-            && v.shape() == shape
-            && [&self.layout, &g.layout, &m.layout, &v.layout]
-                .into_iter()
-                .all(packed);
-        let bufs = [
-            &self.storage.buf,
-            &g.storage.buf,
-            &m.storage.buf,
-            &v.storage.buf,
-        ];
-        let apart = (0..4).all(|i| (i + 1..4).all(|j| !Arc::ptr_eq(bufs[i], bufs[j])));
-        let ordinal = self.device.ordinal();
-        let one_device = [g.device.ordinal(), m.device.ordinal(), v.device.ordinal()]
-            .iter()
-            .all(|&o| o == ordinal);
-        if !fits || !apart || !one_device {
+        if !crate::backend::adam_operands_fit(self, g, m, v) {
             return Ok(false);
         }
         self.check_writable("Adam::step")?;
