@@ -136,6 +136,12 @@ fn adamw_step(c: &mut Criterion) {
         g.bench_function(format!("composed/{name}"), |x| {
             x.iter(|| opt.step().unwrap())
         });
+        // amsgrad has no fused kernel: the composed update on a contiguous parameter.
+        let mut opt = AdamW::adamw(vec![make(false)], 1e-3);
+        opt.amsgrad = true;
+        g.bench_function(format!("amsgrad/{name}"), |x| {
+            x.iter(|| opt.step().unwrap())
+        });
     }
     g.finish();
 }
