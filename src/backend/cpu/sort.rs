@@ -24,11 +24,9 @@ fn key<T: Element>(v: T, descending: bool) -> u64 {
             u64::MAX
         } else {
             let bits = (f + 0.0).to_bits(); // -0 + 0 = +0
-            if bits >> 63 == 1 {
-                !bits
-            } else {
-                bits | 1 << 63
-            }
+            // Negative: all bits flipped; otherwise the sign bit set. Branch-free, since a
+            // branch on the sign of mixed-sign data mispredicts half the time.
+            bits ^ ((bits as i64 >> 63) as u64 | 1 << 63)
         }
     } else {
         (v.to_i64() as u64) ^ 1 << 63
@@ -43,20 +41,39 @@ const SMALL_K: usize = 32;
 /// The first `k` (`0 < k < row.len()`) `(key, position)` pairs of `row` in ascending order,
 /// sorted, into `best` (whose capacity is at least `k`): each element is compared with the
 /// worst kept one (a later position never beats an equal key), and the few that beat it are
-/// inserted in place.
+/// inserted in place. Once `k` are kept, a block of 16 keys whose least does not beat the
+/// worst kept one is skipped whole, so the common case is one branch per block.
 #[inline(always)]
 fn first_k<T: Element>(row: &[T], k: usize, best: &mut Vec<(u64, usize)>, descending: bool) {
-    best.clear();
-    for (p, &v) in row.iter().enumerate() {
-        let e = (key(v, descending), p);
+    const BLOCK: usize = 16;
+    #[inline(always)]
+    fn offer(best: &mut Vec<(u64, usize)>, k: usize, e: (u64, usize)) {
         if best.len() == k {
             if e.0 >= best[k - 1].0 {
-                continue;
+                return;
             }
             best.pop();
         }
         let at = best.partition_point(|b| *b < e);
         best.insert(at, e);
+    }
+    best.clear();
+    let mut blocks = row.chunks_exact(BLOCK);
+    for (b, block) in (&mut blocks).enumerate() {
+        let mut keys = [0u64; BLOCK];
+        for (key_, &v) in keys.iter_mut().zip(block) {
+            *key_ = key(v, descending);
+        }
+        if best.len() == k && keys.iter().fold(u64::MAX, |a, &x| a.min(x)) >= best[k - 1].0 {
+            continue;
+        }
+        for (j, &key_) in keys.iter().enumerate() {
+            offer(best, k, (key_, b * BLOCK + j));
+        }
+    }
+    let done = row.len() - blocks.remainder().len();
+    for (j, &v) in blocks.remainder().iter().enumerate() {
+        offer(best, k, (key(v, descending), done + j));
     }
 }
 
