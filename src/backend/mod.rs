@@ -263,18 +263,20 @@ pub trait Backend: RawDevice {
     }
     /// One Adam/AdamW update of a parameter in one pass (PyTorch's single-tensor formula,
     /// each operation rounded as the composed step rounds it), or `false`, having written
-    /// nothing, where this device has no fused kernel for these operands; the caller then
-    /// composes the step. `p ← p·decay`, `m ← β₁m + (1-β₁)g`, `v ← β₂v + (1-β₂)g²`,
-    /// `p ← p - step·m/(√v/c₂ + ε)`, with `m`, `v` in the compute type `T::Acc`.
+    /// nothing, where this device has no fused kernel for these operands or options; the
+    /// caller then composes the step. `g ← ±g + l2·p`, `p ← p·decay`, `m ← β₁m + (1-β₁)g`,
+    /// `v ← β₂v + (1-β₂)g²`, with AMSGrad `v̂ ← max(v̂, v)` (else `v̂ = v`), and
+    /// `p ← p - step·m/(√v̂/c₂ + ε)`, with `m`, `v`, `v̂` in the compute type `T::Acc`.
     #[doc(hidden)]
     fn adam_step<T: FloatElement>(
         p: &mut Tensor<T, Self>,
         g: &Tensor<T, Self>,
         m: &mut Tensor<T::Acc, Self>,
         v: &mut Tensor<T::Acc, Self>,
+        v_max: Option<&mut Tensor<T::Acc, Self>>,
         h: &AdamHyper,
     ) -> Result<bool> {
-        let _ = (p, g, m, v, h);
+        let _ = (p, g, m, v, v_max, h);
         Ok(false)
     }
     /// The position of each max-pooling window's maximum in a `(N, C, H, W)` input, as an
@@ -392,12 +394,17 @@ pub(crate) fn on_host<T: Element, O: Element, D: Backend>(
 }
 
 /// The scalars of one fused [`Backend::adam_step`]: the decoupled decay factor `1 - lr·wd`,
-/// the betas, `√(1 - β₂ᵗ)`, `eps` and the step size `lr / (1 - β₁ᵗ)`.
+/// the L2 decay, the sign of the gradient, the betas, `√(1 - β₂ᵗ)`, `eps` and the step size
+/// `lr / (1 - β₁ᵗ)`.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct AdamHyper {
     /// `1 - lr·wd` (1 without decoupled weight decay).
     pub decay: f64,
+    /// `wd` of Adam's L2 term `wd·p` added to the gradient (0 for AdamW).
+    pub l2: f64,
+    /// Ascend: the gradient is negated before the L2 term is added.
+    pub maximize: bool,
     /// β₁ and β₂.
     pub betas: (f64, f64),
     /// `√(1 - β₂ᵗ)`.
@@ -409,31 +416,24 @@ pub struct AdamHyper {
 }
 
 /// Whether a fused [`Backend::adam_step`] can take its operands as they are: one shape, each
-/// packed from its buffer's start, four distinct buffers, one device. Otherwise the step is
+/// packed from its buffer's start, distinct buffers, one device. Otherwise the step is
 /// composed, which handles views and shared buffers.
 pub(crate) fn adam_operands_fit<T: FloatElement, D: Backend>(
     p: &Tensor<T, D>,
     g: &Tensor<T, D>,
-    m: &Tensor<T::Acc, D>,
-    v: &Tensor<T::Acc, D>,
+    states: &[&Tensor<T::Acc, D>],
 ) -> bool {
     let shape = p.shape();
     let packed = |l: &crate::shape::Layout| l.is_contiguous() && l.offset == 0;
-    let ids = [
-        D::storage_id(&p.storage),
-        D::storage_id(&g.storage),
-        D::storage_id(&m.storage),
-        D::storage_id(&v.storage),
-    ];
     let device = p.device.index();
+    let mut ids = vec![D::storage_id(&p.storage), D::storage_id(&g.storage)];
+    ids.extend(states.iter().map(|s| D::storage_id(&s.storage)));
     g.shape() == shape
-        && m.shape() == shape
-        && v.shape() == shape
-        && [&p.layout, &g.layout, &m.layout, &v.layout]
-            .into_iter()
-            .all(packed)
-        && (0..4).all(|i| (i + 1..4).all(|j| ids[i] != ids[j]))
-        && [g.device.index(), m.device.index(), v.device.index()]
+        && packed(&p.layout)
+        && packed(&g.layout)
+        && g.device.index() == device
+        && states
             .iter()
-            .all(|&d| d == device)
+            .all(|s| s.shape() == shape && packed(&s.layout) && s.device.index() == device)
+        && (0..ids.len()).all(|i| (i + 1..ids.len()).all(|j| ids[i] != ids[j]))
 }

@@ -606,7 +606,7 @@ fn fused_adam_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
         let canon = |x: f64| if x.is_nan() { u64::MAX } else { x.to_bits() };
         p.to_vec().into_iter().map(|x| canon(x.to_f64())).collect()
     };
-    let configs: [(&str, fn(Vec<Tensor<T>>) -> Adam<T, Cpu>); 3] = [
+    let configs: [(&str, fn(Vec<Tensor<T>>) -> Adam<T, Cpu>); 6] = [
         ("adam", |ps| Adam::new(ps, 0.01)),
         ("adamw", |ps| {
             let mut o = Adam::adamw(ps, 0.05);
@@ -616,6 +616,22 @@ fn fused_adam_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
         ("adamw_betas", |ps| {
             let mut o = Adam::adamw(ps, 0.3);
             (o.betas, o.eps, o.weight_decay) = ((0.5, 0.6), 1e-3, 0.7);
+            o
+        }),
+        // Adam's L2 term, added to the gradient.
+        ("adam_l2", |ps| {
+            let mut o = Adam::new(ps, 0.02);
+            o.weight_decay = 0.3;
+            o
+        }),
+        ("adamw_amsgrad", |ps| {
+            let mut o = Adam::adamw(ps, 0.05);
+            (o.amsgrad, o.betas) = (true, (0.8, 0.5));
+            o
+        }),
+        ("adam_l2_amsgrad_maximize", |ps| {
+            let mut o = Adam::new(ps, 0.01);
+            (o.weight_decay, o.amsgrad, o.maximize) = (0.2, true, true);
             o
         }),
     ];

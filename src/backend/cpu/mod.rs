@@ -192,9 +192,10 @@ impl Backend for Cpu {
         g: &Tensor<T, Cpu>,
         m: &mut Tensor<T::Acc, Cpu>,
         v: &mut Tensor<T::Acc, Cpu>,
+        v_max: Option<&mut Tensor<T::Acc, Cpu>>,
         h: &crate::backend::AdamHyper,
     ) -> Result<bool> {
-        optim::adam_step(p, g, m, v, h)
+        optim::adam_step(p, g, m, v, v_max, h)
     }
     fn max_pool2d_index<T: FloatElement>(
         x: &Tensor<T, Cpu>,

@@ -135,8 +135,13 @@ impl Backend for Cuda {
         g: &Tensor<T, Cuda>,
         m: &mut Tensor<T::Acc, Cuda>,
         v: &mut Tensor<T::Acc, Cuda>,
+        v_max: Option<&mut Tensor<T::Acc, Cuda>>,
         h: &crate::backend::AdamHyper,
     ) -> Result<bool> {
+        // `ADAM_STEP` has no L2 term, sign or AMSGrad maximum: those steps are composed.
+        if v_max.is_some() || h.l2 != 0.0 || h.maximize {
+            return Ok(false);
+        }
         p.cuda_adam_step(g, m, v, h)
     }
     fn layer_norm_last<T: FloatElement>(

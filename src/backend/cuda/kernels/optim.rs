@@ -20,7 +20,7 @@ impl<T: FloatElement> Tensor<T, Cuda> {
         v: &mut Tensor<T::Acc, Cuda>,
         h: &AdamHyper,
     ) -> Result<bool> {
-        if !crate::backend::adam_operands_fit(self, g, m, v) {
+        if !crate::backend::adam_operands_fit(self, g, &[m, v]) {
             return Ok(false);
         }
         self.check_writable("Adam::step")?;
