@@ -58,6 +58,7 @@ pub fn gather_into<T: Element>(
             start,
             start + chunk.len(),
             |pos, [ob, oi], [sb, si], len| {
+                let (size, step) = (size, step); // locals, not loads through the closure
                 let d = &mut chunk[pos - start..pos - start + len];
                 if si == 0 {
                     // One index for the whole run (an `index_select` row): checked once, then a
@@ -72,6 +73,20 @@ pub fn gather_into<T: Element>(
                     } else {
                         for (j, v) in d.iter_mut().enumerate() {
                             *v = src[at(o, j, sb)];
+                        }
+                    }
+                    return;
+                }
+                if (sb, si) == (0, 1) {
+                    // The common case: one source line, the index packed along the run.
+                    let ix = &index[oi as usize..][..len];
+                    for (j, (v, &i)) in d.iter_mut().zip(ix).enumerate() {
+                        match resolve(i, size) {
+                            Some(k) => *v = src[(ob + k as isize * step) as usize],
+                            None => {
+                                *v = T::ZERO;
+                                note(&bad, pos + j, i);
+                            }
                         }
                     }
                     return;
@@ -111,6 +126,20 @@ pub fn scatter_into<T: Element>(
     // Positions `start..end`, whose `dst` offsets lie in `part`, which starts at `dst[shift]`.
     let run = |part: &mut [T], shift: isize, start: usize, end: usize| {
         plan.for_runs(start, end, |pos, [ob, oi, os], [sb, si, ss], len| {
+            let (size, step) = (size, step); // locals, not loads through the closure each time
+            if (sb, si, ss) == (0, 1, 1) {
+                // The common case: one `dst` line, the index and `src` packed along the run.
+                let line = ob - shift;
+                let (ix, sx) = (&index[oi as usize..][..len], &src[os as usize..][..len]);
+                for (j, (&i, &x)) in ix.iter().zip(sx).enumerate() {
+                    let Some(k) = resolve(i, size) else {
+                        return note(&bad, pos + j, i);
+                    };
+                    let o = (line + k as isize * step) as usize;
+                    part[o] = f(part[o], x);
+                }
+                return;
+            }
             for j in 0..len {
                 let i = index[at(oi, j, si)];
                 let Some(k) = resolve(i, size) else {
