@@ -1,6 +1,6 @@
 //! The digits softmax-regression training step (1,437 × 64 inputs, 10 classes, f32) with
 //! gradients from `backward()` against the same step with hand-written gradients, in one run;
-//! and one AdamW step, fused and composed.
+//! and one AdamW and one SGD step, fused and composed.
 //! `cargo bench -p typed-tensor-benches --bench autograd`; results go in BENCHMARKS.md.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -154,5 +154,28 @@ fn adamw_step(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, training_step, adamw_step);
+/// One SGD step with momentum 0.9 (lr 1e-3) of a parameter whose gradient is set: fused
+/// (`Backend::sgd_step`) for a contiguous parameter, composed for a transposed view.
+/// `benches/optim_torch.py` times PyTorch's `SGD` on the same sizes.
+fn sgd_step(c: &mut Criterion) {
+    manual_seed(0);
+    let mut g = c.benchmark_group("sgd_step");
+    g.sample_size(20).measurement_time(Duration::from_secs(2));
+    for (name, r, k) in [("64x128", 64usize, 128usize), ("1024x1024", 1024, 1024)] {
+        for (kind, view) in [("fused", false), ("composed", true)] {
+            let x = Tensor::<f32>::randn([r, k]).unwrap();
+            let p = if view { x.t().deep_copy().t() } else { x };
+            let p = p.with_requires_grad(true).unwrap();
+            p.mul(&p).sum(&[], false).backward();
+            let mut opt = Sgd::new(vec![p], 1e-3);
+            opt.momentum = 0.9;
+            g.bench_function(format!("momentum_{kind}/{name}"), |x| {
+                x.iter(|| opt.step().unwrap())
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, training_step, adamw_step, sgd_step);
 criterion_main!(benches);

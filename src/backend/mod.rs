@@ -279,6 +279,22 @@ pub trait Backend: RawDevice {
         let _ = (p, g, m, v, v_max, h);
         Ok(false)
     }
+    /// One SGD update of a parameter in one pass (PyTorch's single-tensor formula, each
+    /// operation rounded as the composed step rounds it), or `false`, having written nothing,
+    /// where this device has no fused kernel for these operands; the caller then composes the
+    /// step. `g ← ±g + l2·p`; with a momentum buffer `b`: `b ← g` at the first step, else
+    /// `b ← μb + (1-dampening)g`, then `g ← g + μb` (Nesterov) or `g ← b`; `p ← p - lr·g`,
+    /// with `b` in the compute type `T::Acc`.
+    #[doc(hidden)]
+    fn sgd_step<T: FloatElement>(
+        p: &mut Tensor<T, Self>,
+        g: &Tensor<T, Self>,
+        buf: Option<&mut Tensor<T::Acc, Self>>,
+        h: &SgdHyper,
+    ) -> Result<bool> {
+        let _ = (p, g, buf, h);
+        Ok(false)
+    }
     /// The position of each max-pooling window's maximum in a `(N, C, H, W)` input, as an
     /// index into its flattened `(H, W)` plane, `(N, C, oh, ow)`: the first maximum in the
     /// window's row-major order, the first NaN where there is one, and the window's first input
@@ -415,10 +431,30 @@ pub struct AdamHyper {
     pub step: f64,
 }
 
-/// Whether a fused [`Backend::adam_step`] can take its operands as they are: one shape, each
+/// The scalars of one fused [`Backend::sgd_step`] (the fields of `optim::Sgd`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct SgdHyper {
+    /// Learning rate.
+    pub lr: f64,
+    /// Momentum factor μ; used only with a buffer.
+    pub momentum: f64,
+    /// The fraction of each gradient left out of the buffer after the first step.
+    pub dampening: f64,
+    /// Nesterov momentum.
+    pub nesterov: bool,
+    /// The first step: the buffer (zeros) is set to the gradient.
+    pub first: bool,
+    /// `wd` of the L2 term `wd·p` added to the gradient.
+    pub l2: f64,
+    /// Ascend: the gradient is negated before the L2 term is added.
+    pub maximize: bool,
+}
+
+/// Whether a fused optimizer step ([`Backend::adam_step`], [`Backend::sgd_step`]) can take its operands as they are: one shape, each
 /// packed from its buffer's start, distinct buffers, one device. Otherwise the step is
 /// composed, which handles views and shared buffers.
-pub(crate) fn adam_operands_fit<T: FloatElement, D: Backend>(
+pub(crate) fn fused_operands_fit<T: FloatElement, D: Backend>(
     p: &Tensor<T, D>,
     g: &Tensor<T, D>,
     states: &[&Tensor<T::Acc, D>],

@@ -1,9 +1,9 @@
 //! Stochastic gradient descent (PyTorch `SGD`).
 
 use super::state::state_methods;
-use super::{Optimizer, Range, check_hyper, common_methods, descend, step_grad};
+use super::{Optimizer, Range, check_hyper, common_methods, descend, grad_of, step_grad};
 use crate::autograd::no_grad;
-use crate::backend::Backend;
+use crate::backend::{Backend, SgdHyper};
 use crate::dtype::FloatElement;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -66,8 +66,37 @@ impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
                 ),
             });
         }
+        let mut hyper = SgdHyper {
+            lr: self.lr,
+            momentum: self.momentum,
+            dampening: self.dampening,
+            nesterov: self.nesterov,
+            first: false,
+            l2: self.weight_decay,
+            maximize: self.maximize,
+        };
         no_grad(|| {
             for (p, buf) in self.params.iter().zip(&mut self.bufs) {
+                // A device with a fused kernel does the step in one pass (the composed ops
+                // below are up to five passes and four temporaries).
+                let grad = grad_of(p, "Sgd::step")?;
+                // The first step's buffer is kept only if the fused step wrote it.
+                hyper.first = self.momentum != 0.0 && buf.is_none();
+                let mut fresh = match hyper.first {
+                    true => Some(Tensor::zeros_on(p.dims(), &p.device)?),
+                    false => None,
+                };
+                let b = match (self.momentum != 0.0, hyper.first) {
+                    (false, _) => None,
+                    (true, true) => fresh.as_mut(),
+                    (true, false) => buf.as_mut(),
+                };
+                if D::sgd_step(&mut p.clone(), &grad, b, &hyper)? {
+                    if hyper.first {
+                        *buf = fresh;
+                    }
+                    continue;
+                }
                 let mut g = step_grad(p, "Sgd::step", self.maximize, self.weight_decay)?;
                 if self.momentum != 0.0 {
                     let mu = super::acc::<T>(self.momentum);

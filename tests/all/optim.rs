@@ -584,11 +584,11 @@ fn optimizers_refuse_bad_hyperparameters() {
     assert_eq!(flat(&ps), before);
 }
 
-/// Adam and AdamW over `dims`, contiguous parameters (the device's fused `Backend::adam_step`)
-/// beside a transposed view of the same values (the composed update): 5 steps of each
-/// configuration, the bits of every element compared after each. The values span the dtype's
+/// Optimizers over `dims`, contiguous parameters (the device's fused `Backend::adam_step` or
+/// `Backend::sgd_step`) beside a transposed view of the same values (the composed update): 5
+/// steps of each configuration, the bits of every element compared after each. The values span the dtype's
 /// range: zeros, tiny and huge gradients, and one NaN.
-fn fused_adam_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
+fn fused_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
     let [r, c] = dims;
     let value = |i: usize| ((i * 7919) % 1009) as f64 / 97.0 - 5.0;
     let scale = |i: usize| match i % 11 {
@@ -606,33 +606,60 @@ fn fused_adam_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
         let canon = |x: f64| if x.is_nan() { u64::MAX } else { x.to_bits() };
         p.to_vec().into_iter().map(|x| canon(x.to_f64())).collect()
     };
-    let configs: [(&str, fn(Vec<Tensor<T>>) -> Adam<T, Cpu>); 6] = [
-        ("adam", |ps| Adam::new(ps, 0.01)),
+    type Make<T> = fn(Vec<Tensor<T>>) -> Box<dyn Optimizer>;
+    let configs: [(&str, Make<T>); 12] = [
+        ("adam", |ps| Box::new(Adam::new(ps, 0.01))),
         ("adamw", |ps| {
             let mut o = Adam::adamw(ps, 0.05);
             o.weight_decay = 0.1;
-            o
+            Box::new(o)
         }),
         ("adamw_betas", |ps| {
             let mut o = Adam::adamw(ps, 0.3);
             (o.betas, o.eps, o.weight_decay) = ((0.5, 0.6), 1e-3, 0.7);
-            o
+            Box::new(o)
         }),
         // Adam's L2 term, added to the gradient.
         ("adam_l2", |ps| {
             let mut o = Adam::new(ps, 0.02);
             o.weight_decay = 0.3;
-            o
+            Box::new(o)
         }),
         ("adamw_amsgrad", |ps| {
             let mut o = Adam::adamw(ps, 0.05);
             (o.amsgrad, o.betas) = (true, (0.8, 0.5));
-            o
+            Box::new(o)
         }),
         ("adam_l2_amsgrad_maximize", |ps| {
             let mut o = Adam::new(ps, 0.01);
             (o.weight_decay, o.amsgrad, o.maximize) = (0.2, true, true);
-            o
+            Box::new(o)
+        }),
+        ("sgd", |ps| Box::new(Sgd::new(ps, 0.03))),
+        ("sgd_momentum", |ps| {
+            let mut o = Sgd::new(ps, 0.03);
+            o.momentum = 0.9;
+            Box::new(o)
+        }),
+        ("sgd_dampening", |ps| {
+            let mut o = Sgd::new(ps, 0.02);
+            (o.momentum, o.dampening) = (0.7, 0.3);
+            Box::new(o)
+        }),
+        ("sgd_nesterov_l2", |ps| {
+            let mut o = Sgd::new(ps, 0.01);
+            (o.momentum, o.nesterov, o.weight_decay) = (0.8, true, 0.2);
+            Box::new(o)
+        }),
+        ("sgd_maximize_l2", |ps| {
+            let mut o = Sgd::new(ps, 0.01);
+            (o.maximize, o.weight_decay) = (true, 0.4);
+            Box::new(o)
+        }),
+        ("sgd_momentum_maximize", |ps| {
+            let mut o = Sgd::new(ps, 0.05);
+            (o.momentum, o.dampening, o.maximize) = (0.5, 0.1, true);
+            Box::new(o)
         }),
     ];
     for (name, make) in configs {
@@ -664,13 +691,13 @@ fn fused_adam_is_the_composed_update<T: FloatElement>(dims: [usize; 2]) {
 }
 
 #[test]
-fn fused_adam_matches_the_composed_update() {
-    fused_adam_is_the_composed_update::<f32>([7, 9]);
-    fused_adam_is_the_composed_update::<f64>([7, 9]);
-    fused_adam_is_the_composed_update::<f16>([7, 9]);
-    fused_adam_is_the_composed_update::<bf16>([7, 9]);
+fn fused_optimizer_steps_match_the_composed_update() {
+    fused_is_the_composed_update::<f32>([7, 9]);
+    fused_is_the_composed_update::<f64>([7, 9]);
+    fused_is_the_composed_update::<f16>([7, 9]);
+    fused_is_the_composed_update::<bf16>([7, 9]);
     // Above the thread pool's threshold: chunks on both threads.
-    fused_adam_is_the_composed_update::<f32>([384, 384]);
+    fused_is_the_composed_update::<f32>([384, 384]);
     // A live `data()` guard on the parameter: the fused step's try-lock fails, and the
     // composed update returns the guard's `Err` instead of waiting for itself.
     let p = Tensor::<f32>::ones([4])

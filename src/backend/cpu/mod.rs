@@ -197,6 +197,14 @@ impl Backend for Cpu {
     ) -> Result<bool> {
         optim::adam_step(p, g, m, v, v_max, h)
     }
+    fn sgd_step<T: FloatElement>(
+        p: &mut Tensor<T, Cpu>,
+        g: &Tensor<T, Cpu>,
+        buf: Option<&mut Tensor<T::Acc, Cpu>>,
+        h: &crate::backend::SgdHyper,
+    ) -> Result<bool> {
+        optim::sgd_step(p, g, buf, h)
+    }
     fn max_pool2d_index<T: FloatElement>(
         x: &Tensor<T, Cpu>,
         window: crate::backend::PoolWindow,

@@ -1,11 +1,12 @@
-//! The CPU's fused Adam/AdamW update ([`crate::backend::Backend::adam_step`]): one pass over a
-//! parameter, its gradient and its moments (the AMSGrad maximum too), where the composed update
-//! makes about a dozen passes and as many temporaries. Each operation is rounded as the composed update rounds it
-//! (the formula of `ADAM_STEP` in `kernels/binary.cu`, which has no L2 term, sign or AMSGrad),
-//! so both give the same bits.
+//! The CPU's fused optimizer updates ([`crate::backend::Backend::adam_step`],
+//! [`crate::backend::Backend::sgd_step`]): one pass over a parameter, its gradient and its
+//! state buffers (Adam's moments and AMSGrad maximum, SGD's momentum), where the composed update
+//! makes up to a dozen passes and as many temporaries. Each operation is rounded as the composed
+//! update rounds it (for Adam the formula of `ADAM_STEP` in `kernels/binary.cu`, which has no L2
+//! term, sign or AMSGrad), so both give the same bits.
 
 use crate::backend::cpu::kernels::strided::PAR_THRESHOLD;
-use crate::backend::{AdamHyper, adam_operands_fit};
+use crate::backend::{AdamHyper, SgdHyper, fused_operands_fit};
 use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::Result;
@@ -13,10 +14,57 @@ use crate::tensor::Tensor;
 use num_traits::Float;
 use rayon::prelude::*;
 
-/// `false`, having written nothing, unless the operands fit ([`adam_operands_fit`]) and their
-/// buffers can all be locked at once without waiting (another guard on one of them: the
-/// composed update then waits, or returns the conflict's `Err`). The buffers are try-locked,
-/// so holding some write guards never waits while holding another.
+/// Runs `f` over matching chunks of a parameter, its gradient and its state buffers on the
+/// thread pool, or returns `false`, having written nothing, unless the operands fit
+/// ([`fused_operands_fit`]) and their buffers can all be locked at once without waiting
+/// (another guard on one of them: the composed update then waits, or returns the conflict's
+/// `Err`). The buffers are try-locked, so holding some write guards never waits for another.
+fn fused<T: FloatElement>(
+    op: &'static str,
+    p: &mut Tensor<T, Cpu>,
+    g: &Tensor<T, Cpu>,
+    states: &[&Tensor<T::Acc, Cpu>],
+    f: impl Fn(&mut [T], &[T], &mut [&mut [T::Acc]]) + Sync,
+) -> Result<bool> {
+    if !fused_operands_fit(p, g, states) {
+        return Ok(false);
+    }
+    p.check_writable(op)?;
+    for s in states {
+        s.check_writable(op)?;
+    }
+    let n = p.numel();
+    let (Some(gg), Some(mut gp)) = (g.storage.try_read_recursive(), p.storage.try_write()) else {
+        return Ok(false);
+    };
+    let mut gs = Vec::with_capacity(states.len());
+    for s in states {
+        match s.storage.try_write() {
+            Some(w) => gs.push(w),
+            None => return Ok(false),
+        }
+    }
+    let chunk = if n < PAR_THRESHOLD {
+        n.max(1)
+    } else {
+        n.div_ceil(rayon::current_num_threads() * 4)
+            .next_multiple_of(64)
+    };
+    let mut parts: Vec<_> = gs.iter_mut().map(|w| w[..n].chunks_mut(chunk)).collect();
+    let jobs: Vec<_> = (gp[..n].chunks_mut(chunk))
+        .zip(gg[..n].chunks(chunk))
+        .map(|(pc, gc)| {
+            // Every buffer holds `n` elements: one chunk of each per chunk of `p`.
+            let sc = parts.iter_mut().map(|it| it.next().unwrap_or_default());
+            (pc, gc, sc.collect::<Vec<_>>())
+        })
+        .collect();
+    jobs.into_par_iter()
+        .for_each(|(pc, gc, mut sc)| f(pc, gc, &mut sc));
+    Ok(true)
+}
+
+/// The fused Adam/AdamW step ([`crate::backend::Backend::adam_step`]) through [`fused`].
 pub(crate) fn adam_step<T: FloatElement>(
     p: &mut Tensor<T, Cpu>,
     g: &Tensor<T, Cpu>,
@@ -25,54 +73,55 @@ pub(crate) fn adam_step<T: FloatElement>(
     v_max: Option<&mut Tensor<T::Acc, Cpu>>,
     h: &AdamHyper,
 ) -> Result<bool> {
-    let states: &[&Tensor<T::Acc, Cpu>] = match &v_max {
-        Some(w) => &[m, v, w],
-        None => &[m, v],
+    let states = match v_max {
+        Some(w) => vec![&*m, &*v, &*w],
+        None => vec![&*m, &*v],
     };
-    if !adam_operands_fit(p, g, states) {
-        return Ok(false);
-    }
-    p.check_writable("Adam::step")?;
-    m.check_writable("Adam::step")?;
-    v.check_writable("Adam::step")?;
-    if let Some(w) = &v_max {
-        w.check_writable("Adam::step")?;
-    }
-    let n = p.numel();
-    let (Some(gg), Some(mut gp), Some(mut gm), Some(mut gv)) = (
-        g.storage.try_read_recursive(),
-        p.storage.try_write(),
-        m.storage.try_write(),
-        v.storage.try_write(),
-    ) else {
-        return Ok(false);
-    };
-    let mut gw = match &v_max {
-        Some(w) => match w.storage.try_write() {
-            Some(guard) => Some(guard),
-            None => return Ok(false),
-        },
-        None => None,
-    };
-    let (g, p, m, v) = (&gg[..n], &mut gp[..n], &mut gm[..n], &mut gv[..n]);
-    let chunk = if n < PAR_THRESHOLD {
-        n.max(1)
-    } else {
-        n.div_ceil(rayon::current_num_threads() * 4)
-            .next_multiple_of(64)
-    };
-    let chunks = p
-        .par_chunks_mut(chunk)
-        .zip(m.par_chunks_mut(chunk))
-        .zip(v.par_chunks_mut(chunk))
-        .zip(g.par_chunks(chunk));
-    match gw.as_mut() {
-        Some(w) => chunks
-            .zip(w[..n].par_chunks_mut(chunk))
-            .for_each(|((((p, m), v), g), w)| update(p, g, m, v, Some(w), h)),
-        None => chunks.for_each(|(((p, m), v), g)| update(p, g, m, v, None, h)),
-    }
-    Ok(true)
+    fused("Adam::step", p, g, &states, |p, g, s| match s {
+        [m, v] => update(p, g, m, v, None, h),
+        [m, v, w] => update(p, g, m, v, Some(&mut **w), h),
+        _ => unreachable!("two or three state buffers"),
+    })
+}
+
+/// The fused SGD step ([`crate::backend::Backend::sgd_step`]) through [`fused`]. The loop is
+/// four streams of loads and stores with a few products: memory-bound, so compiled for the
+/// default target only.
+pub(crate) fn sgd_step<T: FloatElement>(
+    p: &mut Tensor<T, Cpu>,
+    g: &Tensor<T, Cpu>,
+    buf: Option<&mut Tensor<T::Acc, Cpu>>,
+    h: &SgdHyper,
+) -> Result<bool> {
+    let states: Vec<_> = buf.iter().map(|b| &**b).collect();
+    fused("Sgd::step", p, g, &states, |p, g, s| {
+        let a = <T::Acc as Element>::from_f64;
+        let (lr, l2, mu, keep) = (a(h.lr), a(h.l2), a(h.momentum), a(1.0 - h.dampening));
+        let (has_l2, maximize, first, nesterov) = (h.l2 != 0.0, h.maximize, h.first, h.nesterov);
+        // As `optim::Sgd`'s composed step: the gradient with its sign and L2 term, the
+        // momentum buffer, then `p ← p - T(lr·g)`.
+        let grad = |p: &T, g: T| {
+            let g = g.to_acc();
+            let g = if maximize { -g } else { g };
+            if has_l2 { g + p.to_acc() * l2 } else { g }
+        };
+        let descend =
+            |p: &mut T, d: T::Acc| *p = T::from_acc(p.to_acc() - T::from_acc(d * lr).to_acc());
+        match s {
+            [] => p
+                .iter_mut()
+                .zip(g)
+                .for_each(|(p, &g)| descend(p, grad(p, g))),
+            [b] => {
+                for ((p, &g), b) in p.iter_mut().zip(g).zip(b.iter_mut()) {
+                    let g = grad(p, g);
+                    *b = if first { g } else { *b * mu + g * keep };
+                    descend(p, if nesterov { g + *b * mu } else { *b });
+                }
+            }
+            _ => unreachable!("at most one momentum buffer"),
+        }
+    })
 }
 
 /// One chunk of the update: `g ← ±g + l2·p`, `p ← p·decay`, `m ← β₁m + (1-β₁)g`,

@@ -12,7 +12,7 @@ use crate::tensor::Tensor;
 
 impl<T: FloatElement> Tensor<T, Cuda> {
     /// [`crate::backend::Backend::adam_step`] on CUDA: `false` unless the operands fit
-    /// ([`crate::backend::adam_operands_fit`]).
+    /// ([`crate::backend::fused_operands_fit`]).
     pub(crate) fn cuda_adam_step(
         &mut self,
         g: &Self,
@@ -20,7 +20,7 @@ impl<T: FloatElement> Tensor<T, Cuda> {
         v: &mut Tensor<T::Acc, Cuda>,
         h: &AdamHyper,
     ) -> Result<bool> {
-        if !crate::backend::adam_operands_fit(self, g, &[m, v]) {
+        if !crate::backend::fused_operands_fit(self, g, &[m, v]) {
             return Ok(false);
         }
         self.check_writable("Adam::step")?;
