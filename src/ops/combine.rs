@@ -288,21 +288,32 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             });
         }
         let count = |i: usize| counts[if counts.len() == 1 { 0 } else { i }] as usize;
-        let total = (0..len)
-            .try_fold(0usize, |acc, i| acc.checked_add(count(i)))
-            .ok_or_else(|| Error::ShapeOverflow {
-                op,
-                dims: x.dims().to_vec(),
-            })?;
+        // One count for every slice: a product, not a loop over a possibly huge empty axis.
+        let total = match counts[..] {
+            [c] => len.checked_mul(c as usize),
+            _ => (0..len).try_fold(0usize, |acc, i| acc.checked_add(count(i))),
+        }
+        .ok_or_else(|| Error::ShapeOverflow {
+            op,
+            dims: x.dims().to_vec(),
+        })?;
         let mut dims = x.dims().to_vec();
         dims[ax] = total;
-        Shape::new(dims).checked_numel(op, T::SIZE.max(8))?;
+        if Shape::new(dims.clone()).checked_numel(op, T::SIZE.max(8))? == 0 {
+            return x.empty_as(ax, dims);
+        }
         let idx = crate::alloc::collect(
             op,
             total,
             (0..len).flat_map(|i| std::iter::repeat_n(i as i64, count(i))),
         )?;
         x.try_index_select(ax as i64, &Tensor::from_vec_on(idx, [total], &self.device)?)
+    }
+
+    /// An empty result of shape `dims` that keeps the graph (a zero-length slice along `axis`,
+    /// reshaped), built without a host index as long as an input axis, which may be huge.
+    fn empty_as(&self, axis: usize, dims: Vec<usize>) -> Result<Self> {
+        self.narrow(axis as i64, 0, 0)?.try_reshape(dims)
     }
 
     /// Repeats the whole tensor `reps[i]` times along dimension `i` (NumPy `tile`; missing
@@ -364,7 +375,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             })?;
         let mut dims = self.dims().to_vec();
         dims[ax] = len;
-        Shape::new(dims).checked_numel(op, T::SIZE.max(8))?;
+        if Shape::new(dims.clone()).checked_numel(op, T::SIZE.max(8))? == 0 {
+            return self.empty_as(ax, dims);
+        }
         let idx = crate::alloc::collect(
             op,
             len,

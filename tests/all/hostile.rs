@@ -177,8 +177,18 @@ fn empty_tensors_with_huge_dimensions() {
         assert!(matches!(r, Err(Error::OutOfMemory { .. })), "{r:?}");
     }
     // diff along it is one view, not 2^40 recorded steps.
-    let d = long.with_requires_grad(true).unwrap().diff(usize::MAX, 1);
+    let d = long.clone().with_requires_grad(true).unwrap().diff(usize::MAX, 1);
     assert_eq!(d.dims(), &[0, 0]);
+    // repeat_interleave along it builds no 2^40-long host index, and keeps the graph.
+    let leaf = long.clone().with_requires_grad(true).unwrap();
+    for n in [0, 3] {
+        let r = leaf.repeat_interleave(n, 1);
+        assert_eq!(r.dims(), &[0, n << 40]);
+        r.sum(&[], false).backward();
+    }
+    let one = Tensor::<i64>::from_vec(vec![2], [1]).unwrap();
+    assert_eq!(long.repeat_interleave_by(&one, Some(1)).dims(), &[0, 1 << 41]);
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), leaf.dims());
 }
 
 #[test]

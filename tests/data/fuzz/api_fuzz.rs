@@ -1065,6 +1065,20 @@ fn main() {
     let mut g = G { r: StdRng::seed_from_u64(seed) };
     let mut bad = std::collections::BTreeMap::<String, (usize, String)>::new();
     let (mut oks, mut errs) = (0, 0);
+    // A call that runs for over 20 s (a loop over an empty tensor's long axis, say) is a bug
+    // the panics cannot show: the watchdog names it and ends the run.
+    let current = std::sync::Arc::new(std::sync::Mutex::new((std::time::Instant::now(), String::new())));
+    {
+        let current = current.clone();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            let c = current.lock().unwrap();
+            if c.0.elapsed().as_secs() > 20 {
+                println!("HANG {}", c.1);
+                std::process::exit(3);
+            }
+        });
+    }
     for it in 0..iters {
         let k = match std::env::var("CAT").ok().and_then(|c| c.parse().ok()) {
             Some(c) => c,
@@ -1086,6 +1100,7 @@ fn main() {
         let before: Vec<_> = ins.iter().map(snap).collect();
         if std::env::var("TRACE").is_ok() { eprintln!("{it} {name} {desc:?}"); if std::env::var("VALS").is_ok() { for t in &ins { if t.numel() < 50 { eprintln!("   {}", t.display(3)); } } } }
         if let Ok(o) = std::env::var("ONLY") { if o.parse::<usize>().unwrap() != it { continue; } }
+        *current.lock().unwrap() = (std::time::Instant::now(), format!("@{it} {name} {desc:?}"));
         let res = catch_unwind(AssertUnwindSafe(|| f(&mut ins)));
         let mut report = |kind: &str, msg: String| {
             let key = format!("{kind} {}", name.split('(').next().unwrap());
