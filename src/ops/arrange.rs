@@ -325,9 +325,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         } else {
             (0..r).collect()
         };
-        let rows = (0..count).flat_map(|k| {
+        let top = |j: usize| if with_replacement { n - 1 } else { n - r + j };
+        let mut index = crate::alloc::with_capacity(OP, total)?;
+        for k in 0..count {
             if k > 0 {
-                let top = |j: usize| if with_replacement { n - 1 } else { n - r + j };
                 let j = (0..r).rev().find(|&j| at[j] < top(j)).unwrap_or(0);
                 at[j] += 1;
                 for i in j + 1..r {
@@ -338,9 +339,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                     };
                 }
             }
-            at.clone().into_iter().map(|p| p as i64)
-        });
-        let index = crate::alloc::collect(OP, total, rows)?;
+            index.extend(at.iter().map(|&p| p as i64));
+        }
         let index = Tensor::from_vec_on(index, [total], self.device_handle())?;
         self.try_index_select(0, &index)?.try_reshape([count, r])
     }

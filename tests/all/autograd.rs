@@ -126,6 +126,17 @@ fn reduction_and_matmul_rules() {
     gradcheck("matmul of a transpose", &[t(&[4, 3], 13), b], |x| {
         x[0].t().try_matmul(&x[1])
     });
+    // A batch times one 2-d operand folds the batch into rows: a transposed weight (linear's
+    // layout), a permuted batch, a 1-d right operand.
+    let w = t(&[5, 4], 15);
+    gradcheck(
+        "matmul 4-d @ transposed 2-d",
+        &[t(&[2, 1, 3, 4], 16), w],
+        |x| x[0].try_matmul(&x[1].t()),
+    );
+    gradcheck("matmul permuted 3-d @ 1-d", &[t(&[4, 3, 2], 17), v], |x| {
+        x[0].permute(&[2, 1, 0])?.try_matmul(&x[1])
+    });
 }
 
 #[test]

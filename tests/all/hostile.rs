@@ -177,7 +177,11 @@ fn empty_tensors_with_huge_dimensions() {
         assert!(matches!(r, Err(Error::OutOfMemory { .. })), "{r:?}");
     }
     // diff along it is one view, not 2^40 recorded steps.
-    let d = long.clone().with_requires_grad(true).unwrap().diff(usize::MAX, 1);
+    let d = long
+        .clone()
+        .with_requires_grad(true)
+        .unwrap()
+        .diff(usize::MAX, 1);
     assert_eq!(d.dims(), &[0, 0]);
     // repeat_interleave along it builds no 2^40-long host index, and keeps the graph.
     let leaf = long.clone().with_requires_grad(true).unwrap();
@@ -187,8 +191,20 @@ fn empty_tensors_with_huge_dimensions() {
         r.sum(&[], false).backward();
     }
     let one = Tensor::<i64>::from_vec(vec![2], [1]).unwrap();
-    assert_eq!(long.repeat_interleave_by(&one, Some(1)).dims(), &[0, 1 << 41]);
+    assert_eq!(
+        long.repeat_interleave_by(&one, Some(1)).dims(),
+        &[0, 1 << 41]
+    );
     assert_eq!(leaf.grad_tensor().unwrap().dims(), leaf.dims());
+    // A 2^40-batch of empty products times one matrix: the matrix's gradient is one 2-d
+    // product of the (empty) folded batch, not 2^40 partial products summed.
+    let a = Tensor::<f64>::from_vec(vec![], [1 << 40, 0, 2]).unwrap();
+    let w = Tensor::<f64>::ones([2, 2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    a.matmul(&w).sum(&[], false).backward();
+    assert_eq!(w.grad().unwrap().to_vec(), vec![0.0; 4]);
 }
 
 #[test]

@@ -30,7 +30,8 @@ pub(super) fn matmul_backward<F: FloatElement, D: Backend>(
     // a product computed the other way round: laid out as the operand itself, it passes
     // through the transpose's backward without a copy.
     let plain = a2.ndim() == 2 && b2.ndim() == 2;
-    let flipped = |t: &Tensor<F, D>| plain && !t.is_contiguous() && t.t().is_contiguous();
+    let transposed = |t: &Tensor<F, D>| !t.is_contiguous() && t.t().is_contiguous();
+    let flipped = |t: &Tensor<F, D>| plain && transposed(t);
     let ga = match needs[0] {
         true if flipped(&a2) => Some(b2.try_matmul(&g2.t())?.t().try_reshape(a.dims())?),
         true => {
@@ -39,13 +40,31 @@ pub(super) fn matmul_backward<F: FloatElement, D: Backend>(
         }
         false => None,
     };
-    let gb = match needs[1] {
-        true if flipped(&b2) => Some(g2.t().try_matmul(&a2)?.t().try_reshape(b.dims())?),
-        true => {
+    // A batch of `a`s times one 2-d `b` (linear's 3-d input) is one product over the batch's
+    // rows, as PyTorch folds it: `b`'s gradient is one 2-d product, not a batch of them summed.
+    let folded = match (a2.dims().split_last(), b2.ndim()) {
+        (Some((&k, lead)), 2) if lead.len() > 1 => lead
+            .iter()
+            .try_fold(1usize, |r, &d| r.checked_mul(d))
+            .map(|rows| (rows, k)),
+        _ => None,
+    };
+    let gb = match (needs[1], folded) {
+        (true, Some((rows, k))) => {
+            let af = a2.try_reshape([rows, k])?;
+            let gf = g2.try_reshape([rows, g2.dims()[g2.ndim() - 1]])?;
+            let t = match transposed(&b2) {
+                true => gf.t().try_matmul(&af)?.t(),
+                false => af.t().try_matmul(&gf)?,
+            };
+            Some(t.try_reshape(b.dims())?)
+        }
+        (false, _) => None,
+        (true, _) if flipped(&b2) => Some(g2.t().try_matmul(&a2)?.t().try_reshape(b.dims())?),
+        (true, _) => {
             let t = a2.transpose(-1, -2)?.try_matmul(&g2)?;
             Some(sum_to(&t, b2.shape())?.try_reshape(b.dims())?)
         }
-        false => None,
     };
     Ok(vec![ga, gb])
 }
