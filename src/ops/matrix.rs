@@ -153,7 +153,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     }
 
     /// The 2-norm condition number `σ_max / σ_min` of each matrix, shape `(...)` (PyTorch
-    /// `linalg.cond` with its default order, NumPy `linalg.cond`): `inf` for a singular matrix.
+    /// `linalg.cond` with its default order, NumPy `linalg.cond`): `inf` for a singular matrix,
+    /// the zero matrix included (NumPy; PyTorch gives NaN there), NaN for one holding NaN or ±inf.
     /// Differentiable through the SVD.
     ///
     /// # Errors
@@ -162,7 +163,17 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         matrix_dims("cond", self)?;
         let s = self.singular_values()?;
         let hi = s.try_max(&[-1], false).map_err(|e| e.empty_named("cond"))?;
-        hi.try_div(&s.try_min(&[-1], false)?)
+        let lo = s.try_min(&[-1], false)?;
+        // The zero matrix's 0 / 0 is inf too, as NumPy gives (PyTorch gives NaN there).
+        let inf = Tensor::scalar_on(
+            <FloatOf<T> as Element>::from_f64(f64::INFINITY),
+            self.device_handle(),
+        )?;
+        Tensor::try_where(
+            &lo.try_eq_scalar(<FloatOf<T> as Element>::ZERO)?,
+            &inf,
+            &hi.try_div(&lo)?,
+        )
     }
 
     /// The numerical rank of each matrix, shape `(...)`, as i64: the count of singular values

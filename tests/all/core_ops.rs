@@ -344,6 +344,9 @@ fn factorized<D: Device>(dev: &D) -> Result<()> {
     assert_close(&host(&m.try_cond()?), &[6.470014075464346], 1e-14);
     let rect = v(vec![1., 2., 3., 4., 5., 6.], &[3, 2])?;
     assert_close(&host(&rect.try_cond()?), &[18.521305341258138], 1e-14);
+    // Singular matrices, the zero matrix among them: inf, as NumPy gives.
+    let singular = v(vec![0., 0., 0., 0., 3., 0., 0., 0.], &[2, 2, 2])?;
+    assert_eq!(host(&singular.try_cond()?), [f64::INFINITY; 2]);
     let ranks = v(
         vec![1., 2., 2., 4., 1., 0., 0., 1e-20, 1., 2., 3., 4.],
         &[3, 2, 2],
