@@ -183,7 +183,10 @@ fn attend<F: FloatElement, D: Backend>(
             let dev = q.device_handle();
             let i = Tensor::<i64, D>::arange_on(0, l as i64, 1, dev)?.unsqueeze(1)?;
             let j = Tensor::<i64, D>::arange_on(0, s as i64, 1, dev)?.unsqueeze(0)?;
-            scores.try_masked_fill(&j.try_gt(&i)?, ninf)?
+            // Row i keeps keys 0..=i, so no row is left without a key (S ≥ 1 where a row
+            // exists): the softmax needs no guard.
+            let causal = scores.try_masked_fill(&j.try_gt(&i)?, ninf)?;
+            return finish(causal.try_softmax(-1)?, v, dropout_p);
         }
     };
     // A row with no key left (all -inf) gets zero weights; its scores are replaced by zeros

@@ -155,7 +155,7 @@ float_ops! {
     Reciprocal, reciprocal, try_reciprocal, reciprocal_, reciprocal_into, |x| x.recip();
     /// The Gauss error function `erf(x) = 2/√π ∫₀ˣ e^(-t²) dt` (C99 `erf`, `torch.erf`,
     /// `scipy.special.erf`); ±1 at ±inf.
-    Erf, erf, try_erf, erf_, erf_into, |x| via_f64(x, libm::erf);
+    Erf, erf, try_erf, erf_, erf_into, |x| via_f64(x, libm::erf), fast = crate::backend::cpu::kernels::vmath::erf;
     /// The complementary error function `1 - erf(x)`, accurate where `erf` is near 1 (C99
     /// `erfc`, `torch.erfc`).
     Erfc, erfc, try_erfc, erfc_, erfc_into, |x| via_f64(x, libm::erfc);

@@ -65,20 +65,29 @@ impl<const QUADRANT: i32> Kernel for SinCos<QUADRANT> {
 
 /// Cephes `expf`: `x = n ln 2 + r` with ln 2 in two parts (`n · EXP_C1` is exact for |n| ≤ 127),
 /// a degree-5 polynomial for `e^r` on |r| ≤ ln 2 / 2, and `2^n` built from its exponent bits.
-/// Covers [-87, 88], where every result and `2^n` are normal f32; outside it (overflow to inf,
-/// subnormal results, 0) `f32::exp` decides.
+/// Covers [-87, 88], where every result and `2^n` are normal f32, and everything below -104
+/// (-inf included: a softmax's masked scores), where the result rounds to +0; between them
+/// (subnormal results), above (overflow to inf) and at NaN `f32::exp` decides.
 struct Exp;
 const EXP_C1: f32 = 0.693_359_375;
 const EXP_C2: f32 = -2.121_944_4e-4;
+impl Exp {
+    /// The kernel on [-87, 88].
+    #[inline(always)]
+    fn normal(x: f32) -> f32 {
+        let (r, scale) = exp_reduce(x);
+        (exp_m1_poly(r) + 1.0) * scale
+    }
+}
 impl Kernel for Exp {
     #[inline(always)]
     fn covers(x: f32) -> bool {
-        (-87.0..=88.0).contains(&x)
+        (-87.0..=88.0).contains(&x) || x < -104.0
     }
     #[inline(always)]
     fn eval(x: f32) -> f32 {
-        let (r, scale) = exp_reduce(x);
-        (exp_m1_poly(r) + 1.0) * scale
+        let y = Exp::normal(x.max(-87.0));
+        if x < -104.0 { 0.0 } else { y }
     }
     fn slow(x: f32) -> f32 {
         x.exp()
@@ -171,7 +180,7 @@ impl Kernel for Tanh {
         let p = p * s + 1.333_144_2e-1;
         let p = p * s - 3.333_328_2e-1;
         let small = p * s * x + x;
-        let large = (1.0 - 2.0 / (Exp::eval(a + a) + 1.0)).copysign(x);
+        let large = (1.0 - 2.0 / (Exp::normal(a + a) + 1.0)).copysign(x);
         if a < 0.625 { small } else { large }
     }
     fn slow(x: f32) -> f32 {
@@ -189,7 +198,7 @@ impl Kernel for Sigmoid {
     }
     #[inline(always)]
     fn eval(x: f32) -> f32 {
-        let e = Exp::eval(-x.abs());
+        let e = Exp::normal(-x.abs());
         let num = if x >= 0.0 { 1.0 } else { e };
         num / (1.0 + e)
     }
@@ -297,6 +306,68 @@ impl Kernel for Log1p {
     }
 }
 
+/// `erf`, three fits selected branch-free (least squares on Chebyshev nodes, the
+/// coefficients rounded to f32; at most 1 ulp in a dense sweep): `x + x Q(x²)` for |x| < 1
+/// (musl's form, so small and subnormal `x` keep their precision), a degree-9 polynomial in
+/// `|x| - 1.5` on [1, 2), and `1 - e^(-a²) R(a)` with `R ≈ erfc(a) e^(a²)` in `a - 3` above,
+/// `a = min(|x|, 4)` (the result rounds to ±1 from 3.92 on). Covers every non-NaN input.
+struct Erf;
+impl Kernel for Erf {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        !x.is_nan()
+    }
+    #[inline(always)]
+    fn eval(x: f32) -> f32 {
+        #[inline(always)]
+        fn horner<const N: usize>(c: [f32; N], t: f32) -> f32 {
+            c[..N - 1].iter().rev().fold(c[N - 1], |p, &ci| p * t + ci)
+        }
+        const SMALL: [f32; 7] = [
+            0.128_379_166_126_251_22,
+            -0.376_126_259_565_353_4,
+            0.112_835_973_501_205_44,
+            -0.026_854_328_811_168_67,
+            0.005_189_312_156_289_816,
+            -0.000_801_885_500_550_270_1,
+            7.882_497_448_008_507e-5,
+        ];
+        const MIDDLE: [f32; 10] = [
+            0.966_105_163_097_381_6,
+            0.118_930_287_659_168_24,
+            -0.178_395_420_312_881_47,
+            0.138_752_207_159_996_03,
+            -0.044_599_447_399_377_82,
+            -0.014_870_842_918_753_624,
+            0.019_333_429_634_571_075,
+            -0.004_701_163_619_756_699,
+            -0.002_401_930_280_029_773_7,
+            0.001_540_411_496_534_943_6,
+        ];
+        const TAIL: [f32; 8] = [
+            0.179_001_107_811_927_8,
+            -0.054_372_210_055_589_676,
+            0.015_885_822_474_956_512,
+            -0.004_480_086_266_994_476,
+            0.001_215_876_778_587_699,
+            -0.000_321_798_055_665_567_5,
+            9.471_501_834_923_401e-5,
+            -2.400_868_834_229_186_2e-5,
+        ];
+        let a = x.abs();
+        // All three are computed (NaN in an unselected one, at ±inf, is harmless).
+        let small = x + x * horner(SMALL, x * x);
+        let middle = horner(MIDDLE, a - 1.5);
+        let c = a.min(4.0);
+        let tail = 1.0 - Exp::normal(-(c * c)) * horner(TAIL, c - 3.0);
+        let large = if a < 2.0 { middle } else { tail };
+        if a < 1.0 { small } else { large.copysign(x) }
+    }
+    fn slow(x: f32) -> f32 {
+        libm::erf(f64::from(x)) as f32
+    }
+}
+
 /// Applies `K` to a block it covers entirely, or else element by element with `slow` for the
 /// inputs it does not cover; returns nothing, the block is overwritten.
 #[inline(always)]
@@ -396,6 +467,11 @@ pub fn tanh(xs: &mut [f32]) {
     apply::<Tanh>(xs)
 }
 
+/// `erf` of every element, in place (within 1 ulp in the test's sweep; see [`Erf`]).
+pub fn erf(xs: &mut [f32]) {
+    apply::<Erf>(xs)
+}
+
 /// The logistic function `1 / (1 + e^-x)` of every element, in place (within 2 ulp; see
 /// [`Sigmoid`]).
 pub fn sigmoid(xs: &mut [f32]) {
@@ -425,6 +501,27 @@ mod tests {
         let exps: Vec<f32> = (0..2_000_001)
             .map(|i| -87.0 + i as f32 * (175.0 / 2e6))
             .chain((0..100_000).map(|i| (i as f32 - 5e4) * 1e-6))
+            .chain((0..1000).map(|i| -104.001 - i as f32 * 0.1))
+            .chain([-1e30, f32::MIN, f32::NEG_INFINITY])
+            .collect();
+        // Dense over [-5, 5] (erf is ±1 in f32 beyond 3.92), and tiny and subnormal inputs.
+        let erfs: Vec<f32> = (0..4_000_001)
+            .map(|i| -5.0 + i as f32 * (10.0 / 4e6))
+            .chain((0..760).map(|k| 1e-45 * 1.1f32.powi(k)))
+            .chain((0..760).map(|k| -1e-45 * 1.1f32.powi(k)))
+            .chain([
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                2.0,
+                -2.0,
+                4.0,
+                1e30,
+                f32::MAX,
+                f32::INFINITY,
+            ])
+            .chain([f32::NEG_INFINITY])
             .collect();
         // Every binade from MIN_POSITIVE to MAX, and densely around 1.
         let logs: Vec<f32> = (0..2_000_000u32)
@@ -484,6 +581,7 @@ mod tests {
             (super::log1p, f64::ln_1p, &log1ps),
             (super::tanh, f64::tanh, &tanhs),
             (super::sigmoid, sigmoid, &sigmoids),
+            (super::erf, libm::erf, &erfs),
         ]
         .into_iter()
         .enumerate()
@@ -571,6 +669,10 @@ mod tests {
         for (y, x) in mixed[1..].iter().zip([5.0f32, 60.0, -80.0]) {
             assert!(ulps(*y, (x as f64).exp() as f32) <= 2, "exp({x}) = {y}");
         }
+        let mut zeros = [0.5, -0.0, 0.0, f32::NAN];
+        super::erf(&mut zeros);
+        assert_eq!((zeros[1].to_bits(), zeros[2].to_bits()), (0x8000_0000, 0));
+        assert!(zeros[3].is_nan());
         let mut l = [f32::NAN, 0.0, -0.0, -1.0, f32::INFINITY, 1e-40, 1.0];
         super::log(&mut l);
         assert!(l[0].is_nan() && l[3].is_nan());
