@@ -101,7 +101,14 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// or the batch dimensions do not broadcast; `Device` across devices.
     pub fn try_matmul(&self, other: &Self) -> Result<Self> {
         same_device("matmul", self, other)?;
-        matmul_dims(self.shape(), other.shape())?;
+        let dims = matmul_dims(self.shape(), other.shape())?;
+        // A contiguous batch times one matrix (linear's 3-d input) is one product over the
+        // batch's rows, as PyTorch folds it: one large gemm instead of a batch of small ones.
+        let k = self.dims().last().copied().unwrap_or(0);
+        if self.ndim() > 2 && other.ndim() == 2 && k > 0 && self.is_contiguous() {
+            let rows = self.try_reshape([self.numel() / k, k])?;
+            return rows.try_matmul(other)?.try_reshape(dims.out);
+        }
         let out = D::matmul(self, other)?;
         let op = crate::autograd::Op::Matmul;
         Ok(crate::autograd::record(
