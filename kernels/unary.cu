@@ -73,6 +73,7 @@ FLOAT_OP(cbrt, cbrt(x))
 FLOAT_OP(reciprocal, F(1) / x)
 FLOAT_OP(erf, erf(x))
 FLOAT_OP(erfc, erfc(x))
+FLOAT_OP(gelu, x * F(0.5) * (F(1) + erf(x * F(0.70710678118654752440))))
 // The special functions in double (CUDA's math library has them for double; the result is
 // rounded once to the output type), digamma as on the CPU (src/ops/special.rs).
 // They are called, not inlined (CALLED, and __noinline__ on ours): inlined into every dtype's

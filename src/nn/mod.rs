@@ -237,31 +237,6 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         Self::try_where(&up, &hi, &lo)
     }
 
-    /// GELU, `x Φ(x) = 0.5 x (1 + erf(x / √2))` (PyTorch `gelu`, the exact form; 16-bit
-    /// floats compute in f32).
-    ///
-    /// ```
-    /// use typed_tensor::prelude::*;
-    ///
-    /// let x = tensor![-1.0f64, 0.0, 1.0];
-    /// let g = x.gelu().to_vec();
-    /// assert!((g[2] - 0.8413447460685429).abs() < 1e-15 && g[1] == 0.0);
-    /// assert!((x.gelu_tanh().to_vec()[2] - g[2]).abs() < 1e-3); // the tanh approximation
-    /// ```
-    ///
-    /// # Errors
-    /// Allocation or kernel failure.
-    pub fn try_gelu(&self) -> Result<Self> {
-        fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>) -> Result<Tensor<F, D>> {
-            let cdf = x
-                .try_mul_scalar(F::from_f64(std::f64::consts::FRAC_1_SQRT_2))?
-                .try_erf()?
-                .try_add_scalar(F::ONE)?;
-            x.try_mul(&cdf)?.try_mul_scalar(F::from_f64(0.5))
-        }
-        in_f32(self, f, f)
-    }
-
     /// GELU in its tanh form, `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))` (PyTorch
     /// `gelu(approximate="tanh")`).
     ///
@@ -296,7 +271,5 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         softplus, try_softplus() -> Self;
         /// [`Tensor::try_gelu_tanh`], panicking with its error.
         gelu_tanh, try_gelu_tanh() -> Self;
-        /// [`Tensor::try_gelu`], panicking with its error.
-        gelu, try_gelu() -> Self;
     }
 }

@@ -209,6 +209,19 @@ float_ops! {
     /// The spherical Bessel function of the first kind of order 0, `sin(x)/x`
     /// (`torch.special.spherical_bessel_j0`): 1 at 0.
     SphericalBesselJ0, spherical_bessel_j0, try_spherical_bessel_j0, spherical_bessel_j0_, spherical_bessel_j0_into, |x| via_f64(x, crate::ops::bessel::spherical_j0);
+    /// GELU, `x Φ(x) = 0.5 x (1 + erf(x / √2))` (PyTorch `gelu`, the exact form, computed as
+    /// PyTorch does: far below 0, where `1 + erf` cancels, the result is ±0, not the tiny
+    /// `x Φ(x)`); 16-bit floats compute in f32. [`Tensor::try_gelu_tanh`] is the tanh form.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    ///
+    /// let x = tensor![-1.0f64, 0.0, 1.0];
+    /// let g = x.gelu().to_vec();
+    /// assert!((g[2] - 0.8413447460685429).abs() < 1e-15 && g[1] == 0.0);
+    /// assert!((x.gelu_tanh().to_vec()[2] - g[2]).abs() < 1e-3); // the tanh approximation
+    /// ```
+    Gelu, gelu, try_gelu, gelu_, gelu_into, |x| via_f64(x, gelu_f64), fast = crate::backend::cpu::kernels::vmath::gelu;
     /// The logistic function `1 / (1 + e^-x)`.
     Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) }, fast = crate::backend::cpu::kernels::vmath::sigmoid;
 }
@@ -411,6 +424,11 @@ pub(crate) fn check_clip<T: NumElement>(min: T, max: T) -> Result<()> {
 #[inline]
 fn via_f64<F: Float>(x: F, f: fn(f64) -> f64) -> F {
     F::from(f(x.to_f64().unwrap_or(f64::NAN))).unwrap_or_else(F::nan)
+}
+
+/// GELU in f64, in the order of PyTorch's formula.
+fn gelu_f64(x: f64) -> f64 {
+    x * 0.5 * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2))
 }
 
 /// `acosh` accurate near 1: `log1p(t + sqrt(2t + t²))` with `t = x - 1` (exact), instead of

@@ -47,6 +47,19 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
             .try_reciprocal()?,
         "reciprocal" => y.try_mul(y)?.try_neg()?,
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
+        // d gelu / dx = Φ(x) + x φ(x) = (1 + erf(t)) / 2 + x e^(-t²) / √(2π), t = x / √2.
+        "gelu" => {
+            let t = x.try_mul_scalar(F::from_f64(std::f64::consts::FRAC_1_SQRT_2))?;
+            let cdf = t
+                .try_erf()?
+                .try_add_scalar(F::ONE)?
+                .try_mul_scalar(F::from_f64(0.5))?;
+            let pdf = t.try_mul(&t)?.try_neg()?.try_exp()?;
+            let c = 0.5 * std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2;
+            x.try_mul(&pdf)?
+                .try_mul_scalar(F::from_f64(c))?
+                .try_add(&cdf)?
+        }
         // d erf / dx = 2/√π e^(-x²).
         "erf" => x
             .try_mul(x)?

@@ -368,6 +368,23 @@ impl Kernel for Erf {
     }
 }
 
+/// GELU, `x / 2 · (1 + erf(x / √2))` with [`Erf`], in the order of PyTorch's formula (so
+/// it cancels to ±0 far below 0, as PyTorch's does). Covers every non-NaN input.
+struct Gelu;
+impl Kernel for Gelu {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        !x.is_nan()
+    }
+    #[inline(always)]
+    fn eval(x: f32) -> f32 {
+        x * 0.5 * (1.0 + Erf::eval(x * std::f32::consts::FRAC_1_SQRT_2))
+    }
+    fn slow(x: f32) -> f32 {
+        x // NaN, the one input not covered
+    }
+}
+
 /// Applies `K` to a block it covers entirely, or else element by element with `slow` for the
 /// inputs it does not cover; returns nothing, the block is overwritten.
 #[inline(always)]
@@ -470,6 +487,11 @@ pub fn tanh(xs: &mut [f32]) {
 /// `erf` of every element, in place (within 1 ulp in the test's sweep; see [`Erf`]).
 pub fn erf(xs: &mut [f32]) {
     apply::<Erf>(xs)
+}
+
+/// GELU of every element, in place (see [`Gelu`]).
+pub fn gelu(xs: &mut [f32]) {
+    apply::<Gelu>(xs)
 }
 
 /// The logistic function `1 / (1 + e^-x)` of every element, in place (within 2 ulp; see
@@ -668,6 +690,19 @@ mod tests {
         assert!(mixed[0].is_nan());
         for (y, x) in mixed[1..].iter().zip([5.0f32, 60.0, -80.0]) {
             assert!(ulps(*y, (x as f64).exp() as f32) <= 2, "exp({x}) = {y}");
+        }
+        // GELU against its formula in f64: 1 + erf rounds to f32 before the product, so far
+        // below 0 the error is up to |x|·2^-23 (PyTorch computes it the same way).
+        let mut ys = erfs.clone();
+        super::gelu(&mut ys);
+        for (&x, &y) in erfs.iter().zip(&ys) {
+            let x64 = f64::from(x);
+            let r = x64 * 0.5 * (1.0 + libm::erf(x64 * std::f64::consts::FRAC_1_SQRT_2));
+            let ok = ulps(y, r as f32) <= 3 || (f64::from(y) - r).abs() <= x64.abs() * 1.2e-7;
+            assert!(
+                ok || (x == f32::NEG_INFINITY && y.is_nan()),
+                "gelu({x}) = {y}, not {r}"
+            );
         }
         let mut zeros = [0.5, -0.0, 0.0, f32::NAN];
         super::erf(&mut zeros);
