@@ -1,6 +1,7 @@
 //! The digits softmax-regression training step (1,437 × 64 inputs, 10 classes, f32) with
 //! gradients from `backward()` against the same step with hand-written gradients, in one run;
-//! and one AdamW and one SGD step, fused and composed.
+//! one AdamW and one SGD step, fused and composed; and one pre-norm transformer block's
+//! forward and backward (`transformer_block`; `benches/transformer_torch.py` is PyTorch's twin).
 //! `cargo bench -p typed-tensor-benches --bench autograd`; results go in BENCHMARKS.md.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -177,5 +178,55 @@ fn sgd_step(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, training_step, adamw_step, sgd_step);
+/// One pre-norm transformer block on a (16, 64, 128) batch, 4 heads, causal: layer norm,
+/// qkv projection, attention, output projection, residual, layer norm, GELU MLP (4×),
+/// residual, mean of squares; forward and `backward()`.
+fn transformer_block(c: &mut Criterion) {
+    use nn::{AttnMask, layer_norm, linear, scaled_dot_product_attention};
+    manual_seed(0);
+    let (b, l, e, h) = (16usize, 64usize, 128usize, 4usize);
+    let p = |d: &[usize]| {
+        (Tensor::<f32>::randn(d.to_vec()).unwrap() * 0.05f32)
+            .with_requires_grad(true)
+            .unwrap()
+    };
+    let x = Tensor::<f32>::randn([b, l, e]).unwrap();
+    let (wqkv, wo, w1, w2) = (p(&[3 * e, e]), p(&[e, e]), p(&[4 * e, e]), p(&[e, 4 * e]));
+    let (g1, g2) = (p(&[e]), p(&[e]));
+    let step = || {
+        let hn = layer_norm(&x, &[e], Some(&g1), None, 1e-5).unwrap();
+        let qkv = linear(&hn, &wqkv, None)
+            .unwrap()
+            .reshape([b, l, 3, h, e / h]);
+        let qkv = qkv.permute(&[2, 0, 3, 1, 4]).unwrap();
+        let (q, k, v) = (
+            qkv.select(0, 0).unwrap(),
+            qkv.select(0, 1).unwrap(),
+            qkv.select(0, 2).unwrap(),
+        );
+        let a =
+            scaled_dot_product_attention(&q, &k, &v, Some(AttnMask::Causal), Default::default())
+                .unwrap();
+        let a = a.permute(&[0, 2, 1, 3]).unwrap().reshape([b, l, e]);
+        let x1 = &x + &linear(&a, &wo, None).unwrap();
+        let h2 = layer_norm(&x1, &[e], Some(&g2), None, 1e-5).unwrap();
+        let m = linear(&linear(&h2, &w1, None).unwrap().gelu(), &w2, None).unwrap();
+        (&x1 + &m).square().mean(&[], false).backward();
+        for w in [&wqkv, &wo, &w1, &w2, &g1, &g2] {
+            w.zero_grad().unwrap();
+        }
+    };
+    let mut g = c.benchmark_group("transformer_block");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    g.bench_function("forward_backward/16x64x128", |x| x.iter(step));
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    training_step,
+    adamw_step,
+    sgd_step,
+    transformer_block
+);
 criterion_main!(benches);
