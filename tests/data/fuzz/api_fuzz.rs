@@ -271,8 +271,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             })
         }
         3 => {
-            let f = g.n(16);
-            op!(format!("unary{f}"), [a], f >= 12, |v| match f {
+            let f = g.n(17);
+            op!(format!("unary{f}"), [a], (12..16).contains(&f), |v| match f {
                 0 => one(v[0].sin()),
                 1 => one(v[0].acosh()),
                 2 => one(v[0].sqrt()),
@@ -288,7 +288,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                 12 => v[0].exp_().map(|_| vec![]),
                 13 => v[0].neg_().map(|_| vec![]),
                 14 => v[0].square_().map(|_| vec![]),
-                _ => v[0].abs_().map(|_| vec![]),
+                15 => v[0].abs_().map(|_| vec![]),
+                _ => one(v[0].gelu()),
             })
         }
         4 => {
