@@ -321,6 +321,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// As [`Tensor::try_mul`].
     pub fn try_square(&self) -> Result<Tensor<SquareOf<T>, D>> {
+        // Floats square in their own type, without a copy to cast.
+        if let Some(x) = (self as &dyn std::any::Any).downcast_ref::<Tensor<SquareOf<T>, D>>() {
+            return x.try_mul(x);
+        }
         let w = self.try_cast::<SquareOf<T>>()?;
         w.try_mul(&w)
     }

@@ -12,12 +12,35 @@ use std::sync::Arc;
 pub const CPU_ALIGN: usize = 64;
 
 /// Buffers of at least this many bytes are mapped straight from the kernel (zero pages, faulted
-/// in by the first write, transparent huge pages requested) instead of going through `malloc`,
-/// whose aligned `alloc_zeroed` would memset every page first. Measured on a 64 MiB f32 add:
-/// 57 ms through the allocator, see BENCHMARKS.md for the mapped figure.
-pub const MMAP_THRESHOLD: usize = 1 << 20;
+/// in by the first write, transparent huge pages requested from 2 MiB) and recycled through
+/// [`super::map_cache`], instead of going through `malloc`, whose aligned `alloc_zeroed` would
+/// memset every page first. Measured on a 64 MiB f32 add: 57 ms through the allocator, see
+/// BENCHMARKS.md for the mapped figure. Below 1 MiB, glibc serves them from the heap, whose top
+/// it gives back (`brk`) whenever more than twice its mapping threshold is free: two 0.5 MiB
+/// temporaries freed together then cost a `brk` shrink and 256 fresh page faults on every
+/// reuse, 0.6 ms for a (1024, 128) `square`, where a recycled mapping costs nothing.
+pub const MMAP_THRESHOLD: usize = 1 << 18;
 
 const HUGE_PAGE: usize = 2 << 20;
+
+/// The length of the anonymous mapping for a buffer of `bytes` (at least
+/// [`MMAP_THRESHOLD`]): whole pages, plus one huge page of slack from 2 MiB, so that the data
+/// can start on a 2 MiB boundary ([`mapped_data`]).
+#[cfg(unix)]
+fn mapping_len(bytes: usize) -> usize {
+    bytes.next_multiple_of(4096) + if bytes >= HUGE_PAGE { HUGE_PAGE } else { 0 }
+}
+
+/// Where a buffer of `bytes` starts in a mapping at `base` of at least [`mapping_len`]`(bytes)`
+/// bytes: the first 2 MiB boundary for a buffer of 2 MiB or more, else the (page-aligned) base.
+#[cfg(unix)]
+fn mapped_data(base: *mut u8, bytes: usize) -> *mut u8 {
+    if bytes >= HUGE_PAGE {
+        (base as usize).next_multiple_of(HUGE_PAGE) as *mut u8
+    } else {
+        base
+    }
+}
 
 /// Buffers up to this many bytes come from `malloc` and are zeroed by hand (see `zeros`).
 const SMALL_BYTES: usize = 4096;
@@ -62,8 +85,7 @@ impl<T: Element> AlignedBuf<T> {
 
     #[cfg(unix)]
     fn map(bytes: usize) -> Option<(*mut u8, usize, *mut u8)> {
-        // Over-map by one huge page so the data can start on a 2 MiB boundary.
-        let map_len = bytes.next_multiple_of(4096) + HUGE_PAGE;
+        let map_len = mapping_len(bytes);
         // SAFETY: an anonymous private mapping; checked for MAP_FAILED below.
         let base = unsafe {
             libc::mmap(
@@ -79,14 +101,16 @@ impl<T: Element> AlignedBuf<T> {
             return None;
         }
         let base = base as *mut u8;
-        let data = (base as usize).next_multiple_of(HUGE_PAGE) as *mut u8;
-        // SAFETY: advice on our own mapping; failure (no THP) is harmless.
-        unsafe {
-            libc::madvise(
-                data as *mut libc::c_void,
-                map_len - (data as usize - base as usize),
-                libc::MADV_HUGEPAGE,
-            );
+        let data = mapped_data(base, bytes);
+        if bytes >= HUGE_PAGE {
+            // SAFETY: advice on our own mapping; failure (no THP) is harmless.
+            unsafe {
+                libc::madvise(
+                    data as *mut libc::c_void,
+                    map_len - (data as usize - base as usize),
+                    libc::MADV_HUGEPAGE,
+                );
+            }
         }
         Some((base, map_len, data))
     }
@@ -99,10 +123,10 @@ impl<T: Element> AlignedBuf<T> {
         if bytes < MMAP_THRESHOLD || bytes > isize::MAX as usize - HUGE_PAGE {
             return None;
         }
-        let (base, map_len) = super::map_cache::take(bytes.next_multiple_of(4096) + HUGE_PAGE)?;
-        // As in `map`: the data starts at the first 2 MiB boundary, and `map_len` leaves room
-        // for `bytes` after it.
-        let data = (base as usize).next_multiple_of(HUGE_PAGE) as *mut T;
+        let (base, map_len) = super::map_cache::take(mapping_len(bytes))?;
+        // As in `map`: `map_len` is at least `mapping_len(bytes)`, so `bytes` fit after the
+        // data's start.
+        let data = mapped_data(base, bytes) as *mut T;
         Some(AlignedBuf {
             ptr: NonNull::new(data)?,
             len,

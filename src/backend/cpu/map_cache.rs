@@ -12,9 +12,9 @@
 use parking_lot::Mutex;
 
 /// The most bytes of mappings kept.
-const MAX_BYTES: usize = 64 << 20;
+const MAX_BYTES: usize = 256 << 20;
 /// The most mappings kept.
-const MAX_ENTRIES: usize = 16;
+const MAX_ENTRIES: usize = 128;
 
 /// `(base address, length)` of each cached mapping, oldest first.
 static CACHE: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
