@@ -261,6 +261,20 @@ pub trait Backend: RawDevice {
         let _ = (x, len, weight, bias, eps);
         Ok(None)
     }
+    /// The gradient of `layer_norm`'s normalisation over the last `len` elements of each row
+    /// of `x` (before any weight and bias), given the gradient `g` of its output (`x`'s
+    /// shape), by a fused kernel, or `None` where this device has none for these layouts or
+    /// this dtype; the caller then composes it (`nn::layer_norm`'s rule, the semantics).
+    #[doc(hidden)]
+    fn layer_norm_backward_last<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        g: &Tensor<T, Self>,
+        len: usize,
+        eps: f64,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, g, len, eps);
+        Ok(None)
+    }
     /// One Adam/AdamW update of a parameter in one pass (PyTorch's single-tensor formula,
     /// each operation rounded as the composed step rounds it), or `false`, having written
     /// nothing, where this device has no fused kernel for these operands or options; the

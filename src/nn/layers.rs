@@ -64,11 +64,23 @@ fn affine<T: FloatElement, D: Backend>(
 
 /// `(x - mean) / sqrt(var + eps) · weight + bias` over the trailing `normalized_shape`
 /// dimensions, with the biased variance (PyTorch `layer_norm`; `eps` is 1e-5 there). 16-bit
-/// floats compute in f32.
+/// floats compute in f32. Each row is one fused pass where the device has the kernel (the CPU
+/// for contiguous inputs; the gradient too), with the same rounding as the composed ops.
 ///
 /// # Errors
 /// `InvalidArgument` when `normalized_shape` is not the input's trailing shape, or for a
 /// weight or bias of another shape.
+///
+/// # Example
+/// ```
+/// use typed_tensor::{nn, prelude::*};
+/// let x = Tensor::<f32>::from_vec(vec![1.0, 2.0, 3.0, 4.0], [2, 2])?.with_requires_grad(true)?;
+/// let y = nn::layer_norm(&x, &[2], None, None, 1e-5)?;
+/// assert!((y.to_vec()[0] + 1.0).abs() < 1e-3); // each row becomes (-1, 1)
+/// y.mul(&Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0], [2, 2])?).sum(&[], false).backward();
+/// assert!(x.grad_tensor().is_some());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
 pub fn layer_norm<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     normalized_shape: &[usize],
@@ -76,32 +88,74 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
     bias: Option<&Tensor<T, D>>,
     eps: f64,
 ) -> Result<Tensor<T, D>> {
-    let axes = trailing_axes("layer_norm", x, normalized_shape)?;
-    // With nothing to record: one fused pass where the device has it.
+    trailing_axes("layer_norm", x, normalized_shape)?;
     check_affine("layer_norm", normalized_shape, weight, bias)?;
-    let len = (normalized_shape.iter()).try_fold(1usize, |a, &d| a.checked_mul(d));
+    // The trailing dimensions of an existing tensor: their product cannot overflow.
+    let len: usize = normalized_shape.iter().product();
     let tracked: Vec<&dyn crate::autograd::Tracked> = [Some(x), weight, bias]
         .into_iter()
         .flatten()
         .map(|t| t as _)
         .collect();
-    if let Some(len) = len
-        && !crate::autograd::recording(&tracked)
+    // With nothing to record: the affine fused too where the device has it.
+    if !crate::autograd::recording(&tracked)
         && let Some(y) = D::layer_norm_last(x, len, weight, bias, eps)?
     {
         return Ok(y);
     }
-    fn norm<F: FloatElement, D: Backend>(
-        x: &Tensor<F, D>,
-        axes: &[i64],
-        eps: f64,
-    ) -> Result<Tensor<F, D>> {
-        let centred = x.try_sub(&x.try_mean(axes, true)?)?;
-        let var = centred.try_mul(&centred)?.try_mean(axes, true)?;
-        centred.try_div(&var.try_add_scalar(F::from_f64(eps))?.try_sqrt()?)
-    }
-    let y = super::in_f32(x, |v| norm(v, &axes, eps), |v| norm(v, &axes, eps))?;
+    // The normalisation is one recorded node; the weight and bias are a recorded mul and add.
+    let y = crate::autograd::no_grad(|| {
+        super::in_f32(
+            x,
+            |v| standardize(v, len, eps),
+            |v| standardize(v, len, eps),
+        )
+    })?;
+    let y = crate::autograd::record(y, crate::autograd::Op::LayerNorm { len, eps }, &[x], &[x]);
     affine(y, weight, bias)
+}
+
+/// `(x - mean) / sqrt(var + eps)` over the last `len` elements of each row: the device's
+/// fused rows, else composed (the semantics).
+fn standardize<F: FloatElement, D: Backend>(
+    x: &Tensor<F, D>,
+    len: usize,
+    eps: f64,
+) -> Result<Tensor<F, D>> {
+    if let Some(y) = D::layer_norm_last(x, len, None, None, eps)? {
+        return Ok(y);
+    }
+    let rows = x.try_reshape([x.numel().checked_div(len).unwrap_or(0), len])?;
+    let centred = rows.try_sub(&rows.try_mean(&[1], true)?)?;
+    let var = centred.try_mul(&centred)?.try_mean(&[1], true)?;
+    let sd = var.try_add_scalar(F::from_f64(eps))?.try_sqrt()?;
+    centred.try_div(&sd)?.try_reshape(x.dims())
+}
+
+/// The gradient of [`layer_norm`]'s normalisation with respect to `x`, from the gradient `g`
+/// of its output: `(g - mean(g) - x̂ · mean(g · x̂)) / sqrt(var + eps)` per row of `len`
+/// elements, `x̂` the normalised row (PyTorch's `native_layer_norm_backward`).
+pub(crate) fn layer_norm_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    len: usize,
+    eps: f64,
+) -> Result<Tensor<F, D>> {
+    if let Some(dx) = D::layer_norm_backward_last(x, g, len, eps)? {
+        return Ok(dx);
+    }
+    let shape = [x.numel().checked_div(len).unwrap_or(0), len];
+    let (rows, g) = (x.try_reshape(shape)?, g.try_reshape(shape)?);
+    let centred = rows.try_sub(&rows.try_mean(&[1], true)?)?;
+    let var = centred.try_mul(&centred)?.try_mean(&[1], true)?;
+    let sd = var.try_add_scalar(F::from_f64(eps))?.try_sqrt()?;
+    let xhat = centred.try_div(&sd)?;
+    let mean_gx = g.try_mul(&xhat)?.try_mean(&[1], true)?;
+    let dx = g
+        .try_sub(&g.try_mean(&[1], true)?)?
+        .try_sub(&xhat.try_mul(&mean_gx)?)?
+        .try_div(&sd)?;
+    dx.try_reshape(x.dims())
 }
 
 /// `x / sqrt(mean(x²) + eps) · weight` over the trailing `normalized_shape` dimensions

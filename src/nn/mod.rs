@@ -34,6 +34,7 @@ pub use conv::{
     max_pool2d,
 };
 pub(crate) use conv::{Window, fold as col2im};
+pub(crate) use layers::layer_norm_backward;
 mod likelihood;
 mod loss;
 mod margin;

@@ -70,6 +70,45 @@ fn layer_norm_ref(x: &[f64], len: usize, w: Option<&[f64]>, b: Option<&[f64]>) -
         .collect()
 }
 
+/// d/dx of `Σ c · layer_norm(x) · w` in f64 (PyTorch's formula): per row, with `gy = c · w`
+/// and `x̂` the normalised row, `(gy - mean(gy) - x̂ · mean(gy · x̂)) / sqrt(var + eps)`.
+fn layer_norm_grad_ref(x: &[f64], c: &[f64], w: &[f64], len: usize) -> Vec<f64> {
+    let n = len as f64;
+    x.chunks(len)
+        .zip(c.chunks(len))
+        .flat_map(|(row, c)| {
+            let mean = row.iter().sum::<f64>() / n;
+            let sd = (row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n + 1e-5).sqrt();
+            let xhat: Vec<f64> = row.iter().map(|v| (v - mean) / sd).collect();
+            let gy: Vec<f64> = c.iter().zip(w).map(|(c, w)| c * w).collect();
+            let mg = gy.iter().sum::<f64>() / n;
+            let mgx = gy.iter().zip(&xhat).map(|(g, x)| g * x).sum::<f64>() / n;
+            (0..len).map(move |j| (gy[j] - mg - xhat[j] * mgx) / sd)
+        })
+        .collect()
+}
+
+/// The input gradient of `layer_norm` with a weight, from a contiguous input (the fused rows
+/// where the device has them) and from a transposed one (composed), against the formula.
+fn layer_norm_grads<T: FloatElement, D: Backend>(dev: &D, rows: usize, len: usize, rel: f64) {
+    let (x, xv) = tensor::<T, D>(&values(rows, len, 4), &[rows, len], dev);
+    let (c, cv) = tensor::<T, D>(&values(rows, len, 5), &[rows, len], dev);
+    let w: Vec<f64> = (0..len).map(|j| 0.5 + j as f64 / 40.0).collect();
+    let (w, wv) = tensor::<T, D>(&w, &[len], dev);
+    let want = layer_norm_grad_ref(&xv, &cv, &wv, len);
+    let loss = |x: &Tensor<T, D>| {
+        let y = layer_norm(x, &[len], Some(&w), None, 1e-5).unwrap();
+        y.mul(&c).sum(&[], false).backward();
+    };
+    let leaf = x.detach().with_requires_grad(true).unwrap();
+    loss(&leaf);
+    assert_close(&host_f64s(&leaf.grad_tensor().unwrap()), &want, rel);
+    let leaf_t = x.t().contiguous().with_requires_grad(true).unwrap();
+    loss(&leaf_t.t());
+    let got = host_f64s(&leaf_t.grad_tensor().unwrap().t().contiguous());
+    assert_close(&got, &want, rel);
+}
+
 /// The tensor of `v` as `T` on `dev`, and `v` rounded to `T`.
 fn tensor<T: FloatElement, D: Backend>(
     v: &[f64],
@@ -127,6 +166,10 @@ fn run<T: FloatElement, D: Backend>(dev: &D) {
             let g = layer_norm(&leaf, &[len], wo, bo, 1e-5).unwrap();
             assert_close(&host_f64s(&g.detach()), &want, rel * 4.0);
         }
+    }
+    // (rows, len): short rows holding NaN and infinities (NaN rows), and longer ones.
+    for (rows, len) in [(6, 10), (4, 130)] {
+        layer_norm_grads::<T, D>(dev, rows, len, rel * 8.0);
     }
     // Views: transposed (copied first) and offset rows; logsumexp over two trailing axes.
     let (x, xv) = tensor::<T, D>(&values(12, 8, 2), &[12, 8], dev);

@@ -121,6 +121,9 @@ pub(crate) enum Op {
         correction: usize,
         std: bool,
     },
+    /// `layer_norm`'s normalisation over the last `len` elements of each row (the weight
+    /// and bias are recorded as `mul` and `add`); saved: the input.
+    LayerNorm { len: usize, eps: f64 },
     /// A cast from the float dtype given; the gradient is cast back to it.
     Cast(crate::dtype::Dtype),
     /// A copy from the device given (`to_device`); the gradient is copied back to it.
@@ -168,6 +171,7 @@ impl Op {
             Op::Solve => "solve",
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
+            Op::LayerNorm { .. } => "layer_norm",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
             Op::NoGrad(n) => n,
@@ -483,6 +487,14 @@ fn rule<F: FloatElement, D: Backend>(
             let (x, y) = (arg(0)?, arg(1)?);
             let how = (*correction as f64, *std);
             vec![Some(reduce::var_backward(g, (x, y), mask, how)?)]
+        }
+        Op::LayerNorm { len, eps } => {
+            vec![Some(crate::nn::layer_norm_backward(
+                g,
+                arg(0)?,
+                *len,
+                *eps,
+            )?)]
         }
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
         Op::Cast(_) | Op::ToDevice(_) => {

@@ -13,6 +13,7 @@ pub(crate) mod kernels;
 pub(crate) mod lock;
 mod map_cache;
 mod matmul;
+mod norm;
 mod optim;
 mod pool;
 mod reduce;
@@ -186,6 +187,23 @@ impl Backend for Cpu {
         scale: Option<&Tensor<T, Cpu>>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_exp_sub(x, shift, scale)
+    }
+    fn layer_norm_last<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        len: usize,
+        weight: Option<&Tensor<T, Cpu>>,
+        bias: Option<&Tensor<T, Cpu>>,
+        eps: f64,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        norm::cpu_layer_norm_last(x, len, weight, bias, eps)
+    }
+    fn layer_norm_backward_last<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        g: &Tensor<T, Cpu>,
+        len: usize,
+        eps: f64,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        norm::cpu_layer_norm_backward_last(x, g, len, eps)
     }
     fn adam_step<T: FloatElement>(
         p: &mut Tensor<T, Cpu>,

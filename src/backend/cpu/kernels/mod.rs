@@ -5,6 +5,7 @@ pub mod convert;
 #[cfg(feature = "linalg")]
 pub mod linalg;
 pub mod matmul;
+pub mod norm;
 pub mod reduce;
 pub(crate) mod reducers;
 pub mod rows;

@@ -39,7 +39,7 @@ pub fn logsumexp<T: Element>(src: &[T], len: usize, out: &mut [T]) {
 
 /// Rows of `len` elements per pool task: all of them below the parallel threshold, else
 /// about [`PAR_THRESHOLD`] elements' worth, at most a quarter of a thread's share.
-fn rows_per_task(rows: usize, len: usize) -> usize {
+pub(super) fn rows_per_task(rows: usize, len: usize) -> usize {
     if rows.saturating_mul(len) < PAR_THRESHOLD {
         return rows.max(1);
     }

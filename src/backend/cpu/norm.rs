@@ -1,0 +1,66 @@
+//! The CPU's fused `layer_norm` forward and input gradient over contiguous f32/f64 rows
+//! (`kernels::norm`); other layouts and dtypes return `None` and the caller composes.
+
+use crate::backend::cpu::kernels::norm;
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::FloatElement;
+use crate::error::Result;
+use crate::tensor::{Tensor, read};
+
+/// The elements of a contiguous tensor in its storage guard.
+fn elems<T: FloatElement>(t: &Tensor<T, Cpu>) -> std::ops::Range<usize> {
+    t.layout.offset..t.layout.offset + t.numel()
+}
+
+/// True when the fused rows apply: f32/f64, rows of `len > 0` elements, contiguous operands.
+fn fits<T: FloatElement>(len: usize, ts: &[Option<&Tensor<T, Cpu>>]) -> bool {
+    (const { T::DTYPE.size() >= 4 })
+        && len > 0
+        && ts
+            .iter()
+            .flatten()
+            .all(|t| t.numel() > 0 && t.is_contiguous())
+}
+
+pub(super) fn cpu_layer_norm_last<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    len: usize,
+    weight: Option<&Tensor<T, Cpu>>,
+    bias: Option<&Tensor<T, Cpu>>,
+    eps: f64,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    if !fits(len, &[Some(x), weight, bias]) {
+        return Ok(None);
+    }
+    let mut buf = AlignedBuf::zeros("layer_norm", x.numel())?;
+    let gx = read("layer_norm", &x.storage)?;
+    let gw = weight.map(|w| read("layer_norm", &w.storage)).transpose()?;
+    let gb = bias.map(|b| read("layer_norm", &b.storage)).transpose()?;
+    norm::layer_norm(
+        &gx[elems(x)],
+        len,
+        gw.as_ref().zip(weight).map(|(g, w)| &g[elems(w)]),
+        gb.as_ref().zip(bias).map(|(g, b)| &g[elems(b)]),
+        eps,
+        &mut buf,
+    );
+    drop((gx, gw, gb));
+    Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
+}
+
+pub(super) fn cpu_layer_norm_backward_last<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    g: &Tensor<T, Cpu>,
+    len: usize,
+    eps: f64,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    if !fits(len, &[Some(x), Some(g)]) || g.dims() != x.dims() {
+        return Ok(None);
+    }
+    let mut buf = AlignedBuf::zeros("layer_norm backward", x.numel())?;
+    let gx = read("layer_norm backward", &x.storage)?;
+    let gg = read("layer_norm backward", &g.storage)?;
+    norm::layer_norm_backward(&gx[elems(x)], &gg[elems(g)], len, eps, &mut buf);
+    drop((gx, gg));
+    Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
+}
