@@ -275,6 +275,17 @@ pub trait Backend: RawDevice {
         let _ = (x, g, len, eps);
         Ok(None)
     }
+    /// `g · gelu'(x)`, GELU's backward (PyTorch's `gelu_backward`, the exact form), by a fused
+    /// kernel, or `None` where this device has none for these layouts or this dtype; the
+    /// caller then composes it (the semantics: `Φ(x) + x φ(x)` from `erf` and `exp`).
+    #[doc(hidden)]
+    fn gelu_backward<T: FloatElement>(
+        g: &Tensor<T, Self>,
+        x: &Tensor<T, Self>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (g, x);
+        Ok(None)
+    }
     /// One Adam/AdamW update of a parameter in one pass (PyTorch's single-tensor formula,
     /// each operation rounded as the composed step rounds it), or `false`, having written
     /// nothing, where this device has no fused kernel for these operands or options; the

@@ -65,6 +65,53 @@ fn activations_and_softmax() {
     }
 }
 
+/// GELU's gradient in f32 and bf16 against `g · (Φ(x) + x φ(x))` in f64: from a contiguous
+/// input (a fused pass on the CPU) and a transposed one (the composed rule); NaN at ±inf and
+/// NaN, as PyTorch's `gelu_backward`.
+#[test]
+fn gelu_gradient_fused_and_composed() {
+    let d = |x: f64| {
+        let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)) + x * pdf
+    };
+    let mut xs: Vec<f64> = (0..602).map(|i| -7.0 + i as f64 * 0.0237).collect();
+    xs.extend([
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e30,
+        -1e30,
+        -20.0,
+        0.0,
+    ]);
+    let gs: Vec<f64> = (0..xs.len()).map(|i| 1.0 + (i % 7) as f64 * 0.25).collect();
+    let (rows, cols) = (xs.len() / 7, 7);
+    fn grad<T: FloatElement>(x: &Tensor<T>, g: &Tensor<T>) -> Vec<f64> {
+        let leaf = x.detach().with_requires_grad(true).unwrap();
+        leaf.gelu().mul(g).sum(&[], false).backward();
+        leaf.grad_tensor().unwrap().cast::<f64>().to_vec()
+    }
+    let x32 = t(&xs, &[rows, cols]).cast::<f32>();
+    let g32 = t(&gs, &[rows, cols]).cast::<f32>();
+    let want: Vec<f64> = (x32.cast::<f64>().to_vec().iter().zip(&gs))
+        .map(|(&x, &g)| g * d(x))
+        .collect();
+    assert_close(&grad(&x32, &g32), &want, 4e-6);
+    // Transposed: the composed rule, which rounds through more ops.
+    let xt = x32.t().contiguous();
+    let got = grad(&xt.t(), &g32);
+    assert_close(&got, &want, 2e-5);
+    let (xb, gb) = (x32.cast::<bf16>(), g32.cast::<bf16>());
+    let want: Vec<f64> = (xb
+        .cast::<f64>()
+        .to_vec()
+        .iter()
+        .zip(&gb.cast::<f64>().to_vec()))
+    .map(|(&x, &g)| g * d(x))
+    .collect();
+    assert_close(&grad(&xb, &gb), &want, 8e-3);
+}
+
 /// The fused softmax over the last axis (taken when nothing is recorded) against the f64
 /// definition, for short and long rows, f32 and f64, beside the composed path (other axes,
 /// strided inputs, recording): values, and NaN for rows with a NaN or an infinite maximum.

@@ -49,6 +49,9 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
         // d gelu / dx = Φ(x) + x φ(x) = (1 + erf(t)) / 2 + x e^(-t²) / √(2π), t = x / √2.
         "gelu" => {
+            if let Some(d) = D::gelu_backward(g, x)? {
+                return Ok(d);
+            }
             let t = x.try_mul_scalar(F::from_f64(std::f64::consts::FRAC_1_SQRT_2))?;
             let cdf = t
                 .try_erf()?

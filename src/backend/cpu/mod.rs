@@ -8,12 +8,12 @@ mod decomp;
 pub(crate) mod device;
 pub(crate) mod drivers;
 mod elementwise;
+mod fused;
 mod index;
 pub(crate) mod kernels;
 pub(crate) mod lock;
 mod map_cache;
 mod matmul;
-mod norm;
 mod optim;
 mod pool;
 mod reduce;
@@ -195,7 +195,7 @@ impl Backend for Cpu {
         bias: Option<&Tensor<T, Cpu>>,
         eps: f64,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        norm::cpu_layer_norm_last(x, len, weight, bias, eps)
+        fused::cpu_layer_norm_last(x, len, weight, bias, eps)
     }
     fn layer_norm_backward_last<T: FloatElement>(
         x: &Tensor<T, Cpu>,
@@ -203,7 +203,13 @@ impl Backend for Cpu {
         len: usize,
         eps: f64,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        norm::cpu_layer_norm_backward_last(x, g, len, eps)
+        fused::cpu_layer_norm_backward_last(x, g, len, eps)
+    }
+    fn gelu_backward<T: FloatElement>(
+        g: &Tensor<T, Cpu>,
+        x: &Tensor<T, Cpu>,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        fused::cpu_gelu_backward(g, x)
     }
     fn adam_step<T: FloatElement>(
         p: &mut Tensor<T, Cpu>,

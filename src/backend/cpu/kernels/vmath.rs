@@ -385,6 +385,39 @@ impl Kernel for Gelu {
     }
 }
 
+/// GELU's derivative, `Φ(x) + x φ(x) = (1 + erf(x / √2)) / 2 + x e^(-x²/2) / √(2π)` with
+/// [`Erf`] and [`Exp`] (PyTorch's `gelu_backward` without the incoming gradient). Covers the
+/// finite inputs (`x²` overflowing to inf gives `e^-inf = 0`); ±inf and NaN go to f64, which
+/// gives NaN (PyTorch's too).
+struct GeluGrad;
+impl Kernel for GeluGrad {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        x.is_finite()
+    }
+    #[inline(always)]
+    fn eval(x: f32) -> f32 {
+        let cdf = 0.5 * (1.0 + Erf::eval(x * std::f32::consts::FRAC_1_SQRT_2));
+        let pdf = Exp::eval(-0.5 * (x * x)) * FRAC_1_SQRT_2PI;
+        cdf + x * pdf
+    }
+    fn slow(x: f32) -> f32 {
+        gelu_grad_f64(f64::from(x)) as f32
+    }
+}
+
+/// `1 / √(2π)`.
+const FRAC_1_SQRT_2PI: f32 = 0.398_942_28;
+
+/// GELU's derivative in f64 (the reference of [`GeluGrad`]): NaN at ±inf, where `x φ(x)` is
+/// `inf · 0`, as PyTorch's `gelu_backward` and the composed rule give.
+pub fn gelu_grad_f64(x: f64) -> f64 {
+    let cdf = 0.5 * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2));
+    cdf + x
+        * (-0.5 * x * x).exp()
+        * (0.5 * std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2)
+}
+
 /// Applies `K` to a block it covers entirely, or else element by element with `slow` for the
 /// inputs it does not cover; returns nothing, the block is overwritten.
 #[inline(always)]
@@ -492,6 +525,11 @@ pub fn erf(xs: &mut [f32]) {
 /// GELU of every element, in place (see [`Gelu`]).
 pub fn gelu(xs: &mut [f32]) {
     apply::<Gelu>(xs)
+}
+
+/// GELU's derivative of every element, in place (see [`GeluGrad`]).
+pub fn gelu_grad(xs: &mut [f32]) {
+    apply::<GeluGrad>(xs)
 }
 
 /// The logistic function `1 / (1 + e^-x)` of every element, in place (within 2 ulp; see
@@ -704,6 +742,24 @@ mod tests {
                 "gelu({x}) = {y}, not {r}"
             );
         }
+        // GELU's derivative against f64: within a few ulp of its largest term (the sum
+        // cancels near x = -0.75, where x φ(x) ≈ -Φ(x)).
+        let mut ds = erfs.clone();
+        super::gelu_grad(&mut ds);
+        for (&x, &d) in erfs.iter().zip(&ds) {
+            let x64 = f64::from(x);
+            let r = super::gelu_grad_f64(x64);
+            let scale = 0.5f64.max((x64 * (-0.5 * x64 * x64).exp()).abs() * 0.4);
+            assert!(
+                (f64::from(d) - r).abs() <= 4.0 * f64::from(f32::EPSILON) * scale
+                    || (r.is_nan() && d.is_nan()),
+                "gelu'({x}) = {d}, not {r}"
+            );
+        }
+        let mut inf = [0.5, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, -20.0];
+        super::gelu_grad(&mut inf);
+        assert!(inf[1].is_nan() && inf[2].is_nan());
+        assert_eq!(&inf[3..], &[1.0, 0.0, 0.0]);
         let mut zeros = [0.5, -0.0, 0.0, f32::NAN];
         super::erf(&mut zeros);
         assert_eq!((zeros[1].to_bits(), zeros[2].to_bits()), (0x8000_0000, 0));

@@ -55,7 +55,7 @@ fn chunk_len(n: usize) -> usize {
 
 /// Runs `f(start, out_chunk)` over disjoint chunks of a contiguous output.
 #[inline]
-fn par_out<O: Send>(out: &mut [O], f: impl Fn(usize, &mut [O]) + Sync) {
+pub fn par_out<O: Send>(out: &mut [O], f: impl Fn(usize, &mut [O]) + Sync) {
     if out.len() < PAR_THRESHOLD {
         f(0, out);
         return;

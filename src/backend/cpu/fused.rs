@@ -1,7 +1,10 @@
 //! The CPU's fused `layer_norm` forward and input gradient over contiguous f32/f64 rows
-//! (`kernels::norm`); other layouts and dtypes return `None` and the caller composes.
+//! (`kernels::norm`), and GELU's backward over contiguous f32 (`kernels::vmath`); other
+//! layouts and dtypes return `None` and the caller composes.
 
-use crate::backend::cpu::kernels::norm;
+use crate::backend::cpu::kernels::convert::{same, same_mut};
+use crate::backend::cpu::kernels::strided::par_out;
+use crate::backend::cpu::kernels::{norm, vmath};
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -61,6 +64,39 @@ pub(super) fn cpu_layer_norm_backward_last<T: FloatElement>(
     let gx = read("layer_norm backward", &x.storage)?;
     let gg = read("layer_norm backward", &g.storage)?;
     norm::layer_norm_backward(&gx[elems(x)], &gg[elems(g)], len, eps, &mut buf);
+    drop((gx, gg));
+    Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
+}
+
+/// `g · gelu'(x)` in one pass over contiguous f32 operands of one shape: each chunk of `x` is
+/// copied to the output, replaced by the derivative ([`vmath::gelu_grad`]) and multiplied by
+/// `g` while it is in the cache.
+pub(super) fn cpu_gelu_backward<T: FloatElement>(
+    g: &Tensor<T, Cpu>,
+    x: &Tensor<T, Cpu>,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    let fits = const { T::DTYPE.same(crate::Dtype::Float32) }
+        && x.numel() > 0
+        && g.dims() == x.dims()
+        && g.is_contiguous()
+        && x.is_contiguous();
+    if !fits {
+        return Ok(None);
+    }
+    let mut buf = AlignedBuf::<T>::for_overwrite("gelu backward", x.numel())?;
+    let gx = read("gelu backward", &x.storage)?;
+    let gg = read("gelu backward", &g.storage)?;
+    let xs = same::<T, f32>(&gx[elems(x)]).expect("f32");
+    let gs = same::<T, f32>(&gg[elems(g)]).expect("f32");
+    let out = same_mut::<T, f32>(&mut buf).expect("f32");
+    par_out(out, |start, o| {
+        let n = o.len();
+        o.copy_from_slice(&xs[start..start + n]);
+        vmath::gelu_grad(o);
+        o.iter_mut()
+            .zip(&gs[start..start + n])
+            .for_each(|(d, &g)| *d *= g);
+    });
     drop((gx, gg));
     Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
 }
