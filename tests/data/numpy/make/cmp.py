@@ -19,7 +19,7 @@ UF={"sin":np.sin,"cos":np.cos,"tan":np.tan,"asin":np.arcsin,"acos":np.arccos,"at
 def tdt(op, args, params):
     r=tdt0(op,args,params)
     # ours: i64 -> f64 for float ops (NumPy), square of an integer -> f64
-    if r=="float32" and str(args[0].dtype)=="int64" and (op in UF or op.endswith("_s")): return "float64"
+    if r=="float32" and str(args[0].dtype)=="int64" and (op in UF or op.endswith("_s") or op=="clip"): return "float64"
     if op=="square" and args[0].dtype.kind in "iub": return "float64"
     return r
 def tdt0(op, args, params):
