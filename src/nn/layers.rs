@@ -90,8 +90,10 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
 ) -> Result<Tensor<T, D>> {
     trailing_axes("layer_norm", x, normalized_shape)?;
     check_affine("layer_norm", normalized_shape, weight, bias)?;
-    // The trailing dimensions of an existing tensor: their product cannot overflow.
-    let len: usize = normalized_shape.iter().product();
+    // The trailing dimensions of an existing tensor: their product overflows only beside an
+    // empty axis (a (0, 2^33, 2^33) input), where there are no rows; 0 then stands for it.
+    let len = (normalized_shape.iter()).try_fold(1usize, |a, &d| a.checked_mul(d));
+    let len = len.unwrap_or(0);
     let tracked: Vec<&dyn crate::autograd::Tracked> = [Some(x), weight, bias]
         .into_iter()
         .flatten()

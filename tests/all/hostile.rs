@@ -2,6 +2,7 @@
 //! outside its buffer), views are checked against their storage, allocation failure is an
 //! `Err`, and locks wait across threads instead of failing or deadlocking.
 
+use typed_tensor::nn;
 use typed_tensor::prelude::*;
 
 fn cpu() -> DeviceIndex {
@@ -151,6 +152,13 @@ fn empty_tensors_with_huge_dimensions() {
     assert_eq!(wide.count_nonzero(&[-4, 3], false).dims(), &[2, 0, big]);
     assert_eq!(wide.sum(&[1, 4], true).dims(), &[2, 1, 0, big, 1]);
     assert_eq!(e.tril(-5).dims(), e.dims());
+    // layer_norm over trailing dimensions whose product overflows: no rows, an empty result,
+    // recorded or not.
+    let ln = |x: &Tensor<f32>| nn::layer_norm(x, &[big, big], None, None, 1e-5).unwrap();
+    assert_eq!(ln(&e).dims(), e.dims());
+    let leaf = e.clone().with_requires_grad(true).unwrap();
+    ln(&leaf).sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), e.dims());
     // A batch of 2^33 · 3 empty products.
     let a = Tensor::<f32>::from_vec(vec![], [big, 3, 0, 2]).unwrap();
     let b = Tensor::<f32>::zeros([2, 4]).unwrap();
