@@ -232,6 +232,17 @@ pub trait Backend: RawDevice {
         let _ = x;
         Ok(None)
     }
+    /// The gradient of `softmax` over the last axis, `y · (g - Σ g·y)` per row, from its output
+    /// `y` and the output's gradient `g` (one shape), by a fused kernel, or `None` where this
+    /// device has none for these layouts or this dtype; the caller then composes it.
+    #[doc(hidden)]
+    fn softmax_backward_last<T: FloatElement>(
+        g: &Tensor<T, Self>,
+        y: &Tensor<T, Self>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (g, y);
+        Ok(None)
+    }
     /// `exp(x - shift) · scale` by a fused kernel, where `shift` and `scale` have `x`'s shape
     /// with trailing axes of size 1 (one value per row of the trailing axes: a softmax from
     /// its `logsumexp`, times a per-row gradient), or `None` where this device has none for

@@ -135,11 +135,29 @@ pub(crate) fn in_f32<T: FloatElement, D: Backend>(
     }
 }
 
+/// The gradient of `softmax` along `axis` from its output `y` and the output's gradient `g`:
+/// `y · (g - Σ g·y)` (PyTorch's `_softmax_backward_data`), fused over the last axis where the
+/// device has the kernel.
+pub(crate) fn softmax_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    y: &Tensor<F, D>,
+    axis: usize,
+) -> Result<Tensor<F, D>> {
+    if axis + 1 == y.ndim()
+        && let Some(d) = D::softmax_backward_last(g, y)?
+    {
+        return Ok(d);
+    }
+    let dot = g.try_mul(y)?.try_sum(&[axis as i64], true)?;
+    y.try_mul(&g.try_sub(&dot)?)
+}
+
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `exp(x) / sum(exp(x))` along `axis`, computed from `x - max` so it never overflows
     /// (PyTorch `softmax(x, dim)`). Shape and dtype are kept. A row holding NaN or an infinite
-    /// maximum gives NaN, as `x - max(x)` does. Over the last axis of a contiguous CPU tensor,
-    /// when no gradient is recorded, one fused pass per row computes it (f16/bf16 in f32).
+    /// maximum gives NaN, as `x - max(x)` does. Over the last axis of a contiguous CPU tensor
+    /// one fused pass per row computes it (f16/bf16 in f32), and its gradient too; recorded,
+    /// it is one node whose rule is PyTorch's `y · (g - Σ g·y)`.
     ///
     /// # Errors
     /// `Axis` for a bad axis.
@@ -149,19 +167,24 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             if let Some(row) = x.scalar_as_row("softmax", axis)? {
                 return row.try_softmax(0)?.to_0d();
             }
-            let last = x.shape().axis("softmax", axis)? + 1 == x.ndim();
+            let ax = x.shape().axis("softmax", axis)?;
             if x.numel() == 0 {
                 // Nothing to normalise (PyTorch returns the empty tensor); still recorded.
                 return x.try_exp();
             }
-            if last
-                && !crate::autograd::recording(&[x])
-                && let Some(y) = D::softmax_last(x)?
-            {
-                return Ok(y);
-            }
-            let e = x.try_sub(&x.try_max(&[axis], true)?.detach())?.try_exp()?;
-            e.try_div(&e.try_sum(&[axis], true)?)
+            // The value without a graph (one fused pass where the device has it); one node
+            // records it, whose rule reads only the output.
+            let y = crate::autograd::no_grad(|| {
+                if ax + 1 == x.ndim()
+                    && let Some(y) = D::softmax_last(x)?
+                {
+                    return Ok(y);
+                }
+                let e = x.try_sub(&x.try_max(&[axis], true)?)?.try_exp()?;
+                e.try_div(&e.try_sum(&[axis], true)?)
+            })?;
+            let op = crate::autograd::Op::Softmax(ax);
+            Ok(crate::autograd::record_out(y, op, &[x], &[]))
         }
         in_f32(self, |x| f(x, axis), |x| f(x, axis))
     }

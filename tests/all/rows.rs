@@ -70,6 +70,22 @@ fn layer_norm_ref(x: &[f64], len: usize, w: Option<&[f64]>, b: Option<&[f64]>) -
         .collect()
 }
 
+/// Finite weights for a loss `Σ c · f(x)`, `n` of them.
+fn weights(n: usize) -> Vec<f64> {
+    (0..n).map(|i| (i % 11) as f64 * 0.3 - 1.0).collect()
+}
+
+/// d/dx of `Σ c · softmax(x)` from the softmax `y`: `y · (c - Σ c·y)` per row.
+fn softmax_grad_ref(y: &[f64], c: &[f64], len: usize) -> Vec<f64> {
+    y.chunks(len)
+        .zip(c.chunks(len))
+        .flat_map(|(y, c)| {
+            let dot: f64 = y.iter().zip(c).map(|(y, c)| y * c).sum();
+            y.iter().zip(c).map(move |(y, c)| y * (c - dot))
+        })
+        .collect()
+}
+
 /// d/dx of `Σ c · layer_norm(x) · w` in f64 (PyTorch's formula): per row, with `gy = c · w`
 /// and `x̂` the normalised row, `(gy - mean(gy) - x̂ · mean(gy · x̂)) / sqrt(var + eps)`.
 fn layer_norm_grad_ref(x: &[f64], c: &[f64], w: &[f64], len: usize) -> Vec<f64> {
@@ -154,6 +170,13 @@ fn run<T: FloatElement, D: Backend>(dev: &D) {
             .map(|(i, v)| (v - lse[i / len]).exp())
             .collect();
         assert_close(&host_f64s(&leaf.grad_tensor().unwrap()), &e, rel);
+        // The gradient of Σ c·softmax(x) is y · (c - Σ c·y) per row (PyTorch's formula; the
+        // fused rows on a device that has them).
+        let (c, cv) = tensor::<T, D>(&weights(rows * len), &[rows, len], dev);
+        let soft = x.detach().with_requires_grad(true).unwrap();
+        soft.softmax(-1).mul(&c).sum(&[], false).backward();
+        let want = softmax_grad_ref(&sm, &cv, len);
+        assert_close(&host_f64s(&soft.grad_tensor().unwrap()), &want, rel * 4.0);
         let w: Vec<f64> = (0..len).map(|j| 0.5 + j as f64 / len as f64).collect();
         let b: Vec<f64> = (0..len).map(|j| j as f64 * 0.25 - 1.0).collect();
         let (wt, wv) = tensor::<T, D>(&w, &[len], dev);
@@ -179,6 +202,13 @@ fn run<T: FloatElement, D: Backend>(dev: &D) {
         .map(|(i, j)| xv[i * 8 + j])
         .collect();
     assert_close(&host_f64s(&t.softmax(-1)), &softmax_ref(&tv, 12), rel);
+    // The gradient through the transposed view (composed on the CPU).
+    let (c, cv) = tensor::<T, D>(&weights(96), &[8, 12], dev);
+    let leaf = x.detach().with_requires_grad(true).unwrap();
+    leaf.t().softmax(-1).mul(&c).sum(&[], false).backward();
+    let gt = softmax_grad_ref(&softmax_ref(&tv, 12), &cv, 12);
+    let want: Vec<f64> = (0..96).map(|k| gt[(k % 8) * 12 + k / 8]).collect();
+    assert_close(&host_f64s(&leaf.grad_tensor().unwrap()), &want, rel * 4.0);
     let n = x.narrow(0, 5, 6).unwrap();
     assert_close(&host_f64s(&n.softmax(1)), &softmax_ref(&xv[40..88], 8), rel);
     let cube = x.reshape([3, 4, 8]);

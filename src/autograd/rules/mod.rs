@@ -121,6 +121,8 @@ pub(crate) enum Op {
         correction: usize,
         std: bool,
     },
+    /// `softmax` along the axis; saved: the output.
+    Softmax(usize),
     /// `layer_norm`'s normalisation over the last `len` elements of each row (the weight
     /// and bias are recorded as `mul` and `add`); saved: the input.
     LayerNorm { len: usize, eps: f64 },
@@ -172,6 +174,7 @@ impl Op {
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
             Op::LayerNorm { .. } => "layer_norm",
+            Op::Softmax(_) => "softmax",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
             Op::NoGrad(n) => n,
@@ -488,6 +491,7 @@ fn rule<F: FloatElement, D: Backend>(
             let how = (*correction as f64, *std);
             vec![Some(reduce::var_backward(g, (x, y), mask, how)?)]
         }
+        Op::Softmax(ax) => vec![Some(crate::nn::softmax_backward(g, arg(0)?, *ax)?)],
         Op::LayerNorm { len, eps } => {
             vec![Some(crate::nn::layer_norm_backward(
                 g,

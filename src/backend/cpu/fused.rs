@@ -1,10 +1,11 @@
 //! The CPU's fused `layer_norm` forward and input gradient over contiguous f32/f64 rows
-//! (`kernels::norm`), and GELU's backward over contiguous f32 (`kernels::vmath`); other
+//! (`kernels::norm`), `softmax`'s backward over contiguous f32/f64 rows (`kernels::rows`), and
+//! GELU's backward over contiguous f32 (`kernels::vmath`); other
 //! layouts and dtypes return `None` and the caller composes.
 
 use crate::backend::cpu::kernels::convert::{same, same_mut};
 use crate::backend::cpu::kernels::strided::par_out;
-use crate::backend::cpu::kernels::{norm, vmath};
+use crate::backend::cpu::kernels::{norm, rows, vmath};
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -99,4 +100,20 @@ pub(super) fn cpu_gelu_backward<T: FloatElement>(
     });
     drop((gx, gg));
     Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
+}
+
+pub(super) fn cpu_softmax_backward_last<T: FloatElement>(
+    g: &Tensor<T, Cpu>,
+    y: &Tensor<T, Cpu>,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    let len = y.dims().last().copied().unwrap_or(0);
+    if !fits(len, &[Some(g), Some(y)]) || g.dims() != y.dims() {
+        return Ok(None);
+    }
+    let mut buf = AlignedBuf::zeros("softmax backward", y.numel())?;
+    let gg = read("softmax backward", &g.storage)?;
+    let gy = read("softmax backward", &y.storage)?;
+    rows::softmax_backward(&gg[elems(g)], &gy[elems(y)], len, &mut buf);
+    drop((gg, gy));
+    Ok(Some(Tensor::from_buf(buf, y.shape().clone())))
 }

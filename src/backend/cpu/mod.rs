@@ -205,6 +205,12 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         fused::cpu_layer_norm_backward_last(x, g, len, eps)
     }
+    fn softmax_backward_last<T: FloatElement>(
+        g: &Tensor<T, Cpu>,
+        y: &Tensor<T, Cpu>,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        fused::cpu_softmax_backward_last(g, y)
+    }
     fn gelu_backward<T: FloatElement>(
         g: &Tensor<T, Cpu>,
         x: &Tensor<T, Cpu>,

@@ -137,8 +137,9 @@ fn sum_squares<F: Float + Element>(xs: &[F]) -> f64 {
     sum_products(xs, xs)
 }
 
-/// `Σ a·b`, each product rounded to `F`, summed in f64 in eight lanes.
-fn sum_products<F: Float + Element>(a: &[F], b: &[F]) -> f64 {
+/// `Σ a·b`, each product rounded to `F` (as the composed `a * b` rounds), summed in f64 in
+/// eight lanes.
+pub(super) fn sum_products<F: Float + Element>(a: &[F], b: &[F]) -> f64 {
     let mut lanes = [0f64; 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
     for (&x, &y) in ca.remainder().iter().zip(cb.remainder()) {

@@ -199,6 +199,58 @@ fn exp_sub_typed<F: num_traits::Float>(
     }
 }
 
+/// `out[r] = y[r] · (g[r] - Σ g[r] · y[r])` for every row `r` of `len` elements: the gradient
+/// of `softmax` over the last axis from its output `y` and the output's gradient `g`
+/// (PyTorch's `_softmax_backward_data`), each product rounded as the composed ops round and
+/// the dot product summed in f64. f32 and f64 (16-bit floats are widened by the caller).
+///
+/// # Panics
+/// When `len` is 0, `out.len()` is not a multiple of it, or `grad` or `y` is shorter than
+/// `out` (a caller bug).
+pub fn softmax_backward<T: Element>(grad: &[T], y: &[T], len: usize, out: &mut [T]) {
+    let rows = out.len() / len.max(1);
+    assert!(
+        len > 0 && out.len().is_multiple_of(len) && grad.len() >= out.len() && y.len() >= out.len(),
+        "softmax_backward rows"
+    );
+    par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
+        let (g, y) = (&grad[start..start + o.len()], &y[start..start + o.len()]);
+        if let (Some(g), Some(y), Some(d)) = (
+            same::<T, f32>(g),
+            same::<T, f32>(y),
+            super::convert::same_mut(o),
+        ) {
+            softmax_backward_typed(g, y, len, d);
+        } else if let (Some(g), Some(y), Some(d)) = (
+            same::<T, f64>(g),
+            same::<T, f64>(y),
+            super::convert::same_mut(o),
+        ) {
+            softmax_backward_typed(g, y, len, d);
+        } else {
+            unreachable!("softmax_backward rows of {}", T::DTYPE)
+        }
+    });
+}
+
+fn softmax_backward_typed<F: num_traits::Float + Element>(
+    g: &[F],
+    y: &[F],
+    len: usize,
+    out: &mut [F],
+) {
+    for ((d, g), y) in out
+        .chunks_exact_mut(len)
+        .zip(g.chunks_exact(len))
+        .zip(y.chunks_exact(len))
+    {
+        let dot = F::from_f64(super::norm::sum_products(g, y));
+        for ((d, &g), &y) in d.iter_mut().zip(g).zip(y) {
+            *d = y * (g - dot);
+        }
+    }
+}
+
 /// The row's maximum ignoring NaN (`-inf` for an all-NaN row), in four independent lanes (a
 /// row of 10 classes would otherwise be one dependent chain). A NaN needs no test of its own:
 /// `exp(NaN - shift)` carries it through the sum and the log, as in the composed op.
