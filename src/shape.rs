@@ -416,6 +416,23 @@ impl Layout {
         }
         true
     }
+    /// True when the layout visits each element of its span exactly once: a permutation of a
+    /// contiguous layout (its strides, sorted, are 1 and the running products of the sizes;
+    /// size-1 dimensions ignored). Such a view can be written in place without two of its
+    /// elements meeting.
+    pub(crate) fn is_dense(&self) -> bool {
+        let mut dims: Vec<(isize, usize)> = (self.strides.iter().copied())
+            .zip(self.shape.dims().iter().copied())
+            .filter(|&(_, d)| d > 1)
+            .collect();
+        dims.sort_unstable();
+        let mut expected = 1isize;
+        dims.iter().all(|&(s, d)| {
+            let ok = s == expected;
+            expected = expected.saturating_mul(d as isize);
+            ok
+        })
+    }
     /// This layout seen through a broadcast to `target` (stride 0 for stretched dimensions).
     pub fn broadcast_to(&self, op: &'static str, target: &Shape) -> Result<Layout> {
         let n = target.ndim();

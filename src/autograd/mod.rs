@@ -155,8 +155,20 @@ fn add_grads(a: Grad, b: Grad) -> Result<Grad> {
 }
 
 fn add_grads_on<D: Backend>(a: Grad, b: Grad) -> Result<Grad> {
-    fn go<F: FloatElement, D: Backend>(a: Tensor<F, D>, b: Grad) -> Result<Grad> {
-        Ok(Box::new(a.try_add(&take::<F, D>(b)?)?))
+    fn go<F: FloatElement, D: Backend>(mut a: Tensor<F, D>, b: Grad) -> Result<Grad> {
+        let b = take::<F, D>(b)?;
+        // A rule's fresh output that nothing else holds (no clone, saved copy or hook) and
+        // whose elements are distinct takes `b` in place: no new buffer, and `a`'s layout
+        // (a view rule's storage order) is kept.
+        if a.node.is_none()
+            && a.dims() == b.dims()
+            && a.layout.is_dense()
+            && D::is_unique(&a.storage)
+        {
+            a.add_(&b)?;
+            return Ok(Box::new(a));
+        }
+        Ok(Box::new(a.try_add(&b)?))
     }
     if a.is::<Tensor<f32, D>>() {
         go::<f32, D>(take(a)?, b)

@@ -102,6 +102,9 @@ pub trait RawDevice: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static
     fn allocated_bytes<T: Element>(storage: &Self::Storage<T>) -> usize;
     /// True when two handles share one buffer.
     fn same_storage<T: Element>(a: &Self::Storage<T>, b: &Self::Storage<T>) -> bool;
+    /// True when `s` is the only handle to its buffer (no clone, view or saved copy shares
+    /// it), so writing it in place is seen by nobody else.
+    fn is_unique<T: Element>(s: &Self::Storage<T>) -> bool;
     /// An identity of the buffer, the same for every handle sharing it (its address).
     fn storage_id<T: Element>(s: &Self::Storage<T>) -> usize;
     /// A buffer on this device holding a copy of `data` (a host-to-device copy for CUDA).

@@ -67,6 +67,21 @@ fn rules_on<D: Backend>(dev: &D) -> Vec<String> {
         ("unsqueeze + expand + transpose", |v| {
             v[0].unsqueeze(0)?.expand([2, 3, 4])?.transpose(0, 2)
         }),
+        // Sibling views of a permuted base (attention's q, k, v): their gradients are views of
+        // fresh buffers, summed in place; `a` also flows twice.
+        ("permuted selects", |v| {
+            let p = v[0].try_reshape([2, 3, 2])?.permute(&[1, 0, 2])?;
+            let (a, b, c) = (p.select(0, 0)?, p.select(0, 1)?, p.select(0, 2)?);
+            a.try_mul(&b)?.try_add(&c.try_square()?)?.try_add(&a)
+        }),
+        // One gradient handed to two inputs (add's rule) is shared: each input then gets a
+        // second gradient, which must not be summed into the shared buffer.
+        ("shared gradient", |v| {
+            let (a, b) = (v[0].try_mul_scalar(2.0)?, v[0].t().try_mul_scalar(3.0)?.t());
+            // Made last, `a + b` runs first in the backward: the shared gradient arrives first.
+            let s = a.try_square()?.try_add(&b.try_sin()?)?;
+            s.try_add(&b.select(0, 1)?)?.try_add(&a.try_add(&b)?)
+        }),
         ("pad", |v| v[0].try_pad(&[(1, 0), (0, 2)], 0.5)),
         ("roll", |v| v[0].try_roll(1, 1)),
         ("tile", |v| v[0].try_tile(&[2, 1])),

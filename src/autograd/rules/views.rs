@@ -37,7 +37,7 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
     // A permutation of the base's elements (a transpose or permute of a dense base) met by a
     // gradient laid out as the view: the base's gradient is g's own buffer read with the base's
     // layout, with no buffer, fill or strided add (linear's weight gradient arrives so).
-    if dense(&base.layout) && dense(&view.layout) && view.layout.span() == (lo, hi) {
+    if base.layout.is_dense() && view.layout.is_dense() && view.layout.span() == (lo, hi) {
         let same = (0..g.ndim()).all(|i| g.dims()[i] <= 1 || g.stride()[i] == view.stride()[i]);
         let offset = (g.layout.offset.checked_add(base.layout.offset))
             .and_then(|o| o.checked_sub(view.layout.offset));
@@ -83,9 +83,16 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
     target.add_(&g)?;
     let in_base = stretched(base);
     if in_base.is_empty() {
-        return buf
-            .with_layout("backward", shift(&base.layout))?
-            .try_contiguous();
+        let grad = buf.with_layout("backward", shift(&base.layout))?;
+        // A dense base (a permutation, e.g. `select` of a permuted qkv projection) keeps the
+        // buffer's order: the gradient is a view of `buf`, which nobody else holds, so sibling
+        // views' gradients add into it in place and the permute's own backward finds it in the
+        // storage order it needs, with no copy (see `autograd::add_grads`).
+        return if base.layout.is_dense() {
+            Ok(grad)
+        } else {
+            grad.try_contiguous()
+        };
     }
     // A broadcast base: its first aliases get the storage's gradient, the others 0.
     let out = Tensor::<F, D>::zeros_on(base.dims(), &g.device)?;
@@ -95,20 +102,4 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
     }
     first.add_(&buf.with_layout("backward", first_of(shift(&base.layout), &in_base))?)?;
     Ok(out)
-}
-
-/// Whether `l` visits each element of its span once: a permutation of a contiguous layout
-/// (its strides, sorted, are 1 and the running products of the sizes).
-fn dense(l: &Layout) -> bool {
-    let mut dims: Vec<(isize, usize)> = (l.strides.iter().copied())
-        .zip(l.shape.dims().iter().copied())
-        .filter(|&(_, d)| d > 1)
-        .collect();
-    dims.sort_unstable();
-    let mut expected = 1isize;
-    dims.iter().all(|&(s, d)| {
-        let ok = s == expected;
-        expected = expected.saturating_mul(d as isize);
-        ok
-    })
 }

@@ -392,6 +392,9 @@ impl RawDevice for Cpu {
     fn same_storage<T: Element>(a: &CpuStorage<T>, b: &CpuStorage<T>) -> bool {
         Arc::ptr_eq(a, b)
     }
+    fn is_unique<T: Element>(s: &CpuStorage<T>) -> bool {
+        Arc::strong_count(s) == 1 && Arc::weak_count(s) == 0
+    }
     fn storage_id<T: Element>(s: &CpuStorage<T>) -> usize {
         Arc::as_ptr(s) as *const u8 as usize
     }

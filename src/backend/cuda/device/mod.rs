@@ -263,6 +263,9 @@ impl RawDevice for Cuda {
     fn same_storage<T: Element>(a: &CudaStorage<T>, b: &CudaStorage<T>) -> bool {
         Arc::ptr_eq(&a.buf, &b.buf)
     }
+    fn is_unique<T: Element>(s: &CudaStorage<T>) -> bool {
+        Arc::strong_count(&s.buf) == 1 && Arc::weak_count(&s.buf) == 0
+    }
     fn storage_id<T: Element>(s: &CudaStorage<T>) -> usize {
         Arc::as_ptr(&s.buf) as *const u8 as usize
     }

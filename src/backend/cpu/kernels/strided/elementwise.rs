@@ -241,7 +241,7 @@ pub fn zip_inplace<T: Element, U: Element>(
     f: impl Fn(T, U) -> T + Sync,
 ) {
     check_writable(dst, ld);
-    let plan = Plan::new([ld, ls]);
+    let plan = Plan::new_any_order([ld, ls]);
     let p = SendPtr(dst.as_mut_ptr());
     par_ranges(ld.shape.numel(), |start, end| {
         plan.for_runs(start, end, |_, [od, os], [sd, ss], len| {
@@ -267,7 +267,7 @@ pub fn zip_inplace<T: Element, U: Element>(
 /// `dst[i] = f(dst[i])` in place.
 pub fn map_inplace<T: Element>(dst: &mut [T], ld: &Layout, f: impl Fn(T) -> T + Sync) {
     check_writable(dst, ld);
-    let plan = Plan::new([ld]);
+    let plan = Plan::new_any_order([ld]);
     let p = SendPtr(dst.as_mut_ptr());
     par_ranges(ld.shape.numel(), |start, end| {
         plan.for_runs(start, end, |_, [od], [sd], len| {

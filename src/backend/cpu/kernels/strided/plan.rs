@@ -1,7 +1,7 @@
 //! The iteration plan: an operand list's shared logical shape with the dimensions that are
 //! contiguous for every operand merged, walked as runs or as rows of runs.
 
-use crate::shape::{Dims, Layout, Strides};
+use crate::shape::{Dims, Layout, Shape, Strides};
 
 /// A run: its first logical position, its storage offset in each operand, its length.
 type Run<const K: usize> = (usize, [isize; K], usize);
@@ -64,6 +64,26 @@ impl<const K: usize> Plan<K> {
             strides,
             offsets: std::array::from_fn(|k| layouts[k].offset as isize),
         }
+    }
+
+    /// [`Plan::new`] for kernels that ignore the logical position (in-place maps and zips,
+    /// each element visited once whatever the order): the dimensions are first put in the
+    /// order of the first operand's storage (|stride| descending, ties in logical order), so a
+    /// transposed or permuted destination whose other operands share its permutation merges
+    /// into long runs instead of walking its logical order.
+    pub fn new_any_order(layouts: [&Layout; K]) -> Self {
+        let s0 = &layouts[0].strides;
+        let mut order: Vec<usize> = (0..s0.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(s0[i].unsigned_abs()));
+        if order.iter().enumerate().all(|(j, &i)| i == j) {
+            return Plan::new(layouts);
+        }
+        let permuted: [Layout; K] = std::array::from_fn(|k| Layout {
+            shape: Shape::new(order.iter().map(|&i| layouts[k].shape.dims()[i]).collect()),
+            strides: order.iter().map(|&i| layouts[k].strides[i]).collect(),
+            offset: layouts[k].offset,
+        });
+        Plan::new(std::array::from_fn(|k| &permuted[k]))
     }
 
     /// The merged dimensions (size-1 ones dropped; `[0]` when there is no element).
@@ -366,6 +386,55 @@ mod tests {
                         .collect();
                     assert_eq!(seen, want, "{dims:?} {sa:?} {sb:?} {start}..{end}");
                 }
+            }
+        }
+    }
+
+    /// `new_any_order` visits the same (destination, source) offset pairs as the logical
+    /// plan, each once, over any split into ranges; a destination and source permuted alike
+    /// merge into one run.
+    #[test]
+    fn any_order_visits_the_same_pairs_and_merges_shared_permutations() {
+        use crate::shape::{Layout, Shape};
+        let layout = |dims: &[usize], strides: &[isize], offset: usize| Layout {
+            shape: Shape::new(dims.to_vec()),
+            strides: strides.into(),
+            offset,
+        };
+        let pairs = |plan: &super::Plan<2>, n: usize, cut: usize| {
+            let mut seen = Vec::new();
+            for (start, end) in [(0, cut), (cut, n)] {
+                plan.for_runs(start, end, |_, offs, inner, len| {
+                    for j in 0..len as isize {
+                        seen.push((offs[0] + j * inner[0], offs[1] + j * inner[1]));
+                    }
+                });
+            }
+            seen.sort_unstable();
+            seen
+        };
+        let cases = [
+            (vec![3, 4, 2], vec![1, 6, 3], vec![1, 6, 3]),
+            (vec![3, 4, 2], vec![1, 6, 3], vec![8, 2, 1]),
+            (vec![2, 3, 5], vec![-15, 1, 3], vec![0, 5, 1]),
+            (vec![4, 1, 3], vec![1, 7, 4], vec![3, 0, 1]),
+            (vec![0, 3], vec![1, 0], vec![3, 1]),
+        ];
+        for (dims, sd, ss) in cases {
+            let ld = layout(&dims, &sd, if sd[0] < 0 { 30 } else { 2 });
+            let ls = layout(&dims, &ss, 1);
+            let n: usize = dims.iter().product();
+            let any = super::Plan::new_any_order([&ld, &ls]);
+            let logical = super::Plan::new([&ld, &ls]);
+            for cut in 0..=n {
+                assert_eq!(
+                    pairs(&any, n, cut),
+                    pairs(&logical, n, 0),
+                    "{dims:?} {sd:?} {ss:?}"
+                );
+            }
+            if sd == ss && sd[0] > 0 {
+                assert_eq!(any.dims(), &[n], "{dims:?} {sd:?}");
             }
         }
     }
