@@ -2,8 +2,9 @@
 //! Cody-Waite reduction (four 11-bit pieces of π/2, so every `j · piece` product is exact in
 //! f32), Cephes `expf` and `logf`, and the functions built on their polynomials (`exp2`,
 //! `expm1`, `log2`, `log1p`, `tanh`, the logistic sigmoid), written branch-free so LLVM emits
-//! SIMD code; AVX2 is used when the CPU has it (detected at run time), with results identical
-//! to the SSE2 path (no FMA contraction).
+//! SIMD code. With AVX2 and FMA (or AVX-512F), detected at run time, the polynomials' `a·b + c`
+//! steps are fused multiply-adds (one rounding, half the instructions); elsewhere they round
+//! twice (SSE2). The two paths may differ in the last bit; both are swept by the test.
 //!
 //! Error bound: at most 2 ulp against the correctly rounded result on each kernel's covered
 //! range (|x| ≤ 8192 for sin/cos, [-87, 88] for exp, positive normal floats for log, ...; see
@@ -23,18 +24,46 @@ const P5: f32 = 6.123_234_262_925_839e-17;
 /// Adding and subtracting 1.5 · 2^23 rounds an f32 to the nearest integer without a libm call.
 const ROUND: f32 = 12_582_912.0;
 
+/// How a polynomial step `a·b + c` is evaluated: [`Plain`] rounds twice (any x86-64 CPU),
+/// [`Fused`] once, as one FMA instruction. `Fused` is instantiated only inside functions
+/// compiled with the `fma` target feature, where `mul_add` is that instruction rather than a
+/// call to libm's software `fmaf`.
+trait Arith {
+    fn fma(a: f32, b: f32, c: f32) -> f32;
+}
+struct Plain;
+impl Arith for Plain {
+    #[inline(always)]
+    fn fma(a: f32, b: f32, c: f32) -> f32 {
+        a * b + c
+    }
+}
+struct Fused;
+impl Arith for Fused {
+    #[inline(always)]
+    fn fma(a: f32, b: f32, c: f32) -> f32 {
+        a.mul_add(b, c)
+    }
+}
+
 #[inline(always)]
-fn kernel(x: f32, shift: i32) -> f32 {
+fn kernel<A: Arith>(x: f32, shift: i32) -> f32 {
     let t = x * TWO_OVER_PI + ROUND;
     let j = t - ROUND;
     // The low mantissa bits of `t` hold `j` in two's complement: no saturating float-to-int.
     let q = (t.to_bits() as i32).wrapping_add(shift);
     let r = (((x - j * P1) - j * P2) - j * P3) - j * P4 - j * P5;
     let z = r * r;
-    let s = r + r * z * (-1.666_665_5e-1 + z * (8.332_161e-3 + z * -1.951_529_6e-4));
+    let sp = A::fma(A::fma(z, -1.951_529_6e-4, 8.332_161e-3), z, -1.666_665_5e-1);
+    let s = A::fma(r * z, sp, r);
     // `r + (+0)` is +0 for r = -0: keep r's sign, as IEEE 754's sin(-0) = -0 (a select).
     let s = if r == 0.0 { r } else { s };
-    let c = 1.0 - 0.5 * z + z * z * (4.166_664_6e-2 + z * (-1.388_731_6e-3 + z * 2.443_315_7e-5));
+    let cp = A::fma(
+        A::fma(z, 2.443_315_7e-5, -1.388_731_6e-3),
+        z,
+        4.166_664_6e-2,
+    );
+    let c = A::fma(z * z, cp, 1.0 - 0.5 * z);
     let v = if q & 1 != 0 { c } else { s };
     if q & 2 != 0 { -v } else { v }
 }
@@ -43,7 +72,7 @@ fn kernel(x: f32, shift: i32) -> f32 {
 /// `slow`, the scalar libm function.
 trait Kernel {
     fn covers(x: f32) -> bool;
-    fn eval(x: f32) -> f32;
+    fn eval<A: Arith>(x: f32) -> f32;
     fn slow(x: f32) -> f32;
 }
 
@@ -55,8 +84,8 @@ impl<const QUADRANT: i32> Kernel for SinCos<QUADRANT> {
         x.abs() <= LIMIT
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
-        kernel(x, QUADRANT)
+    fn eval<A: Arith>(x: f32) -> f32 {
+        kernel::<A>(x, QUADRANT)
     }
     fn slow(x: f32) -> f32 {
         if QUADRANT == 0 { x.sin() } else { x.cos() }
@@ -74,9 +103,9 @@ const EXP_C2: f32 = -2.121_944_4e-4;
 impl Exp {
     /// The kernel on [-87, 88].
     #[inline(always)]
-    fn normal(x: f32) -> f32 {
+    fn normal<A: Arith>(x: f32) -> f32 {
         let (r, scale) = exp_reduce(x);
-        (exp_m1_poly(r) + 1.0) * scale
+        (exp_m1_poly::<A>(r) + 1.0) * scale
     }
 }
 impl Kernel for Exp {
@@ -85,8 +114,8 @@ impl Kernel for Exp {
         (-87.0..=88.0).contains(&x) || x < -104.0
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
-        let y = Exp::normal(x.max(-87.0));
+    fn eval<A: Arith>(x: f32) -> f32 {
+        let y = Exp::normal::<A>(x.max(-87.0));
         if x < -104.0 { 0.0 } else { y }
     }
     fn slow(x: f32) -> f32 {
@@ -114,14 +143,14 @@ fn pow2(t: f32) -> f32 {
 
 /// `e^r - 1` for |r| ≤ ln 2 / 2: Cephes `expf`'s degree-5 polynomial without its leading 1.
 #[inline(always)]
-fn exp_m1_poly(r: f32) -> f32 {
+fn exp_m1_poly<A: Arith>(r: f32) -> f32 {
     let z = r * r;
     let p = 1.987_569_1e-4;
-    let p = p * r + 1.398_199_9e-3;
-    let p = p * r + 8.333_452e-3;
-    let p = p * r + 4.166_579_6e-2;
-    let p = p * r + 1.666_666_5e-1;
-    let p = p * r + 5.000_000_1e-1;
+    let p = A::fma(p, r, 1.398_199_9e-3);
+    let p = A::fma(p, r, 8.333_452e-3);
+    let p = A::fma(p, r, 4.166_579_6e-2);
+    let p = A::fma(p, r, 1.666_666_5e-1);
+    let p = A::fma(p, r, 5.000_000_1e-1);
     p * z + r
 }
 
@@ -134,10 +163,10 @@ impl Kernel for Exp2 {
         (-125.0..=127.0).contains(&x)
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         let t = x + ROUND;
         let r = (x - (t - ROUND)) * std::f32::consts::LN_2;
-        (exp_m1_poly(r) + 1.0) * pow2(t)
+        (exp_m1_poly::<A>(r) + 1.0) * pow2(t)
     }
     fn slow(x: f32) -> f32 {
         x.exp2()
@@ -153,9 +182,9 @@ impl Kernel for Expm1 {
         (-87.0..=88.0).contains(&x) && x != 0.0
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         let (r, scale) = exp_reduce(x);
-        scale * exp_m1_poly(r) + (scale - 1.0)
+        scale * exp_m1_poly::<A>(r) + (scale - 1.0)
     }
     fn slow(x: f32) -> f32 {
         x.exp_m1()
@@ -171,16 +200,16 @@ impl Kernel for Tanh {
         x.abs() <= 43.0 && x != 0.0
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         let a = x.abs();
         let s = x * x;
         let p = -5.704_988_7e-3;
-        let p = p * s + 2.063_908_9e-2;
-        let p = p * s - 5.373_971_6e-2;
-        let p = p * s + 1.333_144_2e-1;
-        let p = p * s - 3.333_328_2e-1;
+        let p = A::fma(p, s, 2.063_908_9e-2);
+        let p = A::fma(p, s, -5.373_971_6e-2);
+        let p = A::fma(p, s, 1.333_144_2e-1);
+        let p = A::fma(p, s, -3.333_328_2e-1);
         let small = p * s * x + x;
-        let large = (1.0 - 2.0 / (Exp::normal(a + a) + 1.0)).copysign(x);
+        let large = (1.0 - 2.0 / (Exp::normal::<A>(a + a) + 1.0)).copysign(x);
         if a < 0.625 { small } else { large }
     }
     fn slow(x: f32) -> f32 {
@@ -197,8 +226,8 @@ impl Kernel for Sigmoid {
         x.abs() <= 87.0
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
-        let e = Exp::normal(-x.abs());
+    fn eval<A: Arith>(x: f32) -> f32 {
+        let e = Exp::normal::<A>(-x.abs());
         let num = if x >= 0.0 { 1.0 } else { e };
         num / (1.0 + e)
     }
@@ -222,9 +251,9 @@ impl Kernel for Log {
         (f32::MIN_POSITIVE..=f32::MAX).contains(&x)
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         let (e, f) = log_reduce(x);
-        let y = log1p_poly(f) + e * EXP_C2;
+        let y = log1p_poly::<A>(f) + e * EXP_C2;
         (f + y) + e * EXP_C1
     }
     fn slow(x: f32) -> f32 {
@@ -246,17 +275,17 @@ fn log_reduce(x: f32) -> (f32, f32) {
 
 /// `log(1 + f) - f` for `1 + f` in [√½, √2): Cephes `logf`'s degree-9 polynomial.
 #[inline(always)]
-fn log1p_poly(f: f32) -> f32 {
+fn log1p_poly<A: Arith>(f: f32) -> f32 {
     let z = f * f;
     let p = 7.037_683_6e-2;
-    let p = p * f - 1.151_461e-1;
-    let p = p * f + 1.167_699_9e-1;
-    let p = p * f - 1.242_014_1e-1;
-    let p = p * f + 1.424_932_3e-1;
-    let p = p * f - 1.666_805_8e-1;
-    let p = p * f + 2.000_071_4e-1;
-    let p = p * f - 2.499_999_4e-1;
-    let p = p * f + 3.333_333_1e-1;
+    let p = A::fma(p, f, -1.151_461e-1);
+    let p = A::fma(p, f, 1.167_699_9e-1);
+    let p = A::fma(p, f, -1.242_014_1e-1);
+    let p = A::fma(p, f, 1.424_932_3e-1);
+    let p = A::fma(p, f, -1.666_805_8e-1);
+    let p = A::fma(p, f, 2.000_071_4e-1);
+    let p = A::fma(p, f, -2.499_999_4e-1);
+    let p = A::fma(p, f, 3.333_333_1e-1);
     p * f * z - 0.5 * z
 }
 
@@ -269,9 +298,9 @@ impl Kernel for Log2 {
         Log::covers(x)
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         let (e, f) = log_reduce(x);
-        let l = log1p_poly(f);
+        let l = log1p_poly::<A>(f);
         // Cephes `log2f`: (f + l) · log2(e) as (f + l) + (f + l) · (log2(e) - 1), so the
         // leading terms carry no rounding of the constant.
         const LOG2E_M1: f32 = 0.442_695_04;
@@ -292,13 +321,13 @@ impl Kernel for Log1p {
         x > -1.0 && x.abs() >= f32::MIN_POSITIVE && x <= f32::MAX
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         let u = 1.0 + x;
         let inner = (-0.292_893_23..0.414_213_57).contains(&x);
         let (e, f) = log_reduce(u);
         let c = (x - (u - 1.0)) / u;
         let (e, f, c) = if inner { (0.0, x, 0.0) } else { (e, f, c) };
-        let y = log1p_poly(f) + e * EXP_C2 + c;
+        let y = log1p_poly::<A>(f) + e * EXP_C2 + c;
         (f + y) + e * EXP_C1
     }
     fn slow(x: f32) -> f32 {
@@ -318,10 +347,13 @@ impl Kernel for Erf {
         !x.is_nan()
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
+    fn eval<A: Arith>(x: f32) -> f32 {
         #[inline(always)]
-        fn horner<const N: usize>(c: [f32; N], t: f32) -> f32 {
-            c[..N - 1].iter().rev().fold(c[N - 1], |p, &ci| p * t + ci)
+        fn horner<A: Arith, const N: usize>(c: [f32; N], t: f32) -> f32 {
+            c[..N - 1]
+                .iter()
+                .rev()
+                .fold(c[N - 1], |p, &ci| A::fma(p, t, ci))
         }
         const SMALL: [f32; 7] = [
             0.128_379_166_126_251_22,
@@ -356,10 +388,10 @@ impl Kernel for Erf {
         ];
         let a = x.abs();
         // All three are computed (NaN in an unselected one, at ±inf, is harmless).
-        let small = x + x * horner(SMALL, x * x);
-        let middle = horner(MIDDLE, a - 1.5);
+        let small = x + x * horner::<A, 7>(SMALL, x * x);
+        let middle = horner::<A, 10>(MIDDLE, a - 1.5);
         let c = a.min(4.0);
-        let tail = 1.0 - Exp::normal(-(c * c)) * horner(TAIL, c - 3.0);
+        let tail = 1.0 - Exp::normal::<A>(-(c * c)) * horner::<A, 8>(TAIL, c - 3.0);
         let large = if a < 2.0 { middle } else { tail };
         if a < 1.0 { small } else { large.copysign(x) }
     }
@@ -377,8 +409,8 @@ impl Kernel for Gelu {
         !x.is_nan()
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
-        x * 0.5 * (1.0 + Erf::eval(x * std::f32::consts::FRAC_1_SQRT_2))
+    fn eval<A: Arith>(x: f32) -> f32 {
+        x * 0.5 * (1.0 + Erf::eval::<A>(x * std::f32::consts::FRAC_1_SQRT_2))
     }
     fn slow(x: f32) -> f32 {
         x // NaN, the one input not covered
@@ -396,9 +428,9 @@ impl Kernel for GeluGrad {
         x.is_finite()
     }
     #[inline(always)]
-    fn eval(x: f32) -> f32 {
-        let cdf = 0.5 * (1.0 + Erf::eval(x * std::f32::consts::FRAC_1_SQRT_2));
-        let pdf = Exp::eval(-0.5 * (x * x)) * FRAC_1_SQRT_2PI;
+    fn eval<A: Arith>(x: f32) -> f32 {
+        let cdf = 0.5 * (1.0 + Erf::eval::<A>(x * std::f32::consts::FRAC_1_SQRT_2));
+        let pdf = Exp::eval::<A>(-0.5 * (x * x)) * FRAC_1_SQRT_2PI;
         cdf + x * pdf
     }
     fn slow(x: f32) -> f32 {
@@ -421,17 +453,17 @@ pub fn gelu_grad_f64(x: f64) -> f64 {
 /// Applies `K` to a block it covers entirely, or else element by element with `slow` for the
 /// inputs it does not cover; returns nothing, the block is overwritten.
 #[inline(always)]
-fn block<K: Kernel>(xs: &mut [f32]) {
+fn block<K: Kernel, A: Arith>(xs: &mut [f32]) {
     // A branch-free scan (vectorised) decides; the common all-covered case is then one
     // branch-free loop, and a block holding NaN, inf or out-of-range inputs goes element-wise.
     if xs.iter().fold(true, |all, &x| all & K::covers(x)) {
         for x in xs.iter_mut() {
-            *x = K::eval(*x);
+            *x = K::eval::<A>(*x);
         }
     } else {
         for x in xs.iter_mut() {
             *x = if K::covers(*x) {
-                K::eval(*x)
+                K::eval::<A>(*x)
             } else {
                 K::slow(*x)
             };
@@ -440,36 +472,40 @@ fn block<K: Kernel>(xs: &mut [f32]) {
 }
 
 #[inline(always)]
-fn blocks<K: Kernel>(xs: &mut [f32]) {
+fn blocks<K: Kernel, A: Arith>(xs: &mut [f32]) {
     for b in xs.chunks_mut(256) {
-        block::<K>(b);
+        block::<K, A>(b);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 fn blocks_avx2<K: Kernel>(xs: &mut [f32]) {
-    blocks::<K>(xs)
+    blocks::<K, Fused>(xs)
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,fma")]
 fn blocks_avx512<K: Kernel>(xs: &mut [f32]) {
-    blocks::<K>(xs)
+    blocks::<K, Fused>(xs)
 }
 
+/// The widest path the CPU has: AVX-512F or AVX2, with FMA; else SSE2 without it (a CPU with
+/// AVX2 but no FMA is rare enough to share the SSE2 path rather than cost another copy of
+/// every kernel).
 fn apply<K: Kernel>(xs: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU supports AVX-512F (checked just above).
-        return unsafe { blocks_avx512::<K>(xs) };
+    if std::arch::is_x86_feature_detected!("fma") {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F and FMA (checked just above).
+            return unsafe { blocks_avx512::<K>(xs) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            return unsafe { blocks_avx2::<K>(xs) };
+        }
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { blocks_avx2::<K>(xs) };
-    }
-    blocks::<K>(xs)
+    blocks::<K, Plain>(xs)
 }
 
 /// `sin` of every element, in place.
@@ -551,8 +587,23 @@ mod tests {
         ia.abs_diff(ib)
     }
 
+    /// Kernel `K` on the path the CPU takes (FMA where it has one), or on the `Plain` SSE2 path
+    /// every x86-64 CPU can take.
+    fn run<K: super::Kernel>(plain: bool) -> fn(&mut [f32]) {
+        if plain {
+            super::blocks::<K, super::Plain>
+        } else {
+            super::apply::<K>
+        }
+    }
+
     #[test]
     fn within_two_ulp_of_correctly_rounded() {
+        sweep(false);
+        sweep(true);
+    }
+
+    fn sweep(plain: bool) {
         let mut xs: Vec<f32> = (0..2_000_000)
             .map(|i| -8192.0 + i as f32 * (16384.0 / 2e6))
             .collect();
@@ -628,20 +679,20 @@ mod tests {
         let mut worsts = Vec::new();
         for (k, (f, r, xs)) in [
             (
-                super::sin as fn(&mut [f32]),
+                run::<super::SinCos<0>>(plain) as fn(&mut [f32]),
                 f64::sin as fn(f64) -> f64,
                 &xs,
             ),
-            (super::cos, f64::cos, &xs),
-            (super::exp, f64::exp, &exps),
-            (super::log, f64::ln, &logs),
-            (super::exp2, f64::exp2, &exp2s),
-            (super::log2, f64::log2, &logs),
-            (super::expm1, f64::exp_m1, &expm1s),
-            (super::log1p, f64::ln_1p, &log1ps),
-            (super::tanh, f64::tanh, &tanhs),
-            (super::sigmoid, sigmoid, &sigmoids),
-            (super::erf, libm::erf, &erfs),
+            (run::<super::SinCos<1>>(plain), f64::cos, &xs),
+            (run::<super::Exp>(plain), f64::exp, &exps),
+            (run::<super::Log>(plain), f64::ln, &logs),
+            (run::<super::Exp2>(plain), f64::exp2, &exp2s),
+            (run::<super::Log2>(plain), f64::log2, &logs),
+            (run::<super::Expm1>(plain), f64::exp_m1, &expm1s),
+            (run::<super::Log1p>(plain), f64::ln_1p, &log1ps),
+            (run::<super::Tanh>(plain), f64::tanh, &tanhs),
+            (run::<super::Sigmoid>(plain), sigmoid, &sigmoids),
+            (run::<super::Erf>(plain), libm::erf, &erfs),
         ]
         .into_iter()
         .enumerate()
@@ -682,12 +733,15 @@ mod tests {
             }
         };
         for (f, r) in [
-            (super::exp2 as fn(&mut [f32]), f32::exp2 as fn(f32) -> f32),
-            (super::expm1, f32::exp_m1),
-            (super::log2, f32::log2),
-            (super::log1p, f32::ln_1p),
-            (super::tanh, f32::tanh),
-            (super::sigmoid, sigmoid32),
+            (
+                run::<super::Exp2>(plain) as fn(&mut [f32]),
+                f32::exp2 as fn(f32) -> f32,
+            ),
+            (run::<super::Expm1>(plain), f32::exp_m1),
+            (run::<super::Log2>(plain), f32::log2),
+            (run::<super::Log1p>(plain), f32::ln_1p),
+            (run::<super::Tanh>(plain), f32::tanh),
+            (run::<super::Sigmoid>(plain), sigmoid32),
         ] {
             // Each edge beside covered inputs, so the block takes its mixed path.
             for &x in &edges {
@@ -703,12 +757,12 @@ mod tests {
             }
         }
         let mut special = [f32::NAN, f32::INFINITY, 1e10, -3e7];
-        super::sin(&mut special);
+        run::<super::SinCos<0>>(plain)(&mut special);
         assert!(special[0].is_nan() && special[1].is_nan());
         assert_eq!(special[2], 1e10f32.sin());
         // sin(±0) = ±0 (IEEE 754), beside covered inputs.
         let mut zeros = [0.5, -0.0, 0.0, 0.25];
-        super::sin(&mut zeros);
+        run::<super::SinCos<0>>(plain)(&mut zeros);
         assert_eq!((zeros[1].to_bits(), zeros[2].to_bits()), (0x8000_0000, 0));
         let mut e = [
             f32::NAN,
@@ -720,11 +774,11 @@ mod tests {
             0.0,
             -0.0,
         ];
-        super::exp(&mut e);
+        run::<super::Exp>(plain)(&mut e);
         assert!(e[0].is_nan());
         // A NaN beside inputs whose results leave the covered range: only the NaN is redone.
         let mut mixed = [f32::NAN, 5.0, 60.0, -80.0];
-        super::exp(&mut mixed);
+        run::<super::Exp>(plain)(&mut mixed);
         assert!(mixed[0].is_nan());
         for (y, x) in mixed[1..].iter().zip([5.0f32, 60.0, -80.0]) {
             assert!(ulps(*y, (x as f64).exp() as f32) <= 2, "exp({x}) = {y}");
@@ -732,7 +786,7 @@ mod tests {
         // GELU against its formula in f64: 1 + erf rounds to f32 before the product, so far
         // below 0 the error is up to |x|·2^-23 (PyTorch computes it the same way).
         let mut ys = erfs.clone();
-        super::gelu(&mut ys);
+        run::<super::Gelu>(plain)(&mut ys);
         for (&x, &y) in erfs.iter().zip(&ys) {
             let x64 = f64::from(x);
             let r = x64 * 0.5 * (1.0 + libm::erf(x64 * std::f64::consts::FRAC_1_SQRT_2));
@@ -745,7 +799,7 @@ mod tests {
         // GELU's derivative against f64: within a few ulp of its largest term (the sum
         // cancels near x = -0.75, where x φ(x) ≈ -Φ(x)).
         let mut ds = erfs.clone();
-        super::gelu_grad(&mut ds);
+        run::<super::GeluGrad>(plain)(&mut ds);
         for (&x, &d) in erfs.iter().zip(&ds) {
             let x64 = f64::from(x);
             let r = super::gelu_grad_f64(x64);
@@ -757,15 +811,15 @@ mod tests {
             );
         }
         let mut inf = [0.5, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, -20.0];
-        super::gelu_grad(&mut inf);
+        run::<super::GeluGrad>(plain)(&mut inf);
         assert!(inf[1].is_nan() && inf[2].is_nan());
         assert_eq!(&inf[3..], &[1.0, 0.0, 0.0]);
         let mut zeros = [0.5, -0.0, 0.0, f32::NAN];
-        super::erf(&mut zeros);
+        run::<super::Erf>(plain)(&mut zeros);
         assert_eq!((zeros[1].to_bits(), zeros[2].to_bits()), (0x8000_0000, 0));
         assert!(zeros[3].is_nan());
         let mut l = [f32::NAN, 0.0, -0.0, -1.0, f32::INFINITY, 1e-40, 1.0];
-        super::log(&mut l);
+        run::<super::Log>(plain)(&mut l);
         assert!(l[0].is_nan() && l[3].is_nan());
         assert_eq!(&l[1..3], &[f32::NEG_INFINITY, f32::NEG_INFINITY]);
         assert_eq!(&l[4..], &[f32::INFINITY, 1e-40f32.ln(), 0.0]);
