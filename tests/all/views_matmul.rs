@@ -225,6 +225,20 @@ fn random_matmul<T: NumElement>() {
     let err = a.matmul_into(&b, &mut wrong).unwrap_err().to_string();
     assert!(err.contains("matmul") && err.contains("(3, 2)"), "{err}");
     assert_eq!(f64s(&wrong), vec![1.0; 6]);
+    // An empty inner dimension sums nothing: zeros (NumPy), batched too. Debug builds fill
+    // fresh outputs with 0xFF bytes, so an unwritten element shows here.
+    let e = a
+        .narrow(3, 0, 0)
+        .unwrap()
+        .matmul(&b.narrow(1, 0, 0).unwrap());
+    assert_eq!(
+        (e.shape().dims(), f64s(&e)),
+        (&[2, 3, 3, 2][..], vec![0.0; 36])
+    );
+    let e = Tensor::<T>::ones([3, 0])
+        .unwrap()
+        .matmul(&Tensor::<T>::ones([0, 4]).unwrap());
+    assert_eq!(f64s(&e), vec![0.0; 12]);
     // 1-d operands, dot, outer, vecdot.
     let v = tensor::<T>(&[1.0, 2.0, 3.0], &[3]);
     let m = tensor::<T>(&[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2]);

@@ -257,7 +257,9 @@ impl Backend for Cpu {
 
     fn matmul<T: NumElement>(a: &Tensor<T, Cpu>, b: &Tensor<T, Cpu>) -> Result<Tensor<T, Cpu>> {
         let dims = crate::ops::matmul::matmul_dims(a.shape(), b.shape())?;
-        let mut out = Tensor::zeros(dims.out)?;
+        // `gemm` overwrites (it does not read `dst`), and `k = 0` fills zeros: every element
+        // is written, so a recycled buffer needs no clearing.
+        let mut out = Tensor::for_overwrite("matmul", Shape::new(dims.out))?;
         a.cpu_matmul_into(b, &mut out)?;
         Ok(out)
     }
