@@ -232,6 +232,28 @@ pub trait Backend: RawDevice {
         let _ = x;
         Ok(None)
     }
+    /// [`Backend::softmax_last`] under `scaled_dot_product_attention`'s causal mask: row `i` of
+    /// each matrix (axis -2) keeps its first `i + 1` elements, the others count as `-inf` (0
+    /// out). `None` where this device has no such kernel; the caller then composes
+    /// `masked_fill` and `softmax`. Records no graph.
+    #[doc(hidden)]
+    fn softmax_causal_last<T: FloatElement>(
+        x: &Tensor<T, Self>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = x;
+        Ok(None)
+    }
+    /// The gradient of [`Backend::softmax_causal_last`]: `y · (g - Σ g·y)` over each row's kept
+    /// elements and 0 at the masked ones (whatever `g` holds there), or `None`; the caller
+    /// then composes it.
+    #[doc(hidden)]
+    fn softmax_causal_backward_last<T: FloatElement>(
+        g: &Tensor<T, Self>,
+        y: &Tensor<T, Self>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (g, y);
+        Ok(None)
+    }
     /// The gradient of `softmax` over the last axis, `y · (g - Σ g·y)` per row, from its output
     /// `y` and the output's gradient `g` (one shape), by a fused kernel, or `None` where this
     /// device has none for these layouts or this dtype; the caller then composes it.

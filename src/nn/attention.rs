@@ -178,14 +178,12 @@ fn attend<F: FloatElement, D: Backend>(
         Some(AttnMask::Additive(m)) => scores.try_add(m)?,
         Some(AttnMask::Bool(b)) => scores.try_masked_fill(&b.try_logical_not()?, ninf)?,
         Some(AttnMask::Causal) => {
-            let dims = scores.dims();
-            let (l, s) = (dims[dims.len() - 2], dims[dims.len() - 1]);
-            let dev = q.device_handle();
-            let i = Tensor::<i64, D>::arange_on(0, l as i64, 1, dev)?.unsqueeze(1)?;
-            let j = Tensor::<i64, D>::arange_on(0, s as i64, 1, dev)?.unsqueeze(0)?;
             // Row i keeps keys 0..=i, so no row is left without a key (S ≥ 1 where a row
-            // exists): the softmax needs no guard.
-            let causal = scores.try_masked_fill(&j.try_gt(&i)?, ninf)?;
+            // exists): the softmax needs no guard. One fused pass where the device has it.
+            if let Some(w) = softmax_causal(&scores)? {
+                return finish(w, v, dropout_p);
+            }
+            let causal = scores.try_masked_fill(&causal_mask(&scores)?, ninf)?;
             return finish(causal.try_softmax(-1)?, v, dropout_p);
         }
     };
@@ -210,4 +208,73 @@ fn finish<F: FloatElement, D: Backend>(
         weights
     };
     weights.try_matmul(v)
+}
+
+/// The causal mask of scores `(..., L, S)`: an `(L, S)` bool tensor, true above the diagonal
+/// (key `j > i`, masked for query `i`; PyTorch's `is_causal`, aligned top left).
+pub(super) fn causal_mask<F: FloatElement, D: Backend>(
+    scores: &Tensor<F, D>,
+) -> Result<Tensor<bool, D>> {
+    let dims = scores.dims();
+    let (l, s) = (dims[dims.len() - 2], dims[dims.len() - 1]);
+    let dev = scores.device_handle();
+    let i = Tensor::<i64, D>::arange_on(0, l as i64, 1, dev)?.unsqueeze(1)?;
+    let j = Tensor::<i64, D>::arange_on(0, s as i64, 1, dev)?.unsqueeze(0)?;
+    j.try_gt(&i)
+}
+
+/// `softmax(masked_fill(scores, causal_mask, -inf), -1)` by the device's fused kernel
+/// ([`Backend::softmax_causal_last`]), recorded as one node whose rule zeroes the masked
+/// elements' gradient; `None` where the device has no kernel for these scores.
+fn softmax_causal<F: FloatElement, D: Backend>(
+    scores: &Tensor<F, D>,
+) -> Result<Option<Tensor<F, D>>> {
+    let Some(y) = crate::autograd::no_grad(|| D::softmax_causal_last(scores))? else {
+        return Ok(None);
+    };
+    let op = crate::autograd::Op::Softmax {
+        axis: scores.ndim() - 1,
+        causal: true,
+    };
+    Ok(Some(crate::autograd::record_out(y, op, &[scores], &[])))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    /// The causal softmax's composed backward (taken for a gradient the fused rows cannot
+    /// read, here a transposed one) against the fused rows: masked elements 0, the rest
+    /// `y · (g - Σ g·y)` over the kept ones.
+    #[test]
+    fn causal_backward_composed_matches_fused() {
+        let scores = Tensor::<f32>::from_vec(
+            (0..2 * 4 * 5).map(|i| (i as f32 * 0.7).sin()).collect(),
+            [2, 4, 5],
+        )
+        .unwrap();
+        let y = super::softmax_causal(&scores)
+            .unwrap()
+            .expect("the CPU fuses it");
+        let g =
+            Tensor::<f32>::from_vec((0..40).map(|i| (i as f32 * 1.3).cos()).collect(), [2, 5, 4])
+                .unwrap()
+                .transpose(1, 2)
+                .unwrap();
+        assert!(!g.is_contiguous());
+        let composed = crate::nn::softmax_backward(&g, &y, 2, true)
+            .unwrap()
+            .to_vec();
+        let fused = crate::nn::softmax_backward(&g.contiguous(), &y, 2, true)
+            .unwrap()
+            .to_vec();
+        for (i, (c, f)) in composed.iter().zip(&fused).enumerate() {
+            let (row, j) = (i / 5 % 4, i % 5);
+            if j > row {
+                assert_eq!((*c, *f), (0.0, 0.0), "element {i}");
+            } else {
+                assert!((c - f).abs() <= 1e-6, "element {i}: {c} against {f}");
+            }
+        }
+    }
 }

@@ -137,19 +137,30 @@ pub(crate) fn in_f32<T: FloatElement, D: Backend>(
 
 /// The gradient of `softmax` along `axis` from its output `y` and the output's gradient `g`:
 /// `y · (g - Σ g·y)` (PyTorch's `_softmax_backward_data`), fused over the last axis where the
-/// device has the kernel.
+/// device has the kernel. `causal` (attention's causal softmax over the last axis): the masked
+/// elements' gradient is 0, as `masked_fill`'s backward makes it.
 pub(crate) fn softmax_backward<F: FloatElement, D: Backend>(
     g: &Tensor<F, D>,
     y: &Tensor<F, D>,
     axis: usize,
+    causal: bool,
 ) -> Result<Tensor<F, D>> {
-    if axis + 1 == y.ndim()
+    let last = axis + 1 == y.ndim();
+    if causal && let Some(d) = D::softmax_causal_backward_last(g, y)? {
+        return Ok(d);
+    }
+    if !causal
+        && last
         && let Some(d) = D::softmax_backward_last(g, y)?
     {
         return Ok(d);
     }
     let dot = g.try_mul(y)?.try_sum(&[axis as i64], true)?;
-    y.try_mul(&g.try_sub(&dot)?)
+    let d = y.try_mul(&g.try_sub(&dot)?)?;
+    if causal {
+        return d.try_masked_fill(&attention::causal_mask(y)?, F::ZERO);
+    }
+    Ok(d)
 }
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
@@ -183,7 +194,10 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 let e = x.try_sub(&x.try_max(&[axis], true)?)?.try_exp()?;
                 e.try_div(&e.try_sum(&[axis], true)?)
             })?;
-            let op = crate::autograd::Op::Softmax(ax);
+            let op = crate::autograd::Op::Softmax {
+                axis: ax,
+                causal: false,
+            };
             Ok(crate::autograd::record_out(y, op, &[x], &[]))
         }
         in_f32(self, |x| f(x, axis), |x| f(x, axis))

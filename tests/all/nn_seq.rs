@@ -824,3 +824,81 @@ fn grid_sample_and_affine_grid_match_pytorch() {
         assert!(s.contains("grid"), "{s}");
     }
 }
+
+/// The causal attention's fused softmax (one recorded node) against the composition it
+/// replaces, `masked_fill` above the diagonal then `softmax`: the same bits forward and
+/// backward, in f32 and f64, tall, wide and square scores, with NaN and ±inf inputs among
+/// finite ones, on every device.
+#[test]
+fn causal_attention_fused_equals_composed() {
+    fn case<F: FloatElement, D: Backend>(dev: &D, (l, s): (usize, usize), special: bool) {
+        let val = |n: usize, seed: usize| -> Vec<f64> {
+            (0..n)
+                .map(|i| (((i + 1) * 2654435761 + seed * 97) % 1000) as f64 / 250.0 - 2.0)
+                .collect()
+        };
+        let (b, e) = (3, 4);
+        let mut qv = val(b * l * e, 1);
+        let mut kv = val(b * s * e, 2);
+        if special {
+            qv[e] = f64::NAN; // query row 1 of batch 0
+            kv[l * e + 2] = f64::INFINITY;
+            kv[(s + s.min(2)) * e] = f64::NEG_INFINITY;
+        }
+        let leaf = |v: Vec<f64>, d: [usize; 3]| {
+            Tensor::<f64, Cpu>::from_vec(v, d)
+                .unwrap()
+                .cast::<F>()
+                .to_device(dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap()
+        };
+        let run = |fused: bool| {
+            let (q, k, v) = (
+                leaf(qv.clone(), [b, l, e]),
+                leaf(kv.clone(), [b, s, e]),
+                leaf(val(b * s * 5, 3), [b, s, 5]),
+            );
+            let out = if fused {
+                let causal = Some(AttnMask::Causal);
+                scaled_dot_product_attention(&q, &k, &v, causal, AttentionOptions::default())
+            } else {
+                let scores = q
+                    .mul_scalar(F::from_f64(0.5))
+                    .matmul(&k.transpose(-1, -2).unwrap());
+                let i = Tensor::<i64, D>::arange_on(0, l as i64, 1, dev).unwrap();
+                let j = Tensor::<i64, D>::arange_on(0, s as i64, 1, dev).unwrap();
+                let above = j.unsqueeze(0).unwrap().gt(&i.unsqueeze(1).unwrap());
+                let w = scores.masked_fill(&above, F::from_f64(f64::NEG_INFINITY));
+                Ok(w.softmax(-1).matmul(&v))
+            }
+            .unwrap();
+            let c = leaf(val(b * l * 5, 4), [b, l, 5]).detach();
+            out.mul(&c).sum(&[], false).backward();
+            let bits = |t: &Tensor<F, D>| -> Vec<u64> {
+                f64s(t)
+                    .iter()
+                    .map(|x| if x.is_nan() { 1 } else { x.to_bits() })
+                    .collect()
+            };
+            [
+                bits(&out),
+                bits(&q.grad_tensor().unwrap()),
+                bits(&k.grad_tensor().unwrap()),
+            ]
+            .concat()
+        };
+        let (fused, composed) = (run(true), run(false));
+        let first = fused.iter().zip(&composed).position(|(a, b)| a != b);
+        assert_eq!(first, None, "{:?} L {l} S {s} special {special}", F::DTYPE);
+    }
+    on_every_device!("causal_attention_fused_equals_composed", |dev| {
+        for ls in [(4, 4), (5, 3), (3, 6), (1, 1)] {
+            for special in [false, true] {
+                case::<f32, _>(&dev, ls, special);
+                case::<f64, _>(&dev, ls, special);
+            }
+        }
+    });
+}

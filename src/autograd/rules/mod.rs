@@ -121,8 +121,9 @@ pub(crate) enum Op {
         correction: usize,
         std: bool,
     },
-    /// `softmax` along the axis; saved: the output.
-    Softmax(usize),
+    /// `softmax` along the axis; saved: the output. `causal`: attention's causal softmax over
+    /// the last axis, whose masked elements get no gradient.
+    Softmax { axis: usize, causal: bool },
     /// `layer_norm`'s normalisation over the last `len` elements of each row (the weight
     /// and bias are recorded as `mul` and `add`); saved: the input.
     LayerNorm { len: usize, eps: f64 },
@@ -174,7 +175,7 @@ impl Op {
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
             Op::LayerNorm { .. } => "layer_norm",
-            Op::Softmax(_) => "softmax",
+            Op::Softmax { .. } => "softmax",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
             Op::NoGrad(n) => n,
@@ -491,7 +492,10 @@ fn rule<F: FloatElement, D: Backend>(
             let how = (*correction as f64, *std);
             vec![Some(reduce::var_backward(g, (x, y), mask, how)?)]
         }
-        Op::Softmax(ax) => vec![Some(crate::nn::softmax_backward(g, arg(0)?, *ax)?)],
+        Op::Softmax { axis, causal } => {
+            let y = arg(0)?;
+            vec![Some(crate::nn::softmax_backward(g, y, *axis, *causal)?)]
+        }
         Op::LayerNorm { len, eps } => {
             vec![Some(crate::nn::layer_norm_backward(
                 g,

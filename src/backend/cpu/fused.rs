@@ -105,15 +105,19 @@ pub(super) fn cpu_gelu_backward<T: FloatElement>(
 pub(super) fn cpu_softmax_backward_last<T: FloatElement>(
     g: &Tensor<T, Cpu>,
     y: &Tensor<T, Cpu>,
+    causal: bool,
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let len = y.dims().last().copied().unwrap_or(0);
-    if !fits(len, &[Some(g), Some(y)]) || g.dims() != y.dims() {
+    let rows = (y.ndim() >= 2).then(|| y.dims()[y.ndim() - 2]);
+    if !fits(len, &[Some(g), Some(y)]) || g.dims() != y.dims() || (causal && rows.is_none()) {
         return Ok(None);
     }
-    let mut buf = AlignedBuf::zeros("softmax backward", y.numel())?;
+    // Every element of every row is written.
+    let mut buf = AlignedBuf::for_overwrite("softmax backward", y.numel())?;
     let gg = read("softmax backward", &g.storage)?;
     let gy = read("softmax backward", &y.storage)?;
-    rows::softmax_backward(&gg[elems(g)], &gy[elems(y)], len, &mut buf);
+    let causal = rows.filter(|_| causal);
+    rows::softmax_backward(&gg[elems(g)], &gy[elems(y)], len, &mut buf, causal);
     drop((gg, gy));
     Ok(Some(Tensor::from_buf(buf, y.shape().clone())))
 }

@@ -179,7 +179,10 @@ impl Backend for Cpu {
         reduce::cpu_logsumexp(x, mask, keepdim)
     }
     fn softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
-        reduce::cpu_softmax_last(x)
+        reduce::cpu_softmax_last(x, false)
+    }
+    fn softmax_causal_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
+        reduce::cpu_softmax_last(x, true)
     }
     fn exp_sub<T: FloatElement>(
         x: &Tensor<T, Cpu>,
@@ -209,7 +212,13 @@ impl Backend for Cpu {
         g: &Tensor<T, Cpu>,
         y: &Tensor<T, Cpu>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        fused::cpu_softmax_backward_last(g, y)
+        fused::cpu_softmax_backward_last(g, y, false)
+    }
+    fn softmax_causal_backward_last<T: FloatElement>(
+        g: &Tensor<T, Cpu>,
+        y: &Tensor<T, Cpu>,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        fused::cpu_softmax_backward_last(g, y, true)
     }
     fn gelu_backward<T: FloatElement>(
         g: &Tensor<T, Cpu>,

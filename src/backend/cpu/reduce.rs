@@ -302,19 +302,28 @@ pub(super) fn cpu_logsumexp<T: FloatElement>(
 }
 
 /// The fused softmax over the last axis (`kernels::rows::softmax`) of a contiguous, non-empty
-/// f32/f64 tensor with at least one dimension; `None` otherwise.
+/// f32/f64 tensor with at least one dimension (two with `causal`, whose rows are the
+/// second-to-last axis); `None` otherwise.
 pub(super) fn cpu_softmax_last<T: FloatElement>(
     x: &Tensor<T, Cpu>,
+    causal: bool,
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let len = x.dims().last().copied().unwrap_or(0);
-    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
+    let rows = (x.ndim() >= 2).then(|| x.dims()[x.ndim() - 2]);
+    if const { T::DTYPE.size() < 4 }
+        || len == 0
+        || x.numel() == 0
+        || !x.is_contiguous()
+        || (causal && rows.is_none())
+    {
         return Ok(None);
     }
     let n = x.numel();
-    let mut buf = AlignedBuf::zeros("softmax", n)?;
+    // Every element of every row is written.
+    let mut buf = AlignedBuf::for_overwrite("softmax", n)?;
     let g = read("softmax", &x.storage)?;
     let o = x.layout.offset;
-    softmax_rows(&g[o..o + n], len, &mut buf);
+    softmax_rows(&g[o..o + n], len, &mut buf, rows.filter(|_| causal));
     drop(g);
     Ok(Some(Tensor::from_buf_layout(
         buf,

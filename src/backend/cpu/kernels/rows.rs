@@ -91,10 +91,15 @@ fn rows_f32(src: &[f32], len: usize, out: &mut [f32]) {
 /// then scaled by the reciprocal of the sum. f32 and f64 (16-bit floats are widened by the
 /// caller). As the composed op, a NaN or a maximum of `±inf` in a row makes the row NaN.
 ///
+///
+/// `causal: Some(l)` masks as `scaled_dot_product_attention`'s causal mask over matrices of
+/// `l` rows: row `i` of each matrix keeps its first `i + 1` elements and its others are read
+/// as `-inf` (so they give 0, and the row rounds as `masked_fill` then softmax round).
+///
 /// # Panics
 /// When `len` is 0, `out.len()` is not a multiple of it, or `src` is shorter than `out` (a
 /// caller bug).
-pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
+pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T], causal: Option<usize>) {
     let rows = out.len() / len.max(1);
     assert!(
         len > 0 && out.len().is_multiple_of(len) && src.len() >= out.len(),
@@ -102,12 +107,13 @@ pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
     );
     par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
         let src = &src[start..start + o.len()];
+        let kept = Kept::new(causal, start / len, len);
         if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
-            softmax_typed(x, len, y, vmath::exp);
+            softmax_typed(x, len, y, kept, vmath::exp);
         } else if let (Some(x), Some(y)) =
             (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
         {
-            softmax_typed(x, len, y, |v: &mut [f64]| {
+            softmax_typed(x, len, y, kept, |v: &mut [f64]| {
                 v.iter_mut().for_each(|e| *e = e.exp())
             });
         } else {
@@ -116,19 +122,53 @@ pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
     });
 }
 
+/// How many leading elements of each row a causal mask keeps, row after row: all of them
+/// without a mask; `min(i + 1, len)` for row `i` of each matrix of `l` rows with one.
+#[derive(Clone, Copy)]
+struct Kept {
+    len: usize,
+    /// Rows per matrix and the next row's index in its matrix (`None`: no mask).
+    causal: Option<(usize, usize)>,
+}
+
+impl Kept {
+    /// From the global index of the first row; `causal` is the rows per matrix (`l > 0`).
+    fn new(causal: Option<usize>, first_row: usize, len: usize) -> Self {
+        Kept {
+            len,
+            causal: causal.map(|l| (l, first_row % l)),
+        }
+    }
+    fn next_row(&mut self) -> usize {
+        match &mut self.causal {
+            None => self.len,
+            Some((l, i)) => {
+                let k = (*i + 1).min(self.len);
+                *i = if *i + 1 == *l { 0 } else { *i + 1 };
+                k
+            }
+        }
+    }
+}
+
 /// [`softmax`] for one float type, row by row. The shift is the maximum even when it is not
 /// finite (unlike `logsumexp`'s), so that `±inf` rows give NaN as `x - max(x)` does.
 fn softmax_typed<F: num_traits::Float + Element>(
     src: &[F],
     len: usize,
     out: &mut [F],
+    mut kept: Kept,
     exp: impl Fn(&mut [F]),
 ) {
     for (d, x) in out.chunks_exact_mut(len).zip(src.chunks_exact(len)) {
-        let m = row_max(x);
-        for (d, &v) in d.iter_mut().zip(x) {
+        let k = kept.next_row();
+        let m = row_max(&x[..k]);
+        for (d, &v) in d[..k].iter_mut().zip(x) {
             *d = v - m;
         }
+        // A masked element is `-inf`, shifted as the others (0 after `exp` unless `m` is
+        // `-inf`, NaN or `inf`, where the composed ops give NaN too).
+        d[k..].fill(F::neg_infinity() - m);
         exp(d);
         let c = F::one() / F::from(sum_run(d)).expect("a float");
         d.iter_mut().for_each(|v| *v = *v * c);
@@ -207,7 +247,13 @@ fn exp_sub_typed<F: num_traits::Float>(
 /// # Panics
 /// When `len` is 0, `out.len()` is not a multiple of it, or `grad` or `y` is shorter than
 /// `out` (a caller bug).
-pub fn softmax_backward<T: Element>(grad: &[T], y: &[T], len: usize, out: &mut [T]) {
+pub fn softmax_backward<T: Element>(
+    grad: &[T],
+    y: &[T],
+    len: usize,
+    out: &mut [T],
+    causal: Option<usize>,
+) {
     let rows = out.len() / len.max(1);
     assert!(
         len > 0 && out.len().is_multiple_of(len) && grad.len() >= out.len() && y.len() >= out.len(),
@@ -215,18 +261,19 @@ pub fn softmax_backward<T: Element>(grad: &[T], y: &[T], len: usize, out: &mut [
     );
     par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
         let (g, y) = (&grad[start..start + o.len()], &y[start..start + o.len()]);
+        let kept = Kept::new(causal, start / len, len);
         if let (Some(g), Some(y), Some(d)) = (
             same::<T, f32>(g),
             same::<T, f32>(y),
             super::convert::same_mut(o),
         ) {
-            softmax_backward_typed(g, y, len, d);
+            softmax_backward_typed(g, y, len, d, kept);
         } else if let (Some(g), Some(y), Some(d)) = (
             same::<T, f64>(g),
             same::<T, f64>(y),
             super::convert::same_mut(o),
         ) {
-            softmax_backward_typed(g, y, len, d);
+            softmax_backward_typed(g, y, len, d, kept);
         } else {
             unreachable!("softmax_backward rows of {}", T::DTYPE)
         }
@@ -238,16 +285,21 @@ fn softmax_backward_typed<F: num_traits::Float + Element>(
     y: &[F],
     len: usize,
     out: &mut [F],
+    mut kept: Kept,
 ) {
     for ((d, g), y) in out
         .chunks_exact_mut(len)
         .zip(g.chunks_exact(len))
         .zip(y.chunks_exact(len))
     {
-        let dot = F::from_f64(super::norm::sum_products(g, y));
-        for ((d, &g), &y) in d.iter_mut().zip(g).zip(y) {
+        let k = kept.next_row();
+        let dot = F::from_f64(super::norm::sum_products(&g[..k], &y[..k]));
+        for ((d, &g), &y) in d[..k].iter_mut().zip(g).zip(y) {
             *d = y * (g - dot);
         }
+        // A masked element does not reach the output: its gradient is 0 (`masked_fill`'s),
+        // even where the row is NaN.
+        d[k..].fill(F::zero());
     }
 }
 
