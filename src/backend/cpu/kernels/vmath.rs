@@ -74,6 +74,17 @@ trait Kernel {
     fn covers(x: f32) -> bool;
     fn eval<A: Arith>(x: f32) -> f32;
     fn slow(x: f32) -> f32;
+    /// Inputs for which `eval_near` gives exactly `eval`'s result with less work; a block made
+    /// of them takes it. None by default (the scan then folds away).
+    #[inline(always)]
+    fn covers_near(x: f32) -> bool {
+        let _ = x;
+        false
+    }
+    #[inline(always)]
+    fn eval_near<A: Arith>(x: f32) -> f32 {
+        Self::eval::<A>(x)
+    }
 }
 
 /// `sin` (`QUADRANT` 0) and `cos` (`QUADRANT` 1: `cos x = sin(x + π/2)`, one quadrant further).
@@ -341,13 +352,18 @@ impl Kernel for Log1p {
 /// `|x| - 1.5` on [1, 2), and `1 - e^(-a²) R(a)` with `R ≈ erfc(a) e^(a²)` in `a - 3` above,
 /// `a = min(|x|, 4)` (the result rounds to ±1 from 3.92 on). Covers every non-NaN input.
 struct Erf;
-impl Kernel for Erf {
+impl Erf {
+    /// Whether `x` is below 2, where [`Erf::pieces`] needs no tail. GELU and its derivative
+    /// take that path for blocks of such inputs (most blocks of a network's activations);
+    /// `erf` itself does not, since a block of 256 normal samples almost never qualifies and
+    /// the scan would cost more than it saves.
     #[inline(always)]
-    fn covers(x: f32) -> bool {
-        !x.is_nan()
+    fn near(x: f32) -> bool {
+        x.abs() < 2.0
     }
+    /// The fits; `WITH_TAIL` false leaves out the piece above 2 (for inputs below it).
     #[inline(always)]
-    fn eval<A: Arith>(x: f32) -> f32 {
+    fn pieces<A: Arith, const WITH_TAIL: bool>(x: f32) -> f32 {
         #[inline(always)]
         fn horner<A: Arith, const N: usize>(c: [f32; N], t: f32) -> f32 {
             c[..N - 1]
@@ -387,13 +403,28 @@ impl Kernel for Erf {
             -2.400_868_834_229_186_2e-5,
         ];
         let a = x.abs();
-        // All three are computed (NaN in an unselected one, at ±inf, is harmless).
+        // All the pieces needed are computed (NaN in an unselected one, at ±inf, is
+        // harmless); without the tail for arguments below 2 (`Erf::near`).
         let small = x + x * horner::<A, 7>(SMALL, x * x);
         let middle = horner::<A, 10>(MIDDLE, a - 1.5);
-        let c = a.min(4.0);
-        let tail = 1.0 - Exp::normal::<A>(-(c * c)) * horner::<A, 8>(TAIL, c - 3.0);
-        let large = if a < 2.0 { middle } else { tail };
+        let large = if WITH_TAIL {
+            let c = a.min(4.0);
+            let tail = 1.0 - Exp::normal::<A>(-(c * c)) * horner::<A, 8>(TAIL, c - 3.0);
+            if a < 2.0 { middle } else { tail }
+        } else {
+            middle
+        };
         if a < 1.0 { small } else { large.copysign(x) }
+    }
+}
+impl Kernel for Erf {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        !x.is_nan()
+    }
+    #[inline(always)]
+    fn eval<A: Arith>(x: f32) -> f32 {
+        Erf::pieces::<A, true>(x)
     }
     fn slow(x: f32) -> f32 {
         libm::erf(f64::from(x)) as f32
@@ -411,6 +442,14 @@ impl Kernel for Gelu {
     #[inline(always)]
     fn eval<A: Arith>(x: f32) -> f32 {
         x * 0.5 * (1.0 + Erf::eval::<A>(x * std::f32::consts::FRAC_1_SQRT_2))
+    }
+    #[inline(always)]
+    fn covers_near(x: f32) -> bool {
+        Erf::near(x * std::f32::consts::FRAC_1_SQRT_2)
+    }
+    #[inline(always)]
+    fn eval_near<A: Arith>(x: f32) -> f32 {
+        x * 0.5 * (1.0 + Erf::pieces::<A, false>(x * std::f32::consts::FRAC_1_SQRT_2))
     }
     fn slow(x: f32) -> f32 {
         x // NaN, the one input not covered
@@ -430,6 +469,16 @@ impl Kernel for GeluGrad {
     #[inline(always)]
     fn eval<A: Arith>(x: f32) -> f32 {
         let cdf = 0.5 * (1.0 + Erf::eval::<A>(x * std::f32::consts::FRAC_1_SQRT_2));
+        let pdf = Exp::eval::<A>(-0.5 * (x * x)) * FRAC_1_SQRT_2PI;
+        cdf + x * pdf
+    }
+    #[inline(always)]
+    fn covers_near(x: f32) -> bool {
+        Erf::near(x * std::f32::consts::FRAC_1_SQRT_2)
+    }
+    #[inline(always)]
+    fn eval_near<A: Arith>(x: f32) -> f32 {
+        let cdf = 0.5 * (1.0 + Erf::pieces::<A, false>(x * std::f32::consts::FRAC_1_SQRT_2));
         let pdf = Exp::eval::<A>(-0.5 * (x * x)) * FRAC_1_SQRT_2PI;
         cdf + x * pdf
     }
@@ -456,7 +505,11 @@ pub fn gelu_grad_f64(x: f64) -> f64 {
 fn block<K: Kernel, A: Arith>(xs: &mut [f32]) {
     // A branch-free scan (vectorised) decides; the common all-covered case is then one
     // branch-free loop, and a block holding NaN, inf or out-of-range inputs goes element-wise.
-    if xs.iter().fold(true, |all, &x| all & K::covers(x)) {
+    if xs.iter().fold(true, |all, &x| all & K::covers_near(x)) {
+        for x in xs.iter_mut() {
+            *x = K::eval_near::<A>(*x);
+        }
+    } else if xs.iter().fold(true, |all, &x| all & K::covers(x)) {
         for x in xs.iter_mut() {
             *x = K::eval::<A>(*x);
         }
@@ -809,6 +862,33 @@ mod tests {
                     || (r.is_nan() && d.is_nan()),
                 "gelu'({x}) = {d}, not {r}"
             );
+        }
+        // GELU blocks whose erf arguments are below 2 skip erf's tail piece: the same bits as
+        // the whole kernel element by element (on the plain path, whose `eval` this test can
+        // call).
+        if plain {
+            use super::{Erf, Gelu, GeluGrad, Kernel, Plain};
+            for (k, f, ys) in [
+                (0, Erf::eval::<Plain> as fn(f32) -> f32, run::<Erf>(true)),
+                (1, Gelu::eval::<Plain>, run::<Gelu>(true)),
+                (2, GeluGrad::eval::<Plain>, run::<GeluGrad>(true)),
+            ] {
+                let mut got = erfs.clone();
+                ys(&mut got);
+                let near = erfs
+                    .chunks(256)
+                    .filter(|b| b.iter().all(|&x| x.abs() < 1.4))
+                    .count();
+                assert!(near > 1000, "{near} blocks take the near path");
+                for (&x, &y) in erfs.iter().zip(&got) {
+                    let want = if x.is_nan() || (k == 2 && x.is_infinite()) {
+                        y
+                    } else {
+                        f(x)
+                    };
+                    assert_eq!(y.to_bits(), want.to_bits(), "kernel {k} at {x}");
+                }
+            }
         }
         let mut inf = [0.5, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, -20.0];
         run::<super::GeluGrad>(plain)(&mut inf);
