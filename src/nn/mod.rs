@@ -145,14 +145,14 @@ pub(crate) fn softmax_backward<F: FloatElement, D: Backend>(
     axis: usize,
     causal: bool,
 ) -> Result<Tensor<F, D>> {
-    let last = axis + 1 == y.ndim();
-    if causal && let Some(d) = D::softmax_causal_backward_last(g, y)? {
-        return Ok(d);
-    }
-    if !causal
-        && last
-        && let Some(d) = D::softmax_backward_last(g, y)?
-    {
+    let fused = if causal {
+        D::softmax_causal_backward_last(g, y)?
+    } else if axis + 1 == y.ndim() {
+        D::softmax_backward_last(g, y)?
+    } else {
+        None
+    };
+    if let Some(d) = fused {
         return Ok(d);
     }
     let dot = g.try_mul(y)?.try_sum(&[axis as i64], true)?;
