@@ -244,7 +244,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     ) -> Result<Float<T, D>> {
         let a = self.try_cast::<FloatOf<T>>()?;
         let tri = |k| if upper { a.try_triu(k) } else { a.try_tril(k) };
-        let a = if unitriangular {
+        // An empty batch has no diagonal to set (and its n × n identity may not fit: a
+        // (0, 2^33, 2^33) batch, as the fuzzer found in `lu`'s backward).
+        let a = if unitriangular && a.numel() > 0 {
             let (n, m) = matrix_dims("solve_triangular", &a)?;
             let off = tri(if upper { 1 } else { -1 })?;
             off.try_add(&Tensor::identity_on(n, m, a.device_handle())?)?

@@ -175,6 +175,17 @@ fn empty_tensors_with_huge_dimensions() {
     ));
     let g = m.with_requires_grad(true).unwrap();
     g.pinv().sum(&[], false).backward();
+    // An empty batch of 2^33 × 2^33 matrices: no identity for the unit diagonal (the fuzzer
+    // found it in `lu`'s backward, which solves with the unit-lower L).
+    let sq = Tensor::<f64>::from_vec(vec![], [3, 0, big, big]).unwrap();
+    assert_eq!(
+        sq.solve_triangular(&sq, false, true, true).dims(),
+        sq.dims()
+    );
+    let leaf = sq.clone().with_requires_grad(true).unwrap();
+    let (_, l, u) = leaf.lu();
+    l.sum(&[], false).add(&u.sum(&[], false)).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), sq.dims());
     // Views of a 2^40-long axis: refused as OutOfMemory instead of aborting.
     let long = Tensor::<f32>::from_vec(vec![], [0, 1 << 40]).unwrap();
     for r in [
