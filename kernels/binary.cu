@@ -22,9 +22,9 @@ template <typename C> __device__ __forceinline__ C maximum_op(C a, C b, int*) {
 template <typename C> __device__ __forceinline__ C minimum_op(C a, C b, int*) {
     return (a != a || b != b) ? (C)(a != a ? a : b) : (a <= b ? a : b);
 }
-// relu's gradient (src/ops/binary.rs): `a` where `b > 0`, else 0 (NaN `b` included).
+// relu's gradient (src/ops/binary.rs): 0 where `b <= 0`, else `a` (NaN `b` included).
 template <typename C> __device__ __forceinline__ C relu_backward_op(C a, C b, int*) {
-    return b > C(0) ? a : C(0);
+    return b <= C(0) ? C(0) : a;
 }
 // Integer quotient truncating toward zero; MIN / -1 wraps to MIN as Rust's wrapping_div.
 template <typename C> __device__ __forceinline__ C idiv(C a, C b, int* flag) {

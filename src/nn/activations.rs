@@ -41,37 +41,31 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         self.try_hardtanh(0.0, 6.0)
     }
 
-    /// `0` below -3, `1` above 3, `x / 6 + 1/2` between (PyTorch `hardsigmoid`; the gradient
-    /// is `1/6` strictly between -3 and 3, 0 elsewhere).
+    /// `0` below -3, `1` above 3, `x / 6 + 1/2` between, NaN at NaN (PyTorch `hardsigmoid`;
+    /// the gradient is `1/6` strictly between -3 and 3, 0 elsewhere).
     ///
     /// # Errors
     /// Allocation or kernel failure.
     pub fn try_hardsigmoid(&self) -> Result<Self> {
-        let dev = &self.device;
-        let inside = self
-            .try_gt_scalar(T::from_f64(-3.0))?
-            .try_logical_and(&self.try_lt_scalar(T::from_f64(3.0))?)?;
-        let ramp = self
-            .try_mul_scalar(T::from_f64(1.0 / 6.0))?
-            .try_add_scalar(T::from_f64(0.5))?;
-        let high = self.try_ge_scalar(T::from_f64(3.0))?;
-        let ends = Self::try_where(
-            &high,
-            &Self::scalar_on(T::ONE, dev)?,
-            &Self::scalar_on(T::ZERO, dev)?,
-        )?;
-        Self::try_where(&inside, &ramp, &ends)
+        // `clip`'s gradient is 0 at its bounds, which x = ±3 reach exactly.
+        self.try_mul_scalar(T::from_f64(1.0 / 6.0))?
+            .try_add_scalar(T::from_f64(0.5))?
+            .try_clip(T::ZERO, T::ONE)
     }
 
     /// `x · min(max(x + 3, 0), 6) / 6` (PyTorch `hardswish`): 0 below -3, `x` above 3; the
-    /// gradient is PyTorch 2.15's, `x / 3 + 1/2` strictly between -3 and 3, 0 at -3 and 1 at 3.
+    /// gradient is PyTorch 2.15's, `x / 3 + 1/2` strictly between -3 and 3, 0 at -3 and 1 at 3
+    /// (and 0 at -inf, 1 at inf).
     ///
     /// # Errors
     /// Allocation or kernel failure.
     pub fn try_hardswish(&self) -> Result<Self> {
         let zero = Self::scalar_on(T::ZERO, &self.device)?;
-        let mid = self
-            .try_mul(&self.try_add_scalar(T::from_f64(3.0))?)?
+        // The middle piece of x clipped to [-3, 3], so that the branches not taken hold no
+        // infinity (whose gradient times 0 would be NaN).
+        let c = self.try_clip(T::from_f64(-3.0), T::from_f64(3.0))?;
+        let mid = c
+            .try_mul(&c.try_add_scalar(T::from_f64(3.0))?)?
             .try_mul_scalar(T::from_f64(1.0 / 6.0))?;
         let upper = Self::try_where(&self.try_lt_scalar(T::from_f64(3.0))?, &mid, self)?;
         Self::try_where(&self.try_le_scalar(T::from_f64(-3.0))?, &zero, &upper)

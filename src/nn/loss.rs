@@ -124,15 +124,18 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
         // One node for the whole loss: its gradient is `softmax - one_hot` (scaled), which
         // costs two passes instead of the chain of log_softmax, gather and their rules.
         // Per element `lse - logits[target]`: the log-softmax is needed at the targets only.
+        // The logits shifted by their maximum (as `log_softmax`), so that `lse` is near 0 and
+        // keeps its digits; the rule's softmax `exp(s - lse)` is then exact too.
         check_classes("cross_entropy", logits, target)?;
-        let (loss, lse) = crate::autograd::no_grad(|| -> Result<_> {
-            let lse = logits.try_logsumexp(&[1], true)?;
-            let picked = logits.try_gather(1, &target.unsqueeze(1)?)?;
+        let (loss, s, lse) = crate::autograd::no_grad(|| -> Result<_> {
+            let s = crate::ops::reduce::sub_max(logits, &[1])?;
+            let lse = s.try_logsumexp(&[1], true)?;
+            let picked = s.try_gather(1, &target.unsqueeze(1)?)?;
             let nll = lse.try_sub(&picked)?.try_reshape(target.dims())?;
-            Ok((reduce(nll, reduction)?, lse))
+            Ok((reduce(nll, reduction)?, s, lse))
         })?;
         use crate::autograd::{Op, Tracked, record};
-        let saved: [&dyn Tracked; 3] = [logits, &lse, target];
+        let saved: [&dyn Tracked; 3] = [&s, &lse, target];
         return Ok(record(loss, Op::CrossEntropy(reduction), &[logits], &saved));
     }
     let logp = logits.try_log_softmax(1)?;

@@ -203,13 +203,17 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         in_f32(self, |x| f(x, axis), |x| f(x, axis))
     }
 
-    /// `x - logsumexp(x)` along `axis`, stable for any magnitude (PyTorch `log_softmax`).
+    /// `x - logsumexp(x)` along `axis`, computed as `s - log Σ exp(s)` with `s = x - max(x)`,
+    /// so it is stable and keeps its digits for any magnitude (PyTorch `log_softmax`). A row
+    /// holding NaN or an infinite maximum gives NaN, as PyTorch (and [`Tensor::try_softmax`]).
     ///
     /// # Errors
     /// `Axis` for a bad axis.
     pub fn try_log_softmax(&self, axis: i64) -> Result<Self> {
         fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>, axis: i64) -> Result<Tensor<F, D>> {
-            x.try_sub(&x.try_logsumexp(&[axis], true)?)
+            x.shape().axes_mask("log_softmax", &[axis])?;
+            let s = crate::ops::reduce::sub_max(x, &[axis])?;
+            s.try_sub(&s.try_logsumexp(&[axis], true)?)
         }
         in_f32(self, |x| f(x, axis), |x| f(x, axis))
     }

@@ -106,10 +106,10 @@ binary_ops! {
     // (|a / gcd · b| wrapping in T, 0 when either is 0), as NumPy's and PyTorch's `gcd`/`lcm`.
     Gcd, gcd, |a, b| T::from_i64(gcd_u64(a.to_i64(), b.to_i64()) as i64), valid: |_b| true;
     Lcm, lcm, |a, b| lcm(a, b), valid: |_b| true;
-    // `relu`'s gradient for the autograd rule: `a` (the incoming gradient) where `b` (relu's
-    // input) is above 0, else 0, so a NaN input passes nothing; one pass instead of a
-    // comparison and a select.
-    ReluBackward, relu_backward, |a, b| if b > T::ZERO { a } else { T::ZERO }, valid: |_b| true;
+    // `relu`'s gradient for the autograd rule: 0 where `b` (relu's input) is at most 0, else
+    // `a` (the incoming gradient), so a NaN input passes it as PyTorch's threshold_backward
+    // does; one pass instead of a comparison and a select.
+    ReluBackward, relu_backward, |a, b| if b <= T::ZERO { T::ZERO } else { a }, valid: |_b| true;
 }
 
 /// The next value of `a`'s format after `a` toward `b` (C99 `nextafter`, NumPy and PyTorch

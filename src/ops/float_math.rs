@@ -316,38 +316,47 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `self · log(other)`, and 0 where `self` is 0 unless `other` is NaN (PyTorch `xlogy`,
-    /// SciPy `special.xlogy`), with broadcasting. Gradients: `log(other)` (0 where `self` is
-    /// 0) and `self / other`.
+    /// SciPy `special.xlogy`), with broadcasting. Gradients (PyTorch's): `log(other)`, 0 where
+    /// `self` is 0 and `other <= 0`; and `self / other`.
     ///
     /// # Errors
     /// `Broadcast` naming both shapes; `Device` across devices.
     pub fn try_xlogy(&self, other: &Self) -> Result<Self> {
-        crate::shape::broadcast_shapes("xlogy", self.shape(), other.shape())?;
-        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
-        let one = Self::scalar_on(T::ONE, self.device_handle())?;
-        let skip = self
-            .try_eq(&zero)?
-            .try_logical_and(&other.try_ne(other)?.try_logical_not()?)?;
-        // The log of 1 where the result is 0, so that no branch holds -inf or NaN (whose
-        // gradient times 0 would be NaN).
-        let y = Self::try_where(&skip, &one, other)?;
-        Self::try_where(&skip, &zero, &self.try_mul(&y.try_log()?)?)
+        self.x_log(other, "xlogy")
     }
 
     /// `self · log1p(other)`, and 0 where `self` is 0 unless `other` is NaN (PyTorch
-    /// `special.xlog1py`, SciPy `special.xlog1py`), with broadcasting.
+    /// `special.xlog1py`, SciPy `special.xlog1py`), with broadcasting. Gradients (PyTorch's):
+    /// `log1p(other)`, 0 where `self` is 0 and `other <= -1`; and `self / (1 + other)`.
     ///
     /// # Errors
     /// `Broadcast` naming both shapes; `Device` across devices.
     pub fn try_xlog1py(&self, other: &Self) -> Result<Self> {
-        crate::shape::broadcast_shapes("xlog1py", self.shape(), other.shape())?;
-        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
-        let skip = self
-            .try_eq(&zero)?
-            .try_logical_and(&other.try_ne(other)?.try_logical_not()?)?;
-        // log1p of 0 where the result is 0, so that no branch holds -inf or NaN.
-        let y = Self::try_where(&skip, &zero, other)?;
-        Self::try_where(&skip, &zero, &self.try_mul(&y.try_log1p()?)?)
+        self.x_log(other, "xlog1py")
+    }
+
+    /// `xlogy` or `xlog1py`, recorded as one binary op (its rule is in `autograd::rules`).
+    fn x_log(&self, other: &Self, name: &'static str) -> Result<Self> {
+        crate::shape::broadcast_shapes(name, self.shape(), other.shape())?;
+        let out = crate::autograd::no_grad(|| {
+            let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
+            let skip = self
+                .try_eq(&zero)?
+                .try_logical_and(&other.try_ne(other)?.try_logical_not()?)?;
+            let log = if name == "xlogy" {
+                other.try_log()?
+            } else {
+                other.try_log1p()?
+            };
+            Self::try_where(&skip, &zero, &self.try_mul(&log)?)
+        })?;
+        let op = crate::autograd::Op::Binary(name);
+        Ok(crate::autograd::record(
+            out,
+            op,
+            &[self, other],
+            &[self, other],
+        ))
     }
 
     /// The elementwise entropy `-x·ln x`, 0 at 0 and `-inf` below (PyTorch `special.entr`,
@@ -375,7 +384,8 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     }
 
     /// `log(p / (1 - p))` (PyTorch `logit`), with `p` clamped to `[eps, 1 - eps]` first when
-    /// `eps` is given (the gradient is then 0 outside that interval).
+    /// `eps` is given (the gradient is then 0 outside that interval). Without `eps` the
+    /// gradient is PyTorch's `1 / (p (1 - p))`: infinite at 0 and 1, NaN outside `[0, 1]`.
     ///
     /// # Errors
     /// `InvalidArgument` for an `eps` outside `[0, 0.5]`.
@@ -388,7 +398,13 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
                 });
             }
             Some(e) => self.try_clip(T::from_f64(e), T::from_f64(1.0 - e))?,
-            None => self.clone(),
+            None => {
+                let y = crate::autograd::no_grad(|| {
+                    self.try_div(&self.try_rsub_scalar(T::ONE)?)?.try_log()
+                })?;
+                let op = crate::autograd::Op::Unary("logit");
+                return Ok(crate::autograd::record_out(y, op, &[self], &[self]));
+            }
         };
         p.try_div(&p.try_rsub_scalar(T::ONE)?)?.try_log()
     }
@@ -411,19 +427,25 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     }
 
     /// The normalised sinc `sin(πx) / (πx)`, 1 at 0 (NumPy and PyTorch `sinc`). The gradient
-    /// at 0 is 0, without NaN.
+    /// at 0 is 0, and finite near it, without NaN.
     ///
     /// # Errors
     /// Allocation or kernel failure.
     pub fn try_sinc(&self) -> Result<Self> {
-        let zero = Self::scalar_on(T::ZERO, self.device_handle())?;
-        let one = Self::scalar_on(T::ONE, self.device_handle())?;
-        let at_zero = self.try_eq(&zero)?;
-        // 1 in place of the zeros, so that the unused branch holds no 0/0 (whose gradient
-        // times 0 would be NaN).
-        let px = Self::try_where(&at_zero, &one, self)?
-            .try_mul_scalar(T::from_f64(std::f64::consts::PI))?;
-        Self::try_where(&at_zero, &one, &px.try_sin()?.try_div(&px)?)
+        use std::f64::consts::PI;
+        let dev = self.device_handle();
+        // Below |x| = 2^-15 the series 1 - (πx)²/6 is exact to well under an f64 ulp (the next
+        // term is (πx)⁴/120 < 2^-65), and unlike sin(πx)/(πx) its gradient never divides by
+        // an underflowed (πx)². The sine branch sees 1 there, so it holds no 0/0 either (whose
+        // gradient times 0 would be NaN).
+        let small = self.try_abs()?.try_lt_scalar(T::from_f64(2f64.powi(-15)))?;
+        let px = Self::try_where(&small, &Self::scalar_on(T::ONE, dev)?, self)?
+            .try_mul_scalar(T::from_f64(PI))?;
+        let series = self
+            .try_mul(self)?
+            .try_mul_scalar(T::from_f64(-PI * PI / 6.0))?
+            .try_add_scalar(T::ONE)?;
+        Self::try_where(&small, &series, &px.try_sin()?.try_div(&px)?)
     }
 
     /// Degrees to radians, `self · π/180` (NumPy and PyTorch `deg2rad`).

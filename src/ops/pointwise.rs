@@ -85,8 +85,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         if !const { T::DTYPE.is_float() } {
             return Ok(m);
         }
-        let m = Self::try_where(&other.try_ne(other)?, self, &m)?;
-        Self::try_where(&self.try_ne(self)?, other, &m)
+        // `self` where both are NaN, so that it gets the gradient there (PyTorch).
+        let m = Self::try_where(&self.try_ne(self)?, other, &m)?;
+        Self::try_where(&other.try_ne(other)?, self, &m)
     }
 
     /// The Heaviside step: 0 below zero, `values` at zero, 1 above, with broadcasting (NumPy

@@ -359,6 +359,22 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     }
 }
 
+/// `x - m`, `m` the maximum over `axes` (keepdim) and not tracked: the shift after which
+/// `logsumexp` is near 0 and keeps its digits, so that `s - logsumexp(s)` is the log-softmax to
+/// the last bit for any magnitude (PyTorch's `x - max - log Σ exp`), where `x - logsumexp(x)`
+/// loses them to the rounding of `logsumexp(x)` (`[1e200, 1e200]` gave 0, not `-ln 2`). A
+/// slice holding NaN or an infinite maximum becomes NaN, as in PyTorch. The gradient passes to
+/// `x` unchanged.
+pub(crate) fn sub_max<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    axes: &[i64],
+) -> Result<Tensor<T, D>> {
+    if x.numel() == 0 {
+        return Ok(x.clone());
+    }
+    x.try_sub(&crate::autograd::no_grad(|| x.try_max(axes, true))?)
+}
+
 /// `exp(x - shift) · scale` (no factor without `scale`), where `shift` and `scale` broadcast
 /// to `x` (a softmax from its `logsumexp`, times a per-row gradient): one fused pass where
 /// the device has a kernel for the layouts ([`Backend::exp_sub`]), else composed. Records no

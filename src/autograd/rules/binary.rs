@@ -72,8 +72,10 @@ pub(super) fn binary_backward<F: FloatElement, D: Backend>(
         // d/da = a/h, d/db = b/h; copysign d/da = copysign(a, b)/a (0 where a = 0),
         // nothing to b; fmod d/da = 1, d/db = -trunc(a/b).
         "atan2" => {
+            // 0 at the origin, where a² + b² = 0 (PyTorch).
             let r = a.try_mul(a)?.try_add(&b.try_mul(b)?)?;
-            let gr = g.try_div(&r)?;
+            let zero = c(0.0)?;
+            let gr = Tensor::try_where(&r.try_eq(&zero)?, &zero, &g.try_div(&r)?)?;
             (gr.try_mul(b)?, gr.try_mul(a)?.try_neg()?)
         }
         "hypot" => {
@@ -90,6 +92,19 @@ pub(super) fn binary_backward<F: FloatElement, D: Backend>(
             g.clone(),
             g.try_mul(&a.try_div(b)?.try_trunc()?)?.try_neg()?,
         ),
+        // PyTorch's formulas: xlogy d/da = log(b), 0 where a = 0 and b <= 0, d/db = a/b;
+        // xlog1py d/da = log1p(b), 0 where a = 0 and b <= -1, d/db = a/(1 + b).
+        "xlogy" | "xlog1py" => {
+            let (zero, floor) = (c(0.0)?, c(if name == "xlogy" { 0.0 } else { -1.0 })?);
+            let (log, den) = if name == "xlogy" {
+                (b.try_log()?, b.clone())
+            } else {
+                (b.try_log1p()?, b.try_add_scalar(F::ONE)?)
+            };
+            let flat = a.try_eq(&zero)?.try_logical_and(&b.try_le(&floor)?)?;
+            let d = Tensor::try_where(&flat, &zero, &log)?;
+            (g.try_mul(&d)?, g.try_mul(a)?.try_div(&den)?)
+        }
         // remainder(a, b) = a - b·floor(a / b): 1 and -floor(a / b) (PyTorch).
         "remainder" => (g.clone(), g.try_mul(&a.try_floor_divide(b)?)?.try_neg()?),
         // ∂ζ(x, q)/∂q = -x·ζ(x + 1, q); none in x (PyTorch has none either).
@@ -157,10 +172,8 @@ pub(super) fn scalar_backward<F: FloatElement, D: Backend>(
             let d = x.try_pow(&c(v - 1.0)?)?.try_mul_scalar(F::from_f64(v))?;
             g.try_mul(&d)?
         }
-        // d(s/x)/dx = -s/x²
-        ("div", true) => g
-            .try_mul(&x.try_mul(x)?.try_reciprocal()?)?
-            .try_mul_scalar(F::from_f64(-v))?,
+        // d(s/x)/dx = -s/x², as (-s/x)/x: no overflow of 1/x² where the gradient is finite.
+        ("div", true) => g.try_mul(&x.try_rdiv_scalar(F::from_f64(-v))?.try_div(x)?)?,
         // fmod(x, s): 1; fmod(s, x): -trunc(s/x) (PyTorch).
         ("fmod", false) | ("remainder", false) => g.clone(),
         ("fmod", true) => g

@@ -104,8 +104,8 @@ pub(crate) enum Op {
     /// The windows of a padded `(N, C, H, W)` input (im2col) with geometry
     /// `(kh, kw, sh, sw, dh, dw)`; saved: the input.
     Unfold(crate::nn::Window),
-    /// `cross_entropy` without label smoothing; saved: the logits, their `logsumexp` over the
-    /// class axis (keepdim) and the targets.
+    /// `cross_entropy` without label smoothing; saved: the logits less their maximum over the
+    /// class axis, the `logsumexp` of those (keepdim) and the targets.
     CrossEntropy(crate::nn::Reduction),
     /// `cumsum` along the axis.
     Cumsum(usize),

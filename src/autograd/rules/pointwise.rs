@@ -12,39 +12,40 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
     x: &Tensor<F, D>,
     y: &Tensor<F, D>,
 ) -> Result<Tensor<F, D>> {
-    // 1 / sqrt(±(1 - x²)) and friends.
-    let inv_sqrt = |t: Tensor<F, D>| t.try_sqrt()?.try_reciprocal();
+    // Derivatives of the form 1/h are applied as g / h: one pass instead of two, and no
+    // overflow of 1/h where g·(1/h) is finite (xlogy's `x / y` at subnormal `y`).
+    let over = |h: Tensor<F, D>| g.try_div(&h);
+    let sqrt_of = |t: Tensor<F, D>| t.try_sqrt();
     let d = match name {
         "neg" => return g.try_neg(),
         "sin" => x.try_cos()?,
         "cos" => x.try_sin()?.try_neg()?,
         "tan" => y.try_mul(y)?.try_add_scalar(F::ONE)?,
-        "asin" => inv_sqrt(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?,
-        "acos" => inv_sqrt(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?.try_neg()?,
-        "atan" => x.try_mul(x)?.try_add_scalar(F::ONE)?.try_reciprocal()?,
+        "asin" => return over(sqrt_of(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?),
+        "acos" => return over(sqrt_of(x.try_mul(x)?.try_rsub_scalar(F::ONE)?)?.try_neg()?),
+        "atan" => return over(x.try_mul(x)?.try_add_scalar(F::ONE)?),
         "sinh" => x.try_cosh()?,
         "cosh" => x.try_sinh()?,
         "tanh" => y.try_mul(y)?.try_rsub_scalar(F::ONE)?,
-        "asinh" => inv_sqrt(x.try_mul(x)?.try_add_scalar(F::ONE)?)?,
-        "acosh" => inv_sqrt(x.try_mul(x)?.try_sub_scalar(F::ONE)?)?,
-        "atanh" => x.try_mul(x)?.try_rsub_scalar(F::ONE)?.try_reciprocal()?,
+        "asinh" => return over(sqrt_of(x.try_mul(x)?.try_add_scalar(F::ONE)?)?),
+        "acosh" => return over(sqrt_of(x.try_mul(x)?.try_sub_scalar(F::ONE)?)?),
+        "atanh" => return over(x.try_mul(x)?.try_rsub_scalar(F::ONE)?),
         "exp" => y.clone(),
         "exp2" => y.try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?,
         "expm1" => y.try_add_scalar(F::ONE)?,
-        "log" => x.try_reciprocal()?,
-        "log2" => x
-            .try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?
-            .try_reciprocal()?,
-        "log10" => x
-            .try_mul_scalar(F::from_f64(std::f64::consts::LN_10))?
-            .try_reciprocal()?,
-        "log1p" => x.try_add_scalar(F::ONE)?.try_reciprocal()?,
-        "sqrt" => y.try_mul_scalar(F::from_f64(2.0))?.try_reciprocal()?,
+        "log" => return g.try_div(x),
+        "log2" => return over(x.try_mul_scalar(F::from_f64(std::f64::consts::LN_2))?),
+        "log10" => return over(x.try_mul_scalar(F::from_f64(std::f64::consts::LN_10))?),
+        "log1p" => return over(x.try_add_scalar(F::ONE)?),
+        "sqrt" => return over(y.try_mul_scalar(F::from_f64(2.0))?),
         // 1 / (3 cbrt(x)²): inf at 0, as PyTorch's pow(x, 1/3) rule.
-        "cbrt" => y
-            .try_mul(y)?
-            .try_mul_scalar(F::from_f64(3.0))?
-            .try_reciprocal()?,
+        "cbrt" => return over(y.try_mul(y)?.try_mul_scalar(F::from_f64(3.0))?),
+        // 1 / (p (1 - p)), NaN outside [0, 1] where p (1 - p) < 0 (PyTorch's logit_backward).
+        "logit" => {
+            let h = x.try_mul(&x.try_rsub_scalar(F::ONE)?)?;
+            let nan = Tensor::scalar_on(F::from_f64(f64::NAN), &g.device)?;
+            return over(Tensor::try_where(&h.try_lt_scalar(F::ZERO)?, &nan, &h)?);
+        }
         "reciprocal" => y.try_mul(y)?.try_neg()?,
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
         // d gelu / dx = Φ(x) + x φ(x) = (1 + erf(t)) / 2 + x e^(-t²) / √(2π), t = x / √2.
@@ -155,11 +156,14 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
             )?
         }
         "square" => x.try_mul_scalar(F::from_f64(2.0))?,
-        // PyTorch: abs'(0) = 0 through sign; relu'(0) = 0.
-        "abs" => x.try_sign()?,
-        // g where x > 0, else 0 (PyTorch's threshold_backward: a NaN or infinite g is masked,
-        // not multiplied by 0); two kernels where the product took three.
-        // `g` where x > 0 (0 at 0 and at NaN), in one pass.
+        // PyTorch: abs'(0) = 0 and abs'(NaN) = 0 through `sgn`.
+        "abs" => {
+            let nan = x.try_ne(x)?;
+            let zero = Tensor::scalar_on(F::ZERO, &g.device)?;
+            Tensor::try_where(&nan, &zero, &x.try_sign()?)?
+        }
+        // 0 where x <= 0, else g (NaN included), in one pass: PyTorch's threshold_backward,
+        // which masks a NaN or infinite g rather than multiplying it by 0.
         "relu" => return D::binary::<F, crate::ops::binary::ops::ReluBackward>(g, x),
         // Piecewise constant: the gradient is 0 almost everywhere (PyTorch).
         "sign" | "floor" | "ceil" | "round" | "trunc" => {
