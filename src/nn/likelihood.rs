@@ -33,8 +33,8 @@ fn clamped_log<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Result<Tensor<T
 
 /// Binary cross-entropy of probabilities `input` against `target` (PyTorch
 /// `binary_cross_entropy`): `-(y·log p + (1 - y)·log(1 - p))`, each log clamped at -100 as
-/// PyTorch does. The gradient is `(p - y) / (p·(1 - p))` inside `(0, 1)`; at exactly 0 or 1
-/// the clamped term contributes none (PyTorch divides by `1e-12` there).
+/// PyTorch does. The gradients are PyTorch's: `(p - y) / max(p·(1 - p), 1e-12)` for `p`
+/// (bounded near 0 and 1), and `-logit(p)` for `y` (infinite at 0 and 1).
 ///
 /// # Errors
 /// `InvalidArgument` when an element of `input` lies outside `[0, 1]` (NaN included, as
@@ -60,11 +60,17 @@ pub fn binary_cross_entropy<T: FloatElement, D: Backend>(
             ),
         });
     }
-    let pos = target.try_mul(&clamped_log(input)?)?;
-    let neg = target
-        .try_rsub_scalar(T::ONE)?
-        .try_mul(&clamped_log(&input.try_rsub_scalar(T::ONE)?)?)?;
-    reduce(pos.try_add(&neg)?.try_neg()?, reduction)
+    // The value without a graph; one node records it with PyTorch's rule.
+    let per = crate::autograd::no_grad(|| -> Result<Tensor<T, D>> {
+        let pos = target.try_mul(&clamped_log(input)?)?;
+        let neg = target
+            .try_rsub_scalar(T::ONE)?
+            .try_mul(&clamped_log(&input.try_rsub_scalar(T::ONE)?)?)?;
+        pos.try_add(&neg)?.try_neg()
+    })?;
+    let node = crate::autograd::Op::Binary(op);
+    let per = crate::autograd::record(per, node, &[input, target], &[input, target]);
+    reduce(per, reduction)
 }
 
 /// The negative log-likelihood of `target` counts under a Poisson distribution (PyTorch

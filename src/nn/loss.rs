@@ -248,7 +248,10 @@ fn piecewise<T: FloatElement, D: Backend>(
     if at == 0.0 {
         return reduce(a.try_mul_scalar(T::from_f64(slope))?, reduction);
     }
-    let inner = d.try_mul(&d)?.try_mul_scalar(T::from_f64(quad))?;
+    // The square of d clipped to the quadratic piece, so that the branch not taken holds no
+    // infinity (whose gradient times 0 would be NaN; PyTorch's slope is ±1 at ±inf).
+    let dc = d.try_clip(T::from_f64(-at), T::from_f64(at))?;
+    let inner = dc.try_mul(&dc)?.try_mul_scalar(T::from_f64(quad))?;
     let outer = a
         .try_add_scalar(T::from_f64(-at / 2.0))?
         .try_mul_scalar(T::from_f64(slope))?;

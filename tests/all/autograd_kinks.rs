@@ -341,6 +341,23 @@ fn edges_on<D: Backend>(dev: &D) {
     back(loss);
     let s = e2 / (1.0 + e2); // softmax of the smaller logit of the second row
     same("cross_entropy grad", &grad(&z), &[-0.5, 0.5, s, -s]);
+    // binary_cross_entropy: PyTorch's (p - y) / max(p (1 - p), 1e-12 as f32) and -logit(p).
+    let (p, y) = (leaf(&[0.0, 1e-30, 0.5, 1.0]), leaf(&[0.3; 4]));
+    back(nn::binary_cross_entropy(&p, &y, Reduction::None).unwrap());
+    let bounded = [
+        -300000001198.74084,
+        -300000001198.74084,
+        0.8,
+        700000002797.0619,
+    ];
+    same("bce p", &grad(&p), &bounded);
+    same("bce y", &grad(&y), &[inf, 69.07755278982137, 0.0, -inf]);
+    // huber and smooth_l1: slope ±1 at ±inf, not inf · 0.
+    let x = leaf(&[inf, -inf, 0.5]);
+    let zero = Tensor::<f64, D>::zeros_on([3], dev).unwrap();
+    back(nn::huber_loss(&x, &zero, Reduction::Sum, 1.0).unwrap());
+    back(nn::smooth_l1_loss(&x, &zero, Reduction::Sum, 1.0).unwrap());
+    same("huber + smooth_l1", &grad(&x), &[2.0, -2.0, 1.0]);
 }
 
 #[test]

@@ -105,6 +105,17 @@ pub(super) fn binary_backward<F: FloatElement, D: Backend>(
             let d = Tensor::try_where(&flat, &zero, &log)?;
             (g.try_mul(&d)?, g.try_mul(a)?.try_div(&den)?)
         }
+        // PyTorch's binary_cross_entropy rules for p = a, y = b: (p - y) / max(p (1 - p), ε)
+        // with its f32 ε = 1e-12, and -logit(p).
+        "binary_cross_entropy" => {
+            let eps = F::from_f64(f64::from(1e-12f32));
+            let den = a
+                .try_mul(&a.try_rsub_scalar(F::ONE)?)?
+                .try_maximum_scalar(eps)?;
+            let ga = g.try_mul(&a.try_sub(b)?)?.try_div(&den)?;
+            let logit = a.try_div(&a.try_rsub_scalar(F::ONE)?)?.try_log()?;
+            (ga, g.try_mul(&logit)?.try_neg()?)
+        }
         // remainder(a, b) = a - b·floor(a / b): 1 and -floor(a / b) (PyTorch).
         "remainder" => (g.clone(), g.try_mul(&a.try_floor_divide(b)?)?.try_neg()?),
         // ∂ζ(x, q)/∂q = -x·ζ(x + 1, q); none in x (PyTorch has none either).
