@@ -31,9 +31,9 @@ pub(super) fn reduce<T: FloatElement, D: Backend>(
 /// `nll_loss`): `log_probs` is `(N, C)` or `(N, C, d1, ...)` with classes on axis 1, `target`
 /// holds class indices in `0..C` with shape `(N)` or `(N, d1, ...)`; per element the loss is
 /// `-log_probs[n, target[n], ...]`. PyTorch's unbatched form, `(C)` with a 0-d target, gives
-/// a 0-d loss. There is no `ignore_index`: a negative class (PyTorch's default ignored -100
-/// included) is an `Index` error; drop those rows, or mask the per-element losses of
-/// `Reduction::None`.
+/// a 0-d loss. Every target must be a class: a negative one (PyTorch's default ignored -100
+/// included) is an `Index` error; [`nll_loss_with`](super::nll_loss_with) has PyTorch's
+/// `weight` and `ignore_index`.
 ///
 /// # Errors
 /// `ShapeMismatch` when the shapes do not fit that pattern; `Index` for a class outside `0..C`.
@@ -64,7 +64,7 @@ fn unbatched<T: FloatElement, D: Backend>(
 }
 
 /// The unbatched form's per-element loss is 0-d.
-fn squeeze_none<T: FloatElement, D: Backend>(
+pub(super) fn squeeze_none<T: FloatElement, D: Backend>(
     loss: Tensor<T, D>,
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
@@ -75,7 +75,7 @@ fn squeeze_none<T: FloatElement, D: Backend>(
 }
 
 /// Checks that `target` holds one class index per `(N, C, ...)` score vector: shape `(N, ...)`.
-fn check_classes<T: FloatElement, D: Backend>(
+pub(super) fn check_classes<T: FloatElement, D: Backend>(
     op: &'static str,
     scores: &Tensor<T, D>,
     target: &Tensor<i64, D>,
@@ -98,7 +98,9 @@ fn check_classes<T: FloatElement, D: Backend>(
 /// Cross-entropy of `logits` against class indices (PyTorch `cross_entropy`):
 /// `nll_loss(log_softmax(logits, 1), target)`, with optional label smoothing `ε ∈ [0, 1]`
 /// mixing in the uniform distribution: `(1 - ε) · nll + ε · mean_c(-log_softmax)`. Shapes as
-/// [`nll_loss`]; computed in f32 for 16-bit floats.
+/// [`nll_loss`]; computed in f32 for 16-bit floats. One fused node; PyTorch's `weight`,
+/// `ignore_index` and probability targets are [`cross_entropy_with`](super::cross_entropy_with)
+/// and [`cross_entropy_probs`](super::cross_entropy_probs).
 ///
 /// # Errors
 /// As [`nll_loss`]; `InvalidArgument` for `ε` outside `[0, 1]`.

@@ -22,6 +22,7 @@
 mod activations;
 mod attention;
 mod bags;
+mod class_loss;
 mod conv;
 mod ctc;
 mod dropout;
@@ -50,6 +51,7 @@ mod volume;
 pub use activations::gumbel_softmax;
 pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
+pub use class_loss::{ClassLossOptions, cross_entropy_probs, cross_entropy_with, nll_loss_with};
 pub use ctc::ctc_loss;
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use interpolate::{

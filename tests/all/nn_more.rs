@@ -409,3 +409,332 @@ fn volume_transposes_reject_bad_arguments() {
         )
     );
 }
+
+/// `cross_entropy_with`, `nll_loss_with` and `cross_entropy_probs` on `dev` against PyTorch
+/// 2.15 (`torch.nn.functional`, float64): values and gradients of the summed loss.
+fn class_losses_on<D: Backend>(dev: &D) {
+    use nn::{ClassLossOptions, cross_entropy_probs, cross_entropy_with, nll_loss_with};
+    let l = [
+        0.3, -1.2, 2.0, 0.7, 1.1, 0.0, -0.4, 0.9, -2.0, 0.5, 1.5, -0.3,
+    ];
+    let w = Tensor::<f64, D>::from_vec_on(vec![0.5, 1.0, 2.0, 0.25], [4], dev).unwrap();
+    let i64s = |v: &[i64], d: &[usize]| {
+        Tensor::<i64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let t = i64s(&[1, -100, 3], &[3]);
+    let opts = ClassLossOptions::<f64, D>::default;
+    let weighted = ClassLossOptions {
+        weight: Some(&w),
+        ..opts()
+    };
+    let smoothed = ClassLossOptions {
+        label_smoothing: 0.2,
+        ..weighted
+    };
+    type Loss<'a, D> = Box<dyn Fn(&Tensor<f64, D>) -> Result<Tensor<f64, D>> + 'a>;
+    let cases: Vec<(&str, Loss<D>, Vec<f64>, Vec<f64>)> = vec![
+        (
+            "ignored -100",
+            Box::new(|x| cross_entropy_with(x, &t, opts())),
+            vec![2.924813627623361],
+            vec![
+                0.06105824502050898,
+                -0.4863760640101918,
+                0.3342296210734554,
+                0.0910881979162274,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.00965774994928719,
+                0.1176554804311755,
+                0.31982075447468317,
+                -0.4471339848551459,
+            ],
+        ),
+        (
+            "weighted mean",
+            Box::new(|x| cross_entropy_with(x, &t, weighted)),
+            vec![3.3315933630973844],
+            vec![
+                0.09769319203281437,
+                -0.7782017024163069,
+                0.5347673937175287,
+                0.14574111666596384,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0038630999797148765,
+                0.04706219217247021,
+                0.12792830178987327,
+                -0.17885359394205835,
+            ],
+        ),
+        (
+            "nll weighted",
+            Box::new(|x| nll_loss_with(&x.try_log_softmax(1)?, &t, weighted)),
+            vec![3.3315933630973844],
+            vec![
+                0.09769319203281437,
+                -0.7782017024163069,
+                0.5347673937175287,
+                0.14574111666596384,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0038630999797148765,
+                0.04706219217247021,
+                0.12792830178987327,
+                -0.17885359394205835,
+            ],
+        ),
+        (
+            "weighted, smoothed, mean",
+            Box::new(|x| cross_entropy_with(x, &t, smoothed)),
+            vec![3.0957187787649163],
+            vec![
+                0.0764720271324042,
+                -0.658474181136103,
+                0.44808280129605954,
+                0.1339193527076393,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                -0.014012195031441941,
+                0.03294639786732882,
+                0.1182888677743036,
+                -0.13722307061019046,
+            ],
+        ),
+        (
+            "weighted, smoothed, none",
+            Box::new(|x| {
+                cross_entropy_with(
+                    x,
+                    &t,
+                    ClassLossOptions {
+                        reduction: Reduction::None,
+                        ..smoothed
+                    },
+                )
+            }),
+            vec![3.1764951052457326, 0.0, 0.6931533682104123],
+            vec![
+                0.09559003391550525,
+                -0.8230927264201289,
+                0.5601035016200744,
+                0.1673991908845491,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                -0.01751524378930243,
+                0.04118299733416103,
+                0.14786108471787948,
+                -0.17152883826273807,
+            ],
+        ),
+        (
+            "a class as ignore_index",
+            Box::new(|x| {
+                cross_entropy_with(
+                    x,
+                    &i64s(&[1, 1, 3], &[3]),
+                    ClassLossOptions {
+                        ignore_index: Some(1),
+                        label_smoothing: 0.1,
+                        ..opts()
+                    },
+                )
+            }),
+            vec![2.224347401833322],
+            vec![
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                -0.00568450010142562,
+                0.21031096086235102,
+                0.6146415089493663,
+                -0.8192679697102918,
+            ],
+        ),
+        (
+            "probabilities",
+            Box::new(|x| {
+                let p = Tensor::from_vec_on(
+                    vec![
+                        0.1, 0.2, 0.3, 0.4, 1.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 0.25,
+                    ],
+                    [3, 4],
+                    x.device_handle(),
+                )?;
+                cross_entropy_probs(
+                    x,
+                    &p,
+                    ClassLossOptions {
+                        label_smoothing: 0.1,
+                        ..weighted
+                    },
+                )
+            }),
+            vec![1.0179876065723201],
+            vec![
+                0.019452673308805266,
+                -0.05971619381977962,
+                0.014733568662293868,
+                0.025529951848680496,
+                -0.07784226448792128,
+                0.017072853132513707,
+                0.00036360941470995706,
+                0.06040580194069762,
+                -0.03563057294836217,
+                -0.009798658063848652,
+                0.03322130488001029,
+                0.01220792613220049,
+            ],
+        ),
+        (
+            "spatial",
+            Box::new(|x| {
+                let w3 = w.narrow(0, 0, 3)?;
+                let o = ClassLossOptions {
+                    weight: Some(&w3),
+                    label_smoothing: 0.3,
+                    ..opts()
+                };
+                cross_entropy_with(
+                    &x.try_reshape([2, 3, 2])?,
+                    &i64s(&[0, 2, -100, 1], &[2, 2]),
+                    o,
+                )
+            }),
+            vec![1.2983713624202056],
+            vec![
+                -0.09129585641842423,
+                0.031144004385058814,
+                0.09727384393740282,
+                0.27516687500380405,
+                -0.005977987518978595,
+                -0.3063108793888628,
+                0.0,
+                0.1378815849314222,
+                0.0,
+                -0.12657063755507875,
+                0.0,
+                -0.011310947376343463,
+            ],
+        ),
+        (
+            "unbatched",
+            Box::new(|x| {
+                let o = ClassLossOptions {
+                    label_smoothing: 0.5,
+                    reduction: Reduction::None,
+                    ..weighted
+                };
+                cross_entropy_with(&x.narrow(0, 0, 1)?.try_reshape([4])?, &i64s(&[2], &[]), o)
+            }),
+            vec![1.1384579097009313],
+            vec![
+                0.11685859474774513,
+                -0.08497968802993833,
+                -0.2682004880967248,
+                0.23632158137891798,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            ],
+        ),
+        // Nothing counted: NaN, and a zero gradient (PyTorch).
+        (
+            "all ignored",
+            Box::new(|x| cross_entropy_with(x, &i64s(&[-100; 3], &[3]), opts())),
+            vec![f64::NAN],
+            vec![0.0; 12],
+        ),
+    ];
+    for (name, f, value, grad) in cases {
+        let x = Tensor::<f64, D>::from_vec_on(l.to_vec(), [3, 4], dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let y = f(&x).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = crate::common::host_f64s(&y);
+        assert!(
+            got.iter()
+                .zip(&value)
+                .all(|(g, v)| (g.is_nan() && v.is_nan()) || (g - v).abs() < 1e-12),
+            "{name}: {got:?}, PyTorch {value:?}"
+        );
+        y.sum(&[], false).backward();
+        assert_close(
+            &crate::common::host_f64s(&x.grad_tensor().unwrap()),
+            &grad,
+            1e-12,
+        );
+    }
+    // Refusals, each naming the op.
+    let x = Tensor::<f64, D>::from_vec_on(l.to_vec(), [3, 4], dev).unwrap();
+    let short = Tensor::<f64, D>::ones_on([3], dev).unwrap();
+    let errs = [
+        cross_entropy_with(
+            &x,
+            &t,
+            ClassLossOptions {
+                weight: Some(&short),
+                ..opts()
+            },
+        ),
+        cross_entropy_with(
+            &x,
+            &t,
+            ClassLossOptions {
+                label_smoothing: 1.5,
+                ..opts()
+            },
+        ),
+        cross_entropy_with(&x, &i64s(&[1, 4, 0], &[3]), opts()),
+        cross_entropy_with(
+            &x,
+            &t,
+            ClassLossOptions {
+                ignore_index: None,
+                ..opts()
+            },
+        ),
+        nll_loss_with(
+            &x,
+            &t,
+            ClassLossOptions {
+                label_smoothing: 0.1,
+                ..opts()
+            },
+        ),
+        cross_entropy_probs(&x, &short, opts()),
+    ];
+    for e in errs {
+        let e = e.unwrap_err().to_string();
+        assert!(
+            e.starts_with("cross_entropy") || e.starts_with("nll_loss"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn class_losses_with_options_match_pytorch() {
+    crate::on_every_device!("class losses", |dev| { class_losses_on(&dev) });
+}
