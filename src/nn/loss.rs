@@ -305,6 +305,67 @@ pub fn binary_cross_entropy_with_logits<T: FloatElement, D: Backend>(
     reduce(per, reduction)
 }
 
+/// [`binary_cross_entropy_with_logits`] with PyTorch's `weight` and `pos_weight`:
+/// `weight · ((1 - y)·x + (1 + (pos_weight - 1)·y) · softplus(-x))` per element, where
+/// `weight` broadcasts with the loss (a rescaling per element or per sample) and `pos_weight`
+/// with the target (one factor per class along the last axis, scaling the positive term:
+/// above 1 it raises recall). `Mean` averages over the elements, as PyTorch.
+///
+/// ```
+/// use typed_tensor::nn::{self, Reduction};
+/// use typed_tensor::prelude::*;
+/// let x = Tensor::<f32>::from_vec(vec![0.3, -1.2, 2.0, 0.7], [2, 2])?;
+/// let y = Tensor::<f32>::from_vec(vec![1.0, 0.0, 0.0, 1.0], [2, 2])?;
+/// let pos = Tensor::<f32>::from_vec(vec![3.0, 1.0], [2])?; // class 0's positives count thrice
+/// let l = nn::binary_cross_entropy_with_logits_weighted(&x, &y, None, Some(&pos), Reduction::None)?;
+/// let plain = nn::binary_cross_entropy_with_logits(&x, &y, Reduction::None)?;
+/// assert!((l.to_vec()[0] - 3.0 * plain.to_vec()[0]).abs() < 1e-6);
+/// let rest = l.to_vec().iter().zip(plain.to_vec()).skip(1).all(|(a, b)| (a - b).abs() < 1e-6);
+/// assert!(rest); // pos_weight 1, no weight: the plain loss
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `Broadcast` when `logits` and `target`, the weight and the loss, or `pos_weight` and the
+/// target do not broadcast (the weight may not widen the loss's shape).
+pub fn binary_cross_entropy_with_logits_weighted<T: FloatElement, D: Backend>(
+    logits: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    weight: Option<&Tensor<T, D>>,
+    pos_weight: Option<&Tensor<T, D>>,
+    reduction: Reduction,
+) -> Result<Tensor<T, D>> {
+    let op = "binary_cross_entropy_with_logits";
+    let shape = crate::shape::broadcast_shapes(op, logits.shape(), target.shape())?;
+    for w in weight.into_iter().chain(pos_weight) {
+        if crate::shape::broadcast_shapes(op, &shape, w.shape())? != shape {
+            return Err(Error::Broadcast {
+                op,
+                lhs: shape.clone(),
+                rhs: w.shape().clone(),
+            });
+        }
+    }
+    let mut per = match pos_weight {
+        // (1 - y)·x + (1 + (p - 1)·y)·softplus(-x), PyTorch's form.
+        Some(p) => {
+            let lw = p
+                .try_sub_scalar(T::ONE)?
+                .try_mul(target)?
+                .try_add_scalar(T::ONE)?;
+            target
+                .try_rsub_scalar(T::ONE)?
+                .try_mul(logits)?
+                .try_add(&lw.try_mul(&logits.try_neg()?.try_softplus()?)?)?
+        }
+        None => logits.try_softplus()?.try_sub(&logits.try_mul(target)?)?,
+    };
+    if let Some(w) = weight {
+        per = per.try_mul(w)?;
+    }
+    reduce(per, reduction)
+}
+
 /// `x · wᵀ + b` (PyTorch `linear`): `x` is `(..., in)`, `weight` `(out, in)`, `bias` `(out)`.
 ///
 /// # Errors

@@ -734,6 +734,95 @@ fn class_losses_on<D: Backend>(dev: &D) {
     }
 }
 
+/// `binary_cross_entropy_with_logits_weighted` on `dev` against PyTorch 2.15 (float64).
+fn weighted_bce_on<D: Backend>(dev: &D) {
+    use nn::binary_cross_entropy_with_logits_weighted as bce;
+    let f = |v: &[f64], d: &[usize]| {
+        Tensor::<f64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let y = f(&[1.0, 0.0, 0.5, 0.0, 1.0, 1.0], &[2, 3]);
+    let (w, pw) = (f(&[2.0, 0.5], &[2, 1]), f(&[3.0, 1.0, 0.25], &[3]));
+    let cases = [
+        (
+            Some(&w),
+            Reduction::Mean,
+            vec![1.7427695170485664],
+            vec![
+                -0.425557483188341,
+                0.07715840550032746,
+                0.1418327245787255,
+                0.05568231434734718,
+                -0.020811657867073525,
+                -0.020833333333331382,
+            ],
+        ),
+        (
+            Some(&w),
+            Reduction::None,
+            vec![
+                3.326131466811163,
+                0.5265649346760624,
+                2.1586600138037157,
+                0.551593024442729,
+                0.1436676625577154,
+                3.7500000000000115,
+            ],
+            vec![
+                -2.553344899130046,
+                0.46295043300196476,
+                0.850996347472353,
+                0.3340938860840831,
+                -0.12486994720244116,
+                -0.1249999999999883,
+            ],
+        ),
+        (
+            None,
+            Reduction::Mean,
+            vec![1.9826999302743973],
+            vec![
+                -0.2127787415941705,
+                0.03857920275016373,
+                0.07091636228936275,
+                0.11136462869469436,
+                -0.04162331573414705,
+                -0.041666666666662765,
+            ],
+        ),
+    ];
+    for (weight, red, value, grad) in cases {
+        let x = f(&[0.3, -1.2, 2.0, 0.7, 1.1, -30.0], &[2, 3])
+            .with_requires_grad(true)
+            .unwrap();
+        let l = bce(&x, &y, weight, Some(&pw), red).unwrap();
+        assert_close(&crate::common::host_f64s(&l), &value, 1e-12);
+        l.sum(&[], false).backward();
+        assert_close(
+            &crate::common::host_f64s(&x.grad_tensor().unwrap()),
+            &grad,
+            1e-12,
+        );
+    }
+    // Without weights it is the plain loss; a weight that widens the loss is refused.
+    let x = f(&[0.3, -1.2, 2.0, 0.7, 1.1, -30.0], &[2, 3]);
+    let plain = nn::binary_cross_entropy_with_logits(&x, &y, Reduction::None).unwrap();
+    let same = bce(&x, &y, None, None, Reduction::None).unwrap();
+    assert_eq!(
+        crate::common::host_f64s(&same),
+        crate::common::host_f64s(&plain)
+    );
+    let wide = f(&[1.0; 12], &[2, 2, 3]);
+    let e = bce(&x, &y, Some(&wide), None, Reduction::Sum)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("binary_cross_entropy_with_logits"), "{e}");
+}
+
+#[test]
+fn weighted_bce_matches_pytorch() {
+    crate::on_every_device!("weighted bce", |dev| { weighted_bce_on(&dev) });
+}
+
 #[test]
 fn class_losses_with_options_match_pytorch() {
     crate::on_every_device!("class losses", |dev| { class_losses_on(&dev) });

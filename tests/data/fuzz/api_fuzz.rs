@@ -434,7 +434,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(36);
+            let f = g.n(39);
             let nd = [2usize, 3, 4, 4, 4, 5][g.n(6)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -516,6 +516,18 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         .and_then(|(y, at)| nn::max_unpool3d(&y, &at, (u % 7, k.0, k.1 * 2))),
                     34 => nn::adaptive_max_pool3d(&x, (u % 4, k.0, k.1 + 1)),
                     35 => nn::lp_pool3d(&x, [1.0, 2.0, 3.0][u % 3], (k.0, k.1, 1 + u % 2), (st.0, st.1, 1)),
+                    36..=38 => {
+                        // The class losses with PyTorch's options: a weight of any shape, any
+                        // ignore_index (often one the targets hold), any smoothing.
+                        let ignore = [None, Some(-100), Some(g_u(u) as i64 % 4 - 1)][u % 3];
+                        let weight = (u % 2 == 0).then_some(&b);
+                        let o = nn::ClassLossOptions { weight, ignore_index: ignore, reduction: red, label_smoothing: e };
+                        match f {
+                            36 => nn::cross_entropy_with(&x, &t, o),
+                            37 => nn::nll_loss_with(&x, &t, nn::ClassLossOptions { label_smoothing: 0.0, ..o }),
+                            _ => nn::cross_entropy_probs(&x, &w.try_softmax(1.min(w.ndim() as i64 - 1)).unwrap_or(w.clone()), o),
+                        }
+                    }
                     _ => x.try_celu(e),
                 };
                 r.map(|t| vec![DynTensor::from(t)])
