@@ -1,5 +1,5 @@
-//! Normalisation, embedding lookup and the bilinear form (PyTorch's `layer_norm`, `rms_norm`,
-//! `local_response_norm`, `embedding`, `bilinear`), written from differentiable ops.
+//! Normalisation and the bilinear form (PyTorch's `layer_norm`, `rms_norm`,
+//! `local_response_norm`, `bilinear`), written from differentiable ops.
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -183,35 +183,6 @@ pub fn rms_norm<T: FloatElement, D: Backend>(
     }
     let y = super::in_f32(x, |v| norm(v, &axes, eps), |v| norm(v, &axes, eps))?;
     affine(y, weight, None)
-}
-
-/// The rows of `weight` (`(num_embeddings, dim)`) at `indices` (any shape, values in
-/// `0..num_embeddings`): shape `indices.shape + (dim,)` (PyTorch `embedding`). The gradient
-/// adds into the rows used.
-///
-/// # Errors
-/// `InvalidArgument` when `weight` is not 2-d; `Index` for an index outside
-/// `0..num_embeddings` (a negative one too, as PyTorch).
-pub fn embedding<T: FloatElement, D: Backend>(
-    indices: &Tensor<i64, D>,
-    weight: &Tensor<T, D>,
-) -> Result<Tensor<T, D>> {
-    if weight.ndim() != 2 {
-        return Err(Error::InvalidArgument {
-            op: "embedding",
-            msg: format!(
-                "the weight must be (num_embeddings, dim), got {}",
-                weight.shape()
-            ),
-        });
-    }
-    let rows = weight.dims()[0];
-    super::check_range("embedding", indices, rows, 0, weight.shape())?;
-    let flat = indices.try_reshape([indices.numel()])?.try_contiguous()?;
-    let rows = weight.try_index_select(0, &flat)?;
-    let mut dims = indices.dims().to_vec();
-    dims.push(weight.dims()[1]);
-    rows.try_reshape(dims)
 }
 
 /// Batch normalisation over every axis but the channels (axis 1) of `(N, C, ...)` (PyTorch

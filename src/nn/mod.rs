@@ -26,6 +26,7 @@ mod class_loss;
 mod conv;
 mod ctc;
 mod dropout;
+mod embedding;
 pub mod init;
 mod interpolate;
 mod layers;
@@ -54,12 +55,13 @@ pub use bags::{BagMode, embedding_bag};
 pub use class_loss::{ClassLossOptions, cross_entropy_probs, cross_entropy_with, nll_loss_with};
 pub use ctc::ctc_loss;
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
+pub use embedding::{EmbeddingOptions, embedding, embedding_with};
 pub use interpolate::{
     Interpolation, adaptive_avg_pool3d, interpolate, interpolate1d, interpolate3d,
 };
 pub use layers::{
-    batch_norm, bilinear, cdist, cosine_similarity, embedding, group_norm, instance_norm,
-    layer_norm, local_response_norm, normalize, pairwise_distance, pdist, rms_norm,
+    batch_norm, bilinear, cdist, cosine_similarity, group_norm, instance_norm, layer_norm,
+    local_response_norm, normalize, pairwise_distance, pdist, rms_norm,
 };
 pub use likelihood::{binary_cross_entropy, gaussian_nll_loss, poisson_nll_loss};
 pub use loss::{

@@ -818,6 +818,102 @@ fn weighted_bce_on<D: Backend>(dev: &D) {
     assert!(e.starts_with("binary_cross_entropy_with_logits"), "{e}");
 }
 
+/// `embedding_with` on `dev` against PyTorch 2.15 (`F.embedding`, float64): the padding
+/// row's gradient, and `max_norm` rewriting the rows used in the weight.
+fn embedding_options_on<D: Backend>(dev: &D) {
+    use nn::{EmbeddingOptions, embedding_with};
+    let f = |v: &[f64], d: &[usize]| {
+        Tensor::<f64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let host = crate::common::host_f64s;
+    let w0 = [3.0, 4.0, 0.3, 0.4, 1.0, -2.0, 6.0, 8.0];
+    let ids = Tensor::<i64, D>::from_vec_on(vec![0, 2, 1, 2, 3, 0], [2, 3], dev).unwrap();
+    let w = f(&w0, &[4, 2]).with_requires_grad(true).unwrap();
+    let o = EmbeddingOptions {
+        padding_idx: Some(2),
+        max_norm: Some(2.0),
+        ..Default::default()
+    };
+    let y = embedding_with(&ids, &w, o).unwrap();
+    let c = f(&(0..12).map(f64::from).collect::<Vec<_>>(), &[2, 3, 2]);
+    y.mul(&c).sum(&[], false).backward();
+    let r0 = [1.1999999760000004, 1.5999999680000005];
+    let r2 = [0.8944271509999177, -1.7888543019998353];
+    let r3 = [1.1999999880000003, 1.5999999840000003];
+    let want_y: Vec<f64> = [r0, r2, [0.3, 0.4], r2, r3, r0].concat();
+    assert_close(&host(&y), &want_y, 1e-12);
+    assert_close(&host(&w), &[r0, [0.3, 0.4], r2, r3].concat(), 1e-12);
+    assert_close(
+        &host(&w.grad_tensor().unwrap()),
+        &[10.0, 12.0, 4.0, 5.0, 0.0, 0.0, 8.0, 9.0],
+        1e-12,
+    );
+    // padding_idx -1 is the last row; the L1 norm.
+    let w = f(&w0, &[4, 2]).with_requires_grad(true).unwrap();
+    let o = EmbeddingOptions {
+        padding_idx: Some(-1),
+        max_norm: Some(1.5),
+        norm_type: 1.0,
+    };
+    let y = embedding_with(&ids, &w, o).unwrap();
+    y.sum(&[], false).backward();
+    let want = [
+        0.6428571336734695,
+        0.8571428448979593,
+        0.4999999833333339,
+        -0.9999999666666678,
+        0.3,
+        0.4,
+        0.4999999833333339,
+        -0.9999999666666678,
+        0.6428571382653061,
+        0.8571428510204082,
+        0.6428571336734695,
+        0.8571428448979593,
+    ];
+    assert_close(&host(&y), &want, 1e-12);
+    assert_close(
+        &host(&w.grad_tensor().unwrap()),
+        &[2.0, 2.0, 1.0, 1.0, 2.0, 2.0, 0.0, 0.0],
+        1e-12,
+    );
+    // Refusals, nothing written.
+    let w = f(&w0, &[4, 2]);
+    for o in [
+        EmbeddingOptions {
+            padding_idx: Some(4),
+            ..Default::default()
+        },
+        EmbeddingOptions {
+            padding_idx: Some(-5),
+            ..Default::default()
+        },
+        EmbeddingOptions {
+            padding_idx: Some(i64::MIN),
+            ..Default::default()
+        },
+        EmbeddingOptions {
+            max_norm: Some(f64::NAN),
+            ..Default::default()
+        },
+    ] {
+        let e = embedding_with(&ids, &w, o).unwrap_err().to_string();
+        assert!(e.starts_with("embedding"), "{e}");
+    }
+    let bad = Tensor::<i64, D>::from_vec_on(vec![4], [1], dev).unwrap();
+    let o = EmbeddingOptions {
+        max_norm: Some(1.0),
+        ..Default::default()
+    };
+    assert!(embedding_with(&bad, &w, o).is_err());
+    assert_eq!(host(&w), w0);
+}
+
+#[test]
+fn embedding_options_match_pytorch() {
+    crate::on_every_device!("embedding options", |dev| { embedding_options_on(&dev) });
+}
+
 #[test]
 fn weighted_bce_matches_pytorch() {
     crate::on_every_device!("weighted bce", |dev| { weighted_bce_on(&dev) });

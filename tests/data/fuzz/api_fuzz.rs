@@ -434,7 +434,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(39);
+            let f = g.n(41);
             let nd = [2usize, 3, 4, 4, 4, 5][g.n(6)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -528,6 +528,13 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             _ => nn::cross_entropy_probs(&x, &w.try_softmax(1.min(w.ndim() as i64 - 1)).unwrap_or(w.clone()), o),
                         }
                     }
+                    40 => {
+                        // Renormalises rows of a deep copy (the fuzzer checks its inputs stay unchanged).
+                        let w2 = w.try_deep_copy().unwrap();
+                        let o = nn::EmbeddingOptions { padding_idx: (u % 2 == 0).then_some(g_u(u) as i64 % 7 - 3), max_norm: (u % 3 == 0).then_some(e), norm_type: [1.0, 2.0, f64::INFINITY, 0.5][u % 4] };
+                        nn::embedding_with(&t, &w2, o)
+                    }
+                    39 => nn::binary_cross_entropy_with_logits_weighted(&x, &w, (u % 2 == 0).then_some(&b), (u % 3 == 0).then_some(&b), red),
                     _ => x.try_celu(e),
                 };
                 r.map(|t| vec![DynTensor::from(t)])
@@ -960,7 +967,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(40);
+            let f = g.n(41);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
