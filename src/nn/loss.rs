@@ -264,7 +264,8 @@ fn piecewise<T: FloatElement, D: Backend>(
 /// The Kullback–Leibler divergence of `target` from the log-probabilities `input` (PyTorch
 /// `kl_div`): per element `target · (log(target) - input)`, 0 where `target` is 0; with
 /// `log_target` the target holds log-probabilities, `exp(target) · (target - input)`.
-/// `Reduction::Mean` averages over every element (PyTorch's `mean`, not `batchmean`).
+/// `Reduction::Mean` averages over every element (PyTorch's `mean`); the true mean divergence
+/// per sample, PyTorch's `batchmean`, is [`kl_div_batchmean`].
 ///
 /// # Errors
 /// `Broadcast` when the shapes do not broadcast.
@@ -287,6 +288,35 @@ pub fn kl_div<T: FloatElement, D: Backend>(
         xlogy.try_sub(&target.try_mul(input)?)?
     };
     reduce(per, reduction)
+}
+
+/// [`kl_div`] summed and divided by the batch size, `input`'s first dimension (PyTorch's
+/// `reduction="batchmean"`, the KL divergence per sample that its documentation recommends;
+/// a 0-d input is not divided).
+///
+/// ```
+/// use typed_tensor::nn::{self, Reduction};
+/// use typed_tensor::prelude::*;
+/// let logp = Tensor::<f64>::from_vec(vec![0.5f64.ln(), 0.5f64.ln(), 0.9f64.ln(), 0.1f64.ln()], [2, 2])?;
+/// let p = Tensor::<f64>::from_vec(vec![0.5, 0.5, 0.5, 0.5], [2, 2])?;
+/// let kl = nn::kl_div_batchmean(&logp, &p, false)?;
+/// let sum = nn::kl_div(&logp, &p, Reduction::Sum, false)?;
+/// assert!((kl.item() - sum.item() / 2.0).abs() < 1e-15);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`kl_div`].
+pub fn kl_div_batchmean<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    log_target: bool,
+) -> Result<Tensor<T, D>> {
+    let sum = kl_div(input, target, Reduction::Sum, log_target)?;
+    match input.dims().first() {
+        Some(&n) => sum.try_div_scalar(T::from_f64(n as f64)),
+        None => Ok(sum),
+    }
 }
 
 /// Binary cross-entropy of `logits` against probabilities `target` (PyTorch

@@ -66,7 +66,8 @@ pub use layers::{
 pub use likelihood::{binary_cross_entropy, gaussian_nll_loss, poisson_nll_loss};
 pub use loss::{
     Reduction, binary_cross_entropy_with_logits, binary_cross_entropy_with_logits_weighted,
-    cross_entropy, huber_loss, kl_div, l1_loss, linear, mse_loss, nll_loss, smooth_l1_loss,
+    cross_entropy, huber_loss, kl_div, kl_div_batchmean, l1_loss, linear, mse_loss, nll_loss,
+    smooth_l1_loss,
 };
 pub use margin::{
     DistanceFn, cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,

@@ -914,6 +914,51 @@ fn embedding_options_match_pytorch() {
     crate::on_every_device!("embedding options", |dev| { embedding_options_on(&dev) });
 }
 
+/// `kl_div_batchmean` on `dev` against PyTorch 2.15 (`reduction="batchmean"`, float64).
+fn kl_batchmean_on<D: Backend>(dev: &D) {
+    let f = |v: &[f64], d: &[usize]| {
+        Tensor::<f64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let host = crate::common::host_f64s;
+    let x0 = [-0.3, -1.5, -2.0, -0.1, -3.0, -0.7];
+    let cases = [
+        (
+            vec![0.2, 0.0, 0.8, 0.5, 0.25, 0.25],
+            false,
+            0.5474384028109471,
+            vec![-0.1, -0.0, -0.4, -0.25, -0.125, -0.125],
+        ),
+        (
+            vec![
+                0.2f64.ln(),
+                0.1f64.ln(),
+                0.7f64.ln(),
+                0.5f64.ln(),
+                0.25f64.ln(),
+                0.25f64.ln(),
+            ],
+            true,
+            0.3717303383083723,
+            vec![-0.1, -0.05, -0.35, -0.25, -0.125, -0.125],
+        ),
+    ];
+    for (t, log_target, value, grad) in cases {
+        let x = f(&x0, &[2, 3]).with_requires_grad(true).unwrap();
+        let l = nn::kl_div_batchmean(&x, &f(&t, &[2, 3]), log_target).unwrap();
+        assert_close(&host(&l), &[value], 1e-12);
+        l.backward();
+        assert_close(&host(&x.grad_tensor().unwrap()), &grad, 1e-12);
+    }
+    // A 0-d input is not divided.
+    let l = nn::kl_div_batchmean(&f(&[-0.5], &[]), &f(&[0.3], &[]), false).unwrap();
+    assert_close(&host(&l), &[0.3 * (0.3f64.ln() + 0.5)], 1e-12);
+}
+
+#[test]
+fn kl_div_batchmean_matches_pytorch() {
+    crate::on_every_device!("kl_div batchmean", |dev| { kl_batchmean_on(&dev) });
+}
+
 #[test]
 fn weighted_bce_matches_pytorch() {
     crate::on_every_device!("weighted bce", |dev| { weighted_bce_on(&dev) });
