@@ -8,9 +8,10 @@
 //! | [`Sgd`] (momentum, dampening, Nesterov) | `sgd.rs` | `SGD` |
 //! | [`Adam`] (and AdamW, AMSGrad), [`Adamax`], [`NAdam`], [`RAdam`] | `adam.rs` | `Adam`, `AdamW`, `Adamax`, `NAdam`, `RAdam` |
 //! | [`RmsProp`] (centered, momentum), [`Adagrad`], [`Adadelta`] | `adaptive.rs` | `RMSprop`, `Adagrad`, `Adadelta` |
+//! | [`Rprop`], [`Asgd`] (with its averages) | `rprop.rs` | `Rprop`, `ASGD` |
 //!
 //! Each has PyTorch's defaults, its `weight_decay` (an L2 term added to the gradient, or
-//! decoupled where PyTorch offers it) and `maximize`. The optimizers' state (moments, sums,
+//! decoupled where PyTorch offers it; Rprop has none, as there) and `maximize`. The optimizers' state (moments, sums,
 //! momentum buffers) is kept in the compute type `T::Acc`: f32 for f16 and bf16 parameters,
 //! whose range cannot hold `g²` or `eps`.
 //!
@@ -45,6 +46,7 @@
 mod adam;
 mod adaptive;
 mod clip;
+mod rprop;
 mod schedule;
 mod sgd;
 mod state;
@@ -52,6 +54,7 @@ mod state;
 pub use adam::{Adam, Adamax, NAdam, RAdam};
 pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};
+pub use rprop::{Asgd, Rprop};
 pub use schedule::{
     Anneal, CosineAnnealing, CosineWarmRestarts, ExponentialDecay, LinearRamp, LrSchedule,
     MultiStepDecay, OneCycle, ReduceOnPlateau, Sequential, StepDecay,

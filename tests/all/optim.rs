@@ -104,11 +104,26 @@ fn config<T: FloatElement, D: Backend>(name: &str, ps: Vec<Tensor<T, D>>) -> Box
             (o.lr, o.rho, o.weight_decay, o.maximize) = (0.5, 0.8, 0.1, true);
             Box::new(o)
         }
+        "rprop" => Box::new(Rprop::new(ps)),
+        "rprop_maximize" => {
+            let mut o = Rprop::new(ps);
+            (o.lr, o.etas, o.step_sizes, o.maximize) = (0.05, (0.4, 1.5), (1e-3, 0.2), true);
+            Box::new(o)
+        }
+        "asgd" => Box::new(Asgd::new(ps, 0.05)),
+        "asgd_averaging" => Box::new(asgd_averaging(ps)),
         _ => panic!("no optimizer config {name}"),
     }
 }
 
-const CONFIGS: [&str; 22] = [
+/// ASGD averaging from the fourth step.
+fn asgd_averaging<T: FloatElement, D: Backend>(ps: Vec<Tensor<T, D>>) -> Asgd<T, D> {
+    let mut o = Asgd::new(ps, 0.05);
+    (o.lambd, o.alpha, o.t0, o.weight_decay) = (0.01, 0.5, 3.0, 0.1);
+    o
+}
+
+const CONFIGS: [&str; 26] = [
     "sgd",
     "sgd_momentum",
     "sgd_nesterov_maximize",
@@ -131,6 +146,10 @@ const CONFIGS: [&str; 22] = [
     "adagrad_decay",
     "adadelta",
     "adadelta_maximize",
+    "rprop",
+    "rprop_maximize",
+    "asgd",
+    "asgd_averaging",
 ];
 
 /// The two parameters at the fixture's start, on `dev`, requiring grad.
@@ -224,6 +243,33 @@ fn optimizers_match_pytorch() {
         assert!(failures.is_empty(), "{failures:#?}");
         let failures = trajectories::<f16, _>(&dev, 2e-2);
         assert!(failures.is_empty(), "{failures:#?}");
+    });
+}
+
+/// ASGD's averages after the 8 steps, against PyTorch's `state["ax"]`.
+#[test]
+fn asgd_averages_match_pytorch() {
+    on_every_device!("asgd_averages_match_pytorch", |dev| {
+        let a = fixture();
+        for name in ["asgd", "asgd_averaging"] {
+            let ps = params::<f64, _>(&a, &dev);
+            let mut opt = match name {
+                "asgd" => Asgd::new(ps.clone(), 0.05),
+                _ => asgd_averaging(ps.clone()),
+            };
+            assert!(opt.averages().iter().all(Option::is_none));
+            for _ in 0..8 {
+                opt.zero_grad().unwrap();
+                backward(&a, &ps);
+                opt.step().unwrap();
+            }
+            let got: Vec<f64> = opt
+                .averages()
+                .into_iter()
+                .flat_map(|t| t.unwrap().to_device(&Cpu).unwrap().to_vec())
+                .collect();
+            assert_close(&got, &values(&a, &format!("{name}_ax")), 1e-10);
+        }
     });
 }
 
@@ -577,6 +623,12 @@ fn optimizers_refuse_bad_hyperparameters() {
     let mut adadelta = Adadelta::new(ps.clone());
     adadelta.rho = 1.5;
     bad.push(("rho", Box::new(adadelta)));
+    let mut rprop = Rprop::new(ps.clone());
+    rprop.etas = (0.5, 0.9);
+    bad.push(("etas", Box::new(rprop)));
+    let mut asgd = Asgd::new(ps.clone(), 0.1);
+    asgd.t0 = f64::NAN;
+    bad.push(("t0", Box::new(asgd)));
     for (what, mut opt) in bad {
         let e = opt.step().unwrap_err().to_string();
         assert!(e.contains(what) && e.contains("step"), "{what}: {e}");

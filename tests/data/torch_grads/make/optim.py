@@ -48,6 +48,10 @@ configs = {
     "adagrad_decay": lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5),
     "adadelta": lambda ps: optim.Adadelta(ps),
     "adadelta_maximize": lambda ps: optim.Adadelta(ps, lr=0.5, rho=0.8, weight_decay=0.1, maximize=True),
+    "rprop": lambda ps: optim.Rprop(ps),
+    "rprop_maximize": lambda ps: optim.Rprop(ps, lr=0.05, etas=(0.4, 1.5), step_sizes=(1e-3, 0.2), maximize=True),
+    "asgd": lambda ps: optim.ASGD(ps, lr=0.05),
+    "asgd_averaging": lambda ps: optim.ASGD(ps, lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1),
 }
 for name, make in configs.items():
     ps = params()
@@ -59,6 +63,8 @@ for name, make in configs.items():
         opt.step()
         states.append(np.concatenate([p.detach().numpy().ravel() for p in ps]))
     out[name] = np.stack(states)
+    if name.startswith("asgd"):
+        out[name + "_ax"] = np.concatenate([opt.state[p]["ax"].numpy().ravel() for p in ps])
 
 # Clipping the gradients at the start.
 for name, clip in {
