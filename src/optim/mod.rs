@@ -56,8 +56,9 @@ pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};
 pub use rprop::{Asgd, Rprop};
 pub use schedule::{
-    Anneal, CosineAnnealing, CosineWarmRestarts, ExponentialDecay, LinearRamp, LrSchedule,
-    MultiStepDecay, OneCycle, ReduceOnPlateau, Sequential, StepDecay,
+    Anneal, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,
+    ExponentialDecay, LambdaSchedule, LinearRamp, LrSchedule, MultiStepDecay, OneCycle,
+    PolynomialDecay, ReduceOnPlateau, Sequential, StepDecay,
 };
 pub use sgd::Sgd;
 

@@ -1,7 +1,7 @@
 //! Learning-rate schedules: each gives the rate for an epoch (or step) and sets it on an
 //! optimizer (PyTorch's `StepLR`, `MultiStepLR`, `ExponentialLR`, `LinearLR`,
-//! `CosineAnnealingLR`, `CosineAnnealingWarmRestarts`, `OneCycleLR` and `SequentialLR`, in
-//! their closed forms), and `ReduceOnPlateau`, driven by a metric (`ReduceLROnPlateau`).
+//! `CosineAnnealingLR`, `CosineAnnealingWarmRestarts`, `OneCycleLR`, `SequentialLR`,
+//! `PolynomialLR`, `ConstantLR`, `LambdaLR` and `CyclicLR`, in their closed forms), and `ReduceOnPlateau`, driven by a metric (`ReduceLROnPlateau`).
 
 use super::Optimizer;
 
@@ -215,6 +215,115 @@ impl LrSchedule for CosineWarmRestarts {
         }
         let t = t_cur as f64 / t_i as f64;
         self.min + (self.base - self.min) * (1.0 + (std::f64::consts::PI * t).cos()) / 2.0
+    }
+}
+
+/// `base · (1 - min(epoch, total) / total)^power`: down to 0 at `total` (PyTorch
+/// `PolynomialLR`; its defaults are `total` 5, `power` 1).
+#[derive(Clone, Copy, Debug)]
+pub struct PolynomialDecay {
+    /// The rate at epoch 0.
+    pub base: f64,
+    /// Epochs until the rate reaches 0 (0 is treated as 1).
+    pub total: usize,
+    /// The power of the decay (1: linear).
+    pub power: f64,
+}
+
+impl LrSchedule for PolynomialDecay {
+    fn lr_at(&self, epoch: usize) -> f64 {
+        let total = self.total.max(1);
+        self.base * (1.0 - epoch.min(total) as f64 / total as f64).powf(self.power)
+    }
+}
+
+/// `base · factor` for the first `total` epochs, then `base` (PyTorch `ConstantLR`; its
+/// defaults are `factor` 1/3, `total` 5).
+#[derive(Clone, Copy, Debug)]
+pub struct ConstantFactor {
+    /// The optimizer's nominal rate.
+    pub base: f64,
+    /// The factor before epoch `total`.
+    pub factor: f64,
+    /// Epochs at the reduced rate.
+    pub total: usize,
+}
+
+impl LrSchedule for ConstantFactor {
+    fn lr_at(&self, epoch: usize) -> f64 {
+        if epoch < self.total {
+            self.base * self.factor
+        } else {
+            self.base
+        }
+    }
+}
+
+/// `base · f(epoch)` for any function `f` (PyTorch `LambdaLR`).
+#[derive(Clone, Copy, Debug)]
+pub struct LambdaSchedule<F: Fn(usize) -> f64> {
+    /// The optimizer's nominal rate.
+    pub base: f64,
+    /// The factor for each epoch.
+    pub f: F,
+}
+
+impl<F: Fn(usize) -> f64> LrSchedule for LambdaSchedule<F> {
+    fn lr_at(&self, epoch: usize) -> f64 {
+        self.base * (self.f)(epoch)
+    }
+}
+
+/// How [`Cyclic`] scales each cycle's amplitude (PyTorch `CyclicLR`'s `mode`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CyclicMode {
+    /// Every cycle the same.
+    Triangular,
+    /// The amplitude halved each cycle.
+    Triangular2,
+    /// The amplitude times `gamma^step`.
+    ExpRange {
+        /// The factor per step.
+        gamma: f64,
+    },
+}
+
+/// A triangular cycle between `base_lr` and `max_lr` (PyTorch `CyclicLR` with
+/// `cycle_momentum=False`; it is stepped per batch): up over `step_size_up` steps, down over
+/// `step_size_down` (the same as up when `None`), the amplitude scaled by `mode`.
+#[derive(Clone, Copy, Debug)]
+pub struct Cyclic {
+    /// The rate at the bottom of each cycle.
+    pub base_lr: f64,
+    /// The rate at the top of the first cycle.
+    pub max_lr: f64,
+    /// Steps from bottom to top (0 is treated as 1).
+    pub step_size_up: usize,
+    /// Steps from top to bottom.
+    pub step_size_down: Option<usize>,
+    /// The amplitude's scaling.
+    pub mode: CyclicMode,
+}
+
+impl LrSchedule for Cyclic {
+    fn lr_at(&self, epoch: usize) -> f64 {
+        let up = self.step_size_up.max(1) as f64;
+        let total = up + self.step_size_down.map_or(up, |d| d as f64);
+        let ratio = up / total;
+        let e = epoch as f64;
+        let cycle = (1.0 + e / total).floor();
+        let x = 1.0 + e / total - cycle;
+        let scale = if x <= ratio {
+            x / ratio
+        } else {
+            (x - 1.0) / (ratio - 1.0)
+        };
+        let amplitude = match self.mode {
+            CyclicMode::Triangular => 1.0,
+            CyclicMode::Triangular2 => 1.0 / 2f64.powf(cycle - 1.0),
+            CyclicMode::ExpRange { gamma } => gamma.powf(e),
+        };
+        self.base_lr + (self.max_lr - self.base_lr) * scale * amplitude
     }
 }
 

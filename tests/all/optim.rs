@@ -495,6 +495,29 @@ fn schedules_match_pytorch() {
                 t_max: 11,
             }),
         ),
+        (
+            "lr_polynomial",
+            Box::new(PolynomialDecay {
+                base: 0.5,
+                total: 8,
+                power: 2.0,
+            }),
+        ),
+        (
+            "lr_constant",
+            Box::new(ConstantFactor {
+                base: 0.5,
+                factor: 0.25,
+                total: 3,
+            }),
+        ),
+        (
+            "lr_lambda",
+            Box::new(LambdaSchedule {
+                base: 0.5,
+                f: |e: usize| 1.0 / (1.0 + e as f64),
+            }),
+        ),
     ];
     for (name, s) in schedules {
         let got: Vec<f64> = (0..12).map(|e| s.lr_at(e)).collect();
@@ -510,6 +533,39 @@ fn schedules_match_pytorch() {
                 three_phase: true,
                 pct_start: 0.25,
                 ..OneCycle::new(0.5, 20)
+            }),
+        ),
+        (
+            "lr_cyclic2",
+            20,
+            Box::new(Cyclic {
+                base_lr: 0.1,
+                max_lr: 0.5,
+                step_size_up: 3,
+                step_size_down: Some(2),
+                mode: CyclicMode::Triangular2,
+            }),
+        ),
+        (
+            "lr_cyclic_exp",
+            20,
+            Box::new(Cyclic {
+                base_lr: 0.1,
+                max_lr: 0.5,
+                step_size_up: 4,
+                step_size_down: None,
+                mode: CyclicMode::ExpRange { gamma: 0.9 },
+            }),
+        ),
+        (
+            "lr_cyclic",
+            20,
+            Box::new(Cyclic {
+                base_lr: 0.05,
+                max_lr: 0.5,
+                step_size_up: 2,
+                step_size_down: Some(5),
+                mode: CyclicMode::Triangular,
             }),
         ),
         (

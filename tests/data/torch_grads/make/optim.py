@@ -88,6 +88,9 @@ for name, make in {
     "lr_linear": lambda o: optim.lr_scheduler.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=4),
     "lr_linear_down": lambda o: optim.lr_scheduler.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=6),
     "lr_cosine": lambda o: optim.lr_scheduler.CosineAnnealingLR(o, T_max=11, eta_min=0.01),
+    "lr_polynomial": lambda o: optim.lr_scheduler.PolynomialLR(o, total_iters=8, power=2.0),
+    "lr_constant": lambda o: optim.lr_scheduler.ConstantLR(o, factor=0.25, total_iters=3),
+    "lr_lambda": lambda o: optim.lr_scheduler.LambdaLR(o, lambda e: 1.0 / (1.0 + e)),
 }.items():
     o = optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
     s = make(o)
@@ -103,6 +106,12 @@ for name, n, make in [
     ("lr_onecycle", 20, lambda o: optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=20, cycle_momentum=False)),
     ("lr_onecycle3", 20, lambda o: optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=20, cycle_momentum=False,
                                                                   anneal_strategy="linear", three_phase=True, pct_start=0.25)),
+    ("lr_cyclic2", 20, lambda o: optim.lr_scheduler.CyclicLR(o, base_lr=0.1, max_lr=0.5, step_size_up=3, step_size_down=2,
+                                                              mode="triangular2", cycle_momentum=False)),
+    ("lr_cyclic_exp", 20, lambda o: optim.lr_scheduler.CyclicLR(o, base_lr=0.1, max_lr=0.5, step_size_up=4,
+                                                                 mode="exp_range", gamma=0.9, cycle_momentum=False)),
+    ("lr_cyclic", 20, lambda o: optim.lr_scheduler.CyclicLR(o, base_lr=0.05, max_lr=0.5, step_size_up=2, step_size_down=5,
+                                                             cycle_momentum=False)),
     ("lr_restarts", 20, lambda o: optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01)),
     ("lr_restarts1", 12, lambda o: optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=4, eta_min=0.0)),
     ("lr_sequential", 12, lambda o: optim.lr_scheduler.SequentialLR(o, [
