@@ -19,6 +19,7 @@
 //! ```
 
 mod check;
+mod grad;
 mod rules;
 mod version;
 
@@ -26,6 +27,7 @@ use version::Registration;
 pub(crate) use version::bump;
 
 pub use check::gradcheck;
+pub use grad::{grad, grad_with};
 pub(crate) use rules::Op;
 
 use crate::backend::Backend;
@@ -271,8 +273,16 @@ pub(crate) fn record_out<T: Element, D: Backend>(
     record(out, op, inputs, &all)
 }
 
-/// Runs the backward pass from `root` with `grad` as its gradient.
-fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> {
+/// Runs the backward pass from `root` with `grad` as its gradient. Without `capture` each leaf
+/// adds what reaches it into its gradient buffer; with it, the gradient that reaches each
+/// node of `capture` (id → its positions in the result) is returned instead, no buffer is
+/// touched, and only the nodes leading to a captured one run their rules ([`grad`]).
+fn run_backward(
+    root: &Arc<Node>,
+    grad: Grad,
+    retain_graph: bool,
+    capture: Option<&HashMap<u64, Vec<usize>>>,
+) -> Result<Vec<Option<Grad>>> {
     // Every node reachable from the root, each once.
     let mut seen: HashMap<u64, Arc<Node>> = HashMap::new();
     let mut stack = vec![root.clone()];
@@ -285,14 +295,47 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
     }
     let mut order: Vec<Arc<Node>> = seen.into_values().collect();
     order.sort_unstable_by_key(|n| std::cmp::Reverse(n.id));
+    // With a capture, the nodes from which a captured node is reachable (inputs first).
+    let mut captured: Vec<Option<Grad>> = Vec::new();
+    let mut needed: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    if let Some(capture) = capture {
+        captured.resize_with(capture.values().flatten().count(), || None);
+        for node in order.iter().rev() {
+            let feeds = node.inputs.iter().flatten().any(|i| needed.contains(&i.id));
+            if feeds || capture.contains_key(&node.id) {
+                needed.insert(node.id);
+            }
+        }
+    }
     let mut pending: HashMap<u64, Grad> = HashMap::new();
     pending.insert(root.id, grad);
     for node in order {
         let Some(g) = pending.remove(&node.id) else {
             continue;
         };
+        let g = match capture {
+            None => g,
+            Some(_) if !needed.contains(&node.id) => continue,
+            Some(capture) => {
+                for &i in capture.get(&node.id).into_iter().flatten() {
+                    captured[i] = Some(clone_grad(&g)?);
+                }
+                // Nothing further unless an input of this node leads to another one.
+                if node
+                    .inputs
+                    .iter()
+                    .flatten()
+                    .all(|i| !needed.contains(&i.id))
+                {
+                    continue;
+                }
+                g
+            }
+        };
         if let Some(sink) = &node.sink {
-            sink(g)?;
+            if capture.is_none() {
+                sink(g)?;
+            }
             continue;
         }
         let mut slot = node.saved.lock();
@@ -314,7 +357,13 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
                 ),
             });
         }
-        let needs: Vec<bool> = node.inputs.iter().map(Option::is_some).collect();
+        // With a capture, only the inputs that lead to a captured node.
+        let needs: Vec<bool> = (node.inputs.iter())
+            .map(|i| {
+                i.as_ref()
+                    .is_some_and(|i| capture.is_none() || needed.contains(&i.id))
+            })
+            .collect();
         let grads = apply(&node.op, g, saved, &needs)?;
         if !retain_graph {
             *slot = None;
@@ -331,7 +380,24 @@ fn run_backward(root: &Arc<Node>, grad: Grad, retain_graph: bool) -> Result<()> 
             pending.insert(input.id, g);
         }
     }
-    Ok(())
+    Ok(captured)
+}
+
+/// Another handle on a gradient (the tensor shares its buffer).
+fn clone_grad(g: &Grad) -> Result<Grad> {
+    fn on<D: Backend>(g: &Grad) -> Option<Grad> {
+        fn one<F: FloatElement, D: Backend>(g: &Grad) -> Option<Grad> {
+            let t = g.downcast_ref::<Tensor<F, D>>()?;
+            Some(Box::new(t.clone()))
+        }
+        one::<f32, D>(g)
+            .or_else(|| one::<f64, D>(g))
+            .or_else(|| one::<half::f16, D>(g))
+            .or_else(|| one::<half::bf16, D>(g))
+    }
+    on::<Cpu>(g)
+        .or_else(|| on::<Cuda>(g))
+        .ok_or_else(mismatch::<f32>)
 }
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
@@ -382,7 +448,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             });
         }
         let g = grad.try_contiguous()?;
-        no_grad(|| run_backward(node, Box::new(g), retain_graph))
+        no_grad(|| run_backward(node, Box::new(g), retain_graph, None)).map(|_| ())
     }
 
     /// [`Tensor::try_backward`], panicking with its error.

@@ -557,3 +557,69 @@ fn softmax_regression_matches_hand_written_gradients() {
     });
     crate::common::assert_close(&w.grad().unwrap(), &manual.to_vec(), 1e-12);
 }
+
+/// `autograd::grad` on `dev`: the gradients returned for leaves and intermediate results
+/// equal what `backward` accumulates, no buffer changes, unused inputs get `None`.
+fn returned_gradients_on<D: Backend>(dev: &D) {
+    use typed_tensor::autograd::{grad, grad_with};
+    let host = crate::common::host_f64s;
+    let leaf = |v: &[f64], d: &[usize]| {
+        Tensor::<f64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap()
+    };
+    let x = leaf(&[1.0, -2.0, 0.5, 3.0], &[2, 2]);
+    let w = leaf(&[0.3, 0.7, -1.1, 0.2], &[2, 2]);
+    let unused = leaf(&[5.0], &[1]);
+    let h = x.matmul(&w).softmax(1); // an intermediate result
+    let loss = |h: &Tensor<f64, D>| h.mul(&x).sum(&[], false);
+    let y = loss(&h);
+    let g = grad(&y, &[&x, &h, &w, &unused, &x], true).unwrap();
+    assert!(g[3].is_none());
+    assert_eq!(host(g[0].as_ref().unwrap()), host(g[4].as_ref().unwrap()));
+    assert_eq!(host(g[1].as_ref().unwrap()), host(&x)); // d(sum(h·x))/dh = x
+    for t in [&x, &w, &unused] {
+        assert!(host(&t.grad_tensor().unwrap()).iter().all(|&v| v == 0.0));
+    }
+    // The graph was kept: backward accumulates the same values.
+    y.backward();
+    assert_eq!(
+        host(g[0].as_ref().unwrap()),
+        host(&x.grad_tensor().unwrap())
+    );
+    assert_eq!(
+        host(g[2].as_ref().unwrap()),
+        host(&w.grad_tensor().unwrap())
+    );
+    // From an output of any shape, with its gradient; the graph freed afterwards.
+    let z = x.mul(&w);
+    let dz = Tensor::<f64, D>::from_vec_on(vec![1.0, 2.0, 3.0, 4.0], [2, 2], dev).unwrap();
+    let gw = grad_with(&z, &dz, &[&w], false).unwrap();
+    let want: Vec<f64> = host(&x)
+        .iter()
+        .zip([1.0, 2.0, 3.0, 4.0])
+        .map(|(a, b)| a * b)
+        .collect();
+    assert_eq!(host(gw[0].as_ref().unwrap()), want);
+    assert!(
+        grad_with(&z, &dz, &[&w], false).is_err(),
+        "the graph was freed"
+    );
+    // Refusals, each naming grad.
+    let plain = Tensor::<f64, D>::from_vec_on(vec![1.0], [1], dev).unwrap();
+    let y = loss(&x.matmul(&w).softmax(1));
+    for e in [
+        grad(&x.mul(&w), &[&x], false).unwrap_err(),
+        grad(&y, &[&plain], false).unwrap_err(),
+        grad(&plain, &[&x], false).unwrap_err(),
+        grad_with(&y, &plain.reshape([1, 1]), &[&x], false).unwrap_err(),
+    ] {
+        assert!(e.to_string().starts_with("grad"), "{e}");
+    }
+}
+
+#[test]
+fn grad_returns_gradients_without_accumulating() {
+    crate::on_every_device!("autograd::grad", |dev| { returned_gradients_on(&dev) });
+}

@@ -1,0 +1,97 @@
+//! Gradients returned rather than accumulated (PyTorch `torch.autograd.grad`).
+
+use super::{Grad, no_grad, run_backward, take};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use std::collections::HashMap;
+
+/// The gradients of the one-element `output` with respect to each of `inputs`, returned
+/// instead of added into gradient buffers (PyTorch `torch.autograd.grad(output, inputs,
+/// allow_unused=True)`): no leaf's buffer changes, and only the part of the graph between
+/// `output` and `inputs` runs. An input may be a leaf or an intermediate result (the gradient
+/// that reaches it); `None` for one that `output` does not depend on. With `retain_graph`
+/// the graph stays for another pass, as in [`Tensor::try_backward_with`].
+///
+/// ```
+/// use typed_tensor::autograd::grad;
+/// use typed_tensor::prelude::*;
+/// let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])?.with_requires_grad(true)?;
+/// let h = x.try_mul(&x)?; // an intermediate result
+/// let y = h.try_sum(&[], false)?.try_mul_scalar(3.0)?;
+/// let g = grad(&y, &[&x, &h], false)?;
+/// assert_eq!(g[0].as_ref().unwrap().to_vec(), vec![6.0, 12.0]); // 6x
+/// assert_eq!(g[1].as_ref().unwrap().to_vec(), vec![3.0, 3.0]);
+/// assert!(x.grad().unwrap().to_vec().iter().all(|&v| v == 0.0)); // untouched
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `InvalidArgument` when `output` has more than one element (use [`grad_with`]), when it or an
+/// input does not require grad, or when the graph was freed by an earlier backward; any error
+/// of a backward rule.
+pub fn grad<T: FloatElement, D: Backend>(
+    output: &Tensor<T, D>,
+    inputs: &[&Tensor<T, D>],
+    retain_graph: bool,
+) -> Result<Vec<Option<Tensor<T, D>>>> {
+    if output.numel() != 1 {
+        return Err(Error::InvalidArgument {
+            op: "grad",
+            msg: format!(
+                "grad() needs a one-element output, got shape {}; call grad_with with a gradient of that shape",
+                output.shape()
+            ),
+        });
+    }
+    let one =
+        Tensor::<T, D>::scalar_on(T::ONE, output.device_handle())?.try_reshape(output.dims())?;
+    grad_with(output, &one, inputs, retain_graph)
+}
+
+/// [`grad`] from an output of any shape, with `grad_output` (same shape, dtype and device) as
+/// the gradient of the output (PyTorch's `grad_outputs`).
+///
+/// # Errors
+/// `ShapeMismatch` when `grad_output`'s shape differs from `output`'s; as [`grad`] otherwise.
+pub fn grad_with<T: FloatElement, D: Backend>(
+    output: &Tensor<T, D>,
+    grad_output: &Tensor<T, D>,
+    inputs: &[&Tensor<T, D>],
+    retain_graph: bool,
+) -> Result<Vec<Option<Tensor<T, D>>>> {
+    let not_tracked = |what: String| Error::InvalidArgument {
+        op: "grad",
+        msg: format!(
+            "{what} does not require grad, so no gradient reaches it; make the leaves it comes from with_requires_grad(true)"
+        ),
+    };
+    let Some(root) = &output.node else {
+        return Err(not_tracked(format!(
+            "the output of shape {}",
+            output.shape()
+        )));
+    };
+    if grad_output.shape() != output.shape() {
+        return Err(Error::ShapeMismatch {
+            op: "grad",
+            lhs: output.shape().clone(),
+            rhs: grad_output.shape().clone(),
+            msg: "the gradient of the output must have the output's shape".into(),
+        });
+    }
+    let mut capture: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, x) in inputs.iter().enumerate() {
+        let Some(node) = &x.node else {
+            return Err(not_tracked(format!("input {i} (shape {})", x.shape())));
+        };
+        capture.entry(node.id).or_default().push(i);
+    }
+    let g: Grad = Box::new(grad_output.try_contiguous()?);
+    let found = no_grad(|| run_backward(root, g, retain_graph, Some(&capture)))?;
+    found
+        .into_iter()
+        .map(|g| g.map(take::<T, D>).transpose())
+        .collect()
+}
