@@ -34,6 +34,7 @@ pub mod float_math;
 pub mod histograms;
 mod igamma;
 pub mod index;
+pub mod inplace;
 pub mod linalg;
 mod masked_write;
 pub mod matmul;

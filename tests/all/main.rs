@@ -24,6 +24,7 @@ mod float_math;
 mod generic;
 mod hostile;
 mod indexing;
+mod inplace;
 mod interpolate;
 mod io;
 mod linalg;

@@ -1,0 +1,113 @@
+//! In-place forms of out-of-place ops, PyTorch's trailing-underscore methods (`masked_fill_`,
+//! `clamp_`, `index_add_`, `scatter_`, `lerp_`, `uniform_`, ...). Each computes the
+//! out-of-place result without recording, then writes it into `self`, which may be a view:
+//! every handle on the storage sees the new values. Like the arithmetic in-place ops (`add_`),
+//! they refuse a tensor that requires grad while recording (run them under `no_grad`, as an
+//! optimizer step or a weight average does) and a broadcast view; nothing is written on
+//! error.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! let mut scores = Tensor::<f32>::from_vec(vec![0.5, 2.0, -1.0, 3.0], [2, 2])?;
+//! let future = Tensor::<bool>::from_vec(vec![false, true, false, false], [2, 2])?;
+//! scores.masked_fill_(&future, f32::NEG_INFINITY)?;
+//! scores.clamp_(Some(-0.5), None)?;
+//! assert_eq!(scores.to_vec(), vec![0.5, -0.5, -0.5, 3.0]);
+//! // An exponential moving average of weights, as in model EMA.
+//! let mut ema = Tensor::<f32>::zeros([2])?;
+//! ema.lerp_(&Tensor::from_vec(vec![1.0, 2.0], [2])?, 0.1)?;
+//! assert_eq!(ema.to_vec(), vec![0.1, 0.2]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::autograd::no_grad;
+use crate::backend::Backend;
+use crate::dtype::{Element, FloatElement, NumElement};
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// Writes `f(self)`, computed without recording, into `self`.
+    fn write_result(
+        &mut self,
+        op: &'static str,
+        f: impl FnOnce(&Self) -> Result<Self>,
+    ) -> Result<()> {
+        let out = no_grad(|| f(self))?;
+        self.check_writable(op)?;
+        no_grad(|| D::assign(self, &out))
+    }
+}
+
+/// In-place methods, each `name_(&mut self, args) -> Result<()>` writing `self.try_name(args)`.
+macro_rules! in_place {
+    ($($name:ident = $try:ident($($arg:ident: $ty:ty),*), $torch:literal;)*) => {$(
+        #[doc = concat!("In place [`Tensor::", stringify!($try), "`] (PyTorch `", $torch, "`).")]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`Tensor::", stringify!($try), "`]; `InvalidArgument` when `self` requires grad while")]
+        /// recording; `Layout` for a broadcast view. Nothing is written on error.
+        pub fn $name(&mut self, $($arg: $ty),*) -> Result<()> {
+            self.write_result($torch, |t| t.$try($($arg),*))
+        }
+    )*};
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    in_place! {
+        masked_fill_ = try_masked_fill(mask: &Tensor<bool, D>, value: T), "masked_fill_";
+        tril_ = try_tril(k: i64), "tril_";
+        triu_ = try_triu(k: i64), "triu_";
+    }
+
+    /// Sets every element to 0 (PyTorch `zero_`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `self` requires grad while recording; `Layout` for a broadcast
+    /// view.
+    pub fn zero_(&mut self) -> Result<()> {
+        self.write_result("zero_", |t| Tensor::zeros_on(t.dims(), t.device_handle()))
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    in_place! {
+        clamp_ = try_clamp(min: Option<T>, max: Option<T>), "clamp_";
+        clamp_min_ = try_clamp_min(min: T), "clamp_min_";
+        clamp_max_ = try_clamp_max(max: T), "clamp_max_";
+        index_add_ = try_index_add(axis: i64, index: &Tensor<i64, D>, source: &Self, alpha: T), "index_add_";
+        index_fill_ = try_index_fill(axis: i64, index: &Tensor<i64, D>, value: T), "index_fill_";
+        index_copy_ = try_index_copy(axis: i64, index: &Tensor<i64, D>, source: &Self), "index_copy_";
+        scatter_ = try_scatter(axis: i64, index: &Tensor<i64, D>, src: &Self), "scatter_";
+        scatter_add_ = try_scatter_add(axis: i64, index: &Tensor<i64, D>, src: &Self), "scatter_add_";
+        masked_scatter_ = try_masked_scatter(mask: &Tensor<bool, D>, source: &Self), "masked_scatter_";
+        put_ = try_put(index: &Tensor<i64, D>, source: &Self, accumulate: bool), "put_";
+        addcmul_ = try_addcmul(tensor1: &Self, tensor2: &Self, value: T), "addcmul_";
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    in_place! {
+        lerp_ = try_lerp(end: &Self, weight: T), "lerp_";
+        addcdiv_ = try_addcdiv(tensor1: &Self, tensor2: &Self, value: T), "addcdiv_";
+        nan_to_num_ = try_nan_to_num(nan: T, posinf: Option<T>, neginf: Option<T>), "nan_to_num_";
+    }
+
+    /// Fills with samples of `U(low, high)` from the global generator (PyTorch `uniform_`;
+    /// [`nn::init::uniform_`](crate::nn::init::uniform_)).
+    ///
+    /// # Errors
+    /// As [`nn::init::uniform_`](crate::nn::init::uniform_).
+    pub fn uniform_(&mut self, low: f64, high: f64) -> Result<()> {
+        crate::nn::init::uniform_(self, low, high)
+    }
+
+    /// Fills with samples of `N(mean, std²)` from the global generator (PyTorch `normal_`;
+    /// [`nn::init::normal_`](crate::nn::init::normal_)).
+    ///
+    /// # Errors
+    /// As [`nn::init::normal_`](crate::nn::init::normal_).
+    pub fn normal_(&mut self, mean: f64, std: f64) -> Result<()> {
+        crate::nn::init::normal_(self, mean, std)
+    }
+}

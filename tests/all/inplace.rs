@@ -1,0 +1,194 @@
+//! The in-place forms of `ops/inplace.rs` on every device: each writes exactly its
+//! out-of-place result, through views into the storage they share, and refuses (writing
+//! nothing) a tensor that requires grad while recording, a broadcast view, and bad arguments.
+
+use crate::common::host_f64s;
+use typed_tensor::prelude::*;
+
+fn inplace_on<D: Backend>(dev: &D) {
+    let f = |v: &[f64], d: &[usize]| {
+        Tensor::<f64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let i = |v: &[i64], d: &[usize]| {
+        Tensor::<i64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let x0 = [0.5, -2.0, f64::NAN, 3.0, -0.25, 1.5];
+    let base = || f(&x0, &[2, 3]);
+    let mask =
+        Tensor::<bool, D>::from_vec_on(vec![true, false, false, true, false, true], [2, 3], dev)
+            .unwrap();
+    let other = f(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let idx = i(&[1, 0], &[2]);
+    let src = f(&[10.0, 20.0, 30.0, 40.0, 50.0, 60.0], &[2, 3]);
+    let at = i(&[0, 1, 0, 1, 0, 1], &[2, 3]);
+    type Case<'a, D> = (
+        &'a str,
+        Box<dyn Fn(&mut Tensor<f64, D>) -> Result<()> + 'a>,
+        Box<dyn Fn(&Tensor<f64, D>) -> Result<Tensor<f64, D>> + 'a>,
+    );
+    let cases: Vec<Case<D>> = vec![
+        (
+            "masked_fill_",
+            Box::new(|t| t.masked_fill_(&mask, -7.0)),
+            Box::new(|t| t.try_masked_fill(&mask, -7.0)),
+        ),
+        (
+            "tril_",
+            Box::new(|t| t.tril_(0)),
+            Box::new(|t| t.try_tril(0)),
+        ),
+        (
+            "triu_",
+            Box::new(|t| t.triu_(1)),
+            Box::new(|t| t.try_triu(1)),
+        ),
+        (
+            "clamp_",
+            Box::new(|t| t.clamp_(Some(-1.0), Some(1.0))),
+            Box::new(|t| t.try_clamp(Some(-1.0), Some(1.0))),
+        ),
+        (
+            "clamp_min_",
+            Box::new(|t| t.clamp_min_(0.0)),
+            Box::new(|t| t.try_clamp_min(0.0)),
+        ),
+        (
+            "clamp_max_",
+            Box::new(|t| t.clamp_max_(0.0)),
+            Box::new(|t| t.try_clamp_max(0.0)),
+        ),
+        (
+            "index_add_",
+            Box::new(|t| t.index_add_(0, &idx, &src, 0.5)),
+            Box::new(|t| t.try_index_add(0, &idx, &src, 0.5)),
+        ),
+        (
+            "index_fill_",
+            Box::new(|t| t.index_fill_(1, &idx, 9.0)),
+            Box::new(|t| t.try_index_fill(1, &idx, 9.0)),
+        ),
+        (
+            "index_copy_",
+            Box::new(|t| t.index_copy_(0, &idx, &src)),
+            Box::new(|t| t.try_index_copy(0, &idx, &src)),
+        ),
+        (
+            "scatter_",
+            Box::new(|t| t.scatter_(0, &at, &src)),
+            Box::new(|t| t.try_scatter(0, &at, &src)),
+        ),
+        (
+            "scatter_add_",
+            Box::new(|t| t.scatter_add_(0, &at, &src)),
+            Box::new(|t| t.try_scatter_add(0, &at, &src)),
+        ),
+        (
+            "masked_scatter_",
+            Box::new(|t| t.masked_scatter_(&mask, &src)),
+            Box::new(|t| t.try_masked_scatter(&mask, &src)),
+        ),
+        (
+            "put_",
+            Box::new(|t| t.put_(&idx, &other.narrow(0, 0, 1)?.narrow(1, 0, 2)?, true)),
+            Box::new(|t| t.try_put(&idx, &other.narrow(0, 0, 1)?.narrow(1, 0, 2)?, true)),
+        ),
+        (
+            "addcmul_",
+            Box::new(|t| t.addcmul_(&other, &src, 0.5)),
+            Box::new(|t| t.try_addcmul(&other, &src, 0.5)),
+        ),
+        (
+            "lerp_",
+            Box::new(|t| t.lerp_(&other, 0.25)),
+            Box::new(|t| t.try_lerp(&other, 0.25)),
+        ),
+        (
+            "addcdiv_",
+            Box::new(|t| t.addcdiv_(&src, &other, -0.5)),
+            Box::new(|t| t.try_addcdiv(&src, &other, -0.5)),
+        ),
+        (
+            "nan_to_num_",
+            Box::new(|t| t.nan_to_num_(0.0, None, None)),
+            Box::new(|t| t.try_nan_to_num(0.0, None, None)),
+        ),
+        (
+            "zero_",
+            Box::new(|t| t.zero_()),
+            Box::new(|t| Tensor::zeros_on(t.dims(), t.device_handle())),
+        ),
+    ];
+    let same = |a: &[f64], b: &[f64]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    };
+    for (name, inplace, outplace) in &cases {
+        // The result, and every handle on the storage sees it.
+        let want = host_f64s(&outplace(&base()).unwrap());
+        let mut t = base();
+        let alias = t.clone();
+        inplace(&mut t).unwrap();
+        assert!(
+            same(&host_f64s(&t), &want),
+            "{name}: {:?} vs {want:?}",
+            host_f64s(&t)
+        );
+        assert!(same(&host_f64s(&alias), &want), "{name}: the alias");
+        // Through a transposed view into its base.
+        let b = base();
+        let mut v = b.t();
+        let want_t =
+            host_f64s(&outplace(&b.t().contiguous()).unwrap_or_else(|_| b.t().contiguous()));
+        if inplace(&mut v).is_ok() {
+            assert!(same(&host_f64s(&v), &want_t), "{name} through a view");
+            assert!(same(&host_f64s(&b.t()), &want_t), "{name}: the base");
+        }
+        // A leaf that requires grad: refused while recording, nothing written; fine under no_grad.
+        let mut leaf = base().with_requires_grad(true).unwrap();
+        let e = inplace(&mut leaf).unwrap_err().to_string();
+        assert!(
+            e.starts_with(name.trim_end_matches('_'))
+                || e.contains("requires grad")
+                || e.starts_with("fill_"),
+            "{name}: {e}"
+        );
+        assert!(same(&host_f64s(&leaf), &x0), "{name} wrote on error");
+        no_grad(|| inplace(&mut leaf)).unwrap();
+        assert!(same(&host_f64s(&leaf), &want), "{name} under no_grad");
+        // A broadcast view cannot be written.
+        let mut wide = f(&[1.0, 2.0, 3.0], &[1, 3]).expand([2, 3]).unwrap();
+        assert!(inplace(&mut wide).is_err(), "{name} on a broadcast view");
+    }
+    // Bad arguments write nothing.
+    let mut t = base();
+    assert!(
+        t.index_add_(0, &i(&[5], &[1]), &src.narrow(0, 0, 1).unwrap(), 1.0)
+            .is_err()
+    );
+    assert!(
+        t.masked_fill_(&Tensor::<bool, D>::zeros_on([3, 3], dev).unwrap(), 1.0)
+            .is_err()
+    );
+    assert!(same(&host_f64s(&t), &x0));
+    // Random fills.
+    manual_seed(3);
+    let mut u = Tensor::<f32, D>::zeros_on([1000], dev).unwrap();
+    u.uniform_(-2.0, 2.0).unwrap();
+    let uv = host_f64s(&u);
+    assert!(
+        uv.iter().all(|&v| (-2.0..2.0).contains(&v))
+            && uv.iter().any(|&v| v < -1.0)
+            && uv.iter().any(|&v| v > 1.0)
+    );
+    u.normal_(5.0, 0.1).unwrap();
+    let mean = host_f64s(&u).iter().sum::<f64>() / 1000.0;
+    assert!((mean - 5.0).abs() < 0.05, "{mean}");
+    assert!(u.uniform_(1.0, 0.0).is_err());
+}
+
+#[test]
+fn in_place_forms_on_every_device() {
+    crate::on_every_device!("in-place forms", |dev| { inplace_on(&dev) });
+}
