@@ -967,7 +967,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(41);
+            let f = g.n(44);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1037,6 +1037,36 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         z.place_(&y.try_gt_scalar(0.0)?, &at.cast::<f64>())?;
                         let m = x.try_lt_scalar(e1)?;
                         z.copyto_(&y, if flag { None } else { Some(&m) })?;
+                        z
+                    }
+                    // The in-place forms (ops/inplace.rs) on a copy.
+                    41 => {
+                        let mut z = x.try_deep_copy()?;
+                        let m = y.try_gt_scalar(e1)?;
+                        match u % 6 {
+                            0 => z.masked_fill_(&m, e2)?,
+                            1 => z.index_add_(ax, &at, &y, e1)?,
+                            2 => z.scatter_add_(ax, &at, &y)?,
+                            3 => z.clamp_(Some(e1), Some(e2))?,
+                            4 => z.lerp_(&y, e1)?,
+                            _ => z.index_fill_(ax, &at, e1)?,
+                        }
+                        z
+                    }
+                    42 => {
+                        let mut z = x.try_deep_copy()?;
+                        match u % 4 {
+                            0 => z.masked_scatter_(&y.try_gt_scalar(0.0)?, &y)?,
+                            1 => z.tril_(i)?,
+                            2 => z.put_(&at, &y, flag)?,
+                            _ => z.addcdiv_(&y, &x, e1)?,
+                        }
+                        z
+                    }
+                    43 => {
+                        let mut z = x.try_deep_copy()?;
+                        z.index_copy_(ax, &at, &y)?;
+                        z.nan_to_num_(e1, None, Some(e2))?;
                         z
                     }
                     38 => x.try_householder_product(&y)?,
