@@ -232,6 +232,25 @@ pub trait Backend: RawDevice {
         let _ = x;
         Ok(None)
     }
+    /// `logsumexp` over the last axis of `x` in two parts, each row's maximum `m` and
+    /// `log Σ exp(x - m)` (both keepdim), or `None` where this device has no kernel for this
+    /// layout or dtype; the caller then composes them. Records no graph.
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    fn logsumexp_parts_last<T: FloatElement>(
+        x: &Tensor<T, Self>,
+    ) -> Result<Option<(Tensor<T, Self>, Tensor<T, Self>)>> {
+        let _ = x;
+        Ok(None)
+    }
+    /// `x - max - log Σ exp(x - max)` over the last axis of `x` (PyTorch's `log_softmax`, as
+    /// `Tensor::try_log_softmax` composes it), or `None` where this device has no kernel for
+    /// this layout or dtype; the caller then composes it. Records no graph.
+    #[doc(hidden)]
+    fn log_softmax_last<T: FloatElement>(x: &Tensor<T, Self>) -> Result<Option<Tensor<T, Self>>> {
+        let _ = x;
+        Ok(None)
+    }
     /// [`Backend::softmax_last`] under `scaled_dot_product_attention`'s causal mask: row `i` of
     /// each matrix (axis -2) keeps its first `i + 1` elements, the others count as `-inf` (0
     /// out). `None` where this device has no such kernel; the caller then composes

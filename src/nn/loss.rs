@@ -125,19 +125,31 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
     if const { T::DTYPE.size() >= 4 } && label_smoothing == 0.0 {
         // One node for the whole loss: its gradient is `softmax - one_hot` (scaled), which
         // costs two passes instead of the chain of log_softmax, gather and their rules.
-        // Per element `lse - logits[target]`: the log-softmax is needed at the targets only.
-        // The logits shifted by their maximum (as `log_softmax`), so that `lse` is near 0 and
-        // keeps its digits; the rule's softmax `exp(s - lse)` is then exact too.
+        // Per element `(m - logits[target]) + log Σ exp(logits - m)`, `m` each row's maximum:
+        // the log-softmax at the targets only, to the last bit for any magnitude (`lse -
+        // logits[target]` loses the digits `lse` rounds away: a confident 1e-4 loss at logits
+        // near 50 came out 4% off). The rule's softmax is `exp(logits - m) · (1/Σ)`.
         check_classes("cross_entropy", logits, target)?;
-        let (loss, s, lse) = crate::autograd::no_grad(|| -> Result<_> {
-            let s = crate::ops::reduce::sub_max(logits, &[1])?;
-            let lse = s.try_logsumexp(&[1], true)?;
-            let picked = s.try_gather(1, &target.unsqueeze(1)?)?;
-            let nll = lse.try_sub(&picked)?.try_reshape(target.dims())?;
-            Ok((reduce(nll, reduction)?, s, lse))
+        let (loss, shift, factor) = crate::autograd::no_grad(|| -> Result<_> {
+            let parts = match logits.ndim() {
+                2 => D::logsumexp_parts_last(logits)?,
+                _ => None,
+            };
+            let (m, log_sum) = match parts {
+                Some((m, l)) => (m.try_contiguous()?, l),
+                None => {
+                    let m = logits.try_max(&[1], true)?;
+                    let l = logits.try_sub(&m)?.try_logsumexp(&[1], true)?;
+                    (m, l)
+                }
+            };
+            let picked = logits.try_gather(1, &target.unsqueeze(1)?)?;
+            let nll = m.try_sub(&picked)?.try_add(&log_sum)?;
+            let nll = nll.try_reshape(target.dims())?;
+            Ok((reduce(nll, reduction)?, m, log_sum.try_neg()?.try_exp()?))
         })?;
         use crate::autograd::{Op, Tracked, record};
-        let saved: [&dyn Tracked; 3] = [&s, &lse, target];
+        let saved: [&dyn Tracked; 4] = [logits, &shift, target, &factor];
         return Ok(record(loss, Op::CrossEntropy(reduction), &[logits], &saved));
     }
     let logp = logits.try_log_softmax(1)?;

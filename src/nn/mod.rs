@@ -140,6 +140,19 @@ pub(crate) fn in_f32<T: FloatElement, D: Backend>(
     }
 }
 
+/// The gradient of `log_softmax` along `axis` from its output `y`: `g - exp(y) · Σ g`
+/// (PyTorch's `_log_softmax_backward_data`), the product one fused pass where the device has
+/// [`Backend::exp_sub`] for the layout.
+pub(crate) fn log_softmax_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    y: &Tensor<F, D>,
+    axis: usize,
+) -> Result<Tensor<F, D>> {
+    let total = g.try_sum(&[axis as i64], true)?;
+    let zero = Tensor::zeros_on(total.dims(), &g.device)?;
+    g.try_sub(&crate::ops::reduce::exp_sub(y, &zero, Some(&total))?)
+}
+
 /// The gradient of `softmax` along `axis` from its output `y` and the output's gradient `g`:
 /// `y · (g - Σ g·y)` (PyTorch's `_softmax_backward_data`), fused over the last axis where the
 /// device has the kernel. `causal` (attention's causal softmax over the last axis): the masked
@@ -217,6 +230,14 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     pub fn try_log_softmax(&self, axis: i64) -> Result<Self> {
         fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>, axis: i64) -> Result<Tensor<F, D>> {
             x.shape().axes_mask("log_softmax", &[axis])?;
+            // Over the last axis: the device's fused rows, recorded as one node.
+            if x.ndim() > 0 && x.shape().axis("log_softmax", axis)? + 1 == x.ndim() {
+                let y = crate::autograd::no_grad(|| D::log_softmax_last(x))?;
+                if let Some(y) = y {
+                    let op = crate::autograd::Op::LogSoftmax { axis: x.ndim() - 1 };
+                    return Ok(crate::autograd::record_out(y, op, &[x], &[]));
+                }
+            }
             let s = crate::ops::reduce::sub_max(x, &[axis])?;
             s.try_sub(&s.try_logsumexp(&[axis], true)?)
         }

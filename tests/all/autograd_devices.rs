@@ -57,6 +57,12 @@ fn rules_on<D: Backend>(dev: &D) -> Vec<String> {
         ("cumprod", |v| v[0].try_cumprod(0)),
         ("softmax", |v| v[0].try_softmax(1)),
         ("log_softmax", |v| v[0].try_log_softmax(0)),
+        ("log_softmax last (fused rows)", |v| {
+            v[0].try_log_softmax(-1)
+        }),
+        ("log_softmax last, transposed", |v| {
+            v[0].t().try_log_softmax(1)
+        }),
         ("transpose", |v| v[0].transpose(0, 1)?.try_mul_scalar(2.0)),
         ("narrow + flip", |v| v[0].narrow(1, 1, 2)?.flip(&[0])),
         ("strided slice", |v| v[0].slice_dim(1, 0, 4, 3)),

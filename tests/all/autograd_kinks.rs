@@ -341,6 +341,20 @@ fn edges_on<D: Backend>(dev: &D) {
     back(loss);
     let s = e2 / (1.0 + e2); // softmax of the smaller logit of the second row
     same("cross_entropy grad", &grad(&z), &[-0.5, 0.5, s, -s]);
+    // A confident prediction: the loss log1p(2e^-10) to about 1e-12 (m - x[t] + log Σ; lse - x[t]
+    // was 8e-11 off, lse rounded at 50's ulp).
+    let z = leaf(&[50.0, 40.0, 40.0]);
+    let t0 = Tensor::<i64, D>::from_vec_on(vec![0], [1], dev).unwrap();
+    let loss = nn::cross_entropy(&z.reshape([1, 3]), &t0, Reduction::Sum, 0.0).unwrap();
+    let e10 = (-10f64).exp();
+    let (got, want) = (host_f64s(&loss)[0], (2.0 * e10).ln_1p());
+    assert!(
+        (got / want - 1.0).abs() < 1e-11,
+        "confident loss {got}, exactly {want}"
+    );
+    back(loss);
+    let p = e10 / (1.0 + 2.0 * e10);
+    same("cross_entropy confident grad", &grad(&z), &[-2.0 * p, p, p]);
     // binary_cross_entropy: PyTorch's (p - y) / max(p (1 - p), 1e-12 as f32) and -logit(p).
     let (p, y) = (leaf(&[0.0, 1e-30, 0.5, 1.0]), leaf(&[0.3; 4]));
     back(nn::binary_cross_entropy(&p, &y, Reduction::None).unwrap());

@@ -104,8 +104,8 @@ pub(crate) enum Op {
     /// The windows of a padded `(N, C, H, W)` input (im2col) with geometry
     /// `(kh, kw, sh, sw, dh, dw)`; saved: the input.
     Unfold(crate::nn::Window),
-    /// `cross_entropy` without label smoothing; saved: the logits less their maximum over the
-    /// class axis, the `logsumexp` of those (keepdim) and the targets.
+    /// `cross_entropy` without label smoothing; saved: the logits, their maximum over the
+    /// class axis (keepdim), the targets, and `1 / Σ exp(logits - max)` (keepdim).
     CrossEntropy(crate::nn::Reduction),
     /// `cumsum` along the axis.
     Cumsum(usize),
@@ -124,6 +124,8 @@ pub(crate) enum Op {
     /// `softmax` along the axis; saved: the output. `causal`: attention's causal softmax over
     /// the last axis, whose masked elements get no gradient.
     Softmax { axis: usize, causal: bool },
+    /// `log_softmax` along the axis (the device's fused rows); saved: the output.
+    LogSoftmax { axis: usize },
     /// `layer_norm`'s normalisation over the last `len` elements of each row (the weight
     /// and bias are recorded as `mul` and `add`); saved: the input.
     LayerNorm { len: usize, eps: f64 },
@@ -176,6 +178,7 @@ impl Op {
             Op::LogSumExp { .. } => "logsumexp",
             Op::LayerNorm { .. } => "layer_norm",
             Op::Softmax { .. } => "softmax",
+            Op::LogSoftmax { .. } => "log_softmax",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
             Op::NoGrad(n) => n,
@@ -447,9 +450,9 @@ fn rule<F: FloatElement, D: Backend>(
         Op::CrossEntropy(reduction) => {
             // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
             // elements the reduction combined.
-            let (z, lse, target) = (arg(0)?, arg(1)?, saved::<i64, D>(&s[2])?);
-            // The factor per score vector, then softmax · factor in one pass, then the
-            // factor taken off at each target.
+            let (z, m, target, inv_sum) = (arg(0)?, arg(1)?, saved::<i64, D>(&s[2])?, arg(3)?);
+            // The factor per score vector, then `exp(z - m) · (factor / Σ)` (the softmax times
+            // the factor) in one pass, then the factor taken off at each target.
             let idx = target.unsqueeze(1)?;
             let scale = match reduction {
                 crate::nn::Reduction::Mean => {
@@ -458,8 +461,8 @@ fn rule<F: FloatElement, D: Backend>(
                 crate::nn::Reduction::Sum => g.clone(),
                 crate::nn::Reduction::None => g.unsqueeze(1)?,
             };
-            let rows = scale.expand(lse.shape().clone())?.try_contiguous()?;
-            let d = crate::ops::reduce::exp_sub(z, lse, Some(&rows))?;
+            let rows = scale.expand(m.shape().clone())?.try_contiguous()?;
+            let d = crate::ops::reduce::exp_sub(z, m, Some(&rows.try_mul(inv_sum)?))?;
             vec![Some(d.try_scatter_add(1, &idx, &rows.try_neg()?)?)]
         }
         Op::Cumsum(ax) => {
@@ -495,6 +498,9 @@ fn rule<F: FloatElement, D: Backend>(
         Op::Softmax { axis, causal } => {
             let y = arg(0)?;
             vec![Some(crate::nn::softmax_backward(g, y, *axis, *causal)?)]
+        }
+        Op::LogSoftmax { axis } => {
+            vec![Some(crate::nn::log_softmax_backward(g, arg(0)?, *axis)?)]
         }
         Op::LayerNorm { len, eps } => {
             vec![Some(crate::nn::layer_norm_backward(

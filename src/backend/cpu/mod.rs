@@ -181,6 +181,15 @@ impl Backend for Cpu {
     fn softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_softmax_last(x, false)
     }
+    #[allow(clippy::type_complexity)]
+    fn logsumexp_parts_last<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+    ) -> Result<Option<(Tensor<T, Cpu>, Tensor<T, Cpu>)>> {
+        reduce::cpu_logsumexp_parts_last(x)
+    }
+    fn log_softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
+        reduce::cpu_log_softmax_last(x)
+    }
     fn softmax_causal_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_softmax_last(x, true)
     }

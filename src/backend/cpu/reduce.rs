@@ -7,7 +7,8 @@ use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
 };
 use crate::backend::cpu::kernels::rows::{
-    exp_sub as exp_sub_rows, logsumexp as logsumexp_rows, softmax as softmax_rows,
+    exp_sub as exp_sub_rows, log_softmax as log_softmax_rows, logsumexp as logsumexp_rows,
+    logsumexp_parts as logsumexp_parts_rows, softmax as softmax_rows,
 };
 use crate::backend::cpu::kernels::strided::PAR_THRESHOLD;
 use crate::device::{AlignedBuf, Cpu};
@@ -329,6 +330,51 @@ pub(super) fn cpu_softmax_last<T: FloatElement>(
         buf,
         x.layout.contiguous_copy(),
     )))
+}
+
+/// The fused log-softmax over the last axis (`kernels::rows::log_softmax`) of a contiguous,
+/// non-empty f32/f64 tensor with at least one dimension; `None` otherwise.
+pub(super) fn cpu_log_softmax_last<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+) -> Result<Option<Tensor<T, Cpu>>> {
+    let len = x.dims().last().copied().unwrap_or(0);
+    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
+        return Ok(None);
+    }
+    let n = x.numel();
+    // Every element of every row is written.
+    let mut buf = AlignedBuf::for_overwrite("log_softmax", n)?;
+    let g = read("log_softmax", &x.storage)?;
+    let o = x.layout.offset;
+    log_softmax_rows(&g[o..o + n], len, &mut buf);
+    drop(g);
+    Ok(Some(Tensor::from_buf_layout(
+        buf,
+        x.layout.contiguous_copy(),
+    )))
+}
+
+/// The two parts of `logsumexp` over the last axis (`kernels::rows::logsumexp_parts`) of a
+/// contiguous, non-empty f32/f64 tensor with at least one dimension: each row's maximum and
+/// `log Σ exp(x - max)`, both keepdim, as views of one buffer; `None` otherwise.
+#[allow(clippy::type_complexity)]
+pub(super) fn cpu_logsumexp_parts_last<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+) -> Result<Option<(Tensor<T, Cpu>, Tensor<T, Cpu>)>> {
+    let len = x.dims().last().copied().unwrap_or(0);
+    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
+        return Ok(None);
+    }
+    let rows = x.numel() / len;
+    let mut buf = AlignedBuf::for_overwrite("logsumexp", 2 * rows)?;
+    let g = read("logsumexp", &x.storage)?;
+    let o = x.layout.offset;
+    logsumexp_parts_rows(&g[o..o + rows * len], len, &mut buf);
+    drop(g);
+    let mut dims = x.dims().to_vec();
+    *dims.last_mut().expect("a dimension") = 2;
+    let both = Tensor::from_buf(buf, Shape::new(dims));
+    Ok(Some((both.narrow(-1, 0, 1)?, both.narrow(-1, 1, 1)?)))
 }
 
 /// The fused `exp(x - shift) · scale` (`kernels::rows::exp_sub`) when `x`, `shift` and

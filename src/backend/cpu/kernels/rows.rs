@@ -122,6 +122,62 @@ pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T], causal: Option<
     });
 }
 
+/// `out[r * len + j] = (x[j] - m) - log(Σ_k exp(x[k] - m))` over each row `x` of `len`
+/// elements, `m` its maximum (PyTorch's `log_softmax` over the last axis): the shifted row is
+/// written to `out`, its exponentials summed through a stack buffer while it is in the cache,
+/// then the log of the sum subtracted. Shifting first keeps the digits that `x - logsumexp(x)`
+/// loses to the rounding of `logsumexp` for large `x`. f32 and f64 (16-bit floats are widened
+/// by the caller). A NaN or a maximum of `±inf` in a row makes the row NaN, as in PyTorch.
+///
+/// # Panics
+/// When `len` is 0, `out.len()` is not a multiple of it, or `src` is shorter than `out` (a
+/// caller bug).
+pub fn log_softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
+    let rows = out.len() / len.max(1);
+    assert!(
+        len > 0 && out.len().is_multiple_of(len) && src.len() >= out.len(),
+        "log_softmax rows"
+    );
+    par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
+        let src = &src[start..start + o.len()];
+        if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
+            let mut buf = [0f32; BLOCK];
+            log_softmax_typed(x, len, y, |d: &[f32]| {
+                d.chunks(BLOCK).fold(0.0, |acc, c| {
+                    let b = &mut buf[..c.len()];
+                    b.copy_from_slice(c);
+                    vmath::exp(b);
+                    acc + sum_run(b)
+                })
+            });
+        } else if let (Some(x), Some(y)) =
+            (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
+        {
+            log_softmax_typed(x, len, y, |d: &[f64]| d.iter().map(|v| v.exp()).sum());
+        } else {
+            unreachable!("log_softmax rows of {}", T::DTYPE)
+        }
+    });
+}
+
+/// [`log_softmax`] for one float type, row by row; `exp_sum` sums the exponentials of a
+/// shifted row (in f64).
+fn log_softmax_typed<F: num_traits::Float + Element>(
+    src: &[F],
+    len: usize,
+    out: &mut [F],
+    mut exp_sum: impl FnMut(&[F]) -> f64,
+) {
+    for (d, x) in out.chunks_exact_mut(len).zip(src.chunks_exact(len)) {
+        let m = row_max(x);
+        for (d, &v) in d.iter_mut().zip(x) {
+            *d = v - m;
+        }
+        let l = F::from(exp_sum(d).ln()).expect("a float");
+        d.iter_mut().for_each(|v| *v = *v - l);
+    }
+}
+
 /// How many leading elements of each row a causal mask keeps, row after row: all of them
 /// without a mask; `min(i + 1, len)` for row `i` of each matrix of `l` rows with one.
 #[derive(Clone, Copy)]
@@ -324,6 +380,11 @@ fn row_max<F: num_traits::Float>(row: &[F]) -> F {
 fn row_f32(row: &[f32], buf: &mut [f32; BLOCK]) -> f32 {
     let m = row_max(row);
     let shift = if m.is_finite() { m } else { 0.0 };
+    log_sum_f32(row, shift, buf) + shift
+}
+
+/// `log(Σ exp(row - shift))`, the exponentials through `buf`.
+fn log_sum_f32(row: &[f32], shift: f32, buf: &mut [f32; BLOCK]) -> f32 {
     let mut s = 0f64;
     for c in row.chunks(BLOCK) {
         let b = &mut buf[..c.len()];
@@ -333,7 +394,46 @@ fn row_f32(row: &[f32], buf: &mut [f32; BLOCK]) -> f32 {
         vmath::exp(b);
         s += sum_run(b);
     }
-    (s as f32).ln() + shift
+    // The log in f64: near 1 (a confident softmax), `s` rounded to f32 first would lose the
+    // digits of `s - 1`.
+    s.ln() as f32
+}
+
+/// `logsumexp` in two parts per row of `len` elements: `out[2r]` the row's maximum `m` and
+/// `out[2r + 1] = log(Σ exp(x - m))`, which keeps the digits that `m + log(..)` rounds away
+/// (the cross-entropy `(m - x[t]) + log(..)` and its softmax `exp(x - m) / Σ` need them). A
+/// NaN or a maximum of `±inf` makes the second part NaN (PyTorch's log-softmax gives NaN
+/// there); f32 and f64 (16-bit floats are widened by the caller).
+///
+/// # Panics
+/// When `len` is 0, `out.len()` is odd, or `src` holds fewer than `out.len() / 2 * len`
+/// elements (a caller bug).
+pub fn logsumexp_parts<T: Element>(src: &[T], len: usize, out: &mut [T]) {
+    let rows = out.len() / 2;
+    assert!(
+        len > 0 && out.len().is_multiple_of(2) && src.len() >= rows * len,
+        "logsumexp_parts rows"
+    );
+    par_chunks(out, rows_per_task(rows, len) * 2, &|start, o| {
+        let r0 = start / 2;
+        let src = &src[r0 * len..(r0 + o.len() / 2) * len];
+        if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
+            let mut buf = [0f32; BLOCK];
+            for (p, row) in y.chunks_exact_mut(2).zip(x.chunks_exact(len)) {
+                let m = row_max(row);
+                (p[0], p[1]) = (m, log_sum_f32(row, m, &mut buf));
+            }
+        } else if let (Some(x), Some(y)) =
+            (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
+        {
+            for (p, row) in y.chunks_exact_mut(2).zip(x.chunks_exact(len)) {
+                let m = row_max(row);
+                (p[0], p[1]) = (m, row.iter().map(|&v| (v - m).exp()).sum::<f64>().ln());
+            }
+        } else {
+            unreachable!("logsumexp_parts rows of {}", T::DTYPE)
+        }
+    });
 }
 
 fn row_f64(row: &[f64]) -> f64 {
