@@ -106,6 +106,19 @@ fn check_options<T: FloatElement, D: Backend>(
     Ok(classes)
 }
 
+/// `t` (`(N, C, ...)`) times the class weights along axis 1, if any.
+fn class_weighted<T: FloatElement, D: Backend>(
+    t: Tensor<T, D>,
+    weight: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    let Some(w) = weight else {
+        return Ok(t);
+    };
+    let mut dims = vec![1; t.ndim()];
+    dims[1] = w.numel();
+    t.try_mul(&w.try_reshape(dims)?)
+}
+
 /// Per sample (shape of `target`): `-w[t]·log_probs[n, t, ...]`, the weight `w[t]` (0 for an
 /// ignored sample), and the mask of ignored samples.
 #[allow(clippy::type_complexity)]
@@ -215,16 +228,9 @@ pub fn cross_entropy_with<T: FloatElement, D: Backend>(
     if eps == 0.0 {
         return weighted_reduce(nll, &w, opts.reduction);
     }
-    let mut smooth = match opts.weight {
-        Some(cw) => {
-            let mut dims = vec![1; logp.ndim()];
-            dims[1] = classes;
-            logp.try_mul(&cw.try_reshape(dims)?)?
-        }
-        None => logp,
-    }
-    .try_sum(&[1], false)?
-    .try_neg()?;
+    let mut smooth = class_weighted(logp, opts.weight)?
+        .try_sum(&[1], false)?
+        .try_neg()?;
     if let Some(ignored) = &ignored {
         smooth = smooth.try_masked_fill(ignored, T::ZERO)?;
     }
@@ -270,11 +276,6 @@ pub fn cross_entropy_probs<T: FloatElement, D: Backend>(
             .try_mul_scalar(T::from_f64(1.0 - eps))?
             .try_add_scalar(T::from_f64(eps / classes as f64))?
     };
-    let mut terms = logp.try_mul(&p)?;
-    if let Some(cw) = opts.weight {
-        let mut dims = vec![1; logp.ndim()];
-        dims[1] = classes;
-        terms = terms.try_mul(&cw.try_reshape(dims)?)?;
-    }
+    let terms = class_weighted(logp.try_mul(&p)?, opts.weight)?;
     reduce(terms.try_sum(&[1], false)?.try_neg()?, opts.reduction)
 }
