@@ -11,6 +11,7 @@ mod common;
 mod autograd;
 mod autograd_devices;
 mod autograd_kinks;
+mod conv_same;
 mod core;
 mod core_ops;
 mod cuda;
