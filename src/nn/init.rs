@@ -89,7 +89,7 @@ pub fn fan_in_and_fan_out(dims: &[usize]) -> Result<(usize, usize)> {
 }
 
 /// Overwrites `t` with `src` (same shape and device) under `no_grad`.
-fn write<T: FloatElement, D: Backend>(
+pub(crate) fn write<T: FloatElement, D: Backend>(
     t: &mut Tensor<T, D>,
     op: &'static str,
     src: impl FnOnce(&Tensor<T, D>) -> Result<Tensor<T, D>>,

@@ -48,6 +48,7 @@ pub mod poly;
 mod promote;
 pub mod random;
 pub mod reduce;
+pub mod sampling;
 pub mod scan;
 pub mod scatter;
 pub mod scatter_reduce;

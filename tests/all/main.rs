@@ -46,6 +46,7 @@ mod pad;
 mod props;
 mod reduce;
 mod rows;
+mod sampling;
 mod special;
 mod torch_grad_ops;
 mod torch_grads;
