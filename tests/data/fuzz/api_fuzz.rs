@@ -771,6 +771,22 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     opt.zero_grad()?;
                     Ok(vec![p.detach().into()])
                 }
+                5 if u % 3 == 0 => {
+                    // Sampling: the in-place distributions, and multinomial of hostile weights.
+                    let mut t = f32s(&v[0])?.detach().try_deep_copy()?;
+                    match pick {
+                        0 => t.exponential_(e1)?,
+                        1 => t.geometric_(e1)?,
+                        2 => t.cauchy_(e1, e2)?,
+                        3 => t.log_normal_(e1, e2)?,
+                        4 => t.random_(e1 as i64, e2 as i64)?,
+                        _ => {
+                            let w = v[0].to_dtype(Dtype::Float64)?.downcast::<f64, Cpu>()?;
+                            return Ok(vec![w.try_multinomial(if flag && e1 > 1e9 { u } else { g_u(u) % 64 }, flag)?.into()]);
+                        }
+                    }
+                    Ok(vec![t.into()])
+                }
                 5 => {
                     let mut t = f32s(&v[0])?.detach().try_deep_copy()?;
                     match pick {
