@@ -211,30 +211,105 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
 }
 
 impl<D: Backend> Tensor<i32, D> {
-    /// The row order each matrix's `n` pivots describe (`PA = LU` with
-    /// `(PA)[i] = A[order[i]]`), checked, as an Int64 tensor of shape `batch + (n, 1)`.
-    fn pivot_orders(&self, n: usize) -> Result<Tensor<i64, D>> {
-        let mut dims = self.dims()[..self.ndim() - 1].to_vec();
-        dims.extend([n, 1]);
-        if n == 0 {
-            return Tensor::zeros_on(dims, self.device_handle());
-        }
+    /// The row order of `m` rows that each matrix's `k` pivots (the last axis) describe
+    /// (`PA = LU` with `(PA)[i] = A[order[i]]`), checked, on the host: batch-major, `m` per
+    /// matrix.
+    fn pivot_orders_host(&self, op: &'static str, m: usize) -> Result<Vec<usize>> {
+        let k = self.dims().last().copied().unwrap_or(0);
+        let batch: usize = self.dims()[..self.ndim().saturating_sub(1)]
+            .iter()
+            .product();
         let piv = self.try_to_vec()?;
-        let mut orders = crate::alloc::with_capacity("lu_solve", piv.len())?;
-        for chunk in piv.chunks(n) {
-            let mut order: Vec<i64> = (0..n as i64).collect();
-            for (i, &p) in chunk.iter().enumerate() {
-                if p < 1 || p as usize > n {
+        let mut orders = crate::alloc::with_capacity(op, batch.saturating_mul(m))?;
+        for b in 0..batch {
+            let mut order: Vec<usize> = crate::alloc::collect(op, m, 0..m)?;
+            for (i, &p) in piv[b * k..(b + 1) * k].iter().enumerate() {
+                if p < 1 || p as usize > m {
                     return Err(Error::InvalidArgument {
-                        op: "lu_solve",
-                        msg: format!("pivot {p} lies outside 1..={n}"),
+                        op,
+                        msg: format!(
+                            "pivot {p} lies outside 1..={m}; pass the pivots of lu_factor"
+                        ),
                     });
                 }
                 order.swap(i, p as usize - 1);
             }
             orders.extend(order);
         }
+        Ok(orders)
+    }
+
+    /// [`Self::pivot_orders_host`] of square factors, as an Int64 tensor of shape
+    /// `batch + (n, 1)`.
+    fn pivot_orders(&self, n: usize) -> Result<Tensor<i64, D>> {
+        let mut dims = self.dims()[..self.ndim() - 1].to_vec();
+        dims.extend([n, 1]);
+        let orders = self.pivot_orders_host("lu_solve", n)?;
+        let orders = orders.into_iter().map(|i| i as i64).collect();
         Tensor::from_vec_on(orders, dims, self.device_handle())
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// `P`, `L` and `U` of a packed LU factorization (PyTorch `lu_unpack`): `lu` `(..., m, n)`
+    /// and the 1-based `pivots` `(..., k)`, `k = min(m, n)`, from
+    /// [`Tensor::try_lu_factor`]; `P` `(..., m, m)` a permutation, `L` `(..., m, k)` unit
+    /// lower triangular, `U` `(..., k, n)` upper triangular, with `P · L · U` the factored
+    /// matrix, as [`Tensor::try_lu`] returns them. Reading the pivots reads them back from the
+    /// device. Differentiable in `lu`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for factors with fewer than 2 dimensions, pivots of another shape or
+    /// outside `1..=m`; `Device` across devices.
+    pub fn try_lu_unpack(lu: &Self, pivots: &Tensor<i32, D>) -> Result<(Self, Self, Self)> {
+        const OP: &str = "lu_unpack";
+        let d = lu.ndim();
+        let (m, n) = match d {
+            0 | 1 => (0, 0),
+            _ => (lu.dims()[d - 2], lu.dims()[d - 1]),
+        };
+        let k = m.min(n);
+        let fits = d >= 2
+            && pivots.ndim() + 1 == d
+            && pivots.dims()[..d - 2] == lu.dims()[..d - 2]
+            && pivots.dims()[d - 2] == k;
+        if !fits {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "needs LU factors (..., m, n) and pivots (..., min(m, n)), got shapes {} and {}",
+                    lu.shape(),
+                    pivots.shape()
+                ),
+            });
+        }
+        crate::ops::device_ops::same_device(OP, lu, pivots)?;
+        let dev = lu.device_handle();
+        // P is m × m per matrix, where the factors may be m × 0: refused before the orders are.
+        let mut p_dims = lu.dims()[..d - 2].to_vec();
+        p_dims.extend([m, m]);
+        let p_numel = crate::shape::Shape::new(p_dims).checked_numel(OP, 8)?;
+        crate::alloc::check_bytes(OP, p_numel.saturating_mul(8))?;
+        let orders = pivots.pivot_orders_host(OP, m)?;
+        let p = permutations(&orders, &lu.dims()[..d - 2], m)?.try_cast::<T>()?;
+        let p = D::from_host(&p, dev)?;
+        let l = lu.narrow(-1, 0, k)?.try_tril(-1)?;
+        let l = if l.numel() > 0 {
+            l.try_add(&Tensor::identity_on(m, k, dev)?)?
+        } else {
+            l
+        };
+        let u = lu.narrow(-2, 0, k)?.try_triu(0)?;
+        Ok((p, l, u))
+    }
+
+    /// [`Tensor::try_lu_unpack`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_lu_unpack` returns an `Err`.
+    #[track_caller]
+    pub fn lu_unpack(lu: &Self, pivots: &Tensor<i32, D>) -> (Self, Self, Self) {
+        Self::try_lu_unpack(lu, pivots).or_panic()
     }
 }
 

@@ -179,41 +179,38 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         source: &Self,
         alpha: T,
     ) -> Result<Self> {
-        let op = "index_add";
-        let ax = self.shape().axis(op, axis)?;
-        if index.ndim() > 1 {
-            return Err(Error::InvalidArgument {
-                op,
-                msg: format!("takes a 1-d index, got shape {}", index.shape()),
-            });
-        }
-        let n = index.numel();
-        let mut want = self.dims().to_vec();
-        want[ax] = n;
-        if source.dims() != want.as_slice() {
-            return Err(Error::ShapeMismatch {
-                op,
-                lhs: self.shape().clone(),
-                rhs: source.shape().clone(),
-                msg: format!(
-                    "source needs shape {:?}: self's with axis {ax} of the index's length {n}",
-                    want
-                ),
-            });
-        }
-        let mut along = vec![1; self.ndim()];
-        along[ax] = n;
-        let idx = index
-            .try_reshape(along)?
-            .expand(source.shape().clone())?
-            .try_contiguous()?;
+        const OP: &str = "index_add";
+        let (ax, idx) = slice_index(OP, self, axis, index, source)?;
         let src = if alpha == T::ONE {
             source.clone()
         } else {
             source.try_mul_scalar(alpha)?
         };
         self.try_scatter_add(ax as i64, &idx, &src)
-            .map_err(|e| e.index_named(op))
+            .map_err(|e| e.index_named(OP))
+    }
+
+    /// `self` with the slices of `source` combined by `reduce` into the slices `index` names
+    /// along `axis`, together with the target's own value when `include_self` (PyTorch
+    /// `index_reduce`, which takes `Prod`, `Mean`, `Amax` and `Amin`; `Sum` is
+    /// [`Tensor::try_index_add`]); slices no index names keep their value. Shapes as
+    /// [`Tensor::try_index_add`]; the reduction is [`Tensor::try_scatter_reduce`]'s, with its
+    /// gradients.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_index_add`].
+    pub fn try_index_reduce(
+        &self,
+        axis: i64,
+        index: &Tensor<i64, D>,
+        source: &Self,
+        reduce: super::scatter_reduce::ScatterReduce,
+        include_self: bool,
+    ) -> Result<Self> {
+        const OP: &str = "index_reduce";
+        let (ax, idx) = slice_index(OP, self, axis, index, source)?;
+        self.try_scatter_reduce(ax as i64, &idx, source, reduce, include_self)
+            .map_err(|e| e.index_named(OP))
     }
 
     plain_forms! {
@@ -221,5 +218,45 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         index_add, try_index_add(axis: i64, index: &Tensor<i64, D>, source: &Self, alpha: T) -> Self;
         /// [`Tensor::try_scatter_add`], panicking with its error.
         scatter_add, try_scatter_add(axis: i64, index: &Tensor<i64, D>, src: &Self) -> Self;
+        /// [`Tensor::try_index_reduce`], panicking with its error.
+        index_reduce, try_index_reduce(axis: i64, index: &Tensor<i64, D>, source: &Self,
+            reduce: super::scatter_reduce::ScatterReduce, include_self: bool) -> Self;
     }
+}
+
+/// The axis of `index_add`/`index_reduce` and their 1-d (or 0-d) `index` expanded to
+/// `source`'s shape, after checking that `source` is `self` with `axis` of the index's
+/// length.
+fn slice_index<T: NumElement, D: Backend>(
+    op: &'static str,
+    t: &Tensor<T, D>,
+    axis: i64,
+    index: &Tensor<i64, D>,
+    source: &Tensor<T, D>,
+) -> Result<(usize, Tensor<i64, D>)> {
+    let ax = t.shape().axis(op, axis)?;
+    if index.ndim() > 1 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!("takes a 1-d index, got shape {}", index.shape()),
+        });
+    }
+    let n = index.numel();
+    let mut want = t.dims().to_vec();
+    want[ax] = n;
+    if source.dims() != want.as_slice() {
+        return Err(Error::ShapeMismatch {
+            op,
+            lhs: t.shape().clone(),
+            rhs: source.shape().clone(),
+            msg: format!(
+                "source needs shape {:?}: self's with axis {ax} of the index's length {n}",
+                want
+            ),
+        });
+    }
+    let mut along = vec![1; t.ndim()];
+    along[ax] = n;
+    let idx = index.try_reshape(along)?.expand(source.shape().clone())?;
+    Ok((ax, idx.try_contiguous()?))
 }

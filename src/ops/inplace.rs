@@ -20,6 +20,7 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+use super::scatter_reduce::ScatterReduce;
 use crate::autograd::no_grad;
 use crate::backend::Backend;
 use crate::dtype::{Element, FloatElement, NumElement};
@@ -80,6 +81,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         index_copy_ = try_index_copy(axis: i64, index: &Tensor<i64, D>, source: &Self), "index_copy_";
         scatter_ = try_scatter(axis: i64, index: &Tensor<i64, D>, src: &Self), "scatter_";
         scatter_add_ = try_scatter_add(axis: i64, index: &Tensor<i64, D>, src: &Self), "scatter_add_";
+        scatter_reduce_ = try_scatter_reduce(axis: i64, index: &Tensor<i64, D>, src: &Self, reduce: ScatterReduce, include_self: bool), "scatter_reduce_";
+        index_reduce_ = try_index_reduce(axis: i64, index: &Tensor<i64, D>, source: &Self, reduce: ScatterReduce, include_self: bool), "index_reduce_";
         masked_scatter_ = try_masked_scatter(mask: &Tensor<bool, D>, source: &Self), "masked_scatter_";
         put_ = try_put(index: &Tensor<i64, D>, source: &Self, accumulate: bool), "put_";
         addcmul_ = try_addcmul(tensor1: &Self, tensor2: &Self, value: T), "addcmul_";

@@ -228,6 +228,32 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         lower.try_tril(0)?.transpose(-1, -2)?.try_solve(&y)
     }
 
+    /// `A⁻¹` for `A = L·Lᵀ` given its Cholesky factor `self` (`(..., n, n)`; PyTorch
+    /// `cholesky_inverse(L, upper)`, with `upper` for `A = Uᵀ·U`): the identity solved by
+    /// [`Tensor::try_cholesky_solve`]. Only the factor's triangle is read. Differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a factor that is not a (batch of) square matrices; as
+    /// [`Tensor::try_solve`] (`Singular` for a zero on the factor's diagonal).
+    pub fn try_cholesky_inverse(&self, upper: bool) -> Result<Float<T, D>> {
+        let (n, m) = matrix_dims("cholesky_inverse", self)?;
+        if n != m {
+            return Err(Error::InvalidArgument {
+                op: "cholesky_inverse",
+                msg: format!(
+                    "needs square factors (..., n, n), got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let eye = if self.numel() == 0 {
+            Float::<T, D>::zeros_on(self.shape().clone(), self.device_handle())?
+        } else {
+            Float::<T, D>::identity_on(n, n, self.device_handle())?.expand(self.shape().clone())?
+        };
+        eye.try_cholesky_solve(&self.try_cast()?, upper)
+    }
+
     /// `X` with `A · X = B` (or `X · A = B` when not `left`) for the triangle of `self`, `A`,
     /// read from its upper or lower part, with ones on the diagonal when `unitriangular`
     /// (PyTorch `linalg.solve_triangular`); the other part is ignored. `b` is `(..., n, k)`
@@ -446,6 +472,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         logdet, try_logdet() -> Float<T, D>;
         /// [`Tensor::try_renorm`], panicking with its error.
         renorm, try_renorm(p: f64, axis: i64, maxnorm: f64) -> Float<T, D>;
+        /// [`Tensor::try_cholesky_inverse`], panicking with its error.
+        cholesky_inverse, try_cholesky_inverse(upper: bool) -> Float<T, D>;
         /// [`Tensor::try_cholesky_solve`], panicking with its error.
         cholesky_solve, try_cholesky_solve(l: &Self, upper: bool) -> Float<T, D>;
         /// [`Tensor::try_solve_triangular`], panicking with its error.

@@ -3,6 +3,7 @@
 //! nothing) a tensor that requires grad while recording, a broadcast view, and bad arguments.
 
 use crate::common::host_f64s;
+use typed_tensor::ops::scatter_reduce::ScatterReduce;
 use typed_tensor::prelude::*;
 
 fn inplace_on<D: Backend>(dev: &D) {
@@ -81,6 +82,16 @@ fn inplace_on<D: Backend>(dev: &D) {
             "scatter_add_",
             Box::new(|t| t.scatter_add_(0, &at, &src)),
             Box::new(|t| t.try_scatter_add(0, &at, &src)),
+        ),
+        (
+            "scatter_reduce_",
+            Box::new(|t| t.scatter_reduce_(0, &at, &src, ScatterReduce::Amax, true)),
+            Box::new(|t| t.try_scatter_reduce(0, &at, &src, ScatterReduce::Amax, true)),
+        ),
+        (
+            "index_reduce_",
+            Box::new(|t| t.index_reduce_(0, &idx, &src, ScatterReduce::Prod, false)),
+            Box::new(|t| t.try_index_reduce(0, &idx, &src, ScatterReduce::Prod, false)),
         ),
         (
             "masked_scatter_",

@@ -48,6 +48,7 @@ mod reduce;
 mod rows;
 mod sampling;
 mod special;
+mod torch_extras;
 mod torch_grad_ops;
 mod torch_grads;
 mod ui;

@@ -1,0 +1,283 @@
+//! `index_reduce`, `lu_unpack` and `cholesky_inverse` against PyTorch 2.15 (values quoted),
+//! on every device; their gradients against PyTorch's (`index_reduce`) or by `gradcheck`;
+//! their refusals.
+
+use crate::autograd::gradcheck;
+use crate::common::{assert_close, host_f64s};
+use typed_tensor::ops::scatter_reduce::ScatterReduce;
+use typed_tensor::prelude::*;
+
+#[test]
+fn index_reduce_matches_pytorch() {
+    on_every_device!("index_reduce", |dev| {
+        let f = |v: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+        let x0 = f((1..=12).map(f64::from).collect(), &[4, 3]);
+        let src0 = f(vec![2.0, -1.0, 0.5, 3.0, 3.0, -2.0, 0.0, 4.0, 1.0], &[3, 3]);
+        let idx = Tensor::<i64, _>::from_vec_on(vec![0, 2, 0], [3], &dev).unwrap();
+        let weights = f((0..12).map(f64::from).collect(), &[4, 3]);
+        // (reduce, include_self, value, self's gradient, source's gradient) from PyTorch.
+        type Case = (ScatterReduce, bool, [f64; 12], [f64; 12], [f64; 9]);
+        let cases: [Case; 5] = [
+            (
+                ScatterReduce::Prod,
+                true,
+                [0., -8., 1.5, 4., 5., 6., 21., 24., -18., 10., 11., 12.],
+                [0., -4., 1., 3., 4., 5., 18., 21., -16., 9., 10., 11.],
+                [0., 8., 6., 42., 56., 72., 0., -2., 3.],
+            ),
+            (
+                ScatterReduce::Prod,
+                false,
+                [0., -4., 0.5, 4., 5., 6., 3., 3., -2., 10., 11., 12.],
+                [0., 0., 0., 3., 4., 5., 0., 0., 0., 9., 10., 11.],
+                [0., 4., 2., 6., 7., 8., 0., -1., 1.],
+            ),
+            (
+                ScatterReduce::Mean,
+                true,
+                [1., 5. / 3., 1.5, 4., 5., 6., 5., 5.5, 3.5, 10., 11., 12.],
+                [0., 1. / 3., 2. / 3., 3., 4., 5., 3., 3.5, 4., 9., 10., 11.],
+                [0., 1. / 3., 2. / 3., 3., 3.5, 4., 0., 1. / 3., 2. / 3.],
+            ),
+            (
+                ScatterReduce::Amax,
+                false,
+                [2., 4., 1., 4., 5., 6., 3., 3., -2., 10., 11., 12.],
+                [0., 0., 0., 3., 4., 5., 0., 0., 0., 9., 10., 11.],
+                [0., 0., 0., 6., 7., 8., 0., 1., 2.],
+            ),
+            (
+                ScatterReduce::Amin,
+                true,
+                [0., -1., 0.5, 4., 5., 6., 3., 3., -2., 10., 11., 12.],
+                [0., 0., 0., 3., 4., 5., 0., 0., 0., 9., 10., 11.],
+                [0., 1., 2., 6., 7., 8., 0., 0., 0.],
+            ),
+        ];
+        for (reduce, include_self, want, gx, gs) in cases {
+            let x = x0.clone().with_requires_grad(true).unwrap();
+            let src = src0.clone().with_requires_grad(true).unwrap();
+            let y = x
+                .try_index_reduce(0, &idx, &src, reduce, include_self)
+                .unwrap();
+            assert_close(&host_f64s(&y), &want, 1e-15);
+            y.try_mul(&weights)
+                .unwrap()
+                .try_sum(&[], false)
+                .unwrap()
+                .try_backward()
+                .unwrap();
+            let what = format!("{reduce:?} include_self {include_self}");
+            assert_eq!(host_f64s(&x.grad_tensor().unwrap()).len(), 12, "{what}");
+            assert_close(&host_f64s(&x.grad_tensor().unwrap()), &gx, 1e-15);
+            assert_close(&host_f64s(&src.grad_tensor().unwrap()), &gs, 1e-15);
+        }
+        // Integers along axis 1: a repeated index, the floor mean, the product.
+        let i = |v: Vec<i64>, s: &[usize]| Tensor::<i64, _>::from_vec_on(v, s, &dev).unwrap();
+        let (xi, si) = (i((0..6).collect(), &[2, 3]), i(vec![5, 1, -2, 7], &[2, 2]));
+        let got = |idx: Vec<i64>, r, inc| {
+            let idx = i(idx, &[2]);
+            xi.try_index_reduce(1, &idx, &si, r, inc)
+                .unwrap()
+                .try_to_vec()
+                .unwrap()
+        };
+        assert_eq!(
+            got(vec![2, 2], ScatterReduce::Amax, true),
+            [0, 1, 5, 3, 4, 7]
+        );
+        assert_eq!(
+            got(vec![2, 2], ScatterReduce::Mean, false),
+            [0, 1, 3, 3, 4, 2]
+        );
+        assert_eq!(
+            got(vec![0, 2], ScatterReduce::Prod, true),
+            [0, 1, 2, -6, 4, 35]
+        );
+        // index_add's refusals, under index_reduce's name.
+        let bad = |r: Result<Tensor<i64, _>>| match r {
+            Err(Error::InvalidArgument { op, .. })
+            | Err(Error::ShapeMismatch { op, .. })
+            | Err(Error::Index { op, .. }) => assert_eq!(op, "index_reduce"),
+            other => panic!("expected an index_reduce error, got {other:?}"),
+        };
+        bad(xi.try_index_reduce(1, &i(vec![0, 3], &[2]), &si, ScatterReduce::Amin, true));
+        bad(xi.try_index_reduce(1, &i(vec![0], &[1]), &si, ScatterReduce::Amin, true));
+        bad(xi.try_index_reduce(1, &i(vec![0, 1], &[1, 2]), &si, ScatterReduce::Amin, true));
+    });
+}
+
+#[test]
+fn lu_unpack_and_cholesky_inverse_match_pytorch() {
+    on_every_device!("lu_unpack", |dev| {
+        let f = |v: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+        // PyTorch's lu_factor of a (2, 3, 4) stack, and its lu_unpack.
+        let lu = f(
+            vec![
+                7.0,
+                8.0,
+                -9.0,
+                2.0,
+                0.5714285714285714,
+                -9.571428571428571,
+                11.142857142857142,
+                -0.1428571428571428,
+                0.14285714285714285,
+                -0.08955223880597016,
+                5.2835820895522385,
+                0.20149253731343286,
+                2.0,
+                2.0,
+                0.0,
+                1.0,
+                0.5,
+                -1.0,
+                1.0,
+                -0.5,
+                0.0,
+                -1.0,
+                3.0,
+                2.5,
+            ],
+            &[2, 3, 4],
+        );
+        let piv = Tensor::<i32, _>::from_vec_on(vec![3, 2, 3, 3, 2, 3], [2, 3], &dev).unwrap();
+        let (p, l, u) = Tensor::try_lu_unpack(&lu, &piv).unwrap();
+        assert_eq!(
+            (p.dims(), l.dims(), u.dims()),
+            (&[2, 3, 3][..], &[2, 3, 3][..], &[2, 3, 4][..])
+        );
+        let want_p = [
+            0., 0., 1., 0., 1., 0., 1., 0., 0., 0., 0., 1., 0., 1., 0., 1., 0., 0.,
+        ];
+        assert_eq!(host_f64s(&p), want_p);
+        let want_l = [
+            1.0,
+            0.0,
+            0.0,
+            0.5714285714285714,
+            1.0,
+            0.0,
+            0.14285714285714285,
+            -0.08955223880597016,
+            1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.5,
+            1.0,
+            0.0,
+            0.0,
+            -1.0,
+            1.0,
+        ];
+        assert_eq!(host_f64s(&l), want_l);
+        let want_u = [
+            7.0,
+            8.0,
+            -9.0,
+            2.0,
+            0.0,
+            -9.571428571428571,
+            11.142857142857142,
+            -0.1428571428571428,
+            0.0,
+            0.0,
+            5.2835820895522385,
+            0.20149253731343286,
+            2.0,
+            2.0,
+            0.0,
+            1.0,
+            0.0,
+            -1.0,
+            1.0,
+            -0.5,
+            0.0,
+            0.0,
+            3.0,
+            2.5,
+        ];
+        assert_eq!(host_f64s(&u), want_u);
+        // Our own factors round-trip, tall ones included (4 × 3: P 4 × 4, L 4 × 3, U 3 × 3).
+        let a = f(
+            (0..12)
+                .map(|i| ((i * 7 % 5) as f64) - 1.5 + i as f64 * 0.1)
+                .collect(),
+            &[4, 3],
+        );
+        let (lu, piv) = a.try_lu_factor().unwrap();
+        let (p, l, u) = Tensor::try_lu_unpack(&lu, &piv).unwrap();
+        assert_eq!(
+            (p.dims(), l.dims(), u.dims()),
+            (&[4, 4][..], &[4, 3][..], &[3, 3][..])
+        );
+        let back = p.try_matmul(&l).unwrap().try_matmul(&u).unwrap();
+        assert_close(&host_f64s(&back), &host_f64s(&a), 1e-14);
+        let bad = |r: Result<(Tensor<f64, _>, Tensor<f64, _>, Tensor<f64, _>)>| match r {
+            Err(Error::InvalidArgument { op, .. }) => assert_eq!(op, "lu_unpack"),
+            other => panic!("expected InvalidArgument, got {:?}", other.map(|_| ())),
+        };
+        let piv4 = |v: Vec<i32>, s: &[usize]| Tensor::<i32, _>::from_vec_on(v, s, &dev).unwrap();
+        bad(Tensor::try_lu_unpack(&lu, &piv4(vec![5, 2, 3], &[3])));
+        bad(Tensor::try_lu_unpack(&lu, &piv4(vec![0, 2, 3], &[3])));
+        bad(Tensor::try_lu_unpack(&lu, &piv4(vec![1, 2], &[2])));
+        bad(Tensor::try_lu_unpack(
+            &f(vec![1.0], &[1]),
+            &piv4(vec![], &[0]),
+        ));
+        // An empty batch of 2^33-row factors: no permutation is built.
+        let e = Tensor::<f64, _>::zeros_on([0, 1 << 33, 0], &dev).unwrap();
+        let (p, _, _) = Tensor::try_lu_unpack(&e, &piv4(vec![], &[0, 0])).unwrap();
+        assert_eq!(p.dims(), [0, 1 << 33, 1 << 33]);
+        let one = Tensor::<f64, _>::zeros_on([1 << 33, 0], &dev).unwrap();
+        assert!(Tensor::try_lu_unpack(&one, &piv4(vec![], &[0])).is_err());
+
+        // cholesky_inverse: A⁻¹ of A = L·Lᵀ (and Uᵀ·U), against PyTorch's values.
+        let l = f(vec![2.0, 0.0, 0.0, -1.0, 1.5, 0.0, 0.5, 0.25, 3.0], &[3, 3]);
+        let want = [
+            0.3734567901234568,
+            0.22839506172839505,
+            -0.037037037037037035,
+            0.22839506172839505,
+            0.44753086419753085,
+            -0.018518518518518517,
+            -0.037037037037037035,
+            -0.018518518518518517,
+            0.1111111111111111,
+        ];
+        let got = l.try_cholesky_inverse(false).unwrap();
+        assert_close(&host_f64s(&got), &want, 1e-14);
+        let upper = l.transpose(0, 1).unwrap();
+        assert_close(
+            &host_f64s(&upper.try_cholesky_inverse(true).unwrap()),
+            &want,
+            1e-14,
+        );
+        let batch = l.unsqueeze(0).unwrap().expand([2, 3, 3]).unwrap();
+        let got = batch.try_cholesky_inverse(false).unwrap();
+        assert_close(&host_f64s(&got)[9..], &want, 1e-14);
+        assert!(matches!(
+            f(vec![1.0; 6], &[2, 3]).try_cholesky_inverse(false),
+            Err(Error::InvalidArgument {
+                op: "cholesky_inverse",
+                ..
+            })
+        ));
+    });
+    let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64>::from_vec(v, s.to_vec()).unwrap();
+    let a = t(
+        vec![2., -1., 0.5, 4., 3., -2., -6., 1., 1., 0.5, 2.5, -1.],
+        &[3, 4],
+    );
+    gradcheck("lu_unpack L, U", &[a], |v| {
+        let (lu, piv) = v[0].try_lu_factor()?;
+        let (_, l, u) = Tensor::try_lu_unpack(&lu, &piv)?;
+        l.try_sum(&[], false)?
+            .try_mul(&u.try_sin()?.try_sum(&[], false)?)
+    });
+    let l = t(vec![2.0, 0.0, 0.0, -1.0, 1.5, 0.0, 0.5, 0.25, 3.0], &[3, 3]);
+    gradcheck("cholesky_inverse", &[l], |v| {
+        v[0].try_cholesky_inverse(false)?.try_sin()
+    });
+}
