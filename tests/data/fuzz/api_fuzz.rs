@@ -983,7 +983,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(44);
+            let f = g.n(48);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1086,6 +1086,22 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         z
                     }
                     38 => x.try_householder_product(&y)?,
+                    44 => {
+                        use typed_tensor::ops::scatter_reduce::ScatterReduce as R;
+                        let r = [R::Prod, R::Mean, R::Amax, R::Amin][u % 4];
+                        x.try_index_reduce(ax, &at, &y, r, flag)?
+                    }
+                    45 if flag => {
+                        let (lu, piv) = x.try_lu_factor()?;
+                        let (p, l, u) = Tensor::try_lu_unpack(&lu, &piv)?;
+                        p.try_matmul(&l)?.try_matmul(&u)?
+                    }
+                    45 => Tensor::try_lu_unpack(&x, &at.cast::<i32>())?.0,
+                    46 => x.try_cholesky_inverse(flag)?,
+                    47 => {
+                        let mode = [None, Some(typed_tensor::ops::pad::PadMode::Reflect), Some(typed_tensor::ops::pad::PadMode::Circular)][u % 3];
+                        typed_tensor::nn::conv_same(&x, &y, None, &[1 + u % 3], 1 + u % 2, mode)?
+                    }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
                 };
