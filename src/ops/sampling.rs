@@ -1,5 +1,5 @@
 //! Sampling from the global generator ([`crate::manual_seed`] makes it reproducible):
-//! PyTorch's `multinomial` and its in-place distributions `exponential_`, `geometric_`,
+//! PyTorch's `multinomial`, `poisson`, `binomial` and its in-place distributions `exponential_`, `geometric_`,
 //! `cauchy_`, `log_normal_` and `random_`.
 //!
 //! `multinomial` reads the weights to the host and draws there (one f64 uniform per sample,
@@ -27,6 +27,7 @@ use crate::error::{Error, OrPanic, Result};
 use crate::nn::init::write as fill_with;
 use crate::shape::Shape;
 use crate::tensor::Tensor;
+use rand_distr::{Binomial, Distribution, Poisson};
 
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `num_samples` category indices per row of non-negative weights (PyTorch
@@ -101,6 +102,90 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     #[track_caller]
     pub fn multinomial(&self, num_samples: usize, replacement: bool) -> Tensor<i64, D> {
         self.try_multinomial(num_samples, replacement).or_panic()
+    }
+
+    /// [`Tensor::try_poisson`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_poisson`] returns an `Err`.
+    #[track_caller]
+    pub fn poisson(&self) -> Self {
+        self.try_poisson().or_panic()
+    }
+
+    /// [`Tensor::try_binomial`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_binomial`] returns an `Err`.
+    #[track_caller]
+    pub fn binomial(count: &Self, prob: &Self) -> Self {
+        Self::try_binomial(count, prob).or_panic()
+    }
+
+    /// One Poisson draw per element, with the element as its rate (PyTorch `poisson`): counts
+    /// `0, 1, ...` as `T`, drawn on the host (`rand_distr`'s `Poisson`) from the global
+    /// generator, so every device gives the same values for a seed. Not differentiable (the
+    /// result has no gradient, as in PyTorch).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a NaN, negative or infinite rate, or one above 1.844e19
+    /// (`Poisson::MAX_LAMBDA`).
+    pub fn try_poisson(&self) -> Result<Self> {
+        const OP: &str = "poisson";
+        let rates = self.try_to_vec()?;
+        let draws = crate::tensor::with_global_rng(|rng| {
+            let mut out = crate::alloc::with_capacity(OP, rates.len())?;
+            for r in &rates {
+                let r = r.to_f64();
+                let v = if r == 0.0 {
+                    0.0
+                } else {
+                    let d = Poisson::new(r).map_err(|e| Error::InvalidArgument {
+                        op: OP,
+                        msg: format!("rate {r}: {e}; rates must be finite and non-negative"),
+                    })?;
+                    d.sample(rng)
+                };
+                out.push(T::from_f64(v));
+            }
+            Ok::<_, Error>(out)
+        })?;
+        Self::from_vec_on(draws, self.dims().to_vec(), self.device_handle())
+    }
+
+    /// One binomial draw per element of `count` and `prob` broadcast together: the successes
+    /// among `count` trials of probability `prob` (PyTorch `binomial`), as `T`, drawn on the
+    /// host (`rand_distr`'s `Binomial`) from the global generator. Not differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a count that is not a non-negative integer up to 2^53 or a
+    /// probability outside `[0, 1]` (NaN included); `Broadcast` for shapes that do not
+    /// broadcast; `Device` across devices.
+    pub fn try_binomial(count: &Self, prob: &Self) -> Result<Self> {
+        const OP: &str = "binomial";
+        super::device_ops::same_device(OP, count, prob)?;
+        let shape = crate::shape::broadcast_shapes(OP, count.shape(), prob.shape())?;
+        let n = count.broadcast_to(shape.clone())?.try_to_vec()?;
+        let p = prob.broadcast_to(shape.clone())?.try_to_vec()?;
+        let draws = crate::tensor::with_global_rng(|rng| {
+            let mut out = crate::alloc::with_capacity(OP, n.len())?;
+            for (n, p) in n.iter().zip(&p) {
+                let (n, p) = (n.to_f64(), p.to_f64());
+                if !(n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_992.0) {
+                    return Err(Error::InvalidArgument {
+                        op: OP,
+                        msg: format!("count {n} is not a non-negative integer up to 2^53"),
+                    });
+                }
+                let d = Binomial::new(n as u64, p).map_err(|_| Error::InvalidArgument {
+                    op: OP,
+                    msg: format!("probability {p} lies outside [0, 1]"),
+                })?;
+                out.push(T::from_f64(d.sample(rng) as f64));
+            }
+            Ok(out)
+        })?;
+        Self::from_vec_on(draws, shape, count.device_handle())
     }
 
     /// Fills with samples of the exponential distribution of rate `lambd` (mean `1/lambd`;

@@ -27,7 +27,7 @@ pub(crate) fn next_key() -> u64 {
     with_global_rng(|r| r.random())
 }
 
-fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
+pub(crate) fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
     let mut g = GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner());
     f(g.get_or_insert_with(|| StdRng::seed_from_u64(DEFAULT_SEED)))
 }

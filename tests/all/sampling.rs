@@ -235,3 +235,78 @@ fn in_place_distributions() {
         assert!(matches!(view.exponential_(1.0), Err(Error::Layout { .. })));
     });
 }
+
+#[test]
+fn poisson_and_binomial() {
+    on_every_device!("poisson", |dev| {
+        let n = 20_000;
+        // Rates 0, 0.5, 4 and 1000 (rand_distr switches method above 12), n draws of each.
+        let rates: Vec<f64> = [0.0, 0.5, 4.0, 1000.0]
+            .iter()
+            .flat_map(|&r| vec![r; n])
+            .collect();
+        let r = Tensor::<f64, _>::from_vec_on(rates, [4, n], &dev).unwrap();
+        let v = r.try_poisson().unwrap().try_to_vec().unwrap();
+        for (row, rate) in v.chunks(n).zip([0.0, 0.5, 4.0, 1000.0]) {
+            assert!(row.iter().all(|&k| k >= 0.0 && k.fract() == 0.0));
+            let (m, s) = moments(row);
+            let tol = 6.0 * (rate / n as f64).sqrt() + 1e-12;
+            assert!((m - rate).abs() <= tol, "rate {rate}: mean {m}");
+            assert!(
+                (s * s - rate).abs() <= 0.08 * rate + 1e-12,
+                "rate {rate}: variance {}",
+                s * s
+            );
+        }
+        // Binomial: count (2, 1) and probability (3,) broadcast to (2, 3).
+        let count = Tensor::<f32, _>::from_vec_on(vec![10.0, 0.0], [2, 1], &dev).unwrap();
+        let prob = Tensor::<f32, _>::from_vec_on(vec![0.0, 0.3, 1.0], [3], &dev).unwrap();
+        let b = Tensor::try_binomial(&count, &prob).unwrap();
+        assert_eq!(b.dims(), [2, 3]);
+        let b = b.try_to_vec().unwrap();
+        assert_eq!((b[0], b[2]), (0.0, 10.0));
+        assert!(b[1] >= 0.0 && b[1] <= 10.0 && b[1].fract() == 0.0 && b[3..] == [0.0; 3]);
+        let trials = Tensor::<f64, _>::full_on([n], 50.0, &dev).unwrap();
+        let p = Tensor::<f64, _>::full_on([1], 0.2, &dev).unwrap();
+        let v = Tensor::try_binomial(&trials, &p)
+            .unwrap()
+            .try_to_vec()
+            .unwrap();
+        let (m, s) = moments(&v);
+        assert!((m - 10.0).abs() < 6.0 * (8.0 / n as f64).sqrt() && (s * s - 8.0).abs() < 0.5);
+        assert!(reproducible(21, || r
+            .try_poisson()
+            .unwrap()
+            .try_to_vec()
+            .unwrap()[n..n + 50]
+            .to_vec()));
+
+        // Refusals.
+        let f = |v: Vec<f64>| Tensor::<f64, _>::from_vec_on(v.clone(), [v.len()], &dev).unwrap();
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e20] {
+            let e = f(vec![1.0, bad]).try_poisson();
+            assert!(
+                matches!(e, Err(Error::InvalidArgument { op: "poisson", .. })),
+                "{bad}: {e:?}"
+            );
+        }
+        for (c, p) in [
+            (-1.0, 0.5),
+            (2.5, 0.5),
+            (f64::NAN, 0.5),
+            (1e300, 0.5),
+            (3.0, 1.5),
+            (3.0, f64::NAN),
+        ] {
+            let e = Tensor::try_binomial(&f(vec![c]), &f(vec![p]));
+            assert!(
+                matches!(e, Err(Error::InvalidArgument { op: "binomial", .. })),
+                "{c} {p}: {e:?}"
+            );
+        }
+        assert!(matches!(
+            Tensor::try_binomial(&f(vec![1.0, 2.0]), &f(vec![0.5; 3])),
+            Err(Error::Broadcast { op: "binomial", .. })
+        ));
+    });
+}
