@@ -215,10 +215,17 @@ impl<D: Backend> Tensor<i32, D> {
     /// (`PA = LU` with `(PA)[i] = A[order[i]]`), checked, on the host: batch-major, `m` per
     /// matrix.
     fn pivot_orders_host(&self, op: &'static str, m: usize) -> Result<Vec<usize>> {
+        if m == 0 {
+            return Ok(Vec::new()); // no rows, however many matrices (2^39 empty ones, say)
+        }
         let k = self.dims().last().copied().unwrap_or(0);
-        let batch: usize = self.dims()[..self.ndim().saturating_sub(1)]
-            .iter()
-            .product();
+        let batch = (self.dims()[..self.ndim().saturating_sub(1)].iter())
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .filter(|b| b.checked_mul(m).is_some())
+            .ok_or_else(|| Error::ShapeOverflow {
+                op,
+                dims: self.dims().to_vec(),
+            })?;
         let piv = self.try_to_vec()?;
         let mut orders = crate::alloc::with_capacity(op, batch.saturating_mul(m))?;
         for b in 0..batch {

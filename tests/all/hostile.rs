@@ -186,6 +186,28 @@ fn empty_tensors_with_huge_dimensions() {
     let (_, l, u) = leaf.lu();
     l.sum(&[], false).add(&u.sum(&[], false)).backward();
     assert_eq!(leaf.grad_tensor().unwrap().dims(), sq.dims());
+    // 2^39 LU factorizations of empty matrices unpacked and solved with: no loop over the
+    // batch (the fuzzer found `lu_unpack` looping over 2^39 empty pivot rows).
+    let m = Tensor::<f64>::from_vec(vec![], [1 << 39, 0, 2]).unwrap();
+    let (lu, piv) = m.lu_factor();
+    let (p, l, u) = Tensor::lu_unpack(&lu, &piv);
+    assert_eq!(
+        (p.dims(), l.dims(), u.dims()),
+        (
+            &[1 << 39, 0, 0][..],
+            &[1 << 39, 0, 0][..],
+            &[1 << 39, 0, 2][..]
+        )
+    );
+    let sq = Tensor::<f64>::from_vec(vec![], [1 << 39, 0, 0]).unwrap();
+    let (lu, piv) = sq.lu_factor();
+    assert_eq!(Tensor::lu_solve(&lu, &piv, &sq).dims(), sq.dims());
+    let tall = Tensor::<f64>::from_vec(vec![], [1 << 39, 1, 0]).unwrap();
+    let piv = Tensor::<i32>::from_vec(vec![], [1 << 39, 0]).unwrap();
+    assert!(matches!(
+        Tensor::try_lu_unpack(&tall, &piv),
+        Err(Error::OutOfMemory { .. }) | Err(Error::ShapeOverflow { .. })
+    ));
     // Views of a 2^40-long axis: refused as OutOfMemory instead of aborting.
     let long = Tensor::<f32>::from_vec(vec![], [0, 1 << 40]).unwrap();
     for r in [
