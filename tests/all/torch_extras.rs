@@ -281,3 +281,36 @@ fn lu_unpack_and_cholesky_inverse_match_pytorch() {
         v[0].try_cholesky_inverse(false)?.try_sin()
     });
 }
+
+#[test]
+fn dyn_tensor_extras() {
+    let x = DynTensor::from(tensor![[1i64, 2], [3, 4], [5, 6]]);
+    let src = DynTensor::from(tensor![[10i64, 20], [30, 40]]);
+    let idx = DynTensor::from(tensor![2i64, 0]);
+    let r = x
+        .index_reduce(0, &idx, &src, ScatterReduce::Amin, true)
+        .unwrap();
+    assert_eq!(r.to_vec::<i64>().unwrap(), [1, 2, 3, 4, 5, 6]);
+    let r = x
+        .index_reduce(0, &idx, &src, ScatterReduce::Prod, false)
+        .unwrap();
+    assert_eq!(r.to_vec::<i64>().unwrap(), [30, 40, 3, 4, 10, 20]);
+    let l = DynTensor::from(tensor![[2i32, 0], [1, 1]]);
+    let inv = l.cholesky_inverse(false).unwrap();
+    assert_eq!(inv.dtype(), Dtype::Float32);
+    assert_eq!(inv.to_vec::<f32>().unwrap(), [0.5, -0.5, -0.5, 1.0]);
+    let w = DynTensor::from(tensor![0.0f32, 1.0]);
+    let d = w.multinomial(3, true).unwrap();
+    assert_eq!(
+        (d.dtype(), d.to_vec::<i64>().unwrap()),
+        (Dtype::Int64, vec![1, 1, 1])
+    );
+    assert!(
+        x.multinomial(1, true)
+            .unwrap_err()
+            .to_string()
+            .contains("multinomial")
+    );
+    let p = DynTensor::from(tensor![0.0f64, 0.0]).poisson().unwrap();
+    assert_eq!(p.to_vec::<f64>().unwrap(), [0.0, 0.0]);
+}

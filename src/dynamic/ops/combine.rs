@@ -63,6 +63,21 @@ impl DynTensor {
             Ok(t.try_index_add(axis, i, s, alpha.to())?.into())
         }, bool: Err(not_numeric("index_add")))
     }
+    /// `self` with the slices of `source` combined by `reduce` into the slices the Int64
+    /// `index` names along `axis` (see [`crate::Tensor::index_reduce`]).
+    pub fn index_reduce(
+        &self,
+        axis: i64,
+        index: &DynTensor,
+        source: &DynTensor,
+        reduce: crate::ops::scatter_reduce::ScatterReduce,
+        include_self: bool,
+    ) -> Result<DynTensor> {
+        pair!(self, source, "index_reduce", t, s => {
+            let i = typed_like("index_reduce", index, t)?;
+            Ok(t.try_index_reduce(axis, i, s, reduce, include_self)?.into())
+        }, bool: Err(not_numeric("index_reduce")))
+    }
     /// Advanced indexing `self[i0, i1, ..]` with Int64 index tensors, `None` for a whole axis
     /// (see [`crate::Tensor::index`]).
     pub fn index(&self, indices: &[Option<&DynTensor>]) -> Result<DynTensor> {

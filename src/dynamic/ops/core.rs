@@ -287,6 +287,11 @@ impl DynTensor {
         pair!(self, l, "cholesky_solve", b, l => Ok(b.try_cholesky_solve(l, upper)?.into()),
             bool: Err(not_numeric("cholesky_solve")))
     }
+    /// `A⁻¹` for `A = L·Lᵀ` given its Cholesky factor `self` (see
+    /// [`crate::Tensor::cholesky_inverse`]).
+    pub fn cholesky_inverse(&self, upper: bool) -> Result<DynTensor> {
+        numeric!(self, "cholesky_inverse", t => Ok(t.try_cholesky_inverse(upper)?.into()))
+    }
     /// The least-squares solution of `self · X = b` (see [`crate::Tensor::lstsq`]).
     pub fn lstsq(&self, b: &DynTensor) -> Result<DynTensor> {
         pair!(self, b, "lstsq", a, b => Ok(a.try_lstsq(b)?.into()), bool: Err(not_numeric("lstsq")))

@@ -146,6 +146,16 @@ impl DynTensor {
     pub fn trapezoid(&self, dx: f64, axis: i64) -> Result<DynTensor> {
         float!(self, "trapezoid", "", t => Ok(t.try_trapezoid(dx, axis)?.into()))
     }
+    /// `num_samples` Int64 category indices per row of weights (see
+    /// [`crate::Tensor::multinomial`]); float dtypes.
+    pub fn multinomial(&self, num_samples: usize, replacement: bool) -> Result<DynTensor> {
+        float!(self, "multinomial", "", t => Ok(t.try_multinomial(num_samples, replacement)?.into()))
+    }
+    /// One Poisson draw per element, the element its rate (see [`crate::Tensor::poisson`]);
+    /// float dtypes.
+    pub fn poisson(&self) -> Result<DynTensor> {
+        float!(self, "poisson", "", t => Ok(t.try_poisson()?.into()))
+    }
     /// The running trapezoidal integral along `axis` (see
     /// [`crate::Tensor::cumulative_trapezoid`]); float dtypes.
     pub fn cumulative_trapezoid(&self, dx: f64, axis: i64) -> Result<DynTensor> {
