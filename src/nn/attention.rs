@@ -7,6 +7,9 @@ use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
+/// An attention output and, where asked for, the attention weights.
+pub type WithWeights<T, D> = (Tensor<T, D>, Option<Tensor<T, D>>);
+
 /// The mask of [`scaled_dot_product_attention`]; a tensor mask broadcasts to the scores'
 /// shape `(..., L, S)`.
 #[derive(Clone, Copy, Debug)]
@@ -100,6 +103,22 @@ pub fn scaled_dot_product_attention<T: FloatElement, D: Backend>(
             ),
         });
     }
+    Ok(attention_parts(q, k, v, mask, opts, false)?.0)
+}
+
+/// Scaled dot-product attention after [`scaled_dot_product_attention`]'s checks: the output
+/// and, with `keep_weights`, the attention weights `(..., L, S)` after dropout (what
+/// multiplies `v`; zeros for a query left without a key).
+pub(super) fn attention_parts<T: FloatElement, D: Backend>(
+    q: &Tensor<T, D>,
+    k: &Tensor<T, D>,
+    v: &Tensor<T, D>,
+    mask: Option<AttnMask<'_, T, D>>,
+    opts: AttentionOptions,
+    keep_weights: bool,
+) -> Result<WithWeights<T, D>> {
+    const OP: &str = "scaled_dot_product_attention";
+    let qd = q.dims();
     let (k, v) = if opts.enable_gqa {
         (repeat_heads(q, k, OP)?, repeat_heads(q, v, OP)?)
     } else {
@@ -122,9 +141,13 @@ pub fn scaled_dot_product_attention<T: FloatElement, D: Backend>(
             k.try_cast::<f32>()?,
             v.try_cast::<f32>()?,
         );
-        attend(&q, &k, &v, mask, scale, opts.dropout_p)?.try_cast::<T>()
+        let (out, w) = attend(&q, &k, &v, mask, scale, opts.dropout_p, keep_weights)?;
+        Ok((
+            out.try_cast::<T>()?,
+            w.map(|w| w.try_cast::<T>()).transpose()?,
+        ))
     } else {
-        attend(q, &k, &v, mask, scale, opts.dropout_p)
+        attend(q, &k, &v, mask, scale, opts.dropout_p, keep_weights)
     }
 }
 
@@ -168,23 +191,24 @@ fn attend<F: FloatElement, D: Backend>(
     mask: Option<AttnMask<'_, F, D>>,
     scale: f64,
     dropout_p: f64,
-) -> Result<Tensor<F, D>> {
+    keep: bool,
+) -> Result<WithWeights<F, D>> {
     let scores = q
         .try_mul_scalar(F::from_f64(scale))?
         .try_matmul(&k.transpose(-1, -2)?)?;
     let ninf = F::from_f64(f64::NEG_INFINITY);
     let masked = match mask {
-        None => return finish(scores.try_softmax(-1)?, v, dropout_p),
+        None => return finish(scores.try_softmax(-1)?, v, dropout_p, keep),
         Some(AttnMask::Additive(m)) => scores.try_add(m)?,
         Some(AttnMask::Bool(b)) => scores.try_masked_fill(&b.try_logical_not()?, ninf)?,
         Some(AttnMask::Causal) => {
             // Row i keeps keys 0..=i, so no row is left without a key (S ≥ 1 where a row
             // exists): the softmax needs no guard. One fused pass where the device has it.
             if let Some(w) = softmax_causal(&scores)? {
-                return finish(w, v, dropout_p);
+                return finish(w, v, dropout_p, keep);
             }
             let causal = scores.try_masked_fill(&causal_mask(&scores)?, ninf)?;
-            return finish(causal.try_softmax(-1)?, v, dropout_p);
+            return finish(causal.try_softmax(-1)?, v, dropout_p, keep);
         }
     };
     // A row with no key left (all -inf) gets zero weights; its scores are replaced by zeros
@@ -193,21 +217,22 @@ fn attend<F: FloatElement, D: Backend>(
     let zeros = Tensor::<F, D>::zeros_on([], q.device_handle())?;
     let safe = Tensor::try_where(&live, &masked, &zeros)?;
     let weights = Tensor::try_where(&live, &safe.try_softmax(-1)?, &zeros)?;
-    finish(weights, v, dropout_p)
+    finish(weights, v, dropout_p, keep)
 }
 
-/// Dropout on the weights, then their product with the values.
+/// Dropout on the weights, then their product with the values; the weights too when `keep`.
 fn finish<F: FloatElement, D: Backend>(
     weights: Tensor<F, D>,
     v: &Tensor<F, D>,
     dropout_p: f64,
-) -> Result<Tensor<F, D>> {
+    keep: bool,
+) -> Result<WithWeights<F, D>> {
     let weights = if dropout_p > 0.0 {
         dropout(&weights, dropout_p, true)?
     } else {
         weights
     };
-    weights.try_matmul(v)
+    Ok((weights.try_matmul(v)?, keep.then_some(weights)))
 }
 
 /// The causal mask of scores `(..., L, S)`: an `(L, S)` bool tensor, true above the diagonal

@@ -42,6 +42,7 @@ mod likelihood;
 mod loss;
 mod margin;
 mod methods;
+mod mha;
 mod pool;
 mod rearrange;
 mod recurrent;
@@ -51,7 +52,7 @@ mod sequence;
 mod volume;
 
 pub use activations::gumbel_softmax;
-pub use attention::{AttentionOptions, AttnMask, scaled_dot_product_attention};
+pub use attention::{AttentionOptions, AttnMask, WithWeights, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
 pub use class_loss::{ClassLossOptions, cross_entropy_probs, cross_entropy_with, nll_loss_with};
 pub use conv_same::{conv_same, same_padding};
@@ -76,6 +77,7 @@ pub use margin::{
     multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss, soft_margin_loss,
     triplet_margin_loss, triplet_margin_with_distance_loss,
 };
+pub use mha::{MhaOptions, MhaParams, multi_head_attention};
 pub use pool::{
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d,

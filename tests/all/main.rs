@@ -11,7 +11,7 @@ mod common;
 mod autograd;
 mod autograd_devices;
 mod autograd_kinks;
-mod conv_same;
+
 mod core;
 mod core_ops;
 mod cuda;
@@ -32,6 +32,7 @@ mod linalg;
 mod literals;
 mod more_ops;
 mod nn;
+mod nn_extras;
 mod nn_functional;
 mod nn_init;
 mod nn_more;

@@ -1,0 +1,626 @@
+//! `nn::conv_same` (PyTorch's `padding="same"` and `padding_mode`) and
+//! `nn::multi_head_attention` against PyTorch 2.15.
+
+use crate::common::{assert_close, host_f64s};
+use typed_tensor::nn::{self, Conv3dOptions};
+use typed_tensor::prelude::*;
+
+/// `padding="same"` (an even kernel, a dilation, groups) and `padding_mode="reflect"` against
+/// PyTorch 2.15's `F.conv2d`/`nn.Conv2d`, values and gradients, on every device; 1-d and 3-d
+/// against the explicitly padded convolution; the refusals.
+#[test]
+fn conv_same_matches_pytorch() {
+    use typed_tensor::ops::pad::PadMode;
+    on_every_device!("conv_same", |dev| {
+        let xv: Vec<f64> = (0..20).map(|i| (i as f64).sin()).collect();
+        let x = Tensor::<f64, _>::from_vec_on(xv, [1, 2, 2, 5], &dev).unwrap();
+        let x = x.with_requires_grad(true).unwrap();
+        let wv = vec![1.0, 2.0, 0.5, -1.0, 2.0, 0.0, 1.0, 1.0];
+        let w = Tensor::<f64, _>::from_vec_on(wv, [2, 1, 2, 2], &dev).unwrap();
+        let w = w.with_requires_grad(true).unwrap();
+        let y = nn::conv_same(&x, &w, None, &[1, 2], 2, None).unwrap();
+        assert_eq!(y.dims(), [1, 2, 2, 5]);
+        let want = [
+            1.9623574678147189,
+            0.6821461176010051,
+            -0.00535499479521373,
+            -0.6879327496725367,
+            0.6357991313715581,
+            -0.5588309963978517,
+            0.35504892277443967,
+            1.6993009950478377,
+            1.4812235692023021,
+            0.9893582466233818,
+            -0.2879033166650653,
+            -1.3991518735011796,
+            -3.0388709765381483,
+            -1.8846661182174742,
+            0.08934682688160578,
+            0.0,
+            1.3005756803142337,
+            -0.5758066333301306,
+            -1.9227949837591136,
+            -1.501974493543352,
+        ];
+        assert_close(&y.try_to_vec().unwrap(), &want, 1e-14);
+        let cw: Vec<f64> = (0..20).map(|i| (i as f64).cos()).collect();
+        let cw = Tensor::<f64, _>::from_vec_on(cw, [1, 2, 2, 5], &dev).unwrap();
+        y.try_mul(&cw)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        let gx = [
+            0.5403023058681398,
+            1.5838531634528576,
+            0.09061211513583411,
+            -1.4859372939578968,
+            -1.9799849932008908,
+            1.230321439584436,
+            0.1131532069961858,
+            0.7395419853237559,
+            0.6859992729172687,
+            0.6989924289832183,
+            0.00885139597610157,
+            1.6877079174649843,
+            1.8148935629003924,
+            0.2734744364156672,
+            0.0,
+            -1.9108932626587185,
+            -0.5455442464471542,
+            2.2325058959264075,
+            2.9580004133136644,
+            0.9074467814501962,
+        ];
+        assert_close(&host_f64s(&x.grad_tensor().unwrap()), &gx, 1e-13);
+        let gw = [
+            -3.4710236914931296,
+            3.260744186970042,
+            -1.698930630848531,
+            -0.7441566366305262,
+            -3.1965775269322525,
+            3.5351903515309195,
+            -1.215175342647706,
+            -0.2604013484297014,
+        ];
+        assert_close(&host_f64s(&w.grad_tensor().unwrap()), &gw, 1e-13);
+        let r = nn::conv_same(&x, &w, None, &[1, 2], 2, Some(PadMode::Reflect)).unwrap();
+        let want = [
+            2.6641207035231522,
+            0.6821461176010051,
+            -0.00535499479521373,
+            -0.6879327496725367,
+            -0.07131909913208923,
+            -1.258981987000726,
+            -0.554248504051242,
+            1.9789164793919187,
+            2.692674777923071,
+            2.8975147358402116,
+            -2.5757870464315373,
+            -1.3991518735011796,
+            -3.0388709765381483,
+            -1.8846661182174742,
+            -0.6616404198900703,
+            -2.5757870464315378,
+            0.21998165142442894,
+            -1.1556298030541932,
+            -1.4687605460646784,
+            -0.6616404198900702,
+        ];
+        assert_close(&r.try_to_vec().unwrap(), &want, 1e-14);
+
+        // 1-d (kernel 4, dilation 3: pads (4, 5)) and 3-d (kernel (1, 2, 3): pads (0, 0),
+        // (0, 1), (1, 1)) equal the convolutions of the explicitly padded input, with a bias.
+        let x1 =
+            Tensor::<f64, _>::from_vec_on((0..14).map(|i| i as f64).collect(), [1, 2, 7], &dev);
+        let x1 = x1.unwrap();
+        let w1: Vec<f64> = (0..24).map(|i| (i as f64 * 0.7).cos()).collect();
+        let w1 = Tensor::<f64, _>::from_vec_on(w1, [3, 2, 4], &dev).unwrap();
+        let b = Tensor::<f64, _>::from_vec_on(vec![0.5, -1.0, 2.0], [3], &dev).unwrap();
+        let same = nn::conv_same(&x1, &w1, Some(&b), &[3], 1, Some(PadMode::Replicate));
+        let padded = x1.try_pad_mode(&[(0, 0), (0, 0), (4, 5)], PadMode::Replicate);
+        let opts = nn::Conv2dOptions {
+            dilation: (1, 3),
+            ..Default::default()
+        };
+        let want = nn::conv1d(&padded.unwrap(), &w1, Some(&b), opts).unwrap();
+        assert_eq!(
+            same.unwrap().try_to_vec().unwrap(),
+            want.try_to_vec().unwrap()
+        );
+        let x3: Vec<f64> = (0..2 * 3 * 4 * 5).map(|i| (i as f64 * 0.3).sin()).collect();
+        let x3 = Tensor::<f64, _>::from_vec_on(x3, [1, 2, 3, 4, 5], &dev).unwrap();
+        let w3: Vec<f64> = (0..2 * 2 * 6).map(|i| (i as f64 * 0.9).cos()).collect();
+        let w3 = Tensor::<f64, _>::from_vec_on(w3, [2, 2, 1, 2, 3], &dev).unwrap();
+        let same = nn::conv_same(&x3, &w3, None, &[1], 1, None).unwrap();
+        assert_eq!(same.dims(), [1, 2, 3, 4, 5]);
+        let padded = x3
+            .try_pad(&[(0, 0), (0, 0), (0, 0), (0, 1), (1, 1)], 0.0)
+            .unwrap();
+        let want = nn::conv3d(&padded, &w3, None, Conv3dOptions::default()).unwrap();
+        assert_eq!(same.try_to_vec().unwrap(), want.try_to_vec().unwrap());
+
+        // Refusals: rank, dilation count, zero dilation, overflowing padding.
+        let bad = |r: Result<Tensor<f64, _>>| match r {
+            Err(Error::InvalidArgument { op, .. }) => assert_eq!(op, "conv_same"),
+            other => panic!("expected InvalidArgument, got {other:?}"),
+        };
+        bad(nn::conv_same(&x1, &w3, None, &[1], 1, None));
+        bad(nn::conv_same(&x3, &w3, None, &[1, 1], 1, None));
+        bad(nn::conv_same(&x1, &w1, None, &[0], 1, None));
+        bad(nn::conv_same(&x1, &w1, None, &[usize::MAX], 1, None));
+        bad(nn::conv_same(&x1, &w1, None, &[1], 3, None));
+        assert_eq!(
+            nn::same_padding(&[3, 2, 1], &[2, 1, 5]).unwrap(),
+            [(2, 2), (0, 1), (0, 0)]
+        );
+    });
+}
+
+/// `sin(a·i + 0.3)`, the values of the reference script, as an f64 tensor.
+fn vals<D: Backend>(n: usize, a: f64, shape: &[usize], dev: &D) -> Tensor<f64, D> {
+    let v = (0..n).map(|i| (a * i as f64 + 0.3).sin()).collect();
+    Tensor::from_vec_on(v, shape.to_vec(), dev).unwrap()
+}
+
+/// `nn::multi_head_attention` against PyTorch 2.15's `F.multi_head_attention_forward` (values,
+/// weights and gradients quoted from `mha_ref.py`): key padding with a bool mask (the negation
+/// of PyTorch's), batch-first per-head weights with an additive `(N·H, L, S)` mask, and an
+/// unbatched causal call; every device.
+#[test]
+fn multi_head_attention_matches_pytorch() {
+    use typed_tensor::nn::{self, AttnMask, MhaOptions, MhaParams};
+    on_every_device!("multi_head_attention", |dev| {
+        let (e, h, l, s, n) = (4, 2, 3, 5, 2);
+        let w_in = vals(3 * e * e, 0.37, &[3 * e, e], &dev)
+            .with_requires_grad(true)
+            .unwrap();
+        let b_in = vals(3 * e, 1.1, &[3 * e], &dev).mul_scalar(0.1);
+        let w_out = vals(e * e, 0.61, &[e, e], &dev);
+        let b_out = vals(e, 0.9, &[e], &dev).mul_scalar(0.1);
+        let q = vals(l * n * e, 0.23, &[l, n, e], &dev)
+            .with_requires_grad(true)
+            .unwrap();
+        let k = vals(s * n * e, 0.41, &[s, n, e], &dev);
+        let v = vals(s * n * e, 0.53, &[s, n, e], &dev);
+        let b = |v: &[u8], shape: &[usize]| {
+            let v = v.iter().map(|&x| x == 1).collect();
+            Tensor::<bool, _>::from_vec_on(v, shape.to_vec(), &dev).unwrap()
+        };
+        let kp = b(&[0, 0, 0, 1, 1, 0, 1, 0, 0, 0], &[n, s]);
+        let allowed = b(&[1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1], &[l, s]);
+        let params = MhaParams {
+            in_proj_weight: &w_in,
+            in_proj_bias: Some(&b_in),
+            out_proj_weight: &w_out,
+            out_proj_bias: Some(&b_out),
+        };
+        let opts = MhaOptions {
+            num_heads: h,
+            ..Default::default()
+        };
+        let (out, w) = nn::multi_head_attention(
+            &q,
+            &k,
+            &v,
+            params,
+            Some(&kp),
+            Some(AttnMask::Bool(&allowed)),
+            opts,
+        )
+        .unwrap();
+        let w = w.unwrap();
+        assert_eq!((out.dims(), w.dims()), (&[l, n, e][..], &[n, l, s][..]));
+        assert_close(&host_f64s(&out), OUT1, 1e-13);
+        assert_close(&host_f64s(&w), W1, 1e-13);
+        let loss = out
+            .mul(&vals(l * n * e, 0.77, &[l, n, e], &dev))
+            .sum(&[], false);
+        let loss = loss.add(
+            &w.mul(&vals(n * l * s, 0.19, &[n, l, s], &dev))
+                .sum(&[], false),
+        );
+        loss.try_backward().unwrap();
+        assert_close(&host_f64s(&q.grad_tensor().unwrap()), GQ1, 1e-12);
+        assert_close(&host_f64s(&w_in.grad_tensor().unwrap()), GW1, 1e-12);
+
+        // Batch first, the heads' own weights, an additive (N·H, L, S) mask, no biases.
+        let params = MhaParams {
+            in_proj_bias: None,
+            out_proj_bias: None,
+            ..params
+        };
+        let opts2 = MhaOptions {
+            batch_first: true,
+            average_attn_weights: false,
+            ..opts
+        };
+        let add = vals(n * h * l * s, 0.29, &[n * h, l, s], &dev);
+        let bf = |t: &Tensor<f64, _>| t.detach().transpose(0, 1).unwrap();
+        let (out, w) = nn::multi_head_attention(
+            &bf(&q),
+            &bf(&k),
+            &bf(&v),
+            params,
+            None,
+            Some(AttnMask::Additive(&add)),
+            opts2,
+        )
+        .unwrap();
+        assert_eq!(
+            (out.dims(), w.as_ref().unwrap().dims()),
+            (&[n, l, e][..], &[n, h, l, s][..])
+        );
+        assert_close(&host_f64s(&out), OUT2, 1e-13);
+        assert_close(&host_f64s(&w.unwrap()), W2, 1e-13);
+
+        // Unbatched (L, E), causal, a padded key; the weights without N.
+        let params = MhaParams {
+            in_proj_bias: Some(&b_in),
+            out_proj_bias: Some(&b_out),
+            ..params
+        };
+        let first = |t: &Tensor<f64, _>, len: usize| {
+            t.detach().select(1, 0).unwrap().narrow(0, 0, len).unwrap()
+        };
+        let kp3 = b(&[0, 1, 0], &[3]);
+        let (out, w) = nn::multi_head_attention(
+            &first(&q, 3),
+            &first(&k, 3),
+            &first(&v, 3),
+            params,
+            Some(&kp3),
+            Some(AttnMask::Causal),
+            opts,
+        )
+        .unwrap();
+        assert_eq!(
+            (out.dims(), w.as_ref().unwrap().dims()),
+            (&[3, e][..], &[3, 3][..])
+        );
+        assert_close(&host_f64s(&out), OUT3, 1e-13);
+        assert_close(&host_f64s(&w.unwrap()), W3, 1e-13);
+        // Without the weights, and causal without padding: the fused path, the same output.
+        let no_w = MhaOptions {
+            need_weights: false,
+            ..opts
+        };
+        let (o1, w) = nn::multi_head_attention(
+            &first(&q, 3),
+            &first(&k, 3),
+            &first(&v, 3),
+            params,
+            None,
+            Some(AttnMask::Causal),
+            no_w,
+        )
+        .unwrap();
+        let tri = b(&[1, 0, 0, 1, 1, 0, 1, 1, 1], &[3, 3]);
+        let (o2, _) = nn::multi_head_attention(
+            &first(&q, 3),
+            &first(&k, 3),
+            &first(&v, 3),
+            params,
+            None,
+            Some(AttnMask::Bool(&tri)),
+            opts,
+        )
+        .unwrap();
+        assert!(w.is_none());
+        assert_close(&host_f64s(&o1), &host_f64s(&o2), 1e-14);
+
+        // Refusals.
+        let err = |r: Result<(Tensor<f64, _>, Option<Tensor<f64, _>>)>| match r {
+            Err(Error::InvalidArgument { op, .. }) | Err(Error::ShapeMismatch { op, .. }) => {
+                assert_eq!(op, "multi_head_attention")
+            }
+            other => panic!("expected an error, got {:?}", other.map(|_| ())),
+        };
+        let three = MhaOptions {
+            num_heads: 3,
+            ..opts
+        };
+        err(nn::multi_head_attention(
+            &q, &k, &v, params, None, None, three,
+        ));
+        err(nn::multi_head_attention(
+            &q,
+            &k,
+            &v.narrow(0, 0, 4).unwrap(),
+            params,
+            None,
+            None,
+            opts,
+        ));
+        err(nn::multi_head_attention(
+            &q,
+            &k,
+            &first(&v, 5),
+            params,
+            None,
+            None,
+            opts,
+        ));
+        err(nn::multi_head_attention(
+            &q,
+            &k,
+            &v,
+            params,
+            Some(&kp3),
+            None,
+            opts,
+        ));
+        err(nn::multi_head_attention(
+            &q,
+            &k,
+            &v,
+            params,
+            None,
+            Some(AttnMask::Bool(&kp)),
+            opts,
+        ));
+        let short = MhaParams {
+            in_proj_weight: &w_out,
+            ..params
+        };
+        err(nn::multi_head_attention(
+            &q, &k, &v, short, None, None, opts,
+        ));
+    });
+}
+
+const OUT1: &[f64] = &[
+    -0.34604161114593,
+    2.8506569955044165,
+    -3.750454605115812,
+    3.1178338854428698,
+    0.5766209696004082,
+    -1.0036561771249992,
+    1.2148488037837757,
+    -0.6130013952199184,
+    0.2361546625159536,
+    0.15809162039916258,
+    -0.21940614659042235,
+    0.4162622767581531,
+    -0.04482361021155257,
+    0.35202213389286385,
+    -0.23468202256939197,
+    0.24566765586003514,
+    -0.651303422299705,
+    -1.1345466441543033,
+    2.6427254527319732,
+    -2.6633787105076205,
+    0.12164198147266196,
+    0.2584927338281607,
+    -0.25826925903233805,
+    0.37522963549554117,
+];
+
+const W1: &[f64] = &[
+    0.9998560572626338,
+    0.00014394273736603464,
+    0.0,
+    0.0,
+    0.0,
+    0.33386297096082673,
+    2.6184811193769128e-05,
+    0.6661108442279796,
+    0.0,
+    0.0,
+    0.0,
+    0.9999993047450058,
+    6.952549942811828e-07,
+    0.0,
+    0.0,
+    0.983226936603387,
+    0.0,
+    0.0,
+    0.006641683474206723,
+    0.01013137992240632,
+    0.13997389509293767,
+    0.0,
+    0.22624950520761455,
+    0.26228522973255763,
+    0.37149136996689025,
+    0.0,
+    0.0,
+    0.050429027533658605,
+    0.5773046318774172,
+    0.3722663405889242,
+];
+
+const GQ1: &[f64] = &[
+    5.715224516849713e-05,
+    6.02048516762775e-05,
+    5.5109013943400535e-05,
+    4.255442970135557e-05,
+    0.017793841854953182,
+    0.017518899872413417,
+    0.014872856977017013,
+    0.0102138426615075,
+    -0.023024430465150177,
+    -0.020888901921490365,
+    -0.015926158497025635,
+    -0.008807884232975438,
+    0.06030362501015542,
+    0.07320351549163803,
+    0.07619565356454282,
+    0.06887506737745631,
+    -3.91679656944545e-08,
+    -4.08475708560472e-08,
+    -3.6998648926891365e-08,
+    -2.8142133433989104e-08,
+    -0.04950258351085516,
+    -0.021656641193945454,
+    0.009120425912668218,
+    0.03866308615785436,
+];
+
+const GW1: &[f64] = &[
+    -0.03930575112730942,
+    -0.04646878931151963,
+    -0.05118444601111379,
+    -0.0532043607444572,
+    0.045216156711476864,
+    0.040307417303456966,
+    0.033275798684191546,
+    0.024491636588065826,
+    0.011558727737967388,
+    0.012130203110369131,
+    0.012062814528344805,
+    0.01136011116049477,
+    -0.01964002446769167,
+    -0.01371241629108252,
+    -0.0070626134062109075,
+    -4.084237800150003e-05,
+    0.14754945827036114,
+    0.057656006679913024,
+    -0.04179440969715785,
+    -0.13431705350109668,
+    0.1371436216371289,
+    0.0575061190092466,
+    -0.03166350327162897,
+    -0.11558463535671205,
+    -0.02806689583012398,
+    -0.011163037781077648,
+    0.007591187040294358,
+    0.02508710919017673,
+    -0.04630847630999845,
+    -0.02238848735333045,
+    0.0052425804237872355,
+    0.03200464669722246,
+    -0.14195092243010193,
+    -0.0712343149753972,
+    0.019027981182005035,
+    0.10406926837830899,
+    -0.10472487702169438,
+    -0.038279158447994566,
+    0.038669819897124875,
+    0.10500834649353824,
+    -0.02981264949734612,
+    0.007962776021377271,
+    0.043553328401685416,
+    0.06719346335747385,
+    0.0558835118823714,
+    0.05330309306100155,
+    0.03609705926430561,
+    0.008986502855064832,
+];
+
+const OUT2: &[f64] = &[
+    -0.21956000350230453,
+    -0.5541867922161758,
+    1.0661525968731675,
+    -1.0745003302366698,
+    0.6573908490105536,
+    -1.0320159143884124,
+    0.9191480393815746,
+    -0.3721025764908436,
+    -0.5764192436548319,
+    1.143816976910291,
+    -1.1709103470626125,
+    0.6449012698028826,
+    0.61277876657734,
+    -1.2517835843868357,
+    1.2994838963548019,
+    -0.733347525395278,
+    0.11965867579687983,
+    0.8871894117861701,
+    -1.474956195486309,
+    1.3659985172363118,
+    -0.32212170025551234,
+    2.2250933474860983,
+    -3.076998549448496,
+    2.475423190193948,
+];
+
+const W2: &[f64] = &[
+    0.12705505700303804,
+    2.8489496718254393e-05,
+    0.3498824986974659,
+    2.8564191371486003e-05,
+    0.5230053906114065,
+    0.26698963343815807,
+    2.1790778005810976e-05,
+    0.40516500885160794,
+    9.055195593188263e-06,
+    0.327814511736635,
+    7.408726018002168e-07,
+    0.4600313343318509,
+    1.7646299555135068e-07,
+    0.539967658266809,
+    9.006574262123617e-08,
+    0.15762992990351277,
+    2.9567655044407964e-05,
+    0.3023675087433148,
+    2.7712766335655556e-05,
+    0.5399452809317924,
+    0.08823932716747866,
+    1.2079876091471632e-05,
+    0.30006554391042706,
+    1.2831590231926527e-05,
+    0.6116702174557709,
+    5.175911634453653e-07,
+    0.39165211080956874,
+    2.1838623272871637e-07,
+    0.6083470353615855,
+    1.1785144959421667e-07,
+    0.9340212110541948,
+    0.0005067004389790662,
+    0.05923157682923366,
+    0.0028378705222404355,
+    0.0034026411553520356,
+    0.09272154729078828,
+    0.3106629151818371,
+    0.13444739551787843,
+    0.18620231082403813,
+    0.275965831185458,
+    0.0007872382948250391,
+    0.6991402267812933,
+    0.009110443057368666,
+    0.1664104116013608,
+    0.12455168026515226,
+    0.8493051934256162,
+    0.0008954348750395545,
+    0.12801989773680483,
+    0.00963298068570189,
+    0.012146493276837365,
+    0.1426696843940146,
+    0.4192181862739686,
+    0.1499771441888846,
+    0.14347237818975378,
+    0.14466260695337826,
+    0.001849287546376666,
+    0.8412378581948738,
+    0.008332559323137827,
+    0.09102295692235692,
+    0.05755733801325467,
+];
+
+const OUT3: &[f64] = &[
+    -0.3462330013373127,
+    2.8513922689146556,
+    -3.7513864409412765,
+    3.118522112771291,
+    -0.3462330013373127,
+    2.8513922689146556,
+    -3.7513864409412765,
+    3.118522112771291,
+    -0.0674790137087354,
+    1.6370592475280803,
+    -2.175088384329653,
+    1.9248542968666453,
+];
+
+const W3: &[f64] = &[
+    1.0,
+    0.0,
+    0.0,
+    1.0,
+    0.0,
+    0.0,
+    0.7023988130966785,
+    0.0,
+    0.2976011869033214,
+];
