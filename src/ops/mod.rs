@@ -59,6 +59,7 @@ mod special;
 pub mod split;
 pub mod stack;
 pub mod stats;
+pub mod torch_names;
 pub mod unary;
 pub mod windows;
 

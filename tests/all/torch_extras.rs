@@ -314,3 +314,92 @@ fn dyn_tensor_extras() {
     let p = DynTensor::from(tensor![0.0f64, 0.0]).poisson().unwrap();
     assert_eq!(p.to_vec::<f64>().unwrap(), [0.0, 0.0]);
 }
+
+#[test]
+fn torch_names_for_queries_and_views() {
+    on_every_device!("torch_names", |dev| {
+        let x = Tensor::<f32, _>::from_vec_on((0..6).map(|v| v as f32).collect(), [2, 3], &dev);
+        let x = x.unwrap();
+        assert_eq!(
+            (x.dim(), x.ndimension(), x.nelement(), x.element_size()),
+            (2, 2, 6, 4)
+        );
+        assert!(x.is_floating_point() && x.is_signed());
+        let u = Tensor::<u8, _>::zeros_on([3, 2], &dev).unwrap();
+        assert!(!u.is_floating_point() && !u.is_signed() && !x.is_same_size(&u));
+        assert!(x.is_same_size(&x.new_ones([2, 3]).unwrap()));
+        assert_eq!(x.narrow(1, 1, 2).unwrap().storage_offset(), 1);
+        assert_eq!(
+            x.new_full([2], 7.5).unwrap().try_to_vec().unwrap(),
+            [7.5, 7.5]
+        );
+        assert_eq!(u.new_zeros([0, 4]).unwrap().dims(), [0, 4]);
+        let flat = x
+            .view_as(&Tensor::<u8, _>::zeros_on([6], &dev).unwrap())
+            .unwrap();
+        assert_eq!(flat.dims(), [6]);
+        let t = x.transpose(0, 1).unwrap();
+        assert!(t.view_as(&flat).is_err()); // not viewable: reshape_as copies
+        assert_eq!(
+            t.reshape_as(&flat).unwrap().try_to_vec().unwrap(),
+            [0., 3., 1., 4., 2., 5.]
+        );
+        assert_eq!(x.swapdims(0, 1).unwrap().dims(), [3, 2]);
+        let parts = x.split_with_sizes(&[1, 2], 1).unwrap();
+        assert_eq!(
+            (parts[0].dims(), parts[1].dims()),
+            (&[2, 1][..], &[2, 2][..])
+        );
+        let c = t.narrow_copy(0, 1, 2).unwrap();
+        assert!(c.is_contiguous() && c.try_to_vec().unwrap() == [1., 4., 2., 5.]);
+        assert_eq!(u.type_as(&x).unwrap().try_to_vec().unwrap(), [0.0; 6]);
+        // sum_to_size: leading axes and 1-axes summed; the same shape copies; i32 sums in i64.
+        assert_eq!(
+            x.sum_to_size([3]).unwrap().try_to_vec().unwrap(),
+            [3., 5., 7.]
+        );
+        assert_eq!(
+            x.sum_to_size([2, 1]).unwrap().try_to_vec().unwrap(),
+            [3., 12.]
+        );
+        assert_eq!(x.sum_to_size([1, 1]).unwrap().try_to_vec().unwrap(), [15.]);
+        assert_eq!(
+            x.sum_to_size([2, 3]).unwrap().try_to_vec().unwrap(),
+            x.try_to_vec().unwrap()
+        );
+        assert_eq!(
+            x.sum_to_size(Shape::new(vec![]))
+                .unwrap()
+                .try_to_vec()
+                .unwrap(),
+            [15.]
+        );
+        let i = Tensor::<i32, _>::full_on([2, 2], i32::MAX, &dev).unwrap();
+        assert_eq!(
+            i.sum_to_size([2]).unwrap().try_to_vec().unwrap(),
+            [2 * i32::MAX as i64; 2]
+        );
+        for bad in [vec![3, 1], vec![1, 2, 3], vec![4]] {
+            let e = x.sum_to_size(bad.clone());
+            assert!(
+                matches!(
+                    e,
+                    Err(Error::InvalidArgument {
+                        op: "sum_to_size",
+                        ..
+                    })
+                ),
+                "{bad:?}"
+            );
+        }
+        // Differentiable.
+        let leaf = x.clone().with_requires_grad(true).unwrap();
+        leaf.sum_to_size([3])
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_eq!(host_f64s(&leaf.grad_tensor().unwrap()), [1.0; 6]);
+    });
+}

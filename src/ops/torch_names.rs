@@ -1,0 +1,175 @@
+//! PyTorch's names for queries and one-line ops this crate has under other names:
+//! `dim`/`ndimension`, `nelement`, `element_size`, `is_floating_point`, `is_signed`,
+//! `is_same_size`, `storage_offset`, `new_zeros`/`new_ones`/`new_full`, `view_as`,
+//! `reshape_as`, `swapdims`, `split_with_sizes`, `narrow_copy`, `type_as`, and
+//! `sum_to_size`.
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! let x = Tensor::<f32>::ones([2, 3])?;
+//! assert_eq!((x.dim(), x.nelement(), x.element_size()), (2, 6, 4));
+//! let z = x.new_zeros([4])?; // x's dtype and device
+//! assert_eq!(z.to_vec(), vec![0.0; 4]);
+//! let i = tensor![1i64, 2, 3, 4, 5, 6];
+//! assert_eq!(i.view_as(&x)?.dims(), &[2, 3]);
+//! assert_eq!(i.type_as(&x)?.to_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+//! // The gradient of a broadcast, summed back to the operand's shape.
+//! assert_eq!(x.sum_to_size([1, 3])?.to_vec(), vec![2.0, 2.0, 2.0]);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::dtype::{Element, NumElement, SumOf};
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The number of dimensions (PyTorch `dim`; [`Tensor::ndim`]).
+    pub fn dim(&self) -> usize {
+        self.ndim()
+    }
+
+    /// The number of dimensions (PyTorch `ndimension`; [`Tensor::ndim`]).
+    pub fn ndimension(&self) -> usize {
+        self.ndim()
+    }
+
+    /// The number of elements (PyTorch `nelement`; [`Tensor::numel`]).
+    pub fn nelement(&self) -> usize {
+        self.numel()
+    }
+
+    /// The size of one element in bytes (PyTorch `element_size`, NumPy `itemsize`).
+    pub fn element_size(&self) -> usize {
+        T::SIZE
+    }
+
+    /// Whether the dtype is a floating-point one (PyTorch `is_floating_point`); known from
+    /// the type, so it is a constant for each `T`.
+    pub fn is_floating_point(&self) -> bool {
+        T::DTYPE.is_float()
+    }
+
+    /// Whether the dtype holds negative values: every dtype but UInt8 and Bool (PyTorch
+    /// `is_signed`).
+    pub fn is_signed(&self) -> bool {
+        !matches!(T::DTYPE, crate::Dtype::UInt8 | crate::Dtype::Bool)
+    }
+
+    /// Whether `other` has the same shape (PyTorch `is_same_size`).
+    pub fn is_same_size<U: Element>(&self, other: &Tensor<U, D>) -> bool {
+        self.dims() == other.dims()
+    }
+
+    /// The offset of the first element in the storage, in elements (PyTorch
+    /// `storage_offset`).
+    pub fn storage_offset(&self) -> usize {
+        self.layout.offset
+    }
+
+    /// Zeros of `shape` with `self`'s dtype and device (PyTorch `new_zeros`).
+    ///
+    /// # Errors
+    /// As [`Tensor::zeros_on`].
+    pub fn new_zeros(&self, shape: impl Into<Shape>) -> Result<Self> {
+        Self::zeros_on(shape, self.device_handle())
+    }
+
+    /// Ones of `shape` with `self`'s dtype and device (PyTorch `new_ones`).
+    ///
+    /// # Errors
+    /// As [`Tensor::ones_on`].
+    pub fn new_ones(&self, shape: impl Into<Shape>) -> Result<Self> {
+        Self::ones_on(shape, self.device_handle())
+    }
+
+    /// `value` in every element of `shape`, with `self`'s dtype and device (PyTorch
+    /// `new_full`).
+    ///
+    /// # Errors
+    /// As [`Tensor::full_on`].
+    pub fn new_full(&self, shape: impl Into<Shape>, value: T) -> Result<Self> {
+        Self::full_on(shape, value, self.device_handle())
+    }
+
+    /// A view with `other`'s shape (PyTorch `view_as`).
+    ///
+    /// # Errors
+    /// As [`Tensor::view`].
+    pub fn view_as<U: Element>(&self, other: &Tensor<U, D>) -> Result<Self> {
+        self.view(other.dims())
+    }
+
+    /// `self` reshaped to `other`'s shape, a view where the strides allow (PyTorch
+    /// `reshape_as`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_reshape`].
+    pub fn reshape_as<U: Element>(&self, other: &Tensor<U, D>) -> Result<Self> {
+        self.try_reshape(other.dims())
+    }
+
+    /// PyTorch's name for [`Tensor::swapaxes`] (and `transpose`).
+    ///
+    /// # Errors
+    /// As [`Tensor::swapaxes`].
+    pub fn swapdims(&self, a: i64, b: i64) -> Result<Self> {
+        self.swapaxes(a, b)
+    }
+
+    /// PyTorch's name for [`Tensor::try_split`] with a list of sizes.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_split`].
+    pub fn split_with_sizes(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
+        self.try_split(sizes, axis)
+    }
+
+    /// [`Tensor::narrow`] as a contiguous copy (PyTorch `narrow_copy`).
+    ///
+    /// # Errors
+    /// As [`Tensor::narrow`].
+    pub fn narrow_copy(&self, dim: i64, start: usize, len: usize) -> Result<Self> {
+        self.narrow(dim, start, len)?.try_contiguous()
+    }
+
+    /// `self` converted to `other`'s dtype (PyTorch `type_as`; [`Tensor::try_cast`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_cast`].
+    pub fn type_as<U: Element>(&self, _other: &Tensor<U, D>) -> Result<Tensor<U, D>> {
+        self.try_cast::<U>()
+    }
+}
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// `self` summed down to `shape`, a shape that broadcasts to `self`'s (PyTorch
+    /// `sum_to_size`; how a broadcast operand's gradient is reduced): the leading axes
+    /// `shape` lacks and the axes where it has 1 are summed. The result has `sum`'s dtype.
+    /// Differentiable.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `shape` does not broadcast to `self`'s shape.
+    pub fn sum_to_size(&self, shape: impl Into<Shape>) -> Result<Tensor<SumOf<T>, D>> {
+        let shape = shape.into();
+        let (d, s) = (self.dims(), shape.dims());
+        let lead = d.len().checked_sub(s.len());
+        let fits = lead
+            .is_some_and(|lead| (s.iter().enumerate()).all(|(i, &n)| n == d[lead + i] || n == 1));
+        let Some(lead) = lead.filter(|_| fits) else {
+            return Err(Error::InvalidArgument {
+                op: "sum_to_size",
+                msg: format!("shape {shape} does not broadcast to {}", self.shape()),
+            });
+        };
+        let axes: Vec<i64> = (0..d.len())
+            .filter(|&i| i < lead || (s[i - lead] == 1 && d[i] != 1))
+            .map(|i| i as i64)
+            .collect();
+        if axes.is_empty() {
+            return self.try_cast(); // nothing to sum (an empty axis list would sum all)
+        }
+        self.try_sum(&axes, true)?.try_reshape(s)
+    }
+}
