@@ -205,15 +205,21 @@ pub fn conv2d<T: FloatElement, D: Backend>(
     let xp = pad2d(x, opts.padding, T::ZERO)?;
     let cols = unfold(op, &xp, (kh, kw, sh, sw, dh, dw))?; // (N, oh, ow, C, kh, kw)
     let (oh, ow) = (cols.dims()[1], cols.dims()[2]);
-    let l = oh * ow;
-    let k = cg * kh * kw;
+    // Empty inputs may have huge axes (no channels beside 2^33 × 2^33 windows): checked.
+    let overflow = || Error::InvalidArgument {
+        op,
+        msg: format!("{n} × {oh} × {ow} windows of {cg} × {kh} × {kw} taps overflow usize"),
+    };
+    let k = (cg.checked_mul(kh))
+        .and_then(|v| v.checked_mul(kw))
+        .ok_or_else(overflow)?;
     // One product per group over every window of the batch (a single gemm for groups = 1):
     // (N·L, g, k) → (g, N·L, k) @ (g, k, O/g) → (g, N, oh, ow, O/g) → (N, O, oh, ow), the
     // last step a view for groups = 1.
-    let rows = n.checked_mul(l).ok_or(Error::InvalidArgument {
-        op,
-        msg: format!("{n} × {l} windows overflow usize"),
-    })?;
+    let rows = match n {
+        0 => 0, // an empty batch of 2^33 × 2^33 windows: an empty result
+        _ => (n.checked_mul(oh).and_then(|v| v.checked_mul(ow))).ok_or_else(overflow)?,
+    };
     let cols = cols.try_reshape([rows, g, k])?.permute(&[1, 0, 2])?;
     let wm = weight.try_reshape([g, o / g, k])?.transpose(1, 2)?;
     let y = cols

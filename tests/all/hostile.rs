@@ -208,6 +208,19 @@ fn empty_tensors_with_huge_dimensions() {
         Tensor::try_lu_unpack(&tall, &piv),
         Err(Error::OutOfMemory { .. }) | Err(Error::ShapeOverflow { .. })
     ));
+    // conv2d of inputs without channels beside 2^33 × 2^33 windows (the fuzzer found the
+    // window count overflowing through conv_same): an error where the output cannot exist,
+    // an empty output for an empty batch, with its gradient.
+    let x = Tensor::<f32>::from_vec(vec![], [3, 0, big, big]).unwrap();
+    let w = Tensor::<f32>::from_vec(vec![], [2, 0, 1, 1]).unwrap();
+    assert!(nn::conv2d(&x, &w, None, Default::default()).is_err());
+    assert!(nn::conv_same(&x, &w, None, &[1], 1, None).is_err());
+    let x0 = Tensor::<f32>::from_vec(vec![], [0, 0, big, big]).unwrap();
+    let leaf = x0.with_requires_grad(true).unwrap();
+    let y = nn::conv2d(&leaf, &w, None, Default::default()).unwrap();
+    assert_eq!(y.dims(), &[0, 2, big, big]);
+    y.sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), &[0, 0, big, big]);
     // Views of a 2^40-long axis: refused as OutOfMemory instead of aborting.
     let long = Tensor::<f32>::from_vec(vec![], [0, 1 << 40]).unwrap();
     for r in [

@@ -434,7 +434,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         10 => {
             use typed_tensor::nn;
-            let f = g.n(41);
+            let f = g.n(43);
             let nd = [2usize, 3, 4, 4, 4, 5][g.n(6)];
             let xs: Vec<usize> = (0..nd).map(|_| g.dim()).collect();
             let x = g.tensor_of(Dtype::Float32, &xs);
@@ -533,6 +533,15 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let w2 = w.try_deep_copy().unwrap();
                         let o = nn::EmbeddingOptions { padding_idx: (u % 2 == 0).then_some(g_u(u) as i64 % 7 - 3), max_norm: (u % 3 == 0).then_some(e), norm_type: [1.0, 2.0, f64::INFINITY, 0.5][u % 4] };
                         nn::embedding_with(&t, &w2, o)
+                    }
+                    41 | 42 => {
+                        // Multi-head attention with x as query, key and value, w as the packed
+                        // projection and b as every bias (mostly refused shapes, sometimes not).
+                        let p = nn::MhaParams { in_proj_weight: &w, in_proj_bias: (u % 2 == 0).then_some(&b), out_proj_weight: &w, out_proj_bias: (u % 3 == 0).then_some(&b) };
+                        let kp = x.try_gt_scalar(0.0).ok().and_then(|m| m.select(-1, 0).ok());
+                        let o = nn::MhaOptions { num_heads: 1 + u % 3, batch_first: f == 42, need_weights: u % 5 != 0, average_attn_weights: u % 7 != 0, dropout_p: e.clamp(0.0, 1.0) };
+                        let mask = if u % 4 == 0 { Some(nn::AttnMask::Causal) } else { None };
+                        nn::multi_head_attention(&x, &x, &x, p, if u % 6 == 1 { kp.as_ref() } else { None }, mask, o).map(|(y, _)| y)
                     }
                     39 => nn::binary_cross_entropy_with_logits_weighted(&x, &w, (u % 2 == 0).then_some(&b), (u % 3 == 0).then_some(&b), red),
                     _ => x.try_celu(e),
