@@ -94,6 +94,17 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         lerp_ = try_lerp(end: &Self, weight: T), "lerp_";
         addcdiv_ = try_addcdiv(tensor1: &Self, tensor2: &Self, value: T), "addcdiv_";
         nan_to_num_ = try_nan_to_num(nan: T, posinf: Option<T>, neginf: Option<T>), "nan_to_num_";
+        elu_ = try_elu(alpha: f64), "elu_";
+        leaky_relu_ = try_leaky_relu(negative_slope: f64), "leaky_relu_";
+        hardtanh_ = try_hardtanh(min_val: f64, max_val: f64), "hardtanh_";
+        selu_ = try_selu(), "selu_";
+        celu_ = try_celu(alpha: f64), "celu_";
+        threshold_ = try_threshold(threshold: f64, value: f64), "threshold_";
+        rrelu_ = try_rrelu(lower: f64, upper: f64, training: bool), "rrelu_";
+        silu_ = try_silu(), "silu_";
+        mish_ = try_mish(), "mish_";
+        hardsigmoid_ = try_hardsigmoid(), "hardsigmoid_";
+        hardswish_ = try_hardswish(), "hardswish_";
     }
 
     /// Fills with samples of `U(low, high)` from the global generator (PyTorch `uniform_`;

@@ -124,6 +124,49 @@ fn inplace_on<D: Backend>(dev: &D) {
             Box::new(|t| t.try_nan_to_num(0.0, None, None)),
         ),
         (
+            "elu_",
+            Box::new(|t| t.elu_(0.5)),
+            Box::new(|t| t.try_elu(0.5)),
+        ),
+        (
+            "leaky_relu_",
+            Box::new(|t| t.leaky_relu_(0.1)),
+            Box::new(|t| t.try_leaky_relu(0.1)),
+        ),
+        (
+            "hardtanh_",
+            Box::new(|t| t.hardtanh_(-1.0, 0.5)),
+            Box::new(|t| t.try_hardtanh(-1.0, 0.5)),
+        ),
+        ("selu_", Box::new(|t| t.selu_()), Box::new(|t| t.try_selu())),
+        (
+            "celu_",
+            Box::new(|t| t.celu_(2.0)),
+            Box::new(|t| t.try_celu(2.0)),
+        ),
+        (
+            "threshold_",
+            Box::new(|t| t.threshold_(0.4, -9.0)),
+            Box::new(|t| t.try_threshold(0.4, -9.0)),
+        ),
+        (
+            "rrelu_",
+            Box::new(|t| t.rrelu_(0.1, 0.3, false)),
+            Box::new(|t| t.try_rrelu(0.1, 0.3, false)),
+        ),
+        ("silu_", Box::new(|t| t.silu_()), Box::new(|t| t.try_silu())),
+        ("mish_", Box::new(|t| t.mish_()), Box::new(|t| t.try_mish())),
+        (
+            "hardsigmoid_",
+            Box::new(|t| t.hardsigmoid_()),
+            Box::new(|t| t.try_hardsigmoid()),
+        ),
+        (
+            "hardswish_",
+            Box::new(|t| t.hardswish_()),
+            Box::new(|t| t.try_hardswish()),
+        ),
+        (
             "zero_",
             Box::new(|t| t.zero_()),
             Box::new(|t| Tensor::zeros_on(t.dims(), t.device_handle())),
