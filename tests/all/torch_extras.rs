@@ -403,3 +403,80 @@ fn torch_names_for_queries_and_views() {
         assert_eq!(host_f64s(&leaf.grad_tensor().unwrap()), [1.0; 6]);
     });
 }
+
+#[test]
+fn svd_and_pca_lowrank() {
+    on_every_device!("svd_lowrank", |dev| {
+        // A rank-3 (2, 9, 6) stack: Σ_k a_k b_kᵀ with fixed vectors.
+        let outer = |m: usize, n: usize, seed: f64| -> Vec<f64> {
+            let mut v = vec![0.0; m * n];
+            for k in 0..3 {
+                let a: Vec<f64> = (0..m)
+                    .map(|i| (seed + 1.3 * i as f64 + 0.7 * k as f64).sin())
+                    .collect();
+                let b: Vec<f64> = (0..n)
+                    .map(|j| (seed * 0.5 + 0.9 * j as f64 - 1.1 * k as f64).cos())
+                    .collect();
+                for i in 0..m {
+                    for j in 0..n {
+                        v[i * n + j] += (3 - k) as f64 * a[i] * b[j];
+                    }
+                }
+            }
+            v
+        };
+        let data: Vec<f64> = [outer(9, 6, 0.2), outer(9, 6, 1.7)].concat();
+        let a = Tensor::<f64, _>::from_vec_on(data, [2, 9, 6], &dev).unwrap();
+        let rebuild = |u: &Tensor<f64, _>, s: &Tensor<f64, _>, v: &Tensor<f64, _>| {
+            u.try_mul(&s.unsqueeze(-2).unwrap())
+                .unwrap()
+                .try_matmul(&v.transpose(-1, -2).unwrap())
+                .unwrap()
+        };
+        for (name, x) in [("tall", a.clone()), ("wide", a.transpose(-1, -2).unwrap())] {
+            let (u, s, v) = x.try_svd_lowrank(Some(3), 2).unwrap();
+            let (m, n) = (x.dims()[1], x.dims()[2]);
+            assert_eq!(
+                (u.dims(), s.dims(), v.dims()),
+                (&[2, m, 3][..], &[2, 3][..], &[2, n, 3][..]),
+                "{name}"
+            );
+            let full = x.try_svdvals().unwrap().narrow(-1, 0, 3).unwrap();
+            crate::common::assert_close(&host_f64s(&s), &host_f64s(&full), 1e-10);
+            let back = rebuild(&u, &s, &v);
+            for (g, w) in host_f64s(&back).iter().zip(host_f64s(&x)) {
+                assert!((g - w).abs() < 1e-9, "{name}: {g} against {w}");
+            }
+            // Orthonormal columns.
+            let utu = u.transpose(-1, -2).unwrap().try_matmul(&u).unwrap();
+            let eye = [1., 0., 0., 0., 1., 0., 0., 0., 1.];
+            for (g, w) in host_f64s(&utu).iter().zip(eye.iter().cycle()) {
+                assert!((g - w).abs() < 1e-12);
+            }
+        }
+        // The default q = min(6, m, n); a full-rank matrix's leading values with iterations.
+        let (_, s, _) = a.try_svd_lowrank(None, 0).unwrap();
+        assert_eq!(s.dims(), [2, 6]);
+        // pca_lowrank: the centred data's singular values.
+        // (Rank 3 after centring too: exact whatever the sketch.)
+        let (_, s, v) = a.try_pca_lowrank(Some(3), true, 1).unwrap();
+        assert_eq!(v.dims(), [2, 6, 3]);
+        let centred = a.try_sub(&a.try_mean(&[-2], true).unwrap()).unwrap();
+        let want = centred.try_svdvals().unwrap().narrow(-1, 0, 3).unwrap();
+        crate::common::assert_close(&host_f64s(&s), &host_f64s(&want), 1e-8);
+        for r in [
+            a.try_svd_lowrank(Some(7), 2),
+            a.select(0, 0)
+                .unwrap()
+                .select(0, 0)
+                .unwrap()
+                .try_pca_lowrank(None, true, 2),
+        ] {
+            assert!(
+                matches!(r, Err(Error::InvalidArgument { .. })),
+                "{:?}",
+                r.map(|_| ())
+            );
+        }
+    });
+}
