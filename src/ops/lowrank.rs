@@ -10,7 +10,7 @@
 //! let a = tensor![[1.0f64, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]];
 //! let (u, s, v) = a.svd_lowrank(Some(2), 2);
 //! assert_eq!((u.dims(), s.dims(), v.dims()), (&[4, 2][..], &[2][..], &[3, 2][..]));
-//! let back = u.mul(&s.unsqueeze(0)?).matmul(&v.t()?);
+//! let back = u.mul(&s.unsqueeze(0)?).matmul(&v.t());
 //! assert!(back.to_vec().iter().zip(a.to_vec()).all(|(x, y)| (x - y).abs() < 1e-10));
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
