@@ -537,9 +537,13 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     41 | 42 => {
                         // Multi-head attention with x as query, key and value, w as the packed
                         // projection and b as every bias (mostly refused shapes, sometimes not).
-                        let p = nn::MhaParams { in_proj_weight: &w, in_proj_bias: (u % 2 == 0).then_some(&b), out_proj_weight: &w, out_proj_bias: (u % 3 == 0).then_some(&b) };
+                        // Half the time projections that fit x's embedding (random values).
+                        let emb = x.dims().last().copied().unwrap_or(0);
+                        let fit = |rows: usize, cols: usize| Tensor::<f32>::randn([rows, cols]).unwrap_or_else(|_| w.clone());
+                        let (wi, wo) = if u % 2 == 1 && emb < 64 { (fit(3 * emb, emb), fit(emb, emb)) } else { (w.clone(), w.clone()) };
+                        let p = nn::MhaParams { in_proj_weight: &wi, in_proj_bias: (u % 2 == 0).then_some(&b), out_proj_weight: &wo, out_proj_bias: (u % 3 == 0).then_some(&b) };
                         let kp = x.try_gt_scalar(0.0).ok().and_then(|m| m.select(-1, 0).ok());
-                        let o = nn::MhaOptions { num_heads: 1 + u % 3, batch_first: f == 42, need_weights: u % 5 != 0, average_attn_weights: u % 7 != 0, dropout_p: e.clamp(0.0, 1.0) };
+                        let o = nn::MhaOptions { num_heads: if u % 2 == 1 { 1 } else { 1 + u % 3 }, batch_first: f == 42, need_weights: u % 5 != 0, average_attn_weights: u % 7 != 0, dropout_p: e.clamp(0.0, 1.0) };
                         let mask = if u % 4 == 0 { Some(nn::AttnMask::Causal) } else { None };
                         nn::multi_head_attention(&x, &x, &x, p, if u % 6 == 1 { kp.as_ref() } else { None }, mask, o).map(|(y, _)| y)
                     }
