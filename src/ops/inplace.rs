@@ -61,6 +61,16 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         triu_ = try_triu(k: i64), "triu_";
     }
 
+    /// Copies `src`, converted to `T` and broadcast to `self`'s shape, into `self` (PyTorch
+    /// `copy_`; [`Tensor::copy_from`] for the same dtype).
+    ///
+    /// # Errors
+    /// As [`Tensor::copy_from`].
+    pub fn copy_<U: Element>(&mut self, src: &Tensor<U, D>) -> Result<()> {
+        let src = no_grad(|| src.try_cast::<T>())?;
+        self.copy_from(&src)
+    }
+
     /// Sets every element to 0 (PyTorch `zero_`).
     ///
     /// # Errors
@@ -105,6 +115,17 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         mish_ = try_mish(), "mish_";
         hardsigmoid_ = try_hardsigmoid(), "hardsigmoid_";
         hardswish_ = try_hardswish(), "hardswish_";
+        copysign_ = try_copysign(other: &Self), "copysign_";
+        hypot_ = try_hypot(other: &Self), "hypot_";
+        atan2_ = try_atan2(other: &Self), "atan2_";
+        xlogy_ = try_xlogy(other: &Self), "xlogy_";
+        logit_ = try_logit(eps: Option<f64>), "logit_";
+        sgn_ = try_sgn(), "sgn_";
+        heaviside_ = try_heaviside(values: &Self), "heaviside_";
+        cumsum_ = try_cumsum(axis: i64), "cumsum_";
+        cumprod_ = try_cumprod(axis: i64), "cumprod_";
+        renorm_ = try_renorm(p: f64, axis: i64, maxnorm: f64), "renorm_";
+        addmm_ = try_addmm(m1: &Self, m2: &Self, beta: T, alpha: T), "addmm_";
     }
 
     /// Fills with samples of `U(low, high)` from the global generator (PyTorch `uniform_`;
@@ -123,5 +144,25 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// As [`nn::init::normal_`](crate::nn::init::normal_).
     pub fn normal_(&mut self, mean: f64, std: f64) -> Result<()> {
         crate::nn::init::normal_(self, mean, std)
+    }
+
+    /// Fills with 1 with probability `p`, else 0, from the global generator (PyTorch
+    /// `bernoulli_(p)`; [`Tensor::try_bernoulli`] draws with per-element probabilities).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for `p` outside `[0, 1]` (NaN included); otherwise as
+    /// [`Tensor::uniform_`].
+    pub fn bernoulli_(&mut self, p: f64) -> Result<()> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(crate::Error::InvalidArgument {
+                op: "bernoulli_",
+                msg: format!("p must lie in [0, 1], got {p}"),
+            });
+        }
+        crate::nn::init::write(self, "bernoulli_", |t| {
+            Tensor::<f64, D>::rand_on(t.dims(), t.device_handle())?
+                .try_lt_scalar(p)?
+                .try_cast()
+        })
     }
 }

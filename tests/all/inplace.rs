@@ -167,6 +167,64 @@ fn inplace_on<D: Backend>(dev: &D) {
             Box::new(|t| t.try_hardswish()),
         ),
         (
+            "copysign_",
+            Box::new(|t| t.copysign_(&src.neg())),
+            Box::new(|t| t.try_copysign(&src.neg())),
+        ),
+        (
+            "hypot_",
+            Box::new(|t| t.hypot_(&other)),
+            Box::new(|t| t.try_hypot(&other)),
+        ),
+        (
+            "atan2_",
+            Box::new(|t| t.atan2_(&other)),
+            Box::new(|t| t.try_atan2(&other)),
+        ),
+        (
+            "xlogy_",
+            Box::new(|t| t.xlogy_(&other)),
+            Box::new(|t| t.try_xlogy(&other)),
+        ),
+        (
+            "logit_",
+            Box::new(|t| t.logit_(Some(0.1))),
+            Box::new(|t| t.try_logit(Some(0.1))),
+        ),
+        ("sgn_", Box::new(|t| t.sgn_()), Box::new(|t| t.try_sgn())),
+        (
+            "heaviside_",
+            Box::new(|t| t.heaviside_(&other)),
+            Box::new(|t| t.try_heaviside(&other)),
+        ),
+        (
+            "cumsum_",
+            Box::new(|t| t.cumsum_(1)),
+            Box::new(|t| t.try_cumsum(1)),
+        ),
+        (
+            "cumprod_",
+            Box::new(|t| t.cumprod_(0)),
+            Box::new(|t| t.try_cumprod(0)),
+        ),
+        (
+            "renorm_",
+            Box::new(|t| t.renorm_(2.0, 0, 1.0)),
+            Box::new(|t| t.try_renorm(2.0, 0, 1.0)),
+        ),
+        (
+            "addmm_",
+            Box::new(|t| t.addmm_(&other.narrow(1, 0, 2)?, &src.narrow(0, 0, 2)?, 0.5, 2.0)),
+            Box::new(|t| t.try_addmm(&other.narrow(1, 0, 2)?, &src.narrow(0, 0, 2)?, 0.5, 2.0)),
+        ),
+        (
+            "copy_",
+            Box::new(|t| t.copy_(&Tensor::<i64, D>::from_vec_on(vec![7, -1, 2], [3], dev)?)),
+            Box::new(|t| {
+                Tensor::<f64, D>::from_vec_on(vec![7., -1., 2.], [3], dev)?.broadcast_to(t.dims())
+            }),
+        ),
+        (
             "zero_",
             Box::new(|t| t.zero_()),
             Box::new(|t| Tensor::zeros_on(t.dims(), t.device_handle())),
@@ -240,6 +298,10 @@ fn inplace_on<D: Backend>(dev: &D) {
     let mean = host_f64s(&u).iter().sum::<f64>() / 1000.0;
     assert!((mean - 5.0).abs() < 0.05, "{mean}");
     assert!(u.uniform_(1.0, 0.0).is_err());
+    u.bernoulli_(0.25).unwrap();
+    let ones = host_f64s(&u).iter().filter(|&&v| v == 1.0).count();
+    assert!(host_f64s(&u).iter().all(|&v| v == 0.0 || v == 1.0) && (170..330).contains(&ones));
+    assert!(u.bernoulli_(1.5).is_err() && u.bernoulli_(f64::NAN).is_err());
 }
 
 #[test]
