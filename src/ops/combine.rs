@@ -342,18 +342,20 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         if out_shape.checked_numel("tile", T::SIZE)? == 0 {
             return Self::zeros_on(out_shape, &self.device);
         }
-        for (i, &r) in reps.iter().enumerate() {
-            let copies = crate::alloc::collect("tile", r, std::iter::repeat_n(&t, r))?;
-            t = if r == 0 {
-                let mut dims = t.dims().to_vec();
-                dims[i] = 0;
-                Self::zeros_on(dims, &self.device)?
-            } else {
-                Self::try_concat(&copies, i as i64)?
-            };
+        // One copy, whatever the reps: axis i viewed as (reps[i], d_i), the repeats a
+        // broadcast axis (stride 0), then merged. (A list of reps[i] copies to concatenate
+        // held 8 bytes a repeat: 25 GB before anything was refused for 2^41 elements.)
+        let mut split = Vec::with_capacity(2 * n);
+        for (&d, &r) in t.dims().iter().zip(&reps) {
+            split.extend([r, d]);
         }
+        let mut v = t.clone();
+        for i in 0..n {
+            v = v.unsqueeze(2 * i as i64)?;
+        }
+        let t = v.expand(split)?.try_reshape(out_shape)?;
         if t.shares_storage_with(self) {
-            t = t.packed_copy()?;
+            return t.packed_copy();
         }
         Ok(t)
     }

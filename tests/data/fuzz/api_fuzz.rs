@@ -1089,10 +1089,18 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     }
                     42 => {
                         let mut z = x.try_deep_copy()?;
-                        match u % 4 {
+                        match u % 12 {
                             0 => z.masked_scatter_(&y.try_gt_scalar(0.0)?, &y)?,
                             1 => z.tril_(i)?,
                             2 => z.put_(&at, &y, flag)?,
+                            4 => z.cumsum_(ax)?,
+                            5 => z.renorm_(e1, ax, e2)?,
+                            6 => z.addmm_(&x, &y, e1, e2)?,
+                            7 => z.copy_(&at)?,
+                            8 => z.logit_(if flag { Some(e1) } else { None })?,
+                            9 => z.threshold_(e1, e2)?,
+                            10 => z.bernoulli_(e1)?,
+                            11 => z.index_reduce_(ax, &at, &y, typed_tensor::ops::scatter_reduce::ScatterReduce::Amax, flag)?,
                             _ => z.addcdiv_(&y, &x, e1)?,
                         }
                         z
