@@ -117,6 +117,17 @@ impl Dtype {
             (UInt8, UInt8) => UInt8,
         }
     }
+
+    /// Whether PyTorch's casting rules allow converting `from` to `to` implicitly
+    /// (`torch.can_cast`): not to a lower category, float → integer or anything but bool →
+    /// bool; narrowing within a category is allowed.
+    pub const fn can_cast(from: Dtype, to: Dtype) -> bool {
+        match (from, to) {
+            (Dtype::Bool, _) => true,
+            (_, Dtype::Bool) => false,
+            _ => to.is_float() || !from.is_float(),
+        }
+    }
 }
 
 impl std::fmt::Display for Dtype {

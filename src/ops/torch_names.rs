@@ -1,8 +1,8 @@
 //! PyTorch's names for queries and one-line ops this crate has under other names:
 //! `dim`/`ndimension`, `nelement`, `element_size`, `is_floating_point`, `is_signed`,
 //! `is_same_size`, `storage_offset`, `new_zeros`/`new_ones`/`new_full`, `view_as`,
-//! `reshape_as`, `swapdims`, `split_with_sizes`, `narrow_copy`, `type_as`, and
-//! `sum_to_size`.
+//! `reshape_as`, `swapdims`, `split_with_sizes`, `narrow_copy`, `type_as`, `sum_to_size`,
+//! `rsub` and `nonzero_static`.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -143,7 +143,42 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     }
 }
 
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The coordinates of the non-zero elements as [`Tensor::try_nonzero`] gives them, cut or
+    /// padded with `fill_value` rows to exactly `size` rows: `(size, ndim)` (PyTorch
+    /// `nonzero_static`, whose fixed shape compiled code needs).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_nonzero`]; `ShapeOverflow` or `OutOfMemory` for a `size` too large to
+    /// allocate.
+    pub fn nonzero_static(&self, size: usize, fill_value: i64) -> Result<Tensor<i64, D>> {
+        let nz = self.try_nonzero()?;
+        let found = nz.dims()[0];
+        if found >= size {
+            return nz.narrow(0, 0, size)?.try_contiguous();
+        }
+        let pad = Tensor::full_on(
+            [size - found, self.ndim()],
+            fill_value,
+            self.device_handle(),
+        )?;
+        Tensor::try_concat(&[&nz, &pad], 0)
+    }
+}
+
 impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// `other - alpha · self` (PyTorch `rsub`, the reflected subtraction), broadcasting.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_sub`].
+    pub fn rsub(&self, other: &Self, alpha: T) -> Result<Self> {
+        if alpha == T::ONE {
+            other.try_sub(self)
+        } else {
+            other.try_sub(&self.try_mul_scalar(alpha)?)
+        }
+    }
+
     /// `self` summed down to `shape`, a shape that broadcasts to `self`'s (PyTorch
     /// `sum_to_size`; how a broadcast operand's gradient is reduced): the leading axes
     /// `shape` lacks and the axes where it has 1 are summed. The result has `sum`'s dtype.

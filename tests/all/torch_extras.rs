@@ -392,6 +392,22 @@ fn torch_names_for_queries_and_views() {
                 "{bad:?}"
             );
         }
+        // nonzero_static and rsub against PyTorch.
+        let m = Tensor::<i32, _>::from_vec_on(vec![0, 1, 2, 0], [2, 2], &dev).unwrap();
+        let nz = m.nonzero_static(4, -1).unwrap();
+        assert_eq!(
+            (nz.dims(), nz.try_to_vec().unwrap()),
+            (&[4, 2][..], vec![0, 1, 1, 0, -1, -1, -1, -1])
+        );
+        assert_eq!(
+            m.nonzero_static(1, 0).unwrap().try_to_vec().unwrap(),
+            [0, 1]
+        );
+        assert_eq!(m.nonzero_static(0, 0).unwrap().dims(), [0, 2]);
+        let a = Tensor::<f32, _>::from_vec_on(vec![1.0, 2.0], [2], &dev).unwrap();
+        let ten = Tensor::<f32, _>::full_on([2], 10.0, &dev).unwrap();
+        assert_eq!(a.rsub(&ten, 2.0).unwrap().try_to_vec().unwrap(), [8.0, 6.0]);
+        assert_eq!(a.rsub(&ten, 1.0).unwrap().try_to_vec().unwrap(), [9.0, 8.0]);
         // Differentiable.
         let leaf = x.clone().with_requires_grad(true).unwrap();
         leaf.sum_to_size([3])
@@ -479,4 +495,27 @@ fn svd_and_pca_lowrank() {
             );
         }
     });
+}
+
+/// `Dtype::can_cast` against PyTorch 2.15's `torch.can_cast` on all 81 pairs.
+#[test]
+fn can_cast_matches_pytorch() {
+    use Dtype::*;
+    let all = [
+        Float32, Float64, Float16, Bfloat16, Int16, Int32, Int64, UInt8, Bool,
+    ];
+    for from in all {
+        let refused: &[Dtype] = match from {
+            Float32 | Float64 | Float16 | Bfloat16 => &[Int16, Int32, Int64, UInt8, Bool],
+            Bool => &[],
+            _ => &[Bool],
+        };
+        for to in all {
+            assert_eq!(
+                Dtype::can_cast(from, to),
+                !refused.contains(&to),
+                "{from} to {to}"
+            );
+        }
+    }
 }
