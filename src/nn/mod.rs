@@ -49,6 +49,7 @@ mod recurrent;
 mod resample;
 mod sample;
 mod sequence;
+mod utils;
 mod volume;
 
 pub use activations::gumbel_softmax;
@@ -88,6 +89,9 @@ pub use recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_ce
 pub use resample::{conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold};
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use sequence::{RnnMode, RnnOptions, RnnOutput, rnn};
+pub use utils::{
+    pad_sequence, parameters_to_vector, unpad_sequence, vector_to_parameters, weight_norm,
+};
 pub use volume::{
     Conv3dOptions, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, conv3d,
     lp_pool3d, max_pool3d, max_pool3d_with_indices, max_unpool3d,

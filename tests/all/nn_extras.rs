@@ -1,5 +1,5 @@
 //! `nn::conv_same` (PyTorch's `padding="same"` and `padding_mode`) and
-//! `nn::multi_head_attention` against PyTorch 2.15.
+//! `nn::multi_head_attention` and the `torch.nn.utils` helpers against PyTorch 2.15.
 
 use crate::common::{assert_close, host_f64s};
 use typed_tensor::nn::{self, Conv3dOptions};
@@ -624,3 +624,79 @@ const W3: &[f64] = &[
     0.0,
     0.2976011869033214,
 ];
+
+/// `pad_sequence`, `unpad_sequence`, `parameters_to_vector`, `vector_to_parameters` and
+/// `weight_norm` against PyTorch 2.15's `torch.nn.utils` (values quoted), on every device.
+#[test]
+fn nn_utils_match_pytorch() {
+    on_every_device!("nn_utils", |dev| {
+        let f = |v: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+        let a = f((0..6).map(f64::from).collect(), &[3, 2])
+            .with_requires_grad(true)
+            .unwrap();
+        let b = f(vec![10.0, 11.0], &[1, 2]);
+        let c = f(vec![20.0, 21.0, 22.0, 23.0], &[2, 2]);
+        let p = nn::pad_sequence(&[&a, &b, &c], false, 0.0, false).unwrap();
+        assert_eq!(p.dims(), [3, 3, 2]);
+        let want = [
+            0., 1., 10., 11., 20., 21., 2., 3., 0., 0., 22., 23., 4., 5., 0., 0., 0., 0.,
+        ];
+        assert_eq!(host_f64s(&p), want);
+        let left = nn::pad_sequence(&[&a, &b, &c], true, -1.0, true).unwrap();
+        let want = [
+            0., 1., 2., 3., 4., 5., -1., -1., -1., -1., 10., 11., -1., -1., 20., 21., 22., 23.,
+        ];
+        assert_eq!(host_f64s(&left), want);
+        p.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert_eq!(host_f64s(&a.grad_tensor().unwrap()), [1.0; 6]);
+        let back = nn::unpad_sequence(&p, &[3, 1, 2], false).unwrap();
+        assert_eq!(host_f64s(&back[2]), host_f64s(&c));
+        assert_eq!(back[1].dims(), [1, 2]);
+        let none: Vec<_> = [&a].into_iter().take(0).collect();
+        assert!(nn::pad_sequence(&none, false, 0.0, false).is_err());
+        assert!(nn::pad_sequence(&[&a, &f(vec![1.0; 3], &[1, 3])], false, 0.0, false).is_err());
+        assert!(nn::unpad_sequence(&p, &[4, 1, 1], false).is_err());
+        assert!(nn::unpad_sequence(&p, &[1, 1], false).is_err());
+
+        // parameters_to_vector and back.
+        let v = nn::parameters_to_vector(&[&a, &b]).unwrap();
+        assert_eq!(host_f64s(&v), [0., 1., 2., 3., 4., 5., 10., 11.]);
+        let (mut x, mut y) = (f(vec![0.0; 4], &[2, 2]), f(vec![0.0; 4], &[4]));
+        let new = f((1..=8).map(f64::from).collect(), &[8]);
+        nn::vector_to_parameters(&new, &mut [&mut x, &mut y]).unwrap();
+        assert_eq!(
+            (host_f64s(&x), host_f64s(&y)),
+            (vec![1., 2., 3., 4.], vec![5., 6., 7., 8.])
+        );
+        assert!(
+            nn::vector_to_parameters(&new.narrow(0, 0, 7).unwrap(), &mut [&mut x, &mut y]).is_err()
+        );
+        assert_eq!(host_f64s(&x), [1., 2., 3., 4.], "nothing written on error");
+
+        // weight_norm over axis 0, axis 1 and the whole tensor (PyTorch's dim=-1).
+        let v = f(vec![1., 2., 2., 3., 0., 4.], &[2, 3]);
+        let w0 = nn::weight_norm(&v, &f(vec![2., 10.], &[2, 1]), Some(0)).unwrap();
+        crate::common::assert_close(
+            &host_f64s(&w0),
+            &[2. / 3., 4. / 3., 4. / 3., 6., 0., 8.],
+            1e-15,
+        );
+        let w1 = nn::weight_norm(&v, &f(vec![1., 2., 3.], &[1, 3]), Some(1)).unwrap();
+        let want = [
+            0.31622776601683794,
+            2.0,
+            1.3416407864998738,
+            0.9486832980505138,
+            0.0,
+            2.6832815729997477,
+        ];
+        crate::common::assert_close(&host_f64s(&w1), &want, 1e-15);
+        let wall = nn::weight_norm(&v, &f(vec![3.], &[]), None).unwrap();
+        let n = 34f64.sqrt();
+        crate::common::assert_close(
+            &host_f64s(&wall),
+            &[3. / n, 6. / n, 6. / n, 9. / n, 0.0, 12. / n],
+            1e-15,
+        );
+    });
+}
