@@ -700,3 +700,45 @@ fn nn_utils_match_pytorch() {
         );
     });
 }
+
+/// `local_response_norm` with a window wider than 64 channels (the running-sum path) against
+/// the definition, its gradient by `gradcheck`, and an empty input with 2^40 channels (the
+/// fuzzer's seed 1227 looped over them).
+#[test]
+fn local_response_norm_wide_windows() {
+    let (n, c, s) = (2, 100, 3);
+    let v: Vec<f64> = (0..n * c * s).map(|i| (i as f64 * 0.37).sin()).collect();
+    let x = Tensor::<f64>::from_vec(v.clone(), [n, c, s]).unwrap();
+    let (size, alpha, beta, k) = (150, 0.3, 0.75, 1.5);
+    let got = nn::local_response_norm(&x, size, alpha, beta, k)
+        .unwrap()
+        .to_vec();
+    for b in 0..n {
+        for i in 0..c {
+            for t in 0..s {
+                let lo = i.saturating_sub(size / 2);
+                let hi = (i + (size - 1) / 2).min(c - 1);
+                let sum: f64 = (lo..=hi).map(|j| v[(b * c + j) * s + t].powi(2)).sum();
+                let want = v[(b * c + i) * s + t] / (k + alpha / size as f64 * sum).powf(beta);
+                let g = got[(b * c + i) * s + t];
+                assert!(
+                    (g - want).abs() <= 1e-13 * want.abs().max(1.0),
+                    "{b} {i} {t}: {g} vs {want}"
+                );
+            }
+        }
+    }
+    let small = Tensor::<f64>::from_vec(v[..2 * 40 * 2].to_vec(), [2, 40, 2]).unwrap();
+    crate::common::check_grad(
+        "local_response_norm, wide",
+        &|x| nn::local_response_norm(&x[0], 100, 0.3, 0.75, 1.5),
+        &[small],
+    );
+    let empty = Tensor::<f32>::from_vec(vec![], [2, 1 << 40, 0, 2]).unwrap();
+    assert_eq!(
+        nn::local_response_norm(&empty, 1 << 40, 0.0, -1.25, f64::NAN)
+            .unwrap()
+            .dims(),
+        empty.dims()
+    );
+}
