@@ -81,7 +81,14 @@ pub fn conv3d<T: FloatElement, D: Backend>(
         groups: opts.groups,
     };
     let mut total: Option<Tensor<T, D>> = None;
-    for t in 0..kd {
+    // Without channels or filters every tap adds zeros: one of them gives the shape and the
+    // graph (an empty weight may have 2^33 depth taps).
+    let taps = if x.numel() == 0 || weight.numel() == 0 {
+        kd.min(1)
+    } else {
+        kd
+    };
+    for t in 0..taps {
         // The depth slices tap t reads, one per output depth: (N, C, od, H, W) → (N·od, C, H, W).
         let slices = xp
             .slice_dim(2, t * dd, t * dd + (od - 1) * sd + 1, sd)?

@@ -221,6 +221,23 @@ fn empty_tensors_with_huge_dimensions() {
     assert_eq!(y.dims(), &[0, 2, big, big]);
     y.sum(&[], false).backward();
     assert_eq!(leaf.grad_tensor().unwrap().dims(), &[0, 0, big, big]);
+    // Kernels of 2^33 depth taps or 2^40 window taps without channels: one tap's zeros, not
+    // a loop over all of them (forward for conv3d, col2im in conv2d's backward).
+    let x = Tensor::<f32>::from_vec(vec![], [1, 0, big, 1, 1]).unwrap();
+    let w = Tensor::<f32>::from_vec(vec![], [2, 0, big, 1, 1]).unwrap();
+    let b = Tensor::<f32>::from_vec(vec![0.5, -1.0], [2]).unwrap();
+    let y = nn::conv3d(&x, &w, Some(&b), Default::default()).unwrap();
+    assert_eq!(
+        (y.dims(), y.to_vec()),
+        (&[1, 2, 1, 1, 1][..], vec![0.5, -1.0])
+    );
+    let x = Tensor::<f32>::from_vec(vec![], [1, 0, 1 << 20, 1 << 20]).unwrap();
+    let leaf = x.with_requires_grad(true).unwrap();
+    let w = Tensor::<f32>::from_vec(vec![], [1, 0, 1 << 20, 1 << 20]).unwrap();
+    let y = nn::conv2d(&leaf, &w, None, Default::default()).unwrap();
+    assert_eq!(y.dims(), &[1, 1, 1, 1]);
+    y.sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), leaf.dims());
     // tile (and resize through it) to 2^41 elements: refused at once, without a list of
     // 2^41 / 700 copies to concatenate (the fuzzer's seed 1224 hung on resize).
     let small = Tensor::<f32>::ones([700]).unwrap();
