@@ -310,63 +310,30 @@ fn multi_head_attention_matches_pytorch() {
         assert!(w.is_none());
         assert_close(&host_f64s(&o1), &host_f64s(&o2), 1e-14);
 
-        // Refusals.
-        let err = |r: Result<(Tensor<f64, _>, Option<Tensor<f64, _>>)>| match r {
-            Err(Error::InvalidArgument { op, .. }) | Err(Error::ShapeMismatch { op, .. }) => {
-                assert_eq!(op, "multi_head_attention")
+        // Refusals: heads not dividing E, S differing, rank, padding and mask shapes, and a
+        // projection of another shape.
+        let refused = |v: &Tensor<f64, _>, p: MhaParams<'_, f64, _>, kp, mask, o| {
+            match nn::multi_head_attention(&q, &k, v, p, kp, mask, o) {
+                Err(Error::InvalidArgument { op, .. }) | Err(Error::ShapeMismatch { op, .. }) => {
+                    assert_eq!(op, "multi_head_attention")
+                }
+                other => panic!("expected an error, got {:?}", other.map(|_| ())),
             }
-            other => panic!("expected an error, got {:?}", other.map(|_| ())),
         };
         let three = MhaOptions {
             num_heads: 3,
             ..opts
         };
-        err(nn::multi_head_attention(
-            &q, &k, &v, params, None, None, three,
-        ));
-        err(nn::multi_head_attention(
-            &q,
-            &k,
-            &v.narrow(0, 0, 4).unwrap(),
-            params,
-            None,
-            None,
-            opts,
-        ));
-        err(nn::multi_head_attention(
-            &q,
-            &k,
-            &first(&v, 5),
-            params,
-            None,
-            None,
-            opts,
-        ));
-        err(nn::multi_head_attention(
-            &q,
-            &k,
-            &v,
-            params,
-            Some(&kp3),
-            None,
-            opts,
-        ));
-        err(nn::multi_head_attention(
-            &q,
-            &k,
-            &v,
-            params,
-            None,
-            Some(AttnMask::Bool(&kp)),
-            opts,
-        ));
+        refused(&v, params, None, None, three);
+        refused(&v.narrow(0, 0, 4).unwrap(), params, None, None, opts);
+        refused(&first(&v, 5), params, None, None, opts);
+        refused(&v, params, Some(&kp3), None, opts);
+        refused(&v, params, None, Some(AttnMask::Bool(&kp)), opts);
         let short = MhaParams {
             in_proj_weight: &w_out,
             ..params
         };
-        err(nn::multi_head_attention(
-            &q, &k, &v, short, None, None, opts,
-        ));
+        refused(&v, short, None, None, opts);
     });
 }
 
