@@ -12,15 +12,15 @@
 //! assert_eq!(z.to_vec(), vec![0.0; 4]);
 //! let i = tensor![1i64, 2, 3, 4, 5, 6];
 //! assert_eq!(i.view_as(&x)?.dims(), &[2, 3]);
-//! assert_eq!(i.type_as(&x)?.to_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+//! assert_eq!(i.type_as(&x).to_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
 //! // The gradient of a broadcast, summed back to the operand's shape.
-//! assert_eq!(x.sum_to_size([1, 3])?.to_vec(), vec![2.0, 2.0, 2.0]);
+//! assert_eq!(x.sum_to_size(&[1, 3]).to_vec(), vec![2.0, 2.0, 2.0]);
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
 use crate::backend::Backend;
 use crate::dtype::{Element, NumElement, SumOf};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
@@ -106,7 +106,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// As [`Tensor::try_reshape`].
-    pub fn reshape_as<U: Element>(&self, other: &Tensor<U, D>) -> Result<Self> {
+    pub fn try_reshape_as<U: Element>(&self, other: &Tensor<U, D>) -> Result<Self> {
         self.try_reshape(other.dims())
     }
 
@@ -122,7 +122,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// As [`Tensor::try_split`].
-    pub fn split_with_sizes(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
+    pub fn try_split_with_sizes(&self, sizes: &[usize], axis: i64) -> Result<Vec<Self>> {
         self.try_split(sizes, axis)
     }
 
@@ -130,7 +130,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// As [`Tensor::narrow`].
-    pub fn narrow_copy(&self, dim: i64, start: usize, len: usize) -> Result<Self> {
+    pub fn try_narrow_copy(&self, dim: i64, start: usize, len: usize) -> Result<Self> {
         self.narrow(dim, start, len)?.try_contiguous()
     }
 
@@ -138,8 +138,33 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// As [`Tensor::try_cast`].
-    pub fn type_as<U: Element>(&self, _other: &Tensor<U, D>) -> Result<Tensor<U, D>> {
+    pub fn try_type_as<U: Element>(&self, _other: &Tensor<U, D>) -> Result<Tensor<U, D>> {
         self.try_cast::<U>()
+    }
+
+    /// [`Tensor::try_type_as`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_type_as`] returns an `Err`.
+    #[track_caller]
+    pub fn type_as<U: Element>(&self, other: &Tensor<U, D>) -> Tensor<U, D> {
+        self.try_type_as(other).or_panic()
+    }
+
+    /// [`Tensor::try_reshape_as`], panicking with its error.
+    ///
+    /// # Panics
+    /// When [`Tensor::try_reshape_as`] returns an `Err`.
+    #[track_caller]
+    pub fn reshape_as<U: Element>(&self, other: &Tensor<U, D>) -> Self {
+        self.try_reshape_as(other).or_panic()
+    }
+
+    super::plain_forms! {
+        /// [`Tensor::try_split_with_sizes`], panicking with its error.
+        split_with_sizes, try_split_with_sizes(sizes: &[usize], axis: i64) -> Vec<Self>;
+        /// [`Tensor::try_narrow_copy`], panicking with its error.
+        narrow_copy, try_narrow_copy(dim: i64, start: usize, len: usize) -> Self;
     }
 }
 
@@ -151,7 +176,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// As [`Tensor::try_nonzero`]; `ShapeOverflow` or `OutOfMemory` for a `size` too large to
     /// allocate.
-    pub fn nonzero_static(&self, size: usize, fill_value: i64) -> Result<Tensor<i64, D>> {
+    pub fn try_nonzero_static(&self, size: usize, fill_value: i64) -> Result<Tensor<i64, D>> {
         let nz = self.try_nonzero()?;
         let found = nz.dims()[0];
         if found >= size {
@@ -164,6 +189,11 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         )?;
         Tensor::try_concat(&[&nz, &pad], 0)
     }
+
+    super::plain_forms! {
+        /// [`Tensor::try_nonzero_static`], panicking with its error.
+        nonzero_static, try_nonzero_static(size: usize, fill_value: i64) -> Tensor<i64, D>;
+    }
 }
 
 impl<T: NumElement, D: Backend> Tensor<T, D> {
@@ -171,7 +201,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// As [`Tensor::try_sub`].
-    pub fn rsub(&self, other: &Self, alpha: T) -> Result<Self> {
+    pub fn try_rsub(&self, other: &Self, alpha: T) -> Result<Self> {
         if alpha == T::ONE {
             other.try_sub(self)
         } else {
@@ -186,8 +216,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     ///
     /// # Errors
     /// `InvalidArgument` when `shape` does not broadcast to `self`'s shape.
-    pub fn sum_to_size(&self, shape: impl Into<Shape>) -> Result<Tensor<SumOf<T>, D>> {
-        let shape = shape.into();
+    pub fn try_sum_to_size(&self, shape: &[usize]) -> Result<Tensor<SumOf<T>, D>> {
+        let shape = Shape::new(shape.to_vec());
         let (d, s) = (self.dims(), shape.dims());
         let lead = d.len().checked_sub(s.len());
         let fits = lead
@@ -206,5 +236,12 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             return self.try_cast(); // nothing to sum (an empty axis list would sum all)
         }
         self.try_sum(&axes, true)?.try_reshape(s)
+    }
+
+    super::plain_forms! {
+        /// [`Tensor::try_rsub`], panicking with its error.
+        rsub, try_rsub(other: &Self, alpha: T) -> Self;
+        /// [`Tensor::try_sum_to_size`], panicking with its error.
+        sum_to_size, try_sum_to_size(shape: &[usize]) -> Tensor<SumOf<T>, D>;
     }
 }

@@ -341,46 +341,43 @@ fn torch_names_for_queries_and_views() {
         let t = x.transpose(0, 1).unwrap();
         assert!(t.view_as(&flat).is_err()); // not viewable: reshape_as copies
         assert_eq!(
-            t.reshape_as(&flat).unwrap().try_to_vec().unwrap(),
+            t.try_reshape_as(&flat).unwrap().try_to_vec().unwrap(),
             [0., 3., 1., 4., 2., 5.]
         );
         assert_eq!(x.swapdims(0, 1).unwrap().dims(), [3, 2]);
-        let parts = x.split_with_sizes(&[1, 2], 1).unwrap();
+        let parts = x.try_split_with_sizes(&[1, 2], 1).unwrap();
         assert_eq!(
             (parts[0].dims(), parts[1].dims()),
             (&[2, 1][..], &[2, 2][..])
         );
-        let c = t.narrow_copy(0, 1, 2).unwrap();
+        let c = t.try_narrow_copy(0, 1, 2).unwrap();
         assert!(c.is_contiguous() && c.try_to_vec().unwrap() == [1., 4., 2., 5.]);
-        assert_eq!(u.type_as(&x).unwrap().try_to_vec().unwrap(), [0.0; 6]);
+        assert_eq!(u.type_as(&x).try_to_vec().unwrap(), [0.0; 6]);
         // sum_to_size: leading axes and 1-axes summed; the same shape copies; i32 sums in i64.
         assert_eq!(
-            x.sum_to_size([3]).unwrap().try_to_vec().unwrap(),
+            x.try_sum_to_size(&[3]).unwrap().try_to_vec().unwrap(),
             [3., 5., 7.]
         );
         assert_eq!(
-            x.sum_to_size([2, 1]).unwrap().try_to_vec().unwrap(),
+            x.try_sum_to_size(&[2, 1]).unwrap().try_to_vec().unwrap(),
             [3., 12.]
         );
-        assert_eq!(x.sum_to_size([1, 1]).unwrap().try_to_vec().unwrap(), [15.]);
         assert_eq!(
-            x.sum_to_size([2, 3]).unwrap().try_to_vec().unwrap(),
-            x.try_to_vec().unwrap()
-        );
-        assert_eq!(
-            x.sum_to_size(Shape::new(vec![]))
-                .unwrap()
-                .try_to_vec()
-                .unwrap(),
+            x.try_sum_to_size(&[1, 1]).unwrap().try_to_vec().unwrap(),
             [15.]
         );
+        assert_eq!(
+            x.try_sum_to_size(&[2, 3]).unwrap().try_to_vec().unwrap(),
+            x.try_to_vec().unwrap()
+        );
+        assert_eq!(x.sum_to_size(&[]).try_to_vec().unwrap(), [15.]);
         let i = Tensor::<i32, _>::full_on([2, 2], i32::MAX, &dev).unwrap();
         assert_eq!(
-            i.sum_to_size([2]).unwrap().try_to_vec().unwrap(),
+            i.try_sum_to_size(&[2]).unwrap().try_to_vec().unwrap(),
             [2 * i32::MAX as i64; 2]
         );
         for bad in [vec![3, 1], vec![1, 2, 3], vec![4]] {
-            let e = x.sum_to_size(bad.clone());
+            let e = x.try_sum_to_size(&bad);
             assert!(
                 matches!(
                     e,
@@ -394,24 +391,26 @@ fn torch_names_for_queries_and_views() {
         }
         // nonzero_static and rsub against PyTorch.
         let m = Tensor::<i32, _>::from_vec_on(vec![0, 1, 2, 0], [2, 2], &dev).unwrap();
-        let nz = m.nonzero_static(4, -1).unwrap();
+        let nz = m.try_nonzero_static(4, -1).unwrap();
         assert_eq!(
             (nz.dims(), nz.try_to_vec().unwrap()),
             (&[4, 2][..], vec![0, 1, 1, 0, -1, -1, -1, -1])
         );
         assert_eq!(
-            m.nonzero_static(1, 0).unwrap().try_to_vec().unwrap(),
+            m.try_nonzero_static(1, 0).unwrap().try_to_vec().unwrap(),
             [0, 1]
         );
-        assert_eq!(m.nonzero_static(0, 0).unwrap().dims(), [0, 2]);
+        assert_eq!(m.try_nonzero_static(0, 0).unwrap().dims(), [0, 2]);
         let a = Tensor::<f32, _>::from_vec_on(vec![1.0, 2.0], [2], &dev).unwrap();
         let ten = Tensor::<f32, _>::full_on([2], 10.0, &dev).unwrap();
-        assert_eq!(a.rsub(&ten, 2.0).unwrap().try_to_vec().unwrap(), [8.0, 6.0]);
-        assert_eq!(a.rsub(&ten, 1.0).unwrap().try_to_vec().unwrap(), [9.0, 8.0]);
+        assert_eq!(
+            a.try_rsub(&ten, 2.0).unwrap().try_to_vec().unwrap(),
+            [8.0, 6.0]
+        );
+        assert_eq!(a.rsub(&ten, 1.0).try_to_vec().unwrap(), [9.0, 8.0]);
         // Differentiable.
         let leaf = x.clone().with_requires_grad(true).unwrap();
-        leaf.sum_to_size([3])
-            .unwrap()
+        leaf.sum_to_size(&[3])
             .try_sum(&[], false)
             .unwrap()
             .try_backward()
