@@ -20,6 +20,7 @@
 
 mod check;
 mod grad;
+mod hooks;
 mod rules;
 mod version;
 
@@ -28,6 +29,7 @@ pub(crate) use version::bump;
 
 pub use check::gradcheck;
 pub use grad::{grad, grad_with};
+pub use hooks::HookHandle;
 pub(crate) use rules::Op;
 
 use crate::backend::Backend;
@@ -99,6 +101,8 @@ pub struct Node {
     saved: Mutex<Option<(Vec<Saved>, Vec<Registration>)>>,
     /// A leaf's sink: adds a gradient into the tensor's gradient buffer.
     sink: Option<Box<dyn Fn(Grad) -> Result<()> + Send + Sync>>,
+    /// The tensor's gradient hooks and its `retain_grad` buffer ([`hooks`]).
+    hooks: Mutex<Vec<hooks::Hook>>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -113,6 +117,11 @@ pub(crate) fn take<T: Element, D: Backend>(g: Grad) -> Result<Tensor<T, D>> {
 /// A saved tensor, by reference.
 pub(crate) fn saved<T: Element, D: Backend>(s: &Saved) -> Result<&Tensor<T, D>> {
     s.downcast_ref::<Tensor<T, D>>().ok_or_else(mismatch::<T>)
+}
+
+/// A gradient on its way, by reference.
+fn saved_grad<T: Element, D: Backend>(g: &Grad) -> Result<&Tensor<T, D>> {
+    g.downcast_ref::<Tensor<T, D>>().ok_or_else(mismatch::<T>)
 }
 
 fn mismatch<T: Element>() -> Error {
@@ -198,6 +207,7 @@ impl Node {
             inputs: Vec::new(),
             saved: Mutex::new(None),
             sink: Some(Box::new(sink)),
+            hooks: Mutex::new(Vec::new()),
         })
     }
 
@@ -251,6 +261,7 @@ pub(crate) fn record<T: Element, D: Backend>(
         inputs: inputs.iter().map(|t| t.node()).collect(),
         saved: Mutex::new(Some(saved.iter().map(|t| t.save()).unzip())),
         sink: None,
+        hooks: Mutex::new(Vec::new()),
     }));
     out.requires_grad = true;
     out
@@ -313,9 +324,14 @@ fn run_backward(
         let Some(g) = pending.remove(&node.id) else {
             continue;
         };
+        if capture.is_some_and(|_| !needed.contains(&node.id)) {
+            continue;
+        }
+        // The tensor's hooks see (and may replace) the whole gradient that reached it, before
+        // it is captured, retained, accumulated or passed on (PyTorch's tensor hooks).
+        let g = hooks::run(&node, g)?;
         let g = match capture {
             None => g,
-            Some(_) if !needed.contains(&node.id) => continue,
             Some(capture) => {
                 for &i in capture.get(&node.id).into_iter().flatten() {
                     captured[i] = Some(clone_grad(&g)?);

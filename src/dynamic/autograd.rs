@@ -82,6 +82,38 @@ impl DynTensor {
     pub fn is_leaf(&self) -> bool {
         dyn_each!(self, t => t.is_leaf())
     }
+
+    /// Keeps this non-leaf tensor's gradient for [`DynTensor::grad`] after backward (PyTorch
+    /// `retain_grad`); see [`crate::Tensor::retain_grad`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor does not require grad (every non-float dtype);
+    /// allocation failure.
+    pub fn retain_grad(&mut self) -> Result<()> {
+        dyn_float!(self, t => t.retain_grad(), other => Err(not_differentiable("retain_grad", other)))
+    }
+
+    /// Whether backward keeps this non-leaf tensor's gradient (PyTorch `retains_grad`).
+    pub fn retains_grad(&self) -> bool {
+        dyn_float!(self, t => t.retains_grad(), _other => false)
+    }
+
+    /// Registers `hook` on this tensor's gradient: `Ok(None)` keeps it, `Ok(Some(g))` (same
+    /// shape, dtype and device) replaces it (PyTorch `register_hook`); see
+    /// [`crate::Tensor::register_hook`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor does not require grad. During backward, the hook's
+    /// `Err`, or the [`DynTensor::downcast`] error of a replacement of another dtype or device.
+    pub fn register_hook<F>(&self, hook: F) -> Result<crate::autograd::HookHandle>
+    where
+        F: Fn(&DynTensor) -> Result<Option<DynTensor>> + Send + Sync + 'static,
+    {
+        dyn_float!(self, t => t.register_hook(move |g| match hook(&DynTensor::from(g.clone()))? {
+            Some(new) => Ok(Some(like(new, g)?)),
+            None => Ok(None),
+        }), other => Err(not_differentiable("register_hook", other)))
+    }
 }
 
 /// `t.backward()` as a free function (PyTorch's `torch.autograd.backward`): [`DynTensor::backward`].

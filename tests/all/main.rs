@@ -23,6 +23,7 @@ mod elementwise;
 mod factor;
 mod float_math;
 mod generic;
+mod hooks;
 mod hostile;
 mod indexing;
 mod inplace;

@@ -1,0 +1,181 @@
+//! Gradient hooks and `retain_grad` (PyTorch `Tensor.register_hook`, `Tensor.retain_grad`).
+//!
+//! A hook lives on the tensor's node, so every clone of the tensor shares it. The backward
+//! pass calls a node's hooks once, on the whole gradient that reached it (every path summed),
+//! before that gradient is captured by [`super::grad`], accumulated into a leaf's buffer or
+//! passed to the node's rule. `retain_grad` is a hook that adds into a buffer and runs after
+//! the others, and only in `backward` (as PyTorch's, it sees the hooked gradient and leaves
+//! `autograd.grad` without side effects).
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])?.with_requires_grad(true)?;
+//! let mut y = x.try_mul_scalar(3.0)?; // an intermediate: its gradient is not kept ...
+//! y.retain_grad()?; // ... unless asked
+//! // Double the gradient that flows back through y.
+//! let handle = y.register_hook(|g| Ok(Some(g.try_mul_scalar(2.0)?)))?;
+//! y.try_mul(&y)?.try_sum(&[], false)?.try_backward()?;
+//! assert_eq!(y.grad().unwrap().to_vec(), vec![12.0, 24.0]); // 2·(2y)
+//! assert_eq!(x.grad().unwrap().to_vec(), vec![36.0, 72.0]); // 3·2·(2y)
+//! handle.remove();
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use super::{Grad, Node, take};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+type HookFn = Arc<dyn Fn(Grad) -> Result<Grad> + Send + Sync>;
+
+/// One hook of a node.
+pub(super) struct Hook {
+    id: u64,
+    /// `retain_grad`'s buffer (a `Tensor<T, D>` over the tensor's gradient storage): this
+    /// hook runs last.
+    retained: Option<super::Saved>,
+    f: HookFn,
+}
+
+static NEXT_HOOK: AtomicU64 = AtomicU64::new(0);
+
+/// Runs `node`'s hooks on `g`, the retaining one last. The list is copied out first, so a
+/// hook may register or remove hooks without a deadlock.
+pub(super) fn run(node: &Node, mut g: Grad) -> Result<Grad> {
+    let (plain, retain): (Vec<_>, Vec<_>) = {
+        let hooks = node.hooks.lock();
+        if hooks.is_empty() {
+            return Ok(g);
+        }
+        (hooks.iter())
+            .map(|h| (h.retained.is_some(), h.f.clone()))
+            .partition(|(retain, _)| !retain)
+    };
+    for (_, f) in plain.into_iter().chain(retain) {
+        g = f(g)?;
+    }
+    Ok(g)
+}
+
+/// What [`Tensor::register_hook`] returns: [`HookHandle::remove`] takes the hook off again.
+/// Dropping the handle keeps the hook (as PyTorch's `RemovableHandle`).
+#[derive(Debug, Clone)]
+pub struct HookHandle {
+    node: Weak<Node>,
+    id: u64,
+}
+
+impl HookHandle {
+    /// Removes the hook; nothing happens when it was removed before or its graph is gone.
+    pub fn remove(self) {
+        if let Some(node) = self.node.upgrade() {
+            node.hooks.lock().retain(|h| h.id != self.id);
+        }
+    }
+}
+
+fn add_hook(node: &Arc<Node>, retained: Option<super::Saved>, f: HookFn) -> HookHandle {
+    let id = NEXT_HOOK.fetch_add(1, Ordering::Relaxed);
+    node.hooks.lock().push(Hook { id, retained, f });
+    HookHandle {
+        node: Arc::downgrade(node),
+        id,
+    }
+}
+
+fn no_grad_error<T: FloatElement, D: Backend>(op: &'static str, t: &Tensor<T, D>) -> Error {
+    Error::InvalidArgument {
+        op,
+        msg: format!(
+            "the tensor of shape {} does not require grad, so no gradient reaches it; call set_requires_grad(true) on it or on an input it is computed from",
+            t.shape()
+        ),
+    }
+}
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// Registers `hook`, called during each backward pass with the gradient of this tensor
+    /// (its shape, dtype and device): `Ok(None)` keeps the gradient, `Ok(Some(g))` replaces
+    /// it for everything downstream (PyTorch `Tensor.register_hook`). Hooks run in
+    /// registration order, under `no_grad`; one on a leaf runs before the gradient is added
+    /// into its buffer. The hook is shared by every clone of this tensor.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor does not require grad. During backward, a hook's
+    /// `Err` ends the pass with that error, and a replacement of another shape is a
+    /// `ShapeMismatch` naming `register_hook`.
+    pub fn register_hook<F>(&self, hook: F) -> Result<HookHandle>
+    where
+        F: Fn(&Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync + 'static,
+    {
+        let node = self
+            .node
+            .as_ref()
+            .ok_or_else(|| no_grad_error("register_hook", self))?;
+        let shape = self.shape().clone();
+        let f = move |g: Grad| -> Result<Grad> {
+            let g = take::<T, D>(g)?;
+            let Some(new) = hook(&g)? else {
+                return Ok(Box::new(g));
+            };
+            if new.shape() != &shape {
+                return Err(Error::ShapeMismatch {
+                    op: "register_hook",
+                    lhs: shape.clone(),
+                    rhs: new.shape().clone(),
+                    msg: "a hook must return a gradient of its tensor's shape".into(),
+                });
+            }
+            Ok(Box::new(new.detach().try_contiguous()?))
+        };
+        Ok(add_hook(node, None, Arc::new(f)))
+    }
+
+    /// Keeps the gradient of this non-leaf tensor in a buffer of its own, read with
+    /// [`Tensor::grad`] after `backward` (PyTorch `Tensor.retain_grad`). As a leaf's, the
+    /// buffer is zero-filled at once (`numel()` elements, contiguous) and each backward adds
+    /// into it; it holds the gradient after this tensor's hooks. Nothing changes for a leaf,
+    /// or when the tensor already retains its gradient.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor does not require grad; `OutOfMemory`/`Device` when
+    /// the buffer cannot be allocated.
+    pub fn retain_grad(&mut self) -> Result<()> {
+        let node = self
+            .node
+            .clone()
+            .ok_or_else(|| no_grad_error("retain_grad", self))?;
+        if node.is_leaf() {
+            return Ok(());
+        }
+        // Another clone of this tensor may have asked already: share its buffer.
+        let held = node.hooks.lock().iter().find_map(|h| h.retained.clone());
+        if let Some(held) = held {
+            let buf = super::saved::<T, D>(&held)?;
+            self.grad = Some(buf.storage.clone());
+            return Ok(());
+        }
+        let storage = self.device.zeros(self.numel())?;
+        let buf = Tensor::from_storage(storage.clone(), self.shape().clone(), &self.device);
+        let sink = buf.clone();
+        let f = move |g: Grad| -> Result<Grad> {
+            let t = super::saved_grad::<T, D>(&g)?;
+            sink.clone().add_(t)?;
+            Ok(g)
+        };
+        add_hook(&node, Some(Arc::new(buf)), Arc::new(f));
+        self.grad = Some(storage);
+        Ok(())
+    }
+
+    /// Whether backward keeps this non-leaf tensor's gradient ([`Tensor::retain_grad`];
+    /// PyTorch `Tensor.retains_grad`, false for leaves).
+    pub fn retains_grad(&self) -> bool {
+        self.node
+            .as_ref()
+            .is_some_and(|n| n.hooks.lock().iter().any(|h| h.retained.is_some()))
+    }
+}

@@ -1,0 +1,176 @@
+//! `register_hook` and `retain_grad` on every device, against PyTorch 2.15's values: hooks see
+//! the summed gradient of every path, replace it downstream, run before a leaf accumulates and
+//! before `autograd::grad` captures; retained gradients accumulate over backward passes.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use typed_tensor::prelude::*;
+
+#[test]
+fn hooks_and_retained_gradients_match_pytorch() {
+    on_every_device!("hooks", |dev| {
+        // y = x², z = sum(y·x) + sum(y), y's gradient (x + 1) times 10 by a hook.
+        let x = Tensor::<f64, _>::from_vec_on(vec![1.0, 2.0, 3.0], [3], &dev).unwrap();
+        let x = x.with_requires_grad(true).unwrap();
+        let mut y = x.try_mul(&x).unwrap();
+        assert!(!y.retains_grad() && !x.retains_grad());
+        y.retain_grad().unwrap();
+        y.retain_grad().unwrap(); // twice changes nothing
+        assert!(y.retains_grad());
+        y.register_hook(|g| Ok(Some(g.try_mul_scalar(10.0)?)))
+            .unwrap();
+        let z = y.try_mul(&x).unwrap().try_sum(&[], false).unwrap();
+        let z = z.try_add(&y.try_sum(&[], false).unwrap()).unwrap();
+        let one = Tensor::<f64, _>::scalar_on(1.0, &dev).unwrap();
+        z.try_backward_with(&one, true).unwrap();
+        assert_eq!(
+            y.grad_tensor().unwrap().try_to_vec().unwrap(),
+            [20.0, 30.0, 40.0]
+        );
+        assert_eq!(
+            x.grad_tensor().unwrap().try_to_vec().unwrap(),
+            [41.0, 124.0, 249.0]
+        );
+        z.try_backward().unwrap();
+        assert_eq!(
+            y.grad_tensor().unwrap().try_to_vec().unwrap(),
+            [40.0, 60.0, 80.0]
+        );
+        assert_eq!(
+            x.grad_tensor().unwrap().try_to_vec().unwrap(),
+            [82.0, 248.0, 498.0]
+        );
+
+        // autograd::grad: hooks on the input and on an intermediate apply, the retained
+        // gradient is filled (PyTorch fills it too), the leaf's buffer is not.
+        let x2 = Tensor::<f64, _>::from_vec_on(vec![1.0, 2.0], [2], &dev).unwrap();
+        let x2 = x2.with_requires_grad(true).unwrap();
+        let mut y2 = x2.try_mul_scalar(3.0).unwrap();
+        y2.retain_grad().unwrap();
+        y2.register_hook(|g| Ok(Some(g.try_add_scalar(1.0)?)))
+            .unwrap();
+        x2.register_hook(|g| Ok(Some(g.try_mul_scalar(2.0)?)))
+            .unwrap();
+        let loss = y2.try_mul(&y2).unwrap().try_sum(&[], false).unwrap();
+        let g = typed_tensor::autograd::grad(&loss, &[&x2], false).unwrap();
+        let g = g[0].as_ref().unwrap().try_to_vec().unwrap();
+        assert_eq!(g, [42.0, 78.0]);
+        assert_eq!(y2.grad_tensor().unwrap().try_to_vec().unwrap(), [7.0, 13.0]);
+        assert_eq!(x2.grad_tensor().unwrap().try_to_vec().unwrap(), [0.0, 0.0]);
+    });
+}
+
+#[test]
+fn hooks_observe_remove_and_refuse() {
+    on_every_device!("hook handles", |dev| {
+        let x = Tensor::<f32, _>::from_vec_on(vec![1.0, -2.0, 3.0, 0.5], [2, 2], &dev).unwrap();
+        let x = x.with_requires_grad(true).unwrap();
+        let y = x.try_tanh().unwrap();
+        // An observing hook sees the gradient once per backward, summed over both uses of y.
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let calls = Arc::new(AtomicUsize::new(0));
+        let (s, c) = (seen.clone(), calls.clone());
+        let h = y
+            .register_hook(move |g| {
+                c.fetch_add(1, Ordering::SeqCst);
+                *s.lock().unwrap() = g.try_to_vec()?;
+                Ok(None)
+            })
+            .unwrap();
+        let loss = || {
+            let a = y.try_mul_scalar(2.0).unwrap().try_sum(&[], false).unwrap();
+            a.try_add(&y.try_sum(&[], false).unwrap()).unwrap()
+        };
+        let one = Tensor::<f32, _>::scalar_on(1.0, &dev).unwrap();
+        loss().try_backward_with(&one, true).unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(*seen.lock().unwrap(), [3.0; 4]);
+        let after_one = x.grad_tensor().unwrap().try_to_vec().unwrap();
+        // Removed, it is not called again; a clone of y shares y's hooks.
+        h.clone().remove();
+        h.remove();
+        loss().try_backward().unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        let twice: Vec<f32> = after_one.iter().map(|g| 2.0 * g).collect();
+        assert_eq!(x.grad_tensor().unwrap().try_to_vec().unwrap(), twice);
+
+        // A hook on a leaf changes what its buffer receives; a hook may register another.
+        let w = Tensor::<f32, _>::from_vec_on(vec![1.0, 2.0], [2], &dev).unwrap();
+        let w = w.with_requires_grad(true).unwrap();
+        let inner = w.clone();
+        w.register_hook(move |_| {
+            inner.register_hook(|_| Ok(None))?;
+            Ok(None)
+        })
+        .unwrap();
+        w.register_hook(|g| Ok(Some(g.try_neg()?))).unwrap();
+        w.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert_eq!(w.grad_tensor().unwrap().try_to_vec().unwrap(), [-1.0, -1.0]);
+
+        // A retained clone shares the buffer; a leaf "retains" by being a leaf.
+        let mut y = w.try_mul_scalar(4.0).unwrap();
+        let mut y2 = y.clone();
+        y.retain_grad().unwrap();
+        y2.retain_grad().unwrap();
+        let mut leaf = w.clone();
+        leaf.retain_grad().unwrap();
+        assert!(!leaf.retains_grad());
+        y.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert_eq!(y2.grad_tensor().unwrap().try_to_vec().unwrap(), [1.0, 1.0]);
+
+        // Refusals: no grad; a replacement of the wrong shape; a hook's own error.
+        let mut plain = Tensor::<f32, _>::zeros_on([2], &dev).unwrap();
+        let e = plain.register_hook(|_| Ok(None)).unwrap_err().to_string();
+        assert!(
+            e.contains("register_hook") && e.contains("does not require grad"),
+            "{e}"
+        );
+        assert!(
+            plain
+                .retain_grad()
+                .unwrap_err()
+                .to_string()
+                .contains("retain_grad")
+        );
+        let y = w.try_exp().unwrap();
+        let h = y
+            .register_hook(|g| Ok(Some(g.try_sum(&[], false)?)))
+            .unwrap();
+        let e = y.try_sum(&[], false).unwrap().try_backward().unwrap_err();
+        assert!(e.to_string().contains("register_hook"), "{e}");
+        h.remove();
+        y.register_hook(|_| {
+            Err(typed_tensor::Error::InvalidArgument {
+                op: "my_hook",
+                msg: "stop".into(),
+            })
+        })
+        .unwrap();
+        let e = y.try_sum(&[], false).unwrap().try_backward().unwrap_err();
+        assert!(e.to_string().contains("my_hook"), "{e}");
+    });
+}
+
+#[test]
+fn dyn_tensor_hooks() {
+    let opts = TensorOptions::new()
+        .dtype(Dtype::Float32)
+        .requires_grad(true);
+    let w = DynTensor::full([3], opts, 2.0f32).unwrap();
+    let mut y = w.mul(&w).unwrap();
+    y.retain_grad().unwrap();
+    assert!(y.retains_grad() && !w.retains_grad());
+    y.register_hook(|g| Ok(Some(g.mul(g)?.add(g)?))).unwrap(); // 1 → 2
+    reduce_sum(&y, &[], false).unwrap().backward().unwrap();
+    assert_eq!(y.grad_tensor().unwrap().to_vec::<f32>().unwrap(), [2.0; 3]);
+    assert_eq!(w.grad_tensor().unwrap().to_vec::<f32>().unwrap(), [8.0; 3]);
+    // A replacement of another dtype is the downcast's error; integers have no hooks.
+    let y = w.exp().unwrap();
+    y.register_hook(|g| Ok(Some(g.to_dtype(Dtype::Float64)?)))
+        .unwrap();
+    let e = reduce_sum(&y, &[], false).unwrap().backward().unwrap_err();
+    assert!(e.to_string().contains("Float64"), "{e}");
+    let mut i = DynTensor::zeros([2], TensorOptions::new().dtype(Dtype::Int64)).unwrap();
+    assert!(i.retain_grad().is_err() && i.register_hook(|_| Ok(None)).is_err());
+    assert!(!i.retains_grad());
+}
