@@ -4,22 +4,8 @@
 //! pass calls a node's hooks once, on the whole gradient that reached it (every path summed),
 //! before that gradient is captured by [`super::grad`], accumulated into a leaf's buffer or
 //! passed to the node's rule. `retain_grad` is a hook that adds into a buffer and runs after
-//! the others, and only in `backward` (as PyTorch's, it sees the hooked gradient and leaves
-//! `autograd.grad` without side effects).
-//!
-//! ```
-//! use typed_tensor::prelude::*;
-//! let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])?.with_requires_grad(true)?;
-//! let mut y = x.try_mul_scalar(3.0)?; // an intermediate: its gradient is not kept ...
-//! y.retain_grad()?; // ... unless asked
-//! // Double the gradient that flows back through y.
-//! let handle = y.register_hook(|g| Ok(Some(g.try_mul_scalar(2.0)?)))?;
-//! y.try_mul(&y)?.try_sum(&[], false)?.try_backward()?;
-//! assert_eq!(y.grad().unwrap().to_vec(), vec![12.0, 24.0]); // 2·(2y)
-//! assert_eq!(x.grad().unwrap().to_vec(), vec![36.0, 72.0]); // 3·2·(2y)
-//! handle.remove();
-//! # Ok::<(), typed_tensor::Error>(())
-//! ```
+//! the others, so it holds the hooked gradient; it runs in [`super::grad`] too (PyTorch's
+//! `autograd.grad` fills retained gradients, not leaves' buffers).
 
 use super::{Grad, Node, take};
 use crate::backend::Backend;
@@ -102,6 +88,20 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// it for everything downstream (PyTorch `Tensor.register_hook`). Hooks run in
     /// registration order, under `no_grad`; one on a leaf runs before the gradient is added
     /// into its buffer. The hook is shared by every clone of this tensor.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])?.with_requires_grad(true)?;
+    /// let mut y = x.try_mul_scalar(3.0)?; // an intermediate: its gradient is not kept ...
+    /// y.retain_grad()?; // ... unless asked
+    /// // Double the gradient that flows back through y.
+    /// let handle = y.register_hook(|g| Ok(Some(g.try_mul_scalar(2.0)?)))?;
+    /// y.try_mul(&y)?.try_sum(&[], false)?.try_backward()?;
+    /// assert_eq!(y.grad().unwrap().to_vec(), vec![12.0, 24.0]); // 2·(2y)
+    /// assert_eq!(x.grad().unwrap().to_vec(), vec![36.0, 72.0]); // 3·2·(2y)
+    /// handle.remove();
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
     ///
     /// # Errors
     /// `InvalidArgument` when the tensor does not require grad. During backward, a hook's
