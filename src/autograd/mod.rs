@@ -156,8 +156,34 @@ fn apply(op: &Op, g: Grad, saved: &[Saved], needs: &[bool]) -> Result<Vec<Option
     }
 }
 
+/// A gradient whose computation waits for the backward pass to need it (a view's write
+/// into a zero gradient of its base, `rules::views`): summed into another gradient of the
+/// same node in place where it can be, computed only when its node runs.
+pub(crate) struct Deferred(Box<dyn DeferredGrad>);
+
+/// What a [`Deferred`] gradient can do.
+pub(crate) trait DeferredGrad: Send + Sync {
+    /// The gradient itself.
+    fn materialize(self: Box<Self>) -> Result<Grad>;
+    /// `acc` (a computed gradient of the same node) plus this one.
+    fn add_into(self: Box<Self>, acc: Grad) -> Result<Grad>;
+}
+
+/// `g` computed, when it is [`Deferred`].
+fn resolve(g: Grad) -> Result<Grad> {
+    match g.downcast::<Deferred>() {
+        Ok(d) => d.0.materialize(),
+        Err(g) => Ok(g),
+    }
+}
+
 /// Sums two gradients of one node.
 fn add_grads(a: Grad, b: Grad) -> Result<Grad> {
+    let b = match b.downcast::<Deferred>() {
+        Ok(d) => return d.0.add_into(resolve(a)?),
+        Err(b) => b,
+    };
+    let a = resolve(a)?;
     if on_cpu(&a) {
         add_grads_on::<Cpu>(a, b)
     } else {
@@ -327,6 +353,7 @@ fn run_backward(
         if capture.is_some_and(|_| !needed.contains(&node.id)) {
             continue;
         }
+        let g = resolve(g)?;
         // The tensor's hooks see (and may replace) the whole gradient that reached it, before
         // it is captured, retained, accumulated or passed on (PyTorch's tensor hooks).
         let g = hooks::run(&node, g)?;

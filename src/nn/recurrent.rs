@@ -6,6 +6,7 @@ use super::linear;
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// A cell's parameters in PyTorch's layout: `w_ih` is `(G·H, In)` and `w_hh` `(G·H, H)`, the
@@ -33,29 +34,45 @@ impl<T: FloatElement, D: Backend> CellWeights<'_, T, D> {
         x: &Tensor<T, D>,
         hs: &[&Tensor<T, D>],
     ) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
+        self.check(op, gates, x.shape(), hs)?;
+        Ok((
+            linear(x, self.w_ih, self.b_ih)?,
+            linear(hs[0], self.w_hh, self.b_hh)?,
+        ))
+    }
+
+    /// Checks the weights against `gates` gates, an input of shape `x` (`(N, In)` or `(In)`)
+    /// and the states `hs` (`(N, H)` or `(H)`).
+    pub(super) fn check(
+        &self,
+        op: &'static str,
+        gates: usize,
+        x: &Shape,
+        hs: &[&Tensor<T, D>],
+    ) -> Result<()> {
         let (wi, wh) = (self.w_ih.dims(), self.w_hh.dims());
         let h = wh.get(1).copied().unwrap_or(0);
         let rows = h.checked_mul(gates);
-        let bad = |lhs: &Tensor<T, D>, rhs: &Tensor<T, D>, msg: String| {
+        let bad = |lhs: &Shape, rhs: &Shape, msg: String| {
             Err(Error::ShapeMismatch {
                 op,
-                lhs: lhs.shape().clone(),
-                rhs: rhs.shape().clone(),
+                lhs: lhs.clone(),
+                rhs: rhs.clone(),
                 msg,
             })
         };
         if wi.len() != 2 || wh.len() != 2 || Some(wi[0]) != rows || Some(wh[0]) != rows {
             return bad(
-                self.w_ih,
-                self.w_hh,
+                self.w_ih.shape(),
+                self.w_hh.shape(),
                 format!("needs w_ih ({gates}·H, In) and w_hh ({gates}·H, H)"),
             );
         }
         for b in [self.b_ih, self.b_hh].into_iter().flatten() {
             if b.dims() != [wi[0]] {
                 return bad(
-                    b,
-                    self.w_ih,
+                    b.shape(),
+                    self.w_ih.shape(),
                     format!("a bias must be ({gates}·H) = ({})", wi[0]),
                 );
             }
@@ -68,7 +85,7 @@ impl<T: FloatElement, D: Backend> CellWeights<'_, T, D> {
         if !(1..=2).contains(&xd.len()) || xd[xd.len() - 1] != wi[1] {
             return bad(
                 x,
-                self.w_ih,
+                self.w_ih.shape(),
                 format!("needs x (N, In) or (In) with In = {}", wi[1]),
             );
         }
@@ -76,16 +93,13 @@ impl<T: FloatElement, D: Backend> CellWeights<'_, T, D> {
         for s in hs {
             if s.dims() != want {
                 return bad(
-                    s,
+                    s.shape(),
                     x,
                     format!("the hidden state must be {want:?}: x's batch and H = {h}"),
                 );
             }
         }
-        Ok((
-            linear(x, self.w_ih, self.b_ih)?,
-            linear(hs[0], self.w_hh, self.b_hh)?,
-        ))
+        Ok(())
     }
 }
 
@@ -108,7 +122,7 @@ pub fn rnn_tanh_cell<T: FloatElement, D: Backend>(
     w: CellWeights<'_, T, D>,
 ) -> Result<Tensor<T, D>> {
     let (gi, gh) = w.project("rnn_tanh_cell", 1, x, &[h])?;
-    gi.try_add(&gh)?.try_tanh()
+    elman(&gi, &gh, false)
 }
 
 /// [`rnn_tanh_cell`] with ReLU (PyTorch `rnn_relu_cell`). Errors as there.
@@ -118,7 +132,7 @@ pub fn rnn_relu_cell<T: FloatElement, D: Backend>(
     w: CellWeights<'_, T, D>,
 ) -> Result<Tensor<T, D>> {
     let (gi, gh) = w.project("rnn_relu_cell", 1, x, &[h])?;
-    gi.try_add(&gh)?.try_relu()
+    elman(&gi, &gh, true)
 }
 
 /// One LSTM step (PyTorch `lstm_cell`): the pre-activations split into the gates `i, f, g, o`;
@@ -148,7 +162,26 @@ pub fn lstm_cell<T: FloatElement, D: Backend>(
     w: CellWeights<'_, T, D>,
 ) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
     let (gi, gh) = w.project("lstm_cell", 4, x, &[h, c])?;
-    let gates = split(&gi.try_add(&gh)?, 4)?;
+    lstm_gates(&gi, &gh, c)
+}
+
+/// The Elman step from its pre-activations: `tanh(gi + gh)`, or `relu`.
+pub(super) fn elman<T: FloatElement, D: Backend>(
+    gi: &Tensor<T, D>,
+    gh: &Tensor<T, D>,
+    relu: bool,
+) -> Result<Tensor<T, D>> {
+    let pre = gi.try_add(gh)?;
+    if relu { pre.try_relu() } else { pre.try_tanh() }
+}
+
+/// The LSTM step from its pre-activations and the cell state: `(h', c')`.
+pub(super) fn lstm_gates<T: FloatElement, D: Backend>(
+    gi: &Tensor<T, D>,
+    gh: &Tensor<T, D>,
+    c: &Tensor<T, D>,
+) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
+    let gates = split(&gi.try_add(gh)?, 4)?;
     let (i, f) = (gates[0].try_sigmoid()?, gates[1].try_sigmoid()?);
     let (g, o) = (gates[2].try_tanh()?, gates[3].try_sigmoid()?);
     let c2 = f.try_mul(c)?.try_add(&i.try_mul(&g)?)?;
@@ -168,7 +201,16 @@ pub fn gru_cell<T: FloatElement, D: Backend>(
     w: CellWeights<'_, T, D>,
 ) -> Result<Tensor<T, D>> {
     let (gi, gh) = w.project("gru_cell", 3, x, &[h])?;
-    let (xi, hi) = (split(&gi, 3)?, split(&gh, 3)?);
+    gru_gates(&gi, &gh, h)
+}
+
+/// The GRU step from its input and hidden pre-activations and the state.
+pub(super) fn gru_gates<T: FloatElement, D: Backend>(
+    gi: &Tensor<T, D>,
+    gh: &Tensor<T, D>,
+    h: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
+    let (xi, hi) = (split(gi, 3)?, split(gh, 3)?);
     let r = xi[0].try_add(&hi[0])?.try_sigmoid()?;
     let z = xi[1].try_add(&hi[1])?.try_sigmoid()?;
     let n = xi[2].try_add(&r.try_mul(&hi[2])?)?.try_tanh()?;

@@ -2,10 +2,12 @@
 //! `nn.GRU` as functions of their weights): the cells of `recurrent.rs` stepped through time,
 //! layer after layer, in both directions when asked; every step differentiates.
 
-use super::recurrent::{CellWeights, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell};
+use super::linear;
+use super::recurrent::{CellWeights, elman, gru_gates, lstm_gates};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 
 /// Which cell a recurrent network runs.
@@ -137,23 +139,15 @@ pub fn rnn<T: FloatElement, D: Backend>(
         Ok(s)
     };
     let (h0, c0) = (initial(h0, "h0")?, initial(c0, "c0")?);
+    let x_features = x.dims()[2];
     let (mut layer_in, mut h_n, mut c_n) = (x, Vec::new(), Vec::new());
     if n == 0 || h == 0 {
         // Nothing to step: empty outputs and the initial states as the final ones, after one
         // step of every cell checks the weights' shapes.
         for (k, w) in weights.iter().enumerate() {
-            let xt = if k < dirs {
-                layer_in.select(0, 0)?
-            } else {
-                Tensor::zeros_on([n, dirs * h], input.device_handle())?
-            };
-            step(
-                mode,
-                &xt,
-                &h0.select(0, k as i64)?,
-                &c0.select(0, k as i64)?,
-                w,
-            )?;
+            let features = if k < dirs { x_features } else { dirs * h };
+            let (hk, ck) = (h0.select(0, k as i64)?, c0.select(0, k as i64)?);
+            check(mode, w, &Shape::new(vec![n, features]), &hk, &ck)?;
         }
         layer_in = Tensor::zeros_on([len, n, dirs * h], input.device_handle())?;
         h_n = (0..states)
@@ -171,11 +165,23 @@ pub fn rnn<T: FloatElement, D: Backend>(
         for dir in 0..dirs {
             let k = layer * dirs + dir;
             let (mut hs, mut cs) = (h0.select(0, k as i64)?, c0.select(0, k as i64)?);
+            let w = &weights[k];
+            check(mode, w, &Shape::new(vec![n, layer_in.dims()[2]]), &hs, &cs)?;
+            // Every step's input projection in one matmul; each step then adds its hidden
+            // projection to a `select` of it (whose gradients sum in place, see
+            // `autograd::rules::views`).
+            let gi_all = linear(&layer_in, w.w_ih, w.b_ih)?;
             let mut steps = vec![None; len];
             for i in 0..len {
                 let t = if dir == 0 { i } else { len - 1 - i };
-                let xt = layer_in.select(0, t as i64)?;
-                (hs, cs) = step(mode, &xt, &hs, &cs, &weights[k])?;
+                let gi = gi_all.select(0, t as i64)?;
+                let gh = linear(&hs, w.w_hh, w.b_hh)?;
+                (hs, cs) = match mode {
+                    RnnMode::Tanh => (elman(&gi, &gh, false)?, cs),
+                    RnnMode::Relu => (elman(&gi, &gh, true)?, cs),
+                    RnnMode::Gru => (gru_gates(&gi, &gh, &hs)?, cs),
+                    RnnMode::Lstm => lstm_gates(&gi, &gh, &cs)?,
+                };
                 steps[t] = Some(hs.clone());
             }
             let steps: Vec<Tensor<T, D>> = steps.into_iter().flatten().collect();
@@ -211,25 +217,19 @@ pub fn rnn<T: FloatElement, D: Backend>(
     })
 }
 
-/// One step of `mode`'s cell: the new hidden state and (for the LSTM) cell state; the other
-/// modes pass `c` through.
-fn step<T: FloatElement, D: Backend>(
+/// Checks `w` against `mode`'s cell with an input of shape `x` and the states `h`, `c`; errors
+/// name the cell.
+fn check<T: FloatElement, D: Backend>(
     mode: RnnMode,
-    x: &Tensor<T, D>,
+    w: &CellWeights<'_, T, D>,
+    x: &Shape,
     h: &Tensor<T, D>,
     c: &Tensor<T, D>,
-    w: &CellWeights<'_, T, D>,
-) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
-    let w = CellWeights {
-        w_ih: w.w_ih,
-        w_hh: w.w_hh,
-        b_ih: w.b_ih,
-        b_hh: w.b_hh,
-    };
-    Ok(match mode {
-        RnnMode::Tanh => (rnn_tanh_cell(x, h, w)?, c.clone()),
-        RnnMode::Relu => (rnn_relu_cell(x, h, w)?, c.clone()),
-        RnnMode::Gru => (gru_cell(x, h, w)?, c.clone()),
-        RnnMode::Lstm => lstm_cell(x, (h, c), w)?,
-    })
+) -> Result<()> {
+    match mode {
+        RnnMode::Tanh => w.check("rnn_tanh_cell", 1, x, &[h]),
+        RnnMode::Relu => w.check("rnn_relu_cell", 1, x, &[h]),
+        RnnMode::Gru => w.check("gru_cell", 3, x, &[h]),
+        RnnMode::Lstm => w.check("lstm_cell", 4, x, &[h, c]),
+    }
 }

@@ -139,6 +139,93 @@ fn reduction_and_matmul_rules() {
     });
 }
 
+/// Many views of one base (a time loop's `select`s) sum their gradients into one buffer of
+/// the base, in place (`rules::views::ViewGrad`): exact values on contiguous, flipped, strided
+/// and permuted bases, mixed with a non-view use of the base, in f64 and f16.
+#[test]
+fn sibling_view_gradients() {
+    // loss = Σ_t (t + 1)·Σ base[t]² (+ Σ base·3 when `direct`): d/dbase[t] = 2(t + 1)·base[t] (+ 3).
+    let check = |name: &str, make: &dyn Fn(&T64) -> Result<T64>, direct: bool| {
+        let x = t(&[5, 3, 4], 40).with_requires_grad(true).unwrap();
+        let base = make(&x).unwrap();
+        let mut loss = Tensor::<f64>::scalar(0.0);
+        for i in 0..base.dims()[0] {
+            let s = base.select(0, i as i64).unwrap();
+            let term = s.try_square().unwrap().try_sum(&[], false).unwrap();
+            loss = loss
+                .try_add(&term.try_mul_scalar((i + 1) as f64).unwrap())
+                .unwrap();
+        }
+        if direct {
+            let d = base
+                .try_mul_scalar(3.0)
+                .unwrap()
+                .try_sum(&[], false)
+                .unwrap();
+            loss = loss.try_add(&d).unwrap();
+        }
+        loss.try_backward().unwrap();
+        // The same gradient through a copy of the base (no views of it).
+        let y = x.detach().with_requires_grad(true).unwrap();
+        let b = make(&y).unwrap().try_contiguous().unwrap();
+        let n = b.dims()[0];
+        let w: Vec<f64> = (0..n).map(|i| (i + 1) as f64).collect();
+        let w = Tensor::<f64>::from_vec(w, [n, 1, 1]).unwrap();
+        let mut l2 = b
+            .try_square()
+            .unwrap()
+            .try_mul(&w)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap();
+        if direct {
+            l2 = l2
+                .try_add(&b.try_mul_scalar(3.0).unwrap().try_sum(&[], false).unwrap())
+                .unwrap();
+        }
+        l2.try_backward().unwrap();
+        let (a, b) = (x.grad().unwrap().to_vec(), y.grad().unwrap().to_vec());
+        assert!(
+            a.iter()
+                .zip(&b)
+                .all(|(a, b)| (a - b).abs() <= 1e-13 * (1.0 + b.abs())),
+            "{name}: {a:?} vs {b:?}"
+        );
+    };
+    for direct in [false, true] {
+        check("contiguous", &|x| x.try_mul_scalar(1.0), direct);
+        check("leaf itself", &|x| Ok(x.clone()), direct);
+        check("flipped", &|x| x.flip(&[0, 2]), direct);
+        check("permuted", &|x| x.permute(&[2, 0, 1]), direct);
+        check(
+            "strided",
+            &|x| x.slice(&[Slice::new(None, None, 2)]),
+            direct,
+        );
+        check("narrowed", &|x| x.narrow(1, 1, 2), direct);
+    }
+    // f16: the 16-bit view path defers too.
+    let x = Tensor::<f16>::from_vec(vec![f16::from_f32(1.5); 12], [4, 3]).unwrap();
+    let x = x.with_requires_grad(true).unwrap();
+    let parts: Vec<_> = (0..4).map(|i| x.select(0, i).unwrap()).collect();
+    let mut loss = parts[0].try_sum(&[], false).unwrap();
+    for (i, p) in parts.iter().enumerate().skip(1) {
+        let term = p.try_mul_scalar(f16::from_f32(i as f32 + 1.0)).unwrap();
+        loss = loss.try_add(&term.try_sum(&[], false).unwrap()).unwrap();
+    }
+    loss.try_backward().unwrap();
+    let g: Vec<f32> = x.grad().unwrap().iter().map(|v| v.to_f32()).collect();
+    assert_eq!(g, [1., 1., 1., 2., 2., 2., 3., 3., 3., 4., 4., 4.]);
+    gradcheck("stacked selects of a narrow", &[t(&[4, 5], 41)], |x| {
+        let b = x[0].narrow(1, 1, 3)?;
+        let s: Vec<_> = (0..4)
+            .rev()
+            .map(|i| b.select(0, i))
+            .collect::<Result<_>>()?;
+        Tensor::try_stack(&s.iter().collect::<Vec<_>>(), 1)
+    });
+}
+
 #[test]
 fn view_rules() {
     let x = t(&[3, 4], 14);

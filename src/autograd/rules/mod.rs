@@ -19,7 +19,7 @@ use half::{bf16, f16};
 use pointwise::unary;
 use reduce::{cumprod_backward, keep_shape, norm_backward, prod_backward};
 use std::sync::Arc;
-use views::view_backward;
+use views::{view_backward, view_grad};
 
 /// The gradients a rule returns, one per input (`None` where the input needs none).
 type Grads<F, D> = Vec<Option<Tensor<F, D>>>;
@@ -218,6 +218,11 @@ fn go<F: FloatElement, D: Backend>(
     needs: &[bool],
 ) -> Result<Vec<Option<Grad>>> {
     let g = take::<F, D>(g)?;
+    if let Op::View(name) | Op::BroadcastView(name) = op {
+        let (base, view) = (saved::<F, D>(&s[0])?, saved::<F, D>(&s[1])?);
+        let aliased = matches!(op, Op::BroadcastView(_));
+        return Ok(vec![Some(view_grad(name, &g, base, view, aliased)?)]);
+    }
     let grads = rule::<F, D>(op, &g, s, needs)?;
     Ok(grads
         .into_iter()
@@ -243,8 +248,8 @@ fn half_precision<F: FloatElement, D: Backend>(
     let g = take::<F, D>(g)?;
     if let Op::View(name) | Op::BroadcastView(name) = op {
         let (base, view) = (saved::<F, D>(&s[0])?, saved::<F, D>(&s[1])?);
-        let gx = view_backward(name, &g, base, view, matches!(op, Op::BroadcastView(_)))?;
-        return Ok(vec![Some(Box::new(gx))]);
+        let aliased = matches!(op, Op::BroadcastView(_));
+        return Ok(vec![Some(view_grad(name, &g, base, view, aliased)?)]);
     }
     let up = s
         .iter()
