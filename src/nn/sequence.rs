@@ -23,9 +23,8 @@ pub enum RnnMode {
     Gru,
 }
 
-/// The layout options of [`rnn`], as PyTorch's constructor arguments (there is no dropout
-/// between layers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The options of [`rnn`], as PyTorch's constructor arguments and training flag.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RnnOptions {
     /// Stacked layers; layer `l > 0` reads layer `l - 1`'s output.
     pub num_layers: usize,
@@ -33,15 +32,22 @@ pub struct RnnOptions {
     pub bidirectional: bool,
     /// The input and output are `(N, L, ·)` instead of `(L, N, ·)`.
     pub batch_first: bool,
+    /// The probability of zeroing each element of every layer's output but the last one's
+    /// (scaling the others by `1 / (1 - dropout)`), in `[0, 1]`, when `training`.
+    pub dropout: f64,
+    /// Whether `dropout` applies (PyTorch's module `training` flag).
+    pub training: bool,
 }
 
 impl Default for RnnOptions {
-    /// One unidirectional layer, sequence first (PyTorch's defaults).
+    /// One unidirectional layer, sequence first, no dropout (PyTorch's defaults).
     fn default() -> Self {
         RnnOptions {
             num_layers: 1,
             bidirectional: false,
             batch_first: false,
+            dropout: 0.0,
+            training: true,
         }
     }
 }
@@ -67,6 +73,7 @@ pub struct RnnOutput<T: FloatElement, D: Backend> {
 ///
 /// # Errors
 /// `InvalidArgument` for an input that is not 2-d or 3-d, an empty sequence, zero layers, a
+/// `dropout` outside `[0, 1]`, a
 /// count of weights other than `layers·dirs`, a `c0` outside LSTM mode, or initial states of
 /// another shape; the cells' `ShapeMismatch` for weights that do not fit.
 pub fn rnn<T: FloatElement, D: Backend>(
@@ -92,6 +99,12 @@ pub fn rnn<T: FloatElement, D: Backend>(
             "{} layers × {dirs} directions need as many weight sets, got {}",
             opts.num_layers,
             weights.len()
+        )));
+    }
+    if !(0.0..=1.0).contains(&opts.dropout) {
+        return Err(bad(format!(
+            "dropout must be a probability in [0, 1], got {}",
+            opts.dropout
         )));
     }
     if c0.is_some() && mode != RnnMode::Lstm {
@@ -190,6 +203,9 @@ pub fn rnn<T: FloatElement, D: Backend>(
             c_n.push(cs);
         }
         layer_in = Tensor::try_concat(&outs.iter().collect::<Vec<_>>(), -1)?;
+        if layer + 1 < opts.num_layers {
+            layer_in = super::dropout(&layer_in, opts.dropout, opts.training)?;
+        }
     }
     let stack = |v: &[Tensor<T, D>]| -> Result<Tensor<T, D>> {
         let s = Tensor::try_stack(&v.iter().collect::<Vec<_>>(), 0)?;

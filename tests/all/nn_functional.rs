@@ -268,6 +268,7 @@ fn recurrent_networks_match_pytorch() {
                 num_layers: layers,
                 bidirectional,
                 batch_first,
+                ..Default::default()
             };
             let r = rnn(mode, &x, h0.as_ref(), c0.as_ref(), &weights, opts).unwrap();
             let outs = [Some(r.output), Some(r.h_n), r.c_n];
@@ -376,6 +377,41 @@ fn recurrent_networks_match_pytorch() {
     );
     let w0 = CellWeights { w_ih: &wi0, ..w };
     assert!(rnn(RnnMode::Tanh, &long, None, None, &[w0], one).is_err());
+
+    // Dropout between layers (PyTorch's `dropout`): p = 1 zeroes the second layer's input, so
+    // without biases its outputs are tanh(0 + h·w_hh) = 0 from h0 = 0; not in eval mode or
+    // with p = 0; only probabilities are taken.
+    let x = Tensor::<f64>::from_vec((0..24).map(|v| v as f64 / 10.0).collect(), [3, 2, 4]);
+    let (wi, wh, wi2) = (
+        Tensor::<f64>::full([5, 4], 0.1).unwrap(),
+        Tensor::<f64>::full([5, 5], -0.2).unwrap(),
+        Tensor::<f64>::full([5, 5], 0.3).unwrap(),
+    );
+    let l0 = CellWeights {
+        w_ih: &wi,
+        w_hh: &wh,
+        b_ih: None,
+        b_hh: None,
+    };
+    let l1 = CellWeights { w_ih: &wi2, ..l0 };
+    let x = x.unwrap();
+    let run = |dropout: f64, training: bool| {
+        let opts = RnnOptions {
+            num_layers: 2,
+            dropout,
+            training,
+            ..one
+        };
+        rnn(RnnMode::Tanh, &x, None, None, &[l0, l1], opts)
+    };
+    let plain = run(0.0, true).unwrap().output.to_vec();
+    assert!(plain.iter().all(|v| *v != 0.0));
+    assert_eq!(run(1.0, true).unwrap().output.to_vec(), vec![0.0; 30]);
+    assert_eq!(run(1.0, false).unwrap().output.to_vec(), plain);
+    for p in [-0.1, 1.5, f64::NAN] {
+        let e = run(p, true).unwrap_err().to_string();
+        assert!(e.contains("rnn") && e.contains("dropout"), "{e}");
+    }
 }
 
 /// `pdist`, `max_pool1d_with_indices`/`max_unpool1d` and `triplet_margin_with_distance_loss`

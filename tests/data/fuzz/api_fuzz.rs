@@ -736,7 +736,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let t: Vec<Tensor<f32>> = cell.iter().map(f32s).collect::<typed_tensor::Result<_>>()?;
                     let w = CellWeights { w_ih: &t[2], w_hh: &t[3], b_ih: Some(&t[4]), b_hh: None };
                     let mode = match gates { 1 if flag => nn::RnnMode::Tanh, 1 => nn::RnnMode::Relu, 3 => nn::RnnMode::Gru, _ => nn::RnnMode::Lstm };
-                    let opts = nn::RnnOptions { num_layers: 1 + u % 2, bidirectional: flag, batch_first: pick == 7 };
+                    let opts = nn::RnnOptions { num_layers: 1 + u % 2, bidirectional: flag, batch_first: pick == 7, dropout: if u % 3 == 0 { 0.5 } else { 0.0 }, training: true };
                     let ws = vec![w; opts.num_layers * (1 + usize::from(flag))];
                     let x = if u % 3 == 0 { t[0].unsqueeze(0)? } else { t[0].clone() };
                     let r = nn::rnn(mode, &x, if pick == 8 { Some(&t[1]) } else { None }, None, &ws, opts)?;
