@@ -43,6 +43,7 @@ pub mod matrix;
 pub mod numeric;
 pub mod numpy_math;
 pub mod numpy_names;
+pub mod orthopoly;
 pub mod pad;
 pub mod pointwise;
 pub mod poly;

@@ -745,3 +745,117 @@ fn bessel_functions_match_scipy() {
         .backward();
     assert_eq!(zero.grad_tensor().unwrap().to_vec(), [0.5]);
 }
+
+/// The twelve orthogonal polynomials of `torch.special` against PyTorch 2.15 on a grid of
+/// `x` (±1, 0, NaN, ±inf among them) and degrees (negative, fractional, across the closed-form
+/// thresholds), `tests/data/torch_grads/orthopoly.npz` made by `make/orthopoly.py`; in f64 to
+/// 1e-12, in f32 to one rounding of the f64 value; on every device; their refusals.
+#[test]
+fn orthogonal_polynomials_match_pytorch() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/orthopoly.npz")).unwrap();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap().to_vec();
+    type F<T, D> = fn(&Tensor<T, D>, &Tensor<T, D>) -> Result<Tensor<T, D>>;
+    fn table<T: FloatElement, D: Backend>() -> [(&'static str, F<T, D>); 12] {
+        [
+            ("chebyshev_polynomial_t", |a, b| {
+                a.try_chebyshev_polynomial_t(b)
+            }),
+            ("chebyshev_polynomial_u", |a, b| {
+                a.try_chebyshev_polynomial_u(b)
+            }),
+            ("chebyshev_polynomial_v", |a, b| {
+                a.try_chebyshev_polynomial_v(b)
+            }),
+            ("chebyshev_polynomial_w", |a, b| {
+                a.try_chebyshev_polynomial_w(b)
+            }),
+            ("shifted_chebyshev_polynomial_t", |a, b| {
+                a.try_shifted_chebyshev_polynomial_t(b)
+            }),
+            ("shifted_chebyshev_polynomial_u", |a, b| {
+                a.try_shifted_chebyshev_polynomial_u(b)
+            }),
+            ("shifted_chebyshev_polynomial_v", |a, b| {
+                a.try_shifted_chebyshev_polynomial_v(b)
+            }),
+            ("shifted_chebyshev_polynomial_w", |a, b| {
+                a.try_shifted_chebyshev_polynomial_w(b)
+            }),
+            ("hermite_polynomial_h", |a, b| a.try_hermite_polynomial_h(b)),
+            ("hermite_polynomial_he", |a, b| {
+                a.try_hermite_polynomial_he(b)
+            }),
+            ("laguerre_polynomial_l", |a, b| {
+                a.try_laguerre_polynomial_l(b)
+            }),
+            ("legendre_polynomial_p", |a, b| {
+                a.try_legendre_polynomial_p(b)
+            }),
+        ]
+    }
+    let (xs, ns) = (get("x"), get("n"));
+    on_every_device!("orthogonal polynomials", |dev| {
+        let x = Tensor::<f64, _>::from_vec_on(xs.clone(), [xs.len()], &dev).unwrap();
+        let n = Tensor::<f64, _>::from_vec_on(ns.clone(), [ns.len()], &dev).unwrap();
+        let (x32, n32) = (x.try_cast::<f32>().unwrap(), n.try_cast::<f32>().unwrap());
+        let t64 = table::<f64, _>();
+        for (i, (name, op)) in t64.iter().enumerate() {
+            let want = get(name);
+            assert_close(&op(&x, &n).unwrap().try_to_vec().unwrap(), &want, 1e-12);
+            // f32: the f64 value rounded once (the grid's x are f32-exact but 0.999,
+            // 1.0000001 and 1e-3; those are skipped).
+            let got: Vec<f64> = (table::<f32, _>()[i].1)(&x32, &n32)
+                .unwrap()
+                .try_to_vec()
+                .unwrap()
+                .into_iter()
+                .map(f64::from)
+                .collect();
+            for (k, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                if xs[k] as f32 as f64 != xs[k] && !xs[k].is_nan() || w.abs() > 1e30 {
+                    continue;
+                }
+                let ok = (g.is_nan() && w.is_nan()) || (g - w).abs() <= 1e-6 * w.abs().max(1.0);
+                assert!(ok, "{name} f32 at x = {}, n = {}: {g} vs {w}", xs[k], ns[k]);
+            }
+        }
+        // Broadcast: a column of x against a row of degrees.
+        let col = x.narrow(0, 16, 16).unwrap().unsqueeze(1).unwrap(); // x = -1.5, n = all
+        let row = n.narrow(0, 0, 16).unwrap().unsqueeze(0).unwrap();
+        let b = col.try_legendre_polynomial_p(&row).unwrap();
+        assert_eq!(b.dims(), [16, 16]);
+        assert_close(
+            &b.try_to_vec().unwrap()[..16],
+            &get("legendre_polynomial_p")[16..32],
+            1e-12,
+        );
+        // Refusals: NaN degree, a recurrence too long, shapes, and no gradient.
+        let nan = Tensor::<f64, _>::full_on([1], f64::NAN, &dev).unwrap();
+        let e = x.try_hermite_polynomial_h(&nan).unwrap_err().to_string();
+        assert!(
+            e.contains("hermite_polynomial_h") && e.contains("NaN"),
+            "{e}"
+        );
+        let big = Tensor::<f64, _>::full_on([1], 1e13, &dev).unwrap();
+        let e = x.try_legendre_polynomial_p(&big).unwrap_err().to_string();
+        assert!(
+            e.contains("legendre_polynomial_p") && e.contains("2^32"),
+            "{e}"
+        );
+        // Inside (-1, 1) the Chebyshev closed form needs no recurrence: any degree.
+        let half = Tensor::<f64, _>::full_on([1], 0.5, &dev).unwrap();
+        let t = half
+            .try_chebyshev_polynomial_t(&big)
+            .unwrap()
+            .try_to_vec()
+            .unwrap()[0];
+        assert_eq!(t, (1e13 * 0.5f64.acos()).cos());
+        let e = x.try_laguerre_polynomial_l(&row).unwrap_err().to_string();
+        assert!(e.contains("laguerre_polynomial_l"), "{e}");
+        let xg = half.clone().with_requires_grad(true).unwrap();
+        let y = xg.try_hermite_polynomial_he(&half).unwrap();
+        let e = y.try_sum(&[], false).unwrap().try_backward().unwrap_err();
+        assert!(e.to_string().contains("hermite_polynomial_he"), "{e}");
+    });
+}
