@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(48);
+            let f = g.n(51);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1127,6 +1127,35 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     47 => {
                         let mode = [None, Some(typed_tensor::ops::pad::PadMode::Reflect), Some(typed_tensor::ops::pad::PadMode::Circular)][u % 3];
                         typed_tensor::nn::conv_same(&x, &y, None, &[1 + u % 3], 1 + u % 2, mode)?
+                    }
+                    48 => {
+                        let ops: [fn(&Tensor<f64>, &Tensor<f64>) -> typed_tensor::Result<Tensor<f64>>; 6] = [
+                            |a, b| a.try_chebyshev_polynomial_t(b),
+                            |a, b| a.try_shifted_chebyshev_polynomial_w(b),
+                            |a, b| a.try_hermite_polynomial_h(b),
+                            |a, b| a.try_hermite_polynomial_he(b),
+                            |a, b| a.try_laguerre_polynomial_l(b),
+                            |a, b| a.try_legendre_polynomial_p(b),
+                        ];
+                        ops[u % 6](&x, &y.try_clip(-3.0, 40.0)?)?
+                    }
+                    49 => match u % 4 {
+                        0 => x.try_randint_like(i, e1 as i64)?,
+                        1 => Tensor::try_chain_matmul(&[&x, &y, &x])?,
+                        2 => x.try_flatten()?.try_ger(&y.try_flatten()?)?,
+                        _ => x.new_tensor(&[e1, e2], [u % 3])?,
+                    },
+                    50 => {
+                        // Hooks and retained gradients through a backward pass.
+                        let xg = x.try_deep_copy()?.with_requires_grad(true)?;
+                        let mut h = xg.try_mul(&y)?.try_sin()?;
+                        h.retain_grad()?;
+                        let handle = h.register_hook(move |g| if flag { Ok(Some(g.try_mul_scalar(e1)?)) } else { Ok(None) })?;
+                        h.try_sum(&[], false)?.try_backward()?;
+                        if u % 2 == 0 { handle.remove(); }
+                        let kept = h.grad_tensor().ok_or(typed_tensor::Error::InvalidArgument { op: "fuzz", msg: "retain_grad kept nothing".into() })?;
+                        if kept.dims() != h.dims() { panic!("retained gradient of shape {:?} for {:?}", kept.dims(), h.dims()); }
+                        xg.grad_tensor().unwrap()
                     }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
