@@ -261,3 +261,70 @@ fn det_slogdet_and_cholesky_match_numpy() {
         assert!(m(&[1.0, 2.0], &[1, 2]).try_cholesky(false).is_err());
     });
 }
+
+/// `cholesky_ex`/`inv_ex` report each matrix's failure as PyTorch 2.15's `info` (quoted) and
+/// leave the others' results and gradients as `cholesky`/`inverse` give them; every device.
+#[test]
+fn ex_forms_report_info() {
+    on_every_device!("cholesky_ex", |dev| {
+        let f = |v: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+        // PD, indefinite, and negative definite in the second minor: info [0, 2, 2].
+        let a = f(
+            vec![4., 2., 2., 3., 1., 2., 2., 1., 1., 0., 0., -1.],
+            &[3, 2, 2],
+        );
+        let (l, info) = a.try_cholesky_ex(false).unwrap();
+        assert_eq!(info.try_to_vec().unwrap(), [0, 2, 2]);
+        let l = l.try_to_vec().unwrap();
+        let ok = a.narrow(0, 0, 1).unwrap().try_cholesky(false).unwrap();
+        assert_eq!(l[..4], ok.try_to_vec().unwrap()[..]);
+        assert!(l[4..].iter().all(|v| v.is_nan()));
+        let (u, info) = a.narrow(0, 0, 1).unwrap().cholesky_ex(true);
+        assert_eq!(
+            (info.try_to_vec().unwrap(), u.dims()),
+            (vec![0], &[1, 2, 2][..])
+        );
+        assert_eq!(
+            u.try_to_vec().unwrap(),
+            ok.t().try_contiguous().unwrap().try_to_vec().unwrap()
+        );
+        // Singular (rank 1), regular, zero: info [2, 0, 1] as PyTorch's.
+        let b = f(
+            vec![1., 2., 2., 4., 2., 1., 1., 1., 0., 0., 0., 0.],
+            &[3, 2, 2],
+        );
+        let (inv, info) = b.try_inv_ex().unwrap();
+        assert_eq!(info.try_to_vec().unwrap(), [2, 0, 1]);
+        assert_eq!(inv.try_to_vec().unwrap()[4..8], [1., -1., -1., 2.]);
+        // Gradients where info is 0 equal the plain ops'.
+        let x = f(vec![4., 2., 2., 3.], &[2, 2])
+            .with_requires_grad(true)
+            .unwrap();
+        let (l, _) = x.try_cholesky_ex(false).unwrap();
+        l.try_sum(&[], false).unwrap().try_backward().unwrap();
+        let g_ex = x.grad_tensor().unwrap().try_to_vec().unwrap();
+        let y = x.detach().with_requires_grad(true).unwrap();
+        y.try_cholesky(false)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_eq!(g_ex, y.grad_tensor().unwrap().try_to_vec().unwrap());
+        let (i, _) = y.try_inv_ex().unwrap();
+        assert_eq!(
+            i.try_to_vec().unwrap(),
+            y.try_inverse().unwrap().try_to_vec().unwrap()
+        );
+        // Empty matrices: info zeros of the batch; refusals.
+        let e = Tensor::<f32, _>::zeros_on([3, 0, 0], &dev).unwrap();
+        let (l, info) = e.try_cholesky_ex(false).unwrap();
+        assert_eq!(
+            (l.dims(), info.try_to_vec().unwrap()),
+            (&[3, 0, 0][..], vec![0; 3])
+        );
+        let r = Tensor::<f32, _>::zeros_on([2, 3], &dev).unwrap();
+        let msg = r.try_inv_ex().unwrap_err().to_string();
+        assert!(msg.contains("inv_ex") && msg.contains("square"), "{msg}");
+    });
+}

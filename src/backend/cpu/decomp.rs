@@ -57,6 +57,9 @@ fn filled<T: NumElement>(
     Tensor::<f64, Cpu>::full(with_batch(batch, dims), value)?.try_cast()
 }
 
+/// The host results of `cholesky_ex`/`inv_ex`: the matrices and each one's `info`.
+pub(crate) type HostEx<T> = (Tensor<FloatOf<T>, Cpu>, Tensor<i32, Cpu>);
+
 /// The host results of `svd`: `(u, s, vh)`.
 type HostSvd<T> = (
     Tensor<FloatOf<T>, Cpu>,
@@ -108,6 +111,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn host_cholesky(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         Self::linalg_off("cholesky")
     }
+    pub(crate) fn host_factor_ex(&self, op: &'static str) -> Result<HostEx<T>> {
+        Self::linalg_off(op)
+    }
     pub(crate) fn host_lu(&self) -> Result<HostLu<T>> {
         Self::linalg_off("lu")
     }
@@ -153,6 +159,32 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `InvalidArgument` when the last two dimensions are missing or not square; `Singular` when
     /// a pivot of the LU factorization is numerically zero (`|u_ii| ≤ n·ε·max|u_jj|` in f64), so
     /// `arange(9).reshape(3, 3)` is an error where NumPy returns huge values.
+    /// `cholesky_ex` (`op` "cholesky_ex") or `inv_ex` (any other `op`): each matrix's factor
+    /// or inverse, NaN where it fails, and PyTorch's `info` per matrix: 0, or the 1-based order
+    /// of the first leading minor that is not positive-definite (the first zero pivot).
+    pub(crate) fn host_factor_ex(&self, op: &'static str) -> Result<HostEx<T>> {
+        let s = self.matrices(op, true)?;
+        let batch_len = s.batch.iter().product::<usize>();
+        if s.n == 0 {
+            let info = Tensor::<i32, Cpu>::zeros(s.batch.clone())?;
+            return Ok((filled::<T>(0.0, &s.batch, &[0, 0])?, info));
+        }
+        let mut info = crate::alloc::with_capacity(op, batch_len)?;
+        let parts = (0..s.count())
+            .map(|i| {
+                let r = if op == "cholesky_ex" {
+                    k::cholesky(s.matrix(i), s.n)
+                } else {
+                    k::inverse(s.matrix(i), s.n)
+                };
+                info.push(r.as_ref().map_or_else(|&k| k as i32 + 1, |_| 0));
+                r.unwrap_or_else(|_| vec![f64::NAN; s.n * s.n])
+            })
+            .collect();
+        let info = Tensor::<i32, Cpu>::from_vec(info, s.batch.clone())?;
+        Ok((pack::<T>(parts, &s.batch, &[s.n, s.n])?, info))
+    }
+
     pub(crate) fn host_inverse(&self) -> Result<Tensor<FloatOf<T>, Cpu>> {
         let s = self.matrices("inverse", true)?;
         if s.n == 0 {
