@@ -19,6 +19,7 @@
 //! ```
 
 mod check;
+mod functional;
 mod grad;
 mod hooks;
 mod rules;
@@ -28,6 +29,7 @@ use version::Registration;
 pub(crate) use version::bump;
 
 pub use check::gradcheck;
+pub use functional::{jacobian, vjp};
 pub use grad::{grad, grad_with};
 pub use hooks::HookHandle;
 pub(crate) use rules::Op;

@@ -1,6 +1,7 @@
 //! `register_hook` and `retain_grad` on every device, against PyTorch 2.15's values: hooks see
 //! the summed gradient of every path, replace it downstream, run before a leaf accumulates and
-//! before `autograd::grad` captures; retained gradients accumulate over backward passes.
+//! before `autograd::grad` captures; retained gradients accumulate over backward passes. And
+//! `autograd::jacobian`/`vjp` against `torch.autograd.functional`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -173,4 +174,99 @@ fn dyn_tensor_hooks() {
     let mut i = DynTensor::zeros([2], TensorOptions::new().dtype(Dtype::Int64)).unwrap();
     assert!(i.retain_grad().is_err() && i.register_hook(|_| Ok(None)).is_err());
     assert!(!i.retains_grad());
+}
+
+/// `autograd::jacobian` and `vjp` against PyTorch 2.15's `torch.autograd.functional` for
+/// `tanh(x @ w)`, on every device; constant outputs and unused inputs give zeros.
+#[test]
+fn jacobian_and_vjp_match_pytorch() {
+    use crate::common::assert_close;
+    use typed_tensor::autograd::{jacobian, vjp};
+    on_every_device!("jacobian", |dev| {
+        let f64t = |v: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+        let x = f64t(vec![0.5, -1.0, 0.25, 1.5, 0.0, -0.5], &[2, 3]);
+        let w = f64t(vec![0.2, -0.3, 0.4, 0.1, -0.6, 0.5], &[3, 2]);
+        let f = |v: &[Tensor<f64, _>]| v[0].try_matmul(&v[1])?.try_tanh();
+        let j = jacobian(f, &[x.clone(), w.clone()]).unwrap();
+        assert_eq!(
+            (j[0].dims(), j[1].dims()),
+            (&[2, 2, 2, 3][..], &[2, 2, 3, 2][..])
+        );
+        let want_x = [
+            0.164400245873811,
+            0.328800491747621,
+            -0.493200737621432,
+            0.0,
+            0.0,
+            0.0,
+            -0.295360899285118,
+            0.098453633095039,
+            0.492268165475197,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.142315552517445,
+            0.284631105034889,
+            -0.426946657552334,
+            0.0,
+            0.0,
+            0.0,
+            -0.190421876994738,
+            0.063473958998246,
+            0.317369794991229,
+        ];
+        let want_w = [
+            0.411000614684527,
+            0.0,
+            -0.822001229369054,
+            0.0,
+            0.205500307342263,
+            0.0,
+            0.0,
+            0.492268165475197,
+            0.0,
+            -0.984536330950393,
+            0.0,
+            0.246134082737598,
+            1.067366643880834,
+            0.0,
+            0.0,
+            0.0,
+            -0.355788881293611,
+            0.0,
+            0.0,
+            0.952109384973688,
+            0.0,
+            0.0,
+            0.0,
+            -0.317369794991229,
+        ];
+        assert_close(&j[0].try_to_vec().unwrap(), &want_x, 1e-14);
+        assert_close(&j[1].try_to_vec().unwrap(), &want_w, 1e-14);
+        assert!(!x.requires_grad() && !w.requires_grad()); // inputs untouched
+        let v = f64t(vec![1.0, -2.0, 0.5, 3.0], &[2, 2]);
+        let (out, g) = vjp(f, &[x.clone(), w.clone()], &v).unwrap();
+        assert!(!out.requires_grad() && out.dims() == [2, 2]);
+        let gx = [0.7551220444440467, 0.1318932255575428, -1.4777370685718256];
+        assert_close(&g[0].try_to_vec().unwrap()[..3], &gx, 1e-14);
+        let gw = [0.944683936624944, 1.8717918239706706, -0.8220012293690537];
+        assert_close(&g[1].try_to_vec().unwrap()[..3], &gw, 1e-14);
+        // A 0-d output, an unused input, a constant function, a wrong v.
+        let j = jacobian(|v| v[0].try_sum(&[], false), &[x.clone(), w.clone()]).unwrap();
+        assert_eq!(
+            (j[0].dims(), j[0].try_to_vec().unwrap()),
+            (&[2, 3][..], vec![1.0; 6])
+        );
+        assert_eq!(j[1].try_to_vec().unwrap(), vec![0.0; 6]);
+        let c = jacobian(
+            |v| Tensor::zeros_on([4], v[0].device_handle()),
+            &[x.clone()],
+        );
+        assert_eq!(c.unwrap()[0].dims(), [4, 2, 3]);
+        let e = vjp(f, &[x.clone(), w.clone()], &x).unwrap_err().to_string();
+        assert!(e.contains("vjp"), "{e}");
+    });
 }
