@@ -78,6 +78,9 @@ pub fn jacobian<T: FloatElement, D: Backend>(
         .collect()
 }
 
+/// What [`vjp`] returns: the output, detached, and one product per input.
+pub type Vjp<T, D> = (Tensor<T, D>, Vec<Tensor<T, D>>);
+
 /// `f(inputs)` and the vector–Jacobian products `vᵀ·∂f/∂input` for each input (PyTorch
 /// `torch.autograd.functional.vjp`): `v` has the output's shape; one reverse pass. The
 /// products have the inputs' shapes (zeros for an input the output does not depend on); the
@@ -89,7 +92,7 @@ pub fn vjp<T: FloatElement, D: Backend>(
     f: impl FnOnce(&[Tensor<T, D>]) -> Result<Tensor<T, D>>,
     inputs: &[Tensor<T, D>],
     v: &Tensor<T, D>,
-) -> Result<(Tensor<T, D>, Vec<Tensor<T, D>>)> {
+) -> Result<Vjp<T, D>> {
     let xs = leaves(inputs)?;
     let out = f(&xs)?;
     if v.shape() != out.shape() {

@@ -29,7 +29,7 @@ use version::Registration;
 pub(crate) use version::bump;
 
 pub use check::gradcheck;
-pub use functional::{jacobian, vjp};
+pub use functional::{Vjp, jacobian, vjp};
 pub use grad::{grad, grad_with};
 pub use hooks::HookHandle;
 pub(crate) use rules::Op;
