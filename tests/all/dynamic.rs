@@ -658,3 +658,45 @@ fn dynamic_combine_and_linalg_agree_with_typed() {
         "bool has no linear algebra"
     );
 }
+
+/// The twenty-seventh session's typed ops through `DynTensor`: the orthogonal polynomials and
+/// the `_ex` factorizations agree with the typed forms; non-float dtypes are refused.
+#[test]
+fn dyn_orthopoly_and_ex_forms() {
+    let x = DynTensor::from_vec(vec![0.5f64, -0.25, 2.0], [3], DeviceIndex::cpu()).unwrap();
+    let n = DynTensor::from_vec(vec![3.0f64], [1], DeviceIndex::cpu()).unwrap();
+    let t = x
+        .chebyshev_polynomial_t(&n)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    assert_eq!(t, [-1.0, 0.6875, 26.0]);
+    let p = x
+        .legendre_polynomial_p(&n)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    let typed = tensor![0.5f64, -0.25, 2.0].legendre_polynomial_p(&tensor![3.0f64]);
+    assert_eq!(p, typed.to_vec());
+    let i = DynTensor::from_vec(vec![1i32, 2], [2], DeviceIndex::cpu()).unwrap();
+    let e = i.hermite_polynomial_h(&i).unwrap_err().to_string();
+    assert!(
+        e.contains("hermite_polynomial_h") && e.contains("float"),
+        "{e}"
+    );
+    let n32 = n.to_dtype(Dtype::Float32).unwrap();
+    assert!(x.laguerre_polynomial_l(&n32).is_err());
+    let a = DynTensor::from_vec(
+        vec![4.0f32, 2.0, 2.0, 3.0, 1.0, 2.0, 2.0, 1.0],
+        [2, 2, 2],
+        DeviceIndex::cpu(),
+    );
+    let (l, info) = a.unwrap().cholesky_ex(false).unwrap();
+    assert_eq!(
+        (l.dtype(), info.to_vec::<i32>().unwrap()),
+        (Dtype::Float32, vec![0, 2])
+    );
+    let wide = i.reshape([1, 2]).unwrap().to_dtype(Dtype::Float64).unwrap();
+    let e = wide.inv_ex().unwrap_err().to_string();
+    assert!(e.contains("inv_ex") && e.contains("square"), "{e}");
+}

@@ -292,6 +292,22 @@ impl DynTensor {
     pub fn cholesky_inverse(&self, upper: bool) -> Result<DynTensor> {
         numeric!(self, "cholesky_inverse", t => Ok(t.try_cholesky_inverse(upper)?.into()))
     }
+    /// The Cholesky factors and PyTorch's `info` per matrix (Int32) instead of an `Err` (see
+    /// [`crate::Tensor::cholesky_ex`]).
+    pub fn cholesky_ex(&self, upper: bool) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "cholesky_ex", t => {
+            let (l, info) = t.try_cholesky_ex(upper)?;
+            Ok((l.into(), info.into()))
+        })
+    }
+    /// The inverses and PyTorch's `info` per matrix (Int32) instead of an `Err` (see
+    /// [`crate::Tensor::inv_ex`]).
+    pub fn inv_ex(&self) -> Result<(DynTensor, DynTensor)> {
+        numeric!(self, "inv_ex", t => {
+            let (inv, info) = t.try_inv_ex()?;
+            Ok((inv.into(), info.into()))
+        })
+    }
     /// The least-squares solution of `self · X = b` (see [`crate::Tensor::lstsq`]).
     pub fn lstsq(&self, b: &DynTensor) -> Result<DynTensor> {
         pair!(self, b, "lstsq", a, b => Ok(a.try_lstsq(b)?.into()), bool: Err(not_numeric("lstsq")))

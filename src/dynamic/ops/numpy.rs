@@ -101,3 +101,37 @@ impl DynTensor {
         })
     }
 }
+
+/// `DynTensor` forms of the orthogonal polynomials of `torch.special` (float dtypes, `n` of
+/// `self`'s dtype).
+macro_rules! dyn_orthopoly {
+    ($($name:ident, $try_name:ident;)*) => {
+        impl DynTensor {
+            $(
+                #[doc = concat!("`p_n(self)` for the degrees `n` (see [`crate::Tensor::", stringify!($name), "`]); float dtypes, `n` of `self`'s.")]
+                pub fn $name(&self, n: &DynTensor) -> Result<DynTensor> {
+                    let dtype = self.dtype();
+                    dyn_float!(self, a => {
+                        let b = typed_like(stringify!($name), n, a)?;
+                        Ok(a.$try_name(b)?.into())
+                    }, _o => Err(not_float(stringify!($name), "", dtype)))
+                }
+            )*
+        }
+    };
+}
+
+dyn_orthopoly! {
+    chebyshev_polynomial_t, try_chebyshev_polynomial_t;
+    chebyshev_polynomial_u, try_chebyshev_polynomial_u;
+    chebyshev_polynomial_v, try_chebyshev_polynomial_v;
+    chebyshev_polynomial_w, try_chebyshev_polynomial_w;
+    shifted_chebyshev_polynomial_t, try_shifted_chebyshev_polynomial_t;
+    shifted_chebyshev_polynomial_u, try_shifted_chebyshev_polynomial_u;
+    shifted_chebyshev_polynomial_v, try_shifted_chebyshev_polynomial_v;
+    shifted_chebyshev_polynomial_w, try_shifted_chebyshev_polynomial_w;
+    hermite_polynomial_h, try_hermite_polynomial_h;
+    hermite_polynomial_he, try_hermite_polynomial_he;
+    laguerre_polynomial_l, try_laguerre_polynomial_l;
+    legendre_polynomial_p, try_legendre_polynomial_p;
+}
