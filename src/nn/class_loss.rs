@@ -279,3 +279,92 @@ pub fn cross_entropy_probs<T: FloatElement, D: Backend>(
     let terms = class_weighted(logp.try_mul(&p)?, opts.weight)?;
     reduce(terms.try_sum(&[1], false)?.try_neg()?, opts.reduction)
 }
+
+/// The cross entropy of `target` against the logits `input · Wᵀ + b` (PyTorch
+/// `F.linear_cross_entropy`, by its reference definition): `linear_weight` is
+/// `(C, *out_features, in)`, flattened to `(C·Π out, in)` for [`super::linear`], and the
+/// logits are reshaped to `(*input.shape[..-1], C, *out_features)` before
+/// [`cross_entropy_with`] with `opts`. `linear_bias` is `(C, *out_features)`. The usual
+/// language-model head is an `(N, in)` input, a `(V, in)` weight and `(N)` class indices.
+///
+/// ```
+/// use typed_tensor::nn::{self, ClassLossOptions};
+/// use typed_tensor::prelude::*;
+/// let h = Tensor::<f64>::from_vec(vec![0.5, -1.0, 2.0, 0.0], [2, 2])?; // (N, in)
+/// let w = Tensor::<f64>::from_vec(vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0], [3, 2])?; // (V, in)
+/// let y = tensor![2i64, 0];
+/// let fused = nn::linear_cross_entropy(&h, &w, &y, None, ClassLossOptions::default())?;
+/// let logits = nn::linear(&h, &w, None)?;
+/// let plain = nn::cross_entropy_with(&logits, &y, ClassLossOptions::default())?;
+/// assert_eq!(fused.item(), plain.item());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `InvalidArgument` for a weight of fewer than two dimensions; `ShapeMismatch` when
+/// `input`'s last dimension is not the weight's, or the bias is not `(C, *out_features)`; as
+/// [`cross_entropy_with`].
+pub fn linear_cross_entropy<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    linear_weight: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+    linear_bias: Option<&Tensor<T, D>>,
+    opts: ClassLossOptions<'_, T, D>,
+) -> Result<Tensor<T, D>> {
+    let logits = head_logits(input, linear_weight, linear_bias)?;
+    cross_entropy_with(&logits, target, opts)
+}
+
+/// [`linear_cross_entropy`] with class probabilities as the target (shaped as the logits),
+/// through [`cross_entropy_probs`].
+///
+/// # Errors
+/// As [`linear_cross_entropy`] and [`cross_entropy_probs`].
+pub fn linear_cross_entropy_probs<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    linear_weight: &Tensor<T, D>,
+    target: &Tensor<T, D>,
+    linear_bias: Option<&Tensor<T, D>>,
+    opts: ClassLossOptions<'_, T, D>,
+) -> Result<Tensor<T, D>> {
+    let logits = head_logits(input, linear_weight, linear_bias)?;
+    cross_entropy_probs(&logits, target, opts)
+}
+
+/// The logits of [`linear_cross_entropy`], `(*input.shape[..-1], C, *out_features)`.
+fn head_logits<T: FloatElement, D: Backend>(
+    input: &Tensor<T, D>,
+    weight: &Tensor<T, D>,
+    bias: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "linear_cross_entropy";
+    let wd = weight.dims();
+    if wd.len() < 2 {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "the weight must be (C, *out_features, in), got shape {}",
+                weight.shape()
+            ),
+        });
+    }
+    let k = wd[wd.len() - 1];
+    let classes = &wd[..wd.len() - 1];
+    if let Some(b) = bias
+        && b.dims() != classes
+    {
+        return Err(Error::ShapeMismatch {
+            op: OP,
+            lhs: weight.shape().clone(),
+            rhs: b.shape().clone(),
+            msg: format!("the bias must be (C, *out_features) = {classes:?}"),
+        });
+    }
+    let rows: usize = classes.iter().product();
+    let w2 = weight.try_reshape([rows, k])?;
+    let b2 = bias.map(|b| b.try_reshape([rows])).transpose()?;
+    let logits = super::linear(input, &w2, b2.as_ref())?;
+    let batch = &input.dims()[..input.ndim().saturating_sub(1)];
+    let shape: Vec<usize> = batch.iter().chain(classes).copied().collect();
+    logits.try_reshape(shape)
+}

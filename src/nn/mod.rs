@@ -55,7 +55,10 @@ mod volume;
 pub use activations::gumbel_softmax;
 pub use attention::{AttentionOptions, AttnMask, WithWeights, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
-pub use class_loss::{ClassLossOptions, cross_entropy_probs, cross_entropy_with, nll_loss_with};
+pub use class_loss::{
+    ClassLossOptions, cross_entropy_probs, cross_entropy_with, linear_cross_entropy,
+    linear_cross_entropy_probs, nll_loss_with,
+};
 pub use conv_same::{conv_same, same_padding};
 pub use ctc::ctc_loss;
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};

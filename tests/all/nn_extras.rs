@@ -709,3 +709,102 @@ fn local_response_norm_wide_windows() {
         empty.dims()
     );
 }
+
+/// `linear_cross_entropy` against PyTorch 2.15's `F.linear_cross_entropy` with a
+/// `(C, out, in)` weight, a bias, label smoothing and an ignored target: the loss and every
+/// gradient; on every device; the refusals.
+#[test]
+fn linear_cross_entropy_matches_pytorch() {
+    use typed_tensor::nn::{ClassLossOptions, linear_cross_entropy};
+    on_every_device!("linear_cross_entropy", |dev| {
+        let f = |v: Vec<f64>, s: &[usize]| {
+            let t = Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+            t.with_requires_grad(true).unwrap()
+        };
+        let x = f(
+            vec![
+                0.5, -1.0, 2.0, 1.5, 0.25, -0.5, 0.0, 1.0, 1.0, -2.0, 0.5, 0.75,
+            ],
+            &[4, 3],
+        );
+        let w = f(
+            vec![
+                0.1, 0.2, -0.3, 0.4, -0.5, 0.6, -0.7, 0.8, 0.9, 1.0, -1.1, 0.2, 0.3, 0.3, -0.3,
+                0.0, 0.5, -0.5,
+            ],
+            &[3, 2, 3],
+        );
+        let b = f(vec![0.1, -0.1, 0.2, 0.0, -0.3, 0.3], &[3, 2]);
+        let t = Tensor::<i64, _>::from_vec_on(vec![2, 0, 1, -100, 0, 1, 2, 2], [4, 2], &dev);
+        let opts = ClassLossOptions {
+            label_smoothing: 0.1,
+            ..Default::default()
+        };
+        let l = linear_cross_entropy(&x, &w, &t.unwrap(), Some(&b), opts).unwrap();
+        assert_close(&[l.try_to_vec().unwrap()[0]], &[1.8975368888217345], 1e-14);
+        l.try_backward().unwrap();
+        let gx = [
+            -0.059109737656050966,
+            0.0029395693574235707,
+            0.09213781053714902,
+            0.10676571302119477,
+            -0.06578166368368457,
+            -0.14299742423313835,
+            -0.17874333783591284,
+            0.19848405806796723,
+            0.10348803662437955,
+            -0.11131625289309996,
+            0.024279022061306783,
+            0.19327172222435668,
+        ];
+        let gw = [
+            0.09720177108080622,
+            -0.11808651130135256,
+            -0.1085767320508443,
+            -0.10546673493798973,
+            0.1350611143727661,
+            -0.06745856724871785,
+            -0.3838708133552549,
+            0.04317838831443403,
+            0.46232417402341425,
+            0.03098244132606889,
+            -0.1830636580660561,
+            0.033759395184295424,
+            0.28666904227444867,
+            0.07490812298691858,
+            -0.35374744197256996,
+            0.07448429361192087,
+            0.04800254369328996,
+            0.03369917206442248,
+        ];
+        let gb = [
+            -0.033417623773200636,
+            0.011756312421204146,
+            0.2161162984475347,
+            -0.037673366639456085,
+            -0.18269867467433398,
+            0.02591705421825198,
+        ];
+        assert_close(&x.grad_tensor().unwrap().try_to_vec().unwrap(), &gx, 1e-13);
+        assert_close(&w.grad_tensor().unwrap().try_to_vec().unwrap(), &gw, 1e-13);
+        assert_close(&b.grad_tensor().unwrap().try_to_vec().unwrap(), &gb, 1e-13);
+        // Refusals: a 1-d weight, a bias of the wrong shape, an input of the wrong width.
+        let t1 = Tensor::<i64, _>::zeros_on([4], &dev).unwrap();
+        let w1 = w.narrow(1, 0, 1).unwrap().squeeze_dims(&[1]).unwrap(); // (3, 3)
+        let d = ClassLossOptions::default();
+        let flat = w1.try_flatten().unwrap();
+        let e = linear_cross_entropy(&x, &flat, &t1, None, d)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("linear_cross_entropy"), "{e}");
+        let e = linear_cross_entropy(&x, &w1, &t1, Some(&b), d)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("linear_cross_entropy") && e.contains("bias"),
+            "{e}"
+        );
+        assert!(linear_cross_entropy(&x.t(), &w1, &t1, None, d).is_err());
+        assert!(linear_cross_entropy(&x, &w1, &t1, None, d).is_ok());
+    });
+}
