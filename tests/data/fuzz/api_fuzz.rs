@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(51);
+            let f = g.n(54);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1156,6 +1156,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let kept = h.grad_tensor().ok_or(typed_tensor::Error::InvalidArgument { op: "fuzz", msg: "retain_grad kept nothing".into() })?;
                         if kept.dims() != h.dims() { panic!("retained gradient of shape {:?} for {:?}", kept.dims(), h.dims()); }
                         xg.grad_tensor().unwrap()
+                    }
+                    51 if flag => x.try_cholesky_ex(u % 2 == 0)?.0,
+                    51 => x.try_inv_ex()?.0,
+                    52 => {
+                        let t = at.try_clip(-1, 3)?;
+                        let opts = typed_tensor::nn::ClassLossOptions { ignore_index: Some(-1), label_smoothing: if flag { 0.25 } else { 0.0 }, ..Default::default() };
+                        typed_tensor::nn::linear_cross_entropy(&x, &y, &t, None, opts)?
+                    }
+                    53 => {
+                        let j = typed_tensor::autograd::jacobian(|v: &[Tensor<f64>]| v[0].try_mul(&v[1])?.try_tanh(), &[x.try_flatten()?.narrow(0, 0, x.numel().min(6))?, y.try_flatten()?.narrow(0, 0, y.numel().min(6))?])?;
+                        j[0].clone()
                     }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
