@@ -28,6 +28,7 @@ mod conv_same;
 mod ctc;
 mod dropout;
 mod embedding;
+mod fractional;
 pub mod init;
 mod interpolate;
 mod layers;
@@ -63,6 +64,7 @@ pub use conv_same::{conv_same, same_padding};
 pub use ctc::ctc_loss;
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use embedding::{EmbeddingOptions, embedding, embedding_with};
+pub use fractional::{FractionalSize, fractional_max_pool2d};
 pub use interpolate::{
     Interpolation, adaptive_avg_pool3d, interpolate, interpolate1d, interpolate3d,
 };

@@ -34,7 +34,7 @@ pub fn max_pool2d_with_indices<T: FloatElement, D: Backend>(
 
 /// The elements of `x` `(N, C, H, W)` at `index` `(N, C, oh, ow)` into each flattened plane,
 /// recorded: the gradient is one scatter into the planes.
-fn gather_planes<T: FloatElement, D: Backend>(
+pub(super) fn gather_planes<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     index: &Tensor<i64, D>,
 ) -> Result<Tensor<T, D>> {

@@ -808,3 +808,115 @@ fn linear_cross_entropy_matches_pytorch() {
         assert!(linear_cross_entropy(&x, &w1, &t1, None, d).is_ok());
     });
 }
+
+/// `fractional_max_pool2d` against PyTorch 2.15 with fixed samples
+/// (`tests/data/torch_grads/fractional.npz`, made by `make/fractional.py`): values, indices
+/// (NaN windows included) and the gradient in f64; an `output_ratio` in f32 (the window starts
+/// computed in f32, as PyTorch's); a 3-d input; drawn samples; the refusals; every device.
+#[test]
+fn fractional_max_pool2d_matches_pytorch() {
+    use typed_tensor::nn::{FractionalSize, fractional_max_pool2d};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/fractional.npz")).unwrap();
+    let get = |k: &str| {
+        f[k].to_dtype(Dtype::Float64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+    };
+    let idx = |k: &str| f[k].to_vec::<i64>().unwrap();
+    on_every_device!("fractional_max_pool2d", |dev| {
+        let t = |k: &str, s: &[usize]| Tensor::<f64, _>::from_vec_on(get(k), s, &dev).unwrap();
+        let x = t("x", &[2, 3, 7, 9]).with_requires_grad(true).unwrap();
+        let u = t("u", &[2, 3, 2]);
+        let size = FractionalSize::Size(4, 5);
+        let (y, i) = fractional_max_pool2d(&x, (3, 2), size, Some(&u)).unwrap();
+        assert_eq!(i.try_to_vec().unwrap(), idx("i"));
+        assert_close(&host_f64s(&y), &get("y"), 0.0);
+        let w = t("w", &[2, 3, 4, 5]);
+        let y0 = y.try_nan_to_num(0.0, None, None).unwrap();
+        y0.try_mul(&w)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_close(&host_f64s(&x.grad_tensor().unwrap()), &get("gx"), 0.0);
+        // f32 with a ratio: 7·0.5 → 3 rows, 9·0.7 → 6 columns.
+        let (x32, u32) = (
+            x.detach().try_cast::<f32>().unwrap(),
+            u.try_cast::<f32>().unwrap(),
+        );
+        let (y32, i32) =
+            fractional_max_pool2d(&x32, (2, 3), FractionalSize::Ratio(0.5, 0.7), Some(&u32))
+                .unwrap();
+        assert_eq!(
+            (y32.dims(), i32.try_to_vec().unwrap()),
+            (&[2, 3, 3, 6][..], idx("i32"))
+        );
+        assert_close(&host_f64s(&y32), &get("y32"), 0.0);
+        // A 3-d input pools as its batch of one; drawn samples give valid windows.
+        let x3 = x32.select(0, 0).unwrap();
+        let u3 = u32.narrow(0, 0, 1).unwrap();
+        let ratio = FractionalSize::Ratio(0.5, 0.7);
+        let (y3, _) = fractional_max_pool2d(&x3, (2, 3), ratio, Some(&u3)).unwrap();
+        assert_close(&host_f64s(&y3), &host_f64s(&y32.select(0, 0).unwrap()), 0.0);
+        let (yd, id) =
+            fractional_max_pool2d(&x32, (2, 2), FractionalSize::Size(6, 8), None).unwrap();
+        assert_eq!(yd.dims(), [2, 3, 6, 8]);
+        assert!(
+            id.try_to_vec()
+                .unwrap()
+                .iter()
+                .all(|&k| (0..63).contains(&k))
+        );
+        // Refusals.
+        let e = |r: Result<(Tensor<f32, _>, Tensor<i64, _>)>| r.unwrap_err().to_string();
+        let too_big = e(fractional_max_pool2d(
+            &x32,
+            (3, 3),
+            FractionalSize::Size(6, 2),
+            None,
+        ));
+        assert!(
+            too_big.contains("fractional_max_pool2d") && too_big.contains("height"),
+            "{too_big}"
+        );
+        assert!(
+            e(fractional_max_pool2d(
+                &x32,
+                (0, 1),
+                FractionalSize::Size(2, 2),
+                None
+            ))
+            .contains("kernel")
+        );
+        assert!(
+            e(fractional_max_pool2d(
+                &x32,
+                (2, 2),
+                FractionalSize::Ratio(1.0, 0.5),
+                None
+            ))
+            .contains("ratio")
+        );
+        assert!(
+            e(fractional_max_pool2d(
+                &x32,
+                (2, 2),
+                FractionalSize::Size(2, 2),
+                Some(&u3)
+            ))
+            .contains("random_samples")
+        );
+        assert!(
+            e(fractional_max_pool2d(
+                &x32.select(0, 0).unwrap().select(0, 0).unwrap(),
+                (1, 1),
+                FractionalSize::Size(1, 1),
+                None
+            ))
+            .contains("(N, C, H, W)")
+        );
+    });
+}
