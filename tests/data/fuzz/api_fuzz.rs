@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(54);
+            let f = g.n(55);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1167,6 +1167,12 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     53 => {
                         let j = typed_tensor::autograd::jacobian(|v: &[Tensor<f64>]| v[0].try_mul(&v[1])?.try_tanh(), &[x.try_flatten()?.narrow(0, 0, x.numel().min(6))?, y.try_flatten()?.narrow(0, 0, y.numel().min(6))?])?;
                         j[0].clone()
+                    }
+                    54 => {
+                        use typed_tensor::nn::FractionalSize as S;
+                        let size = if flag { S::Ratio(e1.abs().fract(), 0.5) } else { S::Size(u % 5, i.unsigned_abs() as usize % 4) };
+                        let samples = y.try_flatten()?.narrow(0, 0, y.numel().min(2))?.try_reshape([1, 1, y.numel().min(2)])?;
+                        typed_tensor::nn::fractional_max_pool2d(&x, (1 + u % 3, 1 + u % 2), size, if u % 3 == 0 { Some(&samples) } else { None })?.0
                     }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
