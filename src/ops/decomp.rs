@@ -196,62 +196,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         }
     }
 
-    /// [`Tensor::try_cholesky`] that reports failure instead of returning it (PyTorch
-    /// `linalg.cholesky_ex`): the factors and `info` of shape `(...)`, 0 for each matrix
-    /// factored, else the 1-based order of its first leading minor that is not
-    /// positive-definite, whose factor is then all NaN. Differentiable where `info` is 0.
-    ///
-    /// ```
-    /// use typed_tensor::prelude::*;
-    /// let a = Tensor::<f64>::from_vec(vec![4.0, 2.0, 2.0, 3.0, 1.0, 2.0, 2.0, 1.0], [2, 2, 2])?;
-    /// let (l, info) = a.try_cholesky_ex(false)?;
-    /// assert_eq!(info.to_vec(), vec![0, 2]); // the second matrix is indefinite
-    /// let want = [2.0, 0.0, 1.0, 2f64.sqrt()]; // 3 - 1² = 2 under the root
-    /// assert!(l.to_vec()[..4].iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-15));
-    /// assert!(l.to_vec()[4..].iter().all(|v| v.is_nan()));
-    /// # Ok::<(), typed_tensor::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// `InvalidArgument` for non-square input; allocation or transfer failure.
-    pub fn try_cholesky_ex(&self, upper: bool) -> Result<(Float<T, D>, Tensor<i32, D>)> {
-        let (l, info) = self.factor_ex("cholesky_ex")?;
-        let l = record_out(l, Op::Cholesky, &[self], &[]);
-        let l = if upper {
-            l.transpose(-1, -2)?.try_contiguous()?
-        } else {
-            l
-        };
-        Ok((l, info))
-    }
-
-    /// [`Tensor::try_inverse`] that reports singular matrices instead of returning an `Err`
-    /// (PyTorch `linalg.inv_ex`): the inverses and `info` of shape `(...)`, 0 for each matrix
-    /// inverted, else the 1-based index of its first numerically zero pivot (the test of
-    /// [`Tensor::try_inverse`]), whose inverse is then all NaN. Differentiable where `info`
-    /// is 0.
-    ///
-    /// # Errors
-    /// `InvalidArgument` for non-square input; allocation or transfer failure.
-    pub fn try_inv_ex(&self) -> Result<(Float<T, D>, Tensor<i32, D>)> {
-        let (inv, info) = self.factor_ex("inv_ex")?;
-        Ok((record_out(inv, Op::Inverse, &[self], &[]), info))
-    }
-
-    /// The host's `_ex` results, on this tensor's device.
-    fn factor_ex(&self, op: &'static str) -> Result<(Float<T, D>, Tensor<i32, D>)> {
-        let (m, info) = D::to_host(self)?.host_factor_ex(op)?;
-        Ok((
-            D::from_host(&m, &self.device)?,
-            D::from_host(&info, &self.device)?,
-        ))
-    }
-
     plain_forms! {
-        /// [`Tensor::try_cholesky_ex`], panicking with its error.
-        cholesky_ex, try_cholesky_ex(upper: bool) -> (Float<T, D>, Tensor<i32, D>);
-        /// [`Tensor::try_inv_ex`], panicking with its error.
-        inv_ex, try_inv_ex() -> (Float<T, D>, Tensor<i32, D>);
         /// [`Tensor::try_cholesky`], panicking with its error.
         cholesky, try_cholesky(upper: bool) -> Float<T, D>;
         /// [`Tensor::try_slogdet`], panicking with its error.

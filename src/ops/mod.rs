@@ -36,6 +36,7 @@ mod igamma;
 pub mod index;
 pub mod inplace;
 pub mod linalg;
+pub mod linalg_ex;
 pub mod lowrank;
 mod masked_write;
 pub mod matmul;

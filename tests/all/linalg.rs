@@ -262,7 +262,7 @@ fn det_slogdet_and_cholesky_match_numpy() {
     });
 }
 
-/// `cholesky_ex`/`inv_ex` report each matrix's failure as PyTorch 2.15's `info` (quoted) and
+/// `cholesky_ex`/`inv_ex`/`lu_factor_ex`/`solve_ex` report each matrix's failure as PyTorch 2.15's `info` (quoted) and
 /// leave the others' results and gradients as `cholesky`/`inverse` give them; every device.
 #[test]
 fn ex_forms_report_info() {
@@ -326,5 +326,22 @@ fn ex_forms_report_info() {
         let r = Tensor::<f32, _>::zeros_on([2, 3], &dev).unwrap();
         let msg = r.try_inv_ex().unwrap_err().to_string();
         assert!(msg.contains("inv_ex") && msg.contains("square"), "{msg}");
+        // lu_factor_ex and solve_ex as PyTorch's: info [0, 2] for diag(2, 4) and a rank-1
+        // matrix; the regular system solved, the singular one NaN (PyTorch: ±inf).
+        let c = f(vec![2., 0., 0., 4., 1., 2., 2., 4.], &[2, 2, 2]);
+        let (lu, piv, info) = c.try_lu_factor_ex().unwrap();
+        assert_eq!(info.try_to_vec().unwrap(), [0, 2]);
+        assert_eq!(lu.try_to_vec().unwrap(), [2., 0., 0., 4., 2., 4., 0.5, 0.]);
+        assert_eq!(piv.try_to_vec().unwrap(), [1, 2, 2, 2]);
+        let rhs = f(vec![2., 8.], &[2]);
+        let (x, info) = c.try_solve_ex(&rhs).unwrap();
+        assert_eq!((x.dims(), info.try_to_vec().unwrap()), (&[2, 2][..], vec![0, 2]));
+        let x = x.try_to_vec().unwrap();
+        assert!(x[..2] == [1., 2.] && x[2..].iter().all(|v| v.is_nan()), "{x:?}");
+        let rhs2 = f(vec![2., 1., 8., 0.], &[2, 2]);
+        let (x2, _) = c.narrow(0, 0, 1).unwrap().solve_ex(&rhs2);
+        assert_eq!(x2.try_to_vec().unwrap(), [1., 0.5, 2., 0.]);
+        let e = r.try_solve_ex(&r).unwrap_err().to_string();
+        assert!(e.contains("solve_ex"), "{e}");
     });
 }
