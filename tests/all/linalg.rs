@@ -335,9 +335,15 @@ fn ex_forms_report_info() {
         assert_eq!(piv.try_to_vec().unwrap(), [1, 2, 2, 2]);
         let rhs = f(vec![2., 8.], &[2]);
         let (x, info) = c.try_solve_ex(&rhs).unwrap();
-        assert_eq!((x.dims(), info.try_to_vec().unwrap()), (&[2, 2][..], vec![0, 2]));
+        assert_eq!(
+            (x.dims(), info.try_to_vec().unwrap()),
+            (&[2, 2][..], vec![0, 2])
+        );
         let x = x.try_to_vec().unwrap();
-        assert!(x[..2] == [1., 2.] && x[2..].iter().all(|v| v.is_nan()), "{x:?}");
+        assert!(
+            x[..2] == [1., 2.] && x[2..].iter().all(|v| v.is_nan()),
+            "{x:?}"
+        );
         let rhs2 = f(vec![2., 1., 8., 0.], &[2, 2]);
         let (x2, _) = c.narrow(0, 0, 1).unwrap().solve_ex(&rhs2);
         assert_eq!(x2.try_to_vec().unwrap(), [1., 0.5, 2., 0.]);
