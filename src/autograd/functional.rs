@@ -55,8 +55,12 @@ pub fn jacobian<T: FloatElement, D: Backend>(
             .collect();
     }
     let refs: Vec<&Tensor<T, D>> = xs.iter().collect();
-    let mut rows: Vec<Vec<Tensor<T, D>>> = vec![Vec::with_capacity(n); xs.len()];
-    let mut one_hot = vec![T::ZERO; n];
+    let mut rows: Vec<Vec<Tensor<T, D>>> = Vec::with_capacity(xs.len());
+    for _ in &xs {
+        rows.push(crate::alloc::with_capacity("jacobian", n)?);
+    }
+    let mut one_hot = crate::alloc::with_capacity("jacobian", n)?;
+    one_hot.resize(n, T::ZERO);
     for k in 0..n {
         one_hot[k] = T::ONE;
         let seed = Tensor::from_vec_on(one_hot.clone(), out.dims(), out.device_handle())?;

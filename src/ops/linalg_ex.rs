@@ -110,16 +110,17 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let batch = diag.dims()[..diag.ndim() - 1].to_vec();
         let k = diag.dims()[diag.ndim() - 1];
         let values = diag.try_cast::<f64>()?.try_to_vec()?;
-        let mut info = crate::alloc::with_capacity("lu_factor_ex", values.len() / k.max(1))?;
         if k == 0 {
-            info.resize(batch.iter().product(), 0);
-        } else {
-            info.extend(
-                values
-                    .chunks(k)
-                    .map(|d| d.iter().position(|&v| v == 0.0).map_or(0, |p| p as i32 + 1)),
-            );
+            // Empty matrices (the batch may be 2^40 of them): zeros, allocated fallibly.
+            let info = Tensor::<i32, D>::zeros_on(batch, self.device_handle())?;
+            return Ok((lu, pivots, info));
         }
+        let mut info = crate::alloc::with_capacity("lu_factor_ex", values.len() / k)?;
+        info.extend(
+            values
+                .chunks(k)
+                .map(|d| d.iter().position(|&v| v == 0.0).map_or(0, |p| p as i32 + 1)),
+        );
         let info = Tensor::<i32, D>::from_vec_on(info, batch, self.device_handle())?;
         Ok((lu, pivots, info))
     }

@@ -467,3 +467,14 @@ fn display_of_hostile_tensors() {
         "{plain}"
     );
 }
+
+/// `lu_factor_ex` of 2^40 empty matrices: its `info` is refused as too large (an `Err`), not a
+/// 4 TB infallible allocation that aborts; a modest empty batch gives zeros.
+#[test]
+fn lu_factor_ex_of_a_huge_empty_batch() {
+    let huge = Tensor::<f64>::from_vec(vec![], [1 << 40, 3, 0]).unwrap();
+    assert!(huge.try_lu_factor_ex().is_err());
+    let small = Tensor::<f64>::from_vec(vec![], [4, 3, 0]).unwrap();
+    let (_, _, info) = small.try_lu_factor_ex().unwrap();
+    assert_eq!(info.to_vec(), vec![0; 4]);
+}
