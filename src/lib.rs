@@ -17,7 +17,7 @@ pub mod optim;
 pub mod shape;
 pub mod tensor;
 
-pub use autograd::{NoGradGuard, is_grad_enabled, no_grad};
+pub use autograd::{NoGradGuard, enable_grad, is_grad_enabled, no_grad};
 pub use backend::Backend;
 pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice};
 pub use dtype::{

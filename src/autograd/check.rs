@@ -66,3 +66,65 @@ pub fn gradcheck<D: Backend>(
     }
     Ok(())
 }
+
+/// Second derivatives against central finite differences of the first (PyTorch's
+/// `torch.autograd.gradgradcheck`): [`gradcheck`] of the function mapping the inputs to the
+/// gradients of `Σ w·f(inputs)` (fixed weights `w`), computed with
+/// [`super::grad_create_graph`]. So the check covers the rules run recorded and the
+/// derivatives of the gradients themselves.
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// use typed_tensor::autograd::gradgradcheck;
+/// let x = Tensor::<f64>::from_vec(vec![0.5, -1.0, 2.0], [3])?;
+/// gradgradcheck(|v| v[0].try_tanh()?.try_mul(&v[0]), &[x], 1e-5, 1e-5)?;
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`gradcheck`], for the gradient function; any error of [`super::grad_create_graph`]
+/// (a rule that cannot run recorded).
+pub fn gradgradcheck<D: Backend>(
+    f: impl Fn(&[Tensor<f64, D>]) -> Result<Tensor<f64, D>>,
+    inputs: &[Tensor<f64, D>],
+    eps: f64,
+    tol: f64,
+) -> Result<()> {
+    let grads = |xs: &[Tensor<f64, D>]| -> Result<Tensor<f64, D>> {
+        // `gradcheck` passes leaves that require grad for its analytic pass and plain tensors,
+        // under `no_grad`, for its differences: those become leaves here.
+        super::enable_grad(|| {
+            let leaves: Vec<Tensor<f64, D>> = (xs.iter())
+                .map(|x| match x.requires_grad() {
+                    true => Ok(x.clone()),
+                    false => x.detach().with_requires_grad(true),
+                })
+                .collect::<Result<_>>()?;
+            let y = f(&leaves)?;
+            let w: Vec<f64> = (0..y.numel()).map(|i| 1.0 + (i % 5) as f64 / 5.0).collect();
+            let w = Tensor::<f64, D>::from_vec_on(w, y.dims().to_vec(), &y.device)?;
+            let loss = y.try_mul(&w)?.try_sum(&[], false)?;
+            let refs: Vec<&Tensor<f64, D>> = leaves.iter().collect();
+            let gs = if loss.requires_grad() {
+                super::grad_create_graph(&loss, None, &refs)?
+            } else {
+                vec![None; leaves.len()]
+            };
+            // Every gradient flattened, zeros for an unused input; plus 0·Σx, so that a
+            // gradient without a graph (a linear `f`) is checked as a zero second derivative.
+            let mut flat = Vec::with_capacity(gs.len());
+            let mut zero = Tensor::<f64, D>::scalar_on(0.0, &w.device)?;
+            for (g, x) in gs.into_iter().zip(&leaves) {
+                let g = match g {
+                    Some(g) => g,
+                    None => Tensor::zeros_on(x.dims(), &x.device)?,
+                };
+                flat.push(g.try_reshape([g.numel()])?);
+                zero = zero.try_add(&x.try_sum(&[], false)?.try_mul_scalar(0.0)?)?;
+            }
+            let parts: Vec<&Tensor<f64, D>> = flat.iter().collect();
+            Tensor::try_concat(&parts, 0)?.try_add(&zero)
+        })
+    };
+    gradcheck(grads, inputs, eps, tol)
+}

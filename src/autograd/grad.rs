@@ -1,6 +1,6 @@
 //! Gradients returned rather than accumulated (PyTorch `torch.autograd.grad`).
 
-use super::{Grad, no_grad, run_backward, take};
+use super::{Grad, backward_pass, take};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -61,6 +61,63 @@ pub fn grad_with<T: FloatElement, D: Backend>(
     inputs: &[&Tensor<T, D>],
     retain_graph: bool,
 ) -> Result<Vec<Option<Tensor<T, D>>>> {
+    gradients(output, grad_output, inputs, retain_graph, false)
+}
+
+/// [`grad`] with PyTorch's `create_graph=True`: the gradients are themselves recorded, so they
+/// can be differentiated again (Hessians, gradient penalties, [`super::hessian`]). The rules
+/// run with recording on, on the saved tensors' graphs, and the graph is kept (PyTorch's
+/// default `retain_graph=create_graph`). `grad_output` is the output's gradient (ones for a
+/// one-element output when `None`); it may require grad itself. A gradient that does not
+/// depend on any tensor that requires grad (that of a linear function) comes back without a
+/// graph, as in PyTorch. Under [`super::no_grad`] nothing is recorded, as in PyTorch.
+///
+/// ```
+/// use typed_tensor::autograd::grad_create_graph;
+/// use typed_tensor::prelude::*;
+/// let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])?.with_requires_grad(true)?;
+/// let y = x.try_mul(&x)?.try_mul(&x)?.try_sum(&[], false)?; // Σ x³
+/// let g = grad_create_graph(&y, None, &[&x])?.remove(0).unwrap(); // 3x²
+/// assert_eq!(g.to_vec(), vec![3.0, 12.0]);
+/// let h = grad_create_graph(&g.try_sum(&[], false)?, None, &[&x])?.remove(0).unwrap();
+/// assert_eq!(h.to_vec(), vec![6.0, 12.0]); // 6x
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`grad_with`]; `InvalidArgument` when the pass meets a rule that cannot run recorded
+/// (the decompositions `svd`, `eigh`, `qr`, `lu`, and a view of a broadcast result).
+pub fn grad_create_graph<T: FloatElement, D: Backend>(
+    output: &Tensor<T, D>,
+    grad_output: Option<&Tensor<T, D>>,
+    inputs: &[&Tensor<T, D>],
+) -> Result<Vec<Option<Tensor<T, D>>>> {
+    match grad_output {
+        Some(g) => gradients(output, g, inputs, true, true),
+        None => {
+            if output.numel() != 1 {
+                return Err(Error::InvalidArgument {
+                    op: "grad",
+                    msg: format!(
+                        "grad_create_graph(output, None, ..) needs a one-element output, got shape {}; pass the output's gradient",
+                        output.shape()
+                    ),
+                });
+            }
+            let one = Tensor::<T, D>::scalar_on(T::ONE, output.device_handle())?
+                .try_reshape(output.dims())?;
+            gradients(output, &one, inputs, true, true)
+        }
+    }
+}
+
+fn gradients<T: FloatElement, D: Backend>(
+    output: &Tensor<T, D>,
+    grad_output: &Tensor<T, D>,
+    inputs: &[&Tensor<T, D>],
+    retain_graph: bool,
+    create_graph: bool,
+) -> Result<Vec<Option<Tensor<T, D>>>> {
     let not_tracked = |what: String| Error::InvalidArgument {
         op: "grad",
         msg: format!(
@@ -89,7 +146,7 @@ pub fn grad_with<T: FloatElement, D: Backend>(
         capture.entry(node.id).or_default().push(i);
     }
     let g: Grad = Box::new(grad_output.try_contiguous()?);
-    let found = no_grad(|| run_backward(root, g, retain_graph, Some(&capture)))?;
+    let found = backward_pass(root, g, retain_graph, create_graph, Some(&capture))?;
     found
         .into_iter()
         .map(|g| g.map(take::<T, D>).transpose())

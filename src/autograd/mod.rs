@@ -28,9 +28,9 @@ mod version;
 use version::Registration;
 pub(crate) use version::bump;
 
-pub use check::gradcheck;
-pub use functional::{Vjp, jacobian, vjp};
-pub use grad::{grad, grad_with};
+pub use check::{gradcheck, gradgradcheck};
+pub use functional::{Vjp, hessian, hvp, jacobian, jvp, vjp};
+pub use grad::{grad, grad_create_graph, grad_with};
 pub use hooks::HookHandle;
 pub(crate) use rules::Op;
 
@@ -59,6 +59,16 @@ pub fn is_grad_enabled() -> bool {
 /// do not require grad and keep no graph. Recording is restored afterwards, also on a panic.
 pub fn no_grad<R>(f: impl FnOnce() -> R) -> R {
     let _guard = NoGradGuard::new();
+    f()
+}
+
+/// Runs `f` with recording on on this thread, also inside [`no_grad`] (PyTorch `with
+/// torch.enable_grad()`). The previous mode is restored afterwards, also on a panic.
+pub fn enable_grad<R>(f: impl FnOnce() -> R) -> R {
+    // The guard restores whatever mode it found.
+    let _guard = NoGradGuard {
+        prev: ENABLED.with(|e| e.replace(true)),
+    };
     f()
 }
 
@@ -105,6 +115,9 @@ pub struct Node {
     sink: Option<Box<dyn Fn(Grad) -> Result<()> + Send + Sync>>,
     /// The tensor's gradient hooks and its `retain_grad` buffer ([`hooks`]).
     hooks: Mutex<Vec<hooks::Hook>>,
+    /// Whether the last saved tensor is the node's own output ([`record_out`]), saved without
+    /// its node (which would hold itself) and given it back for a `create_graph` pass.
+    saves_output: bool,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -236,6 +249,7 @@ impl Node {
             saved: Mutex::new(None),
             sink: Some(Box::new(sink)),
             hooks: Mutex::new(Vec::new()),
+            saves_output: false,
         })
     }
 
@@ -261,7 +275,11 @@ impl<T: Element, D: Backend> Tracked for Tensor<T, D> {
     }
     fn save(&self) -> (Saved, Registration) {
         let id = D::storage_id(&self.storage);
-        (Arc::new(self.detach()), Registration::new(id))
+        // The node stays (the new node holds it among its inputs anyway), so a rule run with
+        // `create_graph` records its gradient's dependence on the saved tensor.
+        let mut t = self.clone();
+        t.grad = None;
+        (Arc::new(t), Registration::new(id))
     }
 }
 
@@ -278,6 +296,16 @@ pub(crate) fn record<T: Element, D: Backend>(
     inputs: &[&dyn Tracked],
     saved: &[&dyn Tracked],
 ) -> Tensor<T, D> {
+    record_node(out, op, inputs, saved, false)
+}
+
+fn record_node<T: Element, D: Backend>(
+    out: Tensor<T, D>,
+    op: Op,
+    inputs: &[&dyn Tracked],
+    saved: &[&dyn Tracked],
+    saves_output: bool,
+) -> Tensor<T, D> {
     // Integer and bool results carry no gradient (PyTorch).
     if const { !T::DTYPE.is_float() } || !recording(inputs) {
         return out;
@@ -290,6 +318,7 @@ pub(crate) fn record<T: Element, D: Backend>(
         saved: Mutex::new(Some(saved.iter().map(|t| t.save()).unzip())),
         sink: None,
         hooks: Mutex::new(Vec::new()),
+        saves_output,
     }));
     out.requires_grad = true;
     out
@@ -309,17 +338,62 @@ pub(crate) fn record_out<T: Element, D: Backend>(
     let kept = out.clone();
     let mut all = saved.to_vec();
     all.push(&kept);
-    record(out, op, inputs, &all)
+    record_node(out, op, inputs, &all, true)
 }
 
 /// Runs the backward pass from `root` with `grad` as its gradient. Without `capture` each leaf
 /// adds what reaches it into its gradient buffer; with it, the gradient that reaches each
 /// node of `capture` (id → its positions in the result) is returned instead, no buffer is
 /// touched, and only the nodes leading to a captured one run their rules ([`grad`]).
+///
+/// With `create_graph` (and recording on) the rules run recorded, on saved tensors that keep
+/// their nodes, so the gradients carry a graph of their own (PyTorch's `create_graph=True`,
+/// for higher-order gradients); the graph is then always retained, as the new graph runs
+/// back through it. Otherwise the rules run under [`no_grad`].
+fn backward_pass(
+    root: &Arc<Node>,
+    grad: Grad,
+    retain_graph: bool,
+    create_graph: bool,
+    capture: Option<&HashMap<u64, Vec<usize>>>,
+) -> Result<Vec<Option<Grad>>> {
+    if create_graph && is_grad_enabled() {
+        run_backward(root, grad, true, true, capture)
+    } else {
+        no_grad(|| run_backward(root, grad, retain_graph, false, capture))
+    }
+}
+
+/// `saved` with its last tensor, the node's output saved without its node, given `node`.
+fn with_output(saved: &[Saved], node: &Arc<Node>) -> Result<Vec<Saved>> {
+    fn on<F: FloatElement, D: Backend>(s: &Saved, node: &Arc<Node>) -> Option<Saved> {
+        let mut t = s.downcast_ref::<Tensor<F, D>>()?.clone();
+        t.node = Some(node.clone());
+        t.requires_grad = true;
+        Some(Arc::new(t))
+    }
+    fn any<D: Backend>(s: &Saved, node: &Arc<Node>) -> Option<Saved> {
+        on::<f32, D>(s, node)
+            .or_else(|| on::<f64, D>(s, node))
+            .or_else(|| on::<half::f16, D>(s, node))
+            .or_else(|| on::<half::bf16, D>(s, node))
+    }
+    let mut all = saved.to_vec();
+    let Some(last) = all.pop() else {
+        return Err(mismatch::<f32>());
+    };
+    let out = any::<Cpu>(&last, node)
+        .or_else(|| any::<Cuda>(&last, node))
+        .ok_or_else(mismatch::<f32>)?;
+    all.push(out);
+    Ok(all)
+}
+
 fn run_backward(
     root: &Arc<Node>,
     grad: Grad,
     retain_graph: bool,
+    create_graph: bool,
     capture: Option<&HashMap<u64, Vec<usize>>>,
 ) -> Result<Vec<Option<Grad>>> {
     // Every node reachable from the root, each once.
@@ -409,7 +483,14 @@ fn run_backward(
                     .is_some_and(|i| capture.is_none() || needed.contains(&i.id))
             })
             .collect();
-        let grads = apply(&node.op, g, saved, &needs)?;
+        if create_graph {
+            rules::check_create_graph(&node.op)?;
+        }
+        let grads = if create_graph && node.saves_output {
+            apply(&node.op, g, &with_output(saved, &node)?, &needs)?
+        } else {
+            apply(&node.op, g, saved, &needs)?
+        };
         if !retain_graph {
             *slot = None;
         }
@@ -493,7 +574,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             });
         }
         let g = grad.try_contiguous()?;
-        no_grad(|| run_backward(node, Box::new(g), retain_graph, None)).map(|_| ())
+        backward_pass(node, Box::new(g), retain_graph, false, None).map(|_| ())
     }
 
     /// [`Tensor::try_backward`], panicking with its error.

@@ -123,3 +123,48 @@ impl DynTensor {
 pub fn backward(t: &DynTensor) -> Result<()> {
     t.backward()
 }
+
+/// The gradients of `output` with respect to each of `inputs`, returned rather than added
+/// into gradient buffers (PyTorch `torch.autograd.grad(output, inputs, grad_output,
+/// retain_graph, create_graph, allow_unused=True)`): `None` for an input `output` does not
+/// depend on. `grad_output` is the output's gradient (required unless the output has one
+/// element). With `create_graph` the gradients are recorded, for higher-order derivatives
+/// (the graph is then kept); see [`crate::autograd::grad_with`] and
+/// [`crate::autograd::grad_create_graph`].
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// let mut x = DynTensor::from_vec(vec![1.0f64, 2.0], [2], DeviceIndex::cpu())?;
+/// x.set_requires_grad(true)?;
+/// let y = x.mul(&x)?.mul(&x)?.reduce_sum(&[], false)?; // Σ x³
+/// let g = typed_tensor::dynamic::grad(&y, &[&x], None, false, true)?.remove(0).unwrap();
+/// let s = g.reduce_sum(&[], false)?;
+/// let h = typed_tensor::dynamic::grad(&s, &[&x], None, false, false)?;
+/// assert_eq!(h[0].as_ref().unwrap().to_vec::<f64>()?, vec![6.0, 12.0]); // 6x
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// As the typed forms; `InvalidArgument` for a non-float output; an `Err` from
+/// [`DynTensor::downcast`] when an input or `grad_output` has another dtype or device.
+pub fn grad(
+    output: &DynTensor,
+    inputs: &[&DynTensor],
+    grad_output: Option<&DynTensor>,
+    retain_graph: bool,
+    create_graph: bool,
+) -> Result<Vec<Option<DynTensor>>> {
+    dyn_float!(output, t => {
+        let xs = (inputs.iter())
+            .map(|x| like((*x).clone(), t))
+            .collect::<Result<Vec<_>>>()?;
+        let refs: Vec<_> = xs.iter().collect();
+        let seed = grad_output.map(|g| like(g.clone(), t)).transpose()?;
+        let grads = match (create_graph, &seed) {
+            (true, _) => crate::autograd::grad_create_graph(t, seed.as_ref(), &refs)?,
+            (false, Some(g)) => crate::autograd::grad_with(t, g, &refs, retain_graph)?,
+            (false, None) => crate::autograd::grad(t, &refs, retain_graph)?,
+        };
+        Ok(grads.into_iter().map(|g| g.map(DynTensor::from)).collect())
+    }, other => Err(not_differentiable("grad", other)))
+}

@@ -93,7 +93,7 @@ mod autograd;
 mod ops;
 mod scalar;
 
-pub use autograd::backward;
+pub use autograd::{backward, grad};
 pub use ops::*;
 pub use scalar::{Scalar, TensorOptions};
 

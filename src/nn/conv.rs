@@ -108,6 +108,24 @@ pub(crate) fn fold<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     w: Window,
 ) -> Result<Tensor<T, D>> {
+    let gx = crate::autograd::no_grad(|| fold_values(g, x, w))?;
+    // Recorded only in a `create_graph` pass, where `g` carries a graph.
+    Ok(record(gx, Op::Fold(w), &[g], &[]))
+}
+
+/// [`unfold`] of a gradient of the padded input's shape: the rule of [`fold`].
+pub(crate) fn unfold_recorded<T: FloatElement, D: Backend>(
+    g: &Tensor<T, D>,
+    w: Window,
+) -> Result<Tensor<T, D>> {
+    unfold("backward", &g.try_contiguous()?, w)
+}
+
+fn fold_values<T: FloatElement, D: Backend>(
+    g: &Tensor<T, D>,
+    x: &Tensor<T, D>,
+    w: Window,
+) -> Result<Tensor<T, D>> {
     let (kh, kw, sh, sw, dh, dw) = w;
     let (oh, ow) = (g.dims()[1], g.dims()[2]);
     let gx = Tensor::<T, D>::zeros_on(x.dims(), &g.device)?;

@@ -37,7 +37,7 @@ pub use conv::{
     Conv2dOptions, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d,
     max_pool2d,
 };
-pub(crate) use conv::{Window, fold as col2im};
+pub(crate) use conv::{Window, fold as col2im, unfold_recorded};
 pub(crate) use layers::layer_norm_backward;
 mod likelihood;
 mod loss;
@@ -163,7 +163,7 @@ pub(crate) fn log_softmax_backward<F: FloatElement, D: Backend>(
 ) -> Result<Tensor<F, D>> {
     let total = g.try_sum(&[axis as i64], true)?;
     let zero = Tensor::zeros_on(total.dims(), &g.device)?;
-    g.try_sub(&crate::ops::reduce::exp_sub(y, &zero, Some(&total))?)
+    g.try_sub(&crate::ops::reduce::exp_sub_rule(y, &zero, Some(&total))?)
 }
 
 /// The gradient of `softmax` along `axis` from its output `y` and the output's gradient `g`:
@@ -176,7 +176,10 @@ pub(crate) fn softmax_backward<F: FloatElement, D: Backend>(
     axis: usize,
     causal: bool,
 ) -> Result<Tensor<F, D>> {
-    let fused = if causal {
+    // A `create_graph` pass (recording on in a rule) composes recorded ops.
+    let fused = if crate::autograd::is_grad_enabled() {
+        None
+    } else if causal {
         D::softmax_causal_backward_last(g, y)?
     } else if axis + 1 == y.ndim() {
         D::softmax_backward_last(g, y)?

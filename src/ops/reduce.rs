@@ -396,6 +396,23 @@ pub(crate) fn exp_sub<T: FloatElement, D: Backend>(
     })
 }
 
+/// [`exp_sub`] in a backward rule: composed of recorded ops in a `create_graph` pass (see
+/// `autograd::rules::graph_mode`), so the gradient keeps its graph; fused otherwise.
+pub(crate) fn exp_sub_rule<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    shift: &Tensor<T, D>,
+    scale: Option<&Tensor<T, D>>,
+) -> Result<Tensor<T, D>> {
+    if !crate::autograd::is_grad_enabled() {
+        return exp_sub(x, shift, scale);
+    }
+    let e = x.try_sub(shift)?.try_exp()?;
+    match scale {
+        Some(c) => e.try_mul(c),
+        None => Ok(e),
+    }
+}
+
 /// The reductions as free functions (NumPy's `np.sum(x, axis)` style) over any tensor kind: the typed `Tensor<T>` (where
 /// each output dtype is a type) and `DynTensor` (where it is a run-time value).
 pub trait Reductions {

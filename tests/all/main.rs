@@ -23,6 +23,7 @@ mod elementwise;
 mod factor;
 mod float_math;
 mod generic;
+mod higher_order;
 mod hooks;
 mod hostile;
 mod indexing;

@@ -133,6 +133,13 @@ pub(crate) enum Op {
     Cast(crate::dtype::Dtype),
     /// A copy from the device given (`to_device`); the gradient is copied back to it.
     ToDevice(crate::device::DeviceIndex),
+    /// A view's gradient placed in a zero gradient of its base (`false`), or the base-shaped
+    /// gradient's elements at the view's places (`true`): each one's rule is the other. Only
+    /// a `create_graph` pass records them ([`views::gather`]).
+    Place(Box<views::Placement>, bool),
+    /// col2im, the rule of [`Op::Unfold`], recorded by a `create_graph` pass: its rule is
+    /// the unfold of the gradient.
+    Fold(crate::nn::Window),
     /// An op recorded without a rule yet: `backward` through it is an `Err` naming it.
     NoGrad(&'static str),
 }
@@ -181,8 +188,33 @@ impl Op {
             Op::LogSoftmax { .. } => "log_softmax",
             Op::Var { std: false, .. } => "var",
             Op::Var { std: true, .. } => "std",
+            Op::Place(..) => "view backward",
+            Op::Fold(_) => "conv2d windows backward",
             Op::NoGrad(n) => n,
         }
+    }
+}
+
+/// Whether the rules run recorded: in a `create_graph` pass, the only time they run with
+/// recording on (a plain backward runs them under `no_grad`). Fused backward kernels record
+/// nothing, so the rules compose their gradients of recorded ops then.
+pub(crate) fn graph_mode() -> bool {
+    crate::autograd::is_grad_enabled()
+}
+
+/// `Ok` when `op`'s rule can run recorded (a `create_graph` pass). The decompositions' rules
+/// read factors saved as plain tensors (one node per factor holds all of them), so their
+/// gradients would miss the factors' dependence on the input.
+pub(crate) fn check_create_graph(op: &Op) -> Result<()> {
+    match op {
+        Op::Svd(_) | Op::Eigh(_) | Op::Qr(_) | Op::Lu(_) => Err(Error::InvalidArgument {
+            op: "backward",
+            msg: format!(
+                "create_graph (higher-order gradients) through `{}` is not supported: its rule reads its factors without their graph; use a plain backward (create_graph = false) through it",
+                op.name()
+            ),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -452,6 +484,8 @@ fn rule<F: FloatElement, D: Backend>(
         Op::Prod { mask } => vec![Some(prod_backward(g, arg(0)?, mask)?)],
         Op::Cumprod(ax) => vec![Some(cumprod_backward(g, arg(0)?, arg(1)?, *ax)?)],
         Op::Unfold(w) => vec![Some(crate::nn::col2im(g, arg(0)?, *w)?)],
+        Op::Fold(w) => vec![Some(crate::nn::unfold_recorded(g, *w)?)],
+        Op::Place(p, gathered) => vec![Some(views::place_backward(g, p, *gathered)?)],
         Op::CrossEntropy(reduction) => {
             // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
             // elements the reduction combined.
@@ -467,7 +501,12 @@ fn rule<F: FloatElement, D: Backend>(
                 crate::nn::Reduction::None => g.unsqueeze(1)?,
             };
             let rows = scale.expand(m.shape().clone())?.try_contiguous()?;
-            let d = crate::ops::reduce::exp_sub(z, m, Some(&rows.try_mul(inv_sum)?))?;
+            let d = if graph_mode() {
+                // The saved maximum and sum are plain tensors: the softmax again, recorded.
+                z.try_softmax(1)?.try_mul(&rows)?
+            } else {
+                crate::ops::reduce::exp_sub(z, m, Some(&rows.try_mul(inv_sum)?))?
+            };
             vec![Some(d.try_scatter_add(1, &idx, &rows.try_neg()?)?)]
         }
         Op::Cumsum(ax) => {
@@ -489,7 +528,7 @@ fn rule<F: FloatElement, D: Backend>(
             let (x, y) = (arg(0)?, arg(1)?);
             let kept = keep_shape(x, mask);
             let (y, g) = (y.try_reshape(kept.clone())?, g.try_reshape(kept)?);
-            vec![Some(crate::ops::reduce::exp_sub(x, &y, Some(&g))?)]
+            vec![Some(crate::ops::reduce::exp_sub_rule(x, &y, Some(&g))?)]
         }
         Op::Var {
             mask,

@@ -50,7 +50,9 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
         // d gelu / dx = Φ(x) + x φ(x) = (1 + erf(t)) / 2 + x e^(-t²) / √(2π), t = x / √2.
         "gelu" => {
-            if let Some(d) = D::gelu_backward(g, x)? {
+            if !super::graph_mode()
+                && let Some(d) = D::gelu_backward(g, x)?
+            {
                 return Ok(d);
             }
             let t = x.try_mul_scalar(F::from_f64(std::f64::consts::FRAC_1_SQRT_2))?;
@@ -164,6 +166,10 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         }
         // 0 where x <= 0, else g (NaN included), in one pass: PyTorch's threshold_backward,
         // which masks a NaN or infinite g rather than multiplying it by 0.
+        "relu" if super::graph_mode() => {
+            let zero = Tensor::scalar_on(F::ZERO, &g.device)?;
+            return Tensor::try_where(&x.try_gt(&zero)?, g, &zero);
+        }
         "relu" => return D::binary::<F, crate::ops::binary::ops::ReluBackward>(g, x),
         // Piecewise constant: the gradient is 0 almost everywhere (PyTorch).
         "sign" | "floor" | "ceil" | "round" | "trunc" => {

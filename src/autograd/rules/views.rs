@@ -1,59 +1,102 @@
 //! The gradient of a view, replayed through the layouts of the tensor viewed and the view.
 
-use super::super::{Deferred, DeferredGrad, Grad, take};
+use super::super::{Deferred, DeferredGrad, Grad, no_grad, record, take};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::shape::{Layout, Shape};
 use crate::tensor::Tensor;
 
-/// A view's gradient not yet written into a zero gradient of its (dense or strided, not
-/// broadcast) base: `g` goes at the layout `at` of a buffer of `len` elements, which read
-/// with the layout `base` is the base's gradient. Kept so until the backward pass needs it:
-/// when another view's gradient of the same base arrives first, this one is added into that
-/// buffer's slice in place, so a loop over `select`s or `narrow`s (a recurrent network's time
-/// steps) costs the slices, not one zero base per view.
-struct ViewGrad<F: FloatElement, D: Backend> {
-    g: Tensor<F, D>,
+/// Where a view's gradient goes in its base's gradient: the view's elements sit at the layout
+/// `at` of a buffer of `len` elements which, read with the layout `base` (dense or strided,
+/// not broadcast), is the base's gradient.
+#[derive(Clone, Debug)]
+pub(crate) struct Placement {
     at: Layout,
     base: Layout,
     len: usize,
     dense: bool,
 }
 
-impl<F: FloatElement, D: Backend> ViewGrad<F, D> {
-    fn materialize(self) -> Result<Tensor<F, D>> {
-        let buf = Tensor::<F, D>::zeros_on([self.len], &self.g.device)?;
-        buf.with_layout("backward", self.at)?.add_(&self.g)?;
-        let grad = buf.with_layout("backward", self.base)?;
+/// `g` written at `p.at` in a zero buffer, read as the base's gradient. Recorded (as
+/// [`super::Op::Place`], whose rule is [`gather`]) when `g` carries a graph, in a
+/// `create_graph` pass.
+fn scatter<F: FloatElement, D: Backend>(g: &Tensor<F, D>, p: &Placement) -> Result<Tensor<F, D>> {
+    let out = no_grad(|| -> Result<Tensor<F, D>> {
+        let buf = Tensor::<F, D>::zeros_on([p.len], &g.device)?;
+        buf.with_layout("backward", p.at.clone())?.add_(g)?;
+        let grad = buf.with_layout("backward", p.base.clone())?;
         // A dense base (a permutation, e.g. `select` of a permuted qkv projection) keeps the
         // buffer's order: the gradient is a view of `buf`, which nobody else holds, so sibling
         // views' gradients add into it in place and the permute's own backward finds it in the
         // storage order it needs, with no copy (see `autograd::add_grads`).
-        if self.dense {
+        if p.dense {
             Ok(grad)
         } else {
             grad.try_contiguous()
         }
+    })?;
+    let op = super::Op::Place(Box::new(p.clone()), false);
+    Ok(record(out, op, &[g], &[]))
+}
+
+/// The adjoint of [`scatter`]: the elements of `gb` (a gradient of the base's shape) at the
+/// view's places, contiguous in `p.at`'s shape. Recorded as [`scatter`] is.
+pub(super) fn gather<F: FloatElement, D: Backend>(
+    gb: &Tensor<F, D>,
+    p: &Placement,
+) -> Result<Tensor<F, D>> {
+    let out = no_grad(|| -> Result<Tensor<F, D>> {
+        let buf = Tensor::<F, D>::zeros_on([p.len], &gb.device)?;
+        buf.with_layout("backward", p.base.clone())?.add_(gb)?;
+        buf.with_layout("backward", p.at.clone())?.try_contiguous()
+    })?;
+    let op = super::Op::Place(Box::new(p.clone()), true);
+    Ok(record(out, op, &[gb], &[]))
+}
+
+/// The rule of [`super::Op::Place`]: each direction's gradient is the other direction.
+pub(super) fn place_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    p: &Placement,
+    gathered: bool,
+) -> Result<Tensor<F, D>> {
+    if gathered {
+        scatter(g, p)
+    } else {
+        gather(g, p)
     }
+}
+
+/// A view's gradient not yet written into a zero gradient of its base ([`scatter`]), kept so
+/// until the backward pass needs it: when another view's gradient of the same base arrives
+/// first, this one is added into that buffer's slice in place, so a loop over `select`s or
+/// `narrow`s (a recurrent network's time steps) costs the slices, not one zero base per view.
+struct ViewGrad<F: FloatElement, D: Backend> {
+    g: Tensor<F, D>,
+    p: Placement,
 }
 
 impl<F: FloatElement, D: Backend> DeferredGrad for ViewGrad<F, D> {
     fn materialize(self: Box<Self>) -> Result<Grad> {
-        Ok(Box::new((*self).materialize()?))
+        Ok(Box::new(scatter(&self.g, &self.p)?))
     }
 
     fn add_into(self: Box<Self>, acc: Grad) -> Result<Grad> {
         let acc = take::<F, D>(acc)?;
-        // A gradient of this base laid out as `materialize` lays it out, that nothing else
-        // holds: add into its slice.
-        if self.dense && acc.node.is_none() && acc.layout == self.base && D::is_unique(&acc.storage)
+        // A gradient of this base laid out as `scatter` lays it out, that nothing else holds
+        // and no graph records: add into its slice.
+        let p = &self.p;
+        if p.dense
+            && acc.node.is_none()
+            && self.g.node.is_none()
+            && acc.layout == p.base
+            && D::is_unique(&acc.storage)
         {
-            acc.with_layout("backward", self.at.clone())?
-                .add_(&self.g)?;
+            acc.with_layout("backward", p.at.clone())?.add_(&self.g)?;
             return Ok(Box::new(acc));
         }
-        super::super::add_grads(Box::new(acc), Box::new((*self).materialize()?))
+        super::super::add_grads(Box::new(acc), Box::new(scatter(&self.g, p)?))
     }
 }
 
@@ -91,7 +134,7 @@ pub(super) fn view_backward<F: FloatElement, D: Backend>(
 ) -> Result<Tensor<F, D>> {
     match plan(name, g, base, view, aliased)? {
         Plan::Ready(t) => Ok(t),
-        Plan::Write(w) => w.materialize(),
+        Plan::Write(w) => scatter(&w.g, &w.p),
     }
 }
 
@@ -164,8 +207,7 @@ fn plan<F: FloatElement, D: Backend>(
         let axes: Vec<i64> = in_view.iter().map(|&i| i as i64).collect();
         g.try_sum(&axes, true)?
     };
-    let write = ViewGrad {
-        g,
+    let p = Placement {
         at: first_of(shift(&view.layout), &in_view),
         base: shift(&base.layout),
         len: hi - lo + 1,
@@ -173,16 +215,18 @@ fn plan<F: FloatElement, D: Backend>(
     };
     let in_base = stretched(base);
     if in_base.is_empty() {
-        return Ok(Plan::Write(write));
+        return Ok(Plan::Write(ViewGrad { g, p }));
     }
-    let buf = Tensor::<F, D>::zeros_on([write.len], &write.g.device)?;
-    buf.with_layout("backward", write.at)?.add_(&write.g)?;
-    // A broadcast base: its first aliases get the storage's gradient, the others 0.
-    let out = Tensor::<F, D>::zeros_on(base.dims(), &write.g.device)?;
-    let mut first = out.clone();
-    for &i in &in_base {
-        first = first.narrow(i as i64, 0, 1)?;
-    }
-    first.add_(&buf.with_layout("backward", first_of(write.base, &in_base))?)?;
-    Ok(Plan::Ready(out))
+    // A broadcast base: its first aliases get the storage's gradient (the base read with
+    // the stretched dimensions cut to their first element is not aliased), the others 0.
+    let first = Placement {
+        base: first_of(p.base, &in_base),
+        dense: false,
+        ..p
+    };
+    let part = scatter(&g, &first)?;
+    let pads: Vec<(usize, usize)> = (base.dims().iter().zip(part.dims()))
+        .map(|(&b, &f)| (0, b - f))
+        .collect();
+    Ok(Plan::Ready(part.try_pad(&pads, F::ZERO)?))
 }
