@@ -262,14 +262,18 @@ fn piecewise<T: FloatElement, D: Backend>(
     if at == 0.0 {
         return reduce(a.try_mul_scalar(T::from_f64(slope))?, reduction);
     }
-    // The square of d clipped to the quadratic piece, so that the branch not taken holds no
-    // infinity (whose gradient times 0 would be NaN; PyTorch's slope is ±1 at ±inf).
-    let dc = d.try_clip(T::from_f64(-at), T::from_f64(at))?;
-    let inner = dc.try_mul(&dc)?.try_mul_scalar(T::from_f64(quad))?;
+    // The quadratic piece of d, 0 on the linear piece, so that the branch not taken holds no
+    // infinity (whose gradient times 0 would be NaN; PyTorch's slope is ±1 at ±inf). NaN takes
+    // the quadratic piece, whose gradient `2·quad·d` is then NaN, as PyTorch's; the pieces
+    // agree in value and slope at |d| = at.
+    let linear = a.try_gt_scalar(T::from_f64(at))?;
+    let zero = Tensor::scalar_on(T::ZERO, d.device_handle())?;
+    let dq = Tensor::try_where(&linear, &zero, &d)?;
+    let inner = dq.try_mul(&dq)?.try_mul_scalar(T::from_f64(quad))?;
     let outer = a
         .try_add_scalar(T::from_f64(-at / 2.0))?
         .try_mul_scalar(T::from_f64(slope))?;
-    let per = Tensor::try_where(&a.try_lt_scalar(T::from_f64(at))?, &inner, &outer)?;
+    let per = Tensor::try_where(&linear, &outer, &inner)?;
     reduce(per, reduction)
 }
 
@@ -291,13 +295,9 @@ pub fn kl_div<T: FloatElement, D: Backend>(
     let per = if log_target {
         target.try_exp()?.try_mul(&target.try_sub(input)?)?
     } else {
-        // xlogy(t, t) - t·input: the log only where t > 0, so t = 0 gives 0 (and no NaN).
-        let zero = Tensor::scalar_on(T::ZERO, target.device_handle())?;
-        let one = Tensor::scalar_on(T::ONE, target.device_handle())?;
-        let is_zero = target.try_eq_scalar(T::ZERO)?;
-        let safe = Tensor::try_where(&is_zero, &one, target)?;
-        let xlogy = Tensor::try_where(&is_zero, &zero, &target.try_mul(&safe.try_log()?)?)?;
-        xlogy.try_sub(&target.try_mul(input)?)?
+        // xlogy(t, t) - t·input, PyTorch's formula: 0 at t = 0, where the target's gradient
+        // is NaN (xlogy's `t / t`), as in PyTorch.
+        target.try_xlogy(target)?.try_sub(&target.try_mul(input)?)?
     };
     reduce(per, reduction)
 }

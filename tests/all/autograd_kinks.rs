@@ -372,6 +372,23 @@ fn edges_on<D: Backend>(dev: &D) {
     back(nn::huber_loss(&x, &zero, Reduction::Sum, 1.0).unwrap());
     back(nn::smooth_l1_loss(&x, &zero, Reduction::Sum, 1.0).unwrap());
     same("huber + smooth_l1", &grad(&x), &[2.0, -2.0, 1.0]);
+    // At NaN both give NaN (PyTorch 2.15), and slope ±1 where |d| = threshold.
+    let x = leaf(&[f64::NAN, 1.0, -1.0, 0.3]);
+    let zero = Tensor::<f64, D>::zeros_on([4], dev).unwrap();
+    back(nn::huber_loss(&x, &zero, Reduction::Sum, 1.0).unwrap());
+    same("huber at NaN", &grad(&x), &[f64::NAN, 1.0, -1.0, 0.3]);
+    let x = leaf(&[f64::NAN, 1.0, -1.0, 0.3]);
+    back(nn::smooth_l1_loss(&x, &zero, Reduction::Sum, 1.0).unwrap());
+    same("smooth_l1 at NaN", &grad(&x), &[f64::NAN, 1.0, -1.0, 0.3]);
+    // kl_div: the target's gradient is NaN at t = 0 (xlogy's t / t), as PyTorch's.
+    let (i, t) = (leaf(&[-1.0, -0.5, -2.0]), leaf(&[0.0, 0.5, 1.0]));
+    back(nn::kl_div(&i, &t, Reduction::Sum, false).unwrap());
+    same("kl_div input", &grad(&i), &[0.0, -0.5, -1.0]);
+    same(
+        "kl_div target",
+        &grad(&t),
+        &[f64::NAN, 0.8068528194400547, 3.0],
+    );
 }
 
 #[test]

@@ -570,3 +570,158 @@ fn second_derivatives_in_every_float_dtype() {
         assert_eq!(h[0].as_ref().unwrap().to_vec::<f32>().unwrap(), [6.0, 12.0]);
     });
 }
+
+/// The NN ops and composed tensor ops, through their rules run recorded.
+#[test]
+fn second_derivatives_of_nn_ops_match_finite_differences() {
+    use typed_tensor::nn::{AttentionOptions, CellWeights, Interpolation};
+    on_every_device!("higher_order_nn", |dev| {
+        let t = |dims: &[usize], seed: u64| {
+            let n = dims.iter().product();
+            Tensor::<f64, _>::from_vec_on(vals(n, seed), dims.to_vec(), &dev).unwrap()
+        };
+        let pos = |dims: &[usize], seed: u64| {
+            let x = t(dims, seed).try_abs().unwrap();
+            x.try_mul_scalar(0.8).unwrap().try_add_scalar(0.1).unwrap()
+        };
+        let ids = Tensor::<i64, _>::from_vec_on(vec![1, 0, 1, 2], [2, 2], &dev).unwrap();
+        let target = Tensor::<i64, _>::from_vec_on(vec![1, 0, 2], [3], &dev).unwrap();
+        let soft = t(&[3, 4], 40);
+        let prob = pos(&[3, 2], 41);
+        let cases: Vec<(&str, F<_>, Vec<Tensor<f64, _>>)> = vec![
+            (
+                "activations",
+                Box::new(|v| {
+                    let x = &v[0];
+                    x.try_silu()?
+                        .try_add(&x.try_softplus()?)?
+                        .try_add(&x.try_elu(1.0)?)?
+                        .try_add(&x.try_mish()?)?
+                        .try_add(&x.try_logsigmoid()?)?
+                        .try_add(&x.try_leaky_relu(0.1)?.try_mul(x)?)
+                }),
+                vec![t(&[6], 30)],
+            ),
+            (
+                "attention",
+                Box::new(|v| {
+                    nn::scaled_dot_product_attention(
+                        &v[0],
+                        &v[1],
+                        &v[2],
+                        None,
+                        AttentionOptions::default(),
+                    )
+                }),
+                vec![t(&[2, 3, 4], 31), t(&[2, 5, 4], 32), t(&[2, 5, 2], 33)],
+            ),
+            (
+                "batch_norm group_norm",
+                Box::new(|v| {
+                    let b = nn::batch_norm(&v[0], None, None, Some(&v[1]), None, true, 0.1, 1e-5)?;
+                    let g = nn::group_norm(&v[0], 1, None, None, 1e-5)?;
+                    b.try_mul(&g)
+                }),
+                vec![t(&[3, 2, 2], 34), t(&[2], 35)],
+            ),
+            (
+                "pools interpolate",
+                Box::new(|v| {
+                    let m = nn::max_pool2d(&v[0], (2, 2), (1, 1), (0, 0))?;
+                    let a = nn::avg_pool2d(&v[0], (2, 2), (1, 1), (0, 0))?;
+                    let i = nn::interpolate(
+                        &v[0],
+                        (4, 5),
+                        Interpolation::Bilinear {
+                            align_corners: false,
+                        },
+                    )?;
+                    m.try_mul(&a)?.try_sum(&[], false)?.try_mul(&i.try_tanh()?)
+                }),
+                vec![t(&[1, 2, 3, 3], 36)],
+            ),
+            (
+                "embedding lstm_cell",
+                Box::new(move |v| {
+                    let e = nn::embedding(&ids, &v[0])?.try_reshape([2, 4])?;
+                    let w = CellWeights {
+                        w_ih: &v[1],
+                        w_hh: &v[2],
+                        b_ih: None,
+                        b_hh: None,
+                    };
+                    let h = e.narrow(1, 0, 3)?;
+                    let (h, c) = nn::lstm_cell(&e, (&h, &h.try_tanh()?), w)?;
+                    h.try_mul(&c)
+                }),
+                vec![t(&[3, 2], 37), t(&[12, 4], 38), t(&[12, 3], 39)],
+            ),
+            (
+                "losses",
+                Box::new(move |v| {
+                    let r = Reduction::Mean;
+                    let a = nn::mse_loss(&v[0], &soft, r)?;
+                    let b = nn::huber_loss(&v[0], &soft, r, 0.5)?;
+                    let c = nn::nll_loss(&v[0].try_log_softmax(1)?, &target, r)?;
+                    let d = nn::binary_cross_entropy(&v[1].try_sigmoid()?, &prob, r)?;
+                    a.try_add(&b)?.try_add(&c)?.try_add(&d)
+                }),
+                vec![t(&[3, 4], 42), t(&[3, 2], 43)],
+            ),
+            (
+                "sort topk cummax",
+                Box::new(|v| {
+                    let (s, _) = v[0].try_sort(1, false)?;
+                    let (k, _) = v[0].try_topk(2, 1)?;
+                    let (m, _) = v[0].try_cummax(1)?;
+                    s.try_mul(&s)?
+                        .try_sum(&[1], false)?
+                        .try_add(&k.try_exp()?.try_sum(&[1], false)?)?
+                        .try_mul(&m.try_sum(&[1], false)?)
+                }),
+                vec![t(&[2, 4], 44)],
+            ),
+            (
+                "einsum kron cross trace",
+                Box::new(|v| {
+                    let e = Tensor::einsum("ij,jk->ik", &[&v[0], &v[0]])?;
+                    let k = v[0].try_kron(&v[0])?.try_sum(&[], false)?;
+                    let c = v[0].try_cross(&v[0].try_sin()?, 1)?;
+                    e.try_mul(&c)?
+                        .try_mul(&k)?
+                        .try_add(&v[0].try_trace()?.try_square()?)
+                }),
+                vec![t(&[3, 3], 45)],
+            ),
+            (
+                "cdist normalize cosine",
+                Box::new(|v| {
+                    let d = nn::cdist(&v[0], &v[1], 2.0)?;
+                    let n = nn::normalize(&v[0], 2.0, 1, 1e-12)?;
+                    let c = nn::cosine_similarity(&v[0], &v[1].narrow(0, 0, 2)?, 1, 1e-8)?;
+                    d.try_sum(&[1], false)?
+                        .try_mul(&n.try_sum(&[1], false)?)?
+                        .try_add(&c)
+                }),
+                vec![t(&[2, 3], 46), t(&[4, 3], 47)],
+            ),
+            (
+                "clamp masked_fill logcumsumexp lerp",
+                Box::new(|v| {
+                    let c = v[0].try_clamp(Some(-0.5), Some(0.7))?;
+                    let m = v[0].try_masked_fill(&v[0].try_gt_scalar(0.6)?, 0.0)?;
+                    let l = v[0].try_logcumsumexp(1)?;
+                    c.try_mul(&m)?
+                        .try_mul(&l)?
+                        .try_add(&v[0].try_lerp(&v[0].try_exp()?, 0.3)?.try_square()?)
+                }),
+                vec![t(&[2, 4], 48)],
+            ),
+        ];
+        for (name, f, x) in cases {
+            if let Err(e) = gradgradcheck(&f, &x, 1e-5, 1e-5) {
+                panic!("{name}: {e}");
+            }
+        }
+    });
+}

@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(55);
+            let f = g.n(57);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1173,6 +1173,39 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let size = if flag { S::Ratio(e1.abs().fract(), 0.5) } else { S::Size(u % 5, i.unsigned_abs() as usize % 4) };
                         let samples = y.try_flatten()?.narrow(0, 0, y.numel().min(2))?.try_reshape([1, 1, y.numel().min(2)])?;
                         typed_tensor::nn::fractional_max_pool2d(&x, (1 + u % 3, 1 + u % 2), size, if u % 3 == 0 { Some(&samples) } else { None })?.0
+                    }
+                    55 => {
+                        // Second derivatives: the recorded gradient of a composed function,
+                        // differentiated again (rules that cannot run recorded are an Err).
+                        let xg = x.try_deep_copy()?.with_requires_grad(true)?;
+                        let h = match u % 5 {
+                            0 => xg.try_mul(&y)?.try_tanh()?,
+                            1 => xg.try_softmax(ax)?.try_mul(&xg)?,
+                            2 => xg.try_matmul(&y)?.try_sigmoid()?,
+                            3 => xg.try_logsumexp(&[ax], flag)?.try_exp()?,
+                            _ => xg.try_sort(ax, flag)?.0.try_square()?,
+                        };
+                        let seed = if flag { None } else { Some(&y) };
+                        let out = if seed.is_none() { h.try_sum(&[], false)? } else { h.clone() };
+                        let gx = typed_tensor::autograd::grad_create_graph(&out, seed, &[&xg])?.remove(0);
+                        match gx {
+                            Some(gx) if gx.requires_grad() => {
+                                let s = gx.try_mul(&gx)?.try_sum(&[], false)?;
+                                let hx = typed_tensor::autograd::grad(&s, &[&xg], false)?.remove(0);
+                                hx.map_or_else(|| x.try_zeros_like(), Ok)?
+                            }
+                            Some(gx) => gx,
+                            None => x.try_zeros_like()?,
+                        }
+                    }
+                    56 => {
+                        let xs = [x.try_flatten()?.narrow(0, 0, x.numel().min(5))?];
+                        let vs = [y.try_flatten()?.narrow(0, 0, y.numel().min(5))?];
+                        match u % 3 {
+                            0 => typed_tensor::autograd::hessian(|v: &[Tensor<f64>]| v[0].try_sin()?.try_product(&[], false), &xs)?.remove(0).remove(0),
+                            1 => typed_tensor::autograd::hvp(|v: &[Tensor<f64>]| v[0].try_exp()?.try_mul(&v[0])?.try_sum(&[], false), &xs, &vs)?.1.remove(0),
+                            _ => typed_tensor::autograd::jvp(|v: &[Tensor<f64>]| v[0].try_cumprod(0), &xs, &vs)?.1,
+                        }
                     }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
