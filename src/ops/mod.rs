@@ -42,6 +42,7 @@ mod masked_write;
 pub mod matmul;
 pub mod matrix;
 pub mod numeric;
+pub mod numpy_arrays;
 pub mod numpy_math;
 pub mod numpy_names;
 pub mod orthopoly;

@@ -40,6 +40,7 @@ mod nn_init;
 mod nn_more;
 mod nn_seq;
 mod numeric_search;
+mod numpy_arrays;
 mod numpy_extras;
 mod numpy_more;
 mod numpy_ops;
