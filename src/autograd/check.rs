@@ -82,8 +82,7 @@ pub fn gradcheck<D: Backend>(
 /// ```
 ///
 /// # Errors
-/// As [`gradcheck`], for the gradient function; any error of [`super::grad_create_graph`]
-/// (a rule that cannot run recorded).
+/// As [`gradcheck`], for the gradient function; any error of [`super::grad_create_graph`].
 pub fn gradgradcheck<D: Backend>(
     f: impl Fn(&[Tensor<f64, D>]) -> Result<Tensor<f64, D>>,
     inputs: &[Tensor<f64, D>],

@@ -214,7 +214,7 @@ fn scalar_output<T: FloatElement, D: Backend>(
 ///
 /// # Errors
 /// `InvalidArgument` when `f`'s output has more than one element; `f`'s errors; those of
-/// [`super::grad_create_graph`] (a rule that cannot run recorded).
+/// [`super::grad_create_graph`].
 pub fn hessian<T: FloatElement, D: Backend>(
     f: impl FnOnce(&[Tensor<T, D>]) -> Result<Tensor<T, D>>,
     inputs: &[Tensor<T, D>],

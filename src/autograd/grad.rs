@@ -85,8 +85,7 @@ pub fn grad_with<T: FloatElement, D: Backend>(
 /// ```
 ///
 /// # Errors
-/// As [`grad_with`]; `InvalidArgument` when the pass meets a rule that cannot run recorded
-/// (the decompositions `svd`, `eigh`, `qr`, `lu`, and a view of a broadcast result).
+/// As [`grad_with`].
 pub fn grad_create_graph<T: FloatElement, D: Backend>(
     output: &Tensor<T, D>,
     grad_output: Option<&Tensor<T, D>>,

@@ -364,8 +364,8 @@ fn backward_pass(
     }
 }
 
-/// `saved` with its last tensor, the node's output saved without its node, given `node`.
-fn with_output(saved: &[Saved], node: &Arc<Node>) -> Result<Vec<Saved>> {
+/// `s` (a saved float tensor) as the output of `node`, for a `create_graph` pass.
+fn attach(s: &Saved, node: Arc<Node>) -> Result<Saved> {
     fn on<F: FloatElement, D: Backend>(s: &Saved, node: &Arc<Node>) -> Option<Saved> {
         let mut t = s.downcast_ref::<Tensor<F, D>>()?.clone();
         t.node = Some(node.clone());
@@ -378,14 +378,63 @@ fn with_output(saved: &[Saved], node: &Arc<Node>) -> Result<Vec<Saved>> {
             .or_else(|| on::<half::f16, D>(s, node))
             .or_else(|| on::<half::bf16, D>(s, node))
     }
+    any::<Cpu>(s, &node)
+        .or_else(|| any::<Cuda>(s, &node))
+        .ok_or_else(mismatch::<f32>)
+}
+
+/// The saved tensors of `node` for a `create_graph` pass, with the outputs among them given
+/// their nodes back: the node's own output ([`record_out`] saves it last, without its node,
+/// which would hold itself), and a factorization's factors (each output is its own node
+/// saving all of them: the other outputs get nodes made again from the same op, inputs and
+/// saved tensors, so a gradient reaching them flows to the input as through the originals).
+fn saved_with_outputs(saved: &[Saved], node: &Arc<Node>) -> Result<Vec<Saved>> {
     let mut all = saved.to_vec();
-    let Some(last) = all.pop() else {
-        return Err(mismatch::<f32>());
+    if node.saves_output {
+        let Some(last) = all.last_mut() else {
+            return Err(mismatch::<f32>());
+        };
+        *last = attach(last, node.clone())?;
+        return Ok(all);
+    }
+    // (the saved position of each output, its op) and the position of this node's output.
+    let (parts, this): (Vec<(usize, Op)>, usize) = match node.op {
+        Op::Svd(i) => (
+            (0..3).map(|j| (j as usize, Op::Svd(j))).collect(),
+            i as usize,
+        ),
+        Op::Eigh(i) => (
+            (0..2).map(|j| (j as usize, Op::Eigh(j))).collect(),
+            i as usize,
+        ),
+        Op::Qr(i) => (
+            (0..2).map(|j| (j as usize, Op::Qr(j))).collect(),
+            i as usize,
+        ),
+        // Saved: P, L, U; P is piecewise constant.
+        Op::Lu(i) => (
+            (0..2).map(|j| (j as usize + 1, Op::Lu(j))).collect(),
+            i as usize + 1,
+        ),
+        _ => return Ok(all),
     };
-    let out = any::<Cpu>(&last, node)
-        .or_else(|| any::<Cuda>(&last, node))
-        .ok_or_else(mismatch::<f32>)?;
-    all.push(out);
+    for (at, op) in parts {
+        let owner = if at == this {
+            node.clone()
+        } else {
+            Arc::new(Node {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                op,
+                inputs: node.inputs.clone(),
+                // The versions are checked by `node`, which shares these tensors.
+                saved: Mutex::new(Some((saved.to_vec(), Vec::new()))),
+                sink: None,
+                hooks: Mutex::new(Vec::new()),
+                saves_output: false,
+            })
+        };
+        all[at] = attach(&saved[at], owner)?;
+    }
     Ok(all)
 }
 
@@ -483,11 +532,8 @@ fn run_backward(
                     .is_some_and(|i| capture.is_none() || needed.contains(&i.id))
             })
             .collect();
-        if create_graph {
-            rules::check_create_graph(&node.op)?;
-        }
-        let grads = if create_graph && node.saves_output {
-            apply(&node.op, g, &with_output(saved, &node)?, &needs)?
+        let grads = if create_graph {
+            apply(&node.op, g, &saved_with_outputs(saved, &node)?, &needs)?
         } else {
             apply(&node.op, g, saved, &needs)?
         };

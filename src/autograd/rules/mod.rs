@@ -202,22 +202,6 @@ pub(crate) fn graph_mode() -> bool {
     crate::autograd::is_grad_enabled()
 }
 
-/// `Ok` when `op`'s rule can run recorded (a `create_graph` pass). The decompositions' rules
-/// read factors saved as plain tensors (one node per factor holds all of them), so their
-/// gradients would miss the factors' dependence on the input.
-pub(crate) fn check_create_graph(op: &Op) -> Result<()> {
-    match op {
-        Op::Svd(_) | Op::Eigh(_) | Op::Qr(_) | Op::Lu(_) => Err(Error::InvalidArgument {
-            op: "backward",
-            msg: format!(
-                "create_graph (higher-order gradients) through `{}` is not supported: its rule reads its factors without their graph; use a plain backward (create_graph = false) through it",
-                op.name()
-            ),
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// Runs `op`'s rule for the float type the gradient holds.
 pub(super) fn apply<D: Backend>(
     op: &Op,

@@ -1176,7 +1176,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     }
                     55 => {
                         // Second derivatives: the recorded gradient of a composed function,
-                        // differentiated again (rules that cannot run recorded are an Err).
+                        // differentiated again.
                         let xg = x.try_deep_copy()?.with_requires_grad(true)?;
                         let h = match u % 5 {
                             0 => xg.try_mul(&y)?.try_tanh()?,
