@@ -211,8 +211,10 @@ fn add_grads_on<D: Backend>(a: Grad, b: Grad) -> Result<Grad> {
         let b = take::<F, D>(b)?;
         // A rule's fresh output that nothing else holds (no clone, saved copy or hook) and
         // whose elements are distinct takes `b` in place: no new buffer, and `a`'s layout
-        // (a view rule's storage order) is kept.
+        // (a view rule's storage order) is kept. Not when either carries a graph (a
+        // `create_graph` pass): the in-place add would not record `b`'s.
         if a.node.is_none()
+            && b.node.is_none()
             && a.dims() == b.dims()
             && a.layout.is_dense()
             && D::is_unique(&a.storage)

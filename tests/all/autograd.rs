@@ -20,9 +20,10 @@ pub(crate) fn t(dims: &[usize], seed: u64) -> T64 {
 /// `typed_tensor::autograd::gradcheck` with the test's tolerances, panicking with its `Err`.
 #[track_caller]
 pub(crate) fn gradcheck(name: &str, inputs: &[T64], f: impl Fn(&[T64]) -> Result<T64>) {
-    if let Err(e) = typed_tensor::autograd::gradcheck(f, inputs, 1e-6, 1e-5) {
+    if let Err(e) = typed_tensor::autograd::gradcheck(&f, inputs, 1e-6, 1e-5) {
         panic!("{name}: {e}");
     }
+    crate::common::check_grad_grad(name, &f, inputs);
 }
 
 #[test]

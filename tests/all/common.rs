@@ -91,7 +91,7 @@ macro_rules! on_every_device {
 }
 
 /// `typed_tensor::autograd::gradcheck` of `f` at `x` with the composites' tolerances (1e-6
-/// both), panicking with its `Err` under `name`.
+/// both), panicking with its `Err` under `name`; then [`check_grad_grad`].
 #[track_caller]
 pub(crate) fn check_grad(
     name: &str,
@@ -100,5 +100,24 @@ pub(crate) fn check_grad(
 ) {
     if let Err(e) = typed_tensor::autograd::gradcheck(f, x, 1e-6, 1e-6) {
         panic!("{name}: {e}");
+    }
+    check_grad_grad(name, f, x);
+}
+
+/// `typed_tensor::autograd::gradgradcheck` (the gradients recorded with `create_graph`,
+/// against central differences of the plain ones) at finite inputs, where differences of
+/// gradients are meaningful: so every first-order check also checks the rule run recorded.
+#[track_caller]
+pub(crate) fn check_grad_grad<D: Backend>(
+    name: &str,
+    f: &dyn Fn(&[Tensor<f64, D>]) -> Result<Tensor<f64, D>>,
+    x: &[Tensor<f64, D>],
+) {
+    let finite = x.iter().all(|t| {
+        t.try_to_vec()
+            .is_ok_and(|v| v.iter().all(|e| e.is_finite()))
+    });
+    if finite && let Err(e) = typed_tensor::autograd::gradgradcheck(f, x, 1e-5, 1e-4) {
+        panic!("{name} (second derivatives, create_graph): {e}");
     }
 }

@@ -61,6 +61,9 @@ pub(super) fn cumprod_backward<F: FloatElement, D: Backend>(
     if !is0.try_any(&[], false)?.try_item()? {
         return tail(&g.try_mul(y)?)?.try_div(x);
     }
+    if super::graph_mode() {
+        return cumprod_backward_products(g, x, ax);
+    }
     // With zeros (as PyTorch's `cumprod_backward`), z being a slice's first zero: before
     // z the formula holds (x_j ≠ 0, and y_i = 0 from z on); after z every product holds
     // x_z, so the gradient is 0; at z it is Π_{k<z} x_k · Σ_{i≥z} g_i Π_{z<k≤i} x_k.
@@ -76,6 +79,37 @@ pub(super) fn cumprod_backward<F: FloatElement, D: Backend>(
         .try_mul(&head.try_product(&[a], true)?)?;
     let rest = Tensor::try_where(&first, &at_z, &zero)?;
     Tensor::try_where(&before, &lead, &rest)
+}
+
+/// [`cumprod_backward`] through zeros as a polynomial of recorded ops, so a `create_graph`
+/// pass differentiates it again (the masked formula's constant pieces would not):
+/// `dL/dx_j = Π_{k<j} x_k · Σ_{i≥j} g_i Π_{j<k≤i} x_k`, the inner products from one `cumprod`
+/// of an `(n, n)` matrix per slice, so it costs `n²` elements per slice along the axis.
+fn cumprod_backward_products<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    x: &Tensor<F, D>,
+    ax: usize,
+) -> Result<Tensor<F, D>> {
+    let a = ax as i64;
+    let (xm, gm) = (x.movedim(&[a], &[-1])?, g.movedim(&[a], &[-1])?);
+    let n = xm.dims()[xm.ndim() - 1];
+    if n == 0 || xm.numel() == 0 {
+        return Tensor::zeros_on(x.dims(), &g.device);
+    }
+    let dev = &g.device;
+    let ones = Tensor::<F, D>::ones_on(&xm.dims()[..xm.ndim() - 1], dev)?.unsqueeze(-1)?;
+    let before = Tensor::try_concat(&[&ones, &xm.narrow(-1, 0, n - 1)?], -1)?.try_cumprod(-1)?;
+    // later[j][k] = k > j; upto[j][i] = i >= j.
+    let idx = Tensor::<i64, D>::arange_on(0, n as i64, 1, dev)?;
+    let (rows, cols) = (idx.unsqueeze(1)?, idx.unsqueeze(0)?);
+    let later = cols.try_gt(&rows)?;
+    let upto = cols.try_ge(&rows)?;
+    let one = Tensor::<F, D>::scalar_on(F::ONE, dev)?;
+    let zero = Tensor::<F, D>::scalar_on(F::ZERO, dev)?;
+    let runs = Tensor::try_where(&later, &xm.unsqueeze(-2)?, &one)?.try_cumprod(-1)?;
+    let terms = Tensor::try_where(&upto, &runs.try_mul(&gm.unsqueeze(-2)?)?, &zero)?;
+    let d = before.try_mul(&terms.try_sum(&[-1], false)?)?;
+    d.movedim(&[-1], &[a])?.try_contiguous()
 }
 
 /// The gradient of the `p`-norm over the axes in `mask` from the input `x` and the output `y`.

@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(57);
+            let f = g.n(59);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1207,6 +1207,29 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             _ => typed_tensor::autograd::jvp(|v: &[Tensor<f64>]| v[0].try_cumprod(0), &xs, &vs)?.1,
                         }
                     }
+                    57 => {
+                        use typed_tensor::ops::numpy_arrays::{BitOrder, ChooseMode};
+                        let order = if flag { BitOrder::Big } else { BitOrder::Little };
+                        match u % 6 {
+                            0 => x.try_packbits(axis, order)?.try_unpackbits(axis, if flag { None } else { Some(i) }, order)?.try_cast::<f64>()?,
+                            1 => x.try_matvec(&y)?,
+                            2 => x.try_vecmat(&y)?,
+                            3 => x.rollaxis(ax, i)?,
+                            4 => {
+                                let mode = [ChooseMode::Raise, ChooseMode::Wrap, ChooseMode::Clip][u % 3];
+                                Tensor::try_choose(&at, &[&x, &y], mode)?
+                            }
+                            _ => Tensor::<f64>::scalar(if x.try_array_equiv(&y)? { 1.0 } else { 0.0 }),
+                        }
+                    }
+                    58 => match u % 3 {
+                        0 => x.try_unique_all()?.0,
+                        1 => x.try_apply_along_axis(ax, |r| if flag { r.try_cumsum(0) } else { r.narrow(0, 0, r.numel().min(2)) })?,
+                        _ => Tensor::<f64>::fromfunction(&x.dims()[..x.ndim().min(3)], |g| match g.first() {
+                            Some(a) => a.try_mul(&g[g.len() - 1]),
+                            None => Ok(Tensor::scalar(e1)),
+                        })?,
+                    },
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
                 };
