@@ -22,15 +22,7 @@ fn replay(
     let xs: Vec<T> = (0..leaves)
         .map(|i| get(format!("p{p}_x{i}"))?.with_requires_grad(true))
         .collect::<Result<_>>()?;
-    let mut stack = xs.clone();
-    for line in lines {
-        let f: Vec<&str> = line.split('|').collect();
-        let ids: Vec<usize> = f[1].split(',').map(|v| v.parse().unwrap()).collect();
-        let args: Vec<&T> = ids.iter().map(|&i| &stack[i]).collect();
-        let y = step(f[0], &args, &f[2..])?;
-        stack.push(y);
-    }
-    let out = stack.last().expect("a program has a step");
+    let out = run(lines, &xs)?;
     out.try_mul(&get(format!("p{p}_w"))?)?
         .try_sum(&[], false)?
         .try_backward()?;
@@ -42,12 +34,19 @@ fn replay(
         .collect()
 }
 
-/// Replays every program of `programs{suffix}.txt` against `cases{suffix}.npz`; the failures.
-fn replay_fixture(suffix: &str) -> (usize, Vec<String>) {
+/// A program: its id, its number of leaves and its steps.
+type Program<'a> = (&'a str, usize, Vec<&'a str>);
+
+/// The arrays and the program text of `cases{suffix}.npz` and `programs{suffix}.txt`.
+fn fixture(suffix: &str) -> (BTreeMap<String, DynTensor>, String) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
     let arrays = load_npz(format!("{dir}/cases{suffix}.npz")).unwrap();
     let text = std::fs::read_to_string(format!("{dir}/programs{suffix}.txt")).unwrap();
-    let mut programs: Vec<(&str, usize, Vec<&str>)> = Vec::new();
+    (arrays, text)
+}
+
+fn programs(text: &str) -> Vec<Program<'_>> {
+    let mut programs: Vec<Program<'_>> = Vec::new();
     for line in text.lines() {
         match line.strip_prefix('#') {
             Some(head) => {
@@ -57,6 +56,26 @@ fn replay_fixture(suffix: &str) -> (usize, Vec<String>) {
             None => programs.last_mut().unwrap().2.push(line),
         }
     }
+    programs
+}
+
+/// The program's output from its leaves `xs`.
+fn run(lines: &[&str], xs: &[T]) -> Result<T> {
+    let mut stack = xs.to_vec();
+    for line in lines {
+        let f: Vec<&str> = line.split('|').collect();
+        let ids: Vec<usize> = f[1].split(',').map(|v| v.parse().unwrap()).collect();
+        let args: Vec<&T> = ids.iter().map(|&i| &stack[i]).collect();
+        let y = step(f[0], &args, &f[2..])?;
+        stack.push(y);
+    }
+    Ok(stack.pop().expect("a program has a step"))
+}
+
+/// Replays every program of `programs{suffix}.txt` against `cases{suffix}.npz`; the failures.
+fn replay_fixture(suffix: &str) -> (usize, Vec<String>) {
+    let (arrays, text) = fixture(suffix);
+    let programs = programs(&text);
     let mut failures = Vec::new();
     for (p, leaves, lines) in &programs {
         let tol = if lines.iter().any(|l| l.starts_with("cast")) {
@@ -110,6 +129,36 @@ fn nn_and_combiner_gradients_match_pytorch() {
         failures.is_empty(),
         "{} of {n} cases differ from PyTorch:\n{}",
         failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The random programs' second derivatives: each program's gradients recorded with
+/// `create_graph` against central differences of its plain gradients (`gradgradcheck`), at
+/// PyTorch's inputs. (The NN cases sit at the activations' kinks on purpose, where differences
+/// of gradients cross the kink, so they are not checked so.)
+#[test]
+fn random_programs_second_derivatives() {
+    let (arrays, text) = fixture("");
+    let mut failures = Vec::new();
+    let programs = programs(&text);
+    for (p, leaves, lines) in &programs {
+        let get = |k: String| arrays[&k].clone().downcast::<f64, Cpu>().unwrap();
+        let xs: Vec<T> = (0..*leaves).map(|i| get(format!("p{p}_x{i}"))).collect();
+        let finite = xs.iter().all(|t| t.to_vec().iter().all(|v| v.is_finite()));
+        if !finite || lines.iter().any(|l| l.starts_with("cast")) {
+            continue;
+        }
+        let f = |xs: &[T]| run(lines, xs);
+        if let Err(e) = typed_tensor::autograd::gradgradcheck(f, &xs, 1e-5, 1e-4) {
+            failures.push(format!("program {p} {lines:?}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs' second derivatives differ:\n{}",
+        failures.len(),
+        programs.len(),
         failures.join("\n")
     );
 }
