@@ -19,6 +19,7 @@
 //! ```
 
 mod check;
+mod function;
 mod functional;
 mod grad;
 mod hooks;
@@ -29,6 +30,7 @@ use version::Registration;
 pub(crate) use version::bump;
 
 pub use check::{gradcheck, gradgradcheck};
+pub use function::custom;
 pub use functional::{Vjp, hessian, hvp, jacobian, jvp, vjp};
 pub use grad::{grad, grad_create_graph, grad_with};
 pub use hooks::HookHandle;

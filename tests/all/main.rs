@@ -15,6 +15,7 @@ mod autograd_kinks;
 mod core;
 mod core_ops;
 mod cuda;
+mod custom_ops;
 mod devices;
 mod devices_composed;
 mod digits;

@@ -140,6 +140,9 @@ pub(crate) enum Op {
     /// col2im, the rule of [`Op::Unfold`], recorded by a `create_graph` pass: its rule is
     /// the unfold of the gradient.
     Fold(crate::nn::Window),
+    /// A user's op with its own rule ([`crate::autograd::custom`]); saved: the inputs, then
+    /// the output.
+    Custom(crate::autograd::function::CustomRule),
     /// An op recorded without a rule yet: `backward` through it is an `Err` naming it.
     NoGrad(&'static str),
 }
@@ -190,6 +193,7 @@ impl Op {
             Op::Var { std: true, .. } => "std",
             Op::Place(..) => "view backward",
             Op::Fold(_) => "conv2d windows backward",
+            Op::Custom(rule) => rule.name,
             Op::NoGrad(n) => n,
         }
     }
@@ -209,6 +213,10 @@ pub(super) fn apply<D: Backend>(
     saved: &[Saved],
     needs: &[bool],
 ) -> Result<Vec<Option<Grad>>> {
+    if let Op::Custom(rule) = op {
+        // The user's rule, in the op's own dtype (no f32 detour for 16-bit types).
+        return rule.apply(g, saved);
+    }
     if let Op::Cast(to) = op {
         return Ok(vec![Some(cast_back::<D>(g, *to)?)]);
     }
@@ -539,8 +547,10 @@ fn rule<F: FloatElement, D: Backend>(
             )?)]
         }
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
-        Op::Cast(_) | Op::ToDevice(_) => {
-            unreachable!("casts and transfers are applied before dispatching on one type")
+        Op::Cast(_) | Op::ToDevice(_) | Op::Custom(_) => {
+            unreachable!(
+                "casts, transfers and custom rules are applied before dispatching on one type"
+            )
         }
         Op::NoGrad(name) => return Err(no_gradient(name)),
     })
