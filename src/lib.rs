@@ -7,6 +7,7 @@ mod alloc;
 pub mod autograd;
 pub mod backend;
 pub mod device;
+pub mod distributions;
 pub mod dtype;
 pub mod dynamic;
 pub mod error;

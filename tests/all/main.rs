@@ -19,6 +19,7 @@ mod custom_ops;
 mod devices;
 mod devices_composed;
 mod digits;
+mod distributions;
 mod dynamic;
 mod elementwise;
 mod factor;

@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(59);
+            let f = g.n(60);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1230,6 +1230,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             None => Ok(Tensor::scalar(e1)),
                         })?,
                     },
+                    59 => {
+                        // A custom op whose rule returns the right or a wrong gradient.
+                        let xg = x.try_deep_copy()?.with_requires_grad(true)?;
+                        let y = typed_tensor::autograd::custom("fuzz_custom", &[&xg], |v| v[0].try_tanh(), move |g, v, out| match u % 3 {
+                            0 => Ok(vec![Some(g.try_mul(&out.try_mul(out)?.try_rsub_scalar(1.0)?)?)]),
+                            1 => Ok(vec![Some(g.try_sum(&[], false)?)]),
+                            _ => Ok(vec![Some(v[0].clone()), None]),
+                        })?;
+                        y.try_mul(&y)?.try_sum(&[], false)?.try_backward()?;
+                        xg.grad_tensor().unwrap()
+                    }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
                 };

@@ -1,0 +1,419 @@
+//! `typed_tensor::distributions` on every device against PyTorch 2.15's
+//! `torch.distributions` (the values below, float64): log-probabilities, entropies, moments,
+//! `cdf`/`icdf` and KL divergences of the six families; the samples' moments; `rsample`'s
+//! gradients; refused parameters and values.
+
+#![allow(clippy::approx_constant)] // PyTorch's values as printed
+
+use crate::common::assert_close;
+use typed_tensor::distributions::{
+    Bernoulli, Categorical, Distribution, Exponential, Laplace, Normal, Uniform, kl_divergence,
+};
+use typed_tensor::prelude::*;
+
+#[test]
+fn distributions_match_pytorch() {
+    on_every_device!("distributions", |dev| {
+        let f =
+            |v: Vec<f64>, d: &[usize]| Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev).unwrap();
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let n = Normal::new(&f(vec![0.5, -1.0, 2.0], &[3]), &f(vec![1.5, 0.25], &[2, 1])).unwrap();
+        assert_eq!(n.batch_shape().dims(), [2, 3]);
+        let v = f(vec![0.3, -1.2, 4.0], &[3]);
+        assert_close(
+            &host(n.log_prob(&v).unwrap()),
+            &[
+                -1.333292530201726,
+                -1.333292530201726,
+                -2.213292530201726,
+                0.14735582791521784,
+                0.14735582791521806,
+                -31.532644172084783,
+            ],
+            1e-13,
+        );
+        assert_close(
+            &host(n.entropy().unwrap()),
+            &[
+                1.824403641312837,
+                1.824403641312837,
+                1.824403641312837,
+                0.0326441720847821,
+                0.0326441720847821,
+                0.0326441720847821,
+            ],
+            1e-13,
+        );
+        assert_close(
+            &host(n.cdf(&v).unwrap()),
+            &[
+                0.446964883376386,
+                0.446964883376386,
+                0.9087887802741321,
+                0.2118553985833967,
+                0.21185539858339675,
+                0.9999999999999993,
+            ],
+            1e-13,
+        );
+        assert_close(
+            &host(n.icdf(&f(vec![0.1, 0.5, 0.975], &[3])).unwrap()),
+            &[
+                -1.4223273483169012,
+                -1.0,
+                4.9399459768100815,
+                0.1796121086138498,
+                -1.0,
+                2.4899909961350133,
+            ],
+            1e-12,
+        );
+        let n2 = Normal::new(
+            &f(vec![0.0, 1.0, -2.0], &[3]),
+            &f(vec![2.0, 0.5, 1.0], &[3]),
+        )
+        .unwrap();
+        assert_close(
+            &host(kl_divergence(&n, &n2).unwrap()),
+            &[
+                0.1001820724517809,
+                10.90138771133189,
+                8.219534891891836,
+                1.6185040416798357,
+                8.318147180559945,
+                8.91754436111989,
+            ],
+            1e-13,
+        );
+
+        let u = Uniform::new(&f(vec![-1.0, 0.0], &[2]), &f(vec![2.0, 0.5], &[2])).unwrap();
+        let uv = f(vec![0.5, 0.25], &[2]);
+        assert_close(
+            &host(u.log_prob(&uv).unwrap()),
+            &[-1.0986122886681098, 0.6931471805599453],
+            1e-13,
+        );
+        assert_close(
+            &host(u.entropy().unwrap()),
+            &[1.0986122886681098, -0.6931471805599453],
+            1e-13,
+        );
+        assert_close(&host(u.cdf(&uv).unwrap()), &[0.5, 0.5], 1e-13);
+        assert_close(
+            &host(u.icdf(&f(vec![0.2, 0.9], &[2])).unwrap()),
+            &[-0.3999999999999999, 0.45],
+            1e-13,
+        );
+        let mv: Vec<f64> = [host(u.mean().unwrap()), host(u.variance().unwrap())].concat();
+        assert_close(&mv, &[0.5, 0.25, 0.75, 0.020833333333333332], 1e-13);
+        let u2 = Uniform::new(&f(vec![-2.0, 0.1], &[2]), &f(vec![3.0, 1.0], &[2])).unwrap();
+        assert_close(
+            &host(kl_divergence(&u, &u2).unwrap()),
+            &[0.5108256237659907, f64::INFINITY],
+            1e-13,
+        );
+
+        let e = Exponential::new(&f(vec![0.5, 2.0, 3.0], &[3])).unwrap();
+        let ev = f(vec![1.0, 0.0, 0.7], &[3]);
+        assert_close(
+            &host(e.log_prob(&ev).unwrap()),
+            &[-1.1931471805599454, 0.6931471805599453, -1.0013877113318899],
+            1e-13,
+        );
+        assert_close(
+            &host(e.entropy().unwrap()),
+            &[1.6931471805599454, 0.3068528194400547, -0.09861228866810978],
+            1e-13,
+        );
+        assert_close(
+            &host(e.cdf(&ev).unwrap()),
+            &[0.3934693402873666, 0.0, 0.877543571747018],
+            1e-13,
+        );
+        assert_close(
+            &host(e.icdf(&f(vec![0.3, 0.5, 0.99], &[3])).unwrap()),
+            &[0.7133498878774647, 0.34657359027997264, 1.535056728662697],
+            1e-13,
+        );
+        let e2 = Exponential::new(&f(vec![1.0, 1.0, 0.5], &[3])).unwrap();
+        assert_close(
+            &host(kl_divergence(&e, &e2).unwrap()),
+            &[0.3068528194400546, 0.1931471805599454, 0.9584261358947217],
+            1e-13,
+        );
+
+        let l = Laplace::new(&f(vec![0.0, 1.0], &[2]), &f(vec![1.0, 0.5], &[2])).unwrap();
+        let lv = f(vec![-0.7, 2.0], &[2]);
+        assert_close(
+            &host(l.log_prob(&lv).unwrap()),
+            &[-1.3931471805599451, -2.0],
+            1e-13,
+        );
+        assert_close(
+            &host(l.entropy().unwrap()),
+            &[1.6931471805599454, 1.0],
+            1e-13,
+        );
+        assert_close(
+            &host(l.cdf(&lv).unwrap()),
+            &[0.24829265189570476, 0.9323323583816936],
+            1e-13,
+        );
+        assert_close(
+            &host(l.icdf(&f(vec![0.2, 0.8], &[2])).unwrap()),
+            &[-0.916290731874155, 1.4581453659370776],
+            1e-13,
+        );
+        let l2 = Laplace::new(&f(vec![0.5, 0.0], &[2]), &f(vec![2.0, 1.0], &[2])).unwrap();
+        assert_close(
+            &host(kl_divergence(&l, &l2).unwrap()),
+            &[0.246412510416262, 0.7608148221782518],
+            1e-13,
+        );
+
+        let b = Bernoulli::from_probs(&f(vec![0.0, 0.3, 1.0, 0.9], &[4])).unwrap();
+        let bv = f(vec![0.0, 1.0, 1.0, 0.0], &[4]);
+        assert_close(
+            &host(b.log_prob(&bv).unwrap()),
+            &[
+                -0.0,
+                -1.2039728043259361,
+                -2.220446049250318e-16,
+                -2.302585092994046,
+            ],
+            1e-13,
+        );
+        assert_close(
+            &host(b.entropy().unwrap()),
+            &[
+                0.0,
+                0.6108643020548935,
+                2.220446049250318e-16,
+                0.3250829733914482,
+            ],
+            1e-13,
+        );
+        assert_close(
+            &host(b.logits().clone()),
+            &[
+                -36.04365338911715,
+                -0.8472978603872038,
+                36.04365338911715,
+                2.1972245773362196,
+            ],
+            1e-13,
+        );
+        let b2 = Bernoulli::from_probs(&f(vec![0.5, 0.0, 0.2, 1.0], &[4])).unwrap();
+        assert_close(
+            &host(kl_divergence(&b, &b2).unwrap()),
+            &[
+                0.6931471805599451,
+                f64::INFINITY,
+                1.6094379124341,
+                f64::INFINITY,
+            ],
+            1e-13,
+        );
+        let bl = Bernoulli::from_logits(&f(vec![-2.0, 0.5], &[2])).unwrap();
+        assert_close(
+            &host(bl.log_prob(&f(vec![1.0, 0.0], &[2])).unwrap()),
+            &[-2.1269280110429727, -0.9740769841801067],
+            1e-13,
+        );
+        assert_close(
+            &host(bl.entropy().unwrap()),
+            &[0.36533385508720784, 0.6628473185791794],
+            1e-13,
+        );
+
+        let c = Categorical::from_probs(&f(
+            vec![1.0, 2.0, 0.0, 1.0, 0.25, 0.25, 0.25, 0.25],
+            &[2, 4],
+        ))
+        .unwrap();
+        assert_eq!((c.batch_shape().dims(), c.num_classes()), (&[2][..], 4));
+        let cv = Tensor::<i64, _>::from_vec_on(vec![1, 3, 2, 0], [2, 2], &dev).unwrap();
+        assert_close(
+            &host(c.log_prob(&cv).unwrap()),
+            &[
+                -0.6931471805599453,
+                -1.3862943611198906,
+                -36.04365338911715,
+                -1.3862943611198906,
+            ],
+            1e-13,
+        );
+        assert_close(
+            &host(c.entropy().unwrap()),
+            &[1.0397207708399179, 1.3862943611198906],
+            1e-13,
+        );
+        let c2 =
+            Categorical::from_logits(&f(vec![0.5, -1.0, 2.0, 0.0, 1.0, 1.0, -3.0, 0.2], &[2, 4]))
+                .unwrap();
+        assert_close(
+            &host(c2.entropy().unwrap()),
+            &[0.878281175268733, 1.078623919097481],
+            1e-13,
+        );
+        assert_close(
+            &host(kl_divergence(&c, &c2).unwrap()),
+            &[1.677628811549904, 0.7169697325304452],
+            1e-13,
+        );
+        assert_close(
+            &host(kl_divergence(&c2, &c).unwrap()),
+            &[f64::INFINITY, 0.30767044202240973],
+            1e-13,
+        );
+    });
+}
+
+#[test]
+fn samples_gradients_and_refusals() {
+    on_every_device!("distributions_samples", |dev| {
+        let f =
+            |v: Vec<f64>, d: &[usize]| Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev).unwrap();
+        typed_tensor::manual_seed(7);
+        let moments = |x: &Tensor<f64, _>| -> (Vec<f64>, Vec<f64>) {
+            let m = x.try_mean(&[0], false).unwrap();
+            (
+                m.try_to_vec().unwrap(),
+                x.try_var(&[0], 1, false).unwrap().try_to_vec().unwrap(),
+            )
+        };
+        let n = 40_000;
+        let close = |got: &[f64], want: &[f64], tol: f64| {
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() < tol * w.abs().max(1.0),
+                    "{got:?} against {want:?}"
+                );
+            }
+        };
+        // Each family's sample moments, within 5 standard errors of 40,000 draws.
+        let norm = Normal::new(&f(vec![1.0, -2.0], &[2]), &f(vec![0.5, 3.0], &[2])).unwrap();
+        let x = norm.sample(&[n]).unwrap();
+        assert_eq!(x.dims(), [n, 2]);
+        let (m, v) = moments(&x);
+        close(&m, &[1.0, -2.0], 0.08);
+        close(&v, &[0.25, 9.0], 0.04);
+        let lap = Laplace::new(&f(vec![0.5], &[1]), &f(vec![2.0], &[1])).unwrap();
+        let (m, v) = moments(&lap.sample(&[n]).unwrap());
+        close(&m, &[0.5], 0.08);
+        close(&v, &[8.0], 0.06);
+        let exp = Exponential::new(&f(vec![4.0], &[1])).unwrap();
+        let (m, v) = moments(&exp.sample(&[n]).unwrap());
+        close(&m, &[0.25], 0.01);
+        close(&v, &[0.0625], 0.01);
+        let uni = Uniform::new(&f(vec![-1.0], &[1]), &f(vec![3.0], &[1])).unwrap();
+        let s = uni.sample(&[n]).unwrap();
+        let (m, v) = moments(&s);
+        close(&m, &[1.0], 0.03);
+        close(&v, &[4.0 / 3.0], 0.03);
+        assert!(
+            s.try_to_vec()
+                .unwrap()
+                .iter()
+                .all(|&x| (-1.0..3.0).contains(&x))
+        );
+        let ber = Bernoulli::from_probs(&f(vec![0.2, 0.9], &[2])).unwrap();
+        let (m, _) = moments(&ber.sample(&[n]).unwrap());
+        close(&m, &[0.2, 0.9], 0.02);
+        let cat = Categorical::from_probs(&f(vec![1.0, 0.0, 3.0], &[3])).unwrap();
+        let s = cat.sample(&[n, 2]).unwrap();
+        assert_eq!(s.dims(), [n, 2]);
+        let s = s.try_to_vec().unwrap();
+        assert!(!s.contains(&1));
+        let twos = s.iter().filter(|&&c| c == 2).count() as f64 / (2 * n) as f64;
+        assert!((twos - 0.75).abs() < 0.02, "{twos}");
+        assert_eq!(cat.sample(&[0]).unwrap().dims(), [0]);
+
+        // rsample passes gradients to the parameters: x = loc + scale·ε.
+        let loc = f(vec![0.0, 1.0], &[2]).with_requires_grad(true).unwrap();
+        let scale = f(vec![1.0, 2.0], &[2]).with_requires_grad(true).unwrap();
+        let norm = Normal::new(&loc, &scale).unwrap();
+        let x = norm.rsample(&[3]).unwrap();
+        x.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert_eq!(loc.grad_tensor().unwrap().try_to_vec().unwrap(), [3.0, 3.0]);
+        let eps = x
+            .detach()
+            .try_sub(&loc.detach())
+            .unwrap()
+            .try_div(&scale.detach())
+            .unwrap();
+        let want = eps.try_sum(&[0], false).unwrap().try_to_vec().unwrap();
+        assert_close(
+            &scale.grad_tensor().unwrap().try_to_vec().unwrap(),
+            &want,
+            1e-12,
+        );
+        assert!(norm.sample(&[2]).unwrap().grad_fn().is_none());
+        // log_prob is differentiable in the parameters: d/dloc log N(v) = (v - loc) / scale².
+        let lp = norm.log_prob(&f(vec![1.0, 1.0], &[2])).unwrap();
+        let g =
+            typed_tensor::autograd::grad(&lp.try_sum(&[], false).unwrap(), &[&loc], false).unwrap();
+        assert_eq!(g[0].as_ref().unwrap().try_to_vec().unwrap(), [1.0, 0.0]);
+
+        // Parameters outside their domain and values outside the support are Errs.
+        let bad = |r: typed_tensor::Result<()>, what: &str| {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains(what), "{e}");
+        };
+        bad(
+            Normal::new(&f(vec![0.0], &[1]), &f(vec![0.0], &[1])).map(|_| ()),
+            "scale must be positive",
+        );
+        bad(
+            Normal::new(&f(vec![0.0], &[1]), &f(vec![f64::NAN], &[1])).map(|_| ()),
+            "Normal",
+        );
+        bad(
+            Normal::new(&f(vec![0.0; 2], &[2]), &f(vec![1.0; 3], &[3])).map(|_| ()),
+            "Normal",
+        );
+        bad(
+            Uniform::new(&f(vec![1.0], &[1]), &f(vec![1.0], &[1])).map(|_| ()),
+            "low must be less than high",
+        );
+        bad(
+            Exponential::new(&f(vec![-1.0], &[1])).map(|_| ()),
+            "rate must be positive",
+        );
+        bad(
+            Bernoulli::from_probs(&f(vec![1.5], &[1])).map(|_| ()),
+            "probs must lie in [0, 1]",
+        );
+        bad(
+            Categorical::from_probs(&f(vec![1.0, -1.0, 3.0], &[3])).map(|_| ()),
+            "Categorical",
+        );
+        bad(
+            Categorical::from_probs(&f(vec![0.0, 0.0], &[2])).map(|_| ()),
+            "Categorical",
+        );
+        bad(
+            Categorical::from_probs(&f(vec![], &[0])).map(|_| ()),
+            "at least one class",
+        );
+        bad(
+            Categorical::from_logits(&Tensor::scalar_on(1.0, &dev).unwrap()).map(|_| ()),
+            "at least one class",
+        );
+        bad(
+            norm.log_prob(&f(vec![f64::NAN, 0.0], &[2])).map(|_| ()),
+            "Normal.log_prob",
+        );
+        bad(
+            uni.log_prob(&f(vec![3.0], &[1])).map(|_| ()),
+            "outside the support",
+        );
+        bad(
+            exp.log_prob(&f(vec![-0.5], &[1])).map(|_| ()),
+            "outside the support",
+        );
+        bad(ber.log_prob(&f(vec![0.5, 1.0], &[2])).map(|_| ()), "0 or 1");
+        let three = Tensor::<i64, _>::from_vec_on(vec![3], [1], &dev).unwrap();
+        bad(cat.log_prob(&three).map(|_| ()), "class index");
+    });
+}
