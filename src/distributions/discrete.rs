@@ -269,3 +269,80 @@ impl<T: FloatElement, D: Backend> KlDivergence<Categorical<T, D>> for Categorica
         t.try_sum(&[-1], false)
     }
 }
+
+/// The Poisson distribution with `rate` λ ≥ 0 (PyTorch `Poisson`); samples are counts as `T`.
+#[derive(Clone)]
+pub struct Poisson<T: FloatElement, D: Backend> {
+    rate: Tensor<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> Poisson<T, D> {
+    /// The distribution of counts with mean `rate`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative or NaN rate.
+    pub fn new(rate: &Tensor<T, D>) -> Result<Self> {
+        check(
+            "Poisson",
+            rate.try_ge_scalar(T::ZERO)?,
+            "rate must be non-negative",
+        )?;
+        Ok(Poisson { rate: rate.clone() })
+    }
+    /// The mean (and the variance), the rate.
+    pub fn mean(&self) -> Tensor<T, D> {
+        self.rate.clone()
+    }
+    /// The variance, the rate.
+    pub fn variance(&self) -> Tensor<T, D> {
+        self.rate.clone()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Poisson<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        self.rate.shape()
+    }
+    /// Counts drawn with [`Tensor::try_poisson`] (on the host, so every device gives the same
+    /// values for a seed).
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        crate::autograd::no_grad(|| {
+            let shape = extended(sample_shape, self.rate.shape());
+            self.rate.expand(shape)?.try_poisson()
+        })
+    }
+    /// `xlogy(value, λ) - λ - lgamma(value + 1)`.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let whole = value
+            .try_ge_scalar(T::ZERO)?
+            .try_logical_and(&value.try_eq(&value.try_floor()?)?)?;
+        check(
+            "Poisson.log_prob",
+            whole,
+            "the value must be a count 0, 1, 2, ...",
+        )?;
+        value
+            .try_xlogy(&self.rate)?
+            .try_sub(&self.rate)?
+            .try_sub(&value.try_add_scalar(T::ONE)?.try_lgamma()?)
+    }
+    /// PyTorch has no closed form either: an `Err`.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        Err(Error::InvalidArgument {
+            op: "Poisson.entropy",
+            msg: "the Poisson entropy has no closed form (PyTorch raises NotImplementedError)"
+                .into(),
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Poisson<T, D>> for Poisson<T, D> {
+    type Out = Tensor<T, D>;
+    /// `λ_p (log λ_p - log λ_q) - (λ_p - λ_q)`.
+    fn kl_divergence(&self, q: &Poisson<T, D>) -> Result<Tensor<T, D>> {
+        let (p, r) = (&self.rate, &q.rate);
+        p.try_mul(&p.try_log()?.try_sub(&r.try_log()?)?)?
+            .try_sub(&p.try_sub(r)?)
+    }
+}

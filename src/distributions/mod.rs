@@ -28,9 +28,11 @@
 
 mod continuous;
 mod discrete;
+mod multivariate;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
-pub use discrete::{Bernoulli, Categorical};
+pub use discrete::{Bernoulli, Categorical, Poisson};
+pub use multivariate::MultivariateNormal;
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -75,7 +77,8 @@ pub trait KlDivergence<Q> {
 }
 
 /// `KL(p ‖ q)` (PyTorch `torch.distributions.kl_divergence`), for two distributions of one
-/// family: Normal, Uniform, Exponential, Laplace, Bernoulli, Categorical. Infinite where `q`
+/// family: Normal, Uniform, Exponential, Laplace, Bernoulli, Categorical, Poisson,
+/// MultivariateNormal. Infinite where `q`
 /// has no mass under some of `p`'s, as in PyTorch.
 ///
 /// # Errors

@@ -7,7 +7,8 @@
 
 use crate::common::assert_close;
 use typed_tensor::distributions::{
-    Bernoulli, Categorical, Distribution, Exponential, Laplace, Normal, Uniform, kl_divergence,
+    Bernoulli, Categorical, Distribution, Exponential, Laplace, MultivariateNormal, Normal,
+    Poisson, Uniform, kl_divergence,
 };
 use typed_tensor::prelude::*;
 
@@ -415,5 +416,131 @@ fn samples_gradients_and_refusals() {
         bad(ber.log_prob(&f(vec![0.5, 1.0], &[2])).map(|_| ()), "0 or 1");
         let three = Tensor::<i64, _>::from_vec_on(vec![3], [1], &dev).unwrap();
         bad(cat.log_prob(&three).map(|_| ()), "class index");
+    });
+}
+
+#[test]
+fn multivariate_normal_and_poisson_match_pytorch() {
+    on_every_device!("distributions_mvn", |dev| {
+        let f =
+            |v: Vec<f64>, d: &[usize]| Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev).unwrap();
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let loc = f(vec![0.5, -1.0, 2.0, 0.0, 0.0, 1.0], &[2, 3]);
+        let l = f(vec![2.0, 0.0, 0.0, 0.5, 1.0, 0.0, -0.3, 0.2, 0.7], &[3, 3]);
+        let m = MultivariateNormal::from_scale_tril(&loc, &l).unwrap();
+        assert_eq!((m.batch_shape().dims(), m.event_size()), (&[2][..], 3));
+        let v = f(vec![0.3, -1.2, 4.0], &[3]);
+        assert_close(
+            &host(m.log_prob(&v).unwrap()),
+            &[-7.191170489296456, -15.029595234194415],
+            1e-13,
+        );
+        assert_close(
+            &host(m.entropy().unwrap()),
+            &[4.593287836235231, 4.593287836235231],
+            1e-13,
+        );
+        assert_close(
+            &host(m.variance().unwrap()),
+            &[4.0, 1.25, 0.6199999999999999, 4.0, 1.25, 0.6199999999999999],
+            1e-13,
+        );
+        assert_close(
+            &host(m.covariance().unwrap()),
+            &[
+                4.0,
+                1.0,
+                -0.6,
+                1.0,
+                1.25,
+                0.05000000000000002,
+                -0.6,
+                0.05000000000000002,
+                0.6199999999999999,
+                4.0,
+                1.0,
+                -0.6,
+                1.0,
+                1.25,
+                0.05000000000000002,
+                -0.6,
+                0.05000000000000002,
+                0.6199999999999999,
+            ],
+            1e-13,
+        );
+        let cov = f(vec![1.0, 0.3, 0.3, 2.0], &[2, 2]);
+        let m2 = MultivariateNormal::from_covariance(&f(vec![1.0, -1.0], &[2]), &cov).unwrap();
+        assert_close(
+            &host(m2.log_prob(&f(vec![0.0, 0.0, 1.0, 2.0], &[2, 2])).unwrap()),
+            &[-3.103837064401965, -4.5174496298469915],
+            1e-13,
+        );
+        assert_close(
+            &host(m2.scale_tril()),
+            &[1.0, 0.0, 0.3, 1.3820274961085253],
+            1e-13,
+        );
+        let ql = f(vec![1.0, 0.0, 0.0, 0.2, 1.5, 0.0, 0.1, -0.4, 0.8], &[3, 3]);
+        let q = MultivariateNormal::from_scale_tril(&f(vec![0.0, 1.0, -1.0], &[3]), &ql).unwrap();
+        assert_close(
+            &host(kl_divergence(&m, &q).unwrap()),
+            &[6.865858000728298, 3.8677243201727425],
+            1e-12,
+        );
+        // Sample moments: the covariance of 40,000 draws.
+        typed_tensor::manual_seed(11);
+        let x = m2.sample(&[40_000]).unwrap();
+        let c = x.try_sub(&x.try_mean(&[0], true).unwrap()).unwrap();
+        let emp = c
+            .t()
+            .try_matmul(&c)
+            .unwrap()
+            .try_div_scalar(40_000.0)
+            .unwrap();
+        for (g, w) in host(emp).iter().zip([1.0, 0.3, 0.3, 2.0]) {
+            assert!((g - w).abs() < 0.05, "{g} against {w}");
+        }
+        // Refusals: an upper factor, a zero diagonal, a covariance that is not positive definite.
+        assert!(MultivariateNormal::from_scale_tril(&v, &l.t()).is_err());
+        assert!(
+            MultivariateNormal::from_scale_tril(
+                &v,
+                &f(vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], &[3, 3])
+            )
+            .is_err()
+        );
+        assert!(
+            MultivariateNormal::from_covariance(
+                &f(vec![0.0; 2], &[2]),
+                &f(vec![1.0, 2.0, 2.0, 1.0], &[2, 2])
+            )
+            .is_err()
+        );
+        assert!(MultivariateNormal::from_scale_tril(&f(vec![0.0; 2], &[2]), &l).is_err());
+        assert!(m.log_prob(&f(vec![0.0; 2], &[2])).is_err());
+
+        let p = Poisson::new(&f(vec![0.0, 2.5, 10.0], &[3])).unwrap();
+        assert_close(
+            &host(p.log_prob(&f(vec![0.0, 3.0, 7.0], &[3])).unwrap()),
+            &[0.0, -1.5428872736055896, -2.4070657101070942],
+            1e-13,
+        );
+        let (p1, p2) = (
+            Poisson::new(&f(vec![2.5, 10.0], &[2])).unwrap(),
+            Poisson::new(&f(vec![1.0, 12.0], &[2])).unwrap(),
+        );
+        assert_close(
+            &host(kl_divergence(&p1, &p2).unwrap()),
+            &[0.7907268296853878, 0.17678443206045547],
+            1e-13,
+        );
+        assert!(p.log_prob(&f(vec![0.5, 1.0, 2.0], &[3])).is_err());
+        assert!(Poisson::new(&f(vec![-1.0], &[1])).is_err());
+        assert!(p.entropy().is_err());
+        let s = p1.sample(&[20_000]).unwrap().try_mean(&[0], false).unwrap();
+        for (g, w) in host(s).iter().zip([2.5, 10.0]) {
+            assert!((g - w).abs() < 0.15, "{g} against {w}");
+        }
     });
 }
