@@ -28,10 +28,12 @@
 
 mod continuous;
 mod discrete;
+mod location_scale;
 mod multivariate;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
 pub use discrete::{Bernoulli, Categorical, Poisson};
+pub use location_scale::{Cauchy, Gumbel, LogNormal};
 pub use multivariate::MultivariateNormal;
 
 use crate::backend::Backend;
@@ -77,8 +79,8 @@ pub trait KlDivergence<Q> {
 }
 
 /// `KL(p ‖ q)` (PyTorch `torch.distributions.kl_divergence`), for two distributions of one
-/// family: Normal, Uniform, Exponential, Laplace, Bernoulli, Categorical, Poisson,
-/// MultivariateNormal. Infinite where `q`
+/// family: Normal, Uniform, Exponential, Laplace, Cauchy, LogNormal, Bernoulli, Categorical,
+/// Poisson, MultivariateNormal. Infinite where `q`
 /// has no mass under some of `p`'s, as in PyTorch.
 ///
 /// # Errors

@@ -7,8 +7,8 @@
 
 use crate::common::assert_close;
 use typed_tensor::distributions::{
-    Bernoulli, Categorical, Distribution, Exponential, Laplace, MultivariateNormal, Normal,
-    Poisson, Uniform, kl_divergence,
+    Bernoulli, Categorical, Cauchy, Distribution, Exponential, Gumbel, Laplace, LogNormal,
+    MultivariateNormal, Normal, Poisson, Uniform, kl_divergence,
 };
 use typed_tensor::prelude::*;
 
@@ -542,5 +542,147 @@ fn multivariate_normal_and_poisson_match_pytorch() {
         for (g, w) in host(s).iter().zip([2.5, 10.0]) {
             assert!((g - w).abs() < 0.15, "{g} against {w}");
         }
+    });
+}
+
+#[test]
+fn cauchy_gumbel_lognormal_match_pytorch() {
+    on_every_device!("distributions_location_scale", |dev| {
+        let f = |v: Vec<f64>| {
+            let n = v.len();
+            Tensor::<f64, _>::from_vec_on(v, [n], &dev).unwrap()
+        };
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let (loc, scale) = (f(vec![0.0, 1.0]), f(vec![1.0, 0.5]));
+        let (v, p) = (f(vec![0.7, -2.0]), f(vec![0.1, 0.8]));
+        let c = Cauchy::new(&loc, &scale).unwrap();
+        assert_close(
+            &host(c.log_prob(&v).unwrap()),
+            &[-1.5435060058067678, -4.062500617933679],
+            1e-13,
+        );
+        assert_close(
+            &host(c.entropy().unwrap()),
+            &[2.5310242469692907, 1.8378770664093453],
+            1e-13,
+        );
+        assert_close(
+            &host(c.cdf(&v).unwrap()),
+            &[0.6944001122142147, 0.052568456711253375],
+            1e-13,
+        );
+        assert_close(
+            &host(c.icdf(&p).unwrap()),
+            &[-3.0776835371752527, 1.688190960235587],
+            1e-12,
+        );
+        let c2 = Cauchy::new(&f(vec![0.5, 0.0]), &f(vec![2.0, 1.0])).unwrap();
+        assert_close(
+            &host(kl_divergence(&c, &c2).unwrap()),
+            &[0.14518200984449825, 0.4855078157817009],
+            1e-13,
+        );
+        let g = Gumbel::new(&loc, &scale).unwrap();
+        assert_close(
+            &host(g.log_prob(&v).unwrap()),
+            &[-1.1965853037914096, -396.73564631217516],
+            1e-13,
+        );
+        assert_close(
+            &host(g.entropy().unwrap()),
+            &[1.5772156649015328, 0.8840684843415875],
+            1e-13,
+        );
+        assert_close(&host(g.cdf(&v).unwrap()), &[0.6086053178044065, 0.0], 1e-13);
+        assert_close(
+            &host(g.icdf(&p).unwrap()),
+            &[-0.8340324452479561, 1.7499699933797572],
+            1e-13,
+        );
+        let mv: Vec<f64> = [host(g.mean().unwrap()), host(g.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[
+                0.5772156649015329,
+                1.2886078324507664,
+                1.6449340668482264,
+                0.4112335167120566,
+            ],
+            1e-13,
+        );
+        let l = LogNormal::new(&loc, &scale).unwrap();
+        let lv = f(vec![0.7, 2.0]);
+        assert_close(
+            &host(l.log_prob(&lv).unwrap()),
+            &[-0.6258720970827892, -1.1072558388012943],
+            1e-13,
+        );
+        assert_close(
+            &host(l.entropy().unwrap()),
+            &[1.4189385332046727, 1.7257913526447273],
+            1e-13,
+        );
+        assert_close(
+            &host(l.cdf(&lv).unwrap()),
+            &[0.3606675826226491, 0.26970493073490953],
+            1e-13,
+        );
+        assert_close(
+            &host(l.icdf(&p).unwrap()),
+            &[0.2776062418520097, 4.140475419145248],
+            1e-12,
+        );
+        let mv: Vec<f64> = [host(l.mean().unwrap()), host(l.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[
+                1.6487212707001282,
+                3.080216848918031,
+                4.670774270471605,
+                2.694758124344948,
+            ],
+            1e-13,
+        );
+        let l2 = LogNormal::new(&f(vec![0.5, 0.0]), &f(vec![2.0, 1.0])).unwrap();
+        assert_close(
+            &host(kl_divergence(&l, &l2).unwrap()),
+            &[0.3493971805599453, 0.8181471805599453],
+            1e-13,
+        );
+        assert!(
+            l.log_prob(&f(vec![0.0, 1.0])).is_err()
+                && Cauchy::new(&loc, &f(vec![0.0, 1.0])).is_err()
+        );
+        // Sampling: Gumbel's and LogNormal's moments, Cauchy's median and quartiles.
+        typed_tensor::manual_seed(5);
+        let n = 40_000;
+        let m = |t: Tensor<f64, _>| host(t.try_mean(&[0], false).unwrap());
+        for (got, want) in m(g.sample(&[n]).unwrap())
+            .iter()
+            .zip(host(g.mean().unwrap()))
+        {
+            assert!((got - want).abs() < 0.04, "{got} against {want}");
+        }
+        for (got, want) in m(l.sample(&[n]).unwrap())
+            .iter()
+            .zip(host(l.mean().unwrap()))
+        {
+            assert!((got - want).abs() < 0.06 * want, "{got} against {want}");
+        }
+        let s = host(c.sample(&[n]).unwrap().select(1, 0).unwrap());
+        let below = |x: f64| s.iter().filter(|&&v| v < x).count() as f64 / n as f64;
+        assert!((below(0.0) - 0.5).abs() < 0.01 && (below(1.0) - 0.75).abs() < 0.01);
+        // rsample reaches the parameters.
+        let sc = f(vec![1.0, 0.5]).with_requires_grad(true).unwrap();
+        let x = Gumbel::new(&loc, &sc).unwrap().rsample(&[4]).unwrap();
+        x.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert!(
+            sc.grad_tensor()
+                .unwrap()
+                .try_to_vec()
+                .unwrap()
+                .iter()
+                .all(|v| v.is_finite())
+        );
     });
 }
