@@ -247,14 +247,27 @@ impl Node {
             buf.add_(&g)
         };
         Arc::new(Node {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            op: Op::Leaf,
-            inputs: Vec::new(),
-            saved: Mutex::new(None),
             sink: Some(Box::new(sink)),
-            hooks: Mutex::new(Vec::new()),
-            saves_output: false,
+            ..Node::op(Op::Leaf, Vec::new(), None, false)
         })
+    }
+
+    /// A node of `op` (not a leaf) with a fresh id.
+    fn op(
+        op: Op,
+        inputs: Vec<Option<Arc<Node>>>,
+        saved: Option<(Vec<Saved>, Vec<Registration>)>,
+        saves_output: bool,
+    ) -> Node {
+        Node {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            op,
+            inputs,
+            saved: Mutex::new(saved),
+            sink: None,
+            hooks: Mutex::new(Vec::new()),
+            saves_output,
+        }
     }
 
     /// The op's name (`"mul"`), or `"leaf"`.
@@ -315,15 +328,12 @@ fn record_node<T: Element, D: Backend>(
         return out;
     }
     let mut out = out;
-    out.node = Some(Arc::new(Node {
-        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+    out.node = Some(Arc::new(Node::op(
         op,
-        inputs: inputs.iter().map(|t| t.node()).collect(),
-        saved: Mutex::new(Some(saved.iter().map(|t| t.save()).unzip())),
-        sink: None,
-        hooks: Mutex::new(Vec::new()),
+        inputs.iter().map(|t| t.node()).collect(),
+        Some(saved.iter().map(|t| t.save()).unzip()),
         saves_output,
-    }));
+    )));
     out.requires_grad = true;
     out
 }
@@ -426,16 +436,9 @@ fn saved_with_outputs(saved: &[Saved], node: &Arc<Node>) -> Result<Vec<Saved>> {
         let owner = if at == this {
             node.clone()
         } else {
-            Arc::new(Node {
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                op,
-                inputs: node.inputs.clone(),
-                // The versions are checked by `node`, which shares these tensors.
-                saved: Mutex::new(Some((saved.to_vec(), Vec::new()))),
-                sink: None,
-                hooks: Mutex::new(Vec::new()),
-                saves_output: false,
-            })
+            // The versions are checked by `node`, which shares these tensors.
+            let again = (saved.to_vec(), Vec::new());
+            Arc::new(Node::op(op, node.inputs.clone(), Some(again), false))
         };
         all[at] = attach(&saved[at], owner)?;
     }

@@ -1,6 +1,6 @@
 //! The continuous families: Normal, Uniform, Exponential, Laplace (PyTorch's formulas).
 
-use super::{Distribution, KlDivergence, broadcast, check, check_real, extended};
+use super::{Distribution, KlDivergence, broadcast, check, check_real, extended, loc_scale};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -41,9 +41,7 @@ impl<T: FloatElement, D: Backend> Normal<T, D> {
     /// `Broadcast` when the shapes do not broadcast; `InvalidArgument` for a scale that is
     /// not positive.
     pub fn new(loc: &Tensor<T, D>, scale: &Tensor<T, D>) -> Result<Self> {
-        let (p, batch) = broadcast("Normal", &[loc, scale])?;
-        positive("Normal", "scale", &p[1])?;
-        let [loc, scale] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+        let (loc, scale, batch) = loc_scale("Normal", loc, scale)?;
         Ok(Normal { loc, scale, batch })
     }
     /// The mean, `loc`.
@@ -364,9 +362,7 @@ impl<T: FloatElement, D: Backend> Laplace<T, D> {
     /// # Errors
     /// `Broadcast`; `InvalidArgument` for a scale that is not positive.
     pub fn new(loc: &Tensor<T, D>, scale: &Tensor<T, D>) -> Result<Self> {
-        let (p, batch) = broadcast("Laplace", &[loc, scale])?;
-        positive("Laplace", "scale", &p[1])?;
-        let [loc, scale] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+        let (loc, scale, batch) = loc_scale("Laplace", loc, scale)?;
         Ok(Laplace { loc, scale, batch })
     }
     /// The mean, `loc`.

@@ -1,6 +1,6 @@
 //! More location–scale families: Cauchy, Gumbel and LogNormal (PyTorch's formulas).
 
-use super::{Distribution, KlDivergence, Normal, broadcast, check, check_real, extended};
+use super::{Distribution, KlDivergence, Normal, check, check_real, extended, loc_scale};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -10,25 +10,6 @@ use std::f64::consts::PI;
 
 /// The Euler–Mascheroni constant.
 const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
-
-/// `(loc, scale, batch_shape)`.
-type LocScale<T, D> = (Tensor<T, D>, Tensor<T, D>, Shape);
-
-/// The parameters `(loc, scale)` broadcast together, the scale checked positive.
-fn loc_scale<T: FloatElement, D: Backend>(
-    op: &'static str,
-    loc: &Tensor<T, D>,
-    scale: &Tensor<T, D>,
-) -> Result<LocScale<T, D>> {
-    let (p, batch) = broadcast(op, &[loc, scale])?;
-    check(
-        op,
-        p[1].try_gt_scalar(T::ZERO)?,
-        "scale must be positive (and not NaN)",
-    )?;
-    let [loc, scale] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
-    Ok((loc, scale, batch))
-}
 
 /// Uniform draws of `shape ++ batch` on `like`'s device, in `(0, 1)`: clamped away from 0 and 1
 /// by the dtype's resolution, as PyTorch's `clamp_probs`.

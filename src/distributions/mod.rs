@@ -143,3 +143,23 @@ fn eps<T: FloatElement>() -> f64 {
         _ => f64::EPSILON,
     }
 }
+
+/// `(loc, scale, batch_shape)`.
+type LocScale<T, D> = (Tensor<T, D>, Tensor<T, D>, Shape);
+
+/// The parameters `(loc, scale)` of a location–scale family broadcast together, the scale
+/// checked positive.
+fn loc_scale<T: FloatElement, D: Backend>(
+    op: &'static str,
+    loc: &Tensor<T, D>,
+    scale: &Tensor<T, D>,
+) -> Result<LocScale<T, D>> {
+    let (p, batch) = broadcast(op, &[loc, scale])?;
+    check(
+        op,
+        p[1].try_gt_scalar(T::ZERO)?,
+        "scale must be positive (and not NaN)",
+    )?;
+    let [loc, scale] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+    Ok((loc, scale, batch))
+}

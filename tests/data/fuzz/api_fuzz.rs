@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(60);
+            let f = g.n(62);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1240,6 +1240,25 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         })?;
                         y.try_mul(&y)?.try_sum(&[], false)?.try_backward()?;
                         xg.grad_tensor().unwrap()
+                    }
+                    60 => {
+                        // Distributions with arbitrary parameters, values and sample shapes.
+                        use typed_tensor::distributions::*;
+                        let shape = [u % 3, i.unsigned_abs() as usize % 5];
+                        let shape = &shape[..(u % 3)];
+                        match u % 6 {
+                            0 => { let d = Normal::new(&x, &y)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_sum(&[], false)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            1 => { let d = Uniform::new(&x, &y)?; d.log_prob(&x)?.try_add(&d.cdf(&x)?)? }
+                            2 => { let d = Categorical::from_logits(&x)?; d.log_prob(&at)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_cast::<f64>()?.try_sum(&[], false)?)? }
+                            3 => { let d = MultivariateNormal::from_covariance(&x, &y)?; d.log_prob(&x)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
+                            4 => { let d = Bernoulli::from_probs(&x)?; kl_divergence(&d, &Bernoulli::from_logits(&y)?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
+                            _ => { let d = Gumbel::new(&x, &y)?; kl_divergence(&Cauchy::new(&x, &y)?, &Cauchy::new(&y, &x)?)?.try_add(&d.log_prob(&y)?)? }
+                        }
+                    }
+                    61 => {
+                        use typed_tensor::distributions::Distribution as _;
+                        let p = Tensor::<f64>::from_vec(vec![e1.abs(), e2.abs()], [2])?;
+                        typed_tensor::distributions::Poisson::new(&p)?.sample(&[u % 4])?
                     }
                     39 => typed_tensor::nn::conv_transpose3d(&x, &y, None, typed_tensor::nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0))?,
                     _ => x.try_addbmm(&y, &y, e1, e2)?,
