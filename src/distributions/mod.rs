@@ -28,11 +28,13 @@
 
 mod continuous;
 mod discrete;
+mod gamma;
 mod location_scale;
 mod multivariate;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
 pub use discrete::{Bernoulli, Categorical, Poisson};
+pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal};
 pub use multivariate::MultivariateNormal;
 
@@ -79,8 +81,8 @@ pub trait KlDivergence<Q> {
 }
 
 /// `KL(p ‖ q)` (PyTorch `torch.distributions.kl_divergence`), for two distributions of one
-/// family: Normal, Uniform, Exponential, Laplace, Cauchy, LogNormal, Bernoulli, Categorical,
-/// Poisson, MultivariateNormal. Infinite where `q`
+/// family: Normal, Uniform, Exponential, Laplace, Cauchy, LogNormal, Gamma, Beta, Dirichlet,
+/// Bernoulli, Categorical, Poisson, MultivariateNormal. Infinite where `q`
 /// has no mass under some of `p`'s, as in PyTorch.
 ///
 /// # Errors

@@ -7,8 +7,8 @@
 
 use crate::common::assert_close;
 use typed_tensor::distributions::{
-    Bernoulli, Categorical, Cauchy, Distribution, Exponential, Gumbel, Laplace, LogNormal,
-    MultivariateNormal, Normal, Poisson, Uniform, kl_divergence,
+    Bernoulli, Beta, Categorical, Cauchy, Dirichlet, Distribution, Exponential, Gamma, Gumbel,
+    Laplace, LogNormal, MultivariateNormal, Normal, Poisson, Uniform, kl_divergence,
 };
 use typed_tensor::prelude::*;
 
@@ -684,5 +684,133 @@ fn cauchy_gumbel_lognormal_match_pytorch() {
                 .iter()
                 .all(|v| v.is_finite())
         );
+    });
+}
+
+#[test]
+fn gamma_beta_dirichlet_match_pytorch() {
+    on_every_device!("distributions_gamma", |dev| {
+        let f =
+            |v: Vec<f64>, d: &[usize]| Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev).unwrap();
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let g = Gamma::new(&f(vec![0.5, 2.0, 7.5], &[3]), &f(vec![1.0, 3.0, 0.5], &[3])).unwrap();
+        let v = f(vec![0.2, 1.0, 12.0], &[3]);
+        assert_close(
+            &host(g.log_prob(&v).unwrap()),
+            &[
+                0.03235401329234999,
+                -0.8027754226637804,
+                -2.5810748673363184,
+            ],
+            1e-12,
+        );
+        assert_close(
+            &host(g.entropy().unwrap()),
+            &[0.09060992991398853, 0.4786033762334232, 3.073587769719113],
+            1e-12,
+        );
+        assert_close(
+            &host(g.cdf(&v).unwrap()),
+            &[0.47291074313446185, 0.8008517265285442, 0.3209709429095853],
+            1e-10,
+        );
+        let mv: Vec<f64> = [host(g.mean().unwrap()), host(g.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[0.5, 0.6666666666666666, 15.0, 0.5, 0.2222222222222222, 30.0],
+            1e-13,
+        );
+        let g2 = Gamma::new(&f(vec![1.0, 1.0, 5.0], &[3]), &f(vec![2.0, 1.0, 1.0], &[3])).unwrap();
+        assert_close(
+            &host(kl_divergence(&g, &g2).unwrap()),
+            &[0.21624288952606607, 0.18806329043324355, 4.544847401404704],
+            1e-12,
+        );
+        let b = Beta::new(&f(vec![0.5, 2.0], &[2]), &f(vec![1.5, 3.0], &[2])).unwrap();
+        let bv = f(vec![0.3, 0.9], &[2]);
+        assert_close(
+            &host(b.log_prob(&bv).unwrap()),
+            &[-0.027933775095853042, -2.2256240518579173],
+            1e-12,
+        );
+        assert_close(
+            &host(b.entropy().unwrap()),
+            &[-0.5484172947105447, -0.23490664978800035],
+            1e-12,
+        );
+        let mv: Vec<f64> = [host(b.mean().unwrap()), host(b.variance().unwrap())].concat();
+        assert_close(&mv, &[0.25, 0.4, 0.0625, 0.04], 1e-13);
+        let b2 = Beta::new(&f(vec![1.0, 4.0], &[2]), &f(vec![1.0, 0.5], &[2])).unwrap();
+        assert_close(
+            &host(kl_divergence(&b, &b2).unwrap()),
+            &[0.5484172947105447, 3.103627824431646],
+            1e-12,
+        );
+        let d = Dirichlet::new(&f(vec![1.0, 2.0, 3.0, 0.5, 0.5, 4.0], &[2, 3])).unwrap();
+        let dv = f(vec![0.2, 0.3, 0.5], &[3]);
+        assert_close(
+            &host(d.log_prob(&dv).unwrap()),
+            &[1.5040773967762737, -0.43117170802932714],
+            1e-12,
+        );
+        assert_close(
+            &host(d.entropy().unwrap()),
+            &[-1.2443445622221008, -2.9611921697237134],
+            1e-12,
+        );
+        let mv: Vec<f64> = [host(d.mean().unwrap()), host(d.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[
+                0.16666666666666666,
+                0.3333333333333333,
+                0.5,
+                0.1,
+                0.1,
+                0.8,
+                0.01984126984126984,
+                0.031746031746031744,
+                0.03571428571428571,
+                0.015,
+                0.015,
+                0.02666666666666667,
+            ],
+            1e-13,
+        );
+        let d2 = Dirichlet::new(&f(vec![2.0, 2.0, 2.0, 1.0, 1.0, 1.0], &[2, 3])).unwrap();
+        assert_close(
+            &host(kl_divergence(&d, &d2).unwrap()),
+            &[0.8068528194400547, 2.268044989163768],
+            1e-12,
+        );
+        // Sample means, values in the support; refusals.
+        typed_tensor::manual_seed(3);
+        let n = 30_000;
+        let m = |t: Tensor<f64, _>| host(t.try_mean(&[0], false).unwrap());
+        for (got, want) in m(g.sample(&[n]).unwrap())
+            .iter()
+            .zip([0.5, 2.0 / 3.0, 15.0])
+        {
+            assert!(
+                (got - want).abs() < 0.03 * want.max(1.0),
+                "{got} against {want}"
+            );
+        }
+        let s = b.sample(&[n]).unwrap();
+        assert_eq!(s.dims(), [n, 2]);
+        for (got, want) in m(s).iter().zip([0.25, 0.4]) {
+            assert!((got - want).abs() < 0.01, "{got} against {want}");
+        }
+        let s = d.sample(&[4]).unwrap();
+        assert_eq!(s.dims(), [4, 2, 3]);
+        for row in host(s.try_sum(&[-1], false).unwrap()) {
+            assert!((row - 1.0).abs() < 1e-12);
+        }
+        assert!(Gamma::new(&f(vec![0.0], &[1]), &f(vec![1.0], &[1])).is_err());
+        assert!(Beta::new(&f(vec![1.0], &[1]), &f(vec![f64::INFINITY], &[1])).is_err());
+        assert!(Dirichlet::new(&f(vec![], &[0])).is_err());
+        assert!(g.log_prob(&f(vec![0.0, 1.0, 1.0], &[3])).is_err());
+        assert!(b.log_prob(&f(vec![1.5, 0.5], &[2])).is_err());
+        assert!(d.log_prob(&f(vec![0.5, 0.5, 0.5], &[3])).is_err());
     });
 }

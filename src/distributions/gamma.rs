@@ -1,0 +1,343 @@
+//! The gamma family and its normalisations: Gamma, Beta, Dirichlet (PyTorch's formulas).
+//! Samples are drawn on the host (`rand_distr`'s `Gamma`) from the global generator, so every
+//! device gives the same values for a seed; they have no `rsample` here (PyTorch's implicit
+//! reparameterization needs the incomplete gamma function's derivative in its first argument).
+
+use super::{Distribution, KlDivergence, broadcast, check, extended};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use rand_distr::Distribution as _;
+
+/// One `Gamma(α, 1)` draw per element of `alpha` (positive, checked by the constructors).
+fn standard_gamma<T: FloatElement, D: Backend>(alpha: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+    const OP: &str = "Gamma.sample";
+    let a = alpha.try_to_vec()?;
+    let draws = crate::tensor::with_global_rng(|rng| {
+        let mut out = crate::alloc::with_capacity(OP, a.len())?;
+        for &ai in &a {
+            let g =
+                rand_distr::Gamma::new(ai.to_f64(), 1.0).map_err(|e| Error::InvalidArgument {
+                    op: OP,
+                    msg: format!("concentration {}: {e}", ai.to_f64()),
+                })?;
+            out.push(T::from_f64(g.sample(rng)));
+        }
+        Ok::<_, Error>(out)
+    })?;
+    Tensor::from_vec_on(draws, alpha.dims().to_vec(), alpha.device_handle())
+}
+
+fn positive<T: FloatElement, D: Backend>(
+    op: &'static str,
+    what: &str,
+    t: &Tensor<T, D>,
+) -> Result<()> {
+    let finite = t.try_is_finite()?;
+    check(
+        op,
+        t.try_gt_scalar(T::ZERO)?.try_logical_and(&finite)?,
+        &format!("{what} must be positive and finite"),
+    )
+}
+
+/// `Σ lgamma(c) - lgamma(Σ c) - (k - Σ c) ψ(Σ c) - Σ (c - 1) ψ(c)` over the last axis: the
+/// Dirichlet entropy (the Beta's with `k = 2`).
+fn dirichlet_entropy<T: FloatElement, D: Backend>(c: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+    let k = c.dims()[c.ndim() - 1] as f64;
+    let a0 = c.try_sum(&[-1], false)?;
+    c.try_lgamma()?
+        .try_sum(&[-1], false)?
+        .try_sub(&a0.try_lgamma()?)?
+        .try_sub(
+            &a0.try_rsub_scalar(T::from_f64(k))?
+                .try_mul(&a0.try_digamma()?)?,
+        )?
+        .try_sub(
+            &c.try_sub_scalar(T::ONE)?
+                .try_mul(&c.try_digamma()?)?
+                .try_sum(&[-1], false)?,
+        )
+}
+
+/// The gamma distribution with `concentration` α and `rate` β (PyTorch `Gamma`).
+#[derive(Clone)]
+pub struct Gamma<T: FloatElement, D: Backend> {
+    concentration: Tensor<T, D>,
+    rate: Tensor<T, D>,
+    batch: Shape,
+}
+
+impl<T: FloatElement, D: Backend> Gamma<T, D> {
+    /// The density `β^α x^(α-1) e^(-βx) / Γ(α)` on `x > 0`, the parameters broadcast.
+    ///
+    /// # Errors
+    /// `Broadcast`; `InvalidArgument` for a parameter that is not positive and finite.
+    pub fn new(concentration: &Tensor<T, D>, rate: &Tensor<T, D>) -> Result<Self> {
+        let (p, batch) = broadcast("Gamma", &[concentration, rate])?;
+        positive("Gamma", "concentration", &p[0])?;
+        positive("Gamma", "rate", &p[1])?;
+        let [concentration, rate] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+        Ok(Gamma {
+            concentration,
+            rate,
+            batch,
+        })
+    }
+    /// The mean, `α / β`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        self.concentration.try_div(&self.rate)
+    }
+    /// The variance, `α / β²`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        self.concentration.try_div(&self.rate.try_mul(&self.rate)?)
+    }
+    /// `P(X ≤ value)`, the regularized lower incomplete gamma function `P(α, β value)`.
+    ///
+    /// # Errors
+    /// As [`Distribution::log_prob`].
+    pub fn cdf(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        check(
+            "Gamma.cdf",
+            value.try_ge_scalar(T::ZERO)?,
+            "the value lies outside the support [0, inf)",
+        )?;
+        self.concentration.try_gammainc(&self.rate.try_mul(value)?)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Gamma<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        &self.batch
+    }
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        crate::autograd::no_grad(|| {
+            let alpha = self
+                .concentration
+                .expand(extended(sample_shape, &self.batch))?;
+            standard_gamma(&alpha)?.try_div(&self.rate)
+        })
+    }
+    /// `xlogy(α, β) + xlogy(α - 1, value) - β value - lgamma(α)`.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        check(
+            "Gamma.log_prob",
+            value.try_gt_scalar(T::ZERO)?,
+            "the value lies outside the support (0, inf)",
+        )?;
+        let a = &self.concentration;
+        a.try_xlogy(&self.rate)?
+            .try_add(&a.try_sub_scalar(T::ONE)?.try_xlogy(value)?)?
+            .try_sub(&self.rate.try_mul(value)?)?
+            .try_sub(&a.try_lgamma()?)
+    }
+    /// `α - log β + lgamma(α) + (1 - α) ψ(α)`.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        let a = &self.concentration;
+        a.try_sub(&self.rate.try_log()?)?
+            .try_add(&a.try_lgamma()?)?
+            .try_add(&a.try_rsub_scalar(T::ONE)?.try_mul(&a.try_digamma()?)?)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Gamma<T, D>> for Gamma<T, D> {
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_gamma_gamma`.
+    fn kl_divergence(&self, q: &Gamma<T, D>) -> Result<Tensor<T, D>> {
+        let (pa, pb, qa, qb) = (&self.concentration, &self.rate, &q.concentration, &q.rate);
+        let t1 = qa.try_mul(&pb.try_div(qb)?.try_log()?)?;
+        let t2 = qa.try_lgamma()?.try_sub(&pa.try_lgamma()?)?;
+        let t3 = pa.try_sub(qa)?.try_mul(&pa.try_digamma()?)?;
+        let t4 = qb.try_sub(pb)?.try_mul(&pa.try_div(pb)?)?;
+        t1.try_add(&t2)?.try_add(&t3)?.try_add(&t4)
+    }
+}
+
+/// The Dirichlet distribution over the probability simplex of the last axis of its
+/// `concentration` `(..., k)` (PyTorch `Dirichlet`).
+#[derive(Clone)]
+pub struct Dirichlet<T: FloatElement, D: Backend> {
+    concentration: Tensor<T, D>,
+    batch: Shape,
+}
+
+impl<T: FloatElement, D: Backend> Dirichlet<T, D> {
+    /// The density `Γ(Σα) / Π Γ(α_i) · Π x_i^(α_i - 1)` on the simplex.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a 0-d tensor or one without classes, or a concentration that is
+    /// not positive and finite.
+    pub fn new(concentration: &Tensor<T, D>) -> Result<Self> {
+        let Some((_, batch)) = concentration.dims().split_last().filter(|(k, _)| **k > 0) else {
+            return Err(Error::InvalidArgument {
+                op: "Dirichlet",
+                msg: format!(
+                    "needs a concentration (..., k) with k > 0, got {}",
+                    concentration.shape()
+                ),
+            });
+        };
+        positive("Dirichlet", "concentration", concentration)?;
+        Ok(Dirichlet {
+            concentration: concentration.clone(),
+            batch: Shape::new(batch.to_vec()),
+        })
+    }
+    /// The mean, `α / Σα`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        let c = &self.concentration;
+        c.try_div(&c.try_sum(&[-1], true)?)
+    }
+    /// The variances, `α (Σα - α) / ((Σα)² (Σα + 1))`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        let c = &self.concentration;
+        let a0 = c.try_sum(&[-1], true)?;
+        let den = a0.try_mul(&a0)?.try_mul(&a0.try_add_scalar(T::ONE)?)?;
+        c.try_mul(&a0.try_sub(c)?)?.try_div(&den)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Dirichlet<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        &self.batch
+    }
+    /// Gamma draws normalised over the last axis.
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        crate::autograd::no_grad(|| {
+            let dims: Vec<usize> = sample_shape
+                .iter()
+                .chain(self.concentration.dims())
+                .copied()
+                .collect();
+            let g = standard_gamma(&self.concentration.expand(dims)?)?;
+            g.try_div(&g.try_sum(&[-1], true)?)
+        })
+    }
+    /// `Σ xlogy(α - 1, value) + lgamma(Σα) - Σ lgamma(α)` over the last axis.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let c = &self.concentration;
+        let total = value
+            .try_sum(&[-1], false)?
+            .try_sub_scalar(T::ONE)?
+            .try_abs()?;
+        let ok = value.try_ge_scalar(T::ZERO)?.try_all(&[-1], false)?;
+        let ok = ok.try_logical_and(&total.try_lt_scalar(T::from_f64(1e-6))?)?;
+        check(
+            "Dirichlet.log_prob",
+            ok,
+            "the value must lie on the simplex (non-negative, summing to 1)",
+        )?;
+        c.try_sub_scalar(T::ONE)?
+            .try_xlogy(value)?
+            .try_sum(&[-1], false)?
+            .try_add(&c.try_sum(&[-1], false)?.try_lgamma()?)?
+            .try_sub(&c.try_lgamma()?.try_sum(&[-1], false)?)
+    }
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        dirichlet_entropy(&self.concentration)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Dirichlet<T, D>> for Dirichlet<T, D> {
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_dirichlet_dirichlet`.
+    fn kl_divergence(&self, q: &Dirichlet<T, D>) -> Result<Tensor<T, D>> {
+        let (p, r) = (&self.concentration, &q.concentration);
+        let (sp, sq) = (p.try_sum(&[-1], false)?, r.try_sum(&[-1], false)?);
+        let t1 = sp.try_lgamma()?.try_sub(&sq.try_lgamma()?)?;
+        let t2 = p
+            .try_lgamma()?
+            .try_sub(&r.try_lgamma()?)?
+            .try_sum(&[-1], false)?;
+        let t4 = p
+            .try_digamma()?
+            .try_sub(&sp.try_digamma()?.unsqueeze(-1)?)?;
+        let t34 = p.try_sub(r)?.try_mul(&t4)?.try_sum(&[-1], false)?;
+        t1.try_sub(&t2)?.try_add(&t34)
+    }
+}
+
+/// The beta distribution on `[0, 1]` with `concentration1` α and `concentration0` β
+/// (PyTorch `Beta`): the Dirichlet of `(α, β)` read at its first class.
+#[derive(Clone)]
+pub struct Beta<T: FloatElement, D: Backend> {
+    pair: Dirichlet<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> Beta<T, D> {
+    /// The density `x^(α-1) (1-x)^(β-1) / B(α, β)`, the parameters broadcast.
+    ///
+    /// # Errors
+    /// As [`Gamma::new`].
+    pub fn new(concentration1: &Tensor<T, D>, concentration0: &Tensor<T, D>) -> Result<Self> {
+        let (p, _) = broadcast("Beta", &[concentration1, concentration0])?;
+        Ok(Beta {
+            pair: Dirichlet::new(&Tensor::try_stack(&[&p[0], &p[1]], -1)?)
+                .map_err(|e| e.renamed("Beta"))?,
+        })
+    }
+    /// The mean, `α / (α + β)`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        self.pair.mean()?.select(-1, 0)
+    }
+    /// The variance, `αβ / ((α + β)² (α + β + 1))`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        self.pair.variance()?.select(-1, 0)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Beta<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        self.pair.batch_shape()
+    }
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        self.pair.sample(sample_shape)?.select(-1, 0)
+    }
+    /// `xlogy(α - 1, value) + xlogy(β - 1, 1 - value) - log B(α, β)`.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let ok = value
+            .try_ge_scalar(T::ZERO)?
+            .try_logical_and(&value.try_le_scalar(T::ONE)?)?;
+        check(
+            "Beta.log_prob",
+            ok,
+            "the value lies outside the support [0, 1]",
+        )?;
+        let pair = Tensor::try_stack(&[value, &value.try_rsub_scalar(T::ONE)?], -1)?;
+        self.pair.log_prob(&pair)
+    }
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        self.pair.entropy()
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Beta<T, D>> for Beta<T, D> {
+    type Out = Tensor<T, D>;
+    /// The Dirichlet divergence of the pairs (PyTorch's `_kl_beta_beta` in another form).
+    fn kl_divergence(&self, q: &Beta<T, D>) -> Result<Tensor<T, D>> {
+        self.pair.kl_divergence(&q.pair)
+    }
+}
