@@ -2,6 +2,7 @@
 //! forward runs without recording, and one node records the result with the user's rule.
 
 use super::{Grad, Saved, record_out, saved, take};
+
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -111,4 +112,94 @@ where
     };
     let tracked: Vec<&dyn super::Tracked> = inputs.iter().map(|x| *x as _).collect();
     Ok(record_out(out, super::Op::Custom(rule), &tracked, &tracked))
+}
+
+/// Gradient checkpointing (PyTorch `torch.utils.checkpoint` with `use_reentrant=True`):
+/// `f(inputs)` runs without recording, so none of its intermediate results is kept for
+/// backward; the backward pass runs `f` again, recorded, on fresh leaves holding the inputs'
+/// values, and backpropagates through that. Memory for compute: a block's activations are
+/// freed after its forward. The global generator is restored for the second run, so `f`'s
+/// random draws (dropout) repeat, as PyTorch's `preserve_rng_state`.
+///
+/// Tensors `f` captures (a block's weights) get their gradients as in PyTorch's reentrant
+/// form: the second run's backward adds into their gradient buffers, so they must be leaves
+/// reached by [`Tensor::try_backward`]; [`super::grad`] and [`super::grad_create_graph`]
+/// through a checkpoint are an `Err` (as PyTorch's reentrant checkpoint does not support
+/// `torch.autograd.grad`). `f` must give the same shape both times. When no input requires
+/// grad (with recording on), `f` simply runs recorded, so its captured tensors still get
+/// their gradients (PyTorch would leave them `None`).
+///
+/// ```
+/// use typed_tensor::autograd::checkpoint;
+/// use typed_tensor::prelude::*;
+/// let w = Tensor::<f64>::from_vec(vec![0.5, -1.0, 2.0, 1.0], [2, 2])?.with_requires_grad(true)?;
+/// let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [1, 2])?.with_requires_grad(true)?;
+/// let wc = w.clone(); // shares w's gradient buffer
+/// let y = checkpoint(move |v| v[0].try_matmul(&wc)?.try_tanh(), &[&x])?;
+/// y.try_sum(&[], false)?.try_backward()?;
+/// assert!(x.grad().is_some() && w.grad().is_some());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `f`'s errors. During backward: `f`'s errors; `InvalidArgument` in a capturing or
+/// `create_graph` pass, or when the second run's result has another shape.
+pub fn checkpoint<T, D, F>(f: F, inputs: &[&Tensor<T, D>]) -> Result<Tensor<T, D>>
+where
+    T: FloatElement,
+    D: Backend,
+    F: Fn(&[Tensor<T, D>]) -> Result<Tensor<T, D>> + Send + Sync + 'static,
+{
+    if super::is_grad_enabled() && !inputs.iter().any(|x| x.requires_grad()) {
+        // No input carries a graph, so no node would record the checkpoint and the tensors
+        // `f` captures would get no gradient (PyTorch warns that they are None): run `f`
+        // recorded instead, keeping its intermediates.
+        let xs: Vec<Tensor<T, D>> = inputs.iter().map(|x| (*x).clone()).collect();
+        return f(&xs);
+    }
+    let f = Arc::new(f);
+    let rng = crate::tensor::rng_state();
+    let again = f.clone();
+    let backward = move |g: &Tensor<T, D>, xs: &[Tensor<T, D>], _: &Tensor<T, D>| {
+        let refuse = |what: &str| Error::InvalidArgument {
+            op: "checkpoint",
+            msg: format!(
+                "{what} through a checkpoint is not supported (as PyTorch's reentrant checkpoint); use backward(), or call the function without checkpoint"
+            ),
+        };
+        if super::is_grad_enabled() {
+            return Err(refuse("create_graph"));
+        }
+        if super::capturing() {
+            return Err(refuse("autograd::grad"));
+        }
+        let leaves = (xs.iter())
+            .map(|x| match x.requires_grad() {
+                true => x.detach().with_requires_grad(true),
+                false => Ok(x.detach()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The second run draws what the first drew; the generator then goes on from where it
+        // was before the replay.
+        let now = crate::tensor::rng_state();
+        crate::tensor::set_rng_state(rng.clone());
+        let out = super::enable_grad(|| again(&leaves));
+        crate::tensor::set_rng_state(now);
+        let out = out?;
+        if out.shape() != g.shape() {
+            return Err(Error::InvalidArgument {
+                op: "checkpoint",
+                msg: format!(
+                    "the function gave shape {} when run again for backward, {} the first time; it must be deterministic in shape",
+                    out.shape(),
+                    g.shape()
+                ),
+            });
+        }
+        if out.grad_fn().is_some() {
+            out.try_backward_with(g, false)?;
+        }
+        Ok(leaves.iter().map(|l| l.grad_tensor()).collect())
+    };
+    custom("checkpoint", inputs, |v| f(v), backward)
 }

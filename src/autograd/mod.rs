@@ -30,7 +30,7 @@ use version::Registration;
 pub(crate) use version::bump;
 
 pub use check::{gradcheck, gradgradcheck};
-pub use function::custom;
+pub use function::{checkpoint, custom};
 pub use functional::{Vjp, hessian, hvp, jacobian, jvp, vjp};
 pub use grad::{grad, grad_create_graph, grad_with};
 pub use hooks::HookHandle;
@@ -50,6 +50,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 thread_local! {
     static ENABLED: Cell<bool> = const { Cell::new(true) };
+    /// Whether a backward pass on this thread captures gradients ([`grad`]) rather than
+    /// accumulating them.
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the backward pass running on this thread captures gradients (`autograd::grad`).
+pub(crate) fn capturing() -> bool {
+    CAPTURING.with(Cell::get)
 }
 
 /// Whether ops on this thread record the graph (PyTorch `torch.is_grad_enabled`).
@@ -371,11 +379,14 @@ fn backward_pass(
     create_graph: bool,
     capture: Option<&HashMap<u64, Vec<usize>>>,
 ) -> Result<Vec<Option<Grad>>> {
-    if create_graph && is_grad_enabled() {
+    let prev = CAPTURING.with(|c| c.replace(capture.is_some()));
+    let out = if create_graph && is_grad_enabled() {
         run_backward(root, grad, true, true, capture)
     } else {
         no_grad(|| run_backward(root, grad, retain_graph, false, capture))
-    }
+    };
+    CAPTURING.with(|c| c.set(prev));
+    out
 }
 
 /// `s` (a saved float tensor) as the output of `node`, for a `create_graph` pass.

@@ -27,6 +27,16 @@ pub(crate) fn next_key() -> u64 {
     with_global_rng(|r| r.random())
 }
 
+/// The global generator's state (PyTorch `get_rng_state`), to replay its draws.
+pub(crate) fn rng_state() -> StdRng {
+    with_global_rng(|r| r.clone())
+}
+
+/// Puts the global generator in `state` (PyTorch `set_rng_state`).
+pub(crate) fn set_rng_state(state: StdRng) {
+    *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(state);
+}
+
 pub(crate) fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
     let mut g = GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner());
     f(g.get_or_insert_with(|| StdRng::seed_from_u64(DEFAULT_SEED)))

@@ -161,3 +161,74 @@ fn custom_ops_record_the_users_rule() {
         );
     });
 }
+
+#[test]
+fn checkpoint_recomputes_the_same_gradients() {
+    use typed_tensor::autograd::checkpoint;
+    on_every_device!("checkpoint", |dev| {
+        let t = |v: Vec<f64>, d: &[usize]| {
+            Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap()
+        };
+        let vals = |n: usize, s: f64| {
+            (0..n)
+                .map(|i| ((i as f64 + s) * 0.37).sin())
+                .collect::<Vec<_>>()
+        };
+        // A block with captured weights and dropout, run plain and checkpointed from one seed.
+        let run = |check: bool| {
+            let (w1, w2) = (t(vals(12, 1.0), &[4, 3]), t(vals(6, 2.0), &[3, 2]));
+            let x = t(vals(8, 3.0), &[2, 4]);
+            let (a, b) = (w1.clone(), w2.clone());
+            let block = move |v: &[Tensor<f64, _>]| {
+                let h = v[0].try_matmul(&a)?.try_tanh()?;
+                let h = typed_tensor::nn::dropout(&h, 0.5, true)?;
+                h.try_matmul(&b)
+            };
+            typed_tensor::manual_seed(9);
+            let y = if check {
+                checkpoint(block, &[&x]).unwrap()
+            } else {
+                block(&[x.clone()]).unwrap()
+            };
+            let _ = Tensor::<f64, _>::rand_on([3], &dev).unwrap(); // draws between forward and backward
+            y.try_mul(&y)
+                .unwrap()
+                .try_sum(&[], false)
+                .unwrap()
+                .try_backward()
+                .unwrap();
+            let g = |t: &Tensor<f64, _>| t.grad_tensor().unwrap().try_to_vec().unwrap();
+            (y.try_to_vec().unwrap(), g(&x), g(&w1), g(&w2))
+        };
+        let (plain, ckpt) = (run(false), run(true));
+        assert_eq!(plain, ckpt);
+        assert!(plain.1.iter().any(|&v| v != 0.0) && plain.2.iter().any(|&v| v != 0.0));
+        // No input requires grad: f runs recorded, so the captured weight still gets its grad.
+        let w = t(vec![2.0], &[1]);
+        let wc = w.clone();
+        let c = Tensor::<f64, _>::from_vec_on(vec![3.0], [1], &dev).unwrap();
+        let y = checkpoint(move |v| v[0].try_mul(&wc), &[&c]).unwrap();
+        y.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert_eq!(w.grad_tensor().unwrap().try_to_vec().unwrap(), [3.0]);
+        // autograd::grad and create_graph through a checkpoint are Errs.
+        let x = t(vec![1.0, 2.0], &[2]);
+        let y = checkpoint(|v| v[0].try_mul(&v[0]), &[&x])
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap();
+        let e = typed_tensor::autograd::grad(&y, &[&x], true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("checkpoint") && e.contains("autograd::grad"),
+            "{e}"
+        );
+        let e = grad_create_graph(&y, None, &[&x]).unwrap_err().to_string();
+        assert!(e.contains("create_graph"), "{e}");
+        y.try_backward().unwrap();
+        assert_eq!(x.grad_tensor().unwrap().try_to_vec().unwrap(), [2.0, 4.0]);
+    });
+}

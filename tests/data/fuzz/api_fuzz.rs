@@ -1246,7 +1246,9 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 6 {
+                        match u % 8 {
+                            6 => { let d = Gamma::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)?.try_add(&kl_divergence(&d, &d)?)? }
+                            7 => { let d = Dirichlet::new(&x)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&Beta::new(&x, &y)?.sample(shape)?.try_sum(&[], false)?)? }
                             0 => { let d = Normal::new(&x, &y)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_sum(&[], false)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             1 => { let d = Uniform::new(&x, &y)?; d.log_prob(&x)?.try_add(&d.cdf(&x)?)? }
                             2 => { let d = Categorical::from_logits(&x)?; d.log_prob(&at)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_cast::<f64>()?.try_sum(&[], false)?)? }
