@@ -32,7 +32,7 @@ pub mod embed;
 pub mod factor;
 pub mod float_math;
 pub mod histograms;
-mod igamma;
+pub(crate) mod igamma;
 pub mod index;
 pub mod inplace;
 pub mod linalg;
