@@ -294,3 +294,138 @@ impl<T: FloatElement, D: Backend> KlDivergence<LogNormal<T, D>> for LogNormal<T,
         self.base.kl_divergence(&q.base)
     }
 }
+
+/// Student's t distribution with `df` degrees of freedom, `loc` and `scale` (PyTorch
+/// `StudentT`).
+#[derive(Clone)]
+pub struct StudentT<T: FloatElement, D: Backend> {
+    df: Tensor<T, D>,
+    loc: Tensor<T, D>,
+    scale: Tensor<T, D>,
+    batch: Shape,
+}
+
+impl<T: FloatElement, D: Backend> StudentT<T, D> {
+    /// The t distribution of `loc + scale · X`, `X` with `df` degrees of freedom; the three
+    /// broadcast together.
+    ///
+    /// # Errors
+    /// `Broadcast`; `InvalidArgument` for a `df` or scale that is not positive.
+    pub fn new(df: &Tensor<T, D>, loc: &Tensor<T, D>, scale: &Tensor<T, D>) -> Result<Self> {
+        let (p, batch) = super::broadcast("StudentT", &[df, loc, scale])?;
+        check(
+            "StudentT",
+            p[0].try_gt_scalar(T::ZERO)?,
+            "df must be positive (and not NaN)",
+        )?;
+        check(
+            "StudentT",
+            p[2].try_gt_scalar(T::ZERO)?,
+            "scale must be positive (and not NaN)",
+        )?;
+        let [df, loc, scale] = <[Tensor<T, D>; 3]>::try_from(p).expect("three parameters");
+        Ok(StudentT {
+            df,
+            loc,
+            scale,
+            batch,
+        })
+    }
+    fn by_df(&self, cases: &[(f64, f64)], value: Tensor<T, D>) -> Result<Tensor<T, D>> {
+        // `value` where df > the last bound; the constants below the bounds, in order.
+        let mut out = value;
+        for &(bound, v) in cases.iter().rev() {
+            let low = self.df.try_le_scalar(T::from_f64(bound))?;
+            out = Tensor::try_where(
+                &low,
+                &Tensor::scalar_on(T::from_f64(v), self.df.device_handle())?,
+                &out,
+            )?;
+        }
+        Ok(out)
+    }
+    /// The mean, `loc` where `df > 1`, NaN elsewhere.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        self.by_df(&[(1.0, f64::NAN)], self.loc.clone())
+    }
+    /// The variance, `scale² · df / (df - 2)` where `df > 2`, infinite for `1 < df ≤ 2`, NaN
+    /// for `df ≤ 1`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        let v = self.scale.try_mul(&self.scale)?.try_mul(&self.df)?;
+        let v = v.try_div(&self.df.try_sub_scalar(T::from_f64(2.0))?)?;
+        self.by_df(&[(1.0, f64::NAN), (2.0, f64::INFINITY)], v)
+    }
+    /// `loc + scale · X / √(Z / df)`, `X ~ N(0, 1)`, `Z ~ χ²(df)` (a gamma draw, differentiable
+    /// in `df` by implicit reparameterization): differentiable in the three parameters.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn rsample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        let half = T::from_f64(0.5);
+        let chi2 = super::Gamma::new(
+            &self.df.try_mul_scalar(half)?,
+            &Tensor::scalar_on(half, self.df.device_handle())?,
+        )?;
+        let z = chi2.rsample(sample_shape)?;
+        let x = Tensor::<T, D>::randn_on(
+            extended(sample_shape, &self.batch),
+            self.loc.device_handle(),
+        )?;
+        let y = x.try_mul(&z.try_div(&self.df)?.try_rsqrt()?)?;
+        self.loc.try_add(&self.scale.try_mul(&y)?)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for StudentT<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        &self.batch
+    }
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        crate::autograd::no_grad(|| self.rsample(sample_shape))
+    }
+    /// `-(df + 1)/2 · log1p(y²/df) - log scale - log(df π)/2 - lgamma(df/2) + lgamma((df+1)/2)`,
+    /// `y = (value - loc) / scale`.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        check_real("StudentT.log_prob", value)?;
+        let half = T::from_f64(0.5);
+        let y = value.try_sub(&self.loc)?.try_div(&self.scale)?;
+        let up = self.df.try_add_scalar(T::ONE)?.try_mul_scalar(half)?;
+        let z = self
+            .scale
+            .try_log()?
+            .try_add(&self.df.try_log()?.try_mul_scalar(half)?)?
+            .try_add_scalar(T::from_f64(0.5 * PI.ln()))?
+            .try_add(&self.df.try_mul_scalar(half)?.try_lgamma()?)?
+            .try_sub(&up.try_lgamma()?)?;
+        y.try_mul(&y)?
+            .try_div(&self.df)?
+            .try_log1p()?
+            .try_mul(&up)?
+            .try_neg()?
+            .try_sub(&z)
+    }
+    /// `log scale + (df+1)/2 · (ψ((df+1)/2) - ψ(df/2)) + log(df)/2 + log B(df/2, 1/2)`.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        let half = T::from_f64(0.5);
+        let (h, up) = (
+            self.df.try_mul_scalar(half)?,
+            self.df.try_add_scalar(T::ONE)?.try_mul_scalar(half)?,
+        );
+        let lbeta = h
+            .try_lgamma()?
+            .try_add_scalar(T::from_f64(0.5 * PI.ln()))?
+            .try_sub(&up.try_lgamma()?)?;
+        self.scale
+            .try_log()?
+            .try_add(&up.try_mul(&up.try_digamma()?.try_sub(&h.try_digamma()?)?)?)?
+            .try_add(&self.df.try_log()?.try_mul_scalar(half)?)?
+            .try_add(&lbeta)
+    }
+}

@@ -1,4 +1,5 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics: sampling
+//! Probability distributions with PyTorch's `torch.distributions` semantics (17 families):
+//! sampling
 //! (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -27,15 +28,17 @@
 //! ```
 
 mod continuous;
+mod counts;
 mod discrete;
 mod gamma;
 mod location_scale;
 mod multivariate;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
+pub use counts::{Binomial, Geometric};
 pub use discrete::{Bernoulli, Categorical, Poisson};
 pub use gamma::{Beta, Dirichlet, Gamma};
-pub use location_scale::{Cauchy, Gumbel, LogNormal};
+pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
 pub use multivariate::MultivariateNormal;
 
 use crate::backend::Backend;

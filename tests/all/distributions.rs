@@ -7,8 +7,9 @@
 
 use crate::common::assert_close;
 use typed_tensor::distributions::{
-    Bernoulli, Beta, Categorical, Cauchy, Dirichlet, Distribution, Exponential, Gamma, Gumbel,
-    Laplace, LogNormal, MultivariateNormal, Normal, Poisson, Uniform, kl_divergence,
+    Bernoulli, Beta, Binomial, Categorical, Cauchy, Dirichlet, Distribution, Exponential, Gamma,
+    Geometric, Gumbel, Laplace, LogNormal, MultivariateNormal, Normal, Poisson, StudentT, Uniform,
+    kl_divergence,
 };
 use typed_tensor::prelude::*;
 
@@ -879,5 +880,130 @@ fn gamma_family_rsample_gradients() {
                 .iter()
                 .all(|v| v.is_finite())
         );
+    });
+}
+
+#[test]
+fn student_t_binomial_geometric_match_pytorch() {
+    on_every_device!("distributions_counts", |dev| {
+        let f = |v: Vec<f64>| {
+            let n = v.len();
+            Tensor::<f64, _>::from_vec_on(v, [n], &dev).unwrap()
+        };
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let st = StudentT::new(
+            &f(vec![3.0, 1.5, 30.0]),
+            &f(vec![0.0, 1.0, -1.0]),
+            &f(vec![1.0, 2.0, 0.5]),
+        )
+        .unwrap();
+        assert_close(
+            &host(st.log_prob(&f(vec![0.5, -3.0, -1.2])).unwrap()),
+            &[
+                -1.1609742649705825,
+                -3.3939011955546623,
+                -0.31657014772169767,
+            ],
+            1e-12,
+        );
+        assert_close(
+            &host(st.entropy().unwrap()),
+            &[1.7734775718632918, 2.8428066484045944, 0.7593961492272605],
+            1e-12,
+        );
+        let mv: Vec<f64> = [host(st.mean().unwrap()), host(st.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[0.0, 1.0, -1.0, 3.0, f64::INFINITY, 0.26785714285714285],
+            1e-13,
+        );
+        let heavy = StudentT::new(&f(vec![1.0, 2.0]), &f(vec![0.0]), &f(vec![1.0])).unwrap();
+        assert!(
+            host(heavy.mean().unwrap())[0].is_nan()
+                && host(heavy.variance().unwrap())[1].is_infinite()
+        );
+        let b = Binomial::new(
+            &f(vec![10.0, 5.0, 0.0]),
+            Some(&f(vec![0.3, 0.0, 0.5])),
+            None,
+        )
+        .unwrap();
+        assert_close(
+            &host(b.log_prob(&f(vec![3.0, 0.0, 0.0])).unwrap()),
+            &[-1.321151277766889, -8.881784197001252e-16, 0.0],
+            1e-12,
+        );
+        let mv: Vec<f64> = [host(b.mean().unwrap()), host(b.variance().unwrap())].concat();
+        assert_close(&mv, &[3.0, 0.0, 0.0, 2.0999999999999996, 0.0, 0.0], 1e-13);
+        let six = Tensor::<f64, _>::scalar_on(6.0, &dev).unwrap();
+        let bh = Binomial::new(&six, Some(&f(vec![0.3, 0.0, 0.5])), None).unwrap();
+        assert_close(
+            &host(bh.entropy().unwrap()),
+            &[
+                1.5109781376341778,
+                4.740904635965554e-14,
+                1.6173633156271288,
+            ],
+            1e-10,
+        );
+        assert!(b.entropy().is_err()); // counts differ across the batch, as PyTorch refuses
+        let b2 = Binomial::new(&f(vec![10.0, 5.0]), None, Some(&f(vec![-0.5, 2.0]))).unwrap();
+        assert_close(
+            &host(b2.log_prob(&f(vec![10.0, 2.0])).unwrap()),
+            &[-9.740769841801065, -4.332054962220818],
+            1e-12,
+        );
+        let g = Geometric::new(Some(&f(vec![0.2, 0.9, 1.0])), None).unwrap();
+        assert_close(
+            &host(g.log_prob(&f(vec![3.0, 0.0, 0.0])).unwrap()),
+            &[-2.2788685663767296, -0.10536051565782628, 0.0],
+            1e-12,
+        );
+        assert_close(
+            &host(g.entropy().unwrap()),
+            &[
+                2.5020121176909393,
+                0.36120330376827575,
+                2.220446049250318e-16,
+            ],
+            1e-10,
+        );
+        let mv: Vec<f64> = [host(g.mean().unwrap()), host(g.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[
+                4.0,
+                0.11111111111111116,
+                0.0,
+                20.0,
+                0.12345679012345684,
+                0.0,
+            ],
+            1e-13,
+        );
+        // Samples' means; refusals.
+        typed_tensor::manual_seed(17);
+        let n = 30_000;
+        let m = |t: Tensor<f64, _>| host(t.try_mean(&[0], false).unwrap());
+        for (got, want) in m(b.sample(&[n]).unwrap()).iter().zip([3.0, 0.0, 0.0]) {
+            assert!((got - want).abs() < 0.05, "{got} against {want}");
+        }
+        for (got, want) in m(g.sample(&[n]).unwrap()).iter().zip([4.0, 1.0 / 9.0, 0.0]) {
+            assert!(
+                (got - want).abs() < 0.1 * want.max(0.2),
+                "{got} against {want}"
+            );
+        }
+        let t5 = StudentT::new(&f(vec![5.0]), &f(vec![2.0]), &f(vec![1.0])).unwrap();
+        let s = t5.sample(&[n]).unwrap();
+        assert!((m(s.clone())[0] - 2.0).abs() < 0.03);
+        let v = host(s.try_var(&[0], 1, false).unwrap())[0];
+        assert!((v - 5.0 / 3.0).abs() < 0.15, "{v}");
+        assert!(Binomial::new(&f(vec![2.5]), Some(&f(vec![0.5])), None).is_err());
+        assert!(Binomial::new(&f(vec![2.0]), Some(&f(vec![0.5])), Some(&f(vec![0.0]))).is_err());
+        assert!(b.log_prob(&f(vec![11.0, 0.0, 0.0])).is_err());
+        assert!(Geometric::new(Some(&f(vec![0.0])), None).is_err());
+        assert!(g.log_prob(&f(vec![-1.0, 0.0, 0.0])).is_err());
+        assert!(StudentT::new(&f(vec![0.0]), &f(vec![0.0]), &f(vec![1.0])).is_err());
     });
 }

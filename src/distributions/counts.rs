@@ -1,0 +1,258 @@
+//! Counting distributions of Bernoulli trials: Binomial and Geometric (PyTorch's formulas).
+
+use super::{Distribution, check, eps, extended};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+/// `(x.clamp(min=0) + x - x.clamp(max=0)) / 2`: `max(x, 0)` whose gradient at 0 is 1/2
+/// (PyTorch's `_clamp_by_zero`).
+fn clamp_by_zero<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+    x.try_clamp_min(T::ZERO)?
+        .try_add(x)?
+        .try_sub(&x.try_clamp_max(T::ZERO)?)?
+        .try_mul_scalar(T::from_f64(0.5))
+}
+
+/// The probabilities of success and their log-odds, from either.
+fn probs_and_logits<T: FloatElement, D: Backend>(
+    op: &'static str,
+    probs: Option<&Tensor<T, D>>,
+    logits: Option<&Tensor<T, D>>,
+) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
+    match (probs, logits) {
+        (Some(p), None) => {
+            let ok = p
+                .try_ge_scalar(T::ZERO)?
+                .try_logical_and(&p.try_le_scalar(T::ONE)?)?;
+            check(op, ok, "probs must lie in [0, 1]")?;
+            let e = eps::<T>();
+            let c = p.try_clip(T::from_f64(e), T::from_f64(1.0 - e))?;
+            Ok((p.clone(), c.try_log()?.try_sub(&c.try_neg()?.try_log1p()?)?))
+        }
+        (None, Some(l)) => {
+            check(
+                op,
+                l.try_is_nan()?.try_logical_not()?,
+                "logits must not be NaN",
+            )?;
+            Ok((l.try_sigmoid()?, l.clone()))
+        }
+        _ => Err(Error::InvalidArgument {
+            op,
+            msg: "pass exactly one of probs and logits".into(),
+        }),
+    }
+}
+
+/// Whole numbers: `value ≥ 0` and integral.
+fn counts<T: FloatElement, D: Backend>(value: &Tensor<T, D>) -> Result<Tensor<bool, D>> {
+    value
+        .try_ge_scalar(T::ZERO)?
+        .try_logical_and(&value.try_eq(&value.try_floor()?)?)
+}
+
+/// The number of successes in `total_count` independent trials of probability `probs`
+/// (PyTorch `Binomial`); samples are counts as `T`.
+#[derive(Clone)]
+pub struct Binomial<T: FloatElement, D: Backend> {
+    total_count: Tensor<T, D>,
+    probs: Tensor<T, D>,
+    logits: Tensor<T, D>,
+    batch: Shape,
+}
+
+impl<T: FloatElement, D: Backend> Binomial<T, D> {
+    /// From the trial counts and either the success probabilities or their log-odds (one of
+    /// the two), broadcast together.
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless exactly one of `probs`/`logits` is given, for a count that is
+    /// not a whole number, a probability outside `[0, 1]` or a NaN logit; `Broadcast`.
+    pub fn new(
+        total_count: &Tensor<T, D>,
+        probs: Option<&Tensor<T, D>>,
+        logits: Option<&Tensor<T, D>>,
+    ) -> Result<Self> {
+        const OP: &str = "Binomial";
+        check(
+            OP,
+            counts(total_count)?,
+            "total_count must be a whole number 0, 1, 2, ...",
+        )?;
+        let (p, l) = probs_and_logits(OP, probs, logits)?;
+        let (all, batch) = super::broadcast(OP, &[total_count, &p, &l])?;
+        let [total_count, probs, logits] = <[Tensor<T, D>; 3]>::try_from(all).expect("three");
+        Ok(Binomial {
+            total_count,
+            probs,
+            logits,
+            batch,
+        })
+    }
+    /// The mean, `n p`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        self.total_count.try_mul(&self.probs)
+    }
+    /// The variance, `n p (1 - p)`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        self.mean()?.try_mul(&self.probs.try_rsub_scalar(T::ONE)?)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Binomial<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        &self.batch
+    }
+    /// Counts drawn with [`Tensor::try_binomial`] (on the host).
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        crate::autograd::no_grad(|| {
+            let shape = extended(sample_shape, &self.batch);
+            Tensor::try_binomial(
+                &self.total_count.expand(shape.clone())?,
+                &self.probs.expand(shape)?,
+            )
+        })
+    }
+    /// PyTorch's form: `k · logits - log k! - log (n-k)! - (n · max(logits, 0) + n ·
+    /// log1p(e^-|logits|) - log n!)`.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let ok = counts(value)?.try_logical_and(&value.try_le(&self.total_count)?)?;
+        check(
+            "Binomial.log_prob",
+            ok,
+            "the value must be a whole number from 0 to total_count",
+        )?;
+        let n = &self.total_count;
+        let lf = |t: &Tensor<T, D>| t.try_add_scalar(T::ONE)?.try_lgamma();
+        let soft = self.logits.try_abs()?.try_neg()?.try_exp()?.try_log1p()?;
+        let normalize = n
+            .try_mul(&clamp_by_zero(&self.logits)?)?
+            .try_add(&n.try_mul(&soft)?)?
+            .try_sub(&lf(n)?)?;
+        value
+            .try_mul(&self.logits)?
+            .try_sub(&lf(value)?)?
+            .try_sub(&lf(&n.try_sub(value)?)?)?
+            .try_sub(&normalize)
+    }
+    /// `-Σ_k P(k) log P(k)` over `k = 0..=n`; PyTorch's restriction: one total count for the
+    /// whole batch.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        const OP: &str = "Binomial.entropy";
+        let n = crate::autograd::no_grad(|| -> Result<(f64, f64)> {
+            let lo = self.total_count.try_min(&[], false)?.try_item()?.to_f64();
+            let hi = self.total_count.try_max(&[], false)?.try_item()?.to_f64();
+            Ok((lo, hi))
+        });
+        let (lo, hi) = match (self.batch.numel(), n) {
+            (0, _) => return Tensor::zeros_on(self.batch.dims(), self.probs.device_handle()),
+            (_, n) => n?,
+        };
+        if lo != hi || hi > 1e7 {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "needs one total_count for the whole batch, of at most 1e7 (got {lo} to {hi}; PyTorch's restriction)"
+                ),
+            });
+        }
+        let dev = self.probs.device_handle();
+        let k = Tensor::<i64, D>::arange_on(0, hi as i64 + 1, 1, dev)?.try_cast::<T>()?;
+        let mut dims = vec![k.numel()];
+        dims.extend(std::iter::repeat_n(1, self.batch.ndim()));
+        let lp = self.log_prob(&k.try_reshape(dims)?)?;
+        lp.try_exp()?.try_mul(&lp)?.try_sum(&[0], false)?.try_neg()
+    }
+}
+
+/// The number of failures before the first success in trials of probability `probs`
+/// (PyTorch `Geometric`); samples are counts as `T`.
+#[derive(Clone)]
+pub struct Geometric<T: FloatElement, D: Backend> {
+    probs: Tensor<T, D>,
+    logits: Tensor<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> Geometric<T, D> {
+    /// From either the success probabilities (in `(0, 1]`) or their log-odds.
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless exactly one of the two is given, for a probability outside
+    /// `(0, 1]`, or a NaN logit.
+    pub fn new(probs: Option<&Tensor<T, D>>, logits: Option<&Tensor<T, D>>) -> Result<Self> {
+        let (probs, logits) = probs_and_logits("Geometric", probs, logits)?;
+        check(
+            "Geometric",
+            probs.try_gt_scalar(T::ZERO)?,
+            "probs must be positive",
+        )?;
+        Ok(Geometric { probs, logits })
+    }
+    /// The mean, `1/p - 1`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        self.probs.try_reciprocal()?.try_sub_scalar(T::ONE)
+    }
+    /// The variance, `(1/p - 1) / p`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        self.mean()?.try_div(&self.probs)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Geometric<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        self.probs.shape()
+    }
+    /// `floor(log u / log(1 - p))` for uniform `u` (PyTorch's draw).
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        crate::autograd::no_grad(|| {
+            let shape = extended(sample_shape, self.probs.shape());
+            let u = Tensor::<T, D>::rand_on(shape, self.probs.device_handle())?
+                .try_clamp_min(T::from_f64(eps::<T>()))?;
+            u.try_log()?
+                .try_div(&self.probs.try_neg()?.try_log1p()?)?
+                .try_floor()
+        })
+    }
+    /// `value · log(1 - p) + log p`, with `0 · log 0` read as 0 at `p = 1`.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        check(
+            "Geometric.log_prob",
+            counts(value)?,
+            "the value must be a count 0, 1, 2, ...",
+        )?;
+        let dev = self.probs.device_handle();
+        let sure = self
+            .probs
+            .try_eq_scalar(T::ONE)?
+            .try_logical_and(&value.try_eq_scalar(T::ZERO)?)?;
+        let p = Tensor::try_where(&sure, &Tensor::scalar_on(T::ZERO, dev)?, &self.probs)?;
+        value
+            .try_mul(&p.try_neg()?.try_log1p()?)?
+            .try_add(&self.probs.try_log()?)
+    }
+    /// `BCE-with-logits(logits, p) / p`.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        let bce = self
+            .logits
+            .try_softplus()?
+            .try_sub(&self.logits.try_mul(&self.probs)?)?;
+        bce.try_div(&self.probs)
+    }
+}
