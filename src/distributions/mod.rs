@@ -1,6 +1,5 @@
 //! Probability distributions with PyTorch's `torch.distributions` semantics (17 families):
-//! sampling
-//! (`sample`; `rsample` draws through the parameters, so gradients reach them: the
+//! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
 //! into the `batch_shape`; `sample(&[n, ..])` has shape `[n, ..] ++ batch_shape`. Every
