@@ -167,3 +167,99 @@ fn loc_scale<T: FloatElement, D: Backend>(
     let [loc, scale] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
     Ok((loc, scale, batch))
 }
+
+/// A distribution whose last `reinterpreted` batch axes become event axes (PyTorch
+/// `Independent`): `log_prob` and `entropy` sum over them, so `Independent::new(Normal::new(mu,
+/// sigma)?, 1)` is a diagonal Gaussian over vectors. Sampling is the base's.
+#[derive(Clone)]
+pub struct Independent<B> {
+    base: B,
+    reinterpreted: usize,
+    batch: Shape,
+}
+
+impl<B> Independent<B> {
+    /// `base` with its last `reinterpreted` batch axes read as one event.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the base has fewer batch axes than `reinterpreted`.
+    pub fn new<T: FloatElement, D: Backend>(base: B, reinterpreted: usize) -> Result<Self>
+    where
+        B: Distribution<T, D>,
+    {
+        let dims = base.batch_shape().dims();
+        let Some(keep) = dims.len().checked_sub(reinterpreted) else {
+            return Err(Error::InvalidArgument {
+                op: "Independent",
+                msg: format!(
+                    "cannot reinterpret {reinterpreted} axes of a batch of shape {}",
+                    base.batch_shape()
+                ),
+            });
+        };
+        let batch = Shape::new(dims[..keep].to_vec());
+        Ok(Independent {
+            base,
+            reinterpreted,
+            batch,
+        })
+    }
+    /// The base distribution.
+    pub fn base(&self) -> &B {
+        &self.base
+    }
+    /// `t` summed over the event axes (the last `reinterpreted`; none is no sum: an empty axis
+    /// list would sum them all).
+    fn sum_events<T: FloatElement, D: Backend>(&self, t: Tensor<T, D>) -> Result<Tensor<T, D>> {
+        if self.reinterpreted == 0 {
+            return Ok(t);
+        }
+        let axes: Vec<i64> = (1..=self.reinterpreted as i64).map(|i| -i).collect();
+        t.try_sum(&axes, false)
+    }
+}
+
+impl<T, D, B> Distribution<T, D> for Independent<B>
+where
+    T: FloatElement,
+    D: Backend,
+    B: Distribution<T, D>,
+{
+    type Value = B::Value;
+    fn batch_shape(&self) -> &Shape {
+        &self.batch
+    }
+    fn sample(&self, sample_shape: &[usize]) -> Result<B::Value> {
+        self.base.sample(sample_shape)
+    }
+    /// The base's `log_prob` summed over the event axes.
+    fn log_prob(&self, value: &B::Value) -> Result<Tensor<T, D>> {
+        self.sum_events(self.base.log_prob(value)?)
+    }
+    /// The base's entropy summed over the event axes.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        self.sum_events(self.base.entropy()?)
+    }
+}
+
+impl<T, D, B> KlDivergence<Independent<B>> for Independent<B>
+where
+    T: FloatElement,
+    D: Backend,
+    B: KlDivergence<B, Out = Tensor<T, D>>,
+{
+    type Out = Tensor<T, D>;
+    /// The base divergence summed over the event axes (PyTorch's `_kl_independent_independent`).
+    fn kl_divergence(&self, q: &Independent<B>) -> Result<Tensor<T, D>> {
+        if self.reinterpreted != q.reinterpreted {
+            return Err(Error::InvalidArgument {
+                op: "kl_divergence",
+                msg: format!(
+                    "the two Independent distributions reinterpret {} and {} axes",
+                    self.reinterpreted, q.reinterpreted
+                ),
+            });
+        }
+        self.sum_events(self.base.kl_divergence(&q.base)?)
+    }
+}

@@ -1007,3 +1007,46 @@ fn student_t_binomial_geometric_match_pytorch() {
         assert!(StudentT::new(&f(vec![0.0]), &f(vec![0.0]), &f(vec![1.0])).is_err());
     });
 }
+
+#[test]
+fn independent_reinterprets_batch_axes() {
+    use typed_tensor::distributions::Independent;
+    on_every_device!("distributions_independent", |dev| {
+        let f =
+            |v: Vec<f64>, d: &[usize]| Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev).unwrap();
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let mu = f(vec![0.0, 1.0, 2.0, 0.5, -0.5, 0.0], &[2, 3]);
+        let sd = f(vec![1.0, 0.5, 2.0, 1.0, 1.0, 3.0], &[2, 3]);
+        let d = Independent::new(Normal::new(&mu, &sd).unwrap(), 1).unwrap();
+        assert_eq!(d.batch_shape().dims(), [2]);
+        let v = f(vec![0.3, 0.2, -1.0], &[3]);
+        assert_close(
+            &host(d.log_prob(&v).unwrap()),
+            &[-5.206815599614018, -4.1759834438376835],
+            1e-13,
+        );
+        assert_close(
+            &host(d.entropy().unwrap()),
+            &[4.2568155996140185, 5.355427888282128],
+            1e-13,
+        );
+        let zeros = f(vec![0.0; 6], &[2, 3]);
+        let q = Independent::new(
+            Normal::new(&zeros, &zeros.try_add_scalar(1.0).unwrap()).unwrap(),
+            1,
+        )
+        .unwrap();
+        assert_close(
+            &host(kl_divergence(&d, &q).unwrap()),
+            &[3.625, 3.15138771133189],
+            1e-13,
+        );
+        assert_eq!(d.sample(&[5]).unwrap().dims(), [5, 2, 3]);
+        // No axis reinterpreted is the base itself; more axes than the batch has is an Err.
+        let same = Independent::new(Normal::new(&mu, &sd).unwrap(), 0).unwrap();
+        assert_eq!(same.log_prob(&v).unwrap().dims(), [2, 3]);
+        assert!(Independent::new(Normal::new(&mu, &sd).unwrap(), 3).is_err());
+        let q0 = Independent::new(Normal::new(&mu, &sd).unwrap(), 2).unwrap();
+        assert!(kl_divergence(&d, &q0).is_err());
+    });
+}

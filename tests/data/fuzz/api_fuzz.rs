@@ -1246,7 +1246,10 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 8 {
+                        match u % 11 {
+                            8 => { let d = StudentT::new(&x, &y, &y)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            9 => { let d = Binomial::new(&x, Some(&y), None)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
+                            10 => { let d = Geometric::new(None, Some(&x))?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             6 => { let d = Gamma::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)?.try_add(&kl_divergence(&d, &d)?)? }
                             7 => { let d = Dirichlet::new(&x)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&Beta::new(&x, &y)?.sample(shape)?.try_sum(&[], false)?)? }
                             0 => { let d = Normal::new(&x, &y)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_sum(&[], false)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
