@@ -103,12 +103,7 @@ impl<T: FloatElement, D: Backend> Normal<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Normal<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-(value - loc)² / (2 scale²) - log scale - log √(2π)`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check_real("Normal.log_prob", value)?;
@@ -221,12 +216,7 @@ impl<T: FloatElement, D: Backend> Uniform<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Uniform<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-log(high - low)`, broadcast with `value`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         self.in_support("Uniform.log_prob", value)?;
@@ -322,12 +312,7 @@ impl<T: FloatElement, D: Backend> Exponential<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Exponential<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `log λ - λ value`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         self.in_support("Exponential.log_prob", value)?;
@@ -428,12 +413,7 @@ impl<T: FloatElement, D: Backend> Laplace<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Laplace<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-log(2 scale) - |value - loc| / scale`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check_real("Laplace.log_prob", value)?;

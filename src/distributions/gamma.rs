@@ -168,12 +168,7 @@ impl<T: FloatElement, D: Backend> Gamma<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Gamma<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `xlogy(α, β) + xlogy(α - 1, value) - β value - lgamma(α)`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check(

@@ -78,12 +78,7 @@ impl<T: FloatElement, D: Backend> Cauchy<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Cauchy<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-log π - log scale - log1p(((value - loc) / scale)²)`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check_real("Cauchy.log_prob", value)?;
@@ -181,12 +176,7 @@ impl<T: FloatElement, D: Backend> Gumbel<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Gumbel<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-(z + e^(-z)) - log scale`, `z = (value - loc) / scale`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check_real("Gumbel.log_prob", value)?;
@@ -384,12 +374,7 @@ impl<T: FloatElement, D: Backend> StudentT<T, D> {
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for StudentT<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-(df + 1)/2 · log1p(y²/df) - log scale - log(df π)/2 - lgamma(df/2) + lgamma((df+1)/2)`,
     /// `y = (value - loc) / scale`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {

@@ -26,6 +26,19 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+/// The part of [`Distribution`] a reparameterized family with a `batch` field shares:
+/// `batch_shape`, and `sample` as its `rsample` without recording.
+macro_rules! reparameterized {
+    () => {
+        fn batch_shape(&self) -> &Shape {
+            &self.batch
+        }
+        fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+            crate::autograd::no_grad(|| self.rsample(sample_shape))
+        }
+    };
+}
+
 mod continuous;
 mod counts;
 mod discrete;

@@ -147,12 +147,7 @@ fn tri_solve<T: FloatElement, D: Backend>(
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for MultivariateNormal<T, D> {
     type Value = Tensor<T, D>;
-    fn batch_shape(&self) -> &Shape {
-        &self.batch
-    }
-    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        crate::autograd::no_grad(|| self.rsample(sample_shape))
-    }
+    reparameterized!();
     /// `-(k log 2π + |L⁻¹(value - loc)|²) / 2 - Σ log diag(L)`; `value` is `(..., k)`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check_real("MultivariateNormal.log_prob", value)?;
