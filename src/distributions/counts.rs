@@ -256,3 +256,125 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Geometric<T, D> {
         bce.try_div(&self.probs)
     }
 }
+
+/// The class counts of `total_count` independent draws from a categorical distribution over
+/// the last axis (PyTorch `Multinomial`); samples are count vectors `(..., k)` as `T`.
+#[derive(Clone)]
+pub struct Multinomial<T: FloatElement, D: Backend> {
+    total_count: usize,
+    classes: super::Categorical<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> Multinomial<T, D> {
+    /// From the number of draws and either class weights (normalised) or unnormalised
+    /// log-probabilities along the last axis (one of the two).
+    ///
+    /// # Errors
+    /// As [`super::Categorical::from_probs`]/[`super::Categorical::from_logits`];
+    /// `InvalidArgument` unless exactly one of the two is given.
+    pub fn new(
+        total_count: usize,
+        probs: Option<&Tensor<T, D>>,
+        logits: Option<&Tensor<T, D>>,
+    ) -> Result<Self> {
+        let classes = match (probs, logits) {
+            (Some(p), None) => super::Categorical::from_probs(p),
+            (None, Some(l)) => super::Categorical::from_logits(l),
+            _ => Err(Error::InvalidArgument {
+                op: "Multinomial",
+                msg: "pass exactly one of probs and logits".into(),
+            }),
+        }
+        .map_err(|e| e.renamed("Multinomial"))?;
+        Ok(Multinomial {
+            total_count,
+            classes,
+        })
+    }
+    fn n(&self) -> T {
+        T::from_f64(self.total_count as f64)
+    }
+    /// The mean counts, `n p`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn mean(&self) -> Result<Tensor<T, D>> {
+        self.classes.probs().try_mul_scalar(self.n())
+    }
+    /// The variances, `n p (1 - p)`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn variance(&self) -> Result<Tensor<T, D>> {
+        let p = self.classes.probs();
+        p.try_mul(&p.try_rsub_scalar(T::ONE)?)?
+            .try_mul_scalar(self.n())
+    }
+}
+
+impl<T: FloatElement, D: Backend> Distribution<T, D> for Multinomial<T, D> {
+    type Value = Tensor<T, D>;
+    fn batch_shape(&self) -> &Shape {
+        self.classes.batch_shape()
+    }
+    /// `total_count` class draws per sample, counted per class.
+    fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
+        let k = self.classes.num_classes();
+        let mut dims = extended(sample_shape, self.classes.batch_shape());
+        dims.push(k);
+        let dev = self.classes.probs().device_handle();
+        let counts = Tensor::<T, D>::zeros_on(dims.clone(), dev)?;
+        if self.total_count == 0 || counts.numel() == 0 {
+            return Ok(counts);
+        }
+        let mut draw_shape = vec![self.total_count];
+        draw_shape.extend_from_slice(sample_shape);
+        let draws = self.classes.sample(&draw_shape)?; // (n, sample.., batch..)
+        let ones = Tensor::<T, D>::ones_on(draws.dims(), dev)?;
+        let flat = counts.try_reshape([counts.numel() / k, k])?;
+        let at = draws.movedim(&[0], &[-1])?.try_contiguous()?;
+        let at = at.try_reshape([flat.dims()[0], self.total_count])?;
+        let ones = ones.try_reshape(at.dims())?;
+        crate::autograd::no_grad(|| flat.try_scatter_add(1, &at, &ones)?.try_reshape(dims))
+    }
+    /// `log n! - Σ log x_i! + Σ x_i log p_i`, with `0 · log 0` read as 0.
+    fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let whole = counts(value)?.try_all(&[-1], false)?;
+        let total = value.try_sum(&[-1], false)?.try_eq_scalar(self.n())?;
+        check(
+            "Multinomial.log_prob",
+            whole.try_logical_and(&total)?,
+            "the value must be whole counts summing to total_count along the last axis",
+        )?;
+        let logits = self.classes.logits();
+        let unused = value.try_eq_scalar(T::ZERO)?;
+        let zero = Tensor::scalar_on(T::ZERO, value.device_handle())?;
+        let powers =
+            Tensor::try_where(&unused, &zero, &logits.try_mul(value)?)?.try_sum(&[-1], false)?;
+        let lf = |t: &Tensor<T, D>| t.try_add_scalar(T::ONE)?.try_lgamma();
+        lf(&value.try_sum(&[-1], false)?)?
+            .try_sub(&lf(value)?.try_sum(&[-1], false)?)?
+            .try_add(&powers)
+    }
+    /// PyTorch's form: `n H(p) - log n! + Σ_k Σ_{x=1..n} Binomial(n, p_k)(x) log x!`.
+    fn entropy(&self) -> Result<Tensor<T, D>> {
+        let n = self.total_count;
+        let dev = self.classes.probs().device_handle();
+        let h = self.classes.entropy()?;
+        let lgn = T::from_f64(libm::lgamma(n as f64 + 1.0));
+        let term1 = h.try_mul_scalar(self.n())?.try_sub_scalar(lgn)?;
+        if n == 0 {
+            return Ok(term1);
+        }
+        let count = Tensor::<T, D>::scalar_on(self.n(), dev)?;
+        let binomial = Binomial::new(&count, Some(self.classes.probs()), None)?;
+        let mut dims = vec![n];
+        dims.extend(std::iter::repeat_n(1, self.classes.probs().ndim()));
+        let support = Tensor::<i64, D>::arange_on(1, n as i64 + 1, 1, dev)?
+            .try_cast::<T>()?
+            .try_reshape(dims)?;
+        let probs = binomial.log_prob(&support)?.try_exp()?;
+        let weights = support.try_add_scalar(T::ONE)?.try_lgamma()?;
+        term1.try_add(&probs.try_mul(&weights)?.try_sum(&[0, -1], false)?)
+    }
+}

@@ -1,4 +1,4 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics (17 families):
+//! Probability distributions with PyTorch's `torch.distributions` semantics (18 families):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -47,7 +47,7 @@ mod location_scale;
 mod multivariate;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
-pub use counts::{Binomial, Geometric};
+pub use counts::{Binomial, Geometric, Multinomial};
 pub use discrete::{Bernoulli, Categorical, Poisson};
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};

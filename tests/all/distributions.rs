@@ -8,8 +8,8 @@
 use crate::common::assert_close;
 use typed_tensor::distributions::{
     Bernoulli, Beta, Binomial, Categorical, Cauchy, Dirichlet, Distribution, Exponential, Gamma,
-    Geometric, Gumbel, Laplace, LogNormal, MultivariateNormal, Normal, Poisson, StudentT, Uniform,
-    kl_divergence,
+    Geometric, Gumbel, Laplace, LogNormal, Multinomial, MultivariateNormal, Normal, Poisson,
+    StudentT, Uniform, kl_divergence,
 };
 use typed_tensor::prelude::*;
 
@@ -1048,5 +1048,72 @@ fn independent_reinterprets_batch_axes() {
         assert!(Independent::new(Normal::new(&mu, &sd).unwrap(), 3).is_err());
         let q0 = Independent::new(Normal::new(&mu, &sd).unwrap(), 2).unwrap();
         assert!(kl_divergence(&d, &q0).is_err());
+    });
+}
+
+#[test]
+fn multinomial_matches_pytorch() {
+    on_every_device!("distributions_multinomial", |dev| {
+        let f =
+            |v: Vec<f64>, d: &[usize]| Tensor::<f64, _>::from_vec_on(v, d.to_vec(), &dev).unwrap();
+        let host = |t: Tensor<f64, _>| t.try_to_vec().unwrap();
+        let p = f(vec![1.0, 2.0, 0.0, 1.0, 0.25, 0.25, 0.25, 0.25], &[2, 4]);
+        let m = Multinomial::new(5, Some(&p), None).unwrap();
+        let v = f(vec![2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0], &[2, 4]);
+        assert_close(
+            &host(m.log_prob(&v).unwrap()),
+            &[-2.5494451709255714, -2.837127243377352],
+            1e-12,
+        );
+        assert_close(
+            &host(m.entropy().unwrap()),
+            &[2.6167676357498477, 3.7098643994569045],
+            1e-10,
+        );
+        let mv: Vec<f64> = [host(m.mean().unwrap()), host(m.variance().unwrap())].concat();
+        assert_close(
+            &mv,
+            &[
+                1.25, 2.5, 0.0, 1.25, 1.25, 1.25, 1.25, 1.25, 0.9375, 1.25, 0.0, 0.9375, 0.9375,
+                0.9375, 0.9375, 0.9375,
+            ],
+            1e-13,
+        );
+        typed_tensor::manual_seed(2);
+        let s = m.sample(&[3000]).unwrap();
+        assert_eq!(s.dims(), [3000, 2, 4]);
+        let sums = host(s.try_sum(&[-1], false).unwrap());
+        assert!(sums.iter().all(|&t| t == 5.0));
+        let means = host(s.try_mean(&[0], false).unwrap());
+        for (g, w) in means.iter().zip(host(m.mean().unwrap())) {
+            assert!((g - w).abs() < 0.08, "{g} against {w}");
+        }
+        assert_eq!(
+            host(
+                s.select(-1, 2)
+                    .unwrap()
+                    .select(1, 0)
+                    .unwrap()
+                    .try_sum(&[], false)
+                    .unwrap()
+            ),
+            [0.0]
+        );
+        assert_eq!(
+            Multinomial::new(0, Some(&p), None)
+                .unwrap()
+                .sample(&[2])
+                .unwrap()
+                .dims(),
+            [2, 2, 4]
+        );
+        assert!(
+            m.log_prob(&f(vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0], &[2, 4]))
+                .is_err()
+        );
+        assert!(
+            Multinomial::<f64, _>::new(3, None, Some(&p)).is_ok()
+                && Multinomial::new(3, Some(&p), Some(&p)).is_err()
+        );
     });
 }
