@@ -366,6 +366,12 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Multinomial<T, D> {
         if n == 0 {
             return Ok(term1);
         }
+        if n > 10_000_000 {
+            return Err(Error::InvalidArgument {
+                op: "Multinomial.entropy",
+                msg: format!("sums over 1..=total_count, at most 1e7 here (got {n})"),
+            });
+        }
         let count = Tensor::<T, D>::scalar_on(self.n(), dev)?;
         let binomial = Binomial::new(&count, Some(self.classes.probs()), None)?;
         let mut dims = vec![n];
