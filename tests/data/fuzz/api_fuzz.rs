@@ -1246,7 +1246,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 11 {
+                        match u % 12 {
+                            11 => { let d = Multinomial::new(u % 7, Some(&x), None)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             8 => { let d = StudentT::new(&x, &y, &y)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             9 => { let d = Binomial::new(&x, Some(&y), None)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             10 => { let d = Geometric::new(None, Some(&x))?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
