@@ -478,3 +478,38 @@ fn lu_factor_ex_of_a_huge_empty_batch() {
     let (_, _, info) = small.try_lu_factor_ex().unwrap();
     assert_eq!(info.to_vec(), vec![0; 4]);
 }
+
+/// The distributions with hostile sample shapes and parameters: `Err`s (or correct values),
+/// never an abort or an infallible allocation of the requested size.
+#[test]
+fn distributions_with_hostile_shapes_and_parameters() {
+    use typed_tensor::distributions::*;
+    let f = |v: Vec<f64>, d: &[usize]| Tensor::<f64>::from_vec(v, d.to_vec()).unwrap();
+    let n = Normal::new(&f(vec![0.0], &[1]), &f(vec![1.0], &[1])).unwrap();
+    assert!(n.sample(&[1 << 40, 1 << 30]).is_err());
+    assert!(n.sample(&[usize::MAX, 3]).is_err());
+    let c = Categorical::from_probs(&f(vec![1.0, 2.0], &[2])).unwrap();
+    assert!(c.sample(&[1 << 40]).is_err() && c.sample(&[usize::MAX, 2]).is_err());
+    let m = Multinomial::new(usize::MAX, Some(&f(vec![1.0, 2.0], &[2])), None).unwrap();
+    assert!(m.sample(&[2]).is_err() && m.entropy().is_err());
+    let d = Dirichlet::new(&f(vec![1.0, 1.0], &[2])).unwrap();
+    assert!(d.sample(&[1 << 40]).is_err());
+    assert!(
+        Poisson::new(&f(vec![1e300], &[1]))
+            .unwrap()
+            .sample(&[2])
+            .is_err()
+    );
+    let tiny = Gamma::new(&f(vec![1e-300], &[1]), &f(vec![1.0], &[1])).unwrap();
+    assert!(
+        tiny.sample(&[3])
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_finite())
+    );
+    let empty = Normal::new(&f(vec![], &[0]), &f(vec![], &[0])).unwrap();
+    assert_eq!(empty.sample(&[3]).unwrap().dims(), [3, 0]);
+    let k0 = MultivariateNormal::from_scale_tril(&f(vec![], &[0]), &f(vec![], &[0, 0])).unwrap();
+    assert_eq!(k0.log_prob(&f(vec![], &[0])).unwrap().to_vec(), [0.0]);
+}
