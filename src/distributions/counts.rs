@@ -22,29 +22,19 @@ fn probs_and_logits<T: FloatElement, D: Backend>(
     probs: Option<&Tensor<T, D>>,
     logits: Option<&Tensor<T, D>>,
 ) -> Result<(Tensor<T, D>, Tensor<T, D>)> {
-    match (probs, logits) {
-        (Some(p), None) => {
-            let ok = p
-                .try_ge_scalar(T::ZERO)?
-                .try_logical_and(&p.try_le_scalar(T::ONE)?)?;
-            check(op, ok, "probs must lie in [0, 1]")?;
-            let e = eps::<T>();
-            let c = p.try_clip(T::from_f64(e), T::from_f64(1.0 - e))?;
-            Ok((p.clone(), c.try_log()?.try_sub(&c.try_neg()?.try_log1p()?)?))
-        }
-        (None, Some(l)) => {
-            check(
+    // The trials' Bernoulli distribution checks and converts them.
+    let trial = match (probs, logits) {
+        (Some(p), None) => super::Bernoulli::from_probs(p),
+        (None, Some(l)) => super::Bernoulli::from_logits(l),
+        _ => {
+            return Err(Error::InvalidArgument {
                 op,
-                l.try_is_nan()?.try_logical_not()?,
-                "logits must not be NaN",
-            )?;
-            Ok((l.try_sigmoid()?, l.clone()))
+                msg: "pass exactly one of probs and logits".into(),
+            });
         }
-        _ => Err(Error::InvalidArgument {
-            op,
-            msg: "pass exactly one of probs and logits".into(),
-        }),
     }
+    .map_err(|e| e.renamed(op))?;
+    Ok((trial.probs().clone(), trial.logits().clone()))
 }
 
 /// Whole numbers: `value ≥ 0` and integral.
