@@ -11,6 +11,7 @@ pub mod distributions;
 pub mod dtype;
 pub mod dynamic;
 pub mod error;
+pub mod fft;
 pub mod io;
 pub mod nn;
 pub mod ops;

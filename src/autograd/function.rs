@@ -114,6 +114,34 @@ where
     Ok(record_out(out, super::Op::Custom(rule), &tracked, &tracked))
 }
 
+/// `out`, computed from `x` by a linear map, recorded with `adjoint` (the map's adjoint,
+/// applied to the output's gradient) as its rule; nothing is saved (the FFTs, whose adjoint is
+/// the transform the other way). Applied before the float dispatch, as a [`custom`] rule, so
+/// 16-bit transforms get 16-bit gradients; written with recorded ops, it differentiates again.
+pub(crate) fn linear<T, D, A>(
+    name: &'static str,
+    x: &Tensor<T, D>,
+    out: Tensor<T, D>,
+    adjoint: A,
+) -> Tensor<T, D>
+where
+    T: FloatElement,
+    D: Backend,
+    A: Fn(&Tensor<T, D>) -> Result<Tensor<T, D>> + Send + Sync + 'static,
+{
+    if !super::recording(&[x]) {
+        return out;
+    }
+    let erased = move |g: Grad, _: &[Saved]| -> Result<Vec<Option<Grad>>> {
+        Ok(vec![Some(Box::new(adjoint(&take::<T, D>(g)?)?) as Grad)])
+    };
+    let rule = CustomRule {
+        name,
+        backward: Arc::new(erased),
+    };
+    super::record(out, super::Op::Custom(rule), &[x], &[])
+}
+
 /// Gradient checkpointing (PyTorch `torch.utils.checkpoint` with `use_reentrant=True`):
 /// `f(inputs)` runs without recording, so none of its intermediate results is kept for
 /// backward; the backward pass runs `f` again, recorded, on fresh leaves holding the inputs'

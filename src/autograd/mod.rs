@@ -30,6 +30,7 @@ use version::Registration;
 pub(crate) use version::bump;
 
 pub use check::{gradcheck, gradgradcheck};
+pub(crate) use function::linear;
 pub use function::{checkpoint, custom};
 pub use functional::{Vjp, hessian, hvp, jacobian, jvp, vjp};
 pub use grad::{grad, grad_create_graph, grad_with};

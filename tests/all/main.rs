@@ -23,6 +23,7 @@ mod distributions;
 mod dynamic;
 mod elementwise;
 mod factor;
+mod fft;
 mod float_math;
 mod generic;
 mod higher_order;
