@@ -127,3 +127,13 @@ print(f"argsort_axis1_4096x1024: {median_ms(lambda: np.argsort(wide, 1, kind='st
 print(f"argsort_axis0_4096x1024: {median_ms(lambda: np.argsort(wide, 0, kind='stable'), 5):.1f}")
 print(f"sort_2^20: {median_ms(lambda: np.sort(long, kind='stable'), 5):.1f}")
 print(f"topk10_axis1_4096x1024 (argpartition + sort): {median_ms(lambda: np.take_along_axis(wide, np.argpartition(-wide, 10, 1)[:, :10], 1), 5):.1f}")
+
+
+# The `fft` group: f32 signals along the last axis (NumPy computes in f64 and returns complex128
+# for f32 input before 2.0; 2.x keeps complex64).
+sig = rng.standard_normal((256, 4096), dtype=np.float32)
+spec = np.fft.rfft(sig)
+cz = (sig + 1j * sig[::-1]).astype(np.complex64)
+print(f"rfft_256x4096: {median_ms(lambda: np.fft.rfft(sig)):.2f}")
+print(f"irfft_256x4096: {median_ms(lambda: np.fft.irfft(spec, 4096)):.2f}")
+print(f"fft_256x4096_complex: {median_ms(lambda: np.fft.fft(cz)):.2f}")

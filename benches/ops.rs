@@ -484,6 +484,37 @@ fn linalg(c: &mut Criterion) {
     }
 }
 
+/// The FFTs (`typed_tensor::fft`) beside NumPy's pocketfft (`benches/numpy_ops.py`, the
+/// same shapes): f32 signals, transforms along the last axis.
+fn fft(c: &mut Criterion) {
+    use typed_tensor::fft::{self as tfft, ComplexTensor, Norm, Stft};
+    manual_seed(0);
+    let mut g = c.benchmark_group("fft");
+    g.sample_size(10).measurement_time(Duration::from_secs(2));
+    let x = Tensor::<f32>::randn([256, 4096]).unwrap();
+    g.bench_function("rfft_256x4096/typed-tensor", |b| {
+        b.iter(|| black_box(tfft::rfft(&x, None, -1, Norm::Backward).unwrap()))
+    });
+    let spec = tfft::rfft(&x, None, -1, Norm::Backward).unwrap();
+    g.bench_function("irfft_256x4096/typed-tensor", |b| {
+        b.iter(|| black_box(tfft::irfft(&spec, Some(4096), -1, Norm::Backward).unwrap()))
+    });
+    let z = ComplexTensor::new(&x, &x.flip(&[0]).unwrap()).unwrap();
+    g.bench_function("fft_256x4096_complex/typed-tensor", |b| {
+        b.iter(|| black_box(tfft::fft(&z, None, -1, Norm::Backward).unwrap()))
+    });
+    let signal = Tensor::<f32>::randn([1 << 20]).unwrap();
+    let window = Tensor::<f32>::hann_window(512, true).unwrap();
+    let opts = Stft {
+        hop_length: Some(128),
+        ..Stft::default()
+    };
+    g.bench_function("stft_2^20_nfft512_hop128/typed-tensor", |b| {
+        b.iter(|| black_box(tfft::stft(&signal, 512, Some(&window), &opts).unwrap()))
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     small,
@@ -491,6 +522,7 @@ criterion_group!(
     reductions,
     indexing,
     matmul,
-    linalg
+    linalg,
+    fft
 );
 criterion_main!(benches);

@@ -1,64 +1,184 @@
-//! The one transform every FFT here is made of: a complex DFT along one axis, computed on the
-//! host in f64 by `rustfft` (instantiated once, for f64), and recorded with its adjoint.
+//! The three transforms every FFT here is made of, along one axis: complex to complex, real
+//! to half-spectrum and half-spectrum to real. Computed on the host in f64 by `rustfft` and
+//! `realfft` (instantiated once, for f64), each line read from the input and written to the
+//! output by the task that transforms it; each recorded with its adjoint.
 
 use crate::backend::Backend;
 use crate::device::Cpu;
 use crate::dtype::FloatElement;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use rayon::prelude::*;
+use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 use std::sync::{Arc, OnceLock};
 
-/// The plans made so far (`rustfft` caches them by length and direction).
-fn plan(n: usize, inverse: bool) -> Arc<dyn Fft<f64>> {
-    static PLANNER: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
-    let mut planner = PLANNER.get_or_init(|| Mutex::new(FftPlanner::new())).lock();
-    if inverse {
-        planner.plan_fft_inverse(n)
-    } else {
-        planner.plan_fft_forward(n)
+/// What a line transform does (`n` real or complex points).
+#[derive(Clone, Copy)]
+enum Kind {
+    /// `n` complex values to `n`, forward or `inverse`.
+    C2c { inverse: bool },
+    /// `n` reals to `n/2 + 1` complex values (the forward DFT's non-negative frequencies).
+    R2c,
+    /// `n/2 + 1` complex values to `n` reals (the inverse DFT of the Hermitian spectrum they
+    /// begin; the imaginary parts of its zero and, for even `n`, `n/2` bins are ignored).
+    C2r,
+}
+
+impl Kind {
+    /// The `T` values a line takes and gives.
+    fn widths(self, n: usize) -> (usize, usize) {
+        let half = 2 * (n / 2 + 1);
+        match self {
+            Kind::C2c { .. } => (2 * n, 2 * n),
+            Kind::R2c => (n, half),
+            Kind::C2r => (half, n),
+        }
     }
 }
 
-/// Transforms each run of `n` complex values of `lines` (interleaved real and imaginary parts,
-/// `2n` values a line) in place, unnormalised, then multiplies by `scale`. `n > 0`.
-fn transform_lines(
-    op: &'static str,
-    lines: Vec<f64>,
-    n: usize,
-    inverse: bool,
-    scale: f64,
-) -> Result<Vec<f64>> {
-    let count = lines.len() / (2 * n);
-    let mut data: Vec<Complex<f64>> = crate::alloc::collect(
-        op,
-        count * n,
-        lines.chunks_exact(2).map(|p| Complex::new(p[0], p[1])),
-    )?;
-    drop(lines);
-    let fft = plan(n, inverse);
-    let scratch_len = fft.get_inplace_scratch_len();
-    // Lines in tasks of about 2^16 values: one scratch buffer each.
-    let per_task = (1 << 16) / n + 1;
-    let tasks: Vec<&mut [Complex<f64>]> = data.chunks_mut(per_task * n).collect();
-    tasks.into_par_iter().try_for_each(|chunk| -> Result<()> {
-        let mut scratch = crate::alloc::try_vec(op, scratch_len, Complex::new(0.0, 0.0))?;
-        fft.process_with_scratch(chunk, &mut scratch);
-        if scale != 1.0 {
-            chunk.iter_mut().for_each(|c| *c *= scale);
+/// A planned transform of one length (`rustfft`/`realfft` cache their plans).
+enum Plan {
+    C2c(Arc<dyn Fft<f64>>),
+    R2c(Arc<dyn RealToComplex<f64>>),
+    C2r(Arc<dyn ComplexToReal<f64>>),
+}
+
+fn plan(kind: Kind, n: usize) -> Plan {
+    static COMPLEX: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
+    static REAL: OnceLock<Mutex<RealFftPlanner<f64>>> = OnceLock::new();
+    let real = || {
+        REAL.get_or_init(|| Mutex::new(RealFftPlanner::new()))
+            .lock()
+    };
+    match kind {
+        Kind::C2c { inverse } => {
+            let mut p = COMPLEX.get_or_init(|| Mutex::new(FftPlanner::new())).lock();
+            Plan::C2c(if inverse {
+                p.plan_fft_inverse(n)
+            } else {
+                p.plan_fft_forward(n)
+            })
         }
-        Ok(())
-    })?;
-    crate::alloc::collect(op, 2 * count * n, data.iter().flat_map(|c| [c.re, c.im]))
+        Kind::R2c => Plan::R2c(real().plan_fft_forward(n)),
+        Kind::C2r => Plan::C2r(real().plan_fft_inverse(n)),
+    }
+}
+
+/// One task's buffers: a complex line, a real line and the plan's scratch.
+struct Buffers {
+    complex: Vec<Complex<f64>>,
+    real: Vec<f64>,
+    scratch: Vec<Complex<f64>>,
+}
+
+impl Plan {
+    fn buffers(&self, op: &'static str, n: usize) -> Result<Buffers> {
+        let zero = Complex::new(0.0, 0.0);
+        let (complex, real, scratch) = match self {
+            Plan::C2c(f) => (n, 0, f.get_inplace_scratch_len()),
+            Plan::R2c(f) => (n / 2 + 1, n, f.get_scratch_len()),
+            Plan::C2r(f) => (n / 2 + 1, n, f.get_scratch_len()),
+        };
+        Ok(Buffers {
+            complex: crate::alloc::try_vec(op, complex, zero)?,
+            real: crate::alloc::try_vec(op, real, 0.0)?,
+            scratch: crate::alloc::try_vec(op, scratch, zero)?,
+        })
+    }
+
+    /// Transforms one line `src` into `dst`, times `scale`.
+    fn line<T: FloatElement>(&self, src: &[T], dst: &mut [T], b: &mut Buffers, scale: f64) {
+        let pairs = |src: &[T], to: &mut [Complex<f64>]| {
+            for (c, p) in to.iter_mut().zip(src.chunks_exact(2)) {
+                *c = Complex::new(p[0].to_f64(), p[1].to_f64());
+            }
+        };
+        let unpair = |from: &[Complex<f64>], dst: &mut [T]| {
+            for (c, p) in from.iter().zip(dst.chunks_exact_mut(2)) {
+                p[0] = T::from_f64(c.re * scale);
+                p[1] = T::from_f64(c.im * scale);
+            }
+        };
+        // The buffers have the plans' lengths, so the calls cannot fail.
+        match self {
+            Plan::C2c(f) => {
+                pairs(src, &mut b.complex);
+                f.process_with_scratch(&mut b.complex, &mut b.scratch);
+                unpair(&b.complex, dst);
+            }
+            Plan::R2c(f) => {
+                for (r, &s) in b.real.iter_mut().zip(src) {
+                    *r = s.to_f64();
+                }
+                let done = f.process_with_scratch(&mut b.real, &mut b.complex, &mut b.scratch);
+                debug_assert!(done.is_ok());
+                unpair(&b.complex, dst);
+            }
+            Plan::C2r(f) => {
+                pairs(src, &mut b.complex);
+                // Ignored, as NumPy and PyTorch ignore them (realfft asks for zeros).
+                b.complex[0].im = 0.0;
+                if b.real.len().is_multiple_of(2) {
+                    b.complex[b.real.len() / 2].im = 0.0;
+                }
+                let done = f.process_with_scratch(&mut b.complex, &mut b.real, &mut b.scratch);
+                debug_assert!(done.is_ok());
+                for (d, &r) in dst.iter_mut().zip(&b.real) {
+                    *d = T::from_f64(r * scale);
+                }
+            }
+        }
+    }
+}
+
+/// `x` (its transformed axis last, the pairs' axis after it for complex input) transformed
+/// line by line: a new tensor of `x`'s shape with the axis (and pairs) of the output's width.
+fn lines<T: FloatElement, D: Backend>(
+    op: &'static str,
+    kind: Kind,
+    x: &Tensor<T, D>,
+    n: usize,
+    out_dims: Vec<usize>,
+    scale: f64,
+) -> Result<Tensor<T, D>> {
+    let (w_in, w_out) = kind.widths(n);
+    let mut out = Tensor::<T, Cpu>::zeros(out_dims)?;
+    if out.numel() > 0 {
+        let host = D::to_host(x)?.try_contiguous()?;
+        let src = host.data()?;
+        let mut dst = out.data_mut()?;
+        let plan = plan(kind, n);
+        // Tasks of about 2^15 values: one set of buffers each.
+        let per_task = (1 << 15) / w_out.max(1) + 1;
+        (src.par_chunks(per_task * w_in))
+            .zip(dst.par_chunks_mut(per_task * w_out))
+            .try_for_each(|(s, d)| -> Result<()> {
+                let mut b = plan.buffers(op, n)?;
+                for (s, d) in s.chunks_exact(w_in).zip(d.chunks_exact_mut(w_out)) {
+                    plan.line(s, d, &mut b, scale);
+                }
+                Ok(())
+            })?;
+    }
+    D::from_host(&out, x.device_handle())
+}
+
+/// `t` with its axis `ax` moved to position `to` (a view), outside the graph.
+fn moved<T: FloatElement, D: Backend>(
+    t: &Tensor<T, D>,
+    ax: usize,
+    to: usize,
+) -> Result<Tensor<T, D>> {
+    t.movedim(&[ax as i64], &[to as i64])
 }
 
 /// The DFT of the complex pairs `z` (`(..., 2)`) along its axis `ax` (not the last), times
-/// `scale`: `Σ_k z_k e^{∓2πijk/n}` (`-` forward, `+` `inverse`), computed on the host in f64.
-/// The result is recorded with its adjoint, the same transform the other way with the same
-/// scale (the DFT matrix is symmetric, so its adjoint is its conjugate).
+/// `scale`: `Σ_k z_k e^{∓2πijk/n}` (`-` forward, `+` `inverse`). Recorded with its adjoint,
+/// the same transform the other way with the same scale (the DFT matrix is symmetric, so its
+/// adjoint is its conjugate).
 pub(super) fn dft<T: FloatElement, D: Backend>(
     op: &'static str,
     z: &Tensor<T, D>,
@@ -66,21 +186,102 @@ pub(super) fn dft<T: FloatElement, D: Backend>(
     inverse: bool,
     scale: f64,
 ) -> Result<Tensor<T, D>> {
-    let last = z.ndim() as i64 - 1;
-    let out = crate::autograd::no_grad(|| -> Result<Tensor<T, D>> {
-        let moved = z.movedim(&[ax as i64], &[last - 1])?;
-        let n = moved.dims()[moved.ndim() - 2];
-        let out = if n == 0 || moved.numel() == 0 {
-            moved.try_contiguous()?
-        } else {
-            let host: Vec<f64> = D::to_host(&moved)?.try_cast::<f64>()?.try_to_vec()?;
-            let done = transform_lines(op, host, n, inverse, scale)?;
-            let done = Tensor::<f64, Cpu>::from_vec(done, moved.dims().to_vec())?;
-            D::from_host(&done.try_cast::<T>()?, z.device_handle())?
-        };
-        out.movedim(&[last - 1], &[ax as i64])
+    let last = z.ndim() - 2;
+    let out = crate::autograd::no_grad(|| {
+        let m = moved(z, ax, last)?;
+        let n = m.dims()[last];
+        let out = lines(op, Kind::C2c { inverse }, &m, n, m.dims().to_vec(), scale)?;
+        moved(&out, last, ax)
     })?;
     Ok(crate::autograd::linear(op, z, out, move |g| {
         dft(op, g, ax, !inverse, scale)
     }))
+}
+
+/// The `n/2 + 1` non-negative frequencies of the DFT of the real `x` along `ax` (of length
+/// `n > 0`), times `scale`, as pairs (`x`'s shape with `n/2 + 1` along `ax`, then 2).
+///
+/// Adjoint: `Re(Σ_{k ≤ n/2} ḡ_k e^{2πijk/n})`, the [`c2r`] of `ḡ` with the bins other than 0
+/// and `n/2` halved (`c2r` counts each of them twice, for its conjugate).
+pub(super) fn r2c<T: FloatElement, D: Backend>(
+    op: &'static str,
+    x: &Tensor<T, D>,
+    ax: usize,
+    scale: f64,
+) -> Result<Tensor<T, D>> {
+    let last = x.ndim() - 1;
+    let n = x.dims()[ax];
+    let out = crate::autograd::no_grad(|| {
+        let m = moved(x, ax, last)?;
+        let mut dims = m.dims().to_vec();
+        dims[last] = n / 2 + 1;
+        dims.push(2);
+        moved(&lines(op, Kind::R2c, &m, n, dims, scale)?, last, ax)
+    })?;
+    Ok(crate::autograd::linear(op, x, out, move |g| {
+        let w = bin_weights(g.device_handle(), g.ndim(), ax, n, 0.5)?;
+        c2r(op, &g.try_mul(&w)?, ax, n, scale)
+    }))
+}
+
+/// The `n` reals whose DFT has the Hermitian half-spectrum `z` (pairs with `n/2 + 1` bins
+/// along `ax`), `Σ_k ext(z)_k e^{2πijk/n}` times `scale`; the imaginary parts of bins 0 and
+/// (even `n`) `n/2` are ignored.
+///
+/// Adjoint: [`r2c`] of `ḡ` with the bins other than 0 and `n/2` doubled; their imaginary
+/// parts get 0, as they are ignored.
+pub(super) fn c2r<T: FloatElement, D: Backend>(
+    op: &'static str,
+    z: &Tensor<T, D>,
+    ax: usize,
+    n: usize,
+    scale: f64,
+) -> Result<Tensor<T, D>> {
+    let last = z.ndim() - 2;
+    if z.dims()[ax] != n / 2 + 1 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: format!(
+                "{} bins for {n} points (a bug: they are resized first)",
+                z.dims()[ax]
+            ),
+        });
+    }
+    let out = crate::autograd::no_grad(|| {
+        let m = moved(z, ax, last)?;
+        let mut dims = m.dims()[..last + 1].to_vec();
+        dims[last] = n;
+        moved(&lines(op, Kind::C2r, &m, n, dims, scale)?, last, ax)
+    })?;
+    Ok(crate::autograd::linear(op, z, out, move |g| {
+        let w = bin_weights(g.device_handle(), g.ndim() + 1, ax, n, 2.0)?;
+        r2c(op, g, ax, scale)?.try_mul(&w)
+    }))
+}
+
+/// `w` at the bins `1..(n+1)/2` of a half spectrum (those with a conjugate among the others),
+/// 1 at bin 0 and (even `n`) `n/2`: shaped to broadcast over pairs of rank `rank` whose axis
+/// `ax` has the `n/2 + 1` bins.
+fn bin_weights<T: FloatElement, D: Backend>(
+    device: &D,
+    rank: usize,
+    ax: usize,
+    n: usize,
+    w: f64,
+) -> Result<Tensor<T, D>> {
+    let bins = n / 2 + 1;
+    let v = crate::alloc::collect(
+        "fft",
+        bins,
+        (0..bins).map(|k| {
+            if k == 0 || 2 * k == n {
+                T::ONE
+            } else {
+                T::from_f64(w)
+            }
+        }),
+    )?;
+    let mut dims = vec![1; rank];
+    dims[ax] = bins;
+    Tensor::from_vec_on(v, dims, device)
 }

@@ -4,11 +4,12 @@
 //! Complex values are [`ComplexTensor`]s (real tensors with a last axis of (real, imaginary)
 //! pairs, PyTorch's `view_as_real` layout), so a spectrum and a signal are different types.
 //! `dim`/`dims` count the complex dimensions. `n` (or `s`) crops or zero-pads the input along
-//! the transformed axis first, as in both libraries. Every transform is made of one complex
-//! DFT along one axis (`kernel.rs`): computed on the host in f64 by `rustfft` for every dtype
-//! and device (a CUDA tensor is copied to the host and back), so an f32 transform is as exact
-//! as NumPy's f64 one rounded to f32. Its gradient is the transform the other way (the DFT's
-//! adjoint), so gradients of every order flow through the FFTs.
+//! the transformed axis first, as in both libraries. Every transform is made of 1-d transforms
+//! along one axis (`kernel.rs`: complex, real to half-spectrum, and back), computed on the
+//! host in f64 by `rustfft`/`realfft` for every dtype and device (a CUDA tensor is copied to
+//! the host and back), so an f32 transform is as exact as NumPy's f64 one rounded to f32. Each
+//! one's gradient is its adjoint, another of them, so gradients of every order flow through
+//! the FFTs.
 //!
 //! | `norm` | forward transform (`fft`, `rfft`, `ihfft`) | backward transform (`ifft`, `irfft`, `hfft`) |
 //! |---|---|---|
@@ -163,15 +164,8 @@ pub fn rfft<T: FloatElement, D: Backend>(
     let ax = x.shape().axis(OP, dim)?;
     let n = n.unwrap_or(x.dims()[ax]);
     check_points(OP, n, x.shape())?;
-    let full = c2c(
-        OP,
-        &ComplexTensor::from_real(&resize(x, ax, n)?)?,
-        None,
-        ax as i64,
-        norm,
-        false,
-    )?;
-    ComplexTensor::from_pairs(&full.pairs().narrow(ax as i64, 0, n / 2 + 1)?)
+    let out = kernel::r2c(OP, &resize(x, ax, n)?, ax, norm.scale(n, false))?;
+    ComplexTensor::from_pairs(&out)
 }
 
 /// The real signal of `n` points whose [`rfft`] is `z` along `dim` (`torch.fft.irfft`,
@@ -201,13 +195,7 @@ fn c2r<T: FloatElement, D: Backend>(
     let n = n.unwrap_or(2 * z.dims()[ax].saturating_sub(1));
     check_points(op, n, &z.shape())?;
     let half = resize(z.pairs(), ax, n / 2 + 1)?;
-    // Bins n/2 + 1 .. n are the conjugates of bins (n - 1)/2 .. 1.
-    let tail = half.narrow(ax as i64, 1, (n - 1) / 2)?.flip(&[ax as i64])?;
-    let tail = ComplexTensor::from_pairs(&tail)?.conj()?;
-    let full = Tensor::try_concat(&[&half, tail.pairs()], ax as i64)?;
-    let out = kernel::dft(op, &full, ax, true, norm.scale(n, true))?;
-    // The imaginary parts are 0 but for rounding (and the ignored parts of the edge bins).
-    out.select(-1, 0)
+    kernel::c2r(op, &half, ax, n, norm.scale(n, true))
 }
 
 /// The real signal of `n` points with the Hermitian-symmetric spectrum whose first half is `z`

@@ -188,7 +188,6 @@ pub fn istft<T: FloatElement, D: Backend>(
         });
     }
     let count = z.dims()[nd - 1];
-    let batch = &z.dims()[..nd - 2];
     let covered = (count - 1)
         .checked_mul(hop)
         .and_then(|c| c.checked_add(n_fft))
@@ -205,24 +204,9 @@ pub fn istft<T: FloatElement, D: Backend>(
         super::ifft(&z, None, -1, opts.norm())?.real()
     };
     let frames = frames.try_mul(&window)?;
-    // Overlap-add: sample k of frame t lands on t·hop + k.
-    let index = crate::alloc::collect(
-        OP,
-        count * n_fft,
-        (0..count).flat_map(|t| (0..n_fft).map(move |k| (t * hop + k) as i64)),
-    )?;
-    let index = Tensor::<i64, D>::from_vec_on(index, [count * n_fft], z.pairs().device_handle())?;
-    let flat_dims: Vec<usize> = batch.iter().copied().chain([count * n_fft]).collect();
-    let out_dims: Vec<usize> = batch.iter().copied().chain([covered]).collect();
-    let flat = frames.try_reshape(flat_dims.clone())?;
-    let zeros = Tensor::<T, D>::zeros_on(out_dims, z.pairs().device_handle())?;
-    let signal = zeros.try_scatter_add(-1, &index.expand(flat_dims)?.try_contiguous()?, &flat)?;
-    let squares = window
-        .try_mul(&window)?
-        .expand([count, n_fft])?
-        .try_reshape([count * n_fft])?;
-    let envelope = Tensor::<T, D>::zeros_on([covered], z.pairs().device_handle())?
-        .try_scatter_add(0, &index, &squares)?;
+    let signal = overlap_add(&frames, hop, covered)?;
+    let squares = window.try_mul(&window)?.expand([count, n_fft])?;
+    let envelope = overlap_add(&squares, hop, covered)?;
     let start = if opts.center { n_fft / 2 } else { 0 };
     let end = match length {
         Some(l) => start.checked_add(l).ok_or_else(|| Error::ShapeOverflow {
@@ -255,4 +239,47 @@ pub fn istft<T: FloatElement, D: Backend>(
         return signal.try_pad(&pads, T::ZERO);
     }
     Ok(signal)
+}
+
+/// Frames `(.., F, n)` summed at offsets `0, hop, 2·hop, ..` into `(.., covered)`, `covered =
+/// (F - 1)·hop + n`: the frames cut into `⌈n/hop⌉` blocks of `hop` samples, block `j` of frame
+/// `t` landing on output block `t + j`, so it is `⌈n/hop⌉` shifted adds of `F·hop` samples.
+fn overlap_add<T: FloatElement, D: Backend>(
+    frames: &Tensor<T, D>,
+    hop: usize,
+    covered: usize,
+) -> Result<Tensor<T, D>> {
+    let nd = frames.ndim();
+    let (count, n) = (frames.dims()[nd - 2], frames.dims()[nd - 1]);
+    let k = n.div_ceil(hop);
+    let mut pads = vec![(0, 0); nd];
+    pads[nd - 1] = (0, k * hop - n);
+    let blocks = frames
+        .try_pad(&pads, T::ZERO)?
+        .try_unflatten(-1, &[k as i64, hop as i64])?;
+    let mut sum: Option<Tensor<T, D>> = None;
+    for j in 0..k {
+        let mut shift = vec![(0, 0); nd];
+        shift[nd - 2] = (j, k - 1 - j);
+        let part = blocks
+            .select(nd as i64 - 1, j as i64)?
+            .try_pad(&shift, T::ZERO)?;
+        sum = Some(match sum {
+            Some(s) => s.try_add(&part)?,
+            None => part,
+        });
+    }
+    let mut dims = frames.dims()[..nd - 2].to_vec();
+    let len = (count + k - 1)
+        .checked_mul(hop)
+        .ok_or_else(|| Error::ShapeOverflow {
+            op: "istft",
+            dims: vec![count, hop],
+        })?;
+    dims.push(len);
+    let sum = sum.map_or_else(
+        || Tensor::zeros_on(dims.clone(), frames.device_handle()),
+        Ok,
+    )?;
+    sum.try_reshape(dims)?.narrow(nd as i64 - 2, 0, covered)
 }

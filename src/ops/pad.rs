@@ -44,6 +44,53 @@ impl PadMode {
     }
 }
 
+/// Consecutive padded positions with sources `start..start + len` (`Up`), `start` down to
+/// `start - len + 1` (`Down`, given as its lowest source and length), or one source (`Same`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Run {
+    Up(i64, i64),
+    Down(i64, i64),
+    Same(i64, i64),
+}
+
+impl PadMode {
+    /// The sources of an axis of `n` padded by `before` and `after` as at most 16 runs, or
+    /// `None` (pads many times longer than the axis: the caller gathers by an index).
+    fn runs(self, n: i64, before: i64, after: i64) -> Option<Vec<Run>> {
+        if before > 4 * n || after > 4 * n {
+            return None;
+        }
+        let mut runs = Vec::new();
+        for p in -before..0 {
+            Run::extend(&mut runs, self.source(p, n));
+        }
+        runs.push(Run::Up(0, n));
+        for p in n..n + after {
+            Run::extend(&mut runs, self.source(p, n));
+        }
+        (runs.len() <= 16).then_some(runs)
+    }
+}
+
+impl Run {
+    /// Appends source `src` to the last run if it continues it, else starts a run.
+    fn extend(runs: &mut Vec<Run>, src: i64) {
+        let grown = match runs.last() {
+            Some(&Run::Up(s, l)) if s + l == src => Some(Run::Up(s, l + 1)),
+            // A run of one continues down or in place by its second source.
+            Some(&Run::Up(s, 1)) if s == src + 1 => Some(Run::Down(src, 2)),
+            Some(&Run::Up(s, 1)) if s == src => Some(Run::Same(s, 2)),
+            Some(&Run::Down(s, l)) if s == src + 1 => Some(Run::Down(src, l + 1)),
+            Some(&Run::Same(s, l)) if s == src => Some(Run::Same(s, l + 1)),
+            _ => None,
+        };
+        match (grown, runs.last_mut()) {
+            (Some(r), Some(last)) => *last = r,
+            _ => runs.push(Run::Up(src, 1)),
+        }
+    }
+}
+
 impl<T: Element, D: Backend> Tensor<T, D> {
     /// Pads by `mode` (see [`PadMode`]): `pads[i] = (before, after)` for dimension `i`, as in
     /// [`Tensor::try_pad`]; padding longer than the axis repeats the rule (NumPy; PyTorch
@@ -103,6 +150,25 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 .filter(|&l| i64::try_from(l).is_ok())
                 .ok_or_else(overflow)?;
             let (n, before) = (n as i64, before as i64);
+            if let Some(runs) = mode.runs(n, before, after as i64) {
+                // A few runs of consecutive sources: views joined by one copy.
+                let ax = axis as i64;
+                let pieces = (runs.iter())
+                    .map(|r| match *r {
+                        Run::Up(start, len) => out.narrow(ax, start as usize, len as usize),
+                        Run::Down(start, len) => {
+                            out.narrow(ax, start as usize, len as usize)?.flip(&[ax])
+                        }
+                        Run::Same(at, len) => {
+                            let mut dims = out.dims().to_vec();
+                            dims[axis] = len as usize;
+                            out.narrow(ax, at as usize, 1)?.expand(dims)
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                out = Tensor::try_concat(&pieces.iter().collect::<Vec<_>>(), ax)?;
+                continue;
+            }
             let index = crate::alloc::collect(
                 OP,
                 len,

@@ -60,6 +60,24 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 op: OP,
                 dims: vec![count, size],
             })?;
+        if !crate::autograd::recording(&[self]) {
+            // Unrecorded: one copy of the overlapping windows' strided view (the view itself
+            // would alias, so it is not offered; recorded, the gather below has the rule).
+            let mut layout = self.layout.clone();
+            let stride = layout.strides[ax];
+            let step = isize::try_from(step)
+                .ok()
+                .and_then(|s| s.checked_mul(stride));
+            if let Some(step) = step {
+                layout.strides[ax] = step;
+                layout.strides.push(stride);
+                let mut dims = self.dims().to_vec();
+                dims[ax] = count;
+                dims.push(size);
+                layout.shape = crate::shape::Shape::new(dims);
+                return self.with_layout(OP, layout)?.try_deep_copy();
+            }
+        }
         // Every window start plus every offset: at most n + (size - 1)·(count - 1) < 2^63.
         // Windows of size 0 need no walk over their (possibly 2^40) starts.
         let starts = if size == 0 { 0 } else { count };

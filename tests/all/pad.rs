@@ -98,3 +98,48 @@ fn pad_modes_differentiate_and_refuse() {
         assert_close(&one.pad_mode(&[(3, 2)], mode).to_vec(), &[7.0; 6], 0.0);
     }
 }
+
+/// Every mode on axes of 1 to 6 elements with pads from 0 to 5 times the axis (the joined
+/// views of short pads and the gather of long ones), against each mode's periodic sequence of
+/// sources, and the gradient of the joined views.
+#[test]
+fn pad_modes_short_and_long_pads() {
+    for n in 1..=6usize {
+        let x = Tensor::<f64>::from_vec((0..n).map(|v| v as f64).collect(), [n]).unwrap();
+        for mode in MODES {
+            // One period of sources, from position 0 onwards.
+            let period: Vec<usize> = match mode {
+                PadMode::Reflect if n == 1 => vec![0],
+                PadMode::Reflect => (0..n).chain((1..n - 1).rev()).collect(),
+                PadMode::Symmetric => (0..n).chain((0..n).rev()).collect(),
+                PadMode::Circular => (0..n).collect(),
+                PadMode::Replicate => vec![],
+            };
+            let source = |p: i64| -> f64 {
+                if mode == PadMode::Replicate {
+                    return p.clamp(0, n as i64 - 1) as f64;
+                }
+                period[p.rem_euclid(period.len() as i64) as usize] as f64
+            };
+            for before in 0..=5 * n {
+                for after in [0, 1, n - 1, n, 2 * n + 1, 5 * n] {
+                    let y = x.pad_mode(&[(before, after)], mode).to_vec();
+                    let want: Vec<f64> = (0..(n + before + after) as i64)
+                        .map(|p| source(p - before as i64))
+                        .collect();
+                    assert_eq!(y, want, "{mode:?} n {n} pads ({before}, {after})");
+                }
+            }
+        }
+    }
+    for mode in MODES {
+        let x = Tensor::<f64>::from_vec(vec![0.3, -1.2, 2.5, 0.7], [2, 2]).unwrap();
+        gradcheck(
+            |v| v[0].try_pad_mode(&[(1, 2), (2, 1)], mode)?.try_sin(),
+            &[x.clone()],
+            1e-6,
+            1e-6,
+        )
+        .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+    }
+}

@@ -996,7 +996,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
         }
         15 => {
             // NumPy editing, histograms, polynomials, LU and matrix_exp through the typed API.
-            let f = g.n(62);
+            let f = g.n(63);
             let b = g.like(&a);
             let k = g.n(4);
             let idx = g.index_tensor(&[k], a.shape().dims().first().copied().unwrap_or(2) as i64);
@@ -1259,6 +1259,27 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             3 => { let d = MultivariateNormal::from_covariance(&x, &y)?; d.log_prob(&x)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             4 => { let d = Bernoulli::from_probs(&x)?; kl_divergence(&d, &Bernoulli::from_logits(&y)?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             _ => { let d = Gumbel::new(&x, &y)?; kl_divergence(&Cauchy::new(&x, &y)?, &Cauchy::new(&y, &x)?)?.try_add(&d.log_prob(&y)?)? }
+                        }
+                    }
+                    62 => {
+                        // The FFTs with arbitrary sizes, axes, norms and STFT options.
+                        use typed_tensor::fft::{self, ComplexTensor, Norm, Stft};
+                        let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
+                        let n = if flag { None } else { Some(u) };
+                        let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
+                        match i.rem_euclid(9) {
+                            0 => fft::rfft(&x, n, ax, norm)?.into_pairs(),
+                            1 => fft::irfft(&ComplexTensor::from_pairs(&x)?, n, ax, norm)?,
+                            2 => fft::fft(&ComplexTensor::new(&x, &y)?, n, ax, norm)?.abs()?,
+                            3 => fft::hfft(&ComplexTensor::from_real(&x)?, n, ax, norm)?,
+                            4 => fft::rfftn(&x, if flag { None } else { Some(&[u, u % 5][..(u % 3).min(2)]) }, None, norm)?.into_pairs(),
+                            5 => fft::irfftn(&ComplexTensor::new(&x, &y)?, None, Some(&[ax]), norm)?,
+                            6 => fft::ifft2(&ComplexTensor::new(&x, &y)?, None, None, norm)?.angle()?,
+                            7 => {
+                                let s = fft::stft(&x, u % 17, None, &opts)?;
+                                fft::istft(&s.try_mul(&s)?, u % 17, None, &opts, n)?
+                            }
+                            _ => fft::fftshift(&x, axis.as_ref().map(std::slice::from_ref))?,
                         }
                     }
                     61 => {
