@@ -6,6 +6,7 @@
 mod alloc;
 pub mod autograd;
 pub mod backend;
+pub mod complex;
 pub mod device;
 pub mod distributions;
 pub mod dtype;

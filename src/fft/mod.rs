@@ -30,11 +30,10 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
-mod complex;
 mod kernel;
 mod stft;
 
-pub use complex::ComplexTensor;
+pub use crate::complex::ComplexTensor;
 pub use stft::{Stft, istft, stft};
 
 use crate::backend::Backend;
@@ -521,7 +520,7 @@ fn shift_axes<T: Element, D: Backend>(x: &Tensor<T, D>, dims: Option<&[i64]>) ->
     }
 }
 
-fn shift<T: Element, D: Backend>(
+pub(crate) fn shift<T: Element, D: Backend>(
     x: &Tensor<T, D>,
     axes: &[i64],
     inverse: bool,

@@ -27,6 +27,7 @@ pub mod compare;
 pub mod decomp;
 pub mod device_ops;
 pub mod edit;
+pub mod eig;
 pub mod einsum;
 pub mod embed;
 pub mod factor;

@@ -21,6 +21,7 @@ mod devices_composed;
 mod digits;
 mod distributions;
 mod dynamic;
+mod eig;
 mod elementwise;
 mod factor;
 mod fft;

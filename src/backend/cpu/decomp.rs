@@ -102,6 +102,9 @@ impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn host_qr(&self) -> Result<HostEigh<T>> {
         Self::linalg_off("qr")
     }
+    pub(crate) fn host_eig(&self) -> Result<HostEigh<T>> {
+        Self::linalg_off("eig")
+    }
     pub(crate) fn host_slogdet(&self) -> Result<HostEigh<T>> {
         Self::linalg_off("slogdet")
     }
@@ -322,6 +325,34 @@ impl<T: NumElement> Tensor<T, Cpu> {
         Ok((
             pack::<T>(qs, &s.batch, &[s.m, k])?,
             pack::<T>(rs, &s.batch, &[k, s.n])?,
+        ))
+    }
+
+    /// The eigenvalues `(..., n, 2)` and right eigenvectors `(..., n, n, 2)` (columns) of
+    /// each general square matrix, as (re, im) pairs ([`k::eig`]).
+    pub(crate) fn host_eig(&self) -> Result<HostEigh<T>> {
+        let s = self.matrices("eig", true)?;
+        if s.n == 0 || s.count() == 0 {
+            return Ok((
+                filled::<T>(0.0, &s.batch, &[s.n, 2])?,
+                filled::<T>(0.0, &s.batch, &[s.n, s.n, 2])?,
+            ));
+        }
+        if s.data.iter().any(|v| !v.is_finite()) {
+            return Err(Error::InvalidArgument {
+                op: "eig",
+                msg: "the matrix has NaN or infinite entries; eigenvalues need finite ones".into(),
+            });
+        }
+        let (mut ws, mut vs) = (vec![], vec![]);
+        for i in 0..s.count() {
+            let (w, v) = k::eig(s.matrix(i), s.n).ok_or_else(|| no_convergence("eig"))?;
+            ws.push(w);
+            vs.push(v);
+        }
+        Ok((
+            pack::<T>(ws, &s.batch, &[s.n, 2])?,
+            pack::<T>(vs, &s.batch, &[s.n, s.n, 2])?,
         ))
     }
 

@@ -155,6 +155,37 @@ pub fn pinv(a: &[f64], m: usize, n: usize) -> Option<Vec<f64>> {
     Some(rows(&view(a, m, n).thin_svd().ok()?.pseudoinverse()))
 }
 
+/// Eigenvalues and right eigenvectors (columns) of the general `n × n` matrix `a` (NumPy's and
+/// PyTorch's `eig`), as interleaved (re, im) pairs: `2n` values and `2n²` row-major vector
+/// elements. Each eigenvector has unit 2-norm and its largest component real and positive (LAPACK
+/// `geev` makes it real; the sign is fixed here so results are reproducible).
+pub fn eig(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+    let e = view(a, n, n).eigen().ok()?;
+    let (s, u) = (e.S().column_vector(), e.U());
+    let w = (0..n).flat_map(|i| [s[i].re, s[i].im]).collect();
+    let mut v = vec![0.0; 2 * n * n];
+    for j in 0..n {
+        let col: Vec<faer::c64> = (0..n).map(|i| u[(i, j)]).collect();
+        let norm = col.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
+        // The first component of the largest magnitude, rotated onto the positive reals.
+        let big = col.iter().fold(
+            col[0],
+            |b, &c| if c.norm_sqr() > b.norm_sqr() { c } else { b },
+        );
+        let turn = if big.norm_sqr() > 0.0 {
+            big.conj() / big.norm()
+        } else {
+            faer::c64::new(1.0, 0.0)
+        };
+        for (i, &c) in col.iter().enumerate() {
+            let c = c * turn / norm;
+            v[2 * (i * n + j)] = c.re;
+            v[2 * (i * n + j) + 1] = c.im;
+        }
+    }
+    Some((w, v))
+}
+
 /// Eigenvalues (ascending) and eigenvectors (columns) of the symmetric `n × n` matrix `a`, read
 /// from its lower triangle (NumPy's `eigh` with `UPLO='L'`).
 pub fn eigh(a: &[f64], n: usize) -> Option<(Vec<f64>, Vec<f64>)> {

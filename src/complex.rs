@@ -1,4 +1,4 @@
-//! Complex tensors as pairs of real numbers: what the FFTs take and return.
+//! Complex tensors as pairs of real numbers: what the FFTs and `eig` return.
 
 use crate::backend::Backend;
 use crate::device::Cpu;
@@ -16,7 +16,7 @@ use crate::tensor::Tensor;
 /// `∂L/∂re` and `∂L/∂im`, PyTorch's complex gradient viewed as real).
 ///
 /// ```
-/// use typed_tensor::fft::ComplexTensor;
+/// use typed_tensor::complex::ComplexTensor;
 /// use typed_tensor::prelude::*;
 /// let z = ComplexTensor::new(&tensor![3.0f64, 0.0], &tensor![4.0f64, -2.0])?;
 /// assert_eq!(z.dims(), &[2]);
@@ -238,7 +238,7 @@ impl<T: FloatElement, D: Backend> ComplexTensor<T, D> {
             None => (0..self.ndim() as i64).collect(),
         };
         Ok(ComplexTensor {
-            pairs: super::shift(&self.pairs, &axes, inverse)?,
+            pairs: crate::fft::shift(&self.pairs, &axes, inverse)?,
         })
     }
 }

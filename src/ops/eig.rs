@@ -1,0 +1,130 @@
+//! Eigendecomposition of general square matrices and polynomial roots, whose results are
+//! complex: NumPy's and PyTorch's `linalg.eig`/`eigvals` and NumPy's `roots`, returning
+//! [`ComplexTensor`]s. Computed in f64 by `faer` on the host for every device, like the other
+//! factorizations (the `linalg` feature). No gradient: `backward` through them is an `Err`
+//! naming the op (PyTorch's `eig` backward works on complex tensors, which this library holds
+//! as pairs).
+//!
+//! ```
+//! use typed_tensor::prelude::*;
+//! // A rotation by 90°: eigenvalues ±i.
+//! let a = tensor![[0.0f64, -1.0], [1.0, 0.0]];
+//! let w = a.try_eigvals()?;
+//! let mut im = w.imag().to_vec();
+//! im.sort_by(f64::total_cmp);
+//! assert!((im[0] + 1.0).abs() < 1e-12 && (im[1] - 1.0).abs() < 1e-12);
+//! assert!(w.real().to_vec().iter().all(|r| r.abs() < 1e-12));
+//! // x² - 3x + 2 = (x - 1)(x - 2).
+//! let r = tensor![1.0f64, -3.0, 2.0].try_roots()?;
+//! let mut re = r.real().to_vec();
+//! re.sort_by(f64::total_cmp);
+//! assert!((re[0] - 1.0).abs() < 1e-12 && (re[1] - 2.0).abs() < 1e-12);
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+use crate::autograd::{Op, record};
+use crate::backend::Backend;
+use crate::complex::ComplexTensor;
+use crate::device::Cpu;
+use crate::dtype::{FloatOf, NumElement};
+use crate::error::{Error, OrPanic, Result};
+use crate::tensor::Tensor;
+
+type Complex<T, D> = ComplexTensor<FloatOf<T>, D>;
+
+impl<T: NumElement, D: Backend> Tensor<T, D> {
+    /// The eigenvalues `(..., n)` and right eigenvectors `(..., n, n)` (column `j` belongs to
+    /// value `j`: `self · v = v · diag(w)`) of each square matrix in the last two dimensions
+    /// (NumPy `linalg.eig`, PyTorch `linalg.eig`). Complex even when they are real (PyTorch's
+    /// convention; NumPy returns real arrays then). The order is the Schur form's, as LAPACK's
+    /// (not sorted); each eigenvector has unit norm, and its largest component real and
+    /// positive. An empty stack or `0 × 0` matrices give empty results.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for non-square input, NaN or infinite entries, a build without the
+    /// `linalg` feature, or when the iteration does not converge; `OutOfMemory`.
+    #[allow(clippy::type_complexity)]
+    pub fn try_eig(&self) -> Result<(Complex<T, D>, Complex<T, D>)> {
+        let (w, v) = D::to_host(self)?.host_eig()?;
+        let up = |t: &Tensor<FloatOf<T>, Cpu>| -> Result<Complex<T, D>> {
+            let t = D::from_host(t, &self.device)?;
+            ComplexTensor::from_pairs(&record(t, Op::NoGrad("eig"), &[self], &[]))
+        };
+        Ok((up(&w)?, up(&v)?))
+    }
+
+    /// The eigenvalues of [`Tensor::try_eig`] without the vectors (NumPy `linalg.eigvals`,
+    /// PyTorch `linalg.eigvals`), shape `(..., n)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_eig`].
+    pub fn try_eigvals(&self) -> Result<Complex<T, D>> {
+        Ok(self.try_eig()?.0)
+    }
+
+    /// The roots of the polynomial whose coefficients, highest power first, are this 1-d
+    /// tensor (NumPy `roots`): leading zeros are dropped, each trailing zero is a root 0
+    /// (listed last), and the others are the eigenvalues of the companion matrix. A constant
+    /// (or all-zero) polynomial has no roots: an empty result.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for input that is not 1-d or has NaN or infinite coefficients; as
+    /// [`Tensor::try_eig`].
+    pub fn try_roots(&self) -> Result<Complex<T, D>> {
+        const OP: &str = "roots";
+        if self.ndim() != 1 {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!("needs 1-d coefficients, got shape {}", self.shape()),
+            });
+        }
+        let p: Vec<f64> = self.try_to_vec()?.iter().map(|v| v.to_f64()).collect();
+        if p.iter().any(|v| !v.is_finite()) {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: "the coefficients have NaN or infinite entries".into(),
+            });
+        }
+        let first = p.iter().position(|&v| v != 0.0).unwrap_or(p.len());
+        let last = p.iter().rposition(|&v| v != 0.0).map_or(first, |l| l + 1);
+        let (p, zeros) = (&p[first..last], p.len() - last.max(first));
+        let n = p.len().saturating_sub(1);
+        // The companion matrix: first row -p[1..]/p[0], ones below the diagonal.
+        let mut c = crate::alloc::try_vec(OP, n * n, 0.0)?;
+        for j in 0..n {
+            c[j] = -p[j + 1] / p[0];
+            if j + 1 < n {
+                c[(j + 1) * n + j] = 1.0;
+            }
+        }
+        let w = Tensor::<f64, Cpu>::from_vec(c, [n, n])?
+            .try_eigvals()?
+            .into_pairs();
+        let w = w
+            .try_pad(&[(0, zeros), (0, 0)], 0.0)?
+            .try_cast::<FloatOf<T>>()?;
+        let w = record(
+            D::from_host(&w, &self.device)?,
+            Op::NoGrad(OP),
+            &[self],
+            &[],
+        );
+        ComplexTensor::from_pairs(&w)
+    }
+
+    plain_forms! {
+        /// [`Tensor::try_eigvals`], panicking with its error.
+        eigvals, try_eigvals() -> Complex<T, D>;
+        /// [`Tensor::try_roots`], panicking with its error.
+        roots, try_roots() -> Complex<T, D>;
+    }
+
+    /// [`Tensor::try_eig`], panicking with its error.
+    ///
+    /// # Panics
+    /// When `try_eig` returns an `Err`.
+    #[track_caller]
+    pub fn eig(&self) -> (Complex<T, D>, Complex<T, D>) {
+        self.try_eig().or_panic()
+    }
+}

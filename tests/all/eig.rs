@@ -1,0 +1,169 @@
+//! `eig`, `eigvals` and `roots` on every device against NumPy 2.4's `linalg.eig`/`eigvals`/
+//! `roots` (values below, compared as sorted sets: the order is the Schur form's), the
+//! eigenvector identity `A·v = v·diag(w)` with unit-norm columns, other dtypes, batches, empty
+//! and 1 × 1 matrices, and the refusals.
+
+use crate::common::{assert_close, host_f64s};
+use typed_tensor::complex::ComplexTensor;
+use typed_tensor::prelude::*;
+
+/// The (re, im) pairs of `w`, sorted by real then imaginary part.
+fn sorted<D: Backend>(w: &ComplexTensor<f64, D>) -> Vec<f64> {
+    let v = host_f64s(w.pairs());
+    let mut pairs: Vec<(f64, f64)> = v.chunks(2).map(|p| (p[0], p[1])).collect();
+    // By values rounded to 1e-9 (so -0, 0 and ±1e-17 tie; then the imaginary part decides).
+    let key = |x: f64| (x * 1e9).round() + 0.0;
+    pairs.sort_by(|a, b| {
+        key(a.0)
+            .total_cmp(&key(b.0))
+            .then(key(a.1).total_cmp(&key(b.1)))
+    });
+    pairs.into_iter().flat_map(|(r, i)| [r, i]).collect()
+}
+
+/// Checks `a·v = v·diag(w)` and unit-norm columns for one `n × n` matrix (row-major `a`).
+#[track_caller]
+fn check_vectors(a: &[f64], w: &[f64], v: &[f64], n: usize, tol: f64) {
+    for j in 0..n {
+        let (wr, wi) = (w[2 * j], w[2 * j + 1]);
+        let mut norm = 0.0;
+        for i in 0..n {
+            let (mut re, mut im) = (0.0, 0.0);
+            for k in 0..n {
+                re += a[i * n + k] * v[2 * (k * n + j)];
+                im += a[i * n + k] * v[2 * (k * n + j) + 1];
+            }
+            let (vr, vi) = (v[2 * (i * n + j)], v[2 * (i * n + j) + 1]);
+            norm += vr * vr + vi * vi;
+            assert!((re - (vr * wr - vi * wi)).abs() < tol, "column {j} row {i}");
+            assert!((im - (vr * wi + vi * wr)).abs() < tol, "column {j} row {i}");
+        }
+        assert!((norm - 1.0).abs() < tol, "column {j} norm² {norm}");
+    }
+}
+
+#[test]
+fn eig_matches_numpy() {
+    on_every_device!("eig", |dev| {
+        let a = [2.0, -1.0, 0.5, 1.0, 3.0, -2.0, 0.0, 4.0, 1.0];
+        let t = Tensor::<f64, _>::from_vec_on(a.to_vec(), [3, 3], &dev).unwrap();
+        let (w, v) = t.try_eig().unwrap();
+        assert_eq!((w.dims(), v.dims()), (&[3][..], &[3, 3][..]));
+        let (c, s) = (1.9376213605951544, 2.830489937088983);
+        assert_close(&sorted(&w), &[c, -s, c, s, 2.1247572788096893, 0.0], 1e-12);
+        check_vectors(&a, &host_f64s(w.pairs()), &host_f64s(v.pairs()), 3, 1e-12);
+        // A batch, with real and imaginary eigenvalues.
+        let b = Tensor::<f64, _>::from_vec_on(
+            vec![1.0, 2.0, 3.0, 4.0, 0.0, -2.0, 2.0, 0.0],
+            [2, 2, 2],
+            &dev,
+        )
+        .unwrap();
+        let wb = b.try_eigvals().unwrap();
+        assert_eq!(wb.dims(), &[2, 2]);
+        let pairs = host_f64s(wb.pairs());
+        let first = ComplexTensor::from_pairs(
+            &Tensor::<f64>::from_vec(pairs[..4].to_vec(), [2, 2]).unwrap(),
+        )
+        .unwrap();
+        let second = ComplexTensor::from_pairs(
+            &Tensor::<f64>::from_vec(pairs[4..].to_vec(), [2, 2]).unwrap(),
+        )
+        .unwrap();
+        assert_close(
+            &sorted(&first),
+            &[-0.3722813232690143, 0.0, 5.372281323269014, 0.0],
+            1e-12,
+        );
+        assert_close(&sorted(&second), &[0.0, -2.0, 0.0, 2.0], 1e-12);
+        let (wb, vb) = b.try_eig().unwrap();
+        let (wv, vv) = (host_f64s(wb.pairs()), host_f64s(vb.pairs()));
+        check_vectors(&[1.0, 2.0, 3.0, 4.0], &wv[..4], &vv[..8], 2, 1e-12);
+        check_vectors(&[0.0, -2.0, 2.0, 0.0], &wv[4..], &vv[8..], 2, 1e-12);
+        // Integers promote to f32; f16 computes in f64 and rounds.
+        let i = Tensor::<i32, _>::from_vec_on(vec![2, 0, 0, 3], [2, 2], &dev).unwrap();
+        let wi: ComplexTensor<f32, _> = i.try_eigvals().unwrap();
+        let mut re: Vec<f64> = host_f64s(&wi.real());
+        re.sort_by(f64::total_cmp);
+        assert_eq!(re, [2.0, 3.0]);
+        let h = t.try_cast::<f16>().unwrap().try_eig().unwrap().0;
+        assert_eq!(h.dims(), &[3]);
+        // Empty, 1 × 1, and a stack of no matrices.
+        let e = Tensor::<f64, _>::zeros_on([4, 0, 0], &dev)
+            .unwrap()
+            .try_eig()
+            .unwrap();
+        assert_eq!((e.0.dims(), e.1.dims()), (&[4, 0][..], &[4, 0, 0][..]));
+        let none = Tensor::<f64, _>::zeros_on([0, 3, 3], &dev)
+            .unwrap()
+            .try_eig()
+            .unwrap();
+        assert_eq!(
+            (none.0.dims(), none.1.dims()),
+            (&[0, 3][..], &[0, 3, 3][..])
+        );
+        let one = Tensor::<f64, _>::from_vec_on(vec![-2.5], [1, 1], &dev)
+            .unwrap()
+            .try_eig()
+            .unwrap();
+        assert_eq!(
+            (host_f64s(one.0.pairs()), host_f64s(one.1.pairs())),
+            (vec![-2.5, 0.0], vec![1.0, 0.0])
+        );
+        // Refusals.
+        let err = |r: Result<ComplexTensor<f64, _>>| r.unwrap_err().to_string();
+        assert!(
+            err(Tensor::<f64, _>::zeros_on([2, 3], &dev)
+                .unwrap()
+                .try_eigvals())
+            .contains("square")
+        );
+        assert!(
+            err(Tensor::<f64, _>::zeros_on([3], &dev).unwrap().try_eigvals()).contains("square")
+        );
+        let nan =
+            Tensor::<f64, _>::from_vec_on(vec![1.0, f64::NAN, 0.0, 1.0], [2, 2], &dev).unwrap();
+        assert!(err(nan.try_eigvals()).contains("NaN"));
+        // No gradient, said by name.
+        let x = t.with_requires_grad(true).unwrap();
+        let loss = x.try_eigvals().unwrap().real().try_sum(&[], false).unwrap();
+        assert!(loss.try_backward().unwrap_err().to_string().contains("eig"));
+    });
+}
+
+#[test]
+fn roots_match_numpy() {
+    on_every_device!("roots", |dev| {
+        let p = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev).unwrap();
+        let r = p(&[1.0, -6.0, 11.0, -6.0]).try_roots().unwrap();
+        assert_close(&sorted(&r), &[1.0, 0.0, 2.0, 0.0, 3.0, 0.0], 1e-12);
+        // Leading zeros dropped, trailing zeros are roots 0 listed last.
+        let r = p(&[0.0, 2.0, 0.0, 8.0, 0.0, 0.0]).try_roots().unwrap();
+        assert_eq!(r.dims(), &[4]);
+        assert_eq!(host_f64s(r.pairs())[4..], [0.0; 4]);
+        assert_close(
+            &sorted(&r),
+            &[0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0],
+            1e-12,
+        );
+        assert_close(
+            &sorted(&p(&[1.0, 0.0, 1.0]).try_roots().unwrap()),
+            &[0.0, -1.0, 0.0, 1.0],
+            1e-12,
+        );
+        assert_eq!(p(&[3.0]).try_roots().unwrap().dims(), &[0]);
+        assert_eq!(p(&[0.0, 0.0]).try_roots().unwrap().dims(), &[0]);
+        assert_eq!(p(&[]).try_roots().unwrap().dims(), &[0]);
+        let i = Tensor::<i64, _>::from_vec_on(vec![1, -3, 2], [3], &dev).unwrap();
+        let mut re = host_f64s(&i.try_roots().unwrap().real());
+        re.sort_by(f64::total_cmp);
+        assert_close(&re, &[1.0, 2.0], 1e-12);
+        assert!(p(&[1.0, f64::INFINITY]).try_roots().is_err());
+        assert!(
+            Tensor::<f64, _>::zeros_on([2, 2], &dev)
+                .unwrap()
+                .try_roots()
+                .is_err()
+        );
+    });
+}
