@@ -144,9 +144,11 @@ fn lines<T: FloatElement, D: Backend>(
     out_dims: Vec<usize>,
     scale: f64,
 ) -> Result<Tensor<T, D>> {
-    let (w_in, w_out) = kind.widths(n);
     let mut out = Tensor::<T, Cpu>::zeros(out_dims)?;
     if out.numel() > 0 {
+        // The input holds a line of `n` points, so these widths do not overflow (an empty
+        // tensor's `n` may be 2^63: it returns above).
+        let (w_in, w_out) = kind.widths(n);
         let host = D::to_host(x)?.try_contiguous()?;
         let src = host.data()?;
         let mut dst = out.data_mut()?;

@@ -1741,6 +1741,33 @@ fn fft_hostile_sizes_are_errors() {
         assert!(fft::istft(&spec, 8, None, &long, None).is_err());
         assert!(fft::istft(&spec, 8, None, &Stft::default(), Some(n)).is_err());
     }
+    // Empty batches with huge n: empty results (the fuzzer's find: a line width of 2n
+    // overflowed).
+    let empty = real(&[], &[0, 4], &Cpu);
+    let ez = ComplexTensor::from_real(&empty).unwrap();
+    for n in [usize::MAX, usize::MAX / 2, 1 << 62] {
+        assert_eq!(
+            fft::fft(&ez, Some(n), 1, Norm::Backward).unwrap().dims(),
+            &[0, n]
+        );
+        assert_eq!(
+            fft::hfft(&ez, Some(n), 1, Norm::Backward).unwrap().dims(),
+            [0, n]
+        );
+        assert_eq!(
+            fft::irfft(&ez, Some(n), 1, Norm::Ortho).unwrap().dims(),
+            [0, n]
+        );
+        assert_eq!(
+            fft::rfft(&empty, Some(n), 1, Norm::Backward)
+                .unwrap()
+                .dims(),
+            &[0, n / 2 + 1]
+        );
+        // Padding the empty axis makes n·2 pairs: refused, not a panic.
+        assert!(fft::rfftn(&empty, Some(&[n, 3]), None, Norm::Forward).is_err());
+        assert!(fft::fftn(&ez, Some(&[0, n]), None, Norm::Forward).is_err());
+    }
     // |z|'s gradient at 0 is 0, not NaN.
     let p = real(&[0.0, 0.0, 3.0, 4.0], &[2, 2], &Cpu)
         .with_requires_grad(true)

@@ -1262,17 +1262,22 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         }
                     }
                     62 => {
-                        // The FFTs with arbitrary sizes, axes, norms and STFT options.
+                        // The FFTs with arbitrary sizes, axes, norms and STFT options; eig and roots.
                         use typed_tensor::fft::{self, ComplexTensor, Norm, Stft};
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(9) {
+                        match i.rem_euclid(11) {
+                            9 => x.try_eig()?.1.abs()?,
+                            10 => x.try_flatten()?.try_roots()?.angle()?,
                             0 => fft::rfft(&x, n, ax, norm)?.into_pairs(),
                             1 => fft::irfft(&ComplexTensor::from_pairs(&x)?, n, ax, norm)?,
                             2 => fft::fft(&ComplexTensor::new(&x, &y)?, n, ax, norm)?.abs()?,
                             3 => fft::hfft(&ComplexTensor::from_real(&x)?, n, ax, norm)?,
-                            4 => fft::rfftn(&x, if flag { None } else { Some(&[u, u % 5][..(u % 3).min(2)]) }, None, norm)?.into_pairs(),
+                            4 => {
+                                let s = [u, u % 5];
+                                fft::rfftn(&x, if flag { None } else { Some(&s[..(u % 3).min(2)]) }, None, norm)?.into_pairs()
+                            }
                             5 => fft::irfftn(&ComplexTensor::new(&x, &y)?, None, Some(&[ax]), norm)?,
                             6 => fft::ifft2(&ComplexTensor::new(&x, &y)?, None, None, norm)?.angle()?,
                             7 => {
