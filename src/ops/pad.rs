@@ -55,38 +55,68 @@ enum Run {
 
 impl PadMode {
     /// The sources of an axis of `n` padded by `before` and `after` as at most 16 runs, or
-    /// `None` (pads many times longer than the axis: the caller gathers by an index).
+    /// `None` (pads many times longer than the axis: the caller gathers by an index). Each
+    /// run is found from its first position, so the work is the number of runs, not the pad.
     fn runs(self, n: i64, before: i64, after: i64) -> Option<Vec<Run>> {
-        if before > 4 * n || after > 4 * n {
-            return None;
-        }
         let mut runs = Vec::new();
-        for p in -before..0 {
-            Run::extend(&mut runs, self.source(p, n));
-        }
+        let walk = |from: i64, to: i64, runs: &mut Vec<Run>| -> Option<()> {
+            let mut p = from;
+            while p < to {
+                let run = self.run_at(p, n, to - p);
+                p += run.len();
+                runs.push(run);
+                if runs.len() > 16 {
+                    return None;
+                }
+            }
+            Some(())
+        };
+        walk(-before, 0, &mut runs)?;
         runs.push(Run::Up(0, n));
-        for p in n..n + after {
-            Run::extend(&mut runs, self.source(p, n));
+        walk(n, n + after, &mut runs)?;
+        Some(runs)
+    }
+
+    /// The run of sources starting at padded position `p` (outside `0..n`), at most `most`
+    /// long: the sources of `source` go up, down or stay until the pattern turns.
+    fn run_at(self, p: i64, n: i64, most: i64) -> Run {
+        let down = |start: i64, len: i64| {
+            let len = len.min(most);
+            Run::Down(start - len + 1, len)
+        };
+        match self {
+            PadMode::Replicate => Run::Same(if p < 0 { 0 } else { n - 1 }, most),
+            PadMode::Reflect if n == 1 => Run::Same(0, most),
+            PadMode::Circular => {
+                let s = p.rem_euclid(n);
+                Run::Up(s, (n - s).min(most))
+            }
+            PadMode::Symmetric => {
+                let j = p.rem_euclid(2 * n);
+                if j < n {
+                    Run::Up(j, (n - j).min(most))
+                } else {
+                    down(2 * n - 1 - j, 2 * n - j)
+                }
+            }
+            PadMode::Reflect => {
+                // Up through sources 0..n-1, then down through n-1..1.
+                let j = p.rem_euclid(2 * (n - 1));
+                if j < n - 1 {
+                    Run::Up(j, (n - 1 - j).min(most))
+                } else {
+                    down(2 * (n - 1) - j, 2 * (n - 1) - j)
+                }
+            }
         }
-        (runs.len() <= 16).then_some(runs)
     }
 }
 
 impl Run {
-    /// Appends source `src` to the last run if it continues it, else starts a run.
-    fn extend(runs: &mut Vec<Run>, src: i64) {
-        let grown = match runs.last() {
-            Some(&Run::Up(s, l)) if s + l == src => Some(Run::Up(s, l + 1)),
-            // A run of one continues down or in place by its second source.
-            Some(&Run::Up(s, 1)) if s == src + 1 => Some(Run::Down(src, 2)),
-            Some(&Run::Up(s, 1)) if s == src => Some(Run::Same(s, 2)),
-            Some(&Run::Down(s, l)) if s == src + 1 => Some(Run::Down(src, l + 1)),
-            Some(&Run::Same(s, l)) if s == src => Some(Run::Same(s, l + 1)),
-            _ => None,
-        };
-        match (grown, runs.last_mut()) {
-            (Some(r), Some(last)) => *last = r,
-            _ => runs.push(Run::Up(src, 1)),
+    /// The positions the run covers.
+    fn len(self) -> i64 {
+        match self {
+            Run::Up(_, l) | Run::Down(_, l) | Run::Same(_, l) => l,
         }
     }
 }

@@ -132,6 +132,16 @@ fn pad_modes_short_and_long_pads() {
             }
         }
     }
+    // Pads of 2^34 on an empty tensor: found run by run (the fuzzer's find: a walk over every
+    // padded position hung), and refused on a non-empty one.
+    let empty = Tensor::<f64>::zeros([0, 1 << 33]).unwrap();
+    let one = Tensor::<f64>::zeros([1, 3]).unwrap();
+    for mode in MODES {
+        let big = 1usize << 34;
+        let y = empty.try_pad_mode(&[(0, 0), (big, 3 * big)], mode).unwrap();
+        assert_eq!(y.dims(), [0, (1 << 33) + 4 * big]);
+        assert!(one.try_pad_mode(&[(0, 0), (big, 0)], mode).is_err());
+    }
     for mode in MODES {
         let x = Tensor::<f64>::from_vec(vec![0.3, -1.2, 2.5, 0.7], [2, 2]).unwrap();
         gradcheck(
