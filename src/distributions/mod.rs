@@ -1,4 +1,5 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics (18 families):
+//! Probability distributions with PyTorch's `torch.distributions` semantics (21 families and
+//! `TransformedDistribution`):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -45,6 +46,7 @@ mod discrete;
 mod gamma;
 mod location_scale;
 mod multivariate;
+mod transformed;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
 pub use counts::{Binomial, Geometric, Multinomial};
@@ -52,6 +54,7 @@ pub use discrete::{Bernoulli, Categorical, Poisson};
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
 pub use multivariate::MultivariateNormal;
+pub use transformed::{HalfNormal, Pareto, Rsample, Transform, TransformedDistribution, Weibull};
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
