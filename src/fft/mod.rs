@@ -417,6 +417,61 @@ pub fn irfft2<T: FloatElement, D: Backend>(
     irfftn(z, s, Some(dims.unwrap_or(&[-2, -1])), norm)
 }
 
+/// The real signal whose spectrum over several axes is Hermitian-symmetric with first half `z`
+/// (`torch.fft.hfftn`): [`irfftn`] of `conj(z)` with the norm's forward scaling; `s[-1]`
+/// points along the last axis (default `2(m - 1)`).
+///
+/// # Errors
+/// As [`irfftn`].
+pub fn hfftn<T: FloatElement, D: Backend>(
+    z: &ComplexTensor<T, D>,
+    s: Option<&[usize]>,
+    dims: Option<&[i64]>,
+    norm: Norm,
+) -> Result<Tensor<T, D>> {
+    irfftn(&z.conj()?, s, dims, norm.swapped())
+}
+
+/// The inverse of [`hfftn`] (`torch.fft.ihfftn`): `conj(rfftn(x))` with the norm's backward
+/// scaling.
+///
+/// # Errors
+/// As [`rfftn`].
+pub fn ihfftn<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    s: Option<&[usize]>,
+    dims: Option<&[i64]>,
+    norm: Norm,
+) -> Result<ComplexTensor<T, D>> {
+    rfftn(x, s, dims, norm.swapped())?.conj()
+}
+
+/// [`hfftn`] over the last two axes by default (`torch.fft.hfft2`).
+///
+/// # Errors
+/// As [`irfftn`].
+pub fn hfft2<T: FloatElement, D: Backend>(
+    z: &ComplexTensor<T, D>,
+    s: Option<&[usize]>,
+    dims: Option<&[i64]>,
+    norm: Norm,
+) -> Result<Tensor<T, D>> {
+    hfftn(z, s, Some(dims.unwrap_or(&[-2, -1])), norm)
+}
+
+/// [`ihfftn`] over the last two axes by default (`torch.fft.ihfft2`).
+///
+/// # Errors
+/// As [`rfftn`].
+pub fn ihfft2<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    s: Option<&[usize]>,
+    dims: Option<&[i64]>,
+    norm: Norm,
+) -> Result<ComplexTensor<T, D>> {
+    ihfftn(x, s, Some(dims.unwrap_or(&[-2, -1])), norm)
+}
+
 fn no_axes(op: &'static str) -> Error {
     Error::InvalidArgument {
         op,
