@@ -204,9 +204,9 @@ pub fn istft<T: FloatElement, D: Backend>(
         super::ifft(&z, None, -1, opts.norm())?.real()
     };
     let frames = frames.try_mul(&window)?;
-    let signal = overlap_add(&frames, hop, covered)?;
+    let signal = crate::ops::windows::overlap_add(&frames, hop, covered)?;
     let squares = window.try_mul(&window)?.expand([count, n_fft])?;
-    let envelope = overlap_add(&squares, hop, covered)?;
+    let envelope = crate::ops::windows::overlap_add(&squares, hop, covered)?;
     let start = if opts.center { n_fft / 2 } else { 0 };
     let end = match length {
         Some(l) => start.checked_add(l).ok_or_else(|| Error::ShapeOverflow {
@@ -239,47 +239,4 @@ pub fn istft<T: FloatElement, D: Backend>(
         return signal.try_pad(&pads, T::ZERO);
     }
     Ok(signal)
-}
-
-/// Frames `(.., F, n)` summed at offsets `0, hop, 2·hop, ..` into `(.., covered)`, `covered =
-/// (F - 1)·hop + n`: the frames cut into `⌈n/hop⌉` blocks of `hop` samples, block `j` of frame
-/// `t` landing on output block `t + j`, so it is `⌈n/hop⌉` shifted adds of `F·hop` samples.
-fn overlap_add<T: FloatElement, D: Backend>(
-    frames: &Tensor<T, D>,
-    hop: usize,
-    covered: usize,
-) -> Result<Tensor<T, D>> {
-    let nd = frames.ndim();
-    let (count, n) = (frames.dims()[nd - 2], frames.dims()[nd - 1]);
-    let k = n.div_ceil(hop);
-    let mut pads = vec![(0, 0); nd];
-    pads[nd - 1] = (0, k * hop - n);
-    let blocks = frames
-        .try_pad(&pads, T::ZERO)?
-        .try_unflatten(-1, &[k as i64, hop as i64])?;
-    let mut sum: Option<Tensor<T, D>> = None;
-    for j in 0..k {
-        let mut shift = vec![(0, 0); nd];
-        shift[nd - 2] = (j, k - 1 - j);
-        let part = blocks
-            .select(nd as i64 - 1, j as i64)?
-            .try_pad(&shift, T::ZERO)?;
-        sum = Some(match sum {
-            Some(s) => s.try_add(&part)?,
-            None => part,
-        });
-    }
-    let mut dims = frames.dims()[..nd - 2].to_vec();
-    let len = (count + k - 1)
-        .checked_mul(hop)
-        .ok_or_else(|| Error::ShapeOverflow {
-            op: "istft",
-            dims: vec![count, hop],
-        })?;
-    dims.push(len);
-    let sum = sum.map_or_else(
-        || Tensor::zeros_on(dims.clone(), frames.device_handle()),
-        Ok,
-    )?;
-    sum.try_reshape(dims)?.narrow(nd as i64 - 2, 0, covered)
 }

@@ -1,8 +1,8 @@
 //! Sliding windows and 1-d convolution: PyTorch's `Tensor.unfold` (NumPy
 //! `sliding_window_view` with a step) and NumPy's `convolve`/`correlate`, for every numeric
-//! dtype. The windows are gathered by one `index_select` (a copy; PyTorch returns a view of
-//! overlapping windows, which in-place writes could not use anyway), so they differentiate
-//! on every device.
+//! dtype. The windows are one copy of their overlapping strided view (PyTorch returns the view,
+//! which in-place writes could not use anyway), recorded with the overlap-add of their
+//! gradients as the rule, so they differentiate on every device.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -54,43 +54,38 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             });
         }
         let count = (n - size) / step + 1;
-        let len = count
+        // The windows hold count · size elements: refused when that overflows.
+        count
             .checked_mul(size)
             .ok_or_else(|| Error::ShapeOverflow {
                 op: OP,
                 dims: vec![count, size],
             })?;
-        if !crate::autograd::recording(&[self]) {
-            // Unrecorded: one copy of the overlapping windows' strided view (the view itself
-            // would alias, so it is not offered; recorded, the gather below has the rule).
-            let mut layout = self.layout.clone();
-            let stride = layout.strides[ax];
-            let step = isize::try_from(step)
-                .ok()
-                .and_then(|s| s.checked_mul(stride));
-            if let Some(step) = step {
-                layout.strides[ax] = step;
-                layout.strides.push(stride);
-                let mut dims = self.dims().to_vec();
-                dims[ax] = count;
-                dims.push(size);
-                layout.shape = crate::shape::Shape::new(dims);
-                return self.with_layout(OP, layout)?.try_deep_copy();
-            }
+        if count == 1 {
+            // One window (its step may be any): the first `size` elements.
+            let w = self
+                .narrow(ax as i64, 0, size)?
+                .movedim(&[ax as i64], &[-1])?;
+            return w.unsqueeze(ax as i64)?.try_deep_copy();
         }
-        // Every window start plus every offset: at most n + (size - 1)·(count - 1) < 2^63.
-        // Windows of size 0 need no walk over their (possibly 2^40) starts.
-        let starts = if size == 0 { 0 } else { count };
-        let index = crate::alloc::collect(
-            OP,
-            len,
-            (0..starts).flat_map(|w| (0..size).map(move |j| (w * step + j) as i64)),
-        )?;
-        let index = Tensor::<i64, D>::from_vec_on(index, [len], &self.device)?;
-        let rows = self
-            .try_index_select(ax as i64, &index)?
-            .try_unflatten(ax as i64, &[count as i64, size as i64])?;
-        rows.movedim(&[ax as i64 + 1], &[-1])
+        // One copy of the overlapping windows' strided view (the view itself would alias, so
+        // it is not offered), recorded with the overlap-add as its rule. With two windows or
+        // more, step · stride is within the axis's span, so it does not overflow.
+        let mut layout = self.layout.clone();
+        let stride = layout.strides[ax];
+        layout.strides[ax] = step as isize * stride;
+        layout.strides.push(stride);
+        let mut dims = self.dims().to_vec();
+        dims[ax] = count;
+        dims.push(size);
+        layout.shape = crate::shape::Shape::new(dims);
+        let out = crate::autograd::no_grad(|| self.with_layout(OP, layout)?.try_deep_copy())?;
+        let op = crate::autograd::Op::Windows {
+            axis: ax,
+            step,
+            len: n,
+        };
+        Ok(crate::autograd::record(out, op, &[self], &[]))
     }
 
     plain_forms! {
@@ -175,4 +170,72 @@ fn slide<T: NumElement, D: Backend>(
         ConvMode::Same => full.narrow(0, (m - 1) / 2, n),
         _ => Ok(full),
     }
+}
+
+/// Frames `(.., F, n)` summed at offsets `0, hop, 2·hop, ..` into `(.., covered)`, `covered =
+/// (F - 1)·hop + n` (the adjoint of [`Tensor::try_unfold`], `istft`'s overlap-add): the frames
+/// cut into `⌈n/hop⌉` blocks of `hop` samples, block `j` of frame `t` landing on output block
+/// `t + j`, so it is `⌈n/hop⌉` shifted adds of `F·hop` samples. Recorded ops throughout.
+pub(crate) fn overlap_add<T: NumElement, D: Backend>(
+    frames: &Tensor<T, D>,
+    hop: usize,
+    covered: usize,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "overlap_add";
+    let nd = frames.ndim();
+    let (count, n) = (frames.dims()[nd - 2], frames.dims()[nd - 1]);
+    if count <= 1 {
+        // No overlap (and a hop that may be any): the frame itself.
+        let mut dims = frames.dims()[..nd - 2].to_vec();
+        dims.push(count * n);
+        return frames.try_reshape(dims);
+    }
+    let k = n.div_ceil(hop);
+    let mut pads = vec![(0, 0); nd];
+    pads[nd - 1] = (0, k * hop - n);
+    let blocks = frames
+        .try_pad(&pads, T::ZERO)?
+        .try_unflatten(-1, &[k as i64, hop as i64])?;
+    let mut sum: Option<Tensor<T, D>> = None;
+    for j in 0..k {
+        let mut shift = vec![(0, 0); nd];
+        shift[nd - 2] = (j, k - 1 - j);
+        let part = blocks
+            .select(nd as i64 - 1, j as i64)?
+            .try_pad(&shift, T::ZERO)?;
+        sum = Some(match sum {
+            Some(s) => s.try_add(&part)?,
+            None => part,
+        });
+    }
+    let mut dims = frames.dims()[..nd - 2].to_vec();
+    let len = (count + k - 1)
+        .checked_mul(hop)
+        .ok_or_else(|| Error::ShapeOverflow {
+            op: OP,
+            dims: vec![count, hop],
+        })?;
+    dims.push(len);
+    let sum = sum.map_or_else(
+        || Tensor::zeros_on(dims.clone(), frames.device_handle()),
+        Ok,
+    )?;
+    sum.try_reshape(dims)?.narrow(nd as i64 - 2, 0, covered)
+}
+
+/// The gradient of [`Tensor::try_unfold`] along `axis` (of `len` elements) with `step`: each
+/// window's gradient added back where the window came from.
+pub(crate) fn unfold_backward<T: NumElement, D: Backend>(
+    g: &Tensor<T, D>,
+    axis: usize,
+    step: usize,
+    len: usize,
+) -> Result<Tensor<T, D>> {
+    let (count, size) = (g.dims()[axis], g.dims()[g.ndim() - 1]);
+    let covered = (count - 1) * step + size;
+    let frames = g.movedim(&[axis as i64], &[-2])?;
+    let sum = overlap_add(&frames, step, covered)?;
+    let mut pads = vec![(0, 0); sum.ndim()];
+    pads[sum.ndim() - 1] = (0, len - covered);
+    sum.try_pad(&pads, T::ZERO)?.movedim(&[-1], &[axis as i64])
 }

@@ -361,3 +361,53 @@ fn numpy_extras_gradients_and_refusals() {
     let x4 = Tensor::<f64>::zeros([1, 1, 3, 3]).unwrap();
     assert!(typed_tensor::nn::adaptive_max_pool2d(&x4, (1 << 40, 1)).is_err());
 }
+
+/// `unfold`'s strided copy and its overlap-add rule, for every relation of step and size (a
+/// step below, at and above the size, one window with any step), on contiguous, transposed and
+/// flipped input along each axis: values against windows gathered by `index_select`, and
+/// first- and second-order gradients against central differences.
+#[test]
+fn unfold_windows_and_their_gradients() {
+    let x = Tensor::<f64>::from_vec((0..30).map(|v| (v as f64 * 0.71).sin()).collect(), [5, 6])
+        .unwrap();
+    let inputs = [x.clone(), x.t(), x.flip(&[1]).unwrap()];
+    for input in &inputs {
+        for ax in 0..2 {
+            let n = input.dims()[ax];
+            for (size, step) in [
+                (2, 1),
+                (3, 3),
+                (2, 3),
+                (1, 2),
+                (n, 1),
+                (n - 1, usize::MAX),
+                (0, 2),
+            ] {
+                let y = input.try_unfold(ax as i64, size, step).unwrap();
+                let count = if size == n - 1 && step == usize::MAX {
+                    1
+                } else {
+                    (n - size) / step + 1
+                };
+                let index: Vec<i64> = (0..count)
+                    .flat_map(|w| (0..size).map(move |j| (w * step.min(n) + j) as i64))
+                    .collect();
+                let idx = Tensor::<i64>::from_vec(index.clone(), [index.len()]).unwrap();
+                let want = input
+                    .try_index_select(ax as i64, &idx)
+                    .unwrap()
+                    .try_unflatten(ax as i64, &[count as i64, size as i64])
+                    .unwrap()
+                    .movedim(&[ax as i64 + 1], &[-1])
+                    .unwrap();
+                assert_eq!(y.dims(), want.dims(), "ax {ax} size {size} step {step}");
+                assert_eq!(y.to_vec(), want.to_vec(), "ax {ax} size {size} step {step}");
+                crate::common::check_grad(
+                    &format!("unfold ax {ax} size {size} step {step}"),
+                    &|v| v[0].try_unfold(ax as i64, size, step)?.try_sin(),
+                    std::slice::from_ref(input),
+                );
+            }
+        }
+    }
+}

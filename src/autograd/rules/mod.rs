@@ -75,6 +75,13 @@ pub(crate) enum Op {
     ScatterAdd(usize),
     /// `pad` with these leading pad sizes per axis; saved: the input.
     Pad(Vec<usize>),
+    /// `unfold`'s windows every `step` along `axis` of `len` elements (the window axis last);
+    /// nothing saved. The rule overlap-adds the windows' gradients.
+    Windows {
+        axis: usize,
+        step: usize,
+        len: usize,
+    },
     /// A matrix built with the input on its `k`-th diagonal (`diag` of a vector, `diag_embed`).
     Diag(i64),
     /// `inverse`; saved: the output.
@@ -173,6 +180,7 @@ impl Op {
             Op::Prod { .. } => "product",
             Op::Cumprod(_) => "cumprod",
             Op::Pad(_) => "pad",
+            Op::Windows { .. } => "unfold",
             Op::Diag(_) => "diag",
             Op::Inverse => "inverse",
             Op::LogAbsDet => "slogdet",
@@ -450,6 +458,9 @@ fn rule<F: FloatElement, D: Backend>(
             }
             vec![Some(inner.try_contiguous()?)]
         }
+        Op::Windows { axis, step, len } => vec![Some(crate::ops::windows::unfold_backward(
+            g, *axis, *step, *len,
+        )?)],
         Op::Diag(k) => vec![Some(g.diagonal(*k)?.try_contiguous()?)],
         Op::LogAbsDet => vec![Some(matrix::logabsdet_backward(g, arg(0)?)?)],
         Op::Det => vec![Some(matrix::det_backward(g, arg(0)?)?)],
