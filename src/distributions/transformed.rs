@@ -42,7 +42,10 @@ rsample_from_inherent!(
     Gamma,
     Beta,
     Dirichlet,
-    MultivariateNormal
+    MultivariateNormal,
+    HalfNormal,
+    Weibull,
+    Pareto
 );
 
 impl<T: FloatElement, D: Backend, B: Rsample<T, D>> Rsample<T, D> for super::Independent<B> {
@@ -334,12 +337,6 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for HalfNormal<T, D> {
     }
 }
 
-impl<T: FloatElement, D: Backend> Rsample<T, D> for HalfNormal<T, D> {
-    fn rsample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        HalfNormal::rsample(self, sample_shape)
-    }
-}
-
 /// The Weibull distribution with `scale` λ and `concentration` k (PyTorch `Weibull`): density
 /// `(k/λ)(x/λ)^(k-1) e^{-(x/λ)^k}` on `x ≥ 0`, sampled as `λ · E^(1/k)` for `E ~ Exp(1)`.
 #[derive(Clone)]
@@ -355,15 +352,11 @@ impl<T: FloatElement, D: Backend> Weibull<T, D> {
     /// # Errors
     /// `Broadcast`; `InvalidArgument` for a scale or concentration that is not positive.
     pub fn new(scale: &Tensor<T, D>, concentration: &Tensor<T, D>) -> Result<Self> {
-        let (p, batch) = super::broadcast("Weibull", &[scale, concentration])?;
-        for (t, what) in p.iter().zip(["scale", "concentration"]) {
-            check(
-                "Weibull",
-                t.try_gt_scalar(T::ZERO)?,
-                &format!("{what} must be positive (and not NaN)"),
-            )?;
-        }
-        let [scale, concentration] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+        let ([scale, concentration], batch) = positive_pair(
+            "Weibull",
+            [scale, concentration],
+            ["scale", "concentration"],
+        )?;
         Ok(Weibull {
             scale,
             concentration,
@@ -392,6 +385,24 @@ impl<T: FloatElement, D: Backend> Weibull<T, D> {
             .try_exp()?;
         self.scale.try_mul(&g)
     }
+}
+
+/// Two parameters broadcast together, each checked positive (and not NaN).
+fn positive_pair<T: FloatElement, D: Backend>(
+    op: &'static str,
+    params: [&Tensor<T, D>; 2],
+    names: [&str; 2],
+) -> Result<([Tensor<T, D>; 2], Shape)> {
+    let (p, batch) = super::broadcast(op, &params)?;
+    for (t, what) in p.iter().zip(names) {
+        check(
+            op,
+            t.try_gt_scalar(T::ZERO)?,
+            &format!("{what} must be positive (and not NaN)"),
+        )?;
+    }
+    let pair = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+    Ok((pair, batch))
 }
 
 /// Exponential(1) draws of `shape ++ batch` on `like`'s device.
@@ -435,12 +446,6 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Weibull<T, D> {
     }
 }
 
-impl<T: FloatElement, D: Backend> Rsample<T, D> for Weibull<T, D> {
-    fn rsample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        Weibull::rsample(self, sample_shape)
-    }
-}
-
 /// The Pareto distribution with `scale` (the minimum) and tail index `alpha` (PyTorch
 /// `Pareto`): density `α scale^α / x^(α+1)` on `x ≥ scale`, sampled as `scale · e^{E/α}`.
 #[derive(Clone)]
@@ -456,15 +461,7 @@ impl<T: FloatElement, D: Backend> Pareto<T, D> {
     /// # Errors
     /// `Broadcast`; `InvalidArgument` for a scale or alpha that is not positive.
     pub fn new(scale: &Tensor<T, D>, alpha: &Tensor<T, D>) -> Result<Self> {
-        let (p, batch) = super::broadcast("Pareto", &[scale, alpha])?;
-        for (t, what) in p.iter().zip(["scale", "alpha"]) {
-            check(
-                "Pareto",
-                t.try_gt_scalar(T::ZERO)?,
-                &format!("{what} must be positive (and not NaN)"),
-            )?;
-        }
-        let [scale, alpha] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
+        let ([scale, alpha], batch) = positive_pair("Pareto", [scale, alpha], ["scale", "alpha"])?;
         Ok(Pareto {
             scale,
             alpha,
@@ -503,11 +500,5 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Pareto<T, D> {
             .try_log()?
             .try_add(&a.try_reciprocal()?)?
             .try_add_scalar(T::ONE)
-    }
-}
-
-impl<T: FloatElement, D: Backend> Rsample<T, D> for Pareto<T, D> {
-    fn rsample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        Pareto::rsample(self, sample_shape)
     }
 }
