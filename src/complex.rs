@@ -230,13 +230,7 @@ impl<T: FloatElement, D: Backend> ComplexTensor<T, D> {
     }
 
     fn shifted(&self, dims: Option<&[i64]>, inverse: bool) -> Result<Self> {
-        let shape = self.shape();
-        let axes = match dims {
-            Some(d) => (d.iter())
-                .map(|&a| shape.axis("fftshift", a).map(|a| a as i64))
-                .collect::<Result<Vec<_>>>()?,
-            None => (0..self.ndim() as i64).collect(),
-        };
+        let axes = crate::fft::shift_axes(&self.shape(), dims)?;
         Ok(ComplexTensor {
             pairs: crate::fft::shift(&self.pairs, &axes, inverse)?,
         })

@@ -552,7 +552,7 @@ pub fn fftshift<T: Element, D: Backend>(
     x: &Tensor<T, D>,
     dims: Option<&[i64]>,
 ) -> Result<Tensor<T, D>> {
-    shift(x, &shift_axes(x, dims)?, false)
+    shift(x, &shift_axes(x.shape(), dims)?, false)
 }
 
 /// The inverse of [`fftshift`]: rolls by `-⌊n/2⌋` (`torch.fft.ifftshift`).
@@ -563,15 +563,16 @@ pub fn ifftshift<T: Element, D: Backend>(
     x: &Tensor<T, D>,
     dims: Option<&[i64]>,
 ) -> Result<Tensor<T, D>> {
-    shift(x, &shift_axes(x, dims)?, true)
+    shift(x, &shift_axes(x.shape(), dims)?, true)
 }
 
-fn shift_axes<T: Element, D: Backend>(x: &Tensor<T, D>, dims: Option<&[i64]>) -> Result<Vec<i64>> {
+/// The axes of `shape` a shift rolls: `dims` normalised, or all of them.
+pub(crate) fn shift_axes(shape: &Shape, dims: Option<&[i64]>) -> Result<Vec<i64>> {
     match dims {
         Some(d) => (d.iter())
-            .map(|&a| x.shape().axis("fftshift", a).map(|a| a as i64))
+            .map(|&a| shape.axis("fftshift", a).map(|a| a as i64))
             .collect(),
-        None => Ok((0..x.ndim() as i64).collect()),
+        None => Ok((0..shape.ndim() as i64).collect()),
     }
 }
 
