@@ -90,7 +90,11 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let (p, zeros) = (&p[first..last], p.len() - last.max(first));
         let n = p.len().saturating_sub(1);
         // The companion matrix: first row -p[1..]/p[0], ones below the diagonal.
-        let mut c = crate::alloc::try_vec(OP, n * n, 0.0)?;
+        let cells = n.checked_mul(n).ok_or_else(|| Error::ShapeOverflow {
+            op: OP,
+            dims: vec![n, n],
+        })?;
+        let mut c = crate::alloc::try_vec(OP, cells, 0.0)?;
         for j in 0..n {
             c[j] = -p[j + 1] / p[0];
             if j + 1 < n {
