@@ -17,7 +17,7 @@ fn clamp_by_zero<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Result<Tensor
 }
 
 /// The probabilities of success and their log-odds, from either.
-fn probs_and_logits<T: FloatElement, D: Backend>(
+pub(super) fn probs_and_logits<T: FloatElement, D: Backend>(
     op: &'static str,
     probs: Option<&Tensor<T, D>>,
     logits: Option<&Tensor<T, D>>,
@@ -38,7 +38,7 @@ fn probs_and_logits<T: FloatElement, D: Backend>(
 }
 
 /// Whole numbers: `value ≥ 0` and integral.
-fn counts<T: FloatElement, D: Backend>(value: &Tensor<T, D>) -> Result<Tensor<bool, D>> {
+pub(super) fn counts<T: FloatElement, D: Backend>(value: &Tensor<T, D>) -> Result<Tensor<bool, D>> {
     value
         .try_ge_scalar(T::ZERO)?
         .try_logical_and(&value.try_eq(&value.try_floor()?)?)
@@ -267,15 +267,7 @@ impl<T: FloatElement, D: Backend> Multinomial<T, D> {
         probs: Option<&Tensor<T, D>>,
         logits: Option<&Tensor<T, D>>,
     ) -> Result<Self> {
-        let classes = match (probs, logits) {
-            (Some(p), None) => super::Categorical::from_probs(p),
-            (None, Some(l)) => super::Categorical::from_logits(l),
-            _ => Err(Error::InvalidArgument {
-                op: "Multinomial",
-                msg: "pass exactly one of probs and logits".into(),
-            }),
-        }
-        .map_err(|e| e.renamed("Multinomial"))?;
+        let classes = super::relaxed::categorical("Multinomial", probs, logits)?;
         Ok(Multinomial {
             total_count,
             classes,
@@ -306,6 +298,9 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Multinomial<T, D> {
     type Value = Tensor<T, D>;
     fn batch_shape(&self) -> &Shape {
         self.classes.batch_shape()
+    }
+    fn event_shape(&self) -> Vec<usize> {
+        vec![self.classes.num_classes()]
     }
     /// `total_count` class draws per sample, counted per class.
     fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {

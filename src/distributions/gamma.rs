@@ -36,7 +36,9 @@ fn gamma_sample_grad(alpha: f64, x: f64) -> f64 {
 
 /// One `Gamma(α, 1)` draw per element of `alpha` (positive, checked by the constructors),
 /// differentiable in `alpha` by implicit reparameterization when it requires grad.
-fn standard_gamma<T: FloatElement, D: Backend>(alpha: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+pub(super) fn standard_gamma<T: FloatElement, D: Backend>(
+    alpha: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
     const OP: &str = "Gamma.sample";
     let a = crate::autograd::no_grad(|| alpha.try_to_vec())?;
     let tracked = crate::autograd::is_grad_enabled() && alpha.requires_grad();
@@ -71,7 +73,7 @@ fn standard_gamma<T: FloatElement, D: Backend>(alpha: &Tensor<T, D>) -> Result<T
     )
 }
 
-fn positive<T: FloatElement, D: Backend>(
+pub(super) fn positive<T: FloatElement, D: Backend>(
     op: &'static str,
     what: &str,
     t: &Tensor<T, D>,
@@ -126,6 +128,14 @@ impl<T: FloatElement, D: Backend> Gamma<T, D> {
             rate,
             batch,
         })
+    }
+    /// The concentration α, broadcast to the batch shape.
+    pub fn concentration(&self) -> &Tensor<T, D> {
+        &self.concentration
+    }
+    /// The rate β, broadcast to the batch shape.
+    pub fn rate(&self) -> &Tensor<T, D> {
+        &self.rate
     }
     /// The mean, `α / β`.
     ///
@@ -270,6 +280,9 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Dirichlet<T, D> {
     type Value = Tensor<T, D>;
     fn batch_shape(&self) -> &Shape {
         &self.batch
+    }
+    fn event_shape(&self) -> Vec<usize> {
+        vec![self.concentration.dims()[self.concentration.ndim() - 1]]
     }
     /// Gamma draws normalised over the last axis.
     fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {

@@ -1,5 +1,5 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics (21 families and
-//! `TransformedDistribution`):
+//! Probability distributions with PyTorch's `torch.distributions` semantics (31 families,
+//! `MixtureSameFamily`, `Independent` and `TransformedDistribution`):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -42,19 +42,29 @@ macro_rules! reparameterized {
 
 mod continuous;
 mod counts;
+mod derived;
 mod discrete;
 mod gamma;
 mod location_scale;
+mod mixture;
 mod multivariate;
+mod relaxed;
 mod transformed;
+mod von_mises;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
 pub use counts::{Binomial, Geometric, Multinomial};
+pub use derived::{Chi2, HalfCauchy, InverseGamma, Kumaraswamy, NegativeBinomial};
 pub use discrete::{Bernoulli, Categorical, Poisson};
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
+pub use mixture::MixtureSameFamily;
 pub use multivariate::MultivariateNormal;
+pub use relaxed::{
+    LogitRelaxedBernoulli, OneHotCategorical, RelaxedBernoulli, RelaxedOneHotCategorical,
+};
 pub use transformed::{HalfNormal, Pareto, Rsample, Transform, TransformedDistribution, Weibull};
+pub use von_mises::VonMises;
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -69,6 +79,13 @@ pub trait Distribution<T: FloatElement, D: Backend> {
     type Value;
     /// The shape of the parameters broadcast together.
     fn batch_shape(&self) -> &Shape;
+    /// The shape of one event, the trailing axes of a sample that `log_prob` reduces over
+    /// (PyTorch `event_shape`): `[]` for the scalar families, `[d]` for a
+    /// `MultivariateNormal` over `d`-vectors, `[K]` for `Dirichlet`, `Multinomial` and the
+    /// one-hot families.
+    fn event_shape(&self) -> Vec<usize> {
+        Vec::new()
+    }
     /// Samples of shape `sample_shape ++ batch_shape`, without a graph (PyTorch `sample`).
     ///
     /// # Errors
@@ -244,6 +261,13 @@ where
     type Value = B::Value;
     fn batch_shape(&self) -> &Shape {
         &self.batch
+    }
+    /// The reinterpreted batch axes followed by the base's event shape.
+    fn event_shape(&self) -> Vec<usize> {
+        let dims = self.base.batch_shape().dims();
+        let mut e = dims[dims.len() - self.reinterpreted..].to_vec();
+        e.extend(self.base.event_shape());
+        e
     }
     fn sample(&self, sample_shape: &[usize]) -> Result<B::Value> {
         self.base.sample(sample_shape)

@@ -148,6 +148,9 @@ fn tri_solve<T: FloatElement, D: Backend>(
 impl<T: FloatElement, D: Backend> Distribution<T, D> for MultivariateNormal<T, D> {
     type Value = Tensor<T, D>;
     reparameterized!();
+    fn event_shape(&self) -> Vec<usize> {
+        vec![self.event_size()]
+    }
     /// `-(k log 2π + |L⁻¹(value - loc)|²) / 2 - Σ log diag(L)`; `value` is `(..., k)`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         check_real("MultivariateNormal.log_prob", value)?;

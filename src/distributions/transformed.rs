@@ -45,7 +45,11 @@ rsample_from_inherent!(
     MultivariateNormal,
     HalfNormal,
     Weibull,
-    Pareto
+    Pareto,
+    Chi2,
+    InverseGamma,
+    HalfCauchy,
+    Kumaraswamy
 );
 
 impl<T: FloatElement, D: Backend, B: Rsample<T, D>> Rsample<T, D> for super::Independent<B> {
@@ -237,6 +241,9 @@ impl<B: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend> D
     type Value = Tensor<T, D>;
     fn batch_shape(&self) -> &Shape {
         &self.batch
+    }
+    fn event_shape(&self) -> Vec<usize> {
+        self.base.event_shape()
     }
     fn sample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
         crate::autograd::no_grad(|| self.push(self.base.sample(sample_shape)?))

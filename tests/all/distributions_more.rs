@@ -1,0 +1,506 @@
+//! The one-hot and relaxed categoricals, `NegativeBinomial`, `VonMises`, `MixtureSameFamily`,
+//! `Chi2`, `InverseGamma`, `HalfCauchy` and `Kumaraswamy`, on every device against PyTorch
+//! 2.15 (SciPy 1.17 for `VonMises`, whose PyTorch log-density is a polynomial fit), with
+//! gradients, sample moments and the refusals. The values come from
+//! `tests/data/torch_grads/make/distributions_more.py`.
+
+use crate::common::{assert_close, f64s, host_f64s};
+use typed_tensor::distributions::*;
+use typed_tensor::prelude::*;
+
+#[test]
+fn categorical_relaxations_match_pytorch() {
+    on_every_device!("relaxed", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let g = |x: &Tensor<f64, _>| host_f64s(&x.grad_tensor().unwrap());
+        let p = t(&[0.2, 0.3, 0.5, 0.1, 0.6, 0.3], &[2, 3]);
+        let d = OneHotCategorical::from_probs(&p).unwrap();
+        let v = t(&[0., 0., 1., 1., 0., 0.], &[2, 3]);
+        assert_close(&host_f64s(&d.log_prob(&v).unwrap()), OH_LP, 1e-12);
+        assert_close(&host_f64s(&d.entropy().unwrap()), OH_ENT, 1e-12);
+        let q = OneHotCategorical::from_probs(&t(&[0.5, 0.25, 0.25, 0.3, 0.3, 0.4], &[2, 3]));
+        assert_close(
+            &host_f64s(&kl_divergence(&d, &q.unwrap()).unwrap()),
+            OH_KL,
+            1e-12,
+        );
+        assert_eq!(
+            (d.batch_shape().dims(), d.event_shape()),
+            (&[2][..], vec![3])
+        );
+        for bad in [[0., 1., 1.], [0., 0., 0.], [0., 0.5, 0.5]] {
+            assert!(d.log_prob(&t(&bad, &[3])).is_err(), "{bad:?}");
+        }
+        assert!(d.log_prob(&t(&[1., 0.], &[2])).is_err());
+        let s = d.sample(&[4000]).unwrap();
+        assert_eq!(s.dims(), [4000, 2, 3]);
+        assert!(
+            host_f64s(&s.try_sum(&[2], false).unwrap())
+                .iter()
+                .all(|&x| x == 1.0)
+        );
+        assert_close(
+            &host_f64s(&s.try_mean(&[0], false).unwrap()),
+            &host_f64s(&p),
+            0.04,
+        );
+        // The straight-through sample is one-hot, with the probabilities' gradient.
+        let lg = t(&[0.3, -0.2, 1.0], &[3]).with_requires_grad(true).unwrap();
+        let st = OneHotCategorical::from_logits(&lg).unwrap();
+        let y = st.rsample_straight_through(&[5]).unwrap();
+        assert!(host_f64s(&y).iter().all(|&x| x == 0.0 || x == 1.0));
+        let c = t(&[1., 2., 3.], &[3]);
+        y.try_mul(&c)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .backward();
+        // 5 · dp/dlogits · c = 5 p (c - p·c).
+        let p = host_f64s(&lg.detach().try_softmax(0).unwrap());
+        let pc: f64 = p.iter().zip([1., 2., 3.]).map(|(p, c)| p * c).sum();
+        let want: Vec<f64> = p
+            .iter()
+            .zip([1., 2., 3.])
+            .map(|(p, c)| 5.0 * p * (c - pc))
+            .collect();
+        assert_close(&g(&lg), &want, 1e-12);
+
+        // LogitRelaxedBernoulli and RelaxedBernoulli.
+        let d =
+            LogitRelaxedBernoulli::new(&t(&[0.7], &[]), None, Some(&t(&[0.3, -1.2, 2.0], &[3])));
+        let lp = d.unwrap().log_prob(&t(&[0.5, -2.0, 3.1], &[3])).unwrap();
+        assert_close(&host_f64s(&lp), LRB_LP, 1e-12);
+        let pr = t(&[0.2, 0.5, 0.9], &[3]).with_requires_grad(true).unwrap();
+        let tp = t(&[0.5], &[1]).with_requires_grad(true).unwrap();
+        let d = RelaxedBernoulli::new(&tp, Some(&pr), None).unwrap();
+        let lp = d.log_prob(&t(&[0.1, 0.5, 0.95], &[3])).unwrap();
+        assert_close(&host_f64s(&lp), RB_LP, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&g(&pr), RB_GP, 1e-10);
+        assert_close(&g(&tp), RB_GT, 1e-10);
+        assert!(d.log_prob(&t(&[1.5, 0.5, 0.5], &[3])).is_err());
+        assert!(d.entropy().is_err());
+        // A second backward needs a fresh distribution (as in PyTorch: the parameters'
+        // broadcast belongs to the first graph).
+        let d = RelaxedBernoulli::new(&tp, Some(&pr), None).unwrap();
+        let y = d.rsample(&[3000]).unwrap();
+        assert!(host_f64s(&y).iter().all(|&x| (0.0..=1.0).contains(&x)));
+        y.try_sum(&[], false).unwrap().backward(); // reaches the probabilities
+        assert!(g(&pr).iter().all(|x| x.is_finite()));
+        let cold = RelaxedBernoulli::new(&t(&[0.05], &[]), Some(&pr.detach()), None).unwrap();
+        let m = host_f64s(&cold.sample(&[6000]).unwrap().try_mean(&[0], false).unwrap());
+        assert_close(&m, &[0.2, 0.5, 0.9], 0.05);
+        assert!(RelaxedBernoulli::new(&t(&[0.0], &[]), Some(&pr), None).is_err());
+        assert!(RelaxedBernoulli::new(&tp, Some(&pr), Some(&pr)).is_err());
+
+        // RelaxedOneHotCategorical.
+        let lg = t(&[1., 0., -1., 0.5, 0.5, 2.], &[2, 3])
+            .with_requires_grad(true)
+            .unwrap();
+        let tp = t(&[0.8], &[]).with_requires_grad(true).unwrap();
+        let d = RelaxedOneHotCategorical::new(&tp, None, Some(&lg)).unwrap();
+        let lp = d
+            .log_prob(&t(&[0.2, 0.3, 0.5, 0.6, 0.3, 0.1], &[2, 3]))
+            .unwrap();
+        assert_close(&host_f64s(&lp), RO_LP, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&g(&lg), RO_GL, 1e-10);
+        assert_close(&g(&tp), RO_GT, 1e-10);
+        assert!(d.log_prob(&t(&[0.2, 0.3, 0.6], &[3])).is_err()); // off the simplex
+        let y = d.rsample(&[7]).unwrap();
+        assert_eq!((y.dims(), d.event_shape()), (&[7, 2, 3][..], vec![3]));
+        let sums = host_f64s(&y.try_sum(&[2], false).unwrap());
+        assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-12));
+        // At a low temperature the argmax frequencies are the class probabilities.
+        let probs = t(&[0.1, 0.2, 0.7], &[3]);
+        let cold = RelaxedOneHotCategorical::new(&t(&[0.01], &[]), Some(&probs), None).unwrap();
+        let y = cold.sample(&[4000]).unwrap();
+        let hits = typed_tensor::nn::one_hot(&y.try_argmax(&[1], false).unwrap(), Some(3));
+        let freq = hits
+            .unwrap()
+            .try_cast::<f64>()
+            .unwrap()
+            .try_mean(&[0], false)
+            .unwrap();
+        assert_close(&host_f64s(&freq), &[0.1, 0.2, 0.7], 0.04);
+        // A temperature per batch element broadcasts; one that does not is an Err.
+        let two = t(&[0.5, 2.0], &[2]);
+        assert!(RelaxedOneHotCategorical::new(&two, None, Some(&lg)).is_ok());
+        assert!(RelaxedOneHotCategorical::new(&t(&[1.0; 3], &[3]), None, Some(&lg)).is_err());
+    });
+}
+
+#[test]
+fn derived_families_match_pytorch() {
+    on_every_device!("derived", |dev| {
+        let t = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev).unwrap();
+        let g = |x: &Tensor<f64, _>| host_f64s(&x.grad_tensor().unwrap());
+        let mean0 = |x: Tensor<f64, _>| host_f64s(&x.try_mean(&[0], false).unwrap());
+        // NegativeBinomial, total_count 0 included (a point mass at 0).
+        let d = NegativeBinomial::new(
+            &t(&[3., 0.5, 10., 0.]),
+            Some(&t(&[0.3, 0.7, 0.05, 0.4])),
+            None,
+        )
+        .unwrap();
+        assert_close(
+            &host_f64s(&d.log_prob(&t(&[0., 4., 2., 0.])).unwrap()),
+            NB_LP,
+            1e-12,
+        );
+        assert_close(&host_f64s(&d.mean().unwrap()), NB_MEAN, 1e-12);
+        assert_close(&host_f64s(&d.variance().unwrap()), NB_VAR, 1e-12);
+        assert_close(&mean0(d.sample(&[20000]).unwrap()), NB_MEAN, 0.05);
+        assert!(d.log_prob(&t(&[0.5, 1., 1., 1.])).is_err());
+        assert!(d.entropy().is_err());
+        let (n, l) = (
+            t(&[3., 0.5, 10.]).with_requires_grad(true).unwrap(),
+            t(&[-0.5, 1.0, -3.0]).with_requires_grad(true).unwrap(),
+        );
+        let lp = NegativeBinomial::new(&n, None, Some(&l))
+            .unwrap()
+            .log_prob(&t(&[1., 4., 2.]));
+        let lp = lp.unwrap();
+        assert_close(&host_f64s(&lp), NB_LP2, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&g(&n), NB_GN, 1e-10);
+        assert_close(&g(&l), NB_GL, 1e-10);
+        assert!(NegativeBinomial::new(&t(&[1.]), Some(&t(&[1.0])), None).is_err());
+        assert!(NegativeBinomial::new(&t(&[-1.]), Some(&t(&[0.5])), None).is_err());
+
+        // Chi2, InverseGamma, HalfCauchy, Kumaraswamy.
+        let d = Chi2::new(&t(&[1., 2.5, 7.])).unwrap();
+        let x = t(&[0.5, 2.0, 9.0]);
+        assert_close(&host_f64s(&d.log_prob(&x).unwrap()), CHI_LP, 1e-12);
+        assert_close(&host_f64s(&d.entropy().unwrap()), CHI_ENT, 1e-12);
+        assert_close(&host_f64s(&d.cdf(&x).unwrap()), CHI_CDF, 1e-10);
+        assert_close(&mean0(d.sample(&[20000]).unwrap()), &[1., 2.5, 7.], 0.05);
+        assert!(Chi2::new(&t(&[0.0])).is_err_and(|e| e.to_string().contains("Chi2")));
+        let d = InverseGamma::new(&t(&[0.5, 1.5, 3.]), &t(&[1., 2., 0.5])).unwrap();
+        assert_close(
+            &host_f64s(&d.log_prob(&t(&[0.3, 1.0, 4.0])).unwrap()),
+            IG_LP,
+            1e-12,
+        );
+        assert_close(&host_f64s(&d.entropy().unwrap()), IG_ENT, 1e-12);
+        assert_close(&host_f64s(&d.mean().unwrap()), IG_MEAN, 1e-12);
+        assert_close(&host_f64s(&d.variance().unwrap()), IG_VAR, 1e-12);
+        let med = host_f64s(&d.sample(&[20001]).unwrap().try_median(0, false).unwrap().0);
+        // The median of 1/X is 1 / the gamma's median (SciPy: invgamma(3, scale=0.5).median()).
+        assert_close(&med[2..], &[0.186_981_571_595_056_16], 0.05);
+        assert!(d.log_prob(&t(&[0.0, 1.0, 1.0])).is_err());
+        let d = HalfCauchy::new(&t(&[1., 2.5, 0.3])).unwrap();
+        let x = t(&[0., 1.2, 0.7]);
+        assert_close(&host_f64s(&d.log_prob(&x).unwrap()), HC_LP, 1e-12);
+        assert_close(&host_f64s(&d.entropy().unwrap()), HC_ENT, 1e-12);
+        assert_close(&host_f64s(&d.cdf(&x).unwrap()), HC_CDF, 1e-12);
+        assert_close(
+            &host_f64s(&d.icdf(&t(&[0.1, 0.5, 0.9])).unwrap()),
+            HC_ICDF,
+            1e-12,
+        );
+        let med = host_f64s(&d.sample(&[20001]).unwrap().try_median(0, false).unwrap().0);
+        assert_close(&med, &[1., 2.5, 0.3], 0.06); // the median is the scale
+        assert!(d.log_prob(&t(&[-0.1, 1., 1.])).is_err());
+        let (a, b) = (
+            t(&[0.5, 2., 5.]).with_requires_grad(true).unwrap(),
+            t(&[1.5, 1.0, 0.7]).with_requires_grad(true).unwrap(),
+        );
+        let d = Kumaraswamy::new(&a, &b).unwrap();
+        let lp = d.log_prob(&t(&[0.2, 0.5, 0.9])).unwrap();
+        assert_close(&host_f64s(&lp), KU_LP, 1e-12);
+        assert_close(&host_f64s(&d.entropy().unwrap()), KU_ENT, 1e-12);
+        assert_close(&host_f64s(&d.mean().unwrap()), KU_MEAN, 1e-12);
+        assert_close(&host_f64s(&d.variance().unwrap()), KU_VAR, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&g(&a), KU_GA, 1e-10);
+        assert_close(&g(&b), KU_GB, 1e-10);
+        assert_close(&mean0(d.sample(&[20000]).unwrap()), KU_MEAN, 0.05);
+        // The edges of [0, 1] give the density's limit, not NaN, where it is finite.
+        let edge = Kumaraswamy::new(&t(&[1.0]), &t(&[1.0])).unwrap();
+        assert_close(
+            &host_f64s(&edge.log_prob(&t(&[0.0, 1.0])).unwrap()),
+            &[0.0, 0.0],
+            0.0,
+        );
+        assert!(d.log_prob(&t(&[1.1, 0.5, 0.5])).is_err());
+    });
+}
+
+#[test]
+fn von_mises_and_mixtures_match_references() {
+    use std::f64::consts::PI;
+    on_every_device!("von_mises", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let g = |x: &Tensor<f64, _>| host_f64s(&x.grad_tensor().unwrap());
+        let d = VonMises::new(&t(&[1.0, -2.0, 0.3], &[3]), &t(&[2.0, 0.01, 30.0], &[3])).unwrap();
+        let lp = d.log_prob(&t(&[1.0, 3.0, -0.5], &[3])).unwrap();
+        assert_close(&host_f64s(&lp), VM_LP, 1e-12);
+        assert_close(&host_f64s(&lp), VM_LP_TORCH, 1e-8);
+        assert_close(&host_f64s(&d.entropy().unwrap()), VM_ENT, 1e-12);
+        assert_close(&host_f64s(&d.variance().unwrap()), VM_VAR, 1e-12);
+        // Samples in [-π, π) whose mean direction is loc and mean resultant length I₁/I₀.
+        let x = d.sample(&[20000]).unwrap();
+        assert!(host_f64s(&x).iter().all(|v| (-PI..PI).contains(v)));
+        let (c, s) = (x.try_cos().unwrap(), x.try_sin().unwrap());
+        let (c, s) = (
+            host_f64s(&c.try_mean(&[0], false).unwrap()),
+            host_f64s(&s.try_mean(&[0], false).unwrap()),
+        );
+        let resultant: Vec<f64> = VM_VAR.iter().map(|v| 1.0 - v).collect();
+        let got: Vec<f64> = c.iter().zip(&s).map(|(c, s)| c.hypot(*s)).collect();
+        assert_close(&got, &resultant, 0.03);
+        for (i, loc) in [1.0f64, 0.3].into_iter().enumerate() {
+            let i = [0, 2][i];
+            assert!((s[i].atan2(c[i]) - loc).abs() < 0.03, "{i}");
+        }
+        assert!(VonMises::new(&t(&[0.0], &[1]), &t(&[0.0], &[1])).is_err());
+        assert!(VonMises::new(&t(&[f64::NAN], &[1]), &t(&[1.0], &[1])).is_err());
+        assert!(d.log_prob(&t(&[f64::NAN], &[1])).is_err());
+        let tiny = VonMises::new(&t(&[0.0], &[]), &t(&[1e-12], &[])).unwrap();
+        assert_eq!(tiny.sample(&[100]).unwrap().dims(), [100]);
+
+        // A 1-d Gaussian mixture: log_prob and its gradients in the weights and means.
+        let w = t(&[0.3, 0.7], &[2]).with_requires_grad(true).unwrap();
+        let mu = t(&[-2., 2.], &[2]).with_requires_grad(true).unwrap();
+        let comp = Normal::new(&mu, &t(&[1., 0.5], &[2])).unwrap();
+        let gmm = MixtureSameFamily::new(Categorical::from_probs(&w).unwrap(), comp).unwrap();
+        let lp = gmm.log_prob(&t(&[2.0, 0.0, -1.5], &[3])).unwrap();
+        assert_close(&host_f64s(&lp), MIX_LP, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&g(&w), MIX_GW, 1e-10);
+        assert_close(&g(&mu), MIX_GMU, 1e-10);
+        let x = gmm.sample(&[20000]).unwrap();
+        assert_eq!((x.dims(), gmm.batch_shape().ndim()), (&[20000][..], 0));
+        let frac = host_f64s(&x.try_gt_scalar(0.0).unwrap().try_cast::<f64>().unwrap());
+        let frac = frac.iter().sum::<f64>() / frac.len() as f64;
+        assert!((frac - 0.7).abs() < 0.03, "{frac}");
+        // A batch of two mixtures of three 2-d normals.
+        let locs = t(
+            &[0., 0., 1., 2., -1., 1., 2., 2., 0., -1., 1., 0.],
+            &[2, 3, 2],
+        );
+        let cov = t(&[1.0, 0.3, 0.3, 0.5], &[2, 2])
+            .expand([2, 3, 2, 2])
+            .unwrap();
+        let comp = MultivariateNormal::from_covariance(&locs, &cov).unwrap();
+        let mix = Categorical::from_logits(&t(&[0.1, 0.5, -0.3, 1.0, 0.0, 0.0], &[2, 3])).unwrap();
+        let gmm = MixtureSameFamily::new(mix, comp).unwrap();
+        assert_eq!(
+            (gmm.batch_shape().dims(), gmm.event_shape()),
+            (&[2][..], vec![2])
+        );
+        let lp = gmm.log_prob(&t(&[0.5, 1.0, 1.0, -0.5], &[2, 2])).unwrap();
+        assert_close(&host_f64s(&lp), MIXMV_LP, 1e-12);
+        let x = gmm.sample(&[20000]).unwrap();
+        assert_eq!(x.dims(), [20000, 2, 2]);
+        let m = host_f64s(&x.try_mean(&[0], false).unwrap());
+        for (got, want) in m.iter().zip(MIXMV_MEAN) {
+            assert!((got - want).abs() < 0.05, "{m:?} vs {MIXMV_MEAN:?}");
+        }
+        // One mixture shared by the batch broadcasts; a class count that differs is an Err.
+        let comp = Normal::new(&t(&[0.; 6], &[2, 3]), &t(&[1.], &[1])).unwrap();
+        let shared = Categorical::from_logits(&t(&[0., 0., 0.], &[3])).unwrap();
+        let gmm = MixtureSameFamily::new(shared, comp.clone()).unwrap();
+        assert_eq!(gmm.sample(&[5]).unwrap().dims(), [5, 2]);
+        let two = Categorical::from_logits(&t(&[0., 0.], &[2])).unwrap();
+        assert!(MixtureSameFamily::new(two, comp.clone()).is_err());
+        let wide = Categorical::from_logits(&t(&[0.; 12], &[4, 3])).unwrap();
+        assert!(MixtureSameFamily::new(wide, comp).is_err());
+        assert!(gmm.entropy().is_err());
+    });
+}
+
+#[test]
+fn new_distributions_in_f32_empty_and_hostile() {
+    let t = |v: &[f32]| Tensor::<f32>::from_vec(v.to_vec(), [v.len()]).unwrap();
+    // f32 against the f64 references.
+    let d = Kumaraswamy::new(&t(&[0.5, 2., 5.]), &t(&[1.5, 1.0, 0.7])).unwrap();
+    let lp = d.log_prob(&t(&[0.2, 0.5, 0.9])).unwrap();
+    assert_close(&f64s(&lp), KU_LP, 1e-5);
+    let d = VonMises::new(&t(&[1.0, -2.0, 0.3]), &t(&[2.0, 0.01, 30.0])).unwrap();
+    assert_close(
+        &f64s(&d.log_prob(&t(&[1.0, 3.0, -0.5])).unwrap()),
+        VM_LP,
+        1e-5,
+    );
+    let d = NegativeBinomial::new(
+        &t(&[3., 0.5, 10., 0.]),
+        Some(&t(&[0.3, 0.7, 0.05, 0.4])),
+        None,
+    );
+    let lp = d.unwrap().log_prob(&t(&[0., 4., 2., 0.])).unwrap();
+    assert_close(&f64s(&lp), NB_LP, 1e-5);
+    let lg = Tensor::<f32>::from_vec(vec![1., 0., -1., 0.5, 0.5, 2.], [2, 3]).unwrap();
+    let d = RelaxedOneHotCategorical::new(&Tensor::scalar(0.8f32), None, Some(&lg)).unwrap();
+    let v = Tensor::<f32>::from_vec(vec![0.2, 0.3, 0.5, 0.6, 0.3, 0.1], [2, 3]).unwrap();
+    assert_close(&f64s(&d.log_prob(&v).unwrap()), RO_LP, 1e-5);
+    // 0-d parameters and empty batches.
+    let s = |v: f64| Tensor::<f64>::scalar(v);
+    let d = VonMises::new(&s(0.0), &s(1.0)).unwrap();
+    assert_eq!(d.sample(&[]).unwrap().dims(), [] as [usize; 0]);
+    let none = Tensor::<f64>::zeros([0]).unwrap();
+    let d = Chi2::new(&none.try_add_scalar(1.0).unwrap()).unwrap();
+    assert_eq!(d.sample(&[3]).unwrap().dims(), [3, 0]);
+    let d = NegativeBinomial::new(&none, None, Some(&none)).unwrap();
+    assert_eq!(d.sample(&[2]).unwrap().dims(), [2, 0]);
+    assert_eq!(
+        VonMises::new(&none, &none)
+            .unwrap()
+            .sample(&[4])
+            .unwrap()
+            .dims(),
+        [4, 0]
+    );
+    let d = RelaxedOneHotCategorical::new(&s(1.0), None, Some(&Tensor::zeros([0, 3]).unwrap()));
+    assert_eq!(d.unwrap().rsample(&[2]).unwrap().dims(), [2, 0, 3]);
+    assert!(OneHotCategorical::from_probs(&Tensor::<f64>::zeros([2, 0]).unwrap()).is_err());
+    // Sample shapes past the allocation limit are an Err, not an abort.
+    let huge = [1usize << 40, 1 << 30];
+    let vm = VonMises::new(&s(0.0), &s(1.0)).unwrap();
+    assert!(vm.sample(&huge).is_err());
+    assert!(
+        NegativeBinomial::new(&s(2.0), Some(&s(0.5)), None)
+            .unwrap()
+            .sample(&huge)
+            .is_err()
+    );
+    let oh = OneHotCategorical::from_probs(&Tensor::<f64>::ones([3]).unwrap()).unwrap();
+    assert!(oh.sample(&huge).is_err());
+    assert!(
+        Kumaraswamy::new(&s(1.0), &s(2.0))
+            .unwrap()
+            .rsample(&huge)
+            .is_err()
+    );
+    // Parameters outside the domain are named Errs.
+    let e = Kumaraswamy::new(&s(f64::INFINITY), &s(1.0))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("Kumaraswamy") && e.contains("concentration1"),
+        "{e}"
+    );
+    assert!(InverseGamma::new(&s(1.0), &s(-1.0)).is_err());
+    assert!(HalfCauchy::new(&s(0.0)).is_err());
+    assert!(RelaxedOneHotCategorical::new(&s(f64::INFINITY), None, Some(&t64(&[0.0]))).is_err());
+}
+
+#[test]
+fn reparameterized_samples_carry_the_means_gradient() {
+    // d/dθ of the mean of 40000 rsample draws against d/dθ of the closed-form mean.
+    let leaf = |v: f64| Tensor::<f64>::scalar(v).with_requires_grad(true).unwrap();
+    let grads = |x: &Tensor<f64>, ps: &[&Tensor<f64>]| -> Vec<f64> {
+        let g = typed_tensor::autograd::grad(x, ps, true).unwrap();
+        g.iter().map(|g| g.as_ref().unwrap().item()).collect()
+    };
+    let (a, b) = (leaf(2.0), leaf(3.0));
+    let d = Kumaraswamy::new(&a, &b).unwrap();
+    let want = grads(&d.mean().unwrap(), &[&a, &b]);
+    let got = grads(
+        &d.rsample(&[40000]).unwrap().try_mean(&[], false).unwrap(),
+        &[&a, &b],
+    );
+    assert_close(&got, &want, 0.05);
+    let (c, r) = (leaf(4.0), leaf(2.0));
+    let d = InverseGamma::new(&c, &r).unwrap();
+    let want = grads(&d.mean().unwrap(), &[&c, &r]);
+    let got = grads(
+        &d.rsample(&[40000]).unwrap().try_mean(&[], false).unwrap(),
+        &[&c, &r],
+    );
+    assert_close(&got, &want, 0.05);
+}
+
+fn t64(v: &[f64]) -> Tensor<f64> {
+    Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
+}
+
+const OH_LP: &[f64] = &[-std::f64::consts::LN_2, -2.3025850929940455];
+const OH_ENT: &[f64] = &[1.0296530140645737, 0.8979457248567798];
+const OH_KL: &[f64] = &[0.21801191094332797, 0.21972245773362198];
+const LRB_LP: &[f64] = &[-1.743594239965305, -1.7529526827019162, -1.7501856216799783];
+const RB_LP: &[f64] = &[0.3078847797693003, -0.6931471805599452, 0.838956953687819];
+const RB_GP: &[f64] = &[0.8928571428571439, 0.0, -3.8601826194028495];
+const RB_GT: &[f64] = &[7.336835720748096];
+const RO_LP: &[f64] = &[-1.1617596499108345, -1.4565431208458506];
+const RO_GL: &[f64] = &[
+    -1.2539584260860266,
+    0.40051487402757396,
+    0.8534435520584527,
+    0.8606767339868178,
+    0.7574241045839368,
+    -1.6181008385707545,
+];
+const RO_GT: &[f64] = &[1.6813616592800553];
+const NB_LP: &[f64] = &[
+    -1.070024831816197,
+    -3.325368380348101,
+    -2.497064305751014,
+    -0.0,
+];
+const NB_MEAN: &[f64] = &[
+    1.2857142857142856,
+    1.1666666666666665,
+    0.5263157894736843,
+    0.0,
+];
+const NB_VAR: &[f64] = &[
+    1.8367346938775506,
+    3.888888888888888,
+    0.554016620498615,
+    0.0,
+];
+const NB_LP2: &[f64] = &[-1.2976956480523172, -3.2063597962622064, -2.575715033652431];
+const NB_GN: &[f64] = &[-0.14074365084677343, 2.0391192648627285, 0.1423217393353493];
+const NB_GL: &[f64] = &[-0.5101626751925818, 0.710236396164978, 1.4308895218691986];
+const VM_LP: &[f64] = &[-0.6618706078923016, -1.8350654443984649, -8.32137721916632];
+const VM_ENT: &[f64] = &[1.2663212919642852, 1.8378520668780869, -0.2731081613788007];
+const VM_VAR: &[f64] = &[
+    0.30222534203599183,
+    0.9950000624989583,
+    0.016810444634663968,
+];
+const VM_LP_TORCH: &[f64] = &[-0.6618706100681179, -1.8350654443835337, -8.321377223748282];
+const MIX_LP: &[f64] = &[-0.5823944143182153, -4.111410219514462, -2.247911337409527];
+const MIX_GW: &[f64] = &[3.6287888219220594, -1.5551952093951682];
+const MIX_GMU: &[f64] = &[2.47741705269841, -0.09148186556775696];
+const MIXMV_LP: &[f64] = &[-2.465331479010715, -2.6663663332815695];
+const MIXMV_MEAN: &[f64] = &[
+    0.25979350036026305,
+    1.1555351628431094,
+    1.3641753271487438,
+    0.9402922119145728,
+];
+const CHI_LP: &[f64] = &[
+    -0.8223649429247001,
+    -1.5948753441381323,
+    -2.6339272909663336,
+];
+const CHI_ENT: &[f64] = &[0.7837571104739339, 1.9017387274821986, 2.6362291812939125];
+const CHI_CDF: &[f64] = &[0.5204998778130466, 0.5262112203566578, 0.7473439535034361];
+const IG_LP: &[f64] = &[-2.099739069769129, -0.8394969915248369, -8.442766166719343];
+const IG_ENT: &[f64] = &[4.017629981956834, 1.9811400079782595, -0.6911373403938681];
+const IG_MEAN: &[f64] = &[f64::INFINITY, 4.0, 0.25];
+const IG_VAR: &[f64] = &[f64::INFINITY, f64::INFINITY, 0.0625];
+const HC_LP: &[f64] = &[-0.4515827052894549, -1.575212756932852, -1.110828334173719];
+const HC_ENT: &[f64] = &[1.8378770664093453, 2.7541677982835004, 0.6339042620834093];
+const HC_CDF: &[f64] = &[0.0, 0.284900064714503, 0.7422378831816867];
+const HC_ICDF: &[f64] = &[0.15838444032453644, 2.4999999999999996, 1.8941254544025092];
+const KU_LP: &[f64] = &[0.22064508340691513, 0.0, 1.09915909265289];
+const KU_ENT: &[f64] = &[
+    -0.6593568997616617,
+    -0.19314718055994534,
+    -1.052723565246775,
+];
+const KU_MEAN: &[f64] = &[0.2285714285714285, 0.6666666666666666, 0.867449908243314];
+const KU_VAR: &[f64] = &[
+    0.05857761286332713,
+    0.05555555555555558,
+    0.01792069422864162,
+];
+const KU_GA: &[f64] = &[1.0415933988411623, -0.1931471805599453, 0.04906233294846671];
+const KU_GB: &[f64] = &[0.07388306594995844, 0.7123179275482191, 0.5357774726086717];
