@@ -11,7 +11,7 @@ mod common;
 mod autograd;
 mod autograd_devices;
 mod autograd_kinks;
-
+mod complex;
 mod core;
 mod core_ops;
 mod cuda;

@@ -1276,7 +1276,15 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(11) {
+                        match i.rem_euclid(13) {
+                            11 => {
+                                let (a, b) = (ComplexTensor::new(&x, &y)?, ComplexTensor::from_pairs(&y)?);
+                                a.try_div(&b)?.try_log()?.try_add(&a.try_sqrt()?.try_exp()?)?.try_sum(&axis.iter().copied().collect::<Vec<_>>(), flag)?.into_pairs()
+                            }
+                            12 => {
+                                let a = ComplexTensor::new(&x, &y)?;
+                                a.try_matmul(&a.try_conj_transpose()?)?.try_mean(&[], false)?.try_reciprocal()?.into_pairs()
+                            }
                             9 => x.try_eig()?.1.abs()?,
                             10 => x.try_flatten()?.try_roots()?.angle()?,
                             0 => fft::rfft(&x, n, ax, norm)?.into_pairs(),

@@ -1,4 +1,8 @@
-//! Complex tensors as pairs of real numbers: what the FFTs and `eig` return.
+//! Complex tensors as pairs of real numbers: what the FFTs and `eig` return. `mod.rs` holds
+//! the type, its constructors and the element-wise sums and products; `math.rs` the division,
+//! the elementary functions, reductions and `matmul`.
+
+mod math;
 
 use crate::backend::Backend;
 use crate::device::Cpu;

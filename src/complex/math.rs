@@ -1,0 +1,147 @@
+//! Complex division, `exp`/`log`/`sqrt`, sums and means, and matrix products, each composed
+//! of real tensor ops on the two parts, so every device and dtype runs them and gradients
+//! flow to both parts.
+
+use super::ComplexTensor;
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+impl<T: FloatElement, D: Backend> ComplexTensor<T, D> {
+    /// `-z`.
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn try_neg(&self) -> Result<Self> {
+        Ok(ComplexTensor {
+            pairs: self.pairs.try_neg()?,
+        })
+    }
+
+    /// The element-wise quotient `self / other`, broadcast. Both parts of the divisor are
+    /// first scaled by `s = max(|re|, |im|)`, so `|other|²` neither overflows nor underflows
+    /// where the quotient is finite (as NumPy's and PyTorch's complex division). A zero
+    /// divisor gives `re/0 + i·im/0` (so `(1 + i)/0 = inf + inf·i`, NumPy's and PyTorch's).
+    ///
+    /// # Errors
+    /// As [`ComplexTensor::new`].
+    pub fn try_div(&self, other: &Self) -> Result<Self> {
+        let (a, b) = (self.real(), self.imag());
+        let (c, d) = (other.real(), other.imag());
+        let s = c.try_abs()?.try_maximum(&d.try_abs()?)?;
+        let (c, d) = (c.try_div(&s)?, d.try_div(&s)?);
+        let den = c.try_mul(&c)?.try_add(&d.try_mul(&d)?)?.try_mul(&s)?;
+        let re = a.try_mul(&c)?.try_add(&b.try_mul(&d)?)?.try_div(&den)?;
+        let im = b.try_mul(&c)?.try_sub(&a.try_mul(&d)?)?.try_div(&den)?;
+        let zero = s.try_eq_scalar(T::ZERO)?;
+        Self::new(
+            &Tensor::try_where(&zero, &a.try_div(&s)?, &re)?,
+            &Tensor::try_where(&zero, &b.try_div(&s)?, &im)?,
+        )
+    }
+
+    /// `1 / z`.
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn try_reciprocal(&self) -> Result<Self> {
+        let one = Tensor::scalar_on(T::ONE, self.pairs.device_handle())?;
+        Self::from_real(&one)?.try_div(self)
+    }
+
+    /// `e^z = e^re (cos im + i sin im)` (PyTorch `exp` of a complex tensor).
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn try_exp(&self) -> Result<Self> {
+        Self::polar(&self.real().try_exp()?, &self.imag())
+    }
+
+    /// The principal logarithm `log |z| + i·angle(z)`, the imaginary part in `[-π, π]`
+    /// (`log 0` is `-inf + 0i`, as NumPy).
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn try_log(&self) -> Result<Self> {
+        Self::new(&self.abs()?.try_log()?, &self.angle()?)
+    }
+
+    /// The principal square root `√|z| · e^{i·angle(z)/2}`, with a non-negative real part.
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn try_sqrt(&self) -> Result<Self> {
+        let half = T::from_f64(0.5);
+        Self::polar(
+            &self.abs()?.try_sqrt()?,
+            &self.angle()?.try_mul_scalar(half)?,
+        )
+    }
+
+    /// The sum over the complex axes `axes` (all of them when empty; negative axes count
+    /// from the last complex axis), keeping them as length 1 with `keepdim`.
+    ///
+    /// # Errors
+    /// `Axis` for an axis outside the complex dimensions.
+    pub fn try_sum(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        Self::new(
+            &self.real().try_sum(axes, keepdim)?,
+            &self.imag().try_sum(axes, keepdim)?,
+        )
+    }
+
+    /// The mean over the complex axes `axes`, as [`ComplexTensor::try_sum`].
+    ///
+    /// # Errors
+    /// As [`ComplexTensor::try_sum`].
+    pub fn try_mean(&self, axes: &[i64], keepdim: bool) -> Result<Self> {
+        Self::new(
+            &self.real().try_mean(axes, keepdim)?,
+            &self.imag().try_mean(axes, keepdim)?,
+        )
+    }
+
+    /// The matrix product with NumPy's `matmul` rules over the complex shapes (vectors,
+    /// matrices, broadcast batches): `(A + iB)(C + iD) = (AC - BD) + i(AD + BC)`, four real
+    /// products.
+    ///
+    /// ```
+    /// use typed_tensor::complex::ComplexTensor;
+    /// use typed_tensor::prelude::*;
+    /// // [[i, 1]] · [[1], [i]] = [[2i]]
+    /// let a = ComplexTensor::new(&Tensor::<f64>::from_vec(vec![0.0, 1.0], [1, 2])?, &Tensor::from_vec(vec![1.0, 0.0], [1, 2])?)?;
+    /// let b = ComplexTensor::new(&Tensor::<f64>::from_vec(vec![1.0, 0.0], [2, 1])?, &Tensor::from_vec(vec![0.0, 1.0], [2, 1])?)?;
+    /// let c = a.try_matmul(&b)?;
+    /// assert_eq!((c.real().to_vec(), c.imag().to_vec()), (vec![0.0], vec![2.0]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tensor::try_matmul`], for the complex shapes.
+    pub fn try_matmul(&self, other: &Self) -> Result<Self> {
+        let (a, b, c, d) = (self.real(), self.imag(), other.real(), other.imag());
+        Self::new(
+            &a.try_matmul(&c)?.try_sub(&b.try_matmul(&d)?)?,
+            &a.try_matmul(&d)?.try_add(&b.try_matmul(&c)?)?,
+        )
+    }
+
+    /// The conjugate transpose of the last two complex axes (PyTorch `mH`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for fewer than two complex dimensions.
+    pub fn try_conj_transpose(&self) -> Result<Self> {
+        if self.ndim() < 2 {
+            return Err(crate::error::Error::InvalidArgument {
+                op: "mH",
+                msg: format!(
+                    "needs at least two complex dimensions, got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let (re, im) = (self.real(), self.imag());
+        Self::new(&re.transpose(-2, -1)?, &im.transpose(-2, -1)?.try_neg()?)
+    }
+}
