@@ -1,7 +1,8 @@
 //! The three transforms every FFT here is made of, along one axis: complex to complex, real
-//! to half-spectrum and half-spectrum to real. Computed on the host in f64 by `rustfft` and
-//! `realfft` (instantiated once, for f64), each line read from the input and written to the
-//! output by the task that transforms it; each recorded with its adjoint.
+//! to half-spectrum and half-spectrum to real. Computed on the host by `rustfft` and
+//! `realfft`, in f64 for f64 tensors and in f32 for the others (as PyTorch's and NumPy's f32
+//! transforms; the 16-bit types gain nothing from more), each line read from the input and
+//! written to the output by the task that transforms it; each recorded with its adjoint.
 
 use crate::backend::Backend;
 use crate::device::Cpu;
@@ -39,44 +40,70 @@ impl Kind {
     }
 }
 
-/// A planned transform of one length (`rustfft`/`realfft` cache their plans).
-enum Plan {
-    C2c(Arc<dyn Fft<f64>>),
-    R2c(Arc<dyn RealToComplex<f64>>),
-    C2r(Arc<dyn ComplexToReal<f64>>),
+/// The precision a transform runs in, with its planners (shared by all threads; the plans
+/// they cache are reused).
+trait Real: rustfft::FftNum + realfft::FftNum {
+    fn of_f64(v: f64) -> Self;
+    fn as_f64(self) -> f64;
+    fn planners() -> &'static (Mutex<FftPlanner<Self>>, Mutex<RealFftPlanner<Self>>);
 }
 
-fn plan(kind: Kind, n: usize) -> Plan {
-    static COMPLEX: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
-    static REAL: OnceLock<Mutex<RealFftPlanner<f64>>> = OnceLock::new();
-    let real = || {
-        REAL.get_or_init(|| Mutex::new(RealFftPlanner::new()))
-            .lock()
+macro_rules! real {
+    ($f:ty) => {
+        impl Real for $f {
+            fn of_f64(v: f64) -> Self {
+                v as $f
+            }
+            fn as_f64(self) -> f64 {
+                f64::from(self)
+            }
+            fn planners() -> &'static (Mutex<FftPlanner<$f>>, Mutex<RealFftPlanner<$f>>) {
+                static P: OnceLock<(Mutex<FftPlanner<$f>>, Mutex<RealFftPlanner<$f>>)> =
+                    OnceLock::new();
+                P.get_or_init(|| {
+                    let complex = Mutex::new(FftPlanner::new());
+                    (complex, Mutex::new(RealFftPlanner::new()))
+                })
+            }
+        }
     };
+}
+real!(f32);
+real!(f64);
+
+/// A planned transform of one length in precision `F`.
+enum Plan<F: Real> {
+    C2c(Arc<dyn Fft<F>>),
+    R2c(Arc<dyn RealToComplex<F>>),
+    C2r(Arc<dyn ComplexToReal<F>>),
+}
+
+fn plan<F: Real>(kind: Kind, n: usize) -> Plan<F> {
+    let (complex, real) = F::planners();
     match kind {
         Kind::C2c { inverse } => {
-            let mut p = COMPLEX.get_or_init(|| Mutex::new(FftPlanner::new())).lock();
+            let mut p = complex.lock();
             Plan::C2c(if inverse {
                 p.plan_fft_inverse(n)
             } else {
                 p.plan_fft_forward(n)
             })
         }
-        Kind::R2c => Plan::R2c(real().plan_fft_forward(n)),
-        Kind::C2r => Plan::C2r(real().plan_fft_inverse(n)),
+        Kind::R2c => Plan::R2c(real.lock().plan_fft_forward(n)),
+        Kind::C2r => Plan::C2r(real.lock().plan_fft_inverse(n)),
     }
 }
 
 /// One task's buffers: a complex line, a real line and the plan's scratch.
-struct Buffers {
-    complex: Vec<Complex<f64>>,
-    real: Vec<f64>,
-    scratch: Vec<Complex<f64>>,
+struct Buffers<F> {
+    complex: Vec<Complex<F>>,
+    real: Vec<F>,
+    scratch: Vec<Complex<F>>,
 }
 
-impl Plan {
-    fn buffers(&self, op: &'static str, n: usize) -> Result<Buffers> {
-        let zero = Complex::new(0.0, 0.0);
+impl<F: Real> Plan<F> {
+    fn buffers(&self, op: &'static str, n: usize) -> Result<Buffers<F>> {
+        let zero = Complex::new(F::zero(), F::zero());
         let (complex, real, scratch) = match self {
             Plan::C2c(f) => (n, 0, f.get_inplace_scratch_len()),
             Plan::R2c(f) => (n / 2 + 1, n, f.get_scratch_len()),
@@ -84,22 +111,24 @@ impl Plan {
         };
         Ok(Buffers {
             complex: crate::alloc::try_vec(op, complex, zero)?,
-            real: crate::alloc::try_vec(op, real, 0.0)?,
+            real: crate::alloc::try_vec(op, real, F::zero())?,
             scratch: crate::alloc::try_vec(op, scratch, zero)?,
         })
     }
 
     /// Transforms one line `src` into `dst`, times `scale`.
-    fn line<T: FloatElement>(&self, src: &[T], dst: &mut [T], b: &mut Buffers, scale: f64) {
-        let pairs = |src: &[T], to: &mut [Complex<f64>]| {
+    fn line<T: FloatElement>(&self, src: &[T], dst: &mut [T], b: &mut Buffers<F>, scale: f64) {
+        let lo = |v: T| F::of_f64(v.to_f64());
+        let hi = |v: F| T::from_f64(v.as_f64() * scale);
+        let pairs = |src: &[T], to: &mut [Complex<F>]| {
             for (c, p) in to.iter_mut().zip(src.chunks_exact(2)) {
-                *c = Complex::new(p[0].to_f64(), p[1].to_f64());
+                *c = Complex::new(lo(p[0]), lo(p[1]));
             }
         };
-        let unpair = |from: &[Complex<f64>], dst: &mut [T]| {
+        let unpair = |from: &[Complex<F>], dst: &mut [T]| {
             for (c, p) in from.iter().zip(dst.chunks_exact_mut(2)) {
-                p[0] = T::from_f64(c.re * scale);
-                p[1] = T::from_f64(c.im * scale);
+                p[0] = hi(c.re);
+                p[1] = hi(c.im);
             }
         };
         // The buffers have the plans' lengths, so the calls cannot fail.
@@ -111,7 +140,7 @@ impl Plan {
             }
             Plan::R2c(f) => {
                 for (r, &s) in b.real.iter_mut().zip(src) {
-                    *r = s.to_f64();
+                    *r = lo(s);
                 }
                 let done = f.process_with_scratch(&mut b.real, &mut b.complex, &mut b.scratch);
                 debug_assert!(done.is_ok());
@@ -120,14 +149,14 @@ impl Plan {
             Plan::C2r(f) => {
                 pairs(src, &mut b.complex);
                 // Ignored, as NumPy and PyTorch ignore them (realfft asks for zeros).
-                b.complex[0].im = 0.0;
+                b.complex[0].im = F::zero();
                 if b.real.len().is_multiple_of(2) {
-                    b.complex[b.real.len() / 2].im = 0.0;
+                    b.complex[b.real.len() / 2].im = F::zero();
                 }
                 let done = f.process_with_scratch(&mut b.complex, &mut b.real, &mut b.scratch);
                 debug_assert!(done.is_ok());
                 for (d, &r) in dst.iter_mut().zip(&b.real) {
-                    *d = T::from_f64(r * scale);
+                    *d = hi(r);
                 }
             }
         }
@@ -150,22 +179,56 @@ fn lines<T: FloatElement, D: Backend>(
         // tensor's `n` may be 2^63: it returns above).
         let (w_in, w_out) = kind.widths(n);
         let host = D::to_host(x)?.try_contiguous()?;
-        let src = host.data()?;
-        let mut dst = out.data_mut()?;
-        let plan = plan(kind, n);
-        // Tasks of about 2^15 values: one set of buffers each.
-        let per_task = (1 << 15) / w_out.max(1) + 1;
-        (src.par_chunks(per_task * w_in))
-            .zip(dst.par_chunks_mut(per_task * w_out))
-            .try_for_each(|(s, d)| -> Result<()> {
-                let mut b = plan.buffers(op, n)?;
-                for (s, d) in s.chunks_exact(w_in).zip(d.chunks_exact_mut(w_out)) {
-                    plan.line(s, d, &mut b, scale);
-                }
-                Ok(())
-            })?;
+        let (src, mut dst) = (host.data()?, out.data_mut()?);
+        match T::DTYPE {
+            crate::dtype::Dtype::Float64 => run(
+                op,
+                plan::<f64>(kind, n),
+                &src,
+                &mut dst,
+                n,
+                w_in,
+                w_out,
+                scale,
+            ),
+            _ => run(
+                op,
+                plan::<f32>(kind, n),
+                &src,
+                &mut dst,
+                n,
+                w_in,
+                w_out,
+                scale,
+            ),
+        }?;
     }
     D::from_host(&out, x.device_handle())
+}
+
+/// Every line of `src` (`w_in` values each) transformed into `dst` (`w_out` each) by `plan`,
+/// in rayon tasks of about 2^15 values, one set of buffers each.
+#[allow(clippy::too_many_arguments)]
+fn run<T: FloatElement, F: Real>(
+    op: &'static str,
+    plan: Plan<F>,
+    src: &[T],
+    dst: &mut [T],
+    n: usize,
+    w_in: usize,
+    w_out: usize,
+    scale: f64,
+) -> Result<()> {
+    let per_task = (1 << 15) / w_out.max(1) + 1;
+    (src.par_chunks(per_task * w_in))
+        .zip(dst.par_chunks_mut(per_task * w_out))
+        .try_for_each(|(s, d)| -> Result<()> {
+            let mut b = plan.buffers(op, n)?;
+            for (s, d) in s.chunks_exact(w_in).zip(d.chunks_exact_mut(w_out)) {
+                plan.line(s, d, &mut b, scale);
+            }
+            Ok(())
+        })
 }
 
 /// `t` with its axis `ax` moved to position `to` (a view), outside the graph.

@@ -6,8 +6,9 @@
 //! `dim`/`dims` count the complex dimensions. `n` (or `s`) crops or zero-pads the input along
 //! the transformed axis first, as in both libraries. Every transform is made of 1-d transforms
 //! along one axis (`kernel.rs`: complex, real to half-spectrum, and back), computed on the
-//! host in f64 by `rustfft`/`realfft` for every dtype and device (a CUDA tensor is copied to
-//! the host and back), so an f32 transform is as exact as NumPy's f64 one rounded to f32. Each
+//! host by `rustfft`/`realfft` for every device (a CUDA tensor is copied to the host and
+//! back): in f64 for f64 tensors, in f32 for the others, as NumPy 2 and PyTorch compute their
+//! f32 transforms (errors about `log2(n)` f32 epsilons of the input's norm). Each
 //! one's gradient is its adjoint, another of them, so gradients of every order flow through
 //! the FFTs.
 //!
