@@ -308,6 +308,10 @@ impl<T: FloatElement, D: Backend> HalfCauchy<T, D> {
         let cauchy = Cauchy::new(&zero, scale).map_err(|e| e.renamed("HalfCauchy"))?;
         Ok(HalfCauchy { cauchy })
     }
+    /// The scale (the median).
+    pub fn scale(&self) -> &Tensor<T, D> {
+        self.cauchy.scale()
+    }
     /// `|x|` for `x` from the Cauchy: differentiable in the scale.
     ///
     /// # Errors

@@ -40,6 +40,14 @@ impl<T: FloatElement, D: Backend> Cauchy<T, D> {
         let (loc, scale, batch) = loc_scale("Cauchy", loc, scale)?;
         Ok(Cauchy { loc, scale, batch })
     }
+    /// The location (the median), broadcast to the batch shape.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
+    /// The scale (the half width at half maximum), broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
     /// `loc + scale · tan(π (u - 1/2))`: differentiable in the parameters.
     ///
     /// # Errors

@@ -135,3 +135,41 @@ impl<C: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend> D
         })
     }
 }
+
+impl<C, T: FloatElement, D: Backend> super::Moments<T, D> for MixtureSameFamily<C, T, D>
+where
+    C: Distribution<T, D, Value = Tensor<T, D>> + super::Moments<T, D>,
+{
+    /// `Σ_k w_k μ_k`.
+    fn mean(&self) -> Result<Tensor<T, D>> {
+        let w = self.weights()?;
+        w.try_mul(&self.component.mean()?)?
+            .try_sum(&[self.class_axis()], false)
+    }
+    /// The law of total variance: `Σ_k w_k σ²_k + Σ_k w_k (μ_k - μ)²`.
+    fn variance(&self) -> Result<Tensor<T, D>> {
+        let (w, axis) = (self.weights()?, self.class_axis());
+        let within = w.try_mul(&self.component.variance()?)?;
+        let spread =
+            (self.component.mean()?).try_sub(&super::Moments::mean(self)?.unsqueeze(axis)?)?;
+        within
+            .try_add(&w.try_mul(&spread.try_mul(&spread)?)?)?
+            .try_sum(&[axis], false)
+    }
+}
+
+impl<C, T: FloatElement, D: Backend> MixtureSameFamily<C, T, D> {
+    /// The components' axis, counted from the end: before the event axes.
+    fn class_axis(&self) -> i64 {
+        -1 - self.event.len() as i64
+    }
+    /// The mixture's probabilities with a length-1 axis per event axis, to broadcast against
+    /// the components' moments.
+    fn weights(&self) -> Result<Tensor<T, D>> {
+        let mut w = self.mixture.probs().clone();
+        for _ in 0..self.event.len() {
+            w = w.unsqueeze(-1)?;
+        }
+        Ok(w)
+    }
+}

@@ -1,5 +1,6 @@
 //! Probability distributions with PyTorch's `torch.distributions` semantics (31 families,
-//! `MixtureSameFamily`, `Independent` and `TransformedDistribution`):
+//! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
+//! generic means and variances):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -47,6 +48,7 @@ mod discrete;
 mod gamma;
 mod location_scale;
 mod mixture;
+mod moments;
 mod multivariate;
 mod relaxed;
 mod transformed;
@@ -59,6 +61,7 @@ pub use discrete::{Bernoulli, Categorical, Poisson};
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
 pub use mixture::MixtureSameFamily;
+pub use moments::Moments;
 pub use multivariate::MultivariateNormal;
 pub use relaxed::{
     LogitRelaxedBernoulli, OneHotCategorical, RelaxedBernoulli, RelaxedOneHotCategorical,

@@ -301,6 +301,10 @@ impl<T: FloatElement, D: Backend> HalfNormal<T, D> {
             scale: scale.clone(),
         })
     }
+    /// The scale.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
     /// `|x|` for `x` from the normal: differentiable in the scale.
     ///
     /// # Errors
@@ -369,6 +373,14 @@ impl<T: FloatElement, D: Backend> Weibull<T, D> {
             concentration,
             batch,
         })
+    }
+    /// The scale λ, broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
+    /// The concentration k, broadcast to the batch shape.
+    pub fn concentration(&self) -> &Tensor<T, D> {
+        &self.concentration
     }
     /// `scale · E^(1/k)`: differentiable in both parameters.
     ///
@@ -474,6 +486,14 @@ impl<T: FloatElement, D: Backend> Pareto<T, D> {
             alpha,
             batch,
         })
+    }
+    /// The scale (the minimum), broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
+    /// The tail index α, broadcast to the batch shape.
+    pub fn alpha(&self) -> &Tensor<T, D> {
+        &self.alpha
     }
     /// `scale · exp(E/α)`: differentiable in both parameters.
     ///

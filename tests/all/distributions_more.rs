@@ -415,6 +415,70 @@ fn reparameterized_samples_carry_the_means_gradient() {
     assert_close(&got, &want, 0.05);
 }
 
+#[test]
+fn moments_through_the_trait_match_pytorch() {
+    on_every_device!("moments", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        fn both<M: Moments<f64, D>, D: typed_tensor::backend::Backend>(m: &M) -> Vec<f64> {
+            let mut v = host_f64s(&m.mean().unwrap());
+            v.extend(host_f64s(&m.variance().unwrap()));
+            v
+        }
+        // Mixtures: the law of total variance, scalar and vector components.
+        let comp = Normal::new(&t(&[-2., 2.], &[2]), &t(&[1., 0.5], &[2])).unwrap();
+        let gmm = MixtureSameFamily::new(
+            Categorical::from_probs(&t(&[0.3, 0.7], &[2])).unwrap(),
+            comp,
+        );
+        let gmm = gmm.unwrap();
+        assert_close(&both(&gmm), &[MIX_MEAN, MIX_VAR].concat(), 1e-12);
+        let locs = t(
+            &[0., 0., 1., 2., -1., 1., 2., 2., 0., -1., 1., 0.],
+            &[2, 3, 2],
+        );
+        let cov = t(&[1.0, 0.3, 0.3, 0.5], &[2, 2])
+            .expand([2, 3, 2, 2])
+            .unwrap();
+        let comp = MultivariateNormal::from_covariance(&locs, &cov).unwrap();
+        let mix = Categorical::from_logits(&t(&[0.1, 0.5, -0.3, 1.0, 0.0, 0.0], &[2, 3])).unwrap();
+        let gmm = MixtureSameFamily::new(mix, comp).unwrap();
+        assert_close(&both(&gmm), &[MIXMV_MEAN, MIXMV_VAR].concat(), 1e-12);
+        assert_close(
+            &host_f64s(&gmm.stddev().unwrap()),
+            &MIXMV_VAR.iter().map(|v| v.sqrt()).collect::<Vec<_>>(),
+            1e-12,
+        );
+        // The families given moments here.
+        let sc = t(&[1., 2.5, 0.3], &[3]);
+        assert_close(
+            &both(&Pareto::new(&sc, &t(&[0.5, 2., 3.5], &[3])).unwrap()),
+            PA_MOM,
+            1e-12,
+        );
+        let w = Weibull::new(&sc, &t(&[0.5, 1.5, 3.], &[3])).unwrap();
+        assert_close(&host_f64s(&Moments::variance(&w).unwrap()), WB_VAR, 1e-12);
+        let h = HalfNormal::new(&sc).unwrap();
+        assert_close(&host_f64s(&Moments::variance(&h).unwrap()), HN_VAR, 1e-12);
+        let c = Cauchy::new(&t(&[0.0], &[1]), &sc).unwrap();
+        let m = both(&c);
+        assert!(m[..3].iter().all(|v| v.is_nan()) && m[3..].iter().all(|v| *v == f64::INFINITY));
+        assert!(
+            both(&HalfCauchy::new(&sc).unwrap())
+                .iter()
+                .all(|v| *v == f64::INFINITY)
+        );
+        assert_eq!(both(&Chi2::new(&t(&[3.0], &[1])).unwrap()), [3.0, 6.0]);
+        assert_close(
+            &both(&Bernoulli::from_probs(&t(&[0.25], &[1])).unwrap()),
+            &[0.25, 0.1875],
+            1e-15,
+        );
+        let ind = Independent::new(Normal::new(&sc, &sc).unwrap(), 1).unwrap();
+        assert_close(&both(&ind), &[1., 2.5, 0.3, 1., 6.25, 0.09], 1e-15);
+    });
+}
+
 fn t64(v: &[f64]) -> Tensor<f64> {
     Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
 }
@@ -504,3 +568,21 @@ const KU_VAR: &[f64] = &[
 ];
 const KU_GA: &[f64] = &[1.0415933988411623, -0.1931471805599453, 0.04906233294846671];
 const KU_GB: &[f64] = &[0.07388306594995844, 0.7123179275482191, 0.5357774726086717];
+const MIXMV_VAR: &[f64] = &[
+    1.6162662789458806,
+    1.2638260924118399,
+    1.6554347734790202,
+    2.132259652893202,
+];
+const MIX_MEAN: &[f64] = &[0.7999999999999999];
+const MIX_VAR: &[f64] = &[3.8349999999999995];
+const PA_MOM: &[f64] = &[
+    f64::INFINITY,
+    5.0,
+    0.42000000000000004,
+    f64::INFINITY,
+    f64::INFINITY,
+    0.0336,
+];
+const WB_VAR: &[f64] = &[20.000000000000004, 2.348064280087074, 0.009479959638163083];
+const HN_VAR: &[f64] = &[0.3633802276324186, 2.271126422702616, 0.03270422048691767];
