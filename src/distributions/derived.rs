@@ -6,7 +6,7 @@
 
 use super::counts::{counts, probs_and_logits};
 use super::gamma::{positive, standard_gamma};
-use super::{Cauchy, Distribution, Gamma, KlDivergence, check, extended};
+use super::{Cauchy, Distribution, Gamma, KlDivergence, check, extended, unit_interval};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -443,13 +443,6 @@ impl<T: FloatElement, D: Backend> Kumaraswamy<T, D> {
             .try_pow(&self.b)?
             .try_rsub_scalar(T::ONE)
     }
-}
-
-fn unit_interval<T: FloatElement, D: Backend>(op: &'static str, v: &Tensor<T, D>) -> Result<()> {
-    let ok = v
-        .try_ge_scalar(T::ZERO)?
-        .try_logical_and(&v.try_le_scalar(T::ONE)?)?;
-    check(op, ok, "the value lies outside the support [0, 1]")
 }
 
 impl<T: FloatElement, D: Backend> Distribution<T, D> for Kumaraswamy<T, D> {

@@ -384,14 +384,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Beta<T, D> {
     }
     /// `xlogy(α - 1, value) + xlogy(β - 1, 1 - value) - log B(α, β)`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        let ok = value
-            .try_ge_scalar(T::ZERO)?
-            .try_logical_and(&value.try_le_scalar(T::ONE)?)?;
-        check(
-            "Beta.log_prob",
-            ok,
-            "the value lies outside the support [0, 1]",
-        )?;
+        super::unit_interval("Beta.log_prob", value)?;
         let pair = Tensor::try_stack(&[value, &value.try_rsub_scalar(T::ONE)?], -1)?;
         self.pair.log_prob(&pair)
     }

@@ -173,6 +173,14 @@ fn check_real<T: FloatElement, D: Backend>(op: &'static str, v: &Tensor<T, D>) -
     )
 }
 
+/// A value in `[0, 1]` (PyTorch's `constraints.unit_interval`): `Err` naming `op` otherwise.
+fn unit_interval<T: FloatElement, D: Backend>(op: &'static str, v: &Tensor<T, D>) -> Result<()> {
+    let ok = v
+        .try_ge_scalar(T::ZERO)?
+        .try_logical_and(&v.try_le_scalar(T::ONE)?)?;
+    check(op, ok, "the value lies outside the support [0, 1]")
+}
+
 /// The machine epsilon of `T` (PyTorch's `finfo(dtype).eps`).
 fn eps<T: FloatElement>() -> f64 {
     use crate::dtype::Dtype;

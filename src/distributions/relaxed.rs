@@ -335,14 +335,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for RelaxedBernoulli<T, D> 
     /// The logit's `log_prob` at `logit(value)` minus `log σ'`; values outside `[0, 1]` are
     /// outside the support.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        let ok = value
-            .try_ge_scalar(T::ZERO)?
-            .try_logical_and(&value.try_le_scalar(T::ONE)?)?;
-        check(
-            "RelaxedBernoulli.log_prob",
-            ok,
-            "the value must lie in [0, 1]",
-        )?;
+        super::unit_interval("RelaxedBernoulli.log_prob", value)?;
         self.inner.log_prob(value)
     }
     /// PyTorch has none: an `Err`.
