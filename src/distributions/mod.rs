@@ -1,4 +1,4 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics (31 families,
+//! Probability distributions with PyTorch's `torch.distributions` semantics (32 families,
 //! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
 //! generic means and variances):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
@@ -47,6 +47,7 @@ mod derived;
 mod discrete;
 mod gamma;
 mod location_scale;
+mod low_rank;
 mod mixture;
 mod moments;
 mod multivariate;
@@ -60,6 +61,7 @@ pub use derived::{Chi2, HalfCauchy, InverseGamma, Kumaraswamy, NegativeBinomial}
 pub use discrete::{Bernoulli, Categorical, Poisson};
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
+pub use low_rank::LowRankMultivariateNormal;
 pub use mixture::MixtureSameFamily;
 pub use moments::Moments;
 pub use multivariate::MultivariateNormal;

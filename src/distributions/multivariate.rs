@@ -19,7 +19,10 @@ pub struct MultivariateNormal<T: FloatElement, D: Backend> {
 }
 
 /// `t` expanded to `dims` unless it already has them.
-fn to<T: FloatElement, D: Backend>(t: &Tensor<T, D>, dims: Vec<usize>) -> Result<Tensor<T, D>> {
+pub(super) fn to<T: FloatElement, D: Backend>(
+    t: &Tensor<T, D>,
+    dims: Vec<usize>,
+) -> Result<Tensor<T, D>> {
     match t.dims() == dims.as_slice() {
         true => Ok(t.clone()),
         false => t.expand(dims),
@@ -27,7 +30,7 @@ fn to<T: FloatElement, D: Backend>(t: &Tensor<T, D>, dims: Vec<usize>) -> Result
 }
 
 /// `dims ++ tail`.
-fn with(dims: &[usize], tail: &[usize]) -> Vec<usize> {
+pub(super) fn with(dims: &[usize], tail: &[usize]) -> Vec<usize> {
     dims.iter().chain(tail).copied().collect()
 }
 
@@ -133,7 +136,7 @@ impl<T: FloatElement, D: Backend> MultivariateNormal<T, D> {
 
 /// `L⁻¹ x` for the lower triangular `l` `(..., k, k)` and `x` `(..., k, m)`, their batch axes
 /// broadcast.
-fn tri_solve<T: FloatElement, D: Backend>(
+pub(super) fn tri_solve<T: FloatElement, D: Backend>(
     l: &Tensor<T, D>,
     x: &Tensor<T, D>,
 ) -> Result<Tensor<T, D>> {

@@ -479,6 +479,74 @@ fn moments_through_the_trait_match_pytorch() {
     });
 }
 
+#[test]
+fn low_rank_multivariate_normal_matches_pytorch() {
+    on_every_device!("low_rank", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let g = |x: &Tensor<f64, _>| host_f64s(&x.grad_tensor().unwrap());
+        let loc = t(&[0., 1., -1., 0.5, 0., 2.], &[2, 3])
+            .with_requires_grad(true)
+            .unwrap();
+        let w = [1., 0.5, 0.2, -0.3, 0., 1., 0.3, 0.1, -1., 0.4, 0.5, 0.5];
+        let w = t(&w, &[2, 3, 2]).with_requires_grad(true).unwrap();
+        let dg = t(&[1., 0.5, 2., 0.3, 1.5, 1.], &[2, 3])
+            .with_requires_grad(true)
+            .unwrap();
+        let d = LowRankMultivariateNormal::new(&loc, &w, &dg).unwrap();
+        assert_eq!(
+            (d.batch_shape().dims(), d.event_shape()),
+            (&[2][..], vec![3])
+        );
+        let lp = d
+            .log_prob(&t(&[0.3, 0.7, -0.2, 1., 1., 1.], &[2, 3]))
+            .unwrap();
+        assert_close(&host_f64s(&lp), LR_LP, 1e-12);
+        assert_close(&host_f64s(&d.entropy().unwrap()), LR_ENT, 1e-12);
+        assert_close(&host_f64s(&d.variance().unwrap()), LR_VAR, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&g(&loc), LR_GLOC, 1e-10);
+        assert_close(&g(&w), LR_GW, 1e-10);
+        assert_close(&g(&dg), LR_GD, 1e-10);
+        // The same law as a MultivariateNormal of the formed covariance.
+        let full = MultivariateNormal::from_covariance(&loc.detach(), &d.covariance().unwrap());
+        let x = t(
+            &[0.3, 0.7, -0.2, 1., 1., 1., -2., 0., 0.5, 0.1, 0.2, 0.3],
+            &[2, 2, 3],
+        );
+        let want = host_f64s(&full.unwrap().log_prob(&x).unwrap());
+        assert_close(&host_f64s(&d.log_prob(&x).unwrap()), &want, 1e-12);
+        // Samples: the sample covariance approaches W Wᵀ + diag(d).
+        let n = 40000;
+        let s = d.sample(&[n]).unwrap();
+        assert_eq!(s.dims(), [n, 2, 3]);
+        let c = s.try_sub(&s.try_mean(&[0], true).unwrap()).unwrap();
+        let cov = c
+            .permute(&[1, 2, 0])
+            .unwrap()
+            .try_matmul(&c.permute(&[1, 0, 2]).unwrap());
+        let cov = host_f64s(&cov.unwrap().try_div_scalar(n as f64).unwrap());
+        let want = host_f64s(&d.covariance().unwrap());
+        for (a, b) in cov.iter().zip(&want) {
+            assert!(
+                (a - b).abs() < 0.06 * b.abs().max(1.0),
+                "{cov:?} vs {want:?}"
+            );
+        }
+        // Refusals.
+        let z = |s: &[usize]| Tensor::<f64, _>::ones_on(s.to_vec(), &dev).unwrap();
+        assert!(LowRankMultivariateNormal::new(&z(&[3]), &z(&[2, 1]), &z(&[3])).is_err());
+        assert!(LowRankMultivariateNormal::new(&z(&[3]), &z(&[3, 1]), &z(&[2])).is_err());
+        let neg = z(&[3]).try_neg().unwrap();
+        assert!(LowRankMultivariateNormal::new(&z(&[3]), &z(&[3, 1]), &neg).is_err());
+        assert!(d.log_prob(&z(&[2])).is_err());
+        // Rank 0 is the diagonal normal.
+        let diag = LowRankMultivariateNormal::new(&z(&[3]), &z(&[3, 0]), &z(&[3])).unwrap();
+        let e = host_f64s(&diag.entropy().unwrap())[0];
+        assert!((e - 1.5 * (1.0 + (2.0 * std::f64::consts::PI).ln())).abs() < 1e-12);
+    });
+}
+
 fn t64(v: &[f64]) -> Tensor<f64> {
     Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
 }
@@ -586,3 +654,36 @@ const PA_MOM: &[f64] = &[
 ];
 const WB_VAR: &[f64] = &[20.000000000000004, 2.348064280087074, 0.009479959638163083];
 const HN_VAR: &[f64] = &[0.3633802276324186, 2.271126422702616, 0.03270422048691767];
+const LR_LP: &[f64] = &[-3.5900578402149668, -4.068213061563139];
+const LR_ENT: &[f64] = &[4.9334428531348635, 4.4190877182061925];
+const LR_VAR: &[f64] = &[2.25, 0.63, 3.0, 0.4, 2.66, 1.5];
+const LR_GLOC: &[f64] = &[
+    0.0945736434108527,
+    -0.3824289405684755,
+    0.21266149870801032,
+    1.9762902992626863,
+    0.4749168714760734,
+    -0.8351886656064769,
+];
+const LR_GW: &[f64] = &[
+    -0.4479017687238347,
+    -0.13510806642229034,
+    -0.26531525215498536,
+    0.2184697767895893,
+    0.05294219765104927,
+    -0.18905447722826488,
+    -1.035255406277565,
+    -0.27252858711826045,
+    0.1663632765455888,
+    -0.22459812792124986,
+    0.03772278581313043,
+    -0.321916777777455,
+];
+const LR_GD: &[f64] = &[
+    -0.22808605252088215,
+    -0.7666673343615835,
+    -0.1602040809513317,
+    0.5432910503773978,
+    -0.08962686693661256,
+    -0.011357169205680473,
+];

@@ -1246,13 +1246,14 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 21 {
+                        match u % 22 {
+                            21 => { let d = LowRankMultivariateNormal::new(&x, &y, &x)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)?.try_add(&Moments::variance(&d)?)? }
                             12 => { let d = OneHotCategorical::from_logits(&x)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.rsample_straight_through(shape)?.try_sum(&[], false)?)? }
                             13 => { let d = RelaxedBernoulli::new(&y, None, Some(&x))?; d.log_prob(&y)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             14 => { let d = RelaxedOneHotCategorical::new(&y, Some(&x), None)?; d.log_prob(&x)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             15 => { let d = NegativeBinomial::new(&x, if flag { Some(&y) } else { None }, if flag { None } else { Some(&y) })?; d.log_prob(&x)?.try_add(&d.mean()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             16 => { let d = VonMises::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
-                            17 => { let d = MixtureSameFamily::new(Categorical::from_logits(&x)?, Normal::new(&y, &x)?)?; d.log_prob(&y)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
+                            17 => { let d = MixtureSameFamily::new(Categorical::from_logits(&x)?, Normal::new(&y, &x)?)?; d.log_prob(&y)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)?.try_add(&d.stddev()?)? }
                             18 => { let d = Kumaraswamy::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             19 => { let d = InverseGamma::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.variance()?)?.try_add(&Chi2::new(&x)?.rsample(shape)?.try_sum(&[], false)?)? }
                             20 => { let d = HalfCauchy::new(&x)?; d.log_prob(&y)?.try_add(&d.cdf(&y)?)?.try_add(&d.icdf(&y)?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }

@@ -74,3 +74,12 @@ out("MIX_MEAN", g.mean); out("MIX_VAR", g.variance)
 out("PA_MOM", torch.cat([Pareto(T([1.,2.5,0.3]), T([0.5,2.,3.5])).mean, Pareto(T([1.,2.5,0.3]), T([0.5,2.,3.5])).variance]))
 w = Weibull(T([1.,2.5,0.3]), T([0.5,1.5,3.]))
 out("WB_VAR", w.variance); out("HN_VAR", HalfNormal(T([1.,2.5,0.3])).variance)
+# LowRankMultivariateNormal: a batch of 2, k = 3, rank 2; gradients of log_prob
+import math
+print("// lowrank doc:", -(3*math.log(2*math.pi) + math.log(2.25))/2)
+loc = T([[0.,1.,-1.],[0.5,0.,2.]], requires_grad=True)
+W = T([[[1.,0.5],[0.2,-0.3],[0.,1.]],[[0.3,0.1],[-1.,0.4],[0.5,0.5]]], requires_grad=True)
+dg = T([[1.,0.5,2.],[0.3,1.5,1.]], requires_grad=True)
+d = LowRankMultivariateNormal(loc, W, dg)
+lp = d.log_prob(T([[0.3,0.7,-0.2],[1.,1.,1.]])); out("LR_LP", lp); out("LR_ENT", d.entropy()); out("LR_VAR", d.variance)
+lp.sum().backward(); out("LR_GLOC", loc.grad); out("LR_GW", W.grad); out("LR_GD", dg.grad)
