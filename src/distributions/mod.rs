@@ -1,4 +1,4 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics (32 families,
+//! Probability distributions with PyTorch's `torch.distributions` semantics (34 families,
 //! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
 //! generic means and variances):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
@@ -42,9 +42,11 @@ macro_rules! reparameterized {
 }
 
 mod continuous;
+mod continuous_bernoulli;
 mod counts;
 mod derived;
 mod discrete;
+mod fisher_snedecor;
 mod gamma;
 mod location_scale;
 mod low_rank;
@@ -56,9 +58,11 @@ mod transformed;
 mod von_mises;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
+pub use continuous_bernoulli::ContinuousBernoulli;
 pub use counts::{Binomial, Geometric, Multinomial};
 pub use derived::{Chi2, HalfCauchy, InverseGamma, Kumaraswamy, NegativeBinomial};
 pub use discrete::{Bernoulli, Categorical, Poisson};
+pub use fisher_snedecor::FisherSnedecor;
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
 pub use low_rank::LowRankMultivariateNormal;

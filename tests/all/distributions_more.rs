@@ -547,6 +547,59 @@ fn low_rank_multivariate_normal_matches_pytorch() {
     });
 }
 
+#[test]
+fn continuous_bernoulli_and_fisher_snedecor_match_pytorch() {
+    on_every_device!("cont_bern", |dev| {
+        let t = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev).unwrap();
+        // Both sides of the Taylor region around 1/2, and inside it.
+        let p = t(&[0.2, 0.5, 0.4995, 0.9])
+            .with_requires_grad(true)
+            .unwrap();
+        let d = ContinuousBernoulli::new(Some(&p), None).unwrap();
+        let v = t(&[0.3, 0.3, 0.7, 0.95]);
+        let lp = d.log_prob(&v).unwrap();
+        assert_close(&host_f64s(&lp), CB_LP, 1e-12);
+        assert_close(&host_f64s(&d.entropy().unwrap()), CB_ENT, 1e-12);
+        assert_close(&host_f64s(&d.mean().unwrap()), CB_MEAN, 1e-12);
+        assert_close(&host_f64s(&d.variance().unwrap()), CB_VAR, 1e-12);
+        assert_close(&host_f64s(&d.cdf(&v).unwrap()), CB_CDF, 1e-12);
+        assert_close(
+            &host_f64s(&d.icdf(&t(&[0.1, 0.5, 0.7, 0.99])).unwrap()),
+            CB_ICDF,
+            1e-12,
+        );
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&host_f64s(&p.grad_tensor().unwrap()), CB_GP, 1e-10);
+        let dl = ContinuousBernoulli::new(None, Some(&t(&[-3., 0., 0.001, 40.]))).unwrap();
+        assert_close(&host_f64s(&dl.log_prob(&v).unwrap()), CB_LP_LOGITS, 1e-12);
+        let x = d.sample(&[20000]).unwrap();
+        assert!(host_f64s(&x).iter().all(|v| (0.0..=1.0).contains(v)));
+        assert_close(&host_f64s(&x.try_mean(&[0], false).unwrap()), CB_MEAN, 0.03);
+        assert!(d.log_prob(&t(&[1.5, 0.5, 0.5, 0.5])).is_err());
+        assert!(ContinuousBernoulli::new(Some(&t(&[1.5])), None).is_err());
+        // FisherSnedecor.
+        let f = FisherSnedecor::new(&t(&[1., 5., 10.]), &t(&[3., 6., 20.])).unwrap();
+        assert_close(
+            &host_f64s(&f.log_prob(&t(&[0.5, 1.2, 2.0])).unwrap()),
+            F_LP,
+            1e-12,
+        );
+        assert_close(&host_f64s(&f.mean().unwrap()), F_MEAN, 1e-12);
+        assert_close(&host_f64s(&f.variance().unwrap()), F_VAR, 1e-12);
+        let med = host_f64s(&f.sample(&[20001]).unwrap().try_median(0, false).unwrap().0);
+        assert_close(&med, F_MEDIAN, 0.05);
+        assert!(f.log_prob(&t(&[0.0, 1., 1.])).is_err());
+        let e = FisherSnedecor::new(&t(&[0.0]), &t(&[1.0]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("FisherSnedecor") && e.contains("degrees of freedom"),
+            "{e}"
+        );
+    });
+}
+
 fn t64(v: &[f64]) -> Tensor<f64> {
     Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
 }
@@ -686,4 +739,50 @@ const LR_GD: &[f64] = &[
     0.5432910503773978,
     -0.08962686693661256,
     -0.011357169205680473,
+];
+const CB_ENT: &[f64] = &[
+    -0.07641445280335896,
+    0.0,
+    -1.666667611699424e-07,
+    -0.17963111600005544,
+];
+const CB_MEAN: &[f64] = &[
+    0.3880141871111483,
+    0.5,
+    0.4998333332888889,
+    0.6698803866865813,
+];
+const CB_VAR: &[f64] = &[
+    0.0758978008069574,
+    0.08333333333333333,
+    0.08333331666667512,
+    0.0665088624225558,
+];
+const CB_CDF: &[f64] = &[0.45366139281807033, 0.3, 0.7, 0.8829532673208573];
+const CB_ICDF: &[f64] = &[0.056237364629206275, 0.5, 0.7, 0.9959364050282353];
+const CB_GP: &[f64] = &[
+    -0.5500886694446768,
+    -0.8,
+    0.8006674675119132,
+    3.1124401479268755,
+];
+const CB_LP_LOGITS: &[f64] = &[
+    0.24968146961081095,
+    0.0,
+    0.00019995833333363855,
+    1.5847307979997618,
+];
+const F_LP: &[f64] = &[
+    -0.9626166189980536,
+    -1.0146471332878018,
+    -1.8790150166498591,
+];
+const F_MEAN: &[f64] = &[3.0, 1.5, 1.1111111111111112];
+const F_VAR: &[f64] = &[f64::NAN, 4.05, 0.43209876543209874];
+const F_MEDIAN: &[f64] = &[0.5850602740518215, 0.9765363971139295, 0.9662638885929162]; // SciPy f(d1, d2).median()
+const CB_LP: &[f64] = &[
+    0.19842802409409477,
+    0.0,
+    -0.0004001668001055725,
+    0.7951168149662167,
 ];

@@ -1246,7 +1246,9 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 22 {
+                        match u % 24 {
+                            22 => { let d = ContinuousBernoulli::new(if flag { Some(&x) } else { None }, if flag { None } else { Some(&x) })?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.cdf(&y)?)?.try_add(&d.icdf(&y)?)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            23 => { let d = FisherSnedecor::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             21 => { let d = LowRankMultivariateNormal::new(&x, &y, &x)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)?.try_add(&Moments::variance(&d)?)? }
                             12 => { let d = OneHotCategorical::from_logits(&x)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.rsample_straight_through(shape)?.try_sum(&[], false)?)? }
                             13 => { let d = RelaxedBernoulli::new(&y, None, Some(&x))?; d.log_prob(&y)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }

@@ -7,7 +7,7 @@ torch.set_default_dtype(torch.float64)
 T = torch.tensor
 def out(name, t):
     v = t.detach().reshape(-1).tolist()
-    print(f"const {name}: &[f64] = &{[float(x) for x in v]!r};".replace("inf", "f64::INFINITY"))
+    print(f"const {name}: &[f64] = &{[float(x) for x in v]!r};".replace("inf", "f64::INFINITY").replace("nan", "f64::NAN"))
 # OneHotCategorical
 p = T([[0.2,0.3,0.5],[0.1,0.6,0.3]]); q = T([[0.5,0.25,0.25],[0.3,0.3,0.4]])
 d = OneHotCategorical(probs=p)
@@ -83,3 +83,13 @@ dg = T([[1.,0.5,2.],[0.3,1.5,1.]], requires_grad=True)
 d = LowRankMultivariateNormal(loc, W, dg)
 lp = d.log_prob(T([[0.3,0.7,-0.2],[1.,1.,1.]])); out("LR_LP", lp); out("LR_ENT", d.entropy()); out("LR_VAR", d.variance)
 lp.sum().backward(); out("LR_GLOC", loc.grad); out("LR_GW", W.grad); out("LR_GD", dg.grad)
+# ContinuousBernoulli (both sides of the Taylor region) and FisherSnedecor
+p = T([0.2,0.5,0.4995,0.9], requires_grad=True)
+d = ContinuousBernoulli(probs=p)
+v = T([0.3,0.3,0.7,0.95])
+lp = d.log_prob(v); out("CB_LP", lp); out("CB_ENT", d.entropy()); out("CB_MEAN", d.mean); out("CB_VAR", d.variance)
+out("CB_CDF", d.cdf(v)); out("CB_ICDF", d.icdf(T([0.1,0.5,0.7,0.99])))
+lp.sum().backward(); out("CB_GP", p.grad)
+out("CB_LP_LOGITS", ContinuousBernoulli(logits=T([-3.,0.,0.001,40.])).log_prob(v))
+d = FisherSnedecor(T([1.,5.,10.]), T([3.,6.,20.]))
+out("F_LP", d.log_prob(T([0.5,1.2,2.0]))); out("F_MEAN", d.mean); out("F_VAR", d.variance)
