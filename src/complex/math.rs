@@ -1,4 +1,5 @@
-//! Complex division, `exp`/`log`/`sqrt`, sums and means, and matrix products, each composed
+//! Complex division, `exp`/`log`/`sqrt`, sums and means, matrix products, `solve` and
+//! `inverse`, each composed
 //! of real tensor ops on the two parts, so every device and dtype runs them and gradients
 //! flow to both parts.
 
@@ -125,6 +126,66 @@ impl<T: FloatElement, D: Backend> ComplexTensor<T, D> {
             &a.try_matmul(&c)?.try_sub(&b.try_matmul(&d)?)?,
             &a.try_matmul(&d)?.try_add(&b.try_matmul(&c)?)?,
         )
+    }
+
+    /// `x` with `self · x = rhs` for square complex matrices `self` `(..., n, n)` (NumPy
+    /// `linalg.solve`): `rhs` a vector `(n,)` or a stack `(..., n, k)`. Solved as the real
+    /// system `[[A, -B], [B, A]] [x_re; x_im] = [c; d]` of twice the size, so gradients flow
+    /// through [`Tensor::try_solve`]'s.
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless `self` is a stack of square matrices; as
+    /// [`Tensor::try_solve`] (a singular matrix, shapes that do not fit).
+    pub fn try_solve(&self, rhs: &Self) -> Result<Self> {
+        let n = self.square("solve")?;
+        let vector = rhs.ndim() == 1;
+        let rhs = match vector {
+            true => ComplexTensor::from_pairs(&rhs.pairs.unsqueeze(-2)?)?,
+            false => rhs.clone(),
+        };
+        let r = Tensor::try_concat(&[&rhs.real(), &rhs.imag()], -2)?;
+        let x = self.real_block()?.try_solve(&r)?;
+        let x = Self::new(&x.narrow(-2, 0, n)?, &x.narrow(-2, n, n)?)?;
+        match vector {
+            true => Ok(ComplexTensor::from_pairs(&x.pairs.squeeze_dims(&[-2])?)?),
+            false => Ok(x),
+        }
+    }
+
+    /// The inverse of each square complex matrix (NumPy `linalg.inv`): the left blocks of the
+    /// inverse of `[[A, -B], [B, A]]`, which is `[[X, -Y], [Y, X]]` for `(A + iB)⁻¹ = X + iY`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless `self` is a stack of square matrices; as
+    /// [`Tensor::try_inverse`] for a singular matrix.
+    pub fn try_inverse(&self) -> Result<Self> {
+        let n = self.square("inverse")?;
+        let inv = self.real_block()?.try_inverse()?.narrow(-1, 0, n)?;
+        Self::new(&inv.narrow(-2, 0, n)?, &inv.narrow(-2, n, n)?)
+    }
+
+    /// The size `n` of a stack of `n × n` complex matrices.
+    fn square(&self, op: &'static str) -> Result<usize> {
+        let d = self.dims();
+        match d {
+            [.., r, c] if r == c => Ok(*r),
+            _ => Err(crate::error::Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs square complex matrices (..., n, n), got shape {}",
+                    self.shape()
+                ),
+            }),
+        }
+    }
+
+    /// The real matrix `[[A, -B], [B, A]]` of `A + iB`, `(..., 2n, 2n)`.
+    fn real_block(&self) -> Result<Tensor<T, D>> {
+        let (a, b) = (self.real(), self.imag());
+        let nb = b.try_neg()?;
+        let top = Tensor::try_concat(&[&a, &nb], -1)?;
+        let bottom = Tensor::try_concat(&[&b, &a], -1)?;
+        Tensor::try_concat(&[&top, &bottom], -2)
     }
 
     /// The conjugate transpose of the last two complex axes (PyTorch `mH`).
