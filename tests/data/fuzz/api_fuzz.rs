@@ -1286,7 +1286,8 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             }
                             12 => {
                                 let a = ComplexTensor::new(&x, &y)?;
-                                a.try_matmul(&a.try_conj_transpose()?)?.try_mean(&[], false)?.try_reciprocal()?.into_pairs()
+                                let g = a.try_matmul(&a.try_conj_transpose()?)?;
+                                if flag { g.try_inverse()?.into_pairs() } else { g.try_solve(&ComplexTensor::from_pairs(&y)?)?.try_mean(&[], false)?.try_reciprocal()?.into_pairs() }
                             }
                             9 => x.try_eig()?.1.abs()?,
                             10 => x.try_flatten()?.try_roots()?.angle()?,
