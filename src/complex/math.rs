@@ -1,7 +1,6 @@
 //! Complex division, `exp`/`log`/`sqrt`, sums and means, matrix products, `solve` and
-//! `inverse`, each composed
-//! of real tensor ops on the two parts, so every device and dtype runs them and gradients
-//! flow to both parts.
+//! `inverse`, each composed of real tensor ops on the two parts, so every device and dtype
+//! runs them and gradients flow to both parts.
 
 use super::ComplexTensor;
 use crate::backend::Backend;
