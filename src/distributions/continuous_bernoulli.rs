@@ -2,7 +2,7 @@
 //! Cunningham 2019), the normalised Bernoulli likelihood on `[0, 1]` that VAEs of pixel
 //! intensities use.
 
-use super::{Distribution, Moments, Rsample, eps, extended, unit_interval};
+use super::{Distribution, KlDivergence, Moments, Rsample, eps, extended, unit_interval};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -219,5 +219,22 @@ impl<T: FloatElement, D: Backend> Moments<T, D> for ContinuousBernoulli<T, D> {
             .try_mul(&x)?
             .try_rsub_scalar(T::from_f64(1.0 / 12.0))?;
         self.pick(closed, taylor)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<ContinuousBernoulli<T, D>>
+    for ContinuousBernoulli<T, D>
+{
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_continuous_bernoulli_continuous_bernoulli`: `mean_p (logit p - logit
+    /// q) + log C(p) + log(1 - p) - log C(q) - log(1 - q)`.
+    fn kl_divergence(&self, q: &ContinuousBernoulli<T, D>) -> Result<Tensor<T, D>> {
+        let log1m = |d: &Self| d.probs.try_neg()?.try_log1p();
+        Moments::mean(self)?
+            .try_mul(&self.logits.try_sub(&q.logits)?)?
+            .try_add(&self.log_norm()?)?
+            .try_add(&log1m(self)?)?
+            .try_sub(&q.log_norm()?)?
+            .try_sub(&log1m(q)?)
     }
 }

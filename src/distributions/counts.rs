@@ -1,6 +1,6 @@
 //! Counting distributions of Bernoulli trials: Binomial and Geometric (PyTorch's formulas).
 
-use super::{Distribution, check, eps, extended};
+use super::{Distribution, KlDivergence, check, eps, extended};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -367,5 +367,41 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Multinomial<T, D> {
         let probs = binomial.log_prob(&support)?.try_exp()?;
         let weights = support.try_add_scalar(T::ONE)?.try_lgamma()?;
         term1.try_add(&probs.try_mul(&weights)?.try_sum(&[0, -1], false)?)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Geometric<T, D>> for Geometric<T, D> {
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_geometric_geometric`: `-H(p) - log(1 - q)/p - logit(q)`.
+    fn kl_divergence(&self, q: &Geometric<T, D>) -> Result<Tensor<T, D>> {
+        self.entropy()?
+            .try_neg()?
+            .try_sub(&q.probs.try_neg()?.try_log1p()?.try_div(&self.probs)?)?
+            .try_sub(&q.logits)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Binomial<T, D>> for Binomial<T, D> {
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_binomial_binomial`: `n (p (logit p - logit q) + log(1 - p) - log(1 -
+    /// q))`, infinite where `self`'s count exceeds `q`'s.
+    ///
+    /// # Errors
+    /// `InvalidArgument` where `q`'s count exceeds `self`'s (PyTorch's `NotImplementedError`).
+    fn kl_divergence(&self, q: &Binomial<T, D>) -> Result<Tensor<T, D>> {
+        let fewer = self.total_count.try_lt(&q.total_count)?;
+        check(
+            "kl_divergence",
+            fewer.try_logical_not()?,
+            "KL between Binomials where q.total_count > p.total_count is not implemented (PyTorch's restriction)",
+        )?;
+        let (p, n) = (&self.probs, &self.total_count);
+        let kl = p
+            .try_mul(&self.logits.try_sub(&q.logits)?)?
+            .try_add(&p.try_neg()?.try_log1p()?)?
+            .try_sub(&q.probs.try_neg()?.try_log1p()?)?
+            .try_mul(n)?;
+        let inf = Tensor::scalar_on(T::from_f64(f64::INFINITY), n.device_handle())?;
+        Tensor::try_where(&n.try_gt(&q.total_count)?, &inf, &kl)
     }
 }

@@ -422,3 +422,25 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for StudentT<T, D> {
             .try_add(&lbeta)
     }
 }
+
+impl<T: FloatElement, D: Backend> KlDivergence<Gumbel<T, D>> for Gumbel<T, D> {
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_gumbel_gumbel`: with `r = s_p/s_q`, `-log r + (μ_p - μ_q)/s_q + γ r +
+    /// e^((μ_q - μ_p)/s_q) Γ(1 + r) - (1 + γ)`.
+    fn kl_divergence(&self, q: &Gumbel<T, D>) -> Result<Tensor<T, D>> {
+        let g = 0.577_215_664_901_532_9;
+        let r = self.scale.try_div(&q.scale)?;
+        let shift = self.loc.try_sub(&q.loc)?.try_div(&q.scale)?;
+        let t3 = r
+            .try_add_scalar(T::ONE)?
+            .try_lgamma()?
+            .try_sub(&shift)?
+            .try_exp()?;
+        r.try_log()?
+            .try_neg()?
+            .try_add(&shift)?
+            .try_add(&r.try_mul_scalar(T::from_f64(g))?)?
+            .try_add(&t3)?
+            .try_sub_scalar(T::from_f64(1.0 + g))
+    }
+}

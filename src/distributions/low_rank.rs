@@ -3,7 +3,7 @@
 //! determinant lemma: `O(k r²)` per batch element instead of a `k × k` Cholesky factor.
 
 use super::multivariate::{to, tri_solve, with};
-use super::{Distribution, Moments, Rsample, check, check_real, extended};
+use super::{Distribution, KlDivergence, Moments, Rsample, check, check_real, extended};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -124,6 +124,17 @@ impl<T: FloatElement, D: Backend> LowRankMultivariateNormal<T, D> {
             .try_add(&w)?
             .try_add(&self.cov_diag.try_sqrt()?.try_mul(&eps_d)?)
     }
+    /// `Wᵀ d⁻¹`, `(..., r, k)`.
+    fn wt_dinv(&self) -> Result<Tensor<T, D>> {
+        (self.cov_factor.transpose(-1, -2)?).try_div(&self.cov_diag.unsqueeze(-2)?)
+    }
+    /// `δᵀ Σ⁻¹ δ = Σ δ²/d - |C⁻¹ Wᵀ d⁻¹ δ|²` (Woodbury) for `δ` `(..., k)`.
+    fn mahalanobis(&self, diff: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let term1 = (diff.try_mul(diff)?.try_div(&self.cov_diag)?).try_sum(&[-1], false)?;
+        let u = self.wt_dinv()?.try_matmul(&diff.unsqueeze(-1)?)?;
+        let z = tri_solve(&self.capacitance_tril, &u)?;
+        term1.try_sub(&z.try_mul(&z)?.try_sum(&[-2, -1], false)?)
+    }
     /// `log det(W Wᵀ + diag d) = 2 Σ log diag(C) + Σ log d` (the matrix determinant lemma).
     fn log_det(&self) -> Result<Tensor<T, D>> {
         let c = self.capacitance_tril.diagonal(0)?.try_log()?;
@@ -153,20 +164,9 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for LowRankMultivariateNorm
                 msg: format!("the value must end in the event size {k}"),
             });
         }
-        let d = &self.cov_diag;
-        let diff = value.try_sub(&self.loc)?;
-        let term1 = diff.try_mul(&diff)?.try_div(d)?.try_sum(&[-1], false)?;
-        let wt_dinv = self
-            .cov_factor
-            .transpose(-1, -2)?
-            .try_div(&d.unsqueeze(-2)?)?;
-        let u = wt_dinv.try_matmul(&diff.unsqueeze(-1)?)?;
-        let z = tri_solve(&self.capacitance_tril, &u)?;
-        let term2 = z.try_mul(&z)?.try_sum(&[-2, -1], false)?;
+        let m = self.mahalanobis(&value.try_sub(&self.loc)?)?;
         let c = T::from_f64(k as f64 * (2.0 * PI).ln());
-        term1
-            .try_sub(&term2)?
-            .try_add(&self.log_det()?)?
+        m.try_add(&self.log_det()?)?
             .try_add_scalar(c)?
             .try_mul_scalar(T::from_f64(-0.5))
     }
@@ -194,5 +194,44 @@ impl<T: FloatElement, D: Backend> Moments<T, D> for LowRankMultivariateNormal<T,
     fn variance(&self) -> Result<Tensor<T, D>> {
         let w = &self.cov_factor;
         w.try_mul(w)?.try_sum(&[-1], false)?.try_add(&self.cov_diag)
+    }
+}
+
+/// `tr(X Xᵀ)`, the squares of each matrix summed.
+fn trace_xxt<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+    x.try_mul(x)?.try_sum(&[-2, -1], false)
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<LowRankMultivariateNormal<T, D>>
+    for LowRankMultivariateNormal<T, D>
+{
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_lowrankmultivariatenormal_lowrankmultivariatenormal`: `(log det Σ_q -
+    /// log det Σ_p + tr(Σ_q⁻¹ Σ_p) + (μ_q - μ_p)ᵀ Σ_q⁻¹ (μ_q - μ_p) - k) / 2`, the trace
+    /// through Woodbury with `A = C_q⁻¹ W_qᵀ d_q⁻¹`.
+    fn kl_divergence(&self, q: &LowRankMultivariateNormal<T, D>) -> Result<Tensor<T, D>> {
+        let k = self.event_size();
+        if q.event_size() != k {
+            return Err(Error::InvalidArgument {
+                op: "kl_divergence",
+                msg: format!("event sizes {k} and {} differ", q.event_size()),
+            });
+        }
+        let (pw, pd, qd) = (&self.cov_factor, &self.cov_diag, &q.cov_diag);
+        let term1 = q.log_det()?.try_sub(&self.log_det()?)?;
+        let term3 = q.mahalanobis(&q.loc.try_sub(&self.loc)?)?;
+        let a = tri_solve(&q.capacitance_tril, &q.wt_dinv()?)?;
+        let term21 = pd.try_div(qd)?.try_sum(&[-1], false)?;
+        let term22 = trace_xxt(&pw.try_mul(&qd.try_rsqrt()?.unsqueeze(-1)?)?)?;
+        let term23 = trace_xxt(&a.try_mul(&pd.try_sqrt()?.unsqueeze(-2)?)?)?;
+        let term24 = trace_xxt(&a.try_matmul(pw)?)?;
+        term1
+            .try_add(&term21)?
+            .try_add(&term22)?
+            .try_sub(&term23)?
+            .try_sub(&term24)?
+            .try_add(&term3)?
+            .try_sub_scalar(T::from_f64(k as f64))?
+            .try_mul_scalar(T::from_f64(0.5))
     }
 }

@@ -125,8 +125,10 @@ pub trait KlDivergence<Q> {
 }
 
 /// `KL(p ‖ q)` (PyTorch `torch.distributions.kl_divergence`), for two distributions of one
-/// family: Normal, Uniform, Exponential, Laplace, Cauchy, LogNormal, Gamma, Beta, Dirichlet,
-/// Bernoulli, Categorical, Poisson, MultivariateNormal. Infinite where `q`
+/// family: Normal, Uniform, Exponential, Laplace, Cauchy, Gumbel, LogNormal, HalfNormal,
+/// Pareto, Gamma, Chi2, Beta, Dirichlet, Bernoulli, ContinuousBernoulli, Binomial, Geometric,
+/// Categorical, OneHotCategorical, Poisson, MultivariateNormal, LowRankMultivariateNormal, and
+/// `Independent` of any of them. Infinite where `q`
 /// has no mass under some of `p`'s, as in PyTorch.
 ///
 /// # Errors

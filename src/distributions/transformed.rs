@@ -2,7 +2,7 @@
 //! element-wise bijections), the [`Rsample`] trait they sample through, and the families
 //! PyTorch builds on them: `HalfNormal`, `Weibull`, `Pareto`.
 
-use super::{Distribution, Exponential, Normal, check, extended};
+use super::{Distribution, Exponential, KlDivergence, Normal, check, extended};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -527,5 +527,30 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Pareto<T, D> {
             .try_log()?
             .try_add(&a.try_reciprocal()?)?
             .try_add_scalar(T::ONE)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<HalfNormal<T, D>> for HalfNormal<T, D> {
+    type Out = Tensor<T, D>;
+    /// The underlying normals' divergence (PyTorch's `_kl_halfnormal_halfnormal`).
+    fn kl_divergence(&self, q: &HalfNormal<T, D>) -> Result<Tensor<T, D>> {
+        self.normal.kl_divergence(&q.normal)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<Pareto<T, D>> for Pareto<T, D> {
+    type Out = Tensor<T, D>;
+    /// PyTorch's `_kl_pareto_pareto`: `α_q log(s_p/s_q) - log(α_q/α_p) + α_q/α_p - 1`,
+    /// infinite where `self`'s support starts below `q`'s.
+    fn kl_divergence(&self, q: &Pareto<T, D>) -> Result<Tensor<T, D>> {
+        let ratio = q.alpha.try_div(&self.alpha)?;
+        let kl = q
+            .alpha
+            .try_mul(&self.scale.try_div(&q.scale)?.try_log()?)?
+            .try_sub(&ratio.try_log()?)?
+            .try_add(&ratio)?
+            .try_sub_scalar(T::ONE)?;
+        let inf = Tensor::scalar_on(T::from_f64(f64::INFINITY), kl.device_handle())?;
+        Tensor::try_where(&self.scale.try_lt(&q.scale)?, &inf, &kl)
     }
 }

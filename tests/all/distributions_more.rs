@@ -600,6 +600,68 @@ fn continuous_bernoulli_and_fisher_snedecor_match_pytorch() {
     });
 }
 
+#[test]
+fn kl_divergences_of_the_new_pairs_match_pytorch() {
+    on_every_device!("kl_more", |dev| {
+        let t = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev).unwrap();
+        let tt =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let h = |x: Tensor<f64, _>| host_f64s(&x);
+        let geo = |p: &[f64]| Geometric::new(Some(&t(p)), None).unwrap();
+        assert_close(
+            &h(kl_divergence(&geo(&[0.2, 0.7]), &geo(&[0.5, 0.1])).unwrap()),
+            KL_GEOM,
+            1e-12,
+        );
+        let gum = |l: &[f64], s: &[f64]| Gumbel::new(&t(l), &t(s)).unwrap();
+        let kl = kl_divergence(&gum(&[0., 1.], &[1., 2.]), &gum(&[0.5, -1.], &[1.5, 0.5]));
+        assert_close(&h(kl.unwrap()), KL_GUMBEL, 1e-12);
+        let hn = |s: &[f64]| HalfNormal::new(&t(s)).unwrap();
+        assert_close(
+            &h(kl_divergence(&hn(&[1., 2.]), &hn(&[0.5, 3.])).unwrap()),
+            KL_HN,
+            1e-12,
+        );
+        let par = |s: &[f64], a: &[f64]| Pareto::new(&t(s), &t(a)).unwrap();
+        let kl = kl_divergence(
+            &par(&[1., 2., 0.5], &[2., 3., 1.]),
+            &par(&[0.5, 1., 1.], &[1., 2., 2.]),
+        );
+        assert_close(&h(kl.unwrap()), KL_PARETO, 1e-12);
+        let cb = |p: &[f64]| ContinuousBernoulli::new(Some(&t(p)), None).unwrap();
+        let kl = kl_divergence(&cb(&[0.2, 0.5, 0.9]), &cb(&[0.6, 0.4995, 0.3]));
+        assert_close(&h(kl.unwrap()), KL_CB, 1e-10);
+        let bin = |n: &[f64], p: &[f64]| Binomial::new(&t(n), Some(&t(p)), None).unwrap();
+        let kl = kl_divergence(&bin(&[5., 7.], &[0.3, 0.6]), &bin(&[5., 4.], &[0.5, 0.2]));
+        assert_close(&h(kl.unwrap()), KL_BIN, 1e-12);
+        assert!(kl_divergence(&bin(&[3.], &[0.5]), &bin(&[4.], &[0.5])).is_err());
+        let w = [1., 0.5, 0.2, -0.3, 0., 1., 0.3, 0.1, -1., 0.4, 0.5, 0.5];
+        let p = LowRankMultivariateNormal::new(
+            &tt(&[0., 1., -1., 0.5, 0., 2.], &[2, 3]),
+            &tt(&w, &[2, 3, 2]),
+            &tt(&[1., 0.5, 2., 0.3, 1.5, 1.], &[2, 3]),
+        )
+        .unwrap();
+        let q = LowRankMultivariateNormal::new(
+            &t(&[0.2, 0., 0.5]),
+            &tt(&[0.7, 0.1, -0.4], &[3, 1]),
+            &t(&[0.8, 1.2, 0.6]),
+        )
+        .unwrap();
+        assert_close(&h(kl_divergence(&p, &q).unwrap()), KL_LR, 1e-12);
+        assert_close(&h(kl_divergence(&p, &p).unwrap()), &[0.0, 0.0], 1e-12);
+        // Against the full-covariance normals' divergence.
+        let full = |d: &LowRankMultivariateNormal<f64, _>, loc: &Tensor<f64, _>| {
+            MultivariateNormal::from_covariance(loc, &d.covariance().unwrap()).unwrap()
+        };
+        let (fp, fq) = (
+            full(&p, &tt(&[0., 1., -1., 0.5, 0., 2.], &[2, 3])),
+            full(&q, &t(&[0.2, 0., 0.5])),
+        );
+        assert_close(&h(kl_divergence(&fp, &fq).unwrap()), KL_LR, 1e-12);
+    });
+}
+
 fn t64(v: &[f64]) -> Tensor<f64> {
     Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
 }
@@ -786,3 +848,14 @@ const CB_LP: &[f64] = &[
     -0.0004001668001055725,
     0.7951168149662167,
 ];
+const KL_GEOM: &[f64] = &[0.9637237851087868, 1.4750763110546945];
+const KL_GUMBEL: &[f64] = &[0.13960910067129184, 3.784927966914328];
+const KL_HN: &[f64] = &[0.8068528194400547, 0.1276873303303866];
+const KL_PARETO: &[f64] = &[0.8862943611198906, 1.4584261358947215, f64::INFINITY];
+const KL_CB: &[f64] = &[
+    0.12866151363677047,
+    1.6666677221666149e-07,
+    0.353306527413222,
+];
+const KL_BIN: &[f64] = &[0.41141439252525946, f64::INFINITY];
+const KL_LR: &[f64] = &[3.4651019548892616, 2.5754375901858504];
