@@ -1246,9 +1246,11 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 24 {
+                        match u % 26 {
                             22 => { let d = ContinuousBernoulli::new(if flag { Some(&x) } else { None }, if flag { None } else { Some(&x) })?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.cdf(&y)?)?.try_add(&d.icdf(&y)?)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             23 => { let d = FisherSnedecor::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            24 => { let (p, q) = (Pareto::new(&x, &y)?, Pareto::new(&y, &x)?); kl_divergence(&p, &q)?.try_add(&kl_divergence(&Gumbel::new(&x, &y)?, &Gumbel::new(&y, &x)?)?)?.try_add(&kl_divergence(&Geometric::new(Some(&x), None)?, &Geometric::new(None, Some(&y))?)?)? }
+                            25 => { let (p, q) = (LowRankMultivariateNormal::new(&x, &y, &x)?, LowRankMultivariateNormal::new(&y, &x, &y)?); kl_divergence(&p, &q)?.try_add(&kl_divergence(&Binomial::new(&x, Some(&y), None)?, &Binomial::new(&y, None, Some(&x))?)?)? }
                             21 => { let d = LowRankMultivariateNormal::new(&x, &y, &x)?; d.log_prob(&x)?.try_add(&d.entropy()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)?.try_add(&Moments::variance(&d)?)? }
                             12 => { let d = OneHotCategorical::from_logits(&x)?; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.rsample_straight_through(shape)?.try_sum(&[], false)?)? }
                             13 => { let d = RelaxedBernoulli::new(&y, None, Some(&x))?; d.log_prob(&y)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
