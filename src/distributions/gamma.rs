@@ -291,17 +291,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Dirichlet<T, D> {
     /// `Σ xlogy(α - 1, value) + lgamma(Σα) - Σ lgamma(α)` over the last axis.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         let c = &self.concentration;
-        let total = value
-            .try_sum(&[-1], false)?
-            .try_sub_scalar(T::ONE)?
-            .try_abs()?;
-        let ok = value.try_ge_scalar(T::ZERO)?.try_all(&[-1], false)?;
-        let ok = ok.try_logical_and(&total.try_lt_scalar(T::from_f64(1e-6))?)?;
-        check(
-            "Dirichlet.log_prob",
-            ok,
-            "the value must lie on the simplex (non-negative, summing to 1)",
-        )?;
+        super::simplex("Dirichlet.log_prob", value)?;
         c.try_sub_scalar(T::ONE)?
             .try_xlogy(value)?
             .try_sum(&[-1], false)?

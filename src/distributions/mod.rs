@@ -189,6 +189,19 @@ fn unit_interval<T: FloatElement, D: Backend>(op: &'static str, v: &Tensor<T, D>
     check(op, ok, "the value lies outside the support [0, 1]")
 }
 
+/// A value on the simplex of its last axis: non-negative, summing to 1 within 1e-6
+/// (PyTorch's `constraints.simplex`); `Err` naming `op` otherwise.
+fn simplex<T: FloatElement, D: Backend>(op: &'static str, value: &Tensor<T, D>) -> Result<()> {
+    let total = value.try_sum(&[-1], false)?.try_sub_scalar(T::ONE)?;
+    let ok = value.try_ge_scalar(T::ZERO)?.try_all(&[-1], false)?;
+    let ok = ok.try_logical_and(&total.try_abs()?.try_lt_scalar(T::from_f64(1e-6))?)?;
+    check(
+        op,
+        ok,
+        "the value must lie on the simplex (non-negative, summing to 1)",
+    )
+}
+
 /// The machine epsilon of `T` (PyTorch's `finfo(dtype).eps`).
 fn eps<T: FloatElement>() -> f64 {
     use crate::dtype::Dtype;

@@ -439,18 +439,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for RelaxedOneHotCategorica
     /// value) - Σ log value`. The value must lie on the simplex (non-negative, summing to 1
     /// within 1e-6, PyTorch's check).
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        const OP: &str = "RelaxedOneHotCategorical.log_prob";
-        let total = value
-            .try_sum(&[-1], false)?
-            .try_sub_scalar(T::ONE)?
-            .try_abs()?;
-        let ok = value.try_ge_scalar(T::ZERO)?.try_all(&[-1], false)?;
-        let ok = ok.try_logical_and(&total.try_lt_scalar(T::from_f64(1e-6))?)?;
-        check(
-            OP,
-            ok,
-            "the value must lie on the simplex (non-negative, summing to 1)",
-        )?;
+        super::simplex("RelaxedOneHotCategorical.log_prob", value)?;
         let k = self.categorical.num_classes() as f64;
         let t = &self.temperature;
         let x = value.try_log()?;
