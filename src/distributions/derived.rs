@@ -324,7 +324,7 @@ impl<T: FloatElement, D: Backend> HalfCauchy<T, D> {
     /// # Errors
     /// As [`Distribution::log_prob`].
     pub fn cdf(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        support("HalfCauchy.cdf", value)?;
+        super::non_negative("HalfCauchy.cdf", value)?;
         let c = self.cauchy.cdf(value)?;
         c.try_mul_scalar(T::from_f64(2.0))?.try_sub_scalar(T::ONE)
     }
@@ -338,14 +338,6 @@ impl<T: FloatElement, D: Backend> HalfCauchy<T, D> {
     }
 }
 
-fn support<T: FloatElement, D: Backend>(op: &'static str, value: &Tensor<T, D>) -> Result<()> {
-    check(
-        op,
-        value.try_ge_scalar(T::ZERO)?,
-        "the value is negative or NaN, outside the support [0, ∞)",
-    )
-}
-
 impl<T: FloatElement, D: Backend> Distribution<T, D> for HalfCauchy<T, D> {
     type Value = Tensor<T, D>;
     fn batch_shape(&self) -> &Shape {
@@ -356,7 +348,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for HalfCauchy<T, D> {
     }
     /// The Cauchy's `log_prob` plus `log 2`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        support("HalfCauchy.log_prob", value)?;
+        super::non_negative("HalfCauchy.log_prob", value)?;
         self.cauchy
             .log_prob(value)?
             .try_add_scalar(T::from_f64(std::f64::consts::LN_2))

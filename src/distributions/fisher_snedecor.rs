@@ -52,11 +52,7 @@ impl<T: FloatElement, D: Backend> FisherSnedecor<T, D> {
     /// # Errors
     /// Allocation failure.
     pub fn rsample(&self, sample_shape: &[usize]) -> Result<Tensor<T, D>> {
-        let tiny = T::from_f64(match T::DTYPE {
-            crate::dtype::Dtype::Float64 => f64::MIN_POSITIVE,
-            crate::dtype::Dtype::Float16 => 6.103515625e-05,
-            _ => f64::from(f32::MIN_POSITIVE),
-        });
+        let tiny = T::from_f64(super::tiny::<T>());
         let x2 = self.gamma2.rsample(sample_shape)?.try_clamp_min(tiny)?;
         self.gamma1
             .rsample(sample_shape)?

@@ -202,6 +202,22 @@ fn simplex<T: FloatElement, D: Backend>(op: &'static str, value: &Tensor<T, D>) 
     )
 }
 
+/// A value in `[0, ∞)` (PyTorch's `constraints.nonnegative`): `Err` naming `op` otherwise.
+fn non_negative<T: FloatElement, D: Backend>(op: &'static str, v: &Tensor<T, D>) -> Result<()> {
+    let msg = "the value is negative or NaN, outside the support [0, ∞)";
+    check(op, v.try_ge_scalar(T::ZERO)?, msg)
+}
+
+/// The smallest positive normal number of `T` (PyTorch's `finfo(dtype).tiny`).
+fn tiny<T: FloatElement>() -> f64 {
+    use crate::dtype::Dtype;
+    match T::DTYPE {
+        Dtype::Float64 => f64::MIN_POSITIVE,
+        Dtype::Float16 => 6.103515625e-05,
+        _ => f64::from(f32::MIN_POSITIVE),
+    }
+}
+
 /// The machine epsilon of `T` (PyTorch's `finfo(dtype).eps`).
 fn eps<T: FloatElement>() -> f64 {
     use crate::dtype::Dtype;

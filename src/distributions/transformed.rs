@@ -151,12 +151,10 @@ impl<T: FloatElement, D: Backend> Transform<T, D> {
 
 /// `p` clamped into `[tiny, 1 - eps]` of its dtype (PyTorch's `_clipped_sigmoid`).
 fn clamp_probs<T: FloatElement, D: Backend>(p: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-    let tiny = match T::DTYPE {
-        crate::dtype::Dtype::Float64 => f64::MIN_POSITIVE,
-        crate::dtype::Dtype::Float16 => 6.103515625e-05,
-        _ => f64::from(f32::MIN_POSITIVE),
-    };
-    p.try_clip(T::from_f64(tiny), T::from_f64(1.0 - super::eps::<T>()))
+    p.try_clip(
+        T::from_f64(super::tiny::<T>()),
+        T::from_f64(1.0 - super::eps::<T>()),
+    )
 }
 
 /// The distribution of `f_k(... f_1(x))` for `x` from `base` (PyTorch
@@ -332,11 +330,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for HalfNormal<T, D> {
     }
     /// The normal's `log_prob` plus `log 2`; a negative value is outside the support.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        check(
-            "HalfNormal.log_prob",
-            value.try_ge_scalar(T::ZERO)?,
-            "the value is negative or NaN, outside the support [0, ∞)",
-        )?;
+        super::non_negative("HalfNormal.log_prob", value)?;
         self.normal
             .log_prob(value)?
             .try_add_scalar(T::from_f64(std::f64::consts::LN_2))
@@ -441,11 +435,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Weibull<T, D> {
     reparameterized!();
     /// `log(k/λ) + (k - 1) log(x/λ) - (x/λ)^k`.
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        check(
-            "Weibull.log_prob",
-            value.try_ge_scalar(T::ZERO)?,
-            "the value is negative or NaN, outside the support [0, ∞)",
-        )?;
+        super::non_negative("Weibull.log_prob", value)?;
         let z = value.try_div(&self.scale)?;
         let k = &self.concentration;
         let a = k.try_div(&self.scale)?.try_log()?;
