@@ -44,6 +44,14 @@ impl<T: FloatElement, D: Backend> Normal<T, D> {
         let (loc, scale, batch) = loc_scale("Normal", loc, scale)?;
         Ok(Normal { loc, scale, batch })
     }
+    /// The mean μ, broadcast to the batch shape.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
+    /// The standard deviation σ, broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
     /// The mean, `loc`.
     pub fn mean(&self) -> Tensor<T, D> {
         self.loc.clone()
@@ -157,6 +165,14 @@ impl<T: FloatElement, D: Backend> Uniform<T, D> {
         let [low, high] = <[Tensor<T, D>; 2]>::try_from(p).expect("two parameters");
         Ok(Uniform { low, high, batch })
     }
+    /// The lower bound (included), broadcast to the batch shape.
+    pub fn low(&self) -> &Tensor<T, D> {
+        &self.low
+    }
+    /// The upper bound (excluded), broadcast to the batch shape.
+    pub fn high(&self) -> &Tensor<T, D> {
+        &self.high
+    }
     fn width(&self) -> Result<Tensor<T, D>> {
         self.high.try_sub(&self.low)
     }
@@ -261,6 +277,10 @@ impl<T: FloatElement, D: Backend> Exponential<T, D> {
             batch: rate.shape().clone(),
         })
     }
+    /// The rate λ.
+    pub fn rate(&self) -> &Tensor<T, D> {
+        &self.rate
+    }
     /// The mean, `1/λ`.
     ///
     /// # Errors
@@ -349,6 +369,14 @@ impl<T: FloatElement, D: Backend> Laplace<T, D> {
     pub fn new(loc: &Tensor<T, D>, scale: &Tensor<T, D>) -> Result<Self> {
         let (loc, scale, batch) = loc_scale("Laplace", loc, scale)?;
         Ok(Laplace { loc, scale, batch })
+    }
+    /// The location (the mean and median), broadcast to the batch shape.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
+    /// The scale `b`, broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
     }
     /// The mean, `loc`.
     pub fn mean(&self) -> Tensor<T, D> {

@@ -76,7 +76,7 @@ impl<T: FloatElement, D: Backend> ContinuousBernoulli<T, D> {
         cut.try_neg()?.try_log1p()?.try_sub(&cut.try_log()?)
     }
     /// `log C(p)`.
-    fn log_norm(&self) -> Result<Tensor<T, D>> {
+    pub(super) fn log_norm(&self) -> Result<Tensor<T, D>> {
         let cut = self.cut()?;
         let low = cut.try_le_scalar(T::from_f64(0.5))?;
         let below = Tensor::try_where(&low, &cut, &self.scalar(0.0)?)?;

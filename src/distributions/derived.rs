@@ -31,6 +31,10 @@ impl<T: FloatElement, D: Backend> Chi2<T, D> {
         let gamma = Gamma::new(&df.try_mul_scalar(half)?, &rate).map_err(|e| e.renamed("Chi2"))?;
         Ok(Chi2 { gamma })
     }
+    /// The Gamma it is.
+    pub(super) fn gamma(&self) -> &Gamma<T, D> {
+        &self.gamma
+    }
     /// The degrees of freedom (also the mean).
     ///
     /// # Errors

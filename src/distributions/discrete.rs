@@ -289,6 +289,10 @@ impl<T: FloatElement, D: Backend> Poisson<T, D> {
         )?;
         Ok(Poisson { rate: rate.clone() })
     }
+    /// The rate λ.
+    pub fn rate(&self) -> &Tensor<T, D> {
+        &self.rate
+    }
     /// The mean (and the variance), the rate.
     pub fn mean(&self) -> Tensor<T, D> {
         self.rate.clone()

@@ -341,6 +341,20 @@ impl<T: FloatElement, D: Backend> Beta<T, D> {
                 .map_err(|e| e.renamed("Beta"))?,
         })
     }
+    /// The concentration α (the exponent of `x`), broadcast to the batch shape.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn concentration1(&self) -> Result<Tensor<T, D>> {
+        self.pair.concentration.select(-1, 0)
+    }
+    /// The concentration β (the exponent of `1 - x`), broadcast to the batch shape.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn concentration0(&self) -> Result<Tensor<T, D>> {
+        self.pair.concentration.select(-1, 1)
+    }
     /// Draws through the Dirichlet of `(α, β)`, differentiable in both.
     ///
     /// # Errors

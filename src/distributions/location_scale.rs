@@ -138,6 +138,14 @@ impl<T: FloatElement, D: Backend> Gumbel<T, D> {
         let (loc, scale, batch) = loc_scale("Gumbel", loc, scale)?;
         Ok(Gumbel { loc, scale, batch })
     }
+    /// The location (the mode), broadcast to the batch shape.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
+    /// The scale, broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
     /// The mean, `loc + γ scale` (γ Euler's constant).
     ///
     /// # Errors

@@ -3,7 +3,9 @@
 //! determinant lemma: `O(k r²)` per batch element instead of a `k × k` Cholesky factor.
 
 use super::multivariate::{to, tri_solve, with};
-use super::{Distribution, KlDivergence, Moments, Rsample, check, check_real, extended};
+use super::{
+    Distribution, KlDivergence, Moments, MultivariateNormal, Rsample, check, check_real, extended,
+};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -233,5 +235,34 @@ impl<T: FloatElement, D: Backend> KlDivergence<LowRankMultivariateNormal<T, D>>
             .try_add(&term3)?
             .try_sub_scalar(T::from_f64(k as f64))?
             .try_mul_scalar(T::from_f64(0.5))
+    }
+}
+
+impl<T: FloatElement, D: Backend> LowRankMultivariateNormal<T, D> {
+    /// The same law with its covariance formed (for the pairs with a full covariance).
+    fn as_full(&self) -> Result<MultivariateNormal<T, D>> {
+        MultivariateNormal::from_covariance(&self.loc, &self.covariance()?)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<MultivariateNormal<T, D>>
+    for LowRankMultivariateNormal<T, D>
+{
+    type Out = Tensor<T, D>;
+    /// The full-covariance divergence, the covariance `W Wᵀ + diag(d)` formed (PyTorch's
+    /// `_kl_lowrankmultivariatenormal_multivariatenormal` in `O(k³)` instead of Woodbury).
+    fn kl_divergence(&self, q: &MultivariateNormal<T, D>) -> Result<Tensor<T, D>> {
+        self.as_full()?.kl_divergence(q)
+    }
+}
+
+impl<T: FloatElement, D: Backend> KlDivergence<LowRankMultivariateNormal<T, D>>
+    for MultivariateNormal<T, D>
+{
+    type Out = Tensor<T, D>;
+    /// The full-covariance divergence, `q`'s covariance formed (PyTorch's
+    /// `_kl_multivariatenormal_lowrankmultivariatenormal` in `O(k³)`).
+    fn kl_divergence(&self, q: &LowRankMultivariateNormal<T, D>) -> Result<Tensor<T, D>> {
+        self.kl_divergence(&q.as_full()?)
     }
 }

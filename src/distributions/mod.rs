@@ -48,6 +48,7 @@ mod derived;
 mod discrete;
 mod fisher_snedecor;
 mod gamma;
+mod kl_cross;
 mod location_scale;
 mod low_rank;
 mod mixture;
@@ -128,8 +129,24 @@ pub trait KlDivergence<Q> {
 /// family: Normal, Uniform, Exponential, Laplace, Cauchy, Gumbel, LogNormal, HalfNormal,
 /// Pareto, Gamma, Chi2, Beta, Dirichlet, Bernoulli, ContinuousBernoulli, Binomial, Geometric,
 /// Categorical, OneHotCategorical, Poisson, MultivariateNormal, LowRankMultivariateNormal, and
-/// `Independent` of any of them. Infinite where `q`
-/// has no mass under some of `p`'s, as in PyTorch.
+/// `Independent` of any of them; and for PyTorch's pairs of different families (its formulas):
+/// Bernoulli–Poisson, MultivariateNormal–LowRankMultivariateNormal both ways, and among
+/// Beta, ContinuousBernoulli, Exponential, Gamma (and Chi2), Gumbel, Laplace, Normal, Pareto
+/// and Uniform every pair with a closed form (`Beta`–`Normal`, `Uniform`–`Gamma`,
+/// `Normal`–`Laplace`, ...) or an infinite value (`Normal`–`Gamma`: `q` has no density below
+/// 0). Infinite where `q` has no mass under some of `p`'s, as in PyTorch; the result has the
+/// two batch shapes broadcast.
+///
+/// ```
+/// use typed_tensor::distributions::{Beta, Gamma, Normal, kl_divergence};
+/// use typed_tensor::prelude::*;
+/// let p = Beta::new(&tensor![2.0f64], &tensor![3.0f64])?;
+/// let q = Gamma::new(&tensor![1.5f64], &tensor![2.0f64])?;
+/// assert!(kl_divergence(&p, &q)?.to_vec()[0].is_finite());
+/// let n = Normal::new(&tensor![0.0f64, 1.0], &tensor![1.0f64, 1.0])?;
+/// assert_eq!(kl_divergence(&n, &q)?.to_vec(), vec![f64::INFINITY; 2]); // q is 0 below 0
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
 ///
 /// # Errors
 /// As [`KlDivergence::kl_divergence`].

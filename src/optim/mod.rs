@@ -40,6 +40,7 @@
 //! let mut resumed = Adam::new(vec![w.clone()], 0.1);
 //! resumed.load_state_dict(&typed_tensor::io::load_safetensors(&path)?)?;
 //! assert_eq!(resumed.state_dict()?.len(), 3);
+//! # std::fs::remove_file(&path).ok();
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 

@@ -156,15 +156,15 @@ fn nvrtc_compiles_every_kernel() {
 /// module's PTX for sm_90, which checks what NVRTC passes through unread: inline PTX.
 #[cfg(feature = "cuda")]
 fn assemble(ptxas: &str, name: &str, ptx: &str) {
-    let dir = std::env::temp_dir().join(format!("typed-tensor-ptxas-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{name}.ptx"));
+    // Under the target's scratch folder, removed once assembled (the modules' PTX is ~25 MB).
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.ptx"));
     std::fs::write(&file, ptx).unwrap();
     let out = std::process::Command::new(ptxas)
         .args(["-arch=sm_90", "-o", "/dev/null"])
         .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {ptxas}: {e}"));
+        .output();
+    std::fs::remove_file(&file).unwrap();
+    let out = out.unwrap_or_else(|e| panic!("cannot run {ptxas}: {e}"));
     assert!(
         out.status.success(),
         "ptxas rejects the PTX of {name}:\n{}",

@@ -483,10 +483,10 @@ proptest! {
                 break;
             }
         }
-        let dir = std::env::temp_dir().join(format!("tt-io-props-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // Under the target's scratch folder, one file per thread, removed after each case.
+        let thread = format!("{:?}", std::thread::current().id()).replace(['(', ')'], "");
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("io-props-{thread}"));
         let file_len = bytes.len();
-        let path = dir.join(format!("{:?}", std::thread::current().id()).replace(['(', ')'], ""));
         std::fs::write(&path, &bytes).unwrap();
         if let Ok(m) = load_safetensors(&path) {
             let total: usize = m.values().map(|t| t.nbytes()).sum();
@@ -496,7 +496,9 @@ proptest! {
             prop_assert!(t.nbytes() <= file_len);
             t.contiguous().unwrap();
         }
-        if let Ok(m) = load_npz(&path) {
+        let npz = load_npz(&path);
+        std::fs::remove_file(&path).unwrap();
+        if let Ok(m) = npz {
             for t in m.values() {
                 t.contiguous().unwrap();
             }

@@ -36,6 +36,7 @@ mod indexing;
 mod inplace;
 mod interpolate;
 mod io;
+mod kl_cross;
 mod linalg;
 mod literals;
 mod more_ops;
