@@ -20,6 +20,7 @@ mod devices;
 mod devices_composed;
 mod digits;
 mod distributions;
+mod distributions_extra;
 mod distributions_more;
 mod distributions_transformed;
 mod dynamic;

@@ -1,0 +1,27 @@
+# The reference values of tests/all/distributions_extra.rs (PyTorch 2.15):
+# python3 distributions_extra.py prints the Rust constants.
+import torch
+from torch.distributions import *
+torch.set_default_dtype(torch.float64)
+T = torch.tensor
+def out(name, t):
+    v = t.detach().reshape(-1).tolist()
+    print(f"const {name}: &[f64] = &{[float(x) for x in v]!r};".replace("inf", "f64::INFINITY").replace("nan", "f64::NAN"))
+# GeneralizedPareto: xi > 0, xi = 0, xi = -1 (uniform), xi = -0.5, xi = 0.7
+loc = T([0.1, 0.0, -1.0, 0.5, 2.0], requires_grad=True)
+scale = T([2.0, 1.0, 3.0, 0.5, 1.5], requires_grad=True)
+xi = T([0.4, 0.0, -1.0, -0.5, 0.7], requires_grad=True)
+d = GeneralizedPareto(loc, scale, xi)
+x = T([1.5, 2.0, 1.0, 1.2, 2.0])
+lp = d.log_prob(x); out("GP_LP", lp)
+lp.sum().backward(); out("GP_GLOC", loc.grad); out("GP_GSCALE", scale.grad); out("GP_GXI", xi.grad)
+out("GP_CDF", d.cdf(x)); out("GP_ICDF", d.icdf(T([0.3, 0.5, 0.9, 0.1, 0.99])))
+out("GP_ENT", d.entropy()); out("GP_MEAN", d.mean); out("GP_VAR", d.variance)
+# LogisticNormal: a batch of 2 over 3 classes, gradients in both parameters
+loc = T([[0.3, -0.5], [1.0, 0.2]], requires_grad=True)
+scale = T([[0.8, 1.5], [0.4, 1.0]], requires_grad=True)
+d = LogisticNormal(loc, scale)
+v = T([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
+lp = d.log_prob(v); out("LN_LP", lp)
+lp.sum().backward(); out("LN_GLOC", loc.grad); out("LN_GSCALE", scale.grad)
+out("LN_LP0", LogisticNormal(T(0.4), T(1.3)).log_prob(T([0.7, 0.3])))
