@@ -6,7 +6,8 @@ torch.set_default_dtype(torch.float64)
 T = torch.tensor
 def out(name, t):
     v = t.detach().reshape(-1).tolist()
-    print(f"const {name}: &[f64] = &{[float(x) for x in v]!r};".replace("inf", "f64::INFINITY").replace("nan", "f64::NAN"))
+    s = f"const {name}: &[f64] = &{[float(x) for x in v]!r};".replace("inf", "f64::INFINITY").replace("nan", "f64::NAN")
+    print(s.replace("0.6931471805599453", "std::f64::consts::LN_2"))  # clippy's approx_constant
 # GeneralizedPareto: xi > 0, xi = 0, xi = -1 (uniform), xi = -0.5, xi = 0.7
 loc = T([0.1, 0.0, -1.0, 0.5, 2.0], requires_grad=True)
 scale = T([2.0, 1.0, 3.0, 0.5, 1.5], requires_grad=True)
