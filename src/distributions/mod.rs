@@ -1,4 +1,4 @@
-//! Probability distributions with PyTorch's `torch.distributions` semantics (34 families,
+//! Probability distributions with PyTorch's `torch.distributions` semantics (38 families,
 //! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
 //! generic means and variances):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
@@ -59,6 +59,7 @@ mod multivariate;
 mod relaxed;
 mod transformed;
 mod von_mises;
+mod wishart;
 
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
 pub use continuous_bernoulli::ContinuousBernoulli;
@@ -79,6 +80,7 @@ pub use relaxed::{
 };
 pub use transformed::{HalfNormal, Pareto, Rsample, Transform, TransformedDistribution, Weibull};
 pub use von_mises::VonMises;
+pub use wishart::{LKJCholesky, Wishart};
 
 use crate::backend::Backend;
 use crate::dtype::FloatElement;

@@ -1,4 +1,4 @@
-//! `GeneralizedPareto` and `LogisticNormal` on every device against PyTorch 2.15, with
+//! `GeneralizedPareto`, `LogisticNormal`, `Wishart` and `LKJCholesky` on every device against PyTorch 2.15, with
 //! gradients, sample moments and the refusals. The values come from
 //! `tests/data/torch_grads/make/distributions_extra.py`.
 
@@ -98,6 +98,122 @@ fn logistic_normal_matches_pytorch() {
     });
 }
 
+/// The lower triangle of each `n × n` matrix of `v` (row-major).
+fn lower(v: &[f64], n: usize) -> Vec<f64> {
+    (v.iter().enumerate())
+        .filter(|(i, _)| i % n <= (i / n) % n)
+        .map(|(_, x)| *x)
+        .collect()
+}
+
+#[test]
+fn wishart_matches_pytorch() {
+    on_every_device!("wishart", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let df = t(&[4.5, 3.2], &[2]).with_requires_grad(true).unwrap();
+        let l = t(&[1.0, 0.0, 0.0, 0.3, 0.8, 0.0, -0.2, 0.1, 0.5], &[3, 3]);
+        let l = l.with_requires_grad(true).unwrap();
+        let w = Wishart::from_scale_tril(&df, &l).unwrap();
+        assert_eq!(
+            (w.batch_shape().dims(), w.event_shape()),
+            (&[2][..], vec![3, 3])
+        );
+        let x = t(
+            &[
+                2.0, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 0.8, 1., 0., 0., 0., 1., 0., 0., 0., 1.,
+            ],
+            &[2, 3, 3],
+        );
+        let lp = w.log_prob(&x).unwrap();
+        assert_close(&host_f64s(&lp), W_LP, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&host_f64s(&df.grad_tensor().unwrap()), W_GDF, 1e-10);
+        // The factor's lower triangle (PyTorch's cholesky_solve also sends gradients to the
+        // unused upper one).
+        let gl = host_f64s(&l.grad_tensor().unwrap());
+        assert_close(&lower(&gl, 3), &lower(W_GL, 3), 1e-10);
+        assert_close(&host_f64s(&w.entropy().unwrap()), W_ENT, 1e-12);
+        assert_close(&host_f64s(&w.mean().unwrap()), W_MEAN, 1e-12);
+        assert_close(&host_f64s(&w.variance().unwrap()), W_VAR, 1e-12);
+        let p = t(&[2.0, 0.5, 0.5, 1.0], &[2, 2]);
+        let wp = Wishart::from_precision(&t(&[2.5], &[]), &p).unwrap();
+        let lp = wp.log_prob(&t(&[1.0, 0.2, 0.2, 0.7], &[2, 2])).unwrap();
+        assert_close(&host_f64s(&lp), W_LP_PREC, 1e-12);
+        // Refusals: df ≤ p - 1, a factor that is not lower triangular, values that are not
+        // symmetric positive definite or of the wrong size.
+        assert!(Wishart::from_scale_tril(&t(&[2.0], &[]), &l.detach()).is_err());
+        assert!(
+            Wishart::from_scale_tril(&t(&[4.0], &[]), &l.detach().transpose(0, 1).unwrap())
+                .is_err()
+        );
+        assert!(
+            Wishart::from_covariance(&t(&[4.0], &[]), &t(&[1.0, 2.0, 2.0, 1.0], &[2, 2])).is_err()
+        );
+        assert!(Wishart::from_scale_tril(&t(&[4.0, 5.0, 6.0], &[3]), &l.detach()).is_ok());
+        assert!(
+            Wishart::from_scale_tril(
+                &t(&[4.0, 5.0], &[2]),
+                &l.detach().expand([3, 3, 3]).unwrap()
+            )
+            .is_err()
+        );
+        assert!(w.log_prob(&t(&[1.0, 0.5, 0.0, 1.0], &[2, 2])).is_err());
+        let asym = t(&[2.0, 0.3, 0.1, 0.0, 1.5, -0.2, 0.1, -0.2, 0.8], &[3, 3]);
+        assert!(w.log_prob(&asym).is_err());
+        let indefinite = t(&[1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0], &[3, 3]);
+        assert!(w.log_prob(&indefinite).is_err());
+        // Sample mean ν Σ, samples symmetric.
+        let s = w.rsample(&[20000]).unwrap();
+        assert_eq!(s.dims(), [20000, 2, 3, 3]);
+        let m = host_f64s(&s.try_mean(&[0], false).unwrap());
+        assert_close(&m, W_MEAN, 0.05);
+        let st = host_f64s(&s.transpose(-1, -2).unwrap());
+        assert_close(&host_f64s(&s), &st, 1e-12);
+    });
+}
+
+#[test]
+fn lkj_cholesky_matches_pytorch() {
+    on_every_device!("lkj_cholesky", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let eta = t(&[0.5, 1.0, 3.0], &[3]).with_requires_grad(true).unwrap();
+        let d = LKJCholesky::new(4, &eta).unwrap();
+        assert_eq!(
+            (d.batch_shape().dims(), d.event_shape()),
+            (&[3][..], vec![4, 4])
+        );
+        let lp = d.log_prob(&t(LKJ_L, &[4, 4])).unwrap();
+        assert_close(&host_f64s(&lp), LKJ_LP, 1e-12);
+        lp.try_sum(&[], false).unwrap().backward();
+        assert_close(&host_f64s(&eta.grad_tensor().unwrap()), LKJ_GETA, 1e-10);
+        let d2 = LKJCholesky::new(2, &t(&[1.7], &[])).unwrap();
+        let l2 = t(&[1.0, 0.0, -0.6, 0.8], &[2, 2]);
+        assert_close(&host_f64s(&d2.log_prob(&l2).unwrap()), LKJ_LP2, 1e-12);
+        // Refusals: dim < 2, η ≤ 0; values not lower triangular, rows not of unit norm.
+        assert!(LKJCholesky::new(1, &t(&[1.0], &[])).is_err());
+        assert!(LKJCholesky::new(3, &t(&[0.0], &[])).is_err());
+        assert!(d2.log_prob(&t(&[1.0, 0.1, -0.6, 0.8], &[2, 2])).is_err());
+        assert!(d2.log_prob(&t(&[1.0, 0.0, -0.6, 0.9], &[2, 2])).is_err());
+        assert!(d2.log_prob(&t(&[1.0; 9], &[3, 3])).is_err());
+        assert!(d.entropy().is_err());
+        // Samples are valid factors; with η = 1 and dim 2 the correlation L₁₀ is uniform on
+        // (-1, 1): mean 0, variance 1/3.
+        let s = d.sample(&[50]).unwrap();
+        assert_eq!(s.dims(), [50, 3, 4, 4]);
+        assert!(d.log_prob(&s).is_ok());
+        let u = LKJCholesky::new(2, &t(&[1.0], &[]))
+            .unwrap()
+            .sample(&[40000])
+            .unwrap();
+        let r = u.select(-2, 1).unwrap().select(-1, 0).unwrap();
+        let m = host_f64s(&r.try_mean(&[], false).unwrap())[0];
+        let v = host_f64s(&r.try_var(&[], 0, false).unwrap())[0];
+        assert!(m.abs() < 0.02 && (v - 1.0 / 3.0).abs() < 0.01, "{m} {v}");
+    });
+}
+
 const GP_LP: &[f64] = &[
     -1.5571574533202854,
     -2.0,
@@ -157,3 +273,79 @@ const LN_GSCALE: &[f64] = &[
     0.6863938762798254,
 ];
 const LN_LP0: &[f64] = &[0.32015105239517627];
+const W_LP: &[f64] = &[-6.218989375342059, -5.843465604577181];
+const W_GDF: &[f64] = &[-0.020733959906782284, 0.7957333117996325];
+const W_GL: &[f64] = &[
+    -3.6825,
+    -3.0676562500000006,
+    6.148781250000001,
+    -1.3250000000000004,
+    -4.145312499999999,
+    -4.193437500000001,
+    3.099999999999999,
+    -3.3687500000000004,
+    1.303749999999999,
+];
+const W_ENT: &[f64] = &[8.754872395388666, 6.511253955137476];
+const W_MEAN: &[f64] = &[
+    4.5,
+    1.3499999999999999,
+    -0.9,
+    1.3499999999999999,
+    3.2850000000000006,
+    0.09000000000000008,
+    -0.9,
+    0.09000000000000008,
+    1.3499999999999999,
+    3.2,
+    0.96,
+    -0.6400000000000001,
+    0.96,
+    2.3360000000000003,
+    0.06400000000000006,
+    -0.6400000000000001,
+    0.06400000000000006,
+    0.96,
+];
+const W_VAR: &[f64] = &[
+    9.0,
+    3.6900000000000004,
+    1.5299999999999998,
+    3.6900000000000004,
+    4.796100000000001,
+    0.9873000000000002,
+    1.5299999999999998,
+    0.9873000000000002,
+    0.8099999999999999,
+    6.4,
+    2.6240000000000006,
+    1.0879999999999999,
+    2.6240000000000006,
+    3.410560000000001,
+    0.7020800000000001,
+    1.0879999999999999,
+    0.7020800000000001,
+    0.576,
+];
+const W_LP_PREC: &[f64] = &[-3.0568434134243505];
+const LKJ_LP: &[f64] = &[-3.8874130398040645, -2.712759009752383, -1.019298495581239];
+const LKJ_GETA: &[f64] = &[3.269069673656228, 1.7238922291766663, 0.3810350863195233];
+const LKJ_L: &[f64] = &[
+    1.0,
+    0.0,
+    0.0,
+    0.0,
+    0.3,
+    0.9539392014169457,
+    0.0,
+    0.0,
+    -0.2,
+    0.4822110248920824,
+    0.8529200006287386,
+    0.0,
+    0.1,
+    -0.031448545101657545,
+    0.2757173415929759,
+    0.9555055921112608,
+];
+const LKJ_LP2: &[f64] = &[-0.6920107505668889];

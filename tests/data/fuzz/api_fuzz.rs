@@ -1246,7 +1246,11 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 30 {
+                        match u % 34 {
+                            30 => { let d = GeneralizedPareto::new(&x, &y, &x)?; d.log_prob(&y)?.try_add(&d.cdf(&y)?)?.try_add(&d.icdf(&y)?)?.try_add(&d.entropy()?)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            31 => { let d = LogisticNormal::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            32 => { let d = if flag { Wishart::from_covariance(&x, &y)? } else { Wishart::from_precision(&y, &x)? }; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.variance()?.try_sum(&[], false)?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
+                            33 => { let d = LKJCholesky::new(u % 5, &x)?; d.log_prob(&y)?.try_add(&d.sample(shape)?.try_sum(&[], false)?)? }
                             26 => kl_divergence(&Normal::new(&x, &y)?, &Laplace::new(&y, &x)?)?.try_add(&kl_divergence(&Normal::new(&x, &y)?, &Gumbel::new(&y, &x)?)?)?.try_add(&kl_divergence(&Gamma::new(&x, &y)?, &Gumbel::new(&x, &y)?)?)?.try_add(&kl_divergence(&Laplace::new(&x, &y)?, &Normal::new(&x, &x)?)?)?,
                             27 => { let p = Uniform::new(&x, &y)?; kl_divergence(&p, &Beta::new(&x, &y)?)?.try_add(&kl_divergence(&p, &Pareto::new(&y, &x)?)?)?.try_add(&kl_divergence(&p, &Gamma::new(&y, &x)?)?)?.try_add(&kl_divergence(&p, &ContinuousBernoulli::new(Some(&x), None)?)?)? }
                             28 => { let p = Pareto::new(&x, &y)?; kl_divergence(&p, &Normal::new(&x, &y)?)?.try_add(&kl_divergence(&p, &Gamma::new(&y, &x)?)?)?.try_add(&kl_divergence(&Beta::new(&x, &y)?, &Gamma::new(&y, &x)?)?)?.try_add(&kl_divergence(&Beta::new(&x, &y)?, &Uniform::new(&y, &x)?)?)?.try_add(&kl_divergence(&Chi2::new(&x)?, &Normal::new(&x, &y)?)?)? }
