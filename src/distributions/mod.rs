@@ -135,7 +135,8 @@ pub trait KlDivergence<Q> {
 /// family: Normal, Uniform, Exponential, Laplace, Cauchy, Gumbel, LogNormal, HalfNormal,
 /// Pareto, Gamma, Chi2, Beta, Dirichlet, Bernoulli, ContinuousBernoulli, Binomial, Geometric,
 /// Categorical, OneHotCategorical, Poisson, MultivariateNormal, LowRankMultivariateNormal, and
-/// `Independent` of any of them; and for PyTorch's pairs of different families (its formulas):
+/// `Independent` of any of them, `TransformedDistribution`s of one base family through the same
+/// transforms; and for PyTorch's pairs of different families (its formulas):
 /// Bernoulli–Poisson, MultivariateNormal–LowRankMultivariateNormal both ways, and among
 /// Beta, ContinuousBernoulli, Exponential, Gamma (and Chi2), Gumbel, Laplace, Normal, Pareto
 /// and Uniform every pair with a closed form (`Beta`–`Normal`, `Uniform`–`Gamma`,

@@ -544,3 +544,61 @@ impl<T: FloatElement, D: Backend> KlDivergence<Pareto<T, D>> for Pareto<T, D> {
         Tensor::try_where(&self.scale.try_lt(&q.scale)?, &inf, &kl)
     }
 }
+
+impl<T: FloatElement, D: Backend> Transform<T, D> {
+    /// Whether `self` and `other` are the same map (PyTorch's `Transform.__eq__`: the same
+    /// kind, with parameters equal at every element; parameters whose shapes do not broadcast
+    /// differ).
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn same_as(&self, other: &Transform<T, D>) -> Result<bool> {
+        let equal = |a: &Tensor<T, D>, b: &Tensor<T, D>| -> Result<bool> {
+            if broadcast_shapes("Transform", a.shape(), b.shape()).is_err() {
+                return Ok(false);
+            }
+            a.try_eq(b)?.try_all(&[], false)?.try_item()
+        };
+        Ok(match (self, other) {
+            (Transform::Affine { loc, scale }, Transform::Affine { loc: l, scale: s }) => {
+                equal(loc, l)? && equal(scale, s)?
+            }
+            (Transform::Power(a), Transform::Power(b)) => equal(a, b)?,
+            (Transform::Exp, Transform::Exp)
+            | (Transform::Sigmoid, Transform::Sigmoid)
+            | (Transform::Tanh, Transform::Tanh)
+            | (Transform::Softplus, Transform::Softplus) => true,
+            _ => false,
+        })
+    }
+}
+
+impl<B, T, D> KlDivergence<TransformedDistribution<B, T, D>> for TransformedDistribution<B, T, D>
+where
+    B: Distribution<T, D, Value = Tensor<T, D>> + KlDivergence<B, Out = Tensor<T, D>>,
+    T: FloatElement,
+    D: Backend,
+{
+    type Out = Tensor<T, D>;
+    /// The bases' divergence, which an invertible map leaves unchanged (PyTorch's
+    /// `_kl_transformed_transformed`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless the two transform lists are the same maps
+    /// ([`Transform::same_as`]) and the event shapes agree (PyTorch's
+    /// `NotImplementedError`).
+    fn kl_divergence(&self, q: &TransformedDistribution<B, T, D>) -> Result<Tensor<T, D>> {
+        let mut same =
+            self.transforms.len() == q.transforms.len() && self.event_shape() == q.event_shape();
+        for (a, b) in self.transforms.iter().zip(&q.transforms) {
+            same = same && a.same_as(b)?;
+        }
+        if !same {
+            return Err(Error::InvalidArgument {
+                op: "kl_divergence",
+                msg: "KL between TransformedDistributions needs the same transforms and event shapes (PyTorch's restriction)".into(),
+            });
+        }
+        self.base.kl_divergence(&q.base)
+    }
+}

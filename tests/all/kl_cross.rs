@@ -106,6 +106,37 @@ fn cross_family_kl_matches_pytorch() {
     });
 }
 
+/// Transformed distributions with the same transforms: the bases' divergence; other
+/// transforms are refused (PyTorch's `NotImplementedError`).
+#[test]
+fn transformed_kl_is_the_bases() {
+    on_every_device!("kl_transformed", |dev| {
+        let t = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev).unwrap();
+        let (p, q) = (
+            Normal::new(&t(&[0.3, -1.0]), &t(&[0.8, 1.5])).unwrap(),
+            Normal::new(&t(&[0.1, 0.5]), &t(&[1.2, 0.6])).unwrap(),
+        );
+        let affine = |a: f64| Transform::Affine {
+            loc: t(&[1.0, a]),
+            scale: t(&[2.0, 2.0]),
+        };
+        let tp = TransformedDistribution::new(p.clone(), vec![affine(0.0), Transform::Exp]);
+        let tq = TransformedDistribution::new(q.clone(), vec![affine(0.0), Transform::Exp]);
+        let want = host_f64s(&kl_divergence(&p, &q).unwrap());
+        let got = kl_divergence(&tp.unwrap(), &tq.unwrap()).unwrap();
+        assert_close(&host_f64s(&got), &want, 0.0);
+        let tp = TransformedDistribution::new(p.clone(), vec![affine(0.0), Transform::Exp]);
+        for other in [
+            vec![affine(0.5), Transform::Exp],
+            vec![affine(0.0)],
+            vec![affine(0.0), Transform::Tanh],
+        ] {
+            let tq = TransformedDistribution::new(q.clone(), other).unwrap();
+            assert!(kl_divergence(tp.as_ref().unwrap(), &tq).is_err());
+        }
+    });
+}
+
 /// `d KL / dθ` in every parameter of both sides, against PyTorch's autograd.
 #[test]
 fn cross_family_kl_gradients_match_pytorch() {
