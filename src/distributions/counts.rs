@@ -55,6 +55,14 @@ pub struct Binomial<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> Binomial<T, D> {
+    /// The number of trials, broadcast to the batch shape.
+    pub fn total_count(&self) -> &Tensor<T, D> {
+        &self.total_count
+    }
+    /// The success probability, broadcast to the batch shape.
+    pub fn probs(&self) -> &Tensor<T, D> {
+        &self.probs
+    }
     /// From the trial counts and either the success probabilities or their log-odds (one of
     /// the two), broadcast together.
     ///
@@ -174,6 +182,10 @@ pub struct Geometric<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> Geometric<T, D> {
+    /// The success probability.
+    pub fn probs(&self) -> &Tensor<T, D> {
+        &self.probs
+    }
     /// From either the success probabilities (in `(0, 1]`) or their log-odds.
     ///
     /// # Errors

@@ -99,6 +99,14 @@ pub struct InverseGamma<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> InverseGamma<T, D> {
+    /// The concentration α of the gamma variable inverted.
+    pub fn concentration(&self) -> &Tensor<T, D> {
+        self.gamma.concentration()
+    }
+    /// The rate β of the gamma variable inverted.
+    pub fn rate(&self) -> &Tensor<T, D> {
+        self.gamma.rate()
+    }
     /// From the concentration α and the rate β of the gamma variable inverted.
     ///
     /// # Errors
@@ -188,6 +196,10 @@ pub struct NegativeBinomial<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> NegativeBinomial<T, D> {
+    /// The number of failures until the experiment stops, broadcast to the batch shape.
+    pub fn total_count(&self) -> &Tensor<T, D> {
+        &self.total_count
+    }
     /// From the number of failures (a non-negative real, as PyTorch) and either the success
     /// probabilities (in `[0, 1)`) or their log-odds (one of the two), broadcast together.
     ///
@@ -376,6 +388,14 @@ pub struct Kumaraswamy<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> Kumaraswamy<T, D> {
+    /// The concentration `a` (the exponent of `x`), broadcast to the batch shape.
+    pub fn concentration1(&self) -> &Tensor<T, D> {
+        &self.a
+    }
+    /// The concentration `b`, broadcast to the batch shape.
+    pub fn concentration0(&self) -> &Tensor<T, D> {
+        &self.b
+    }
     /// The Kumaraswamy distribution, the parameters broadcast.
     ///
     /// # Errors

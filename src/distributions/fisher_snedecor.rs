@@ -19,6 +19,14 @@ pub struct FisherSnedecor<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> FisherSnedecor<T, D> {
+    /// The numerator degrees of freedom, broadcast to the batch shape.
+    pub fn df1(&self) -> &Tensor<T, D> {
+        &self.df1
+    }
+    /// The denominator degrees of freedom, broadcast to the batch shape.
+    pub fn df2(&self) -> &Tensor<T, D> {
+        &self.df2
+    }
     /// The F distribution, the parameters broadcast.
     ///
     /// # Errors

@@ -223,6 +223,10 @@ pub struct Dirichlet<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> Dirichlet<T, D> {
+    /// The concentration `α`, `(..., K)`.
+    pub fn concentration(&self) -> &Tensor<T, D> {
+        &self.concentration
+    }
     /// The density `Γ(Σα) / Π Γ(α_i) · Π x_i^(α_i - 1)` on the simplex.
     ///
     /// # Errors

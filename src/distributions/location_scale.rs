@@ -216,6 +216,14 @@ pub struct LogNormal<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> LogNormal<T, D> {
+    /// The mean of the log.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        self.base.loc()
+    }
+    /// The standard deviation of the log.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        self.base.scale()
+    }
     /// The log-normal distribution whose logarithm is `N(loc, scale²)`.
     ///
     /// # Errors
@@ -312,6 +320,18 @@ pub struct StudentT<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> StudentT<T, D> {
+    /// The degrees of freedom, broadcast to the batch shape.
+    pub fn df(&self) -> &Tensor<T, D> {
+        &self.df
+    }
+    /// The location (the median), broadcast to the batch shape.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
+    /// The scale, broadcast to the batch shape.
+    pub fn scale(&self) -> &Tensor<T, D> {
+        &self.scale
+    }
     /// The t distribution of `loc + scale · X`, `X` with `df` degrees of freedom; the three
     /// broadcast together.
     ///

@@ -40,6 +40,10 @@ pub struct LowRankMultivariateNormal<T: FloatElement, D: Backend> {
 }
 
 impl<T: FloatElement, D: Backend> LowRankMultivariateNormal<T, D> {
+    /// The mean `(..., k)`.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
     /// From the mean, the covariance's factor `W` and its diagonal part `d`.
     ///
     /// # Errors

@@ -1,6 +1,6 @@
 //! Probability distributions with PyTorch's `torch.distributions` semantics (38 families,
 //! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
-//! generic means and variances):
+//! generic means and variances, [`Mode`] for the modes):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -54,6 +54,7 @@ mod location_scale;
 mod logistic_normal;
 mod low_rank;
 mod mixture;
+mod mode;
 mod moments;
 mod multivariate;
 mod relaxed;
@@ -73,6 +74,7 @@ pub use location_scale::{Cauchy, Gumbel, LogNormal, StudentT};
 pub use logistic_normal::LogisticNormal;
 pub use low_rank::LowRankMultivariateNormal;
 pub use mixture::MixtureSameFamily;
+pub use mode::Mode;
 pub use moments::Moments;
 pub use multivariate::MultivariateNormal;
 pub use relaxed::{
@@ -118,6 +120,13 @@ pub trait Distribution<T: FloatElement, D: Backend> {
     /// # Errors
     /// Allocation failure.
     fn entropy(&self) -> Result<Tensor<T, D>>;
+    /// `e^entropy`, of the batch shape (PyTorch `perplexity`).
+    ///
+    /// # Errors
+    /// As [`Distribution::entropy`].
+    fn perplexity(&self) -> Result<Tensor<T, D>> {
+        self.entropy()?.try_exp()
+    }
 }
 
 /// The Kullback–Leibler divergence `KL(self ‖ q)` of two distributions of one family.

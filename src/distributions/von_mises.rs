@@ -61,6 +61,14 @@ fn proposal_r(k: f64) -> f64 {
 }
 
 impl<T: FloatElement, D: Backend> VonMises<T, D> {
+    /// The mean direction (radians), broadcast to the batch shape.
+    pub fn loc(&self) -> &Tensor<T, D> {
+        &self.loc
+    }
+    /// The concentration κ, broadcast to the batch shape.
+    pub fn concentration(&self) -> &Tensor<T, D> {
+        &self.concentration
+    }
     /// The von Mises distribution, the parameters broadcast.
     ///
     /// # Errors

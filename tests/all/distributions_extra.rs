@@ -1,4 +1,4 @@
-//! `GeneralizedPareto`, `LogisticNormal`, `Wishart` and `LKJCholesky` on every device against PyTorch 2.15, with
+//! `GeneralizedPareto`, `LogisticNormal`, `Wishart`, `LKJCholesky` and the `Mode` trait on every device against PyTorch 2.15, with
 //! gradients, sample moments and the refusals. The values come from
 //! `tests/data/torch_grads/make/distributions_extra.py`.
 
@@ -30,6 +30,8 @@ fn generalized_pareto_matches_pytorch() {
         let u = t(&[0.3, 0.5, 0.9, 0.1, 0.99]);
         assert_close(&host_f64s(&d.icdf(&u).unwrap()), GP_ICDF, 1e-12);
         assert_close(&host_f64s(&d.entropy().unwrap()), GP_ENT, 1e-12);
+        let perplexity: Vec<f64> = GP_ENT.iter().map(|h| h.exp()).collect();
+        assert_close(&host_f64s(&d.perplexity().unwrap()), &perplexity, 1e-12);
         assert_close(&host_f64s(&d.mean().unwrap()), GP_MEAN, 1e-12);
         assert_close(&host_f64s(&d.variance().unwrap()), GP_VAR, 1e-12);
         // Outside the support: below loc, or above loc - scale/ξ for ξ < 0 (here 1.5).
@@ -214,6 +216,145 @@ fn lkj_cholesky_matches_pytorch() {
     });
 }
 
+/// `Mode` of every family that has one, against PyTorch 2.15 (the Weibull with `k < 1` and
+/// the Kumaraswamy against their formulas: PyTorch's are NaN there).
+#[test]
+fn modes_match_pytorch() {
+    on_every_device!("modes", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let v = |v: &[f64]| t(v, &[v.len()]);
+        let check = |m: Tensor<f64, _>, want: &[f64]| assert_close(&host_f64s(&m), want, 1e-12);
+        check(
+            LogNormal::new(&v(&[0.3, -1.0]), &v(&[0.8, 1.5]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_LOGNORMAL,
+        );
+        check(
+            Gamma::new(&v(&[3.0, 0.5]), &v(&[2.0, 1.0]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_GAMMA,
+        );
+        check(
+            Chi2::new(&v(&[1.5, 6.0])).unwrap().mode().unwrap(),
+            MODE_CHI2,
+        );
+        check(
+            InverseGamma::new(&v(&[3.0, 0.5]), &v(&[2.0, 1.0]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_INVGAMMA,
+        );
+        check(
+            Poisson::new(&v(&[0.5, 3.7])).unwrap().mode().unwrap(),
+            MODE_POISSON,
+        );
+        check(
+            Binomial::new(&v(&[10., 4.]), Some(&v(&[0.33, 0.99])), None)
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_BINOMIAL,
+        );
+        check(
+            NegativeBinomial::new(&v(&[10., 0.5]), Some(&v(&[0.3, 0.7])), None)
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_NEGBIN,
+        );
+        check(
+            Bernoulli::from_probs(&v(&[0.2, 0.5, 0.7]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_BERNOULLI,
+        );
+        check(
+            FisherSnedecor::new(&v(&[5.0, 1.5]), &v(&[3.0, 4.0]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_FISHER,
+        );
+        check(
+            Weibull::new(&v(&[2.0, 1.0, 1.5]), &v(&[3.0, 1.0, 0.5]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            &[MODE_WEIBULL, &[0.0]].concat(),
+        );
+        check(
+            Kumaraswamy::new(&v(&[2.0, 0.5]), &v(&[3.0, 2.0]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_KUMARASWAMY,
+        );
+        let dir = t(&[2.0, 3.0, 1.5, 0.5, 2.0, 3.0, 0.5, 0.3, 0.9], &[3, 3]);
+        check(
+            Dirichlet::new(&dir).unwrap().mode().unwrap(),
+            MODE_DIRICHLET,
+        );
+        check(
+            Beta::new(&v(&[2.0, 0.5, 0.5]), &v(&[3.0, 0.7, 2.0]))
+                .unwrap()
+                .mode()
+                .unwrap(),
+            MODE_BETA,
+        );
+        let w = Wishart::from_scale_tril(&v(&[4.5, 3.5]), &t(&[1.0, 0.0, 0.3, 0.8], &[2, 2]));
+        check(w.unwrap().mode().unwrap(), MODE_WISHART);
+        let p = t(&[0.2, 0.5, 0.3, 0.6, 0.1, 0.3], &[2, 3]);
+        check(
+            OneHotCategorical::from_probs(&p).unwrap().mode().unwrap(),
+            MODE_ONEHOT,
+        );
+        let best = Categorical::from_probs(&p).unwrap().mode().unwrap();
+        assert_eq!(host_f64s(&best), vec![1.0, 0.0]);
+        // The location families, the zero-mode ones and the uniform.
+        let (loc, scale) = (v(&[0.5, -1.0]), v(&[2.0, 0.5]));
+        for m in [
+            Normal::new(&loc, &scale).unwrap().mode().unwrap(),
+            Laplace::new(&loc, &scale).unwrap().mode().unwrap(),
+            Cauchy::new(&loc, &scale).unwrap().mode().unwrap(),
+            Gumbel::new(&loc, &scale).unwrap().mode().unwrap(),
+            StudentT::new(&scale, &loc, &scale).unwrap().mode().unwrap(),
+            GeneralizedPareto::new(&loc, &scale, &scale)
+                .unwrap()
+                .mode()
+                .unwrap(),
+            Independent::new(Normal::new(&loc, &scale).unwrap(), 1)
+                .unwrap()
+                .mode()
+                .unwrap(),
+        ] {
+            check(m, &[0.5, -1.0]);
+        }
+        check(
+            Pareto::new(&scale, &scale).unwrap().mode().unwrap(),
+            &[2.0, 0.5],
+        );
+        check(
+            Exponential::new(&scale).unwrap().mode().unwrap(),
+            &[0.0, 0.0],
+        );
+        check(
+            HalfNormal::new(&scale).unwrap().mode().unwrap(),
+            &[0.0, 0.0],
+        );
+        check(
+            Uniform::new(&loc, &v(&[1.0, 1.0])).unwrap().mode().unwrap(),
+            &[f64::NAN; 2],
+        );
+    });
+}
+
 const GP_LP: &[f64] = &[
     -1.5571574533202854,
     -2.0,
@@ -349,3 +490,37 @@ const LKJ_L: &[f64] = &[
     0.9555055921112608,
 ];
 const LKJ_LP2: &[f64] = &[-0.6920107505668889];
+const MODE_LOGNORMAL: &[f64] = &[0.7117703227626097, 0.03877420783172201];
+const MODE_GAMMA: &[f64] = &[1.0, 0.0];
+const MODE_CHI2: &[f64] = &[0.0, 4.0];
+const MODE_INVGAMMA: &[f64] = &[0.5, 0.6666666666666666];
+const MODE_POISSON: &[f64] = &[0.0, 3.0];
+const MODE_BINOMIAL: &[f64] = &[3.0, 4.0];
+const MODE_NEGBIN: &[f64] = &[3.0, 0.0];
+const MODE_BERNOULLI: &[f64] = &[0.0, f64::NAN, 1.0];
+const MODE_FISHER: &[f64] = &[0.36, f64::NAN];
+const MODE_WEIBULL: &[f64] = &[1.7471609294725978, 0.0];
+const MODE_DIRICHLET: &[f64] = &[
+    0.2857142857142857,
+    0.5714285714285714,
+    0.14285714285714285,
+    0.0,
+    0.3333333333333333,
+    0.6666666666666666,
+    1.0,
+    0.0,
+    0.0,
+];
+const MODE_BETA: &[f64] = &[0.3333333333333333, 1.0, 0.0];
+const MODE_WISHART: &[f64] = &[
+    1.5,
+    0.44999999999999996,
+    0.44999999999999996,
+    1.0950000000000002,
+    0.5,
+    0.15,
+    0.15,
+    0.36500000000000005,
+];
+const MODE_ONEHOT: &[f64] = &[0.0, 1.0, 0.0, 1.0, 0.0, 0.0];
+const MODE_KUMARASWAMY: &[f64] = &[0.4472135954999579, f64::NAN];
