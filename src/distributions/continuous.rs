@@ -8,11 +8,6 @@ use crate::shape::Shape;
 use crate::tensor::Tensor;
 use std::f64::consts::{LN_2, PI};
 
-/// `v` as a 0-d tensor of `T` on `t`'s device.
-fn c<T: FloatElement, D: Backend>(t: &Tensor<T, D>, v: f64) -> Result<Tensor<T, D>> {
-    Tensor::scalar_on(T::from_f64(v), t.device_handle())
-}
-
 /// `Err` naming `op` unless every element of `t` is positive.
 fn positive<T: FloatElement, D: Backend>(
     op: &'static str,
@@ -121,7 +116,7 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Normal<T, D> {
             .try_div(&self.variance()?.try_mul_scalar(T::from_f64(2.0))?)?;
         quad.try_neg()?
             .try_sub(&self.scale.try_log()?)?
-            .try_sub(&c(&self.loc, 0.5 * (2.0 * PI).ln())?)
+            .try_sub(&super::c(&self.loc, 0.5 * (2.0 * PI).ln())?)
     }
     /// `1/2 + log(√(2π) scale)`.
     fn entropy(&self) -> Result<Tensor<T, D>> {
@@ -254,7 +249,7 @@ impl<T: FloatElement, D: Backend> KlDivergence<Uniform<T, D>> for Uniform<T, D> 
             .low
             .try_gt(&self.low)?
             .try_logical_or(&q.high.try_lt(&self.high)?)?;
-        Tensor::try_where(&outside, &c(&kl, f64::INFINITY)?, &kl)
+        Tensor::try_where(&outside, &super::c(&kl, f64::INFINITY)?, &kl)
     }
 }
 

@@ -21,17 +21,12 @@ use std::f64::consts::PI;
 /// The Euler–Mascheroni constant γ.
 const EULER: f64 = 0.577_215_664_901_532_9;
 
-/// `v` as a 0-d tensor of `T` on `t`'s device.
-fn c<T: FloatElement, D: Backend>(t: &Tensor<T, D>, v: f64) -> Result<Tensor<T, D>> {
-    Tensor::scalar_on(T::from_f64(v), t.device_handle())
-}
-
 /// `kl`, infinite where `outside` holds.
 fn inf_where<T: FloatElement, D: Backend>(
     outside: Tensor<bool, D>,
     kl: Tensor<T, D>,
 ) -> Result<Tensor<T, D>> {
-    Tensor::try_where(&outside, &c(&kl, f64::INFINITY)?, &kl)
+    Tensor::try_where(&outside, &super::c(&kl, f64::INFINITY)?, &kl)
 }
 
 /// `x log x`, 0 at 0.
@@ -71,6 +66,30 @@ fn normal_cross<T: FloatElement, D: Backend>(
     s.try_log()?
         .try_add_scalar(T::from_f64(0.5 * (2.0 * PI).ln()))?
         .try_add(&quad)
+}
+
+/// `KL(p ‖ Normal)` from `p`'s entropy and first two moments.
+fn to_normal<T: FloatElement, D: Backend, P: Distribution<T, D> + Moments<T, D>>(
+    p: &P,
+    q: &Normal<T, D>,
+) -> Result<Tensor<T, D>> {
+    let mean = Moments::mean(p)?;
+    let second = Moments::variance(p)?.try_add(&mean.try_square()?)?;
+    minus_entropy(p, normal_cross(&mean, &second, q)?)
+}
+
+/// `KL(p ‖ Uniform)` for `p` on `[0, 1]`: `-H(p) + log(high - low)`, infinite unless `[low,
+/// high)` covers `[0, 1]`.
+fn unit_to_uniform<T: FloatElement, D: Backend, P: Distribution<T, D>>(
+    p: &P,
+    q: &Uniform<T, D>,
+) -> Result<Tensor<T, D>> {
+    let kl = minus_entropy(p, q.high().try_sub(q.low())?.try_log()?)?;
+    let outside = q
+        .low()
+        .try_gt_scalar(T::ZERO)?
+        .try_logical_or(&q.high().try_lt_scalar(T::ONE)?)?;
+    inf_where(outside, kl)
 }
 
 /// `-E_p[log q]` for `q = ContinuousBernoulli(λ)`, from `p`'s mean:
@@ -154,6 +173,29 @@ infinite! {
     Poisson(|p| p.rate()) => [Bernoulli, Binomial];
 }
 
+/// Implements `KlDivergence<$q>` for each `$p` through the helper `$via(p, q)`.
+macro_rules! kl_via {
+    ($via:ident, $q:ident: $($p:ident),*; $doc:literal) => {$(
+        impl<T: FloatElement, D: Backend> KlDivergence<$q<T, D>> for $p<T, D> {
+            type Out = Tensor<T, D>;
+            #[doc = $doc]
+            fn kl_divergence(&self, q: &$q<T, D>) -> Result<Tensor<T, D>> {
+                $via(self, q)
+            }
+        }
+    )*};
+}
+
+kl_via!(
+    to_normal, Normal: Beta, ContinuousBernoulli, Exponential, Gamma, Gumbel, Laplace, Uniform;
+    "`-H(p)` plus the normal's cross entropy at `p`'s mean and variance (PyTorch's formulas in
+     another form)."
+);
+kl_via!(
+    unit_to_uniform, Uniform: Beta, ContinuousBernoulli;
+    "`-H(p) + log(high - low)`, infinite unless `[low, high)` covers `[0, 1]`."
+);
+
 kl!(
     /// `-H(p) - p log λ + λ` (PyTorch's `_kl_bernoulli_poisson`).
     Bernoulli, Poisson, |p, q| {
@@ -187,51 +229,8 @@ kl!(
 );
 
 kl!(
-    /// `-H(p)` plus the normal's cross entropy at the Beta's moments.
-    Beta, Normal, |p, q| {
-        let mean = p.mean()?;
-        let second = p.variance()?.try_add(&mean.try_square()?)?;
-        minus_entropy(p, normal_cross(&mean, &second, q)?)
-    }
-);
-
-kl!(
-    /// `-H(p) + log(high - low)`, infinite unless `[low, high)` covers `[0, 1]`.
-    Beta, Uniform, |p, q| {
-        let kl = minus_entropy(p, q.high().try_sub(q.low())?.try_log()?)?;
-        let outside = q
-            .low()
-            .try_gt_scalar(T::ZERO)?
-            .try_logical_or(&q.high().try_lt_scalar(T::ONE)?)?;
-        inf_where(outside, kl)
-    }
-);
-
-kl!(
     /// `-H(p) + λ E[x] - log λ` (PyTorch's `_kl_continuous_bernoulli_exponential`).
     ContinuousBernoulli, Exponential, |p, q| minus_entropy(p, exponential_cross(&p.mean()?, q)?)
-);
-
-kl!(
-    /// `-H(p)` plus the normal's cross entropy at `p`'s moments (PyTorch's
-    /// `_kl_continuous_bernoulli_normal`).
-    ContinuousBernoulli, Normal, |p, q| {
-        let mean = p.mean()?;
-        let second = p.variance()?.try_add(&mean.try_square()?)?;
-        minus_entropy(p, normal_cross(&mean, &second, q)?)
-    }
-);
-
-kl!(
-    /// `-H(p) + log(high - low)`, infinite unless `[low, high)` covers `[0, 1]`.
-    ContinuousBernoulli, Uniform, |p, q| {
-        let kl = minus_entropy(p, q.high().try_sub(q.low())?.try_log()?)?;
-        let outside = q
-            .low()
-            .try_gt_scalar(T::ZERO)?
-            .try_logical_or(&q.high().try_lt_scalar(T::ONE)?)?;
-        inf_where(outside, kl)
-    }
 );
 
 kl!(
@@ -265,15 +264,6 @@ kl!(
 );
 
 kl!(
-    /// `-H(p)` plus the normal's cross entropy at `E[x] = 1/λ`, `E[x²] = 2/λ²`.
-    Exponential, Normal, |p, q| {
-        let mean = p.rate().try_reciprocal()?;
-        let second = mean.try_square()?.try_mul_scalar(T::from_f64(2.0))?;
-        minus_entropy(p, normal_cross(&mean, &second, q)?)
-    }
-);
-
-kl!(
     /// `-H(p) + λ k/θ - log λ` (PyTorch's `_kl_gamma_exponential`).
     Gamma, Exponential, |p, q| minus_entropy(p, exponential_cross(&p.mean()?, q)?)
 );
@@ -296,33 +286,6 @@ kl!(
             .try_exp()?
             .try_sub(&m)?;
         t1.try_add(&t2)?.try_add(&t3)
-    }
-);
-
-kl!(
-    /// `-H(p)` plus the normal's cross entropy at `E[x] = k/θ`, `E[x²] = k(k + 1)/θ²`.
-    Gamma, Normal, |p, q| {
-        let mean = p.mean()?;
-        let second = p.variance()?.try_add(&mean.try_square()?)?;
-        minus_entropy(p, normal_cross(&mean, &second, q)?)
-    }
-);
-
-kl!(
-    /// `-H(p)` plus the normal's cross entropy at the Gumbel's moments (PyTorch's
-    /// `_kl_gumbel_normal` in another form).
-    Gumbel, Normal, |p, q| {
-        let mean = p.mean()?;
-        let second = p.variance()?.try_add(&mean.try_square()?)?;
-        minus_entropy(p, normal_cross(&mean, &second, q)?)
-    }
-);
-
-kl!(
-    /// `-H(p)` plus the normal's cross entropy at `E[x] = m`, `E[x²] = m² + 2b²`.
-    Laplace, Normal, |p, q| {
-        let second = p.variance()?.try_add(&p.loc().try_square()?)?;
-        minus_entropy(p, normal_cross(p.loc(), &second, q)?)
     }
 );
 
@@ -390,9 +353,7 @@ kl!(
     /// `-H(p)` plus the normal's cross entropy at the Pareto's moments, infinite for `α ≤ 2`
     /// (no variance).
     Pareto, Normal, |p, q| {
-        let mean = Moments::mean(p)?;
-        let second = Moments::variance(p)?.try_add(&mean.try_square()?)?;
-        let kl = minus_entropy(p, normal_cross(&mean, &second, q)?)?;
+        let kl = to_normal(p, q)?;
         inf_where(p.alpha().try_le_scalar(T::from_f64(2.0))?, kl)
     }
 );
@@ -464,15 +425,6 @@ kl!(
         w.try_log()?
             .try_add(&zh.try_add(&zl)?.try_mul_scalar(T::from_f64(0.5))?)?
             .try_sub(&t2)
-    }
-);
-
-kl!(
-    /// `-H(p)` plus the normal's cross entropy at the uniform's moments.
-    Uniform, Normal, |p, q| {
-        let mean = p.mean()?;
-        let second = p.variance()?.try_add(&mean.try_square()?)?;
-        minus_entropy(p, normal_cross(&mean, &second, q)?)
     }
 );
 

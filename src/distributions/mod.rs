@@ -170,6 +170,11 @@ pub fn kl_divergence<P: KlDivergence<Q>, Q>(p: &P, q: &Q) -> Result<P::Out> {
     p.kl_divergence(q)
 }
 
+/// `v` as a 0-d tensor of `T` on `t`'s device.
+fn c<T: FloatElement, D: Backend>(t: &Tensor<T, D>, v: f64) -> Result<Tensor<T, D>> {
+    Tensor::scalar_on(T::from_f64(v), t.device_handle())
+}
+
 /// `Err` naming `op` unless `ok` holds at every element (one read-back).
 fn check<D: Backend>(op: &'static str, ok: Tensor<bool, D>, what: &str) -> Result<()> {
     if ok.try_all(&[], false)?.try_item()? {

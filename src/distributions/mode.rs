@@ -29,17 +29,12 @@ pub trait Mode<T: FloatElement, D: Backend>: Distribution<T, D> {
     fn mode(&self) -> Result<Self::Value>;
 }
 
-/// `v` as a 0-d tensor of `T` on `t`'s device.
-fn c<T: FloatElement, D: Backend>(t: &Tensor<T, D>, v: f64) -> Result<Tensor<T, D>> {
-    Tensor::scalar_on(T::from_f64(v), t.device_handle())
-}
-
 /// `value`, NaN where `nan` holds.
 fn nan_where<T: FloatElement, D: Backend>(
     nan: Tensor<bool, D>,
     value: Tensor<T, D>,
 ) -> Result<Tensor<T, D>> {
-    Tensor::try_where(&nan, &c(&value, f64::NAN)?, &value)
+    Tensor::try_where(&nan, &super::c(&value, f64::NAN)?, &value)
 }
 
 /// Families whose mode is a parameter or its zeros.
