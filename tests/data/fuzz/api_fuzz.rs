@@ -1246,7 +1246,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 34 {
+                        match u % 35 {
+                            34 => match i.rem_euclid(8) {
+                                0 => Gamma::new(&x, &y)?.mode()?.try_add(&Beta::new(&x, &y)?.mode()?)?,
+                                1 => Dirichlet::new(&x)?.mode()?.try_sum(&[], false)?.try_add(&Kumaraswamy::new(&x, &y)?.mode()?)?,
+                                2 => Binomial::new(&x, Some(&y), None)?.mode()?.try_add(&NegativeBinomial::new(&x, None, Some(&y))?.mode()?)?,
+                                3 => Weibull::new(&x, &y)?.mode()?.try_add(&FisherSnedecor::new(&x, &y)?.mode()?)?,
+                                4 => Wishart::from_covariance(&x, &y)?.mode()?,
+                                5 => OneHotCategorical::from_logits(&x)?.mode()?.try_add(&Categorical::from_logits(&x)?.mode()?.try_cast::<f64>()?.unsqueeze(-1)?)?,
+                                6 => Bernoulli::from_probs(&x)?.mode()?.try_add(&Poisson::new(&y)?.mode()?)?.try_add(&LogNormal::new(&x, &y)?.perplexity()?)?,
+                                _ => kl_divergence(&TransformedDistribution::new(Normal::new(&x, &y)?, vec![Transform::Exp])?, &TransformedDistribution::new(Normal::new(&y, &x)?, vec![Transform::Affine { loc: x.clone(), scale: y.clone() }])?)?,
+                            },
                             30 => { let d = GeneralizedPareto::new(&x, &y, &x)?; d.log_prob(&y)?.try_add(&d.cdf(&y)?)?.try_add(&d.icdf(&y)?)?.try_add(&d.entropy()?)?.try_add(&d.variance()?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             31 => { let d = LogisticNormal::new(&x, &y)?; d.log_prob(&y)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
                             32 => { let d = if flag { Wishart::from_covariance(&x, &y)? } else { Wishart::from_precision(&y, &x)? }; d.log_prob(&y)?.try_add(&d.entropy()?)?.try_add(&d.variance()?.try_sum(&[], false)?)?.try_add(&d.rsample(shape)?.try_sum(&[], false)?)? }
