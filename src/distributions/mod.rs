@@ -1,6 +1,6 @@
 //! Probability distributions with PyTorch's `torch.distributions` semantics (38 families,
 //! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
-//! generic means and variances, [`Mode`] for the modes):
+//! generic means and variances, [`Mode`] for the modes, [`EnumerateSupport`] for finite supports):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -58,6 +58,7 @@ mod mode;
 mod moments;
 mod multivariate;
 mod relaxed;
+mod support;
 mod transformed;
 mod von_mises;
 mod wishart;
@@ -80,6 +81,7 @@ pub use multivariate::MultivariateNormal;
 pub use relaxed::{
     LogitRelaxedBernoulli, OneHotCategorical, RelaxedBernoulli, RelaxedOneHotCategorical,
 };
+pub use support::EnumerateSupport;
 pub use transformed::{HalfNormal, Pareto, Rsample, Transform, TransformedDistribution, Weibull};
 pub use von_mises::VonMises;
 pub use wishart::{LKJCholesky, Wishart};

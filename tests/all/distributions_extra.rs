@@ -355,6 +355,57 @@ fn modes_match_pytorch() {
     });
 }
 
+/// `enumerate_support` as PyTorch's: the values along a new axis 0, unit batch axes or
+/// expanded, their probabilities summing to 1; the refusals where PyTorch raises.
+#[test]
+fn enumerate_support_matches_pytorch() {
+    on_every_device!("enumerate_support", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let sums_to_one = |lp: Tensor<f64, _>| {
+            let total = host_f64s(&lp.try_exp().unwrap().try_sum(&[0], false).unwrap());
+            assert!(total.iter().all(|p| (p - 1.0).abs() < 1e-12), "{total:?}");
+        };
+        let b = Bernoulli::from_probs(&t(&[0.2, 0.7, 0.5, 0.9, 0.1, 0.4], &[2, 3])).unwrap();
+        let v = b.enumerate_support(false).unwrap();
+        assert_eq!((v.dims(), host_f64s(&v)), (&[2, 1, 1][..], vec![0.0, 1.0]));
+        let v = b.enumerate_support(true).unwrap();
+        assert_eq!(v.dims(), [2, 2, 3]);
+        sums_to_one(b.log_prob(&v).unwrap());
+        let n = Binomial::new(&t(&[4.0], &[]), Some(&t(&[0.2, 0.7, 0.5], &[3])), None).unwrap();
+        let v = n.enumerate_support(true).unwrap();
+        assert_eq!(v.dims(), [5, 3]);
+        assert_eq!(
+            host_f64s(&v.select(1, 2).unwrap()),
+            vec![0.0, 1.0, 2.0, 3.0, 4.0]
+        );
+        sums_to_one(n.log_prob(&v).unwrap());
+        let uneven = Binomial::new(&t(&[4.0, 5.0], &[2]), Some(&t(&[0.2], &[])), None).unwrap();
+        assert!(uneven.enumerate_support(false).is_err());
+        let p = t(&[0.2, 0.5, 0.3, 0.6, 0.1, 0.3], &[2, 3]);
+        let c = Categorical::from_probs(&p).unwrap();
+        let v = c.enumerate_support(false).unwrap();
+        assert_eq!(
+            (v.dims(), host_f64s(&v)),
+            (&[3, 1][..], vec![0.0, 1.0, 2.0])
+        );
+        sums_to_one(c.log_prob(&c.enumerate_support(true).unwrap()).unwrap());
+        let o = OneHotCategorical::from_probs(&p).unwrap();
+        let v = o.enumerate_support(true).unwrap();
+        assert_eq!(v.dims(), [3, 2, 3]);
+        sums_to_one(o.log_prob(&v).unwrap());
+        assert_eq!(o.enumerate_support(false).unwrap().dims(), [3, 1, 3]);
+        let ind = Independent::new(b.clone(), 0).unwrap();
+        assert_eq!(ind.enumerate_support(true).unwrap().dims(), [2, 2, 3]);
+        assert!(
+            Independent::new(b, 1)
+                .unwrap()
+                .enumerate_support(true)
+                .is_err()
+        );
+    });
+}
+
 const GP_LP: &[f64] = &[
     -1.5571574533202854,
     -2.0,
