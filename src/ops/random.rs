@@ -127,8 +127,49 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         u.try_lt(&p)?.try_cast::<T>()
     }
 
+    /// Normal draws with element-wise means `self` and standard deviations `std`, the two
+    /// broadcast (PyTorch `torch.normal(mean, std)`): `mean + std · ε` with `ε ~ N(0, 1)`
+    /// drawn on their device. Not differentiable (PyTorch's gradients are zeros); for draws
+    /// that carry gradients, `distributions::Normal::rsample`.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let mean = tensor![0.0f64, 10.0, 100.0];
+    /// let x = mean.try_normal(&tensor![0.0f64, 1.0, 1.0])?;
+    /// assert_eq!(x.to_vec()[0], 0.0); // std 0: the mean itself
+    /// assert!((x.to_vec()[2] - 100.0).abs() < 10.0);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Broadcast` when the shapes do not broadcast; `InvalidArgument` for a negative or NaN
+    /// standard deviation (one read-back); `Device` when they are on different devices.
+    pub fn try_normal(&self, std: &Self) -> Result<Self> {
+        crate::ops::device_ops::same_device("normal", self, std)?;
+        crate::autograd::no_grad(|| {
+            let ok = std
+                .try_ge_scalar(T::ZERO)?
+                .try_all(&[], false)?
+                .try_item()?;
+            if !ok {
+                return Err(Error::InvalidArgument {
+                    op: "normal",
+                    msg: format!(
+                        "std must be non-negative (and not NaN); the tensor of shape {} holds others",
+                        std.shape()
+                    ),
+                });
+            }
+            let shape = crate::shape::broadcast_shapes("normal", self.shape(), std.shape())?;
+            let eps = Tensor::<T, D>::randn_on(shape, self.device_handle())?;
+            self.try_add(&eps.try_mul(std)?)
+        })
+    }
+
     crate::ops::plain_forms! {
         /// [`Tensor::try_bernoulli`], panicking with its error.
         bernoulli, try_bernoulli() -> Self;
+        /// [`Tensor::try_normal`], panicking with its error.
+        normal, try_normal(std: &Self) -> Self;
     }
 }

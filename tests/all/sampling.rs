@@ -1,9 +1,9 @@
-//! `multinomial` and the in-place distributions (`exponential_`, `geometric_`, `cauchy_`,
+//! `multinomial`, `normal(mean, std)` and the in-place distributions (`exponential_`, `geometric_`, `cauchy_`,
 //! `log_normal_`, `random_`) on every device: frequencies and moments within 6 standard
 //! errors of the distribution's (a wrong formula is off by far more), the draw order without
 //! replacement, reproducibility, and the refusals of PyTorch's checks.
 
-use crate::common::reproducible;
+use crate::common::{host_f64s, reproducible};
 use typed_tensor::prelude::*;
 
 /// The share of each category among `draws` (indices below `c`).
@@ -308,5 +308,33 @@ fn poisson_and_binomial() {
             Tensor::try_binomial(&f(vec![1.0, 2.0]), &f(vec![0.5; 3])),
             Err(Error::Broadcast { op: "binomial", .. })
         ));
+    });
+}
+
+/// `normal(mean, std)` as PyTorch's `torch.normal`: broadcast shapes, the moments, `std = 0`
+/// exact, the refusals, and no graph.
+#[test]
+fn normal_with_tensor_parameters() {
+    on_every_device!("normal", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let mean = t(&[0.0, 5.0, -3.0], &[3, 1])
+            .with_requires_grad(true)
+            .unwrap();
+        let std = t(&[0.0, 2.0], &[2]);
+        let x = mean.try_normal(&std).unwrap();
+        assert_eq!(x.dims(), [3, 2]);
+        assert!(!x.requires_grad());
+        let v = host_f64s(&x);
+        assert_eq!((v[0], v[2], v[4]), (0.0, 5.0, -3.0));
+        let big = t(&[2.0], &[1]).expand([200_000]).unwrap();
+        let x = big.try_normal(&t(&[3.0], &[])).unwrap();
+        let m = host_f64s(&x.try_mean(&[], false).unwrap())[0];
+        let s = host_f64s(&x.try_std(&[], 1, false).unwrap())[0];
+        assert!((m - 2.0).abs() < 0.03 && (s - 3.0).abs() < 0.03, "{m} {s}");
+        for bad in [-1.0, f64::NAN] {
+            assert!(mean.try_normal(&t(&[bad], &[1])).is_err());
+        }
+        assert!(mean.try_normal(&t(&[1.0; 4], &[2, 2])).is_err());
     });
 }
