@@ -173,7 +173,8 @@ fn lines<T: FloatElement, D: Backend>(
     out_dims: Vec<usize>,
     scale: f64,
 ) -> Result<Tensor<T, D>> {
-    let mut out = Tensor::<T, Cpu>::zeros(out_dims)?;
+    // Every element is written by the line that holds it, so it is not zeroed first.
+    let mut out = Tensor::<T, Cpu>::for_overwrite(op, crate::shape::Shape::new(out_dims))?;
     if out.numel() > 0 {
         // The input holds a line of `n` points, so these widths do not overflow (an empty
         // tensor's `n` may be 2^63: it returns above).

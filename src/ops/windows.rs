@@ -41,6 +41,25 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// `Axis` for a bad `dim` (a 0-d tensor has none); `InvalidArgument` for a zero `step` or a
     /// `size` larger than the axis; `OutOfMemory` when the windows cannot be allocated.
     pub fn try_unfold(&self, dim: i64, size: usize, step: usize) -> Result<Self> {
+        let (view, ax, n) = self.windows_view(dim, size, step)?;
+        let out = crate::autograd::no_grad(|| view.try_deep_copy())?;
+        let op = crate::autograd::Op::Windows {
+            axis: ax,
+            step,
+            len: n,
+        };
+        Ok(crate::autograd::record(out, op, &[self], &[]))
+    }
+
+    /// The windows of [`Tensor::try_unfold`] as the overlapping strided view itself, outside
+    /// the graph, with the axis and its length: for a reader that consumes them at once
+    /// (`stft` multiplies them by its window), never for writes, which would alias.
+    pub(crate) fn windows_view(
+        &self,
+        dim: i64,
+        size: usize,
+        step: usize,
+    ) -> Result<(Self, usize, usize)> {
         const OP: &str = "unfold";
         let ax = self.shape().axis(OP, dim)?;
         let n = self.dims()[ax];
@@ -61,16 +80,16 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 op: OP,
                 dims: vec![count, size],
             })?;
+        let detached = self.detach();
         if count == 1 {
             // One window (its step may be any): the first `size` elements.
-            let w = self
+            let w = detached
                 .narrow(ax as i64, 0, size)?
                 .movedim(&[ax as i64], &[-1])?;
-            return w.unsqueeze(ax as i64)?.try_deep_copy();
+            return Ok((w.unsqueeze(ax as i64)?, ax, n));
         }
-        // One copy of the overlapping windows' strided view (the view itself would alias, so
-        // it is not offered), recorded with the overlap-add as its rule. With two windows or
-        // more, step · stride is within the axis's span, so it does not overflow.
+        // The overlapping windows' strided view. With two windows or more, step · stride is
+        // within the axis's span, so it does not overflow.
         let mut layout = self.layout.clone();
         let stride = layout.strides[ax];
         layout.strides[ax] = step as isize * stride;
@@ -79,13 +98,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         dims[ax] = count;
         dims.push(size);
         layout.shape = crate::shape::Shape::new(dims);
-        let out = crate::autograd::no_grad(|| self.with_layout(OP, layout)?.try_deep_copy())?;
-        let op = crate::autograd::Op::Windows {
-            axis: ax,
-            step,
-            len: n,
-        };
-        Ok(crate::autograd::record(out, op, &[self], &[]))
+        Ok((detached.with_layout(OP, layout)?, ax, n))
     }
 
     plain_forms! {
