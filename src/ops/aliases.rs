@@ -372,6 +372,67 @@ impl<D: Backend> Tensor<i64, D> {
     }
 }
 
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// The coordinates of this 2-d tensor's lower triangle, on and below the `offset`-th
+    /// diagonal, as [`Tensor::tril_indices_on`] of its shape (NumPy `tril_indices_from`).
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let m = Tensor::<f32>::zeros([2, 3])?;
+    /// assert_eq!(m.try_triu_indices_from(1)?.to_vec(), vec![0, 0, 1, 1, 2, 2]);
+    /// assert_eq!(m.try_tril_indices_from(0)?.dims(), &[2, 3]);
+    /// let d = Tensor::<f32>::zeros([3, 3, 3])?.try_diag_indices_from()?;
+    /// assert_eq!((d.len(), d[0].to_vec()), (3, vec![0, 1, 2]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless the tensor is 2-d; as [`Tensor::tril_indices_on`].
+    pub fn try_tril_indices_from(&self, offset: i64) -> Result<Tensor<i64, D>> {
+        let (rows, cols) = self.two_dims("tril_indices_from")?;
+        Tensor::tril_indices_on(rows, cols, offset, self.device_handle())
+    }
+
+    /// The coordinates of this 2-d tensor's upper triangle (NumPy `triu_indices_from`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_tril_indices_from`].
+    pub fn try_triu_indices_from(&self, offset: i64) -> Result<Tensor<i64, D>> {
+        let (rows, cols) = self.two_dims("triu_indices_from")?;
+        Tensor::triu_indices_on(rows, cols, offset, self.device_handle())
+    }
+
+    /// The indices of the main diagonal of this tensor, `ndim` copies of `0..n` (NumPy
+    /// `diag_indices_from`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` unless the tensor has at least 2 dimensions, all of one length.
+    pub fn try_diag_indices_from(&self) -> Result<Vec<Tensor<i64, D>>> {
+        let d = self.dims();
+        if d.len() < 2 || d.iter().any(|&n| n != d[0]) {
+            return Err(Error::InvalidArgument {
+                op: "diag_indices_from",
+                msg: format!(
+                    "needs at least 2 dimensions, all of one length, got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        Tensor::diag_indices_on(d[0], d.len(), self.device_handle())
+    }
+
+    /// `(rows, cols)` of a 2-d tensor; `Err` naming `op` otherwise.
+    fn two_dims(&self, op: &'static str) -> Result<(usize, usize)> {
+        match *self.dims() {
+            [r, c] => Ok((r, c)),
+            _ => Err(Error::InvalidArgument {
+                op,
+                msg: format!("needs a 2-d tensor, got shape {}", self.shape()),
+            }),
+        }
+    }
+}
+
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// NumPy's `fabs`, [`Tensor::try_abs`] of a float tensor.
     ///

@@ -1,5 +1,5 @@
 //! NumPy's splitting and stacking by direction: `hsplit`/`vsplit`/`dsplit` (equal sections,
-//! as `np.split`), `column_stack`, `row_stack`, and the `atleast_1d/2d/3d` views.
+//! as `np.split`), `column_stack`, `row_stack`, `block`, and the `atleast_1d/2d/3d` views.
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -132,6 +132,53 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             2 => self.unsqueeze(2),
             _ => Ok(self.clone()),
         }
+    }
+
+    /// The matrix of blocks `rows` (NumPy `block` with a nested list two deep): each row's
+    /// blocks joined along the last axis, then the rows along the second-to-last. Blocks are
+    /// first given the largest dimension count among them (at least 2) by leading axes of
+    /// length 1, as NumPy's. Differentiable (joins of reshapes).
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let a = Tensor::<i32>::eye(2)?;
+    /// let b = tensor![[5, 6], [7, 8]];
+    /// let m = Tensor::try_block(&[&[&a, &b], &[&tensor![1, 2, 3, 4]]])?;
+    /// assert_eq!(m.dims(), &[3, 4]);
+    /// assert_eq!(m.to_vec(), vec![1, 0, 5, 6, 0, 1, 7, 8, 1, 2, 3, 4]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` for no rows or an empty row; `ShapeMismatch` when the blocks of a row
+    /// differ but along the last axis, or the rows but along the second-to-last; `Device`
+    /// across devices.
+    pub fn try_block(rows: &[&[&Self]]) -> Result<Self> {
+        const OP: &str = "block";
+        if rows.is_empty() || rows.iter().any(|r| r.is_empty()) {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: "needs at least one row, each with at least one block".into(),
+            });
+        }
+        let nd = (rows.iter().flat_map(|r| r.iter()))
+            .map(|t| t.ndim())
+            .max()
+            .unwrap_or(0)
+            .max(2);
+        let lift = |t: &Self| -> Result<Self> {
+            let mut dims = vec![1; nd - t.ndim()];
+            dims.extend(t.dims());
+            t.try_reshape(dims)
+        };
+        let joined = (rows.iter())
+            .map(|r| {
+                let lifted = r.iter().map(|t| lift(t)).collect::<Result<Vec<_>>>()?;
+                Self::try_cat(&lifted.iter().collect::<Vec<_>>(), -1)
+            })
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| e.renamed(OP))?;
+        Self::try_cat(&joined.iter().collect::<Vec<_>>(), -2).map_err(|e| e.renamed(OP))
     }
 
     plain_forms! {

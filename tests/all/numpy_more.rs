@@ -1,7 +1,8 @@
 //! NumPy's array editing (`append`, `insert`, `delete`, `resize`, `trim_zeros`, `compress`,
 //! `extract`, `flatnonzero`, `put_along_axis`, `fill_diagonal`, `tri`, `ix_`), NaN and
 //! percentile routines, `divmod`/`modf`/`ediff1d`/`unwrap`, `cumulative_sum`/`_prod`,
-//! `histogram`, the polynomial routines, `inner`/`vdot` and `setxor1d`: NumPy 2.4's values
+//! `histogram`, the polynomial routines, `inner`/`vdot`, `setxor1d`, `block` and the
+//! `*_indices_from` routines: NumPy 2.4's values
 //! (quoted) on every device, refusals, and gradients by `gradcheck`.
 
 use crate::common::assert_close;
@@ -1102,5 +1103,74 @@ fn bitwise_count_and_unique_names_match_numpy() {
             (inv.dims(), inv.try_to_vec().unwrap()),
             ([2, 3].as_slice(), vec![2, 0, 2, 1, 0, 2])
         );
+    });
+}
+
+/// `block` and the `*_indices_from` routines against NumPy 2.4's answers (written out), on
+/// every device, with the refusals.
+#[test]
+fn block_and_indices_from_match_numpy() {
+    on_every_device!("block", |dev| {
+        let t =
+            |v: &[i64], s: &[usize]| Tensor::<i64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let v = |t: &Tensor<i64, _>| t.to_device(&Cpu).unwrap().to_vec();
+        let eye = t(&[1, 0, 0, 1], &[2, 2]);
+        let b = t(&[5, 6, 7, 8], &[2, 2]);
+        let m = Tensor::try_block(&[&[&eye, &b], &[&t(&[1, 2, 3, 4], &[4])]]).unwrap();
+        assert_eq!(
+            (m.dims(), v(&m)),
+            (&[3, 4][..], vec![1, 0, 5, 6, 0, 1, 7, 8, 1, 2, 3, 4])
+        );
+        // Blocks of three dimensions lift the others; a 0-d block is a (1, 1) one.
+        let x = t(&[0, 1, 2, 3, 4, 5], &[1, 2, 3]);
+        let m = Tensor::try_block(&[&[&x], &[&t(&[10, 11, 12], &[3])]]).unwrap();
+        assert_eq!(
+            (m.dims(), v(&m)),
+            (&[1, 3, 3][..], vec![0, 1, 2, 3, 4, 5, 10, 11, 12])
+        );
+        let m = Tensor::try_block(&[&[&t(&[7], &[]), &t(&[1, 2], &[2])]]).unwrap();
+        assert_eq!((m.dims(), v(&m)), (&[1, 3][..], vec![7, 1, 2]));
+        assert!(Tensor::try_block(&[&[&eye, &t(&[1, 2, 3], &[3])]]).is_err());
+        let mut row = vec![&eye];
+        row.clear();
+        let rows = [&row[..]];
+        assert!(Tensor::try_block(&rows).is_err());
+        assert!(Tensor::try_block(&rows[..0]).is_err());
+        // Gradients reach every block.
+        let a = Tensor::<f64, _>::ones_on([2, 2], &dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let c = Tensor::<f64, _>::ones_on([2], &dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let m = Tensor::try_block(&[&[&a], &[&c]]).unwrap();
+        m.try_mul(&m)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .backward();
+        assert_eq!(
+            a.grad_tensor().unwrap().to_device(&Cpu).unwrap().to_vec(),
+            vec![2.0; 4]
+        );
+        assert_eq!(
+            c.grad_tensor().unwrap().to_device(&Cpu).unwrap().to_vec(),
+            vec![2.0; 2]
+        );
+        // The indices of a matrix's triangles and of a cube's diagonal.
+        let z = Tensor::<f32, _>::zeros_on([3, 4], &dev).unwrap();
+        assert_eq!(
+            v(&z.try_tril_indices_from(-1).unwrap()),
+            vec![1, 2, 2, 0, 0, 1]
+        );
+        let z = Tensor::<f32, _>::zeros_on([4, 2], &dev).unwrap();
+        assert_eq!(v(&z.try_triu_indices_from(1).unwrap()), vec![0, 1]);
+        assert!(z.try_diag_indices_from().is_err());
+        let cube = Tensor::<u8, _>::zeros_on([2, 2, 2], &dev).unwrap();
+        let d = cube.try_diag_indices_from().unwrap();
+        assert_eq!((d.len(), v(&d[2])), (3, vec![0, 1]));
+        assert!(cube.try_tril_indices_from(0).is_err());
     });
 }
