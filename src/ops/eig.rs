@@ -1,9 +1,9 @@
 //! Eigendecomposition of general square matrices and polynomial roots, whose results are
 //! complex: NumPy's and PyTorch's `linalg.eig`/`eigvals` and NumPy's `roots`, returning
 //! [`ComplexTensor`]s. Computed in f64 by `faer` on the host for every device, like the other
-//! factorizations (the `linalg` feature). No gradient: `backward` through them is an `Err`
-//! naming the op (PyTorch's `eig` backward works on complex tensors, which this library holds
-//! as pairs).
+//! factorizations (the `linalg` feature). `eig` and `eigvals` differentiate with PyTorch's
+//! `linalg_eig_backward` (written with the complex ops, so it differentiates again); `roots`
+//! has no gradient (`backward` through it is an `Err` naming it).
 //!
 //! ```
 //! use typed_tensor::prelude::*;
@@ -26,7 +26,7 @@ use crate::autograd::{Op, record};
 use crate::backend::Backend;
 use crate::complex::ComplexTensor;
 use crate::device::Cpu;
-use crate::dtype::{FloatOf, NumElement};
+use crate::dtype::{FloatElement, FloatOf, NumElement};
 use crate::error::{Error, OrPanic, Result};
 use crate::tensor::Tensor;
 
@@ -40,15 +40,22 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// (not sorted); each eigenvector has unit norm, and its largest component real and
     /// positive. An empty stack or `0 × 0` matrices give empty results.
     ///
+    /// Differentiable (PyTorch's `linalg_eig_backward`, the real part of its gradient): each
+    /// eigenvector is fixed only up to a phase, so a loss must not depend on it (`|V_ij|`,
+    /// `V·diag(w)·V⁻¹` do; the real part of a complex eigenvector does not): `backward` is an
+    /// `Err` when it does, as PyTorch's. Repeated eigenvalues give infinite gradients.
+    ///
     /// # Errors
     /// `InvalidArgument` for non-square input, NaN or infinite entries, a build without the
     /// `linalg` feature, or when the iteration does not converge; `OutOfMemory`.
     #[allow(clippy::type_complexity)]
     pub fn try_eig(&self) -> Result<(Complex<T, D>, Complex<T, D>)> {
+        if crate::autograd::recording(&[self]) {
+            return eig_recorded(&self.try_cast::<FloatOf<T>>()?);
+        }
         let (w, v) = D::to_host(self)?.host_eig()?;
         let up = |t: &Tensor<FloatOf<T>, Cpu>| -> Result<Complex<T, D>> {
-            let t = D::from_host(t, &self.device)?;
-            ComplexTensor::from_pairs(&record(t, Op::NoGrad("eig"), &[self], &[]))
+            ComplexTensor::from_pairs(&D::from_host(t, &self.device)?)
         };
         Ok((up(&w)?, up(&v)?))
     }
@@ -131,4 +138,91 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn eig(&self) -> (Complex<T, D>, Complex<T, D>) {
         self.try_eig().or_panic()
     }
+}
+
+/// `eig` in the graph: one packed output `(..., n + 1, n, 2)`, the eigenvectors' pairs then
+/// the eigenvalues' as a last row, whose rule is PyTorch's `linalg_eig_backward`; the two
+/// results are views of it.
+#[allow(clippy::type_complexity)]
+fn eig_recorded<F: FloatElement, D: Backend>(
+    a: &Tensor<F, D>,
+) -> Result<(Complex<F, D>, Complex<F, D>)> {
+    let n = a.dims().get(a.ndim().wrapping_sub(1)).copied().unwrap_or(0);
+    let packed = crate::autograd::custom(
+        "eig",
+        &[a],
+        |x| {
+            let (w, v) = D::to_host(&x[0])?.host_eig()?;
+            let packed = Tensor::try_cat(&[&v, &w.unsqueeze(-3)?], -3)?;
+            D::from_host(&packed, x[0].device_handle())
+        },
+        move |g, _, out| Ok(vec![Some(eig_backward(g, out, n)?)]),
+    )?;
+    let (v, w) = unpack(&packed, n)?;
+    Ok((w, v))
+}
+
+/// The eigenvectors `(..., n, n)` and eigenvalues `(..., n)` of a packed `(..., n + 1, n, 2)`.
+fn unpack<F: FloatElement, D: Backend>(
+    p: &Tensor<F, D>,
+    n: usize,
+) -> Result<(Complex<F, D>, Complex<F, D>)> {
+    let v = ComplexTensor::from_pairs(&p.narrow(-3, 0, n)?)?;
+    let w = ComplexTensor::from_pairs(&p.narrow(-3, n, 1)?.squeeze_dims(&[-3])?)?;
+    Ok((v, w))
+}
+
+/// PyTorch's `linalg_eig_backward` for a real input: with `E_ij = conj(λ_j) - conj(λ_i)`,
+/// `gA = Re(V⁻ᴴ (diag(gλ) + off-diag((VᴴgV - Vᴴ V diag(Re diag(VᴴgV))) / E)) Vᴴ)`. The
+/// eigenvectors are fixed only up to a phase `e^{iφ}` each; a loss that depends on it (the
+/// imaginary part of `diag(VᴴgV)` not near 0) has no gradient here, as in PyTorch: an `Err`.
+fn eig_backward<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    out: &Tensor<F, D>,
+    n: usize,
+) -> Result<Tensor<F, D>> {
+    const OP: &str = "eig backward";
+    let (v, l) = unpack(out, n)?;
+    let (gv, gl) = unpack(g, n)?;
+    let vh = v.try_conj_transpose()?;
+    let vhgv = vh.try_matmul(&gv)?;
+    let diag_re = vhgv.real().diagonal(0)?;
+    let diag_im = vhgv.imag().diagonal(0)?;
+    let tol = diag_re
+        .try_abs()?
+        .try_mul_scalar(F::from_f64(1e-2))?
+        .try_add_scalar(F::from_f64(1e-2))?;
+    let phase_free = diag_im
+        .try_abs()?
+        .try_le(&tol)?
+        .try_all(&[], false)?
+        .try_item()?;
+    if !phase_free {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: "the eigenvectors are fixed only up to a phase e^{iφ} each, and the loss depends on it, so its gradient is not defined (as in PyTorch)".into(),
+        });
+    }
+    // VᴴgV - Vᴴ (V · Re diag(VᴴgV)), the columns of V scaled.
+    let scaled = v.try_mul_real(&diag_re.unsqueeze(-2)?)?;
+    let inner = vhgv.try_sub(&vh.try_matmul(&scaled)?)?;
+    // E = conj(λ_j) - conj(λ_i), 1 on the diagonal (overwritten below).
+    let lc = l.conj()?;
+    let lc_row = ComplexTensor::from_pairs(&lc.pairs().unsqueeze(-3)?)?;
+    let lc_col = ComplexTensor::from_pairs(&lc.pairs().unsqueeze(-2)?)?;
+    let eye = Tensor::<F, D>::eye_on(n, g.device_handle())?;
+    let e = lc_row.try_sub(&lc_col)?;
+    let e = ComplexTensor::new(&e.real().try_add(&eye)?, &e.imag())?;
+    let off = inner.try_div(&e)?;
+    let keep = eye.try_rsub_scalar(F::ONE)?;
+    let mid = ComplexTensor::new(
+        &off.real()
+            .try_mul(&keep)?
+            .try_add(&gl.real().try_diag_embed()?)?,
+        &off.imag()
+            .try_mul(&keep)?
+            .try_add(&gl.imag().try_diag_embed()?)?,
+    )?;
+    let ga = vh.try_solve(&mid.try_matmul(&vh)?)?;
+    Ok(ga.real())
 }

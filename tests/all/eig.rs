@@ -124,11 +124,100 @@ fn eig_matches_numpy() {
         let nan =
             Tensor::<f64, _>::from_vec_on(vec![1.0, f64::NAN, 0.0, 1.0], [2, 2], &dev).unwrap();
         assert!(err(nan.try_eigvals()).contains("NaN"));
-        // No gradient, said by name.
+        // The eigenvalues sum to the trace: the gradient of Σ Re λ is the identity.
         let x = t.with_requires_grad(true).unwrap();
         let loss = x.try_eigvals().unwrap().real().try_sum(&[], false).unwrap();
-        assert!(loss.try_backward().unwrap_err().to_string().contains("eig"));
+        loss.try_backward().unwrap();
+        let n = x.dims()[0];
+        let eye: Vec<f64> = (0..n * n)
+            .map(|k| f64::from(u8::from(k % (n + 1) == 0)))
+            .collect();
+        assert_close(&host_f64s(&x.grad_tensor().unwrap()), &eye, 1e-10);
     });
+}
+
+/// The gradient of `eig` (PyTorch's `linalg_eig_backward`) against PyTorch 2.15 for a loss
+/// of both results that neither their order nor the eigenvectors' phases change, against
+/// central differences (first and second order) on every device, and the refusal of a loss
+/// that depends on a complex eigenvector's phase.
+#[test]
+fn eig_gradients() {
+    // Σ Re(λ)³ + Σ Im(λ)² + Σ |V_ij|⁴.
+    fn loss<D: Backend>(a: &Tensor<f64, D>) -> Result<Tensor<f64, D>> {
+        let (w, v) = a.try_eig()?;
+        let abs2 = v.abs()?.try_square()?;
+        w.real()
+            .try_pow(3.0)?
+            .try_sum(&[], false)?
+            .try_add(&w.imag().try_square()?.try_sum(&[], false)?)?
+            .try_add(&abs2.try_square()?.try_sum(&[], false)?)
+    }
+    let cases: [(&[f64], usize, &[f64]); 2] = [
+        // A complex pair and a real eigenvalue.
+        (
+            &[0.5, -1.2, 0.3, 1.1, 0.2, -0.4, 0.3, 0.7, 1.5],
+            3,
+            &[
+                0.8924985117490849,
+                -2.3847136071903527,
+                2.722183603820458,
+                2.9448324585903434,
+                0.4591226902285415,
+                0.2041073265992491,
+                2.0347935250058318,
+                0.22767022487125507,
+                6.647249658721014,
+            ],
+        ),
+        // Four real eigenvalues.
+        (
+            &[
+                2.0, 0.3, -0.1, 0.4, 0.1, -1.0, 0.5, 0.2, 0.3, 0.2, 0.7, -0.3, 0.0, 0.4, 0.1, 3.0,
+            ],
+            4,
+            &[
+                11.859608382196075,
+                0.6765404908224405,
+                2.735716015724837,
+                -0.5985964582351841,
+                1.1157469045717547,
+                3.4589847276339776,
+                -0.7325362156828755,
+                2.461776550221132,
+                -0.8903425331325789,
+                -0.6579733485930271,
+                1.5183262329373668,
+                1.8747387539720042,
+                5.998128665060526,
+                0.7376133216983871,
+                -3.0784249938154806,
+                27.533080657232546,
+            ],
+        ),
+    ];
+    on_every_device!("eig_grad", |dev| {
+        for (a, n, want) in cases {
+            let a = Tensor::<f64, _>::from_vec_on(a.to_vec(), [n, n], &dev).unwrap();
+            let x = a.with_requires_grad(true).unwrap();
+            loss(&x).unwrap().backward();
+            assert_close(&host_f64s(&x.grad_tensor().unwrap()), want, 1e-9);
+        }
+        // Re(V) of a complex eigenvector depends on its phase: refused by name.
+        let a = Tensor::<f64, _>::from_vec_on(cases[0].0.to_vec(), [3, 3], &dev).unwrap();
+        let x = a.with_requires_grad(true).unwrap();
+        let (_, v) = x.try_eig().unwrap();
+        let e = v
+            .real()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap_err();
+        assert!(e.to_string().contains("phase"), "{e}");
+    });
+    for (a, n, _) in cases {
+        let a = Tensor::<f64>::from_vec(a.to_vec(), [n, n]).unwrap();
+        crate::common::check_grad("eig", &|v| loss(&v[0]), &[a]);
+    }
 }
 
 #[test]
