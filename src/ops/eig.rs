@@ -213,15 +213,17 @@ fn eig_backward<F: FloatElement, D: Backend>(
     let eye = Tensor::<F, D>::eye_on(n, g.device_handle())?;
     let e = lc_row.try_sub(&lc_col)?;
     let e = ComplexTensor::new(&e.real().try_add(&eye)?, &e.imag())?;
+    // Where the vectors' part is exactly 0 (no loss on V), 0 even between repeated
+    // eigenvalues (PyTorch's path without `gV`), not 0/0.
+    let unused = (inner.real().try_eq_scalar(F::ZERO)?)
+        .try_logical_and(&inner.imag().try_eq_scalar(F::ZERO)?)?;
+    let off_diag = eye.try_eq_scalar(F::ZERO)?;
+    let keep = off_diag.try_logical_and(&unused.try_logical_not()?)?;
+    let zero = Tensor::<F, D>::scalar_on(F::ZERO, g.device_handle())?;
     let off = inner.try_div(&e)?;
-    let keep = eye.try_rsub_scalar(F::ONE)?;
     let mid = ComplexTensor::new(
-        &off.real()
-            .try_mul(&keep)?
-            .try_add(&gl.real().try_diag_embed()?)?,
-        &off.imag()
-            .try_mul(&keep)?
-            .try_add(&gl.imag().try_diag_embed()?)?,
+        &Tensor::try_where(&keep, &off.real(), &zero)?.try_add(&gl.real().try_diag_embed()?)?,
+        &Tensor::try_where(&keep, &off.imag(), &zero)?.try_add(&gl.imag().try_diag_embed()?)?,
     )?;
     let ga = vh.try_solve(&mid.try_matmul(&vh)?)?;
     Ok(ga.real())

@@ -202,6 +202,35 @@ fn eig_gradients() {
             loss(&x).unwrap().backward();
             assert_close(&host_f64s(&x.grad_tensor().unwrap()), want, 1e-9);
         }
+        // Repeated eigenvalues with a loss on the values only (d tr/dA = I, no 0/0), a batch,
+        // 1 × 1 and empty matrices.
+        let trace_grad = |dims: &[usize]| {
+            let n = dims[dims.len() - 1];
+            let count: usize = dims.iter().product();
+            let eye: Vec<f64> = (0..count)
+                .map(|k| f64::from(u8::from(k % (n * n) % (n + 1) == 0)))
+                .collect();
+            let x = Tensor::<f64, _>::from_vec_on(eye.clone(), dims, &dev).unwrap();
+            let x = x.with_requires_grad(true).unwrap();
+            let w = x.try_eigvals().unwrap();
+            w.real().try_sum(&[], false).unwrap().backward();
+            assert_close(&host_f64s(&x.grad_tensor().unwrap()), &eye, 1e-12);
+        };
+        trace_grad(&[3, 3]);
+        trace_grad(&[2, 2, 2]);
+        trace_grad(&[1, 1]);
+        let x = Tensor::<f64, _>::zeros_on([0, 0], &dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let (w, v) = x.try_eig().unwrap();
+        w.real()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_add(&v.imag().try_sum(&[], false).unwrap())
+            .unwrap()
+            .backward();
+        assert_eq!(x.grad_tensor().unwrap().dims(), [0, 0]);
         // Re(V) of a complex eigenvector depends on its phase: refused by name.
         let a = Tensor::<f64, _>::from_vec_on(cases[0].0.to_vec(), [3, 3], &dev).unwrap();
         let x = a.with_requires_grad(true).unwrap();
