@@ -284,7 +284,12 @@ pub(super) fn r2c<T: FloatElement, D: Backend>(
         dims.push(2);
         moved(&lines(op, Kind::R2c, &m, n, dims, scale)?, last, ax)
     })?;
+    let x_dims = x.dims().to_vec();
     Ok(crate::autograd::linear(op, x, out, move |g| {
+        if g.numel() == 0 {
+            // No weights of `n/2 + 1` bins for no values (`n` may be huge on an empty axis).
+            return Tensor::zeros_on(x_dims.clone(), g.device_handle());
+        }
         let w = bin_weights(g.device_handle(), g.ndim(), ax, n, 0.5)?;
         c2r(op, &g.try_mul(&w)?, ax, n, scale)
     }))
@@ -319,7 +324,11 @@ pub(super) fn c2r<T: FloatElement, D: Backend>(
         dims[last] = n;
         moved(&lines(op, Kind::C2r, &m, n, dims, scale)?, last, ax)
     })?;
+    let z_dims = z.dims().to_vec();
     Ok(crate::autograd::linear(op, z, out, move |g| {
+        if g.numel() == 0 {
+            return Tensor::zeros_on(z_dims.clone(), g.device_handle());
+        }
         let w = bin_weights(g.device_handle(), g.ndim() + 1, ax, n, 2.0)?;
         r2c(op, g, ax, scale)?.try_mul(&w)
     }))

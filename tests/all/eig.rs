@@ -208,7 +208,7 @@ fn eig_gradients() {
             let n = dims[dims.len() - 1];
             let count: usize = dims.iter().product();
             let eye: Vec<f64> = (0..count)
-                .map(|k| f64::from(u8::from(k % (n * n) % (n + 1) == 0)))
+                .map(|k| f64::from(u8::from((k % (n * n)).is_multiple_of(n + 1))))
                 .collect();
             let x = Tensor::<f64, _>::from_vec_on(eye.clone(), dims, &dev).unwrap();
             let x = x.with_requires_grad(true).unwrap();

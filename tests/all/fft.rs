@@ -556,6 +556,20 @@ fn fft_gradients() {
         loss.try_sum(&[], false).unwrap().backward();
         w.grad().unwrap().to_vec()
     };
+    // An empty signal's gradient is empty, whatever `n` (no weights of `n/2 + 1` bins).
+    let empty = Tensor::<f64>::zeros([0, 2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let huge = Some(1usize << 62);
+    let z = ComplexTensor::from_real(&empty).unwrap();
+    let y = fft::hfft(&z, huge, 1, Norm::Backward).unwrap();
+    let r = fft::rfft(&empty, huge, 1, Norm::Ortho).unwrap();
+    let loss = y.try_sum(&[], false).unwrap();
+    loss.try_add(&r.into_pairs().try_sum(&[], false).unwrap())
+        .unwrap()
+        .backward();
+    assert_eq!(empty.grad_tensor().unwrap().dims(), [0, 2]);
     let detached = window_grad(&sig.detach());
     assert_close(&detached, &window_grad(&sig), 1e-13);
     // Every transform, its crops and pads, against central differences (first and second
