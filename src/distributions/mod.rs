@@ -1,6 +1,6 @@
 //! Probability distributions with PyTorch's `torch.distributions` semantics (38 families,
 //! `MixtureSameFamily`, `Independent` and `TransformedDistribution`; the [`Moments`] trait for
-//! generic means and variances, [`Mode`] for the modes, [`EnumerateSupport`] for finite supports):
+//! generic means and variances, [`Mode`] for the modes, [`EnumerateSupport`] for finite supports, [`Expand`] for larger batches):
 //! sampling (`sample`; `rsample` draws through the parameters, so gradients reach them: the
 //! reparameterization trick), `log_prob`, `entropy`, moments, `cdf`/`icdf`, and
 //! [`kl_divergence`] between two distributions of one family. Parameters broadcast together
@@ -46,6 +46,7 @@ mod continuous_bernoulli;
 mod counts;
 mod derived;
 mod discrete;
+mod expand;
 mod fisher_snedecor;
 mod gamma;
 mod generalized_pareto;
@@ -68,6 +69,7 @@ pub use continuous_bernoulli::ContinuousBernoulli;
 pub use counts::{Binomial, Geometric, Multinomial};
 pub use derived::{Chi2, HalfCauchy, InverseGamma, Kumaraswamy, NegativeBinomial};
 pub use discrete::{Bernoulli, Categorical, Poisson};
+pub use expand::Expand;
 pub use fisher_snedecor::FisherSnedecor;
 pub use gamma::{Beta, Dirichlet, Gamma};
 pub use generalized_pareto::GeneralizedPareto;

@@ -406,6 +406,83 @@ fn enumerate_support_matches_pytorch() {
     });
 }
 
+/// `expand` as PyTorch's: the batch grows, every moment is the original's broadcast, event
+/// axes follow, gradients reach the original parameters, and a batch that does not
+/// broadcast is refused.
+#[test]
+fn expand_broadcasts_the_parameters() {
+    on_every_device!("expand", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let (a, b) = (t(&[0.5, 1.5, 2.5], &[3]), t(&[1.2, 0.7, 3.0], &[3]));
+        let u = t(&[0.2, 0.3, 0.6], &[3]);
+        fn same<T, D>(d: T, event: usize)
+        where
+            T: Moments<f64, D> + Expand<f64, D> + Distribution<f64, D, Value = Tensor<f64, D>>,
+            D: Backend,
+        {
+            let e = d.expand(&[2, 3]).unwrap();
+            assert_eq!(e.batch_shape().dims(), &[2, 3]);
+            let (m, me) = (host_f64s(&d.mean().unwrap()), host_f64s(&e.mean().unwrap()));
+            let (v, ve) = (
+                host_f64s(&d.variance().unwrap()),
+                host_f64s(&e.variance().unwrap()),
+            );
+            assert_close(&me, &[m.clone(), m].concat(), 0.0);
+            assert_close(&ve, &[v.clone(), v].concat(), 0.0);
+            assert_eq!(e.sample(&[4]).unwrap().ndim(), 3 + event);
+            assert!(d.expand(&[2, 4]).is_err() && d.expand(&[]).is_err());
+        }
+        same(Normal::new(&a, &b).unwrap(), 0);
+        same(Laplace::new(&a, &b).unwrap(), 0);
+        same(Gumbel::new(&a, &b).unwrap(), 0);
+        same(LogNormal::new(&a, &b).unwrap(), 0);
+        same(StudentT::new(&b, &a, &b).unwrap(), 0);
+        same(Uniform::new(&a, &a.try_add(&b).unwrap()).unwrap(), 0);
+        same(Exponential::new(&b).unwrap(), 0);
+        same(Gamma::new(&a, &b).unwrap(), 0);
+        same(InverseGamma::new(&b, &a).unwrap(), 0);
+        same(Beta::new(&a, &b).unwrap(), 0);
+        same(Kumaraswamy::new(&a, &b).unwrap(), 0);
+        same(Poisson::new(&b).unwrap(), 0);
+        same(HalfNormal::new(&b).unwrap(), 0);
+        same(HalfCauchy::new(&b).unwrap(), 0);
+        same(Pareto::new(&b, &a).unwrap(), 0);
+        same(Weibull::new(&b, &a).unwrap(), 0);
+        same(VonMises::new(&a, &b).unwrap(), 0);
+        same(GeneralizedPareto::new(&a, &b, &u).unwrap(), 0);
+        same(
+            FisherSnedecor::new(&b, &t(&[5.0, 6.0, 9.0], &[3])).unwrap(),
+            0,
+        );
+        same(Chi2::new(&b).unwrap(), 0);
+        same(
+            Dirichlet::new(&t(&[1.0, 2.0, 3.0, 0.5, 0.5, 4.0, 2.0, 2.0, 2.0], &[3, 3])).unwrap(),
+            1,
+        );
+        let tril = t(&[1.0, 0.0, 0.5, 2.0], &[2, 2]);
+        let mvn = MultivariateNormal::from_scale_tril(
+            &t(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[3, 2]),
+            &tril,
+        );
+        same(mvn.unwrap(), 1);
+        // Gradients reach the original parameters: each element counted twice.
+        let loc = a.clone().with_requires_grad(true).unwrap();
+        let e = Normal::new(&loc, &b).unwrap().expand(&[2, 3]).unwrap();
+        let lp = e.log_prob(&t(&[0.0; 6], &[2, 3])).unwrap();
+        lp.try_sum(&[], false).unwrap().backward();
+        let x = a.with_requires_grad(true).unwrap();
+        let once = Normal::new(&x, &b)
+            .unwrap()
+            .log_prob(&t(&[0.0; 3], &[3]))
+            .unwrap();
+        once.try_sum(&[], false).unwrap().backward();
+        let g = host_f64s(&x.grad_tensor().unwrap());
+        let twice: Vec<f64> = g.iter().map(|g| 2.0 * g).collect();
+        assert_close(&host_f64s(&loc.grad_tensor().unwrap()), &twice, 1e-12);
+    });
+}
+
 const GP_LP: &[f64] = &[
     -1.5571574533202854,
     -2.0,
