@@ -1246,7 +1246,15 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::distributions::*;
                         let shape = [u % 3, i.unsigned_abs() as usize % 5];
                         let shape = &shape[..(u % 3)];
-                        match u % 35 {
+                        match u % 36 {
+                            35 => match i.rem_euclid(6) {
+                                0 => Normal::new(&x, &y)?.expand(&shape.iter().copied().chain(x.dims().iter().copied()).collect::<Vec<_>>())?.sample(&[u % 3])?,
+                                1 => Dirichlet::new(&x)?.expand(shape)?.mean()?,
+                                2 => Bernoulli::from_probs(&x)?.enumerate_support(flag)?,
+                                3 => OneHotCategorical::from_logits(&x)?.enumerate_support(flag)?.try_add(&Binomial::new(&y, Some(&x), None)?.enumerate_support(flag)?.try_sum(&[], false)?)?,
+                                4 => x.try_normal(&y)?,
+                                _ => Tensor::try_block(&[&[&x, &y], &[&y]])?,
+                            },
                             34 => match i.rem_euclid(8) {
                                 0 => Gamma::new(&x, &y)?.mode()?.try_add(&Beta::new(&x, &y)?.mode()?)?,
                                 1 => Dirichlet::new(&x)?.mode()?.try_sum(&[], false)?.try_add(&Kumaraswamy::new(&x, &y)?.mode()?)?,
