@@ -24,6 +24,7 @@ mod functional;
 mod grad;
 mod hooks;
 mod rules;
+pub(crate) use rules::sum_to;
 mod version;
 
 use version::Registration;

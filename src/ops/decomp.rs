@@ -23,7 +23,7 @@
 
 use crate::autograd::{Op, record, record_out};
 use crate::backend::{Backend, on_host};
-use crate::dtype::{FloatOf, NumElement};
+use crate::dtype::{Dtype, Element, FloatOf, NumElement};
 use crate::error::{OrPanic, Result};
 use crate::tensor::Tensor;
 
@@ -196,7 +196,53 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         }
     }
 
+    /// The principal square root of each symmetric positive-semidefinite matrix, read from
+    /// its lower triangle (PyTorch `linalg.matrix_sqrth`): the symmetric `X` with `X·X = A`,
+    /// `V·diag(√λ)·Vᵀ` from [`Tensor::try_eigh`], shape `(..., n, n)`. Negative eigenvalues
+    /// (an indefinite matrix) are taken as 0, as PyTorch's. Differentiable with the
+    /// Daleckii–Krein formula `gA = V·((Vᵀ·sym(g)·V) / (√λᵢ + √λⱼ))·Vᵀ` (PyTorch's), finite
+    /// for repeated eigenvalues (the identity's gradient is `g`'s symmetric part / 2) and
+    /// infinite where two eigenvalues are 0. f16 and bf16 are computed in f32.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let x = tensor![[2.0f64, 0.0], [0.0, 9.0]].matrix_sqrth();
+    /// assert_eq!(x.to_vec(), vec![2f64.sqrt(), 0.0, 0.0, 3.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tensor::try_eigh`].
+    pub fn try_matrix_sqrth(&self) -> Result<Float<T, D>> {
+        if const { matches!(T::DTYPE, Dtype::Float16 | Dtype::Bfloat16) } {
+            // The products in f32, so the result stays symmetric.
+            return self.try_cast::<f32>()?.try_matrix_sqrth()?.try_cast();
+        }
+        let a = self.try_cast::<FloatOf<T>>()?;
+        crate::autograd::custom(
+            "matrix_sqrth",
+            &[&a],
+            |x| {
+                let (w, v) = x[0].try_eigh()?;
+                let s = w.try_clamp_min(FloatOf::<T>::ZERO)?.try_sqrt()?;
+                v.try_mul(&s.unsqueeze(-2)?)?
+                    .try_matmul(&v.transpose(-1, -2)?)
+            },
+            |g, x, _| {
+                let (w, v) = x[0].try_eigh()?;
+                let s = w.try_clamp_min(FloatOf::<T>::ZERO)?.try_sqrt()?;
+                let sums = s.unsqueeze(-1)?.try_add(&s.unsqueeze(-2)?)?;
+                let half = FloatOf::<T>::from_f64(0.5);
+                let sym = g.try_add(&g.transpose(-1, -2)?)?.try_mul_scalar(half)?;
+                let vt = v.transpose(-1, -2)?;
+                let inner = vt.try_matmul(&sym)?.try_matmul(&v)?.try_div(&sums)?;
+                Ok(vec![Some(v.try_matmul(&inner)?.try_matmul(&vt)?)])
+            },
+        )
+    }
+
     plain_forms! {
+        /// [`Tensor::try_matrix_sqrth`], panicking with its error.
+        matrix_sqrth, try_matrix_sqrth() -> Float<T, D>;
         /// [`Tensor::try_cholesky`], panicking with its error.
         cholesky, try_cholesky(upper: bool) -> Float<T, D>;
         /// [`Tensor::try_slogdet`], panicking with its error.

@@ -36,6 +36,7 @@ pub mod histograms;
 pub(crate) mod igamma;
 pub mod index;
 pub mod inplace;
+pub mod lapack;
 pub mod linalg;
 pub mod linalg_ex;
 pub mod lowrank;

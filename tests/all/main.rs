@@ -38,6 +38,7 @@ mod inplace;
 mod interpolate;
 mod io;
 mod kl_cross;
+mod lapack;
 mod linalg;
 mod literals;
 mod more_ops;
