@@ -2,7 +2,7 @@
 //! `nn::cross_entropy` and `optim::Sgd`.
 //! Shared by `examples/digits/main.rs` and the integration test that guards it.
 
-use std::io::Read;
+use typed_tensor::io::{LoadTxt, load_txt};
 use typed_tensor::nn::{Reduction, cross_entropy};
 use typed_tensor::optim::{Optimizer, Sgd};
 use typed_tensor::prelude::*;
@@ -13,26 +13,22 @@ pub struct Digits {
     pub labels: Vec<usize>,
 }
 
-/// Reads `examples/data/digits.csv.gz` (64 pixels then the label per row, no header).
+/// Reads `examples/data/digits.csv.gz` (64 pixels then the label per row, no header) with
+/// `io::load_txt`, NumPy's `loadtxt`.
 pub fn load(path: &str) -> std::result::Result<Digits, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot decompress {path}: {e}"))?;
-    let (mut pixels, mut labels) = (Vec::new(), Vec::new());
-    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let vals: Vec<f64> = line
-            .split(',')
-            .map(|v| v.trim().parse::<f64>())
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|e| format!("row {i}: {e}"))?;
-        if vals.len() != 65 {
-            return Err(format!("row {i} has {} fields, expected 65", vals.len()));
-        }
-        pixels.extend_from_slice(&vals[..64]);
-        labels.push(vals[64] as usize);
+    let csv = LoadTxt {
+        delimiter: Some(','),
+        ndmin: 2,
+        ..LoadTxt::default()
+    };
+    let rows: Tensor<f64> = load_txt(path, &csv).map_err(|e| e.to_string())?;
+    if rows.dims()[1] != 65 {
+        return Err(format!("{path}: {} columns, expected 65", rows.dims()[1]));
     }
+    let column = |from, len| rows.narrow(1, from, len).map(|t| t.to_vec());
+    let pixels = column(0, 64).map_err(|e| e.to_string())?;
+    let labels = column(64, 1).map_err(|e| e.to_string())?;
+    let labels = labels.into_iter().map(|l| l as usize).collect();
     Ok(Digits { pixels, labels })
 }
 

@@ -1,6 +1,7 @@
 //! Loading and saving tensors: [safetensors](https://huggingface.co/docs/safetensors) (Hugging
-//! Face's checkpoint format), NumPy's `.npy` and `.npz`, and, with the `ndarray` feature,
-//! conversions to and from `ndarray` arrays.
+//! Face's checkpoint format), NumPy's `.npy` and `.npz`, delimited text (NumPy's
+//! `loadtxt`/`savetxt`: CSV and the like, gzip-compressed or not), and, with the `ndarray`
+//! feature, conversions to and from `ndarray` arrays.
 //!
 //! Files are untrusted input. Every loader checks a header before it believes it: the element
 //! count of a shape is computed with checked arithmetic, the bytes a tensor needs are compared
@@ -39,6 +40,7 @@ mod ndarray;
 mod npy;
 mod npz;
 mod safetensors;
+mod text;
 
 #[cfg(feature = "ndarray")]
 pub use self::ndarray::NdarrayView;
@@ -47,6 +49,7 @@ pub use npz::{load_npz, save_npz, save_npz_compressed};
 pub use safetensors::{
     SafetensorsFile, load_safetensors, load_safetensors_mmap, load_safetensors_on, save_safetensors,
 };
+pub use text::{LoadTxt, SaveTxt, load_txt, load_txt_from_str, save_txt};
 
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Dtype, Element};

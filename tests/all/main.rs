@@ -37,6 +37,7 @@ mod indexing;
 mod inplace;
 mod interpolate;
 mod io;
+mod io_text;
 mod kl_cross;
 mod lapack;
 mod linalg;

@@ -1302,12 +1302,21 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         }
                     }
                     62 => {
-                        // The FFTs with arbitrary sizes, axes, norms and STFT options; eig and roots.
+                        // The FFTs with arbitrary sizes, axes, norms and STFT options; eig and roots; geqrf/ormqr, ldl and matrix_sqrth.
                         use typed_tensor::fft::{self, ComplexTensor, Norm, Stft};
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(13) {
+                        match i.rem_euclid(17) {
+                            13 => { let (a, t) = x.try_geqrf()?; a.try_ormqr(&t, &y, flag, u % 2 == 0)? }
+                            14 => { let (ld, p, _) = x.try_ldl_factor_ex()?; Tensor::try_ldl_solve(&ld, &p, &y)? }
+                            15 => x.try_matrix_sqrth()?,
+                            16 => {
+                                // Hostile pivots: any values in about ±(n + 1), n capped.
+                                let n = x.dims().last().copied().unwrap_or(0).min(64);
+                                let p: Vec<i32> = (0..n).map(|k| ((u + k * 7) % (2 * n + 3)) as i32 - n as i32 - 1).collect();
+                                Tensor::try_ldl_solve(&x, &Tensor::<i32>::from_vec(p, [n])?, &y)?
+                            }
                             11 => {
                                 let (a, b) = (ComplexTensor::new(&x, &y)?, ComplexTensor::from_pairs(&y)?);
                                 a.try_div(&b)?.try_log()?.try_add(&a.try_sqrt()?.try_exp()?)?.try_sum(&axis.iter().copied().collect::<Vec<_>>(), flag)?.into_pairs()
