@@ -204,4 +204,76 @@ impl<T: FloatElement, D: Backend> ComplexTensor<T, D> {
         let (re, im) = (self.real(), self.imag());
         Self::new(&re.transpose(-2, -1)?, &im.transpose(-2, -1)?.try_neg()?)
     }
+
+    /// The elements sorted along the last axis by real part, then imaginary part (NumPy
+    /// `sort_complex`), stably, with NumPy's order for NaN: `R + Ri < R + NaN·i < NaN + Ri <
+    /// NaN + NaN·i`, each group sorted by its non-NaN part. Differentiable (a gather of both
+    /// parts).
+    ///
+    /// ```
+    /// use typed_tensor::fft::ComplexTensor;
+    /// use typed_tensor::prelude::*;
+    /// let z = ComplexTensor::new(&tensor![1.0f64, 1.0, -2.0], &tensor![3.0f64, -1.0, 0.0])?;
+    /// let s = z.try_sort_complex()?;
+    /// assert_eq!((s.real().to_vec(), s.imag().to_vec()), (vec![-2.0, 1.0, 1.0], vec![0.0, -1.0, 3.0]));
+    /// assert_eq!(z.isreal()?.to_vec(), vec![false, false, true]);
+    /// assert!(z.try_real_if_close(100.0)?.is_none()); // imaginary parts far from 0
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` for 0-d input (no axis to sort).
+    pub fn try_sort_complex(&self) -> Result<Self> {
+        let (re, im) = (self.real(), self.imag());
+        // The NaN group, 0 to 3, is the primary key.
+        let group = (im.try_is_nan()?.try_cast::<T>()?).try_add(
+            &re.try_is_nan()?
+                .try_cast::<T>()?
+                .try_mul_scalar(T::from_f64(2.0))?,
+        )?;
+        let order = Tensor::try_lexsort(&[&im, &re, &group])?;
+        Self::new(
+            &re.try_take_along_dim(&order, Some(-1))?,
+            &im.try_take_along_dim(&order, Some(-1))?,
+        )
+    }
+
+    /// Bool: whether each imaginary part is exactly 0 (NumPy `isreal`).
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn isreal(&self) -> Result<Tensor<bool, D>> {
+        self.imag().try_eq_scalar(T::ZERO)
+    }
+
+    /// Bool: whether each imaginary part is not 0 (NumPy `iscomplex`; NaN counts).
+    ///
+    /// # Errors
+    /// `OutOfMemory`.
+    pub fn iscomplex(&self) -> Result<Tensor<bool, D>> {
+        self.imag().try_ne_scalar(T::ZERO)
+    }
+
+    /// The real parts when every imaginary part is within `tol` of 0, else `None` (NumPy
+    /// `real_if_close`): a `tol` above 1 counts machine epsilons of `T` (NumPy's default is
+    /// 100), one at most is absolute. An empty tensor is real. Reads one bool back from the
+    /// device.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative or NaN `tol`.
+    pub fn try_real_if_close(&self, tol: f64) -> Result<Option<Tensor<T, D>>> {
+        if tol.is_nan() || tol < 0.0 {
+            return Err(crate::error::Error::InvalidArgument {
+                op: "real_if_close",
+                msg: format!("tol must be a non-negative number, got {tol}"),
+            });
+        }
+        let tol = if tol > 1.0 { tol * T::DTYPE.eps() } else { tol };
+        let im = self.imag();
+        let close = im
+            .try_abs()?
+            .try_lt_scalar(T::from_f64(tol))?
+            .try_all(&[], false)?;
+        Ok(close.try_item()?.then(|| self.real()))
+    }
 }

@@ -262,13 +262,7 @@ fn tiny<T: FloatElement>() -> f64 {
 
 /// The machine epsilon of `T` (PyTorch's `finfo(dtype).eps`).
 fn eps<T: FloatElement>() -> f64 {
-    use crate::dtype::Dtype;
-    match T::DTYPE {
-        Dtype::Float16 => 2f64.powi(-10),
-        Dtype::Bfloat16 => 2f64.powi(-7),
-        Dtype::Float32 => f64::from(f32::EPSILON),
-        _ => f64::EPSILON,
-    }
+    T::DTYPE.eps()
 }
 
 /// `(loc, scale, batch_shape)`.

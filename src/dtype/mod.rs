@@ -57,6 +57,18 @@ impl Dtype {
         }
     }
 
+    /// The machine epsilon of a float dtype, the gap between 1 and the next value (NumPy's
+    /// `finfo(dtype).eps`, PyTorch's `finfo(dtype).eps`); 0 for integers and bool.
+    pub const fn eps(self) -> f64 {
+        match self {
+            Dtype::Float16 => 9.765625e-4,
+            Dtype::Bfloat16 => 0.0078125,
+            Dtype::Float32 => f32::EPSILON as f64,
+            Dtype::Float64 => f64::EPSILON,
+            _ => 0.0,
+        }
+    }
+
     /// `self == other` in `const` contexts (`PartialEq` is not const). Generic code tests
     /// dtypes inside `const { }` blocks so that the compiler drops the untaken branch, with
     /// every generic function it calls, from each instantiation.

@@ -21,7 +21,7 @@
 //! ```
 
 use crate::backend::Backend;
-use crate::dtype::{Dtype, Element, FloatOf, NumElement};
+use crate::dtype::{Element, FloatOf, NumElement};
 use crate::error::{Error, OrPanic, Result};
 use crate::tensor::Tensor;
 
@@ -37,16 +37,6 @@ pub enum MatrixNorm {
     /// `1`/`-1`: the largest/smallest column sum of magnitudes; `inf`/`-inf`: the
     /// largest/smallest row sum; `2`/`-2`: the largest/smallest singular value.
     Ord(f64),
-}
-
-/// The machine epsilon of a float dtype (NumPy `finfo(dtype).eps`).
-fn epsilon(dtype: Dtype) -> f64 {
-    match dtype {
-        Dtype::Float16 => 9.765625e-4,
-        Dtype::Bfloat16 => 0.0078125,
-        Dtype::Float32 => f32::EPSILON as f64,
-        _ => f64::EPSILON,
-    }
 }
 
 /// `(m, n)` of the last two dimensions, or the `Err` naming `op`.
@@ -198,7 +188,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             Some(t) => Tensor::scalar_on(t, self.device_handle())?,
             None => s
                 .narrow(-1, 0, 1)?
-                .try_mul_scalar(m.max(n) as f64 * epsilon(<FloatOf<T> as Element>::DTYPE))?,
+                .try_mul_scalar(m.max(n) as f64 * <FloatOf<T> as Element>::DTYPE.eps())?,
         };
         s.try_gt(&bound)?.try_sum(&[-1], false)
     }

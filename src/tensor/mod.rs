@@ -7,6 +7,7 @@ mod display;
 mod element;
 mod iter;
 mod literal;
+mod memory;
 mod slice;
 mod view;
 mod view_layout;

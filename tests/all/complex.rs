@@ -1,6 +1,6 @@
 //! `ComplexTensor`'s division, `exp`/`log`/`sqrt`, reductions, matrix products, `solve` and
-//! `inverse` on every device against NumPy 2.4 (the constants below), with gradients through
-//! the pairs.
+//! `inverse`, `sort_complex`, `isreal`/`iscomplex`/`real_if_close` on every device against
+//! NumPy 2.4 (the constants below), with gradients through the pairs.
 
 use crate::common::{assert_close, host_f64s};
 use typed_tensor::complex::ComplexTensor;
@@ -504,3 +504,55 @@ const INV: &[f64] = &[
     0.03699581980302385,
     0.09559148825719412,
 ];
+
+#[test]
+fn sort_complex_and_real_tests_match_numpy() {
+    on_every_device!("sort_complex", |dev| {
+        let n = f64::NAN;
+        let t = |v: &[f64]| Tensor::<f64, _>::from_vec_on(v.to_vec(), [2, 6], &dev).unwrap();
+        let re = t(&[1.0, n, 1.0, -3.0, 1.0, -3.0, 0.0, 2.0, 2.0, n, -1.0, 0.0]);
+        let im = t(&[2.0, 0.0, -1.0, n, n, 5.0, 0.0, 2.0, 1.0, n, 0.0, -1.0]);
+        let z = ComplexTensor::new(&re, &im).unwrap();
+        let s = z.try_sort_complex().unwrap();
+        // np.sort_complex: R + Ri, then R + NaN·i, NaN + Ri, NaN + NaN·i.
+        let want_re = [-3.0, 1.0, 1.0, -3.0, 1.0, n, -1.0, 0.0, 0.0, 2.0, 2.0, n];
+        let want_im = [5.0, -1.0, 2.0, n, n, 0.0, 0.0, -1.0, 0.0, 1.0, 2.0, n];
+        assert_close(&host_f64s(&s.real()), &want_re, 0.0);
+        assert_close(&host_f64s(&s.imag()), &want_im, 0.0);
+        assert_eq!(
+            host_f64s(&z.isreal().unwrap().try_cast::<f64>().unwrap()),
+            [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        );
+        assert_eq!(
+            host_f64s(&z.iscomplex().unwrap().try_cast::<f64>().unwrap())[..4],
+            [1.0, 0.0, 1.0, 1.0]
+        );
+        // np.real_if_close: within 100 epsilons by default, else unchanged.
+        let close = ComplexTensor::new(&t(&[1.0; 12]), &t(&[1e-15; 12])).unwrap();
+        assert_eq!(
+            host_f64s(&close.try_real_if_close(100.0).unwrap().unwrap()),
+            vec![1.0; 12]
+        );
+        assert!(close.try_real_if_close(1.0).unwrap().is_some()); // 1e-15 < 1, absolute
+        let far = ComplexTensor::new(&t(&[1.0; 12]), &t(&[1e-10; 12])).unwrap();
+        assert!(far.try_real_if_close(100.0).unwrap().is_none());
+        assert!(far.try_real_if_close(-1.0).is_err());
+        // Sorting is a gather: gradients reach both parts, once each.
+        let leaf = re.with_requires_grad(true).unwrap();
+        let w = Tensor::<f64, _>::arange_on(0.0, 12.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([2, 6])
+            .unwrap();
+        let zz = ComplexTensor::new(&leaf, &im.nan_to_num(0.0, None, None)).unwrap();
+        zz.try_sort_complex()
+            .unwrap()
+            .real()
+            .mul(&w)
+            .sum(&[], false)
+            .backward();
+        let g = host_f64s(&leaf.grad_tensor().unwrap());
+        let mut sorted = g.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert_eq!(sorted, (0..12).map(f64::from).collect::<Vec<_>>());
+    });
+}

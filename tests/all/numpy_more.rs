@@ -1174,3 +1174,31 @@ fn block_and_indices_from_match_numpy() {
         assert!(cube.try_tril_indices_from(0).is_err());
     });
 }
+
+#[test]
+fn memory_overlap_matches_numpy() {
+    // np.shares_memory / np.may_share_memory on views of one (4, 6) array.
+    let x = Tensor::<f64>::zeros([4, 6]).unwrap();
+    let even = x.slice(&s![.., 0..;2]).unwrap();
+    let odd = x.slice(&s![.., 1..;2]).unwrap();
+    assert_eq!(
+        (even.shares_memory(&odd), even.may_share_memory(&odd)),
+        (false, true)
+    );
+    let (row1, col3, row2) = (
+        x.select(0, 1).unwrap(),
+        x.select(1, 3).unwrap(),
+        x.select(0, 2).unwrap(),
+    );
+    assert!(row1.shares_memory(&col3));
+    assert_eq!(
+        (row1.shares_memory(&row2), row1.may_share_memory(&row2)),
+        (false, false)
+    );
+    let flipped = x.flip(&[0]).unwrap().select(1, 2).unwrap();
+    assert!(flipped.shares_memory(&x.select(0, 3).unwrap()));
+    assert!(!x.narrow(0, 0, 0).unwrap().shares_memory(&x));
+    assert!(!x.shares_memory(&x.try_deep_copy().unwrap()));
+    let b = x.unsqueeze(0).unwrap().expand([3, 4, 6]).unwrap(); // stride 0
+    assert!(b.shares_memory(&x.narrow(1, 5, 1).unwrap()));
+}

@@ -1314,7 +1314,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             16 => {
                                 // Hostile pivots: any values in about ±(n + 1), n capped.
                                 let n = x.dims().last().copied().unwrap_or(0).min(64);
-                                let p: Vec<i32> = (0..n).map(|k| ((u + k * 7) % (2 * n + 3)) as i32 - n as i32 - 1).collect();
+                                let p: Vec<i32> = (0..n).map(|k| (u.wrapping_add(k * 7) % (2 * n + 3)) as i32 - n as i32 - 1).collect();
                                 Tensor::try_ldl_solve(&x, &Tensor::<i32>::from_vec(p, [n])?, &y)?
                             }
                             11 => {
