@@ -90,9 +90,11 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let (batch, m, n) = matrices(self, OP, false)?;
         let k = m.min(n);
         let mut a: Vec<f64> = D::to_host(self)?.try_cast::<f64>()?.try_to_vec()?;
-        let count = a.len().checked_div(m * n).unwrap_or(0);
+        // `m·n` may overflow only for an empty batch, where there is nothing to factor.
+        let mn = m.saturating_mul(n);
+        let count = a.len().checked_div(mn).unwrap_or(0);
         let mut tau = crate::alloc::try_vec(OP, count * k, 0.0)?;
-        for (mat, t) in a.chunks_mut((m * n).max(1)).zip(tau.chunks_mut(k.max(1))) {
+        for (mat, t) in a.chunks_mut(mn.max(1)).zip(tau.chunks_mut(k.max(1))) {
             geqr2(mat, m, n, t);
         }
         let mut tau_dims = batch;
@@ -155,10 +157,11 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let (mut batch, n, _) = matrices(self, op, true)?;
         let mut a: Vec<f64> = D::to_host(self)?.try_cast::<f64>()?.try_to_vec()?;
         // Empty matrices (there may be 2^40 of them) have no pivots and report no info here.
-        let count = a.len().checked_div(n * n).unwrap_or(0);
+        let nn = n.saturating_mul(n);
+        let count = a.len().checked_div(nn).unwrap_or(0);
         let mut pivots = crate::alloc::try_vec(op, count * n, 0i32)?;
         let mut info = crate::alloc::try_vec(op, count, 0i32)?;
-        for ((mat, piv), inf) in (a.chunks_mut((n * n).max(1)))
+        for ((mat, piv), inf) in (a.chunks_mut(nn.max(1)))
             .zip(pivots.chunks_mut(n.max(1)))
             .zip(info.iter_mut())
         {
@@ -222,6 +225,10 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         crate::ops::device_ops::same_device(OP, self, tau)?;
         crate::ops::device_ops::same_device(OP, self, other)?;
         let (rows, k) = (self.dims()[d - 2], tau.dims()[d - 2]);
+        if k == 0 || other.numel() == 0 {
+            // `Q = I`, or nothing to multiply (however large the empty stack's matrices).
+            return other.try_deep_copy();
+        }
         let dev = self.device_handle();
         let cells = rows.checked_mul(k).ok_or_else(|| Error::ShapeOverflow {
             op: OP,

@@ -48,7 +48,13 @@ fn geqrf_and_ormqr_match_pytorch() {
             (host_f64s(&z), host_f64s(&zt)),
             (vec![0.0, 1.0, 0.0, 0.0], vec![0.0, 0.0])
         );
-        for dims in [&[0usize, 3][..], &[3, 0], &[2, 0, 0]] {
+        // Empty stacks, one whose matrices' element count overflows (a fuzzer find).
+        for dims in [
+            &[0usize, 3][..],
+            &[3, 0],
+            &[2, 0, 0],
+            &[0, 1 << 33, 1 << 33],
+        ] {
             let (e, et) = Tensor::<f64, _>::zeros_on(dims, &dev).unwrap().geqrf();
             assert_eq!(e.dims(), dims);
             assert_eq!(et.numel(), 0);
@@ -213,6 +219,23 @@ fn ldl_factor_and_solve_match_pytorch() {
             (&[3, 0, 0][..], &[3, 0][..], &[3][..])
         );
         assert!(t(&[0.0; 6], &[2, 3]).try_ldl_factor().is_err());
+        let huge = Tensor::<f64, _>::zeros_on([0, 1 << 33, 1 << 33], &dev).unwrap();
+        let (e, ep) = huge.ldl_factor();
+        assert_eq!(
+            (e.dims(), ep.dims()),
+            (&[0, 1 << 33, 1 << 33][..], &[0, 1 << 33][..])
+        );
+        let (e, _) = huge.geqrf();
+        assert_eq!(
+            e.ormqr(
+                &Tensor::zeros_on([0, 1 << 33], &dev).unwrap(),
+                &huge,
+                true,
+                false
+            )
+            .dims(),
+            huge.dims()
+        );
         // Hostile pivots are refused before any row is read.
         let (ld, _) = s1.ldl_factor();
         let eye3 = Tensor::<f64, _>::eye_on(3, &dev).unwrap();
