@@ -1,11 +1,12 @@
-//! Whether two tensors' elements overlap in memory (NumPy `may_share_memory` and
-//! `shares_memory`): the questions to ask before writing into one while reading the other.
+//! Memory geometry: whether two tensors' elements overlap (NumPy `may_share_memory` and
+//! `shares_memory`, the questions to ask before writing into one while reading the other),
+//! and PyTorch's `as_strided`, a view with any sizes, strides and offset inside the tensor.
 
 use super::Tensor;
 use crate::backend::Backend;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
-use crate::shape::Layout;
+use crate::shape::{Layout, Shape};
 
 /// The most elements (both tensors together) the exact test enumerates.
 const MAX_WORK: usize = 1 << 27;
@@ -28,9 +29,9 @@ fn extent(l: &Layout) -> Option<(isize, isize)> {
 }
 
 /// Every element offset of a non-empty layout, in row-major order of its indices.
-fn offsets(l: &Layout) -> Vec<isize> {
+fn offsets(l: &Layout) -> Result<Vec<isize>> {
     let dims = l.shape.dims();
-    let mut out = Vec::with_capacity(l.shape.numel());
+    let mut out = crate::alloc::with_capacity("offsets", l.shape.numel())?;
     let mut index = vec![0usize; dims.len()];
     let mut at = l.offset as isize;
     loop {
@@ -39,7 +40,7 @@ fn offsets(l: &Layout) -> Vec<isize> {
         let mut axis = dims.len();
         loop {
             if axis == 0 {
-                return out;
+                return Ok(out);
             }
             axis -= 1;
             index[axis] += 1;
@@ -106,9 +107,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         } else {
             (other, self)
         };
-        let mut seen = offsets(&small.layout);
+        let mut seen = offsets(&small.layout)?;
         seen.sort_unstable();
-        Ok(offsets(&large.layout)
+        Ok(offsets(&large.layout)?
             .iter()
             .any(|o| seen.binary_search(o).is_ok()))
     }
@@ -121,5 +122,101 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     pub fn shares_memory(&self, other: &Self) -> bool {
         use crate::error::OrPanic;
         self.try_shares_memory(other).or_panic()
+    }
+}
+
+/// Whether no two indices of `dims`/`strides` reach one offset, stride-0 axes aside (those
+/// are broadcast, as `expand`'s), by the sufficient test on the strides sorted by size: each
+/// at least one past the reach of the smaller ones.
+fn surely_disjoint(dims: &[usize], strides: &[isize]) -> bool {
+    if dims.contains(&0) {
+        return true;
+    }
+    let mut axes: Vec<(usize, usize)> = (dims.iter().zip(strides))
+        .filter(|&(&d, &s)| d > 1 && s != 0)
+        .map(|(&d, &s)| (d, s.unsigned_abs()))
+        .collect();
+    axes.sort_by_key(|&(_, s)| s);
+    let mut reach = 0usize;
+    for (d, s) in axes {
+        if s <= reach {
+            return false;
+        }
+        // `s·(d - 1)` lies within the (already checked) view's span: no overflow.
+        reach += s * (d - 1);
+    }
+    true
+}
+
+impl<T: Element, D: Backend> Tensor<T, D> {
+    /// A view with sizes `size`, strides `stride` (in elements; negative ones walk backwards,
+    /// which PyTorch refuses) and its first element at `storage_offset` in the storage
+    /// (`None`: this tensor's offset) (PyTorch `as_strided`). Every element it reaches must lie
+    /// within the elements this tensor spans. A stride 0 broadcasts, as `expand` (a view that
+    /// in-place ops refuse to write); any other layout whose elements may overlap (sliding
+    /// windows such as sizes `(3, 2)` with strides `(1, 1)`) is returned as a **copy**, since
+    /// writing through it would race: reads are the same, writes do not reach `self`.
+    /// Differentiable: a view's gradient goes to the elements it shows; a copy's is summed
+    /// over the places each element was read.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let x = Tensor::<f32>::arange(0.0, 6.0, 1.0)?;
+    /// let t = x.as_strided(&[3, 2], &[1, 3], None)?; // x.reshape(2, 3).t(), a view
+    /// assert_eq!(t.to_vec(), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    /// assert!(t.shares_memory(&x));
+    /// let w = x.as_strided(&[4, 3], &[1, 1], Some(0))?; // overlapping windows: a copy
+    /// assert_eq!(w.to_vec()[3..6], [1.0, 2.0, 3.0]);
+    /// assert!(x.as_strided(&[7], &[1], None).is_err()); // past the end
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// Returns a `Result`, as every view method.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `size` and `stride` differ in length; `Layout` when the view
+    /// reaches outside the elements this tensor spans; `ShapeOverflow` when it holds more than
+    /// `isize::MAX` bytes.
+    pub fn as_strided(
+        &self,
+        size: &[usize],
+        stride: &[isize],
+        storage_offset: Option<usize>,
+    ) -> Result<Self> {
+        const OP: &str = "as_strided";
+        if size.len() != stride.len() {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "needs one stride per size, got sizes {size:?} and strides {stride:?}"
+                ),
+            });
+        }
+        let layout = Layout {
+            shape: Shape::new(size.to_vec()),
+            strides: stride.iter().copied().collect(),
+            offset: storage_offset.unwrap_or(self.layout.offset),
+        };
+        // Checked first (inside this tensor's span, no overflow), then a view or a copy.
+        let view = self.detach().with_layout(OP, layout.clone())?;
+        if surely_disjoint(size, stride) {
+            return self.with_layout(OP, layout);
+        }
+        // Overlapping: the view's offsets gathered from the span, a copy.
+        let (lo, hi) = self.layout.span();
+        let span = self.with_layout(
+            OP,
+            Layout {
+                shape: Shape::new(vec![hi - lo]),
+                strides: [1].into_iter().collect(),
+                offset: lo,
+            },
+        )?;
+        let at: Vec<i64> = offsets(&view.layout)?
+            .into_iter()
+            .map(|o| (o - lo as isize) as i64)
+            .collect();
+        let at = Tensor::from_vec_on(at, [view.numel()], self.device_handle())?;
+        span.try_index_select(0, &at)?.try_reshape(size)
     }
 }

@@ -564,3 +564,103 @@ fn like_constructors_and_older_names() {
         assert_close(&chain, &direct, 1e-12);
     });
 }
+
+#[test]
+fn as_strided_matches_pytorch() {
+    on_every_device!("as_strided", |dev| {
+        // (size, stride, offset, values, x's gradient for the loss Σ y·(1, 2, ...)), PyTorch 2.15.
+        type Case<'a> = (
+            &'a [usize],
+            &'a [isize],
+            Option<usize>,
+            &'a [f64],
+            &'a [f64],
+        );
+        let cases: [Case; 4] = [
+            (
+                &[3, 2],
+                &[1, 3],
+                None,
+                &[0.0, 3.0, 1.0, 4.0, 2.0, 5.0],
+                &[1.0, 3.0, 5.0, 2.0, 4.0, 6.0],
+            ),
+            (
+                &[4, 3],
+                &[1, 1],
+                None,
+                &[0.0, 1.0, 2.0, 1.0, 2.0, 3.0, 2.0, 3.0, 4.0, 3.0, 4.0, 5.0],
+                &[1.0, 6.0, 15.0, 24.0, 20.0, 12.0],
+            ),
+            (
+                &[2, 2],
+                &[2, 1],
+                Some(1),
+                &[1.0, 2.0, 3.0, 4.0],
+                &[0.0, 1.0, 2.0, 3.0, 4.0, 0.0],
+            ),
+            (
+                &[3, 2],
+                &[0, 1],
+                Some(2),
+                &[2.0, 3.0, 2.0, 3.0, 2.0, 3.0],
+                &[0.0, 0.0, 9.0, 12.0, 0.0, 0.0],
+            ),
+        ];
+        for (size, stride, offset, values, grad) in cases {
+            let x = Tensor::<f64, _>::arange_on(0.0, 6.0, 1.0, &dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap();
+            let y = x.as_strided(size, stride, offset).unwrap();
+            assert_eq!(host_f64s(&y), values, "{size:?} {stride:?}");
+            let n = y.numel() as f64;
+            let w = Tensor::<f64, _>::arange_on(1.0, n + 1.0, 1.0, &dev)
+                .unwrap()
+                .try_reshape(size)
+                .unwrap();
+            y.mul(&w).sum(&[], false).backward();
+            assert_eq!(
+                host_f64s(&x.grad_tensor().unwrap()),
+                grad,
+                "{size:?} {stride:?}"
+            );
+        }
+        // Relative to the storage: a view's default offset is its own.
+        let x = Tensor::<f64, _>::arange_on(0.0, 6.0, 1.0, &dev).unwrap();
+        let b = x.narrow(0, 1, 4).unwrap();
+        assert_eq!(
+            host_f64s(&b.as_strided(&[2], &[2], None).unwrap()),
+            [1.0, 3.0]
+        );
+        // Outside the tensor's elements, mismatched lengths, overflowing sizes: `Err`.
+        assert!(b.as_strided(&[5], &[1], None).is_err());
+        assert!(b.as_strided(&[2], &[1], Some(0)).is_err());
+        assert!(x.as_strided(&[2, 2], &[1], None).is_err());
+        assert!(
+            x.as_strided(&[usize::MAX, 2], &[1, isize::MAX], None)
+                .is_err()
+        );
+        assert!(x.as_strided(&[2], &[-1], Some(0)).is_err());
+        // Negative strides walk backwards; empty views are fine anywhere.
+        assert_eq!(
+            host_f64s(&x.as_strided(&[3], &[-2], Some(5)).unwrap()),
+            [5.0, 3.0, 1.0]
+        );
+        assert_eq!(
+            x.as_strided(&[0, 9], &[100, 100], None).unwrap().dims(),
+            [0, 9]
+        );
+        // A disjoint layout is a view (writes reach x); an overlapping one a copy.
+        let y = x.try_deep_copy().unwrap();
+        let mut v = y.as_strided(&[2, 3], &[1, 2], None).unwrap();
+        assert!(v.shares_memory(&y));
+        v.fill_(7.0).unwrap();
+        assert_eq!(host_f64s(&y), [7.0; 6]);
+        let w = y.as_strided(&[4, 3], &[1, 1], None).unwrap();
+        assert!(!w.may_share_memory(&y));
+        // A stride 0 is a broadcast view, which in-place ops refuse.
+        let mut e = y.as_strided(&[4, 6], &[0, 1], None).unwrap();
+        assert!(e.shares_memory(&y));
+        assert!(e.fill_(1.0).is_err());
+    });
+}

@@ -825,6 +825,14 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let cm = [ConvMode::Full, ConvMode::Same, ConvMode::Valid][u % 3];
                     let ax = e3 as i64;
                     Ok(match pick {
+                        0 if u % 3 == 0 => {
+                            // as_strided with hostile sizes, strides and offsets; overlap queries; text.
+                            let (size, stride) = ([u % 5, g_u(u) % 4], [e1 as isize, e3 as isize]);
+                            let a = x.as_strided(&size, &stride, if flag { Some(g_u(u)) } else { None })?;
+                            let text = format!("{e1} {e2}\n{e3} {}\n", if flag { "x" } else { "1" });
+                            let t: Tensor<f64> = typed_tensor::io::load_txt_from_str(&text, &typed_tensor::io::LoadTxt { ndmin: u % 4, ..Default::default() })?;
+                            vec![a.try_add_scalar(f64::from(u8::from(a.try_shares_memory(&x)?)))?.into(), t.into()]
+                        }
                         0 => vec![x.try_unfold(ax, u, g_u(u) + usize::from(flag))?.into()],
                         1 => vec![x.try_convolve(&y, cm)?.into(), xi.try_correlate(&yi, cm)?.into()],
                         2 => vec![x.try_round_decimals(e1 as i32)?.into(), x.try_cbrt()?.into(), xi.try_ptp(&[ax], flag)?.into()],
