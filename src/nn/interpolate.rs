@@ -89,7 +89,7 @@ pub fn interpolate<T: FloatElement, D: Backend>(
     size: (usize, usize),
     mode: Interpolation,
 ) -> Result<Tensor<T, D>> {
-    resize(x, &[size.0, size.1], mode)
+    resize(x, &[size.0, size.1], None, mode)
 }
 
 /// [`interpolate`] for an `(N, C, L)` input: `Nearest`, `NearestExact`, `Linear` or `Area`.
@@ -101,7 +101,7 @@ pub fn interpolate1d<T: FloatElement, D: Backend>(
     size: usize,
     mode: Interpolation,
 ) -> Result<Tensor<T, D>> {
-    resize(x, &[size], mode)
+    resize(x, &[size], None, mode)
 }
 
 /// [`interpolate`] for an `(N, C, D, H, W)` input: `Nearest`, `NearestExact`, `Trilinear`
@@ -114,7 +114,7 @@ pub fn interpolate3d<T: FloatElement, D: Backend>(
     size: (usize, usize, usize),
     mode: Interpolation,
 ) -> Result<Tensor<T, D>> {
-    resize(x, &[size.0, size.1, size.2], mode)
+    resize(x, &[size.0, size.1, size.2], None, mode)
 }
 
 /// The mean over each of `size` adaptive windows of the three spatial axes of an
@@ -129,10 +129,92 @@ pub fn adaptive_avg_pool3d<T: FloatElement, D: Backend>(
     interpolate3d(x, size, Interpolation::Area).map_err(|e| e.invalid_named("adaptive_avg_pool3d"))
 }
 
-/// `x`'s spatial axes (all after the first two) resized to `sizes`.
+/// Resizes the spatial axes (all after the first two) of an `(N, C, L)`, `(N, C, H, W)` or
+/// `(N, C, D, H, W)` input by `scales`, one per spatial axis (PyTorch `interpolate` with
+/// `scale_factor`, `recompute_scale_factor=None`): each output size is `floor(in · scale)`,
+/// and, as in PyTorch, the source coordinates use `1 / scale` itself rather than `in / out`
+/// (the two differ when `in · scale` is not an integer; `align_corners` and `Area` use the
+/// sizes). Differentiable.
+///
+/// ```
+/// use typed_tensor::nn::{Interpolation, interpolate_scale};
+/// use typed_tensor::prelude::*;
+/// let x = Tensor::<f32>::arange(0.0, 3.0, 1.0)?.try_reshape([1, 1, 3])?;
+/// let y = interpolate_scale(&x, &[1.2], Interpolation::Nearest)?; // 3 · 1.2 → 3 samples
+/// assert_eq!(y.to_vec(), vec![0.0, 0.0, 1.0]); // floor(i / 1.2), not the identity
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`interpolate`]; `InvalidArgument` for a scale that is not finite and positive, or one
+/// per spatial axis, or an output size of 0 or over `usize::MAX`.
+pub fn interpolate_scale<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    scales: &[f64],
+    mode: Interpolation,
+) -> Result<Tensor<T, D>> {
+    let spatial = x.dims().get(2..).unwrap_or(&[]);
+    let bad = scales.iter().any(|s| !s.is_finite() || *s <= 0.0);
+    let sizes: Option<Vec<usize>> = (!bad && spatial.len() == scales.len()).then(|| {
+        let out = spatial
+            .iter()
+            .zip(scales)
+            .map(|(&n, &s)| (n as f64 * s).floor());
+        out.map(|o| {
+            if o < usize::MAX as f64 {
+                o as usize
+            } else {
+                usize::MAX
+            }
+        })
+        .collect()
+    });
+    match sizes {
+        Some(sizes) if !sizes.contains(&usize::MAX) => resize(x, &sizes, Some(scales), mode),
+        _ => Err(Error::InvalidArgument {
+            op: "interpolate",
+            msg: format!(
+                "needs one finite, positive scale per spatial axis of {} (axes after the first two) with a representable output size, got {scales:?}",
+                x.shape()
+            ),
+        }),
+    }
+}
+
+/// Nearest-neighbour upsampling of the two spatial axes by `scale` (PyTorch's deprecated
+/// `upsample_nearest` with `scale_factor`): [`interpolate_scale`] in `Nearest` mode.
+///
+/// # Errors
+/// As [`interpolate_scale`].
+pub fn upsample_nearest<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    scale: f64,
+) -> Result<Tensor<T, D>> {
+    interpolate_scale(x, &[scale, scale], Interpolation::Nearest)
+        .map_err(|e| e.invalid_named("upsample_nearest"))
+}
+
+/// Bilinear upsampling of the two spatial axes by `scale` with the corners aligned (PyTorch's
+/// deprecated `upsample_bilinear`, which passes `align_corners=True`).
+///
+/// # Errors
+/// As [`interpolate_scale`].
+pub fn upsample_bilinear<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    scale: f64,
+) -> Result<Tensor<T, D>> {
+    let mode = Interpolation::Bilinear {
+        align_corners: true,
+    };
+    interpolate_scale(x, &[scale, scale], mode).map_err(|e| e.invalid_named("upsample_bilinear"))
+}
+
+/// `x`'s spatial axes (all after the first two) resized to `sizes`, with PyTorch's
+/// `scale_factor`s when given (the source coordinates then use `1 / scale`).
 fn resize<T: FloatElement, D: Backend>(
     x: &Tensor<T, D>,
     sizes: &[usize],
+    scales: Option<&[f64]>,
     mode: Interpolation,
 ) -> Result<Tensor<T, D>> {
     let op = "interpolate";
@@ -165,14 +247,23 @@ fn resize<T: FloatElement, D: Backend>(
     }
     let mut y = x.clone();
     for (i, &out) in sizes.iter().enumerate() {
-        y = resize_axis(op, &y, i + 2, spatial[i], out, mode)?;
+        let scale = scales.map(|s| s[i]);
+        y = resize_axis(op, &y, (i + 2, k), spatial[i], out, scale, mode)?;
     }
     Ok(y)
 }
 
 /// PyTorch's source coordinate of output index `i` (`area_pixel_compute_source_index`):
-/// the linear modes clamp it at 0, the cubic one does not.
-fn source(i: usize, len: usize, out: usize, align_corners: bool, cubic: bool) -> f64 {
+/// the linear modes clamp it at 0, the cubic one does not; a `scale_factor` replaces
+/// `out / len` unless the corners are aligned.
+fn source(
+    i: usize,
+    len: usize,
+    out: usize,
+    align_corners: bool,
+    cubic: bool,
+    scale: Option<f64>,
+) -> f64 {
     if align_corners {
         return if out > 1 {
             i as f64 * (len - 1) as f64 / (out - 1) as f64
@@ -180,7 +271,8 @@ fn source(i: usize, len: usize, out: usize, align_corners: bool, cubic: bool) ->
             0.0
         };
     }
-    let src = (i as f64 + 0.5) * len as f64 / out as f64 - 0.5;
+    let ratio = scale.map_or(len as f64 / out as f64, |s| 1.0 / s);
+    let src = (i as f64 + 0.5) * ratio - 0.5;
     if cubic { src } else { src.max(0.0) }
 }
 
@@ -210,25 +302,43 @@ fn blend<T: FloatElement, D: Backend>(
     Ok(total.expect("at least one tap"))
 }
 
-/// `x` resized along `axis` from `len` to `out`.
+/// `x` resized along `axis` (one of `k` spatial axes) from `len` to `out`.
 fn resize_axis<T: FloatElement, D: Backend>(
     op: &'static str,
     x: &Tensor<T, D>,
-    axis: usize,
+    (axis, k): (usize, usize),
     len: usize,
     out: usize,
+    scale: Option<f64>,
     mode: Interpolation,
 ) -> Result<Tensor<T, D>> {
-    if out == len {
+    // PyTorch's kernels keep an axis whose size does not change whatever its scale in the
+    // linear modes and in 2-d nearest (`nearest_idx`), which also halves the index at exactly
+    // twice the size; the other modes follow the scale.
+    let linear = matches!(
+        mode,
+        Interpolation::Linear { .. }
+            | Interpolation::Bilinear { .. }
+            | Interpolation::Trilinear { .. }
+    );
+    let nearest_2d = mode == Interpolation::Nearest && k == 2;
+    if out == len && (scale.is_none_or(|s| s == 1.0) || linear || nearest_2d) {
         return Ok(x.clone());
     }
     let dev = x.device_handle();
     let a = axis as i64;
     let nearest = |exact: bool| -> Result<Tensor<T, D>> {
-        let scale = len as f32 / out as f32;
+        let scale = scale.map_or(len as f32 / out as f32, |s| (1.0 / s) as f32);
         let shift = if exact { 0.5 } else { 0.0 };
-        let src =
-            (0..out).map(|i| (((i as f32 + shift) * scale).floor() as usize).min(len - 1) as i64);
+        let halve = nearest_2d && Some(out) == len.checked_mul(2);
+        let src = (0..out).map(|i| {
+            let at = if halve {
+                i >> 1
+            } else {
+                ((i as f32 + shift) * scale).floor() as usize
+            };
+            at.min(len - 1) as i64
+        });
         let index = crate::alloc::collect(op, out, src)?;
         x.try_index_select(a, &Tensor::<i64, D>::from_vec_on(index, [out], dev)?)
     };
@@ -247,7 +357,7 @@ fn resize_axis<T: FloatElement, D: Backend>(
                 crate::alloc::with_capacity(op, out)?,
             );
             for i in 0..out {
-                let src = source(i, len, out, align_corners, false);
+                let src = source(i, len, out, align_corners, false, scale);
                 let i0 = (src as usize).min(len - 1);
                 let t = src - i0 as f64;
                 lo.0.push(i0 as i64);
@@ -269,7 +379,7 @@ fn resize_axis<T: FloatElement, D: Backend>(
                 ));
             }
             for i in 0..out {
-                let src = source(i, len, out, align_corners, true);
+                let src = source(i, len, out, align_corners, true, scale);
                 let x0 = src.floor();
                 let t = src - x0;
                 let w = [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)];

@@ -66,7 +66,8 @@ pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, featu
 pub use embedding::{EmbeddingOptions, embedding, embedding_with};
 pub use fractional::{FractionalSize, fractional_max_pool2d};
 pub use interpolate::{
-    Interpolation, adaptive_avg_pool3d, interpolate, interpolate1d, interpolate3d,
+    Interpolation, adaptive_avg_pool3d, interpolate, interpolate_scale, interpolate1d,
+    interpolate3d, upsample_bilinear, upsample_nearest,
 };
 pub use layers::{
     batch_norm, bilinear, cdist, cosine_similarity, group_norm, instance_norm, layer_norm,

@@ -302,3 +302,273 @@ fn interpolate_gradients_and_refusals() {
         (y.to_vec().iter().map(|&v| v as f64).collect(), y64.to_vec());
     assert_close(&a, &b, 1e-6);
 }
+
+#[test]
+fn interpolate_by_scale_matches_pytorch() {
+    // F.interpolate(x, scale_factor=...) of PyTorch 2.15, x = arange(12).reshape(1, 1, 3, 4).
+    on_every_device!("interpolate_scale", |dev| {
+        let x = Tensor::<f64, _>::arange_on(0.0, 12.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([1, 1, 3, 4])
+            .unwrap();
+        let vals = |t: &Tensor<f64, _>| crate::common::host_f64s(t);
+        let run = |x: &Tensor<f64, _>, s: &[f64], m: Interpolation| {
+            nn::interpolate_scale(x, s, m).unwrap()
+        };
+        let bil = Interpolation::Bilinear {
+            align_corners: false,
+        };
+        let near = run(&x, &[1.7, 1.3], Interpolation::Nearest);
+        assert_eq!(
+            (near.dims(), vals(&near)),
+            (&[1, 1, 5, 5][..], NEAR.to_vec())
+        );
+        assert_eq!(
+            vals(&run(&x, &[1.7, 1.3], Interpolation::NearestExact)),
+            NEAR_EX
+        );
+        let leaf = x.clone().with_requires_grad(true).unwrap();
+        let y = run(&leaf, &[1.7, 1.3], bil);
+        assert_close(&vals(&y), BIL, 1e-13);
+        let w = Tensor::<f64, _>::arange_on(0.0, 25.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([1, 1, 5, 5])
+            .unwrap();
+        y.mul(&w).sum(&[], false).backward();
+        assert_close(&vals(&leaf.grad_tensor().unwrap()), BIL_G, 1e-12);
+        let bic = run(
+            &x,
+            &[2.5, 0.6],
+            Interpolation::Bicubic {
+                align_corners: false,
+            },
+        );
+        assert_eq!(bic.dims(), [1, 1, 7, 2]);
+        assert_close(&vals(&bic), BIC, 1e-12);
+        assert_close(&vals(&nn::upsample_bilinear(&x, 2.0).unwrap()), UPB, 1e-13);
+        assert_eq!(vals(&nn::upsample_nearest(&x, 2.0).unwrap()), UPN);
+        let area = run(&x, &[0.5, 0.75], Interpolation::Area);
+        assert_eq!(
+            (area.dims(), vals(&area)),
+            (&[1, 1, 1, 3][..], AREA.to_vec())
+        );
+        let x3 = Tensor::<f64, _>::arange_on(0.0, 8.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([1, 1, 2, 2, 2])
+            .unwrap();
+        let tri = run(
+            &x3,
+            &[1.5, 2.0, 0.5],
+            Interpolation::Trilinear {
+                align_corners: false,
+            },
+        );
+        assert_eq!(tri.dims(), [1, 1, 3, 4, 1]);
+        assert_close(&vals(&tri), TRI, 1e-13);
+        // PyTorch's kernels: an unchanged axis stays in the linear modes and 2-d nearest (which
+        // also halves indices at exactly twice the size), not in 1-d nearest or bicubic.
+        let line = Tensor::<f64, _>::arange_on(0.0, 3.0, 1.0, &dev).unwrap();
+        let (l1, l2) = (
+            line.try_reshape([1, 1, 3]).unwrap(),
+            line.try_reshape([1, 1, 3, 1]).unwrap(),
+        );
+        assert_eq!(
+            vals(&run(
+                &l1,
+                &[1.2],
+                Interpolation::Linear {
+                    align_corners: false
+                }
+            )),
+            [0.0, 1.0, 2.0]
+        );
+        assert_eq!(
+            vals(&run(&l1, &[1.2], Interpolation::Nearest)),
+            [0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            vals(&run(&l2, &[1.3, 1.0], Interpolation::Nearest)),
+            [0.0, 1.0, 2.0]
+        );
+        assert_eq!(
+            vals(&run(&l2, &[1.3, 1.0], Interpolation::NearestExact)),
+            [0.0, 1.0, 1.0]
+        );
+        assert_eq!(
+            vals(&run(&l2, &[2.1, 1.0], Interpolation::Nearest)),
+            [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+        );
+        assert_eq!(
+            vals(&run(&l1, &[2.1], Interpolation::Nearest)),
+            [0.0, 0.0, 0.0, 1.0, 1.0, 2.0]
+        );
+        let cubic = run(
+            &l2,
+            &[1.3, 1.0],
+            Interpolation::Bicubic {
+                align_corners: false,
+            },
+        );
+        assert_close(
+            &vals(&cubic),
+            &[-0.06772018661811563, 0.5602668411470193, 1.519301888939462],
+            1e-13,
+        );
+        // Refused: a scale per spatial axis, finite and positive, and a non-empty output.
+        for bad in [
+            &[2.0][..],
+            &[2.0, 0.0],
+            &[2.0, f64::NAN],
+            &[f64::INFINITY, 1.0],
+            &[0.1, 1.0],
+            &[2.0, 2.0, 2.0],
+        ] {
+            assert!(
+                nn::interpolate_scale(&x, bad, Interpolation::Nearest).is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(
+            nn::upsample_nearest(&l1, 2.0)
+                .unwrap_err()
+                .to_string()
+                .starts_with("upsample_nearest")
+        );
+    });
+}
+
+const NEAR: &[f64] = &[
+    0.0, 0.0, 1.0, 2.0, 3.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 4.0, 5.0, 6.0, 7.0, 4.0, 4.0, 5.0, 6.0,
+    7.0, 8.0, 8.0, 9.0, 10.0, 11.0,
+];
+const NEAR_EX: &[f64] = &[
+    0.0, 1.0, 1.0, 2.0, 3.0, 0.0, 1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 6.0, 7.0, 8.0, 9.0, 9.0, 10.0,
+    11.0, 8.0, 9.0, 9.0, 10.0, 11.0,
+];
+const BIL: &[f64] = &[
+    0.0,
+    0.6538461538461537,
+    1.423076923076923,
+    2.192307692307692,
+    2.9615384615384612,
+    1.5294117647058825,
+    2.1832579185520364,
+    2.9524886877828056,
+    3.7217194570135748,
+    4.490950226244344,
+    3.882352941176471,
+    4.536199095022624,
+    5.305429864253394,
+    6.074660633484163,
+    6.843891402714932,
+    6.235294117647059,
+    6.889140271493213,
+    7.658371040723981,
+    8.427601809954751,
+    9.196832579185521,
+    8.0,
+    8.653846153846155,
+    9.423076923076923,
+    10.192307692307692,
+    10.961538461538462,
+];
+const BIL_G: &[f64] = &[
+    5.123303167420814,
+    7.140271493212669,
+    9.930995475113125,
+    11.187782805429858,
+    25.1685520361991,
+    25.68665158371041,
+    29.28619909502264,
+    28.976244343891388,
+    38.74660633484164,
+    37.75000000000001,
+    41.359728506787334,
+    39.64366515837102,
+];
+const BIC: &[f64] = &[
+    -0.18174074074074179,
+    1.5589999999999993,
+    0.5602592592592645,
+    2.301000000000007,
+    1.8842592592592582,
+    3.625,
+    3.6882592592592607,
+    5.429000000000002,
+    5.816259259259258,
+    7.557,
+    7.332259259259259,
+    9.073000000000002,
+    8.502259259259262,
+    10.243000000000006,
+];
+const UPB: &[f64] = &[
+    0.0,
+    0.42857142857142855,
+    0.8571428571428571,
+    1.2857142857142856,
+    1.7142857142857142,
+    2.142857142857143,
+    2.571428571428571,
+    3.0,
+    1.6,
+    2.0285714285714285,
+    2.4571428571428573,
+    2.8857142857142857,
+    3.314285714285714,
+    3.742857142857143,
+    4.171428571428572,
+    4.6,
+    3.2,
+    3.6285714285714286,
+    4.057142857142857,
+    4.485714285714286,
+    4.914285714285715,
+    5.342857142857143,
+    5.771428571428571,
+    6.2,
+    4.800000000000001,
+    5.2285714285714295,
+    5.657142857142858,
+    6.085714285714287,
+    6.514285714285715,
+    6.942857142857143,
+    7.371428571428573,
+    7.800000000000001,
+    6.4,
+    6.828571428571429,
+    7.257142857142858,
+    7.685714285714286,
+    8.114285714285714,
+    8.542857142857143,
+    8.971428571428572,
+    9.4,
+    8.0,
+    8.428571428571427,
+    8.857142857142858,
+    9.285714285714285,
+    9.714285714285715,
+    10.142857142857142,
+    10.571428571428571,
+    11.0,
+];
+const UPN: &[f64] = &[
+    0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0, 5.0,
+    5.0, 6.0, 6.0, 7.0, 7.0, 4.0, 4.0, 5.0, 5.0, 6.0, 6.0, 7.0, 7.0, 8.0, 8.0, 9.0, 9.0, 10.0,
+    10.0, 11.0, 11.0, 8.0, 8.0, 9.0, 9.0, 10.0, 10.0, 11.0, 11.0,
+];
+const TRI: &[f64] = &[
+    0.5,
+    1.0,
+    2.0,
+    2.5,
+    2.4999999999999996,
+    2.9999999999999996,
+    3.9999999999999996,
+    4.5,
+    4.5,
+    5.0,
+    6.0,
+    6.5,
+];
+const AREA: &[f64] = &[4.5, 5.5, 6.5];
