@@ -433,4 +433,82 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let to = if a < s { s - 1 } else { s };
         self.moveaxis(&[a], &[to])
     }
+
+    /// Applies `f(a, axis)` for each of `axes` in turn, each time to the previous result
+    /// (NumPy `apply_over_axes`): `f` must keep the dimension count (a reduction with
+    /// `keepdim`) or drop one, which is then put back as size 1 at `axis`. Negative axes count
+    /// from the end of `self`'s dimensions.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let a = Tensor::<f64>::arange(0.0, 24.0, 1.0)?.try_reshape([2, 3, 4])?;
+    /// let s = a.try_apply_over_axes(|t, ax| t.try_sum(&[ax], false), &[0, 2])?;
+    /// assert_eq!((s.dims(), s.to_vec()), (&[1, 3, 1][..], vec![60.0, 92.0, 124.0]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Axis` for an axis outside `self`'s; `InvalidArgument` when `f` returns another
+    /// dimension count (NumPy's "not returning an array of the correct shape"); `f`'s errors.
+    pub fn try_apply_over_axes(
+        &self,
+        mut f: impl FnMut(&Self, i64) -> Result<Self>,
+        axes: &[i64],
+    ) -> Result<Self> {
+        const OP: &str = "apply_over_axes";
+        let mut a = self.clone();
+        for &axis in axes {
+            let ax = self.shape().axis(OP, axis)? as i64;
+            let r = f(&a, ax)?;
+            a = if r.ndim() == a.ndim() {
+                r
+            } else if r.ndim() + 1 == a.ndim() {
+                r.unsqueeze(ax)?
+            } else {
+                return Err(Error::InvalidArgument {
+                    op: OP,
+                    msg: format!(
+                        "the function returned shape {} for axis {axis} of shape {}: it must keep the dimension count or drop that axis",
+                        r.shape(),
+                        a.shape()
+                    ),
+                });
+            };
+        }
+        Ok(a)
+    }
+}
+
+impl<D: Backend> Tensor<i64, D> {
+    /// The row and column indices `(rows, cols)` where `mask_func(ones(n, n), k)` is nonzero
+    /// (NumPy `mask_indices`), in row-major order, on `device`: with `try_triu` the upper
+    /// triangle from diagonal `k`, as `triu_indices`.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let (r, c) = Tensor::try_mask_indices(3, |m, k| m.try_triu(k), 1, &Cpu)?;
+    /// assert_eq!((r.to_vec(), c.to_vec()), (vec![0, 0, 1], vec![1, 2, 2]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `mask_func` does not return an `(n, n)` mask; `mask_func`'s
+    /// errors; `OutOfMemory` for an `n × n` that does not fit.
+    pub fn try_mask_indices(
+        n: usize,
+        mask_func: impl FnOnce(&Self, i64) -> Result<Self>,
+        k: i64,
+        device: &D,
+    ) -> Result<(Self, Self)> {
+        let m = mask_func(&Self::ones_on([n, n], device)?, k)?;
+        if m.dims() != [n, n] {
+            return Err(Error::InvalidArgument {
+                op: "mask_indices",
+                msg: format!("mask_func returned shape {}, not ({n}, {n})", m.shape()),
+            });
+        }
+        let nz = m.try_nonzero()?;
+        let col = |j: i64| nz.select(1, j)?.try_contiguous();
+        Ok((col(0)?, col(1)?))
+    }
 }

@@ -1202,3 +1202,51 @@ fn memory_overlap_matches_numpy() {
     let b = x.unsqueeze(0).unwrap().expand([3, 4, 6]).unwrap(); // stride 0
     assert!(b.shares_memory(&x.narrow(1, 5, 1).unwrap()));
 }
+
+#[test]
+fn apply_over_axes_and_mask_indices_match_numpy() {
+    on_every_device!("apply_over_axes", |dev| {
+        let a = Tensor::<f64, _>::arange_on(0.0, 24.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([2, 3, 4])
+            .unwrap();
+        // np.apply_over_axes(np.sum, a, [0, 2]) and with keepdims functions, negative axes.
+        let s = a
+            .try_apply_over_axes(|t, ax| t.try_sum(&[ax], false), &[0, 2])
+            .unwrap();
+        assert_eq!(
+            (s.dims(), s.to_device(&Cpu).unwrap().to_vec()),
+            (&[1, 3, 1][..], vec![60.0, 92.0, 124.0])
+        );
+        let k = a
+            .try_apply_over_axes(|t, ax| t.try_amax(&[ax], true), &[-1, 0])
+            .unwrap();
+        assert_eq!(
+            (k.dims(), k.to_device(&Cpu).unwrap().to_vec()),
+            (&[1, 3, 1][..], vec![15.0, 19.0, 23.0])
+        );
+        assert_eq!(
+            a.try_apply_over_axes(|t, _| Ok(t.clone()), &[])
+                .unwrap()
+                .dims(),
+            [2, 3, 4]
+        );
+        assert!(
+            a.try_apply_over_axes(|t, _| t.try_sum(&[], false), &[0])
+                .is_err()
+        );
+        assert!(
+            a.try_apply_over_axes(|t, ax| t.try_sum(&[ax], false), &[3])
+                .is_err()
+        );
+        // np.mask_indices(3, np.triu, 1) and (3, np.tril, -1).
+        let host = |t: &Tensor<i64, _>| t.to_device(&Cpu).unwrap().to_vec();
+        let (r, c) = Tensor::try_mask_indices(3, |m, k| m.try_triu(k), 1, &dev).unwrap();
+        assert_eq!((host(&r), host(&c)), (vec![0, 0, 1], vec![1, 2, 2]));
+        let (r, c) = Tensor::try_mask_indices(3, |m, k| m.try_tril(k), -1, &dev).unwrap();
+        assert_eq!((host(&r), host(&c)), (vec![1, 2, 2], vec![0, 0, 1]));
+        let (r, _) = Tensor::try_mask_indices(0, |m, k| m.try_triu(k), 0, &dev).unwrap();
+        assert_eq!(r.numel(), 0);
+        assert!(Tensor::try_mask_indices(3, |m, _| m.try_sum(&[0], false), 0, &dev).is_err());
+    });
+}
