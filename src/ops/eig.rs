@@ -72,7 +72,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// The roots of the polynomial whose coefficients, highest power first, are this 1-d
     /// tensor (NumPy `roots`): leading zeros are dropped, each trailing zero is a root 0
     /// (listed last), and the others are the eigenvalues of the companion matrix. A constant
-    /// (or all-zero) polynomial has no roots: an empty result.
+    /// (or all-zero) polynomial has no roots: an empty result. Differentiable in the
+    /// coefficients (through `eigvals` of the companion matrix; distinct roots, phase-free
+    /// losses).
     ///
     /// # Errors
     /// `InvalidArgument` for input that is not 1-d or has NaN or infinite coefficients; as
@@ -96,6 +98,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         let last = p.iter().rposition(|&v| v != 0.0).map_or(first, |l| l + 1);
         let (p, zeros) = (&p[first..last], p.len() - last.max(first));
         let n = p.len().saturating_sub(1);
+        if n > 0 && crate::autograd::recording(&[self]) {
+            return self.roots_recorded(first, n, zeros);
+        }
         // The companion matrix: first row -p[1..]/p[0], ones below the diagonal.
         let cells = n.checked_mul(n).ok_or_else(|| Error::ShapeOverflow {
             op: OP,
@@ -121,6 +126,26 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             &[],
         );
         ComplexTensor::from_pairs(&w)
+    }
+
+    /// [`Tensor::try_roots`] in the graph: the companion matrix of the `n + 1` coefficients
+    /// from `first` built from differentiable ops, its `eigvals` (differentiable), then the
+    /// `zeros` roots at 0.
+    fn roots_recorded(&self, first: usize, n: usize, zeros: usize) -> Result<Complex<T, D>> {
+        let core = self.try_cast::<FloatOf<T>>()?.narrow(0, first, n + 1)?;
+        let lead = core.narrow(0, 0, 1)?;
+        let row = core
+            .narrow(0, 1, n)?
+            .try_div(&lead)?
+            .try_neg()?
+            .unsqueeze(0)?;
+        let shift =
+            Tensor::<FloatOf<T>, D>::eye_on(n, self.device_handle())?.narrow(0, 0, n - 1)?;
+        let w = Tensor::try_concat(&[&row, &shift], 0)?
+            .try_eigvals()?
+            .into_pairs();
+        let zero = <FloatOf<T> as crate::dtype::Element>::ZERO;
+        ComplexTensor::from_pairs(&w.try_pad(&[(0, zeros), (0, 0)], zero)?)
     }
 
     plain_forms! {

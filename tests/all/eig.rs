@@ -285,3 +285,53 @@ fn roots_match_numpy() {
         );
     });
 }
+
+#[test]
+fn roots_gradients_follow_vieta() {
+    on_every_device!("roots_grad", |dev| {
+        let leaf = |v: &[f64]| {
+            Tensor::<f64, _>::from_vec_on(v.to_vec(), [v.len()], &dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap()
+        };
+        let grad = |p: &Tensor<f64, _>| crate::common::host_f64s(&p.grad_tensor().unwrap());
+        // Σ rᵢ = -p₁/p₀, for real roots (0, 2, 1 with a leading zero and a trailing one) and a
+        // complex pair (x² + 1).
+        for v in [&[0.0, 2.0, -6.0, 4.0, 0.0][..], &[1.0, 0.0, 1.0]] {
+            let p = leaf(v);
+            let r = p.try_roots().unwrap();
+            assert_eq!(r.numel(), v.len() - 1 - usize::from(v[0] == 0.0));
+            r.real().sum(&[], false).backward();
+            let (i, p0, p1) = if v[0] == 0.0 {
+                (1, v[1], v[2])
+            } else {
+                (0, v[0], v[1])
+            };
+            let mut want = vec![0.0; v.len()];
+            want[i] = p1 / (p0 * p0);
+            want[i + 1] = -1.0 / p0;
+            crate::common::assert_close(&grad(&p), &want, 1e-12);
+        }
+        // Σ rᵢ² = (p₁/p₀)² - 2·p₂/p₀ for 2x³ - 3x² - 11x + 6 (roots 3, -2, 1/2).
+        let p = leaf(&[2.0, -3.0, -11.0, 6.0]);
+        let r = p.try_roots().unwrap();
+        let re = r.real();
+        re.mul(&re).sum(&[], false).backward();
+        let (p0, p1, p2) = (2.0, -3.0, -11.0);
+        let want = [
+            -2.0 * p1 * p1 / (p0 * p0 * p0) + 2.0 * p2 / (p0 * p0),
+            2.0 * p1 / (p0 * p0),
+            -2.0 / p0,
+            0.0,
+        ];
+        crate::common::assert_close(&grad(&p), &want, 1e-11);
+        // Outside the graph the roots are the same.
+        let plain = leaf(&[2.0, -3.0, -11.0, 6.0]).detach().try_roots().unwrap();
+        crate::common::assert_close(
+            &crate::common::host_f64s(&plain.real()),
+            &crate::common::host_f64s(&re),
+            1e-12,
+        );
+    });
+}
