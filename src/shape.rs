@@ -53,6 +53,21 @@ impl Clone for Shape {
 }
 
 impl Shape {
+    /// `(m, n)` of the matrices in the last two dimensions, or the `InvalidArgument` naming
+    /// `op`; `square` demands `m == n`.
+    pub(crate) fn matrix_dims(&self, op: &'static str, square: bool) -> Result<(usize, usize)> {
+        match self.dims() {
+            [.., m, n] if !square || m == n => Ok((*m, *n)),
+            _ => Err(Error::InvalidArgument {
+                op,
+                msg: format!(
+                    "needs {} in the last two dimensions (..., m, n), got shape {self}",
+                    if square { "square matrices" } else { "matrices" }
+                ),
+            }),
+        }
+    }
+
     /// A shape from its dimensions.
     pub fn new(dims: Vec<usize>) -> Self {
         // Inline when it fits, so that clones of the shape never allocate.

@@ -55,22 +55,8 @@ fn matrices<T: NumElement, D: Backend>(
     op: &'static str,
     square: bool,
 ) -> Result<(Vec<usize>, usize, usize)> {
-    let d = x.ndim();
-    if d < 2 || (square && x.dims()[d - 1] != x.dims()[d - 2]) {
-        let what = if square {
-            "square matrices"
-        } else {
-            "matrices"
-        };
-        return Err(Error::InvalidArgument {
-            op,
-            msg: format!(
-                "needs {what} in the last two dimensions (..., m, n), got shape {}",
-                x.shape()
-            ),
-        });
-    }
-    Ok((x.dims()[..d - 2].to_vec(), x.dims()[d - 2], x.dims()[d - 1]))
+    let (m, n) = x.shape().matrix_dims(op, square)?;
+    Ok((x.dims()[..x.ndim() - 2].to_vec(), m, n))
 }
 
 impl<T: NumElement, D: Backend> Tensor<T, D> {

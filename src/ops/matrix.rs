@@ -44,13 +44,7 @@ fn matrix_dims<T: Element, D: Backend>(
     op: &'static str,
     a: &Tensor<T, D>,
 ) -> Result<(usize, usize)> {
-    match a.dims() {
-        [.., m, n] => Ok((*m, *n)),
-        _ => Err(Error::InvalidArgument {
-            op,
-            msg: format!("needs a matrix or a stack of them, got shape {}", a.shape()),
-        }),
-    }
+    a.shape().matrix_dims(op, false)
 }
 
 impl<T: NumElement, D: Backend> Tensor<T, D> {

@@ -126,22 +126,7 @@ impl<T: NumElement> Tensor<T, Cpu> {
 impl<T: NumElement> Tensor<T, Cpu> {
     /// `(m, n)` of the matrices in the last two dimensions; `square` demands `m == n`.
     fn matrix_dims(&self, op: &'static str, square: bool) -> Result<(usize, usize)> {
-        let d = self.dims();
-        if d.len() < 2 || (square && d[d.len() - 1] != d[d.len() - 2]) {
-            let what = if square {
-                "square matrices"
-            } else {
-                "matrices"
-            };
-            return Err(Error::InvalidArgument {
-                op,
-                msg: format!(
-                    "needs {what} in the last two dimensions, got shape {}",
-                    self.shape()
-                ),
-            });
-        }
-        Ok((d[d.len() - 2], d[d.len() - 1]))
+        self.shape().matrix_dims(op, square)
     }
 
     /// The matrices of the last two dimensions, converted to f64 (checked as in `matrix_dims`).
