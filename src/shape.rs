@@ -62,7 +62,11 @@ impl Shape {
                 op,
                 msg: format!(
                     "needs {} in the last two dimensions (..., m, n), got shape {self}",
-                    if square { "square matrices" } else { "matrices" }
+                    if square {
+                        "square matrices"
+                    } else {
+                        "matrices"
+                    }
                 ),
             }),
         }

@@ -240,9 +240,79 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         )
     }
 
+    /// The polar decomposition `A = U·H` of each `(m, n)` matrix with `m >= n` (PyTorch
+    /// `linalg.polar`, SciPy `linalg.polar`): `U` `(..., m, n)` with orthonormal columns (the
+    /// nearest such matrix to `A` in the Frobenius norm) and `H` `(..., n, n)` symmetric
+    /// positive-semidefinite, from the SVD `A = W·S·Vᵀ` as `U = W·Vᵀ`, `H = V·S·Vᵀ`.
+    /// Differentiable where `A` has full column rank, repeated singular values included
+    /// (an orthogonal `A`): the gradient is that of `H = (AᵀA)^½`, `U = A·H⁻¹`, with
+    /// [`Tensor::try_matrix_sqrth`]'s rule, as PyTorch's.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let a = tensor![[0.0f64, 2.0], [3.0, 0.0]];
+    /// let (u, h) = a.polar();
+    /// assert_eq!(u.to_vec(), vec![0.0, 1.0, 1.0, 0.0]);
+    /// assert_eq!(h.to_vec(), vec![3.0, 0.0, 0.0, 2.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` for fewer than two dimensions or more columns than rows (PyTorch's
+    /// rule); as [`Tensor::try_svd`].
+    #[allow(clippy::type_complexity)]
+    pub fn try_polar(&self) -> Result<(Float<T, D>, Float<T, D>)> {
+        let (m, n) = self.shape().matrix_dims("polar", false)?;
+        if m < n {
+            return Err(crate::error::Error::InvalidArgument {
+                op: "polar",
+                msg: format!(
+                    "needs at least as many rows as columns, got shape {}",
+                    self.shape()
+                ),
+            });
+        }
+        let a = self.try_cast::<FloatOf<T>>()?;
+        let packed = crate::autograd::custom(
+            "polar",
+            &[&a],
+            |x| {
+                let (w, s, vh) = x[0].try_svd()?;
+                let v = vh.transpose(-1, -2)?;
+                let u = w.try_matmul(&vh)?;
+                let h = v.try_mul(&s.unsqueeze(-2)?)?.try_matmul(&vh)?;
+                Tensor::try_concat(&[&u, &h], -2)
+            },
+            move |g, x, out| {
+                // H = (AᵀA)^½ and U = A·H⁻¹, differentiated through their factors.
+                let (u, (gu, gh)) = (
+                    out.narrow(-2, 0, m)?,
+                    (g.narrow(-2, 0, m)?, g.narrow(-2, m, n)?),
+                );
+                let (_, s, vh) = x[0].try_svd()?;
+                let v = vh.transpose(-1, -2)?;
+                let h_inv = v.try_div(&s.unsqueeze(-2)?)?.try_matmul(&vh)?;
+                let gh = gh.try_sub(&u.transpose(-1, -2)?.try_matmul(&gu)?.try_matmul(&h_inv)?)?;
+                let half = FloatOf::<T>::from_f64(0.5);
+                let sym = gh.try_add(&gh.transpose(-1, -2)?)?.try_mul_scalar(half)?;
+                let sums = s.unsqueeze(-1)?.try_add(&s.unsqueeze(-2)?)?;
+                let gm = v
+                    .try_matmul(&vh.try_matmul(&sym)?.try_matmul(&v)?.try_div(&sums)?)?
+                    .try_matmul(&vh)?;
+                let two = FloatOf::<T>::from_f64(2.0);
+                let ga = gu
+                    .try_matmul(&h_inv)?
+                    .try_add(&x[0].try_matmul(&gm)?.try_mul_scalar(two)?)?;
+                Ok(vec![Some(ga)])
+            },
+        )?;
+        Ok((packed.narrow(-2, 0, m)?, packed.narrow(-2, m, n)?))
+    }
+
     plain_forms! {
         /// [`Tensor::try_matrix_sqrth`], panicking with its error.
         matrix_sqrth, try_matrix_sqrth() -> Float<T, D>;
+        /// [`Tensor::try_polar`], panicking with its error.
+        polar, try_polar() -> (Float<T, D>, Float<T, D>);
         /// [`Tensor::try_cholesky`], panicking with its error.
         cholesky, try_cholesky(upper: bool) -> Float<T, D>;
         /// [`Tensor::try_slogdet`], panicking with its error.

@@ -1,4 +1,4 @@
-//! `geqrf`, `ormqr`, `ldl_factor`/`ldl_factor_ex`/`ldl_solve` and `matrix_sqrth` on every
+//! `geqrf`, `ormqr`, `ldl_factor`/`ldl_factor_ex`/`ldl_solve`, `matrix_sqrth` and `polar` on every
 //! device against PyTorch 2.15 (values, pivots, gradients) and by their identities, with the
 //! refusals. The constants come from `tests/data/torch_grads/make/lapack.py`.
 
@@ -353,6 +353,119 @@ fn matrix_sqrth_gradient_checks() {
     );
 }
 
+#[test]
+fn polar_matches_pytorch() {
+    on_every_device!("polar", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let a = t(
+            &[2.0, 1.0, 0.5, 0.3, 1.5, -0.2, 0.1, 0.4, 1.2, 1.0, -0.5, 0.3],
+            &[4, 3],
+        )
+        .with_requires_grad(true)
+        .unwrap();
+        let (u, h) = a.polar();
+        assert_close(&host_f64s(&u), POLAR_U, 1e-13);
+        assert_close(&host_f64s(&h), POLAR_H, 1e-13);
+        let gu = Tensor::<f64, _>::linspace_on(-1.0, 1.0, 12, &dev)
+            .unwrap()
+            .try_reshape([4, 3])
+            .unwrap();
+        let gh = Tensor::<f64, _>::linspace_on(0.5, -0.7, 9, &dev)
+            .unwrap()
+            .try_reshape([3, 3])
+            .unwrap();
+        u.mul(&gu)
+            .sum(&[], false)
+            .add(&h.mul(&gh).sum(&[], false))
+            .backward();
+        assert_close(&host_f64s(&a.grad_tensor().unwrap()), POLAR_G, 1e-11);
+        // An orthogonal matrix (every singular value 1): PyTorch's gradient 0.5·I, finite.
+        let q = t(&[0.0, 1.0, 1.0, 0.0], &[2, 2])
+            .with_requires_grad(true)
+            .unwrap();
+        let (u, h) = q.polar();
+        u.sum(&[], false)
+            .add(&h.select(0, 0).unwrap().select(0, 1).unwrap())
+            .backward();
+        assert_close(
+            &host_f64s(&q.grad_tensor().unwrap()),
+            &[0.5, 0.0, 0.0, 0.5],
+            1e-13,
+        );
+        // U·H = A, UᵀU = I; batches, empty matrices, the refusals.
+        let (u, h) = a
+            .detach()
+            .unsqueeze(0)
+            .unwrap()
+            .expand([2, 4, 3])
+            .unwrap()
+            .polar();
+        assert_close(
+            &host_f64s(&u.matmul(&h)),
+            &host_f64s(&a.detach().unsqueeze(0).unwrap().expand([2, 4, 3]).unwrap()),
+            1e-13,
+        );
+        assert_eq!(
+            Tensor::<f64, _>::zeros_on([3, 0], &dev)
+                .unwrap()
+                .polar()
+                .1
+                .dims(),
+            [0, 0]
+        );
+        assert!(t(&[1.0; 6], &[2, 3]).try_polar().is_err());
+        assert!(t(&[1.0; 3], &[3]).try_polar().is_err());
+    });
+}
+
+#[test]
+fn polar_gradient_checks() {
+    let a = Tensor::<f64>::from_vec(vec![2.0, 1.0, 0.5, 0.3, 1.5, -0.2, 0.1, 0.4, 1.2], [3, 3])
+        .unwrap();
+    check_grad("polar U", &|x| Ok(x[0].try_polar()?.0), &[a.clone()]);
+    check_grad("polar H", &|x| Ok(x[0].try_polar()?.1), &[a]);
+}
+
+const POLAR_U: &[f64] = &[
+    0.8291946667107221,
+    0.31673945290000977,
+    0.11794689139777123,
+    -0.007607405734461066,
+    0.8273384869971745,
+    -0.22369094888915161,
+    -0.16590044433786022,
+    0.20247190070181492,
+    0.9609610109646135,
+    0.5337184413574144,
+    -0.4173634822741737,
+    0.11227121447878705,
+];
+const POLAR_H: &[f64] = &[
+    2.1732355086247344,
+    0.48456415969518035,
+    0.37715381370404566,
+    0.48456415969518035,
+    1.8474176848135857,
+    0.11065926521049614,
+    0.37715381370404566,
+    0.11065926521049614,
+    1.290546212977889,
+];
+const POLAR_G: &[f64] = &[
+    0.43346261834431504,
+    -0.004610955901515237,
+    -0.9204499397022445,
+    0.15168857397712995,
+    0.11782657255814921,
+    -0.12209372656551001,
+    0.08030071024216844,
+    -0.04034614031648498,
+    -0.7132745152640307,
+    0.2905108324408512,
+    0.4500945455967423,
+    0.5939362740421078,
+];
 const QR_A: &[f64] = &[
     -8.124038404635959,
     -9.601136296387953,

@@ -38,3 +38,8 @@ X = torch.linalg.matrix_sqrth(A); out("SQRTH", X)
 (X * torch.arange(9.0).reshape(3, 3)).sum().backward(); out("SQRTH_G", A.grad)
 out("SQRTH_INDEF", torch.linalg.matrix_sqrth(T([[4.0, 1.0], [1.0, 0.0]])))
 out("SQRTH_UPPER_IGNORED", torch.linalg.matrix_sqrth(T([[4.0, 100.0], [1.0, 9.0]])))
+# linalg.polar of a tall matrix and its gradient for Σ U·gU + Σ H·gH
+A = T([[2.0, 1.0, 0.5], [0.3, 1.5, -0.2], [0.1, 0.4, 1.2], [1.0, -0.5, 0.3]], requires_grad=True)
+U, H = torch.linalg.polar(A); out("POLAR_U", U); out("POLAR_H", H)
+gu = torch.linspace(-1, 1, 12).reshape(4, 3); gh = torch.linspace(0.5, -0.7, 9).reshape(3, 3)
+((U * gu).sum() + (H * gh).sum()).backward(); out("POLAR_G", A.grad)
