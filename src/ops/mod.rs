@@ -59,6 +59,7 @@ pub mod scan;
 pub mod scatter;
 pub mod scatter_reduce;
 pub mod search;
+pub mod segment;
 pub mod sets;
 pub mod signal;
 mod special;

@@ -61,6 +61,7 @@ mod props;
 mod reduce;
 mod rows;
 mod sampling;
+mod segment;
 mod special;
 mod torch_extras;
 mod torch_grad_ops;

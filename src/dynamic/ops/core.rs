@@ -327,6 +327,44 @@ impl DynTensor {
             Ok(t.try_scatter_reduce(axis, i, s, reduce, include_self)?.into())
         }, bool: Err(not_numeric("scatter_reduce")))
     }
+    /// Each segment of consecutive elements along `axis` reduced by `reduce` (see
+    /// [`crate::Tensor::segment_reduce`]), its segments given by `lengths` or, when there are
+    /// none, by `offsets`, of any integer dtype (PyTorch's keywords); `initial` in `f64`.
+    /// Float tensors only, as PyTorch's.
+    pub fn segment_reduce(
+        &self,
+        reduce: crate::ops::segment::SegmentReduce,
+        lengths: Option<&DynTensor>,
+        offsets: Option<&DynTensor>,
+        axis: i64,
+        initial: Option<f64>,
+    ) -> Result<DynTensor> {
+        use crate::ops::segment::Segments;
+        let op = "segment_reduce";
+        let (seg, by_lengths) = match (lengths, offsets) {
+            (Some(l), _) => (l, true),
+            (None, Some(o)) => (o, false),
+            (None, None) => {
+                return Err(crate::error::Error::InvalidArgument {
+                    op,
+                    msg: "needs lengths or offsets; give one of them".into(),
+                });
+            }
+        };
+        if seg.dtype().is_float() {
+            return Err(crate::error::Error::InvalidArgument {
+                op,
+                msg: format!("needs integer lengths or offsets, got {}", seg.dtype()),
+            });
+        }
+        let seg = seg.to_dtype(crate::Dtype::Int64)?;
+        float!(self, op, "", t => {
+            let s = typed_like(op, &seg, t)?;
+            let segments = if by_lengths { Segments::Lengths(s) } else { Segments::Offsets(s) };
+            let init = initial.map(crate::dtype::Element::from_f64);
+            Ok(t.try_segment_reduce(reduce, segments, axis, init)?.into())
+        })
+    }
 }
 
 /// `Err` unless `d` has an integer or bool dtype, for the bitwise ops.

@@ -1315,7 +1315,29 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(17) {
+                        match i.rem_euclid(18) {
+                            17 => {
+                                // segment_reduce by lengths (flag) or offsets, valid or off by one
+                                // (u % 7 == 0), on an axis that may be out of range.
+                                use typed_tensor::ops::segment::{SegmentReduce, Segments};
+                                let r = [SegmentReduce::Sum, SegmentReduce::Mean, SegmentReduce::Max, SegmentReduce::Min, SegmentReduce::Prod][u % 5];
+                                let a = usize::try_from(ax).unwrap_or(0).min(x.ndim().saturating_sub(1));
+                                let len = x.dims().get(a).copied().unwrap_or(0);
+                                let k = u % 4;
+                                let mut sd = x.dims()[..a.min(x.ndim())].to_vec();
+                                sd.push(if flag { k } else { k + 1 });
+                                let rows = sd[..sd.len() - 1].iter().try_fold(1usize, |p, &d| p.checked_mul(d)).filter(|&p| p <= 4096).unwrap_or(1);
+                                let off = i64::from(u % 7 == 0);
+                                let row: Vec<i64> = if flag {
+                                    (0..k).map(|j| if j + 1 == k { (len - (len / k) * (k - 1)) as i64 + off } else { (len / k) as i64 }).collect()
+                                } else {
+                                    (0..=k).map(|j| (len * j / k.max(1)) as i64 - off * (j % 2) as i64).collect()
+                                };
+                                let segs = Tensor::<i64>::from_vec(row.repeat(rows), sd)?;
+                                let segs = if flag { Segments::Lengths(&segs) } else { Segments::Offsets(&segs) };
+                                let init = if u % 3 == 0 { Some(e1) } else { None };
+                                x.try_segment_reduce(r, segs, ax, init)?
+                            }
                             13 => { let (a, t) = x.try_geqrf()?; a.try_ormqr(&t, &y, flag, u % 2 == 0)? }
                             14 => { let (ld, p, _) = x.try_ldl_factor_ex()?; Tensor::try_ldl_solve(&ld, &p, &y)? }
                             15 => x.try_matrix_sqrth()?,
