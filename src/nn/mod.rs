@@ -64,7 +64,9 @@ pub use conv_same::{conv_same, same_padding};
 pub use ctc::ctc_loss;
 pub use dropout::{alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use embedding::{EmbeddingOptions, embedding, embedding_with};
-pub use fractional::{FractionalSize, fractional_max_pool2d};
+pub use fractional::{
+    FractionalSize, FractionalSize3d, fractional_max_pool2d, fractional_max_pool3d,
+};
 pub use interpolate::{
     Interpolation, adaptive_avg_pool3d, interpolate, interpolate_scale, interpolate1d,
     interpolate3d, upsample_bilinear, upsample_nearest,

@@ -920,3 +920,118 @@ fn fractional_max_pool2d_matches_pytorch() {
         );
     });
 }
+
+/// `fractional_max_pool3d` against PyTorch 2.15 with fixed samples (`fractional.npz`, made by
+/// `make/fractional.py`): values, indices (NaN windows included) and the gradient in f64; an
+/// unbatched f32 input with an `output_ratio`; drawn samples; the refusals; every device.
+#[test]
+fn fractional_max_pool3d_matches_pytorch() {
+    use typed_tensor::nn::{FractionalSize3d, fractional_max_pool3d};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/fractional.npz")).unwrap();
+    let get = |k: &str| {
+        f[k].to_dtype(Dtype::Float64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+    };
+    let idx = |k: &str| f[k].to_vec::<i64>().unwrap();
+    on_every_device!("fractional_max_pool3d", |dev| {
+        let t = |k: &str, s: &[usize]| Tensor::<f64, _>::from_vec_on(get(k), s, &dev).unwrap();
+        let x = t("x3", &[2, 2, 5, 6, 7]).with_requires_grad(true).unwrap();
+        let u = t("u3", &[2, 2, 3]);
+        let size = FractionalSize3d::Size(3, 3, 4);
+        let (y, i) = fractional_max_pool3d(&x, (2, 3, 2), size, Some(&u)).unwrap();
+        assert_eq!(i.try_to_vec().unwrap(), idx("i3"));
+        assert_close(&host_f64s(&y), &get("y3"), 0.0);
+        let w = t("w3", &[2, 2, 3, 3, 4]);
+        let y0 = y.try_nan_to_num(0.0, None, None).unwrap();
+        y0.try_mul(&w)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_close(&host_f64s(&x.grad_tensor().unwrap()), &get("gx3"), 0.0);
+        // Unbatched f32 with a ratio: 6·0.5 → 3, 5·0.6 → 3, 8·0.7 → 5.
+        let x4 = Tensor::<f32, _>::from_vec_on(
+            get("x4").iter().map(|&v| v as f32).collect(),
+            [2, 6, 5, 8],
+            &dev,
+        )
+        .unwrap();
+        let u4 = t("u4", &[1, 2, 3]).try_cast::<f32>().unwrap();
+        let ratio = FractionalSize3d::Ratio(0.5, 0.6, 0.7);
+        let (y4, i4) = fractional_max_pool3d(&x4, (2, 2, 3), ratio, Some(&u4)).unwrap();
+        assert_eq!(
+            (y4.dims(), i4.try_to_vec().unwrap()),
+            (&[2, 3, 3, 5][..], idx("i4"))
+        );
+        assert_close(&host_f64s(&y4), &get("y4"), 0.0);
+        let (yd, id) =
+            fractional_max_pool3d(&x4, (1, 2, 2), FractionalSize3d::Size(6, 4, 7), None).unwrap();
+        assert_eq!(yd.dims(), [2, 6, 4, 7]);
+        assert!(
+            id.try_to_vec()
+                .unwrap()
+                .iter()
+                .all(|&k| (0..240).contains(&k))
+        );
+        // Empty batches and refusals.
+        let e0 = Tensor::<f32, _>::zeros_on([0, 2, 3, 3, 3], &dev).unwrap();
+        let (ye, ie) =
+            fractional_max_pool3d(&e0, (2, 2, 2), FractionalSize3d::Size(2, 2, 2), None).unwrap();
+        assert_eq!(
+            (ye.dims(), ie.dims()),
+            (&[0, 2, 2, 2, 2][..], &[0, 2, 2, 2, 2][..])
+        );
+        let e = |r: Result<(Tensor<f32, _>, Tensor<i64, _>)>| r.unwrap_err().to_string();
+        let size = FractionalSize3d::Size(2, 2, 2);
+        for (got, want) in [
+            (
+                e(fractional_max_pool3d(&x4, (2, 6, 1), size, None)),
+                "height 6 too large",
+            ),
+            (
+                e(fractional_max_pool3d(&x4, (6, 1, 1), size, None)),
+                "time 6 too large",
+            ),
+            (
+                e(fractional_max_pool3d(&x4, (1, 0, 1), size, None)),
+                "kernel",
+            ),
+            (
+                e(fractional_max_pool3d(
+                    &x4,
+                    (1, 1, 1),
+                    FractionalSize3d::Ratio(0.5, 0.0, 0.5),
+                    None,
+                )),
+                "ratio",
+            ),
+            (
+                e(fractional_max_pool3d(
+                    &x4,
+                    (1, 1, 1),
+                    size,
+                    Some(&u4.narrow(2, 0, 2).unwrap()),
+                )),
+                "random_samples must be (1, 2, 3)",
+            ),
+            (
+                e(fractional_max_pool3d(
+                    &x4.select(0, 0).unwrap(),
+                    (1, 1, 1),
+                    size,
+                    None,
+                )),
+                "(N, C, T, H, W)",
+            ),
+        ] {
+            assert!(
+                got.contains(want) && got.contains("fractional_max_pool3d"),
+                "{got} lacks {want}"
+            );
+        }
+    });
+}

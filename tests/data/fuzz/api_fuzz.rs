@@ -1180,7 +1180,14 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         use typed_tensor::nn::FractionalSize as S;
                         let size = if flag { S::Ratio(e1.abs().fract(), 0.5) } else { S::Size(u % 5, i.unsigned_abs() as usize % 4) };
                         let samples = y.try_flatten()?.narrow(0, 0, y.numel().min(2))?.try_reshape([1, 1, y.numel().min(2)])?;
-                        typed_tensor::nn::fractional_max_pool2d(&x, (1 + u % 3, 1 + u % 2), size, if u % 3 == 0 { Some(&samples) } else { None })?.0
+                        if u % 4 == 1 {
+                            use typed_tensor::nn::FractionalSize3d as S3;
+                            let size = if flag { S3::Ratio(e1.abs().fract(), 0.5, 0.75) } else { S3::Size(u % 5, i.unsigned_abs() as usize % 4, u % 3) };
+                            let samples = y.try_flatten()?.narrow(0, 0, y.numel().min(3))?.try_reshape([1, 1, y.numel().min(3)])?;
+                            typed_tensor::nn::fractional_max_pool3d(&x, (1 + u % 3, 1 + u % 2, 1 + u % 5 / 2), size, if u % 3 == 0 { Some(&samples) } else { None })?.0
+                        } else {
+                            typed_tensor::nn::fractional_max_pool2d(&x, (1 + u % 3, 1 + u % 2), size, if u % 3 == 0 { Some(&samples) } else { None })?.0
+                        }
                     }
                     55 => {
                         // Second derivatives: the recorded gradient of a composed function,
@@ -1336,7 +1343,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                                 let segs = Tensor::<i64>::from_vec(row.repeat(rows), sd)?;
                                 let segs = if flag { Segments::Lengths(&segs) } else { Segments::Offsets(&segs) };
                                 let init = if u % 3 == 0 { Some(e1) } else { None };
-                                x.try_segment_reduce(r, segs, ax, init)?
+                                x.try_segment_reduce(r, segs, if u % 4 == 3 { ax } else { a as i64 }, init)?
                             }
                             13 => { let (a, t) = x.try_geqrf()?; a.try_ormqr(&t, &y, flag, u % 2 == 0)? }
                             14 => { let (ld, p, _) = x.try_ldl_factor_ex()?; Tensor::try_ldl_solve(&ld, &p, &y)? }
