@@ -276,3 +276,58 @@ fn bad_text_is_an_err_naming_the_line() {
     assert!(save_txt(&p, &cube, &SaveTxt::default()).is_err());
     assert!(!p.exists(), "the file is not created for a refused tensor");
 }
+
+/// `DynTensor::load_txt`/`save_txt`: the runtime dtype chosen by a value, every dtype back
+/// as written, and the typed functions' errors.
+#[test]
+fn dyn_text_files_take_the_dtype_at_run_time() {
+    let p = tmp("dyn.txt");
+    let t =
+        DynTensor::from(Tensor::<f32>::from_vec(vec![0.1, -2.5, f32::NAN, 7.0], [2, 2]).unwrap());
+    t.save_txt(&p, &SaveTxt::default()).unwrap();
+    for dtype in [
+        Dtype::Float32,
+        Dtype::Float64,
+        Dtype::Float16,
+        Dtype::Bfloat16,
+    ] {
+        let back = DynTensor::load_txt(&p, dtype, &LoadTxt::default()).unwrap();
+        assert_eq!(
+            (back.dtype(), back.shape().dims()),
+            (dtype, &[2usize, 2][..])
+        );
+        let v = back
+            .to_dtype(Dtype::Float32)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        assert_eq!(v[1], -2.5);
+        assert!(v[2].is_nan());
+    }
+    assert_eq!(
+        DynTensor::load_txt(&p, Dtype::Float32, &LoadTxt::default())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()[0],
+        0.1
+    );
+    // Integers refuse a fraction, naming the line; bools and u8 read back.
+    let e = DynTensor::load_txt(&p, Dtype::Int64, &LoadTxt::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 1") && e.contains("dyn.txt"), "{e}");
+    let b = DynTensor::load_txt_from_str("1 0\n0 1\n", Dtype::Bool, &LoadTxt::default()).unwrap();
+    assert_eq!(b.to_vec::<bool>().unwrap(), vec![true, false, false, true]);
+    let u = DynTensor::from(Tensor::<u8>::from_vec(vec![0, 255, 7], [3]).unwrap());
+    u.save_txt(&p, &SaveTxt::default()).unwrap();
+    let back = DynTensor::load_txt(&p, Dtype::UInt8, &LoadTxt::default()).unwrap();
+    assert_eq!(back.to_vec::<u8>().unwrap(), vec![0, 255, 7]);
+    let cube = DynTensor::from(Tensor::<i32>::zeros([1, 1, 1]).unwrap());
+    assert!(
+        cube.save_txt(&p, &SaveTxt::default())
+            .unwrap_err()
+            .to_string()
+            .contains("save_txt")
+    );
+    std::fs::remove_file(&p).ok();
+}

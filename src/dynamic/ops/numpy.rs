@@ -6,6 +6,49 @@ use crate::dynamic::{DeviceTensor, DynTensor, device_mismatch, typed_like};
 use crate::error::Result;
 
 impl DynTensor {
+    /// A CPU tensor of the runtime `dtype` read from delimited text (NumPy `loadtxt(fname,
+    /// dtype=...)`; see [`crate::io::load_txt`], whose options and errors these are).
+    ///
+    /// ```
+    /// use typed_tensor::io::LoadTxt;
+    /// use typed_tensor::prelude::*;
+    /// let t = DynTensor::load_txt_from_str("1 2\n3 4\n", Dtype::Int32, &LoadTxt::default())?;
+    /// assert_eq!((t.dtype(), t.to_vec::<i32>()?), (Dtype::Int32, vec![1, 2, 3, 4]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`crate::io::load_txt`].
+    pub fn load_txt(
+        path: impl AsRef<std::path::Path>,
+        dtype: crate::Dtype,
+        opts: &crate::io::LoadTxt,
+    ) -> Result<DynTensor> {
+        crate::dynamic::with_dtype!(dtype, T => Ok(crate::io::load_txt::<T>(path, opts)?.into()))
+    }
+    /// [`DynTensor::load_txt`] of text held in memory.
+    ///
+    /// # Errors
+    /// As [`crate::io::load_txt_from_str`].
+    pub fn load_txt_from_str(
+        text: &str,
+        dtype: crate::Dtype,
+        opts: &crate::io::LoadTxt,
+    ) -> Result<DynTensor> {
+        crate::dynamic::with_dtype!(dtype, T => Ok(crate::io::load_txt_from_str::<T>(text, opts)?.into()))
+    }
+    /// Writes this 0-d, 1-d or 2-d tensor as delimited text (NumPy `savetxt`; see
+    /// [`crate::io::save_txt`], whose options and errors these are).
+    ///
+    /// # Errors
+    /// As [`crate::io::save_txt`].
+    pub fn save_txt(
+        &self,
+        path: impl AsRef<std::path::Path>,
+        opts: &crate::io::SaveTxt,
+    ) -> Result<()> {
+        dyn_each!(self, t => crate::io::save_txt(path, t, opts))
+    }
     /// `values` joined to the end along `axis`, `None` flattening both (NumPy `append`).
     pub fn append(&self, values: &DynTensor, axis: Option<i64>) -> Result<DynTensor> {
         pair!(self, values, "append", a, b => Ok(a.try_append(b, axis)?.into()),
