@@ -27,8 +27,8 @@ const LIMS: (f64, f64) = (0.499, 0.501);
 /// ```
 #[derive(Clone)]
 pub struct ContinuousBernoulli<T: FloatElement, D: Backend> {
-    probs: Tensor<T, D>,
-    logits: Tensor<T, D>,
+    pub(super) probs: Tensor<T, D>,
+    pub(super) logits: Tensor<T, D>,
 }
 
 impl<T: FloatElement, D: Backend> ContinuousBernoulli<T, D> {

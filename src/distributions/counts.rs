@@ -48,10 +48,10 @@ pub(super) fn counts<T: FloatElement, D: Backend>(value: &Tensor<T, D>) -> Resul
 /// (PyTorch `Binomial`); samples are counts as `T`.
 #[derive(Clone)]
 pub struct Binomial<T: FloatElement, D: Backend> {
-    total_count: Tensor<T, D>,
-    probs: Tensor<T, D>,
-    logits: Tensor<T, D>,
-    batch: Shape,
+    pub(super) total_count: Tensor<T, D>,
+    pub(super) probs: Tensor<T, D>,
+    pub(super) logits: Tensor<T, D>,
+    pub(super) batch: Shape,
 }
 
 impl<T: FloatElement, D: Backend> Binomial<T, D> {
@@ -177,8 +177,8 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Binomial<T, D> {
 /// (PyTorch `Geometric`); samples are counts as `T`.
 #[derive(Clone)]
 pub struct Geometric<T: FloatElement, D: Backend> {
-    probs: Tensor<T, D>,
-    logits: Tensor<T, D>,
+    pub(super) probs: Tensor<T, D>,
+    pub(super) logits: Tensor<T, D>,
 }
 
 impl<T: FloatElement, D: Backend> Geometric<T, D> {
@@ -263,8 +263,8 @@ impl<T: FloatElement, D: Backend> Distribution<T, D> for Geometric<T, D> {
 /// the last axis (PyTorch `Multinomial`); samples are count vectors `(..., k)` as `T`.
 #[derive(Clone)]
 pub struct Multinomial<T: FloatElement, D: Backend> {
-    total_count: usize,
-    classes: super::Categorical<T, D>,
+    pub(super) total_count: usize,
+    pub(super) classes: super::Categorical<T, D>,
 }
 
 impl<T: FloatElement, D: Backend> Multinomial<T, D> {

@@ -33,8 +33,8 @@ fn not_nan<T: FloatElement, D: Backend>(op: &'static str, t: &Tensor<T, D>) -> R
 /// The Bernoulli distribution: 1 with probability `probs`, else 0 (PyTorch `Bernoulli`).
 #[derive(Clone)]
 pub struct Bernoulli<T: FloatElement, D: Backend> {
-    probs: Tensor<T, D>,
-    logits: Tensor<T, D>,
+    pub(super) probs: Tensor<T, D>,
+    pub(super) logits: Tensor<T, D>,
 }
 
 impl<T: FloatElement, D: Backend> Bernoulli<T, D> {
@@ -134,9 +134,9 @@ impl<T: FloatElement, D: Backend> KlDivergence<Bernoulli<T, D>> for Bernoulli<T,
 /// (PyTorch `Categorical`): the batch shape is the other axes; samples are `i64` indices.
 #[derive(Clone)]
 pub struct Categorical<T: FloatElement, D: Backend> {
-    probs: Tensor<T, D>,
-    logits: Tensor<T, D>,
-    batch: Shape,
+    pub(super) probs: Tensor<T, D>,
+    pub(super) logits: Tensor<T, D>,
+    pub(super) batch: Shape,
 }
 
 impl<T: FloatElement, D: Backend> Categorical<T, D> {

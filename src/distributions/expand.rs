@@ -114,3 +114,126 @@ expand_via! {
     Dirichlet: new(concentration + 1);
     MultivariateNormal: from_scale_tril(mean + 1, scale_tril + 2);
 }
+
+/// Implements [`Expand`] by growing the stored fields (both `probs` and `logits`, as views, so
+/// the expanded distribution keeps the original's values exactly): `family { field [event
+/// axes], ... }`, a `batch` field set to the new batch shape when the family has one.
+macro_rules! expand_fields {
+    ($($family:ident { $($field:ident $(+ $event:literal)?),* } $(batch $b:ident)?;)*) => {$(
+        impl<T: FloatElement, D: Backend> Expand<T, D> for $family<T, D> {
+            fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+                check_target(self.batch_shape().dims(), batch_shape)?;
+                Ok($family {
+                    $($field: grow(&self.$field, batch_shape, 0 $(+ $event)?)?,)*
+                    $($b: crate::shape::Shape::new(batch_shape.to_vec()),)?
+                })
+            }
+        }
+    )*};
+}
+
+expand_fields! {
+    Bernoulli { probs, logits };
+    Geometric { probs, logits };
+    ContinuousBernoulli { probs, logits };
+    Categorical { probs + 1, logits + 1 } batch batch;
+    Binomial { total_count, probs, logits } batch batch;
+    LogitRelaxedBernoulli { temperature, probs, logits } batch batch;
+    LowRankMultivariateNormal { loc + 1, cov_factor + 2, cov_diag + 1, capacitance_tril + 2 } batch batch;
+}
+
+impl<T: FloatElement, D: Backend> Expand<T, D> for Multinomial<T, D> {
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        Ok(Multinomial {
+            total_count: self.total_count,
+            classes: self.classes.expand(batch_shape)?,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Expand<T, D> for OneHotCategorical<T, D> {
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        Ok(OneHotCategorical {
+            categorical: self.categorical.expand(batch_shape)?,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Expand<T, D> for RelaxedOneHotCategorical<T, D> {
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        check_target(self.batch_shape().dims(), batch_shape)?;
+        Ok(RelaxedOneHotCategorical {
+            temperature: grow(&self.temperature, batch_shape, 0)?,
+            categorical: self.categorical.expand(batch_shape)?,
+            batch: crate::shape::Shape::new(batch_shape.to_vec()),
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Expand<T, D> for RelaxedBernoulli<T, D> {
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        Ok(RelaxedBernoulli {
+            inner: self.inner.expand(batch_shape)?,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Expand<T, D> for LogisticNormal<T, D> {
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        check_target(self.batch_shape().dims(), batch_shape)?;
+        let base = Normal::new(
+            &grow(self.base.loc(), batch_shape, 1)?,
+            &grow(self.base.scale(), batch_shape, 1)?,
+        )?;
+        Ok(LogisticNormal {
+            base,
+            batch: crate::shape::Shape::new(batch_shape.to_vec()),
+        })
+    }
+}
+
+/// The base expanded to the new batch (PyTorch's `TransformedDistribution.expand`); the
+/// transforms' parameters broadcast against it as before.
+impl<B, T: FloatElement, D: Backend> Expand<T, D> for TransformedDistribution<B, T, D>
+where
+    B: Expand<T, D> + Distribution<T, D, Value = Tensor<T, D>>,
+{
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        check_target(self.batch_shape().dims(), batch_shape)?;
+        TransformedDistribution::new(self.base.expand(batch_shape)?, self.transforms.clone())
+    }
+}
+
+/// The base expanded to the new batch followed by the reinterpreted axes (PyTorch's
+/// `Independent.expand`).
+impl<B, T: FloatElement, D: Backend> Expand<T, D> for Independent<B>
+where
+    B: Expand<T, D>,
+    Independent<B>: Distribution<T, D>,
+{
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        check_target(self.batch_shape().dims(), batch_shape)?;
+        let inner = self.base.batch_shape().dims();
+        let mut base_batch = batch_shape.to_vec();
+        base_batch.extend(&inner[inner.len() - self.reinterpreted..]);
+        Independent::new(self.base.expand(&base_batch)?, self.reinterpreted)
+    }
+}
+
+/// The mixture weights expanded to the new batch and the components to it followed by the
+/// component axis (PyTorch's `MixtureSameFamily.expand`).
+impl<C, T: FloatElement, D: Backend> Expand<T, D> for MixtureSameFamily<C, T, D>
+where
+    C: Expand<T, D> + Distribution<T, D, Value = Tensor<T, D>>,
+{
+    fn expand(&self, batch_shape: &[usize]) -> Result<Self> {
+        check_target(self.batch_shape().dims(), batch_shape)?;
+        let k = *self.mixture.probs().dims().last().unwrap_or(&1);
+        let mut comp = batch_shape.to_vec();
+        comp.push(k);
+        MixtureSameFamily::new(
+            self.mixture.expand(batch_shape)?,
+            self.component.expand(&comp)?,
+        )
+    }
+}

@@ -67,8 +67,8 @@ fn stick_breaking_inverse<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Resu
 /// ```
 #[derive(Clone)]
 pub struct LogisticNormal<T: FloatElement, D: Backend> {
-    base: Normal<T, D>,
-    batch: Shape,
+    pub(super) base: Normal<T, D>,
+    pub(super) batch: Shape,
 }
 
 impl<T: FloatElement, D: Backend> LogisticNormal<T, D> {

@@ -32,11 +32,11 @@ use std::f64::consts::PI;
 /// ```
 #[derive(Clone)]
 pub struct LowRankMultivariateNormal<T: FloatElement, D: Backend> {
-    loc: Tensor<T, D>,
-    cov_factor: Tensor<T, D>,
-    cov_diag: Tensor<T, D>,
-    capacitance_tril: Tensor<T, D>,
-    batch: Shape,
+    pub(super) loc: Tensor<T, D>,
+    pub(super) cov_factor: Tensor<T, D>,
+    pub(super) cov_diag: Tensor<T, D>,
+    pub(super) capacitance_tril: Tensor<T, D>,
+    pub(super) batch: Shape,
 }
 
 impl<T: FloatElement, D: Backend> LowRankMultivariateNormal<T, D> {

@@ -27,10 +27,10 @@ use crate::tensor::Tensor;
 /// ```
 #[derive(Clone)]
 pub struct MixtureSameFamily<C, T: FloatElement, D: Backend> {
-    mixture: Categorical<T, D>,
-    component: C,
-    batch: Shape,
-    event: Vec<usize>,
+    pub(super) mixture: Categorical<T, D>,
+    pub(super) component: C,
+    pub(super) batch: Shape,
+    pub(super) event: Vec<usize>,
 }
 
 impl<C: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend>

@@ -290,9 +290,9 @@ fn loc_scale<T: FloatElement, D: Backend>(
 /// sigma)?, 1)` is a diagonal Gaussian over vectors. Sampling is the base's.
 #[derive(Clone)]
 pub struct Independent<B> {
-    base: B,
-    reinterpreted: usize,
-    batch: Shape,
+    pub(super) base: B,
+    pub(super) reinterpreted: usize,
+    pub(super) batch: Shape,
 }
 
 impl<B> Independent<B> {

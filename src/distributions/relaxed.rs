@@ -69,7 +69,7 @@ pub(super) fn categorical<T: FloatElement, D: Backend>(
 /// ```
 #[derive(Clone)]
 pub struct OneHotCategorical<T: FloatElement, D: Backend> {
-    categorical: Categorical<T, D>,
+    pub(super) categorical: Categorical<T, D>,
 }
 
 impl<T: FloatElement, D: Backend> OneHotCategorical<T, D> {
@@ -181,10 +181,10 @@ impl<T: FloatElement, D: Backend> KlDivergence<OneHotCategorical<T, D>>
 /// `(logit(u) + logits) / temperature` for uniform `u`, real numbers.
 #[derive(Clone)]
 pub struct LogitRelaxedBernoulli<T: FloatElement, D: Backend> {
-    temperature: Tensor<T, D>,
-    probs: Tensor<T, D>,
-    logits: Tensor<T, D>,
-    batch: Shape,
+    pub(super) temperature: Tensor<T, D>,
+    pub(super) probs: Tensor<T, D>,
+    pub(super) logits: Tensor<T, D>,
+    pub(super) batch: Shape,
 }
 
 impl<T: FloatElement, D: Backend> LogitRelaxedBernoulli<T, D> {
@@ -285,7 +285,7 @@ fn no_entropy(op: &'static str) -> Error {
 /// ```
 #[derive(Clone)]
 pub struct RelaxedBernoulli<T: FloatElement, D: Backend> {
-    inner: TransformedDistribution<LogitRelaxedBernoulli<T, D>, T, D>,
+    pub(super) inner: TransformedDistribution<LogitRelaxedBernoulli<T, D>, T, D>,
 }
 
 impl<T: FloatElement, D: Backend> RelaxedBernoulli<T, D> {
@@ -368,9 +368,9 @@ impl<T: FloatElement, D: Backend> Rsample<T, D> for RelaxedBernoulli<T, D> {
 /// ```
 #[derive(Clone)]
 pub struct RelaxedOneHotCategorical<T: FloatElement, D: Backend> {
-    temperature: Tensor<T, D>,
-    categorical: Categorical<T, D>,
-    batch: Shape,
+    pub(super) temperature: Tensor<T, D>,
+    pub(super) categorical: Categorical<T, D>,
+    pub(super) batch: Shape,
 }
 
 impl<T: FloatElement, D: Backend> RelaxedOneHotCategorical<T, D> {

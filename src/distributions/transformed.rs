@@ -176,9 +176,9 @@ fn clamp_probs<T: FloatElement, D: Backend>(p: &Tensor<T, D>) -> Result<Tensor<T
 /// ```
 #[derive(Clone)]
 pub struct TransformedDistribution<B, T: FloatElement, D: Backend> {
-    base: B,
-    transforms: Vec<Transform<T, D>>,
-    batch: Shape,
+    pub(super) base: B,
+    pub(super) transforms: Vec<Transform<T, D>>,
+    pub(super) batch: Shape,
 }
 
 impl<B: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend>

@@ -652,3 +652,155 @@ const MODE_WISHART: &[f64] = &[
 ];
 const MODE_ONEHOT: &[f64] = &[0.0, 1.0, 0.0, 1.0, 0.0, 0.0];
 const MODE_KUMARASWAMY: &[f64] = &[0.4472135954999579, f64::NAN];
+
+/// `expand` of the probs/logits families, the relaxed ones, the low-rank normal and the
+/// composites (`MixtureSameFamily`, `Independent`, `TransformedDistribution`,
+/// `LogisticNormal`): the batch grows, the event stays, `log_prob` is the original's
+/// broadcast, samples have the new batch, and a batch that does not broadcast is refused.
+#[test]
+fn expand_the_probs_logits_and_composite_families() {
+    on_every_device!("expand_more", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        fn same<T, D>(d: T, value: &Tensor<f64, D>, event: usize)
+        where
+            T: Expand<f64, D> + Distribution<f64, D, Value = Tensor<f64, D>>,
+            D: Backend,
+        {
+            let e = d.expand(&[2, 3]).unwrap();
+            assert_eq!(e.batch_shape().dims(), &[2, 3]);
+            assert_eq!(e.event_shape(), d.event_shape());
+            let lp = host_f64s(&d.log_prob(value).unwrap());
+            let lpe = host_f64s(&e.log_prob(value).unwrap());
+            assert_close(&lpe, &[lp.clone(), lp].concat(), 1e-12);
+            let s = e.sample(&[4]).unwrap();
+            assert_eq!((&s.dims()[..3], s.ndim()), (&[4, 2, 3][..], 3 + event));
+            assert!(d.expand(&[2, 4]).is_err() && d.expand(&[]).is_err());
+        }
+        let p = t(&[0.2, 0.5, 0.9], &[3]);
+        let l = t(&[-1.0, 0.5, 2.0], &[3]);
+        let counts = t(&[1.0, 0.0, 3.0], &[3]);
+        let unit = t(&[0.3, 0.6, 0.1], &[3]);
+        let p4 = t(
+            &[
+                0.1, 0.2, 0.3, 0.4, 0.25, 0.25, 0.25, 0.25, 0.7, 0.1, 0.1, 0.1,
+            ],
+            &[3, 4],
+        );
+        let temp = t(&[0.5], &[1]);
+        same(
+            Bernoulli::from_probs(&p).unwrap(),
+            &t(&[1.0, 0.0, 1.0], &[3]),
+            0,
+        );
+        same(
+            Bernoulli::from_logits(&l).unwrap(),
+            &t(&[0.0, 0.0, 1.0], &[3]),
+            0,
+        );
+        same(Geometric::new(Some(&p), None).unwrap(), &counts, 0);
+        same(ContinuousBernoulli::new(None, Some(&l)).unwrap(), &unit, 0);
+        same(
+            Binomial::new(&t(&[3.0, 5.0, 4.0], &[3]), Some(&p), None).unwrap(),
+            &counts,
+            0,
+        );
+        same(
+            LogitRelaxedBernoulli::new(&temp, None, Some(&l)).unwrap(),
+            &l,
+            0,
+        );
+        same(
+            RelaxedBernoulli::new(&temp, Some(&p), None).unwrap(),
+            &unit,
+            0,
+        );
+        let simplex = t(
+            &[
+                0.1, 0.2, 0.3, 0.4, 0.5, 0.2, 0.2, 0.1, 0.25, 0.25, 0.25, 0.25,
+            ],
+            &[3, 4],
+        );
+        same(
+            RelaxedOneHotCategorical::new(&temp, Some(&p4), None).unwrap(),
+            &simplex,
+            1,
+        );
+        let one_hot = t(
+            &[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+            &[3, 4],
+        );
+        same(OneHotCategorical::from_probs(&p4).unwrap(), &one_hot, 1);
+        let drawn = t(
+            &[1.0, 2.0, 0.0, 2.0, 0.0, 0.0, 5.0, 0.0, 1.0, 1.0, 1.0, 2.0],
+            &[3, 4],
+        );
+        same(
+            Multinomial::new(5, None, Some(&p4.try_log().unwrap())).unwrap(),
+            &drawn,
+            1,
+        );
+        let loc = t(&[0.0, 1.0, -1.0, 0.5, 2.0, 0.0], &[3, 2]);
+        let low = LowRankMultivariateNormal::new(
+            &loc,
+            &t(&[1.0, 0.5, -0.3, 0.2, 0.0, 1.0], &[3, 2, 1]),
+            &t(&[1.0, 2.0, 0.5, 0.5, 1.5, 1.0], &[3, 2]),
+        );
+        same(
+            low.unwrap(),
+            &t(&[0.1, 0.2, 0.3, 0.4, 0.5, 0.6], &[3, 2]),
+            1,
+        );
+        let scale = t(&[1.0, 0.5, 2.0, 1.5, 0.3, 0.8], &[3, 2]);
+        same(
+            LogisticNormal::new(&loc, &scale).unwrap(),
+            &t(&[0.2, 0.3, 0.5, 0.1, 0.1, 0.8, 0.6, 0.2, 0.2], &[3, 3]),
+            1,
+        );
+        same(
+            Independent::new(Normal::new(&loc, &scale).unwrap(), 1).unwrap(),
+            &loc,
+            1,
+        );
+        let mix = MixtureSameFamily::new(
+            Categorical::from_probs(&t(&[0.3, 0.7, 0.5, 0.5, 0.9, 0.1], &[3, 2])).unwrap(),
+            Normal::new(&loc, &scale).unwrap(),
+        );
+        same(mix.unwrap(), &l, 0);
+        let exp = TransformedDistribution::new(Normal::new(&l, &p).unwrap(), vec![Transform::Exp]);
+        same(exp.unwrap(), &unit, 0);
+        // Categorical's values are Int64: the same checks by hand.
+        let c = Categorical::from_logits(&p4).unwrap();
+        let e = c.expand(&[2, 3]).unwrap();
+        let k = Tensor::<i64, _>::from_vec_on(vec![3, 0, 1], [3], &dev).unwrap();
+        let lp = host_f64s(&c.log_prob(&k).unwrap());
+        assert_close(
+            &host_f64s(&e.log_prob(&k).unwrap()),
+            &[lp.clone(), lp].concat(),
+            1e-12,
+        );
+        assert_eq!(e.sample(&[4]).unwrap().dims(), &[4, 2, 3]);
+        assert!(c.expand(&[4]).is_err());
+        // Gradients reach the original logits, each element counted twice.
+        let leaf = l.clone().with_requires_grad(true).unwrap();
+        let e = Bernoulli::from_logits(&leaf)
+            .unwrap()
+            .expand(&[2, 3])
+            .unwrap();
+        e.log_prob(&t(&[1.0, 0.0, 1.0], &[3]))
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .backward();
+        let g = host_f64s(&leaf.grad_tensor().unwrap());
+        let sig: Vec<f64> = [-1.0f64, 0.5, 2.0]
+            .iter()
+            .map(|x| 1.0 / (1.0 + (-x).exp()))
+            .collect();
+        assert_close(
+            &g,
+            &[2.0 * (1.0 - sig[0]), -2.0 * sig[1], 2.0 * (1.0 - sig[2])],
+            1e-12,
+        );
+    });
+}
