@@ -39,6 +39,7 @@ pub mod inplace;
 pub mod lapack;
 pub mod linalg;
 pub mod linalg_ex;
+pub mod lobpcg;
 pub mod lowrank;
 mod masked_write;
 pub mod matmul;

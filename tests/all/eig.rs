@@ -335,3 +335,302 @@ fn roots_gradients_follow_vieta() {
         );
     });
 }
+
+/// `lobpcg` against `eigh` (values, residuals, both ends of the spectrum, a batch, f32), the
+/// generalized problem with a `B`, PyTorch 2.15's gradient (`make/lobpcg.py`), the refusals.
+#[test]
+fn lobpcg_finds_the_extreme_eigenpairs() {
+    use typed_tensor::ops::lobpcg::Lobpcg;
+    on_every_device!("lobpcg", |dev| {
+        let m = 9;
+        let i = Tensor::<f64, _>::arange_on(0.0, m as f64, 1.0, &dev).unwrap();
+        let s = i
+            .unsqueeze(1)
+            .unwrap()
+            .mul_scalar(0.7)
+            .add(&i.unsqueeze(0).unwrap().mul_scalar(0.7))
+            .sin();
+        let a = s.add(&i.mul_scalar(0.5).diag_embed());
+        let a = a.add(&a.t()).mul_scalar(0.5);
+        let (w, _) = a.eigh();
+        let w = host_f64s(&w);
+        for largest in [true, false] {
+            let opts = Lobpcg {
+                k: Some(3),
+                largest,
+                tol: Some(1e-10),
+                ..Lobpcg::default()
+            };
+            let (e, x) = a.try_lobpcg(&opts).unwrap();
+            let want: Vec<f64> = if largest {
+                w.iter().rev().take(3).copied().collect()
+            } else {
+                w[..3].to_vec()
+            };
+            assert_close(&host_f64s(&e), &want, 1e-9);
+            // A·x = λ·x and xᵀx = I.
+            let r = a.matmul(&x).sub(&x.mul(&e.unsqueeze(0).unwrap()));
+            assert!(host_f64s(&r).iter().all(|v| v.abs() < 1e-7));
+            let gram = host_f64s(&x.t().matmul(&x));
+            assert_close(&gram, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], 1e-9);
+        }
+        // PyTorch's gradient of E·c + Σ X·sign(X[0])·W (to its convergence tolerance).
+        let leaf = a.detach().with_requires_grad(true).unwrap();
+        let (e, x) = leaf
+            .try_lobpcg(&Lobpcg {
+                k: Some(2),
+                tol: Some(1e-12),
+                ..Lobpcg::default()
+            })
+            .unwrap();
+        assert_close(&host_f64s(&e), LOBPCG_E, 1e-10);
+        let c = Tensor::<f64, _>::from_vec_on(vec![0.3, -0.7], [2], &dev).unwrap();
+        let wts = Tensor::<f64, _>::linspace_on(-1.0, 1.0, 2 * m, &dev)
+            .unwrap()
+            .try_reshape([m, 2])
+            .unwrap();
+        let sign = x.narrow(0, 0, 1).unwrap().detach().sign();
+        let loss = e
+            .mul(&c)
+            .sum(&[], false)
+            .add(&x.mul(&sign).mul(&wts).sum(&[], false));
+        loss.backward();
+        assert_close(&host_f64s(&leaf.grad_tensor().unwrap()), LOBPCG_G, 1e-7);
+        // A starting block, a batch and f32: each matrix on its own.
+        let both = Tensor::stack(&[&a, &a.mul_scalar(-2.0)], 0);
+        let start = Tensor::<f64, _>::ones_on([2, m, 2], &dev).unwrap().add(
+            &Tensor::<f64, _>::arange_on(0.0, 36.0, 1.0, &dev)
+                .unwrap()
+                .try_reshape([2, m, 2])
+                .unwrap()
+                .sin(),
+        );
+        let (eb, xb) = both
+            .try_lobpcg(&Lobpcg {
+                x: Some(&start),
+                tol: Some(1e-10),
+                ..Lobpcg::default()
+            })
+            .unwrap();
+        assert_eq!((eb.dims(), xb.dims()), (&[2, 2][..], &[2, m, 2][..]));
+        let wb = [w[8], w[7], -2.0 * w[0], -2.0 * w[1]];
+        assert_close(&host_f64s(&eb), &wb, 1e-9);
+        let (e32, _) = a.cast::<f32>().try_lobpcg(&Lobpcg::default()).unwrap();
+        assert!((host_f64s(&e32)[0] - w[8]).abs() < 1e-3 * w[8].abs());
+        // A·x = λ·B·x with xᵀ·B·x = I.
+        let bm = Tensor::<f64, _>::eye_on(m, &dev)
+            .unwrap()
+            .mul_scalar(2.0)
+            .add(&i.mul_scalar(0.1).diag_embed());
+        let (eg, xg) = a
+            .try_lobpcg(&Lobpcg {
+                k: Some(2),
+                b: Some(&bm),
+                tol: Some(1e-10),
+                ..Lobpcg::default()
+            })
+            .unwrap();
+        let r = a
+            .matmul(&xg)
+            .sub(&bm.matmul(&xg).mul(&eg.unsqueeze(0).unwrap()));
+        assert!(host_f64s(&r).iter().all(|v| v.abs() < 1e-7));
+        assert_close(
+            &host_f64s(&xg.t().matmul(&bm.matmul(&xg))),
+            &[1.0, 0.0, 0.0, 1.0],
+            1e-9,
+        );
+        let scale = bm.diagonal(0).unwrap().rsqrt();
+        let c = a
+            .mul(&scale.unsqueeze(0).unwrap())
+            .mul(&scale.unsqueeze(1).unwrap());
+        let (wc, _) = c.eigh();
+        let wc = host_f64s(&wc);
+        assert_close(&host_f64s(&eg), &[wc[8], wc[7]], 1e-9);
+        let leaf = a.detach().with_requires_grad(true).unwrap();
+        let (eg, _) = leaf
+            .try_lobpcg(&Lobpcg {
+                b: Some(&bm),
+                ..Lobpcg::default()
+            })
+            .unwrap();
+        assert!(
+            eg.sum(&[], false)
+                .try_backward()
+                .unwrap_err()
+                .to_string()
+                .contains("B != I")
+        );
+        // An empty batch; one step only (niter 0) still returns Ritz pairs.
+        let none = Tensor::<f64, _>::zeros_on([0, m, m], &dev).unwrap();
+        let (ee, xe) = none.try_lobpcg(&Lobpcg::default()).unwrap();
+        assert_eq!((ee.dims(), xe.dims()), (&[0, 1][..], &[0, m, 1][..]));
+        let (e0, _) = a
+            .try_lobpcg(&Lobpcg {
+                niter: Some(0),
+                ..Lobpcg::default()
+            })
+            .unwrap();
+        assert!(host_f64s(&e0)[0] <= w[8] + 1e-12);
+        // Refusals.
+        let err =
+            |t: &Tensor<f64, _>, o: Lobpcg<'_, f64, _>| t.try_lobpcg(&o).unwrap_err().to_string();
+        for (got, want) in [
+            (
+                err(
+                    &a,
+                    Lobpcg {
+                        n: Some(usize::MAX),
+                        ..Lobpcg::default()
+                    },
+                ),
+                "smaller than 3 x",
+            ),
+            (
+                err(
+                    &a,
+                    Lobpcg {
+                        k: Some(4),
+                        ..Lobpcg::default()
+                    },
+                ),
+                "smaller than 3 x",
+            ),
+            (
+                err(
+                    &a,
+                    Lobpcg {
+                        k: Some(3),
+                        n: Some(2),
+                        ..Lobpcg::default()
+                    },
+                ),
+                "k <= n",
+            ),
+            (
+                err(&a.narrow(0, 0, 8).unwrap(), Lobpcg::default()),
+                "square",
+            ),
+            (
+                err(
+                    &a,
+                    Lobpcg {
+                        b: Some(&both),
+                        ..Lobpcg::default()
+                    },
+                ),
+                "B must have",
+            ),
+            (
+                err(
+                    &a,
+                    Lobpcg {
+                        x: Some(&start),
+                        ..Lobpcg::default()
+                    },
+                ),
+                "X must be",
+            ),
+            (
+                err(
+                    &a,
+                    Lobpcg {
+                        x: Some(&start.select(0, 0).unwrap().mul_scalar(0.0)),
+                        ..Lobpcg::default()
+                    },
+                ),
+                "rank 0",
+            ),
+            (err(&a.mul_scalar(f64::NAN), Lobpcg::default()), "finite"),
+        ] {
+            assert!(
+                got.contains(want) && got.contains("lobpcg"),
+                "{got} lacks {want}"
+            );
+        }
+    });
+}
+
+const LOBPCG_E: &[f64] = &[6.492172712700367, 3.7261605994607816];
+const LOBPCG_G: &[f64] = &[
+    -0.034565559171968865,
+    -0.01732821411063068,
+    0.0024981486443484517,
+    0.017944278572804187,
+    0.022389440086775715,
+    0.012335779969127138,
+    -0.011187762242569087,
+    -0.019559391386953832,
+    0.16606159446156635,
+    -0.01732821411063068,
+    0.007569245402401888,
+    0.019985413211000183,
+    0.013269476843633806,
+    -0.011462346072181268,
+    -0.043576053034671366,
+    -0.06325768932090556,
+    -0.0007338787328987463,
+    0.0802041741310051,
+    0.0024981486443484517,
+    0.019985413211000183,
+    0.020045566853094783,
+    -7.155183128594415e-05,
+    -0.03365759799999953,
+    -0.06435116790082365,
+    -0.06743585436337537,
+    0.018489432832893334,
+    -0.03737909762525511,
+    0.017944278572804187,
+    0.013269476843633806,
+    -7.155183128594415e-05,
+    -0.018207229576385615,
+    -0.0334287747898695,
+    -0.03562508086555399,
+    -0.01345478675562716,
+    0.02747703188194171,
+    -0.1433685409299215,
+    0.022389440086775715,
+    -0.011462346072181268,
+    -0.03365759799999953,
+    -0.0334287747898695,
+    -0.007528013231264537,
+    0.03722208854443685,
+    0.08365301204449357,
+    0.014453120036260057,
+    -0.1837277772658985,
+    0.012335779969127138,
+    -0.043576053034671366,
+    -0.06435116790082365,
+    -0.03562508086555399,
+    0.03722208854443685,
+    0.12644394299070588,
+    0.18241080439487808,
+    -0.028861621296791,
+    -0.11020214344049759,
+    -0.011187762242569087,
+    -0.06325768932090556,
+    -0.06743585436337537,
+    -0.01345478675562716,
+    0.08365301204449357,
+    0.18241080439487808,
+    0.2153279251305452,
+    -0.09310093402866262,
+    0.09916943175168055,
+    -0.019559391386953832,
+    -0.0007338787328987463,
+    0.018489432832893334,
+    0.02747703188194171,
+    0.014453120036260057,
+    -0.028861621296791,
+    -0.09310093402866262,
+    0.1994520680784911,
+    -0.04018470811376365,
+    0.16606159446156635,
+    0.0802041741310051,
+    -0.03737909762525511,
+    -0.1433685409299215,
+    -0.1837277772658985,
+    -0.11020214344049759,
+    0.09916943175168055,
+    -0.04018470811376365,
+    -0.9085379464756305,
+];

@@ -1322,7 +1322,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(18) {
+                        match i.rem_euclid(19) {
+                            18 => {
+                                // lobpcg with any k, n and start block (y when its shape fits).
+                                let opts = typed_tensor::ops::lobpcg::Lobpcg { k: Some(u % 4), n: if flag { Some(u % 5) } else { None }, x: if u % 3 == 0 { Some(&y) } else { None }, niter: Some(i.rem_euclid(7) - 1), largest: flag, ..Default::default() };
+                                let f = x.try_flatten()?;
+                                let m = (f.numel() as f64).sqrt() as usize;
+                                let sq = f.narrow(0, 0, m * m)?.try_reshape([m, m])?;
+                                let a = if u % 5 == 0 { x.clone() } else { sq.try_add(&sq.t())? };
+                                let (e, v) = a.try_lobpcg(&opts)?;
+                                e.try_sum(&[], false)?.try_add(&v.try_sum(&[], false)?.try_abs()?)?
+                            }
                             17 => {
                                 // segment_reduce by lengths (flag) or offsets, valid or off by one
                                 // (u % 7 == 0), on an axis that may be out of range.
