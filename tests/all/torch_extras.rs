@@ -3,7 +3,7 @@
 //! their refusals.
 
 use crate::autograd::gradcheck;
-use crate::common::{assert_close, host_f64s};
+use crate::common::{assert_close, check_grad, host_f64s};
 use typed_tensor::ops::scatter_reduce::ScatterReduce;
 use typed_tensor::prelude::*;
 
@@ -663,4 +663,140 @@ fn as_strided_matches_pytorch() {
         assert!(e.shares_memory(&y));
         assert!(e.fill_(1.0).is_err());
     });
+}
+
+/// PyTorch's older names against PyTorch 2.15's outputs: `triangular_solve` (upper,
+/// transposed, unit lower; the coefficient broadcast to the batch), `nuclear_norm` and
+/// `frobenius_norm` over chosen axes, `as_strided_scatter`, `is_nonzero`; their gradients.
+#[test]
+fn torch_legacy_names_match_pytorch() {
+    on_every_device!("torch_legacy", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let a = t(&[2.0, 1.0, 0.0, 4.0], &[2, 2]);
+        let b = t(&[1.0, 2.0, 3.0, 4.0], &[2, 2, 1]);
+        let (x, c) = b.triangular_solve(&a, true, false, false);
+        assert_eq!(
+            (x.dims(), host_f64s(&x)),
+            (&[2, 2, 1][..], vec![0.25, 0.5, 1.0, 1.0])
+        );
+        assert_eq!(
+            (c.dims(), host_f64s(&c)),
+            (&[2, 2, 2][..], vec![2.0, 1.0, 0.0, 4.0, 2.0, 1.0, 0.0, 4.0])
+        );
+        let (x, _) = b.triangular_solve(&a, true, true, false);
+        assert_eq!(host_f64s(&x), vec![0.5, 0.375, 1.5, 0.625]);
+        let (x, _) = b.triangular_solve(&a.t(), false, false, true);
+        assert_eq!(host_f64s(&x), vec![1.0, 1.0, 3.0, 1.0]);
+        let m = Tensor::<f64, _>::arange_on(0.0, 6.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([2, 3])
+            .unwrap();
+        assert_close(
+            &host_f64s(&m.nuclear_norm(None, false)),
+            &[8.348469228349534],
+            1e-12,
+        );
+        assert_close(
+            &host_f64s(&m.frobenius_norm(&[0, 1], false)),
+            &[7.416198487095663],
+            1e-12,
+        );
+        let m3 = Tensor::<f64, _>::arange_on(0.0, 24.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([2, 3, 4])
+            .unwrap();
+        assert_eq!(m3.nuclear_norm(Some([0, 2]), true).dims(), &[1, 3, 1]);
+        let want = m3
+            .narrow(1, 1, 1)
+            .unwrap()
+            .squeeze_dims(&[1])
+            .unwrap()
+            .nuclear_norm(None, false);
+        assert_close(
+            &host_f64s(
+                &m3.nuclear_norm(Some([2, 0]), false)
+                    .narrow(0, 1, 1)
+                    .unwrap(),
+            ),
+            &host_f64s(&want),
+            1e-12,
+        );
+        assert_close(
+            &host_f64s(&m3.frobenius_norm(&[1], false)),
+            &[
+                8.94427190999916,
+                10.344080432788601,
+                11.832159566199232,
+                13.379088160259652,
+                28.284271247461902,
+                29.983328701129214,
+                31.68595903550972,
+                33.391615714128,
+            ],
+            1e-12,
+        );
+        assert!(m3.try_frobenius_norm(&[0, 1, 2], false).is_err());
+        assert!(m3.try_nuclear_norm(Some([1, -2]), false).is_err());
+        let z = Tensor::<f64, _>::zeros_on([3, 4], &dev).unwrap();
+        let s = Tensor::<f64, _>::full_on([2, 2], 7.0, &dev).unwrap();
+        let y = z.as_strided_scatter(&s, &[2, 2], &[4, 1], Some(1));
+        assert_eq!(
+            host_f64s(&y),
+            vec![0.0, 7.0, 7.0, 0.0, 0.0, 7.0, 7.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        );
+        let e = z
+            .try_as_strided_scatter(&s, &[2, 3], &[4, 1], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("as_strided_scatter") && e.contains("(2, 3)"),
+            "{e}"
+        );
+        assert!(
+            z.try_as_strided_scatter(&s, &[2, 2], &[4, 1], Some(9))
+                .is_err()
+        );
+        // Truth of one element.
+        let one = |v: f64| {
+            Tensor::<f64, _>::from_vec_on(vec![v], [1], &dev)
+                .unwrap()
+                .is_nonzero()
+                .unwrap()
+        };
+        assert_eq!(
+            (one(0.0), one(-0.0), one(f64::NAN), one(2.0)),
+            (false, false, true, true)
+        );
+        assert!(
+            z.is_nonzero()
+                .unwrap_err()
+                .to_string()
+                .contains("ambiguous")
+        );
+        assert!(
+            !z.is_conj() && !z.is_neg() && !z.is_complex() && z.resolve_conj().dims() == z.dims()
+        );
+    });
+    check_grad(
+        "triangular_solve",
+        &|v| Ok(v[1].try_triangular_solve(&v[0], false, true, false)?.0),
+        &[
+            Tensor::from_vec(vec![2.0, 0.0, 0.0, 0.5, 3.0, 0.0, -1.0, 0.2, 1.5], [3, 3]).unwrap(),
+            Tensor::from_vec(vec![1.0, -2.0, 0.5, 0.3, 1.1, -0.7], [3, 2]).unwrap(),
+        ],
+    );
+    check_grad(
+        "as_strided_scatter",
+        &|v| v[0].try_as_strided_scatter(&v[1], &[2, 2], &[1, 3], Some(1)),
+        &[
+            Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [2, 4]).unwrap(),
+            Tensor::from_vec(vec![0.5, -1.0, 2.0, 0.25], [2, 2]).unwrap(),
+        ],
+    );
+    check_grad(
+        "nuclear_norm",
+        &|v| v[0].try_nuclear_norm(Some([0, 1]), true),
+        &[Tensor::from_vec(vec![1.0, 2.0, 0.5, -1.0, 3.0, 0.2], [2, 3]).unwrap()],
+    );
 }
