@@ -26,6 +26,36 @@ pub struct LoadTxt {
     /// The result has at least this many dimensions, 0, 1 or 2 (0): NumPy squeezes the
     /// `(rows, columns)` result, then a single column stays `(rows, 1)` with `ndmin = 2`.
     pub ndmin: usize,
+    /// Data rows dropped at the end, before any is read (NumPy `genfromtxt`'s `skip_footer`;
+    /// 0), so a footer need not parse.
+    pub skip_footer: usize,
+    /// Fields that count as missing besides empty ones (`genfromtxt`'s `missing_values`).
+    pub missing_values: Vec<String>,
+    /// The value of a missing field (`genfromtxt`'s `filling_values`); `None` (`loadtxt`)
+    /// makes one an error. NaN fills integer columns with -1 and bool ones with false, as
+    /// NumPy's defaults; another value must be representable in the dtype.
+    pub filling_values: Option<f64>,
+}
+
+impl LoadTxt {
+    /// NumPy `genfromtxt`'s defaults: whitespace-separated, `#` comments, and a missing
+    /// field (empty, between two delimiters) read as NaN (-1 for integers, false for
+    /// bools). Unlike `genfromtxt`, a field that is present but does not parse stays an
+    /// error.
+    ///
+    /// ```
+    /// use typed_tensor::io::{LoadTxt, load_txt_from_str};
+    /// let opts = LoadTxt { delimiter: Some(','), ..LoadTxt::genfromtxt() };
+    /// let t = load_txt_from_str::<f64>("1,,3\n4,5,6\n", &opts)?;
+    /// assert!(t.to_vec()[1].is_nan());
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    pub fn genfromtxt() -> Self {
+        LoadTxt {
+            filling_values: Some(f64::NAN),
+            ..LoadTxt::default()
+        }
+    }
 }
 
 impl Default for LoadTxt {
@@ -37,6 +67,9 @@ impl Default for LoadTxt {
             usecols: None,
             max_rows: None,
             ndmin: 0,
+            skip_footer: 0,
+            missing_values: Vec::new(),
+            filling_values: None,
         }
     }
 }
@@ -262,20 +295,44 @@ fn parse<T: Element>(
         });
     }
     let bad = |line: usize, msg: String| format_error(op, what, format!("line {line}: {msg}"));
-    let mut values: Vec<T> = Vec::new();
-    let (mut rows, mut width) = (0usize, None::<usize>);
-    let mut fields: Vec<&str> = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(opts.skiprows) {
-        if opts.max_rows.is_some_and(|m| rows >= m) {
-            break;
+    let fill = match opts.filling_values {
+        None => None,
+        Some(v) if v.is_nan() && !T::DTYPE.is_float() => {
+            Some(T::from_i64(if T::DTYPE == Dtype::Bool { 0 } else { -1 }))
         }
-        let line_no = i + 1;
+        Some(v) => {
+            let t = T::from_f64(v);
+            if !T::DTYPE.is_float() && t.to_f64() != v {
+                return Err(Error::InvalidArgument {
+                    op,
+                    msg: format!("filling_values {v} is not a {:?} value", T::DTYPE),
+                });
+            }
+            Some(t)
+        }
+    };
+    // The data lines (comments cut, blank ones skipped), less the footer.
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(opts.skiprows) {
         let data = match &opts.comments {
             Some(c) if !c.is_empty() => line.split_once(c.as_str()).map_or(line, |(d, _)| d),
             _ => line,
         };
-        if data.trim().is_empty() {
-            continue;
+        if !data.trim().is_empty() {
+            lines.try_reserve(1).map_err(|_| Error::OutOfMemory {
+                op,
+                bytes: lines.len() * 24,
+            })?;
+            lines.push((i + 1, data));
+        }
+    }
+    lines.truncate(lines.len().saturating_sub(opts.skip_footer));
+    let mut values: Vec<T> = Vec::new();
+    let (mut rows, mut width) = (0usize, None::<usize>);
+    let mut fields: Vec<&str> = Vec::new();
+    for &(line_no, data) in &lines {
+        if opts.max_rows.is_some_and(|m| rows >= m) {
+            break;
         }
         fields.clear();
         match opts.delimiter {
@@ -317,17 +374,22 @@ fn parse<T: Element>(
                 bytes: (values.len() + picked.len()) * size_of::<T>(),
             })?;
         for &c in &picked {
-            let v = parse_value::<T>(fields[c]).ok_or_else(|| {
-                bad(
-                    line_no,
-                    format!(
-                        "column {}: cannot read {:?} as {:?}",
-                        c + 1,
-                        fields[c],
-                        T::DTYPE
-                    ),
-                )
-            })?;
+            let missing =
+                fields[c].is_empty() || opts.missing_values.iter().any(|m| m == fields[c]);
+            let v = fill
+                .filter(|_| missing)
+                .or_else(|| parse_value::<T>(fields[c]))
+                .ok_or_else(|| {
+                    bad(
+                        line_no,
+                        format!(
+                            "column {}: cannot read {:?} as {:?}",
+                            c + 1,
+                            fields[c],
+                            T::DTYPE
+                        ),
+                    )
+                })?;
             values.push(v);
         }
         rows += 1;

@@ -331,3 +331,65 @@ fn dyn_text_files_take_the_dtype_at_run_time() {
     );
     std::fs::remove_file(&p).ok();
 }
+
+/// NumPy 2.4's `genfromtxt` on missing fields: NaN for floats, -1 for integers, listed
+/// `missing_values` with a `filling_values`, `skip_footer` before parsing; what stays an error.
+#[test]
+fn genfromtxt_fills_missing_fields() {
+    let csv_gen = LoadTxt {
+        delimiter: Some(','),
+        ..LoadTxt::genfromtxt()
+    };
+    let t = load_txt_from_str::<f64>("1,,3\n4,5,6\n", &csv_gen).unwrap();
+    let v = t.to_vec();
+    assert_eq!(t.dims(), &[2, 3]);
+    assert!(v[1].is_nan() && v[0] == 1.0 && v[5] == 6.0);
+    let i = load_txt_from_str::<i32>("1,,3\n4,5,6\n", &csv_gen).unwrap();
+    assert_eq!(i.to_vec(), vec![1, -1, 3, 4, 5, 6]);
+    let b = load_txt_from_str::<bool>("1,\n", &csv_gen).unwrap();
+    assert_eq!(b.to_vec(), vec![true, false]);
+    let opts = LoadTxt {
+        missing_values: vec!["N/A".into()],
+        filling_values: Some(-9.0),
+        ..csv_gen.clone()
+    };
+    let t = load_txt_from_str::<f32>("1,,3\n4,N/A,6\n", &opts).unwrap();
+    assert_eq!(t.to_vec(), vec![1.0, -9.0, 3.0, 4.0, -9.0, 6.0]);
+    let t = load_txt_from_str::<f64>("1, ,3\n", &csv_gen).unwrap();
+    assert!(t.to_vec()[1].is_nan());
+    let footer = LoadTxt {
+        skiprows: 1,
+        skip_footer: 1,
+        ..LoadTxt::genfromtxt()
+    };
+    let t = load_txt_from_str::<f64>("a b\n1 2\n3 4\ntotal 9\n", &footer).unwrap();
+    assert_eq!(
+        (t.dims(), t.to_vec()),
+        (&[2, 2][..], vec![1.0, 2.0, 3.0, 4.0])
+    );
+    // Not missing but unreadable, a fill the dtype cannot hold, loadtxt's refusal.
+    let e = load_txt_from_str::<f64>("1,x,3\n", &csv_gen)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 1") && e.contains("column 2"), "{e}");
+    let bad_fill = LoadTxt {
+        filling_values: Some(0.5),
+        ..csv_gen.clone()
+    };
+    assert!(
+        load_txt_from_str::<i64>("1,\n", &bad_fill)
+            .unwrap_err()
+            .to_string()
+            .contains("filling_values")
+    );
+    assert!(load_txt_from_str::<f64>("1,,3\n", &csv()).is_err());
+    // A footer larger than the data leaves nothing.
+    let all = LoadTxt {
+        skip_footer: 10,
+        ..LoadTxt::genfromtxt()
+    };
+    assert_eq!(
+        load_txt_from_str::<f64>("1 2\n", &all).unwrap().dims(),
+        &[0]
+    );
+}
