@@ -10,14 +10,19 @@ use crate::tensor::Tensor;
 
 /// `[k, k - 1, ..., 1]` as a tensor of `T` on `like`'s device: the stick-breaking offsets of
 /// `k + 1` classes.
-fn offsets<T: FloatElement, D: Backend>(like: &Tensor<T, D>, k: usize) -> Result<Tensor<T, D>> {
+pub(super) fn offsets<T: FloatElement, D: Backend>(
+    like: &Tensor<T, D>,
+    k: usize,
+) -> Result<Tensor<T, D>> {
     let k = k as i64;
     Tensor::<i64, D>::arange_on(k, 0, -1, like.device_handle())?.try_cast::<T>()
 }
 
 /// The stick-breaking map `(..., K-1) → (..., K)`: `z_i = sigmoid(y_i - log(K - i))` clamped
 /// into `[tiny, 1 - eps]`, `x_i = z_i Π_{j<i} (1 - z_j)`, the last class the rest.
-fn stick_breaking<T: FloatElement, D: Backend>(y: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+pub(super) fn stick_breaking<T: FloatElement, D: Backend>(
+    y: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
     let k = y.dims()[y.ndim() - 1];
     let z = y
         .try_sub(&offsets(y, k)?.try_log()?)?
@@ -37,7 +42,9 @@ fn stick_breaking<T: FloatElement, D: Backend>(y: &Tensor<T, D>) -> Result<Tenso
 
 /// Its inverse: `y_i = log x_i - log(1 - Σ_{j≤i} x_j) + log(K - i)`, the remainder clamped
 /// to `tiny`.
-fn stick_breaking_inverse<T: FloatElement, D: Backend>(x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+pub(super) fn stick_breaking_inverse<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
     let k = x.dims()[x.ndim() - 1] - 1;
     let crop = x.narrow(-1, 0, k)?;
     let rest = crop

@@ -4,7 +4,8 @@
 
 use crate::common::{assert_close, host_f64s};
 use typed_tensor::distributions::{
-    Distribution, HalfNormal, Normal, Pareto, Rsample, Transform, TransformedDistribution, Weibull,
+    Distribution, EventTransform, HalfNormal, Normal, Pareto, Rsample, Transform,
+    TransformedDistribution, Weibull,
 };
 use typed_tensor::prelude::*;
 
@@ -202,3 +203,203 @@ const PA_LP: &[f64] = &[
     2.3091815701178446,
 ];
 const PA_ENT: &[f64] = &[3.6931471805599454, 1.7231435513142097, -1.1710214871070184];
+
+/// The event transforms against PyTorch 2.15 (`make/event_transforms.py`): forward, inverse
+/// and log-Jacobians of stick-breaking and the correlation Cholesky factor, the lower
+/// Cholesky, positive-definite and softmax maps, a reshape; gradients flow; the refusals.
+#[test]
+fn event_transforms_match_pytorch() {
+    on_every_device!("event_transforms", |dev| {
+        let t =
+            |v: &[f64], s: &[usize]| Tensor::<f64, _>::from_vec_on(v.to_vec(), s, &dev).unwrap();
+        let x3 = t(&[0.5, -1.0, 2.0, 0.0, 3.0, -0.25], &[2, 3]);
+        let sb = EventTransform::StickBreaking;
+        let y = sb.forward(&x3).unwrap();
+        assert_eq!(y.dims(), &[2, 4]);
+        assert_close(&host_f64s(&y), SB_Y, 1e-12);
+        assert_close(
+            &host_f64s(&sb.log_abs_det_jacobian(&x3, &y).unwrap()),
+            SB_LADJ,
+            1e-12,
+        );
+        assert_close(&host_f64s(&sb.inverse(&y).unwrap()), &host_f64s(&x3), 1e-12);
+        let cc = EventTransform::CorrCholesky;
+        let y = cc.forward(&x3).unwrap();
+        assert_eq!(y.dims(), &[2, 3, 3]);
+        assert_close(&host_f64s(&y), CC_Y, 1e-12);
+        assert_close(
+            &host_f64s(&cc.log_abs_det_jacobian(&x3, &y).unwrap()),
+            CC_LADJ,
+            1e-12,
+        );
+        assert_close(&host_f64s(&cc.inverse(&y).unwrap()), CC_INV, 1e-10);
+        let x6 = t(&[0.3, -0.2, 0.9, 1.5, -2.0, 0.1], &[6]);
+        let y6 = cc.forward(&x6).unwrap();
+        assert_close(&host_f64s(&y6), CC6_Y, 1e-12);
+        assert_close(
+            &host_f64s(&cc.log_abs_det_jacobian(&x6, &y6).unwrap()),
+            CC6_LADJ,
+            1e-12,
+        );
+        // Each row of the factor has unit norm: L·Lᵀ has ones on its diagonal.
+        let corr = y6.matmul(&y6.t());
+        assert_close(&host_f64s(&corr.diagonal(0).unwrap()), &[1.0; 4], 1e-12);
+        let m = t(&[0.5, 9.0, -1.0, 0.2, -0.3, 1.0, 2.0, 1.1], &[2, 2, 2]);
+        assert_close(
+            &host_f64s(&EventTransform::LowerCholesky.forward(&m).unwrap()),
+            LC_Y,
+            1e-12,
+        );
+        let lc_back = EventTransform::LowerCholesky
+            .inverse(&EventTransform::LowerCholesky.forward(&m).unwrap())
+            .unwrap();
+        assert_close(&host_f64s(&lc_back), &host_f64s(&m.tril(0)), 1e-12);
+        let pd = EventTransform::PositiveDefinite.forward(&m).unwrap();
+        assert_close(&host_f64s(&pd), PD_Y, 1e-12);
+        assert_close(
+            &host_f64s(&EventTransform::PositiveDefinite.inverse(&pd).unwrap()),
+            PD_INV,
+            1e-12,
+        );
+        let sm = EventTransform::Softmax.forward(&x3).unwrap();
+        assert_close(&host_f64s(&sm), SM_Y, 1e-12);
+        assert_close(
+            &host_f64s(&EventTransform::Softmax.inverse(&sm).unwrap().exp()),
+            SM_Y,
+            1e-12,
+        );
+        let r = EventTransform::Reshape {
+            from: vec![3],
+            to: vec![3, 1],
+        };
+        let y = r.forward(&x3).unwrap();
+        assert_eq!(y.dims(), &[2, 3, 1]);
+        assert_eq!(r.inverse(&y).unwrap().dims(), &[2, 3]);
+        assert_eq!(
+            host_f64s(&r.log_abs_det_jacobian(&x3, &y).unwrap()),
+            vec![0.0, 0.0]
+        );
+        assert_eq!(
+            host_f64s(&EventTransform::Abs.forward(&x3).unwrap())[1],
+            1.0
+        );
+        assert_eq!(
+            (
+                cc.domain_event_dim(),
+                cc.codomain_event_dim(),
+                r.codomain_event_dim()
+            ),
+            (1, 2, 2)
+        );
+        // Gradients reach the unconstrained values.
+        let leaf = x3.detach().with_requires_grad(true).unwrap();
+        let y = cc.forward(&leaf).unwrap();
+        cc.log_abs_det_jacobian(&leaf, &y)
+            .unwrap()
+            .sum(&[], false)
+            .backward();
+        assert!(
+            host_f64s(&leaf.grad_tensor().unwrap())
+                .iter()
+                .all(|g| g.is_finite())
+        );
+        // Refusals.
+        let e = |r: Result<Tensor<f64, _>>| r.unwrap_err().to_string();
+        assert!(e(cc.forward(&t(&[0.1, 0.2], &[2]))).contains("n(n-1)/2"));
+        assert!(e(EventTransform::LowerCholesky.forward(&x3)).contains("square"));
+        assert!(
+            e(EventTransform::Softmax.log_abs_det_jacobian(&x3, &sm)).contains("SoftmaxTransform")
+        );
+        assert!(e(r.forward(&t(&[1.0, 2.0], &[2]))).contains("ReshapeTransform"));
+        assert!(
+            e(sb.inverse(&Tensor::<f64, _>::zeros_on([2, 0], &dev).unwrap()))
+                .contains("StickBreakingTransform")
+        );
+        assert!(
+            e(sb.forward(&Tensor::<f64, _>::scalar_on(1.0, &dev).unwrap()))
+                .contains("event dimension")
+        );
+    });
+}
+
+const SB_Y: &[f64] = &[
+    0.35466124439244334,
+    0.1002613801409296,
+    0.48010255958285813,
+    0.06497481588376891,
+    0.25,
+    0.6820822488845564,
+    0.029735987445330996,
+    0.03818176367011258,
+];
+const SB_LADJ: &[f64] = &[-6.804077952067264, -8.549693926375912];
+const CC_Y: &[f64] = &[
+    1.0,
+    0.0,
+    0.0,
+    0.46211715726000974,
+    0.8868188839700739,
+    0.0,
+    -0.7615941559557649,
+    0.6247421931979867,
+    0.17225427034531132,
+    1.0,
+    0.0,
+    0.0,
+    0.0,
+    1.0,
+    0.0,
+    0.9950547536867305,
+    -0.02432726312290031,
+    0.0963027592252132,
+];
+const CC_LADJ: &[f64] = &[-4.191577000081366, -6.989845120973678];
+const CC_INV: &[f64] = &[0.5, -1.0, 2.0000000000000018, 0.0, 3.000000000000001, -0.25];
+const CC6_Y: &[f64] = &[
+    1.0,
+    0.0,
+    0.0,
+    0.0,
+    0.2913126124515909,
+    0.9566279119002483,
+    0.0,
+    0.0,
+    -0.197375320224904,
+    0.702206856809391,
+    0.6840676232771085,
+    0.0,
+    0.9051482536448664,
+    -0.4098043018652316,
+    0.011261633579063979,
+    0.11242886064320681,
+];
+const CC6_LADJ: &[f64] = &[-8.274698919076235];
+const LC_Y: &[f64] = &[
+    1.6487212707001282,
+    0.0,
+    -1.0,
+    1.2214027581601699,
+    0.7408182206817179,
+    0.0,
+    2.0,
+    3.0041660239464334,
+];
+const PD_Y: &[f64] = &[
+    2.7182818284590455,
+    -1.6487212707001282,
+    -1.6487212707001282,
+    2.4918246976412703,
+    0.5488116360940265,
+    1.4816364413634358,
+    1.4816364413634358,
+    13.025013499434122,
+];
+const PD_INV: &[f64] = &[0.5, 0.0, -1.0, 0.2, -0.3, 0.0, 2.0, 1.1];
+const SM_Y: &[f64] = &[
+    0.1752903921400367,
+    0.039112573270687456,
+    0.7855970345892759,
+    0.04573657859820431,
+    0.9186437381745075,
+    0.03561968322728837,
+];
