@@ -1322,7 +1322,16 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(19) {
+                        match i.rem_euclid(20) {
+                            19 => {
+                                // An event transform forward, back, and its log-Jacobian.
+                                use typed_tensor::distributions::EventTransform as E;
+                                let t = [E::StickBreaking, E::Softmax, E::LowerCholesky, E::PositiveDefinite, E::CorrCholesky, E::Abs, E::Reshape { from: vec![u % 4], to: vec![u % 2, 2] }][u % 7].clone();
+                                let yv = t.forward(&x)?;
+                                let back = t.inverse(&yv)?;
+                                let l = if flag { t.log_abs_det_jacobian(&x, &yv)?.try_sum(&[], false)? } else { back.try_sum(&[], false)? };
+                                yv.try_sum(&[], false)?.try_add(&l)?
+                            }
                             18 => {
                                 // lobpcg with any k, n and start block (y when its shape fits).
                                 let opts = typed_tensor::ops::lobpcg::Lobpcg { k: Some(u % 4), n: if flag { Some(u % 5) } else { None }, x: if u % 3 == 0 { Some(&y) } else { None }, niter: Some(i.rem_euclid(7) - 1), largest: flag, ..Default::default() };
