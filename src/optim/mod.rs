@@ -9,6 +9,7 @@
 //! | [`Adam`] (and AdamW, AMSGrad), [`Adamax`], [`NAdam`], [`RAdam`] | `adam.rs` | `Adam`, `AdamW`, `Adamax`, `NAdam`, `RAdam` |
 //! | [`RmsProp`] (centered, momentum), [`Adagrad`], [`Adadelta`] | `adaptive.rs` | `RMSprop`, `Adagrad`, `Adadelta` |
 //! | [`Rprop`], [`Asgd`] (with its averages) | `rprop.rs` | `Rprop`, `ASGD` |
+//! | [`Lbfgs`] (fixed step or strong-Wolfe line search; steps through a closure) | `lbfgs.rs` | `LBFGS` |
 //!
 //! Each has PyTorch's defaults, its `weight_decay` (an L2 term added to the gradient, or
 //! decoupled where PyTorch offers it; Rprop has none, as there) and `maximize`. The optimizers' state (moments, sums,
@@ -47,6 +48,7 @@
 mod adam;
 mod adaptive;
 mod clip;
+mod lbfgs;
 mod rprop;
 mod schedule;
 mod sgd;
@@ -55,6 +57,7 @@ mod state;
 pub use adam::{Adam, Adamax, NAdam, RAdam};
 pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};
+pub use lbfgs::Lbfgs;
 pub use rprop::{Asgd, Rprop};
 pub use schedule::{
     Anneal, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,

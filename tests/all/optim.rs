@@ -3,7 +3,7 @@
 //! `sum(q·p·p + r·sin(p))`, 8 steps of every configuration; in f64 on every device, and in
 //! f32 and f16 (state kept in f32) at their precision.
 
-use crate::common::assert_close;
+use crate::common::{assert_close, host_f64s};
 use std::collections::BTreeMap;
 use typed_tensor::dynamic::DynTensor;
 use typed_tensor::io::load_npz;
@@ -822,3 +822,177 @@ fn fused_optimizer_steps_match_the_composed_update() {
     o.step().unwrap();
     assert!(p.to_vec().iter().all(|&x| x < 1.0), "{p}");
 }
+
+/// L-BFGS against PyTorch 2.15's trajectories (`make/lbfgs.py`): the Rosenbrock function
+/// with a fixed step and with the strong-Wolfe line search over three `step_with` calls (the
+/// history carried between them), a least-squares fit of two parameters with a short history;
+/// the state round trip; the refusals.
+#[test]
+fn lbfgs_follows_pytorch() {
+    use typed_tensor::optim::{Lbfgs, Optimizer};
+    on_every_device!("lbfgs", |dev| {
+        let rosen = |xy: &Tensor<f64, _>| -> Result<Tensor<f64, _>> {
+            let (x, y) = (xy.narrow(0, 0, 1)?, xy.narrow(0, 1, 1)?);
+            let a = x.try_rsub_scalar(1.0)?.try_square()?;
+            let b = y
+                .try_sub(&x.try_square()?)?
+                .try_square()?
+                .try_mul_scalar(100.0)?;
+            let l = a.try_add(&b)?.try_sum(&[], false)?;
+            l.try_backward()?;
+            Ok(l)
+        };
+        for (wolfe, want) in [(false, ROSEN_FIXED), (true, ROSEN_WOLFE)] {
+            let xy = Tensor::<f64, _>::from_vec_on(vec![-1.5, 2.0], [2], &dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap();
+            let mut opt = Lbfgs::new(vec![xy.clone()]);
+            opt.lr = if wolfe { 1.0 } else { 0.5 };
+            opt.max_iter = 5;
+            opt.line_search = wolfe;
+            let mut got = Vec::new();
+            for _ in 0..3 {
+                opt.step_with(|| rosen(&xy)).unwrap();
+                got.extend(host_f64s(&xy));
+                got.push(opt.func_evals() as f64);
+            }
+            assert_close(&got, want, 1e-9);
+        }
+        // Two parameters flattened in order; a history of 3; the loss returned is the first
+        // evaluation's.
+        let x = Tensor::<f64, _>::linspace_on(-1.0, 1.0, 15, &dev)
+            .unwrap()
+            .try_reshape([5, 3])
+            .unwrap();
+        let y = Tensor::<f64, _>::arange_on(0.0, 10.0, 1.0, &dev)
+            .unwrap()
+            .sin()
+            .try_reshape([5, 2])
+            .unwrap();
+        let w = Tensor::<f64, _>::zeros_on([2, 3], &dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let b = Tensor::<f64, _>::from_vec_on(vec![0.5, -0.5], [2], &dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let mut opt = Lbfgs::new(vec![w.clone(), b.clone()]);
+        opt.history_size = 3;
+        opt.max_iter = 7;
+        opt.line_search = true;
+        let closure = || -> Result<Tensor<f64, _>> {
+            let r = x.matmul(&w.t()).add(&b).sub(&y);
+            let l = r
+                .square()
+                .mean(&[], false)
+                .add(&w.square().square().sum(&[], false).mul_scalar(0.1));
+            l.try_backward()?;
+            Ok(l)
+        };
+        let losses: Vec<f64> = (0..2)
+            .map(|_| host_f64s(&opt.step_with(closure).unwrap())[0])
+            .collect();
+        assert_close(&losses, LSQ_LOSSES, 1e-12);
+        assert_close(&host_f64s(&w), LSQ_W, 1e-9);
+        assert_close(&host_f64s(&b), LSQ_B, 1e-9);
+        // The state round trip: a fresh optimizer resumes exactly where this one stands.
+        let saved: std::collections::BTreeMap<_, _> =
+            opt.state_dict().unwrap().into_iter().collect();
+        assert!(saved.contains_key("0.old_dirs.2") && !saved.contains_key("0.old_dirs.3"));
+        let (w2, b2) = (
+            w.detach().with_requires_grad(true).unwrap(),
+            b.detach().with_requires_grad(true).unwrap(),
+        );
+        let mut resumed = Lbfgs::new(vec![w2.clone(), b2.clone()]);
+        (resumed.history_size, resumed.max_iter, resumed.line_search) = (3, 7, true);
+        resumed.load_state_dict(&saved).unwrap();
+        opt.step_with(closure).unwrap();
+        resumed
+            .step_with(|| {
+                let r = x.matmul(&w2.t()).add(&b2).sub(&y);
+                let l = r
+                    .square()
+                    .mean(&[], false)
+                    .add(&w2.square().square().sum(&[], false).mul_scalar(0.1));
+                l.try_backward()?;
+                Ok(l)
+            })
+            .unwrap();
+        assert_close(&host_f64s(&w2), &host_f64s(&w), 1e-12);
+        // Refusals: no closure, a bad entry, a parameter without grad, a negative lr.
+        assert!(opt.step().unwrap_err().to_string().contains("closure"));
+        let mut bad = saved.clone();
+        bad.insert(
+            "0.bogus".into(),
+            DynTensor::from(Tensor::<f64>::scalar(1.0)),
+        );
+        assert!(
+            resumed
+                .load_state_dict(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("0.bogus")
+        );
+        let mut bad = saved.clone();
+        bad.insert(
+            "0.d".into(),
+            DynTensor::from(Tensor::<f64>::zeros([3]).unwrap()),
+        );
+        assert!(
+            resumed
+                .load_state_dict(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("0.d")
+        );
+        let plain = Tensor::<f64, _>::zeros_on([2], &dev).unwrap();
+        assert!(
+            Lbfgs::new(vec![plain.clone()])
+                .step_with(|| Ok(plain.sum(&[], false)))
+                .is_err()
+        );
+        let mut neg = Lbfgs::new(vec![w.clone()]);
+        neg.lr = -1.0;
+        assert!(
+            neg.step_with(closure)
+                .unwrap_err()
+                .to_string()
+                .contains("lr")
+        );
+    });
+}
+
+const ROSEN_FIXED: &[f64] = &[
+    -1.414175702180734,
+    2.035398351306424,
+    5.0,
+    -1.422085045475557,
+    2.028651494721588,
+    10.0,
+    -1.398936799985252,
+    1.9394952295463708,
+    15.0,
+];
+const ROSEN_WOLFE: &[f64] = &[
+    -1.4190151739012853,
+    2.015228881713949,
+    6.0,
+    -1.2050322831643026,
+    1.3935585763354525,
+    12.0,
+    -0.741182959696463,
+    0.512356777959665,
+    18.0,
+];
+const LSQ_W: &[f64] = &[
+    0.053133570210611394,
+    0.06668713307699689,
+    0.06413344777811218,
+    -0.020220809304980415,
+    -0.057712730856650477,
+    -0.0017728230933535712,
+];
+const LSQ_B: &[f64] = &[0.17105094745750501, 0.21559426191393743];
+const LSQ_LOSSES: &[f64] = &[0.7435805786615178, 0.4243825892239443];
