@@ -764,6 +764,18 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         return Ok(vec![total.into(), p.grad_tensor().unwrap().into()]);
                     }
                     let ps = vec![p.clone()];
+                    if pick == 8 && u % 2 == 0 {
+                        // L-BFGS with hostile settings and a hostile state.
+                        let mut o = typed_tensor::optim::Lbfgs::new(ps);
+                        (o.lr, o.tolerance_change, o.history_size, o.line_search, o.max_iter) = (e1, e2, u % 4, flag, u % 7);
+                        let wb = w.broadcast_to(p.shape().clone()).unwrap_or_else(|_| p.detach());
+                        let closure = || { let l = p.try_mul(&p)?.try_mul(&wb)?.try_sum(&[], false)?; l.try_backward()?; Ok(l) };
+                        o.step_with(closure)?;
+                        let mut m: std::collections::BTreeMap<String, DynTensor> = o.state_dict()?.into_iter().collect();
+                        if flag { m.values_mut().for_each(|t| *t = v[1].clone()); } else { m.insert("n_iter".into(), v[1].clone()); }
+                        if o.load_state_dict(&m).is_ok() { o.step_with(closure)?; }
+                        return Ok(vec![p.detach().into()]);
+                    }
                     let mut opt: Box<dyn Optimizer> = match pick {
                         0 => { let mut o = Sgd::new(ps, e1); o.momentum = e2; o.nesterov = flag; o.dampening = e3; Box::new(o) }
                         1 => { let mut o = Adam::new(ps, e1); o.betas = (e2, 0.999); o.amsgrad = flag; o.eps = e3; Box::new(o) }
