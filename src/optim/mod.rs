@@ -9,6 +9,7 @@
 //! | [`Adam`] (and AdamW, AMSGrad), [`Adamax`], [`NAdam`], [`RAdam`] | `adam.rs` | `Adam`, `AdamW`, `Adamax`, `NAdam`, `RAdam` |
 //! | [`RmsProp`] (centered, momentum), [`Adagrad`], [`Adadelta`] | `adaptive.rs` | `RMSprop`, `Adagrad`, `Adadelta` |
 //! | [`Rprop`], [`Asgd`] (with its averages) | `rprop.rs` | `Rprop`, `ASGD` |
+//! | [`Adafactor`] (factored second moments, relative steps, update clipping) | `adafactor.rs` | `Adafactor` |
 //! | [`Lbfgs`] (fixed step or strong-Wolfe line search; steps through a closure) | `lbfgs.rs` | `LBFGS` |
 //!
 //! Each has PyTorch's defaults, its `weight_decay` (an L2 term added to the gradient, or
@@ -45,6 +46,7 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod adafactor;
 mod adam;
 mod adaptive;
 mod clip;
@@ -54,6 +56,7 @@ mod schedule;
 mod sgd;
 mod state;
 
+pub use adafactor::Adafactor;
 pub use adam::{Adam, Adamax, NAdam, RAdam};
 pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};

@@ -9,6 +9,7 @@ use crate::device::Cpu;
 use crate::dtype::{Element, FloatElement};
 use crate::dynamic::DynTensor;
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 use crate::tensor::Tensor;
 use std::collections::BTreeMap;
 
@@ -80,17 +81,22 @@ pub(super) fn export<T: FloatElement, D: Backend>(
     Ok(out)
 }
 
+/// A slot's buffer shape from its name and its parameter's shape.
+pub(super) type ShapeOf<'a> = dyn Fn(&str, &Shape) -> Shape + 'a;
+
 /// An optimizer's state checked for loading: one `Slots` per slot name, one value per counter.
 pub(super) type Loaded<T, D> = (Vec<Slots<T, D>>, Vec<f64>);
 
 /// The slots (in `slot_names` order) and counter values (in `counter_names` order) that
-/// `state` holds for `params`, each buffer checked against its parameter's shape and copied
-/// to its device; nothing of the optimizer changes until all of it is checked.
+/// `state` holds for `params`, each buffer checked against its parameter's shape (or the
+/// shape `shape_of(slot, parameter shape)` gives) and copied to its device; nothing of the
+/// optimizer changes until all of it is checked.
 pub(super) fn import<T: FloatElement, D: Backend>(
     params: &[Tensor<T, D>],
     slot_names: &[&str],
     counter_names: &[&str],
     state: &BTreeMap<String, DynTensor>,
+    shape_of: Option<&ShapeOf<'_>>,
 ) -> Result<Loaded<T, D>> {
     let mut slots: Vec<Slots<T, D>> = slot_names
         .iter()
@@ -130,12 +136,12 @@ pub(super) fn import<T: FloatElement, D: Backend>(
         };
         let p = &params[i];
         let want = <T::Acc as Element>::DTYPE;
-        if t.dtype() != want || t.shape() != p.shape() {
+        let shape = shape_of.map_or_else(|| p.shape().clone(), |f| f(slot_names[s], p.shape()));
+        if t.dtype() != want || *t.shape() != shape {
             return Err(invalid(format!(
-                "entry {key:?} is {} of shape {}, but parameter {i} needs {want} of shape {}",
+                "entry {key:?} is {} of shape {}, but parameter {i} needs {want} of shape {shape}",
                 t.dtype(),
                 t.shape(),
-                p.shape()
             )));
         }
         let host: Tensor<T::Acc, Cpu> = t.to_cpu()?.downcast()?;
@@ -162,7 +168,7 @@ macro_rules! state_methods {
             state: &std::collections::BTreeMap<String, crate::dynamic::DynTensor>,
         ) -> Result<()> {
             let (slots, counters) =
-                super::state::import(&self.params, &[$($sname),*], &[$($cname),*], state)?;
+                super::state::import(&self.params, &[$($sname),*], &[$($cname),*], state, None)?;
             #[allow(unused_mut, unused_variables)] // optimizers without counters
             let mut counters = counters.into_iter();
             $(let $c = super::state::counter(&self.$c, $cname, counters.next().expect("one per name"))?;)*

@@ -996,3 +996,90 @@ const LSQ_W: &[f64] = &[
 ];
 const LSQ_B: &[f64] = &[0.17105094745750501, 0.21559426191393743];
 const LSQ_LOSSES: &[f64] = &[0.7435805786615178, 0.4243825892239443];
+
+/// Adafactor against PyTorch 2.15's trajectory (`make/adafactor.py`): a matrix (factored
+/// moments), a vector and a 0-d parameter, weight decay, `d` changed between steps; the
+/// factored state's shapes in the state round trip; the refusals.
+#[test]
+fn adafactor_follows_pytorch() {
+    use typed_tensor::optim::{Adafactor, Optimizer};
+    on_every_device!("adafactor", |dev| {
+        let leaf = |v: Vec<f64>, s: &[usize]| {
+            Tensor::<f64, _>::from_vec_on(v, s, &dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap()
+        };
+        let w = leaf(vec![0.5, -1.0, 2.0, 0.1, 0.0, -0.3], &[2, 3]);
+        let b = leaf(vec![1.0, -2.0, 0.25], &[3]);
+        let s = leaf(vec![1.5], &[]);
+        let tgt = Tensor::<f64, _>::linspace_on(-1.0, 1.0, 6, &dev)
+            .unwrap()
+            .try_reshape([2, 3])
+            .unwrap();
+        let mut opt = Adafactor::new(vec![w.clone(), b.clone(), s.clone()]);
+        (opt.lr, opt.weight_decay) = (0.05, 0.1);
+        let loss = || {
+            let a = w.mul(&s).sub(&tgt).square().sum(&[], false);
+            let c = b.square().square().sum(&[], false);
+            a.add(&c).add(&w.sum(&[0], false).mul(&b).sum(&[], false))
+        };
+        for i in 0..6 {
+            if i == 4 {
+                opt.d = 2.0;
+            }
+            opt.zero_grad().unwrap();
+            loss().backward();
+            opt.step().unwrap();
+        }
+        assert_close(&host_f64s(&w), AF_W, 1e-10);
+        assert_close(&host_f64s(&b), AF_B, 1e-10);
+        assert_close(&host_f64s(&s), AF_S, 1e-10);
+        let state: BTreeMap<String, DynTensor> = opt.state_dict().unwrap().into_iter().collect();
+        let row = state["0.row_var"].to_vec::<f64>().unwrap();
+        assert_close(&row, AF_ROW, 1e-10);
+        assert_eq!(state["0.col_var"].shape().dims(), &[1, 3]);
+        assert_close(&state["0.col_var"].to_vec::<f64>().unwrap(), AF_COL, 1e-10);
+        assert_close(
+            &state["1.variance"].to_vec::<f64>().unwrap(),
+            AF_VAR_B,
+            1e-10,
+        );
+        let mut again = Adafactor::new(vec![w.clone(), b.clone(), s.clone()]);
+        again.load_state_dict(&state).unwrap();
+        assert_eq!(again.state_dict().unwrap().len(), state.len());
+        let mut bad = state.clone();
+        bad.insert("0.row_var".into(), state["0.col_var"].clone());
+        assert!(
+            again
+                .load_state_dict(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("(2, 1)")
+        );
+        // Refusals.
+        opt.beta2_decay = 0.5;
+        assert!(opt.step().unwrap_err().to_string().contains("beta2_decay"));
+        opt.beta2_decay = -0.8;
+        opt.lr = f64::NAN;
+        assert!(opt.step().unwrap_err().to_string().contains("lr"));
+    });
+}
+
+const AF_W: &[f64] = &[
+    0.2338112800032888,
+    -0.7813388133935917,
+    1.7157986584530005,
+    0.033106048609580066,
+    0.34923543178071853,
+    -0.06879317480443055,
+];
+const AF_B: &[f64] = &[
+    0.6885424079979467,
+    -1.6311580422138792,
+    -0.09909511100204045,
+];
+const AF_S: &[f64] = &[1.1137369457922885];
+const AF_ROW: &[f64] = &[26.953400120054575, 6.0564800264053975];
+const AF_COL: &[f64] = &[11.137137619470279, 9.373456130355384, 29.004226469864292];
+const AF_VAR_B: &[f64] = &[8.17994904869332, 605.1784746690176, 2.8217890866455138];

@@ -785,6 +785,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         5 => { let mut o = RmsProp::new(ps, e1); o.centered = flag; o.momentum = e2; o.alpha = e3; Box::new(o) }
                         6 => { let mut o = Adagrad::new(ps, e1); o.lr_decay = e2; o.initial_accumulator_value = e3; Box::new(o) }
                         7 => { let mut o = Adadelta::new(ps); o.rho = e1; o.eps = e2; o.maximize = flag; Box::new(o) }
+                        8 if u % 3 == 1 => { let mut o = Adafactor::new(ps); o.lr = e1; o.beta2_decay = e2; o.d = e3; o.eps = (if flag { Some(e2) } else { None }, e3); Box::new(o) }
                         _ => Box::new(Adam::adamw(ps, e1)),
                     };
                     opt.step()?;
