@@ -424,12 +424,10 @@ fn strong_wolfe<T: FloatElement, D: Backend>(
     if ls_iter == max_ls {
         bracket = vec![(0.0, f, g.clone(), gtd), (t, f_new, g_new, gtd_new)];
     }
-    let order = |b: &[Point<T, D>]| {
-        if b[0].1 <= b[b.len() - 1].1 {
-            (0, 1)
-        } else {
-            (1, 0)
-        }
+    // The lower end first; a single point (or a NaN loss, where PyTorch fails) keeps its order.
+    let order = |b: &[Point<T, D>]| match b.len() == 1 || b[0].1 <= b[1].1 || b[1].1.is_nan() {
+        true => (0, 1),
+        false => (1, 0),
     };
     let (mut low, mut high) = order(&bracket);
     let mut insufficient = false;

@@ -921,6 +921,20 @@ fn lbfgs_follows_pytorch() {
             })
             .unwrap();
         assert_close(&host_f64s(&w2), &host_f64s(&w), 1e-12);
+        // A NaN loss with a finite gradient (PyTorch's line search fails on it) stops quietly.
+        let p = Tensor::<f64, _>::from_vec_on(vec![1.0, 2.0], [2], &dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let mut nan_opt = Lbfgs::new(vec![p.clone()]);
+        nan_opt.line_search = true;
+        nan_opt
+            .step_with(|| {
+                let l = p.square().sum(&[], false).add_scalar(f64::NAN);
+                l.try_backward()?;
+                Ok(l)
+            })
+            .unwrap();
         // Refusals: no closure, a bad entry, a parameter without grad, a negative lr.
         assert!(opt.step().unwrap_err().to_string().contains("closure"));
         let mut bad = saved.clone();
