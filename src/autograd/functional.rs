@@ -284,6 +284,32 @@ pub fn hvp<T: FloatElement, D: Backend>(
     Ok((out.detach(), products))
 }
 
+/// `f(inputs)` (detached) and the vector–Hessian products `vᵀ·H` (PyTorch
+/// `torch.autograd.functional.vhp`), one per input with its shape. The Hessian of a scalar
+/// function is symmetric, so these are [`hvp`]'s products, computed the same way.
+///
+/// ```
+/// use typed_tensor::autograd::vhp;
+/// use typed_tensor::prelude::*;
+/// let x = Tensor::<f64>::from_vec(vec![1.0, 2.0], [2])?;
+/// let v = Tensor::<f64>::from_vec(vec![1.0, 0.0], [2])?;
+/// // f = x₀²·x₁: H = [[2x₁, 2x₀], [2x₀, 0]], so vᵀH = [4, 2]
+/// let f = |a: &[Tensor<f64>]| a[0].narrow(0, 0, 1)?.try_square()?.try_mul(&a[0].narrow(0, 1, 1)?)?.try_sum(&[], false);
+/// let (y, p) = vhp(f, &[x], &[v])?;
+/// assert_eq!((y.to_vec(), p[0].to_vec()), (vec![2.0], vec![4.0, 2.0]));
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`hvp`].
+pub fn vhp<T: FloatElement, D: Backend>(
+    f: impl FnOnce(&[Tensor<T, D>]) -> Result<Tensor<T, D>>,
+    inputs: &[Tensor<T, D>],
+    v: &[Tensor<T, D>],
+) -> Result<Vjp<T, D>> {
+    hvp(f, inputs, v)
+}
+
 /// `f(inputs)` (detached) and the Jacobian–vector product `(∂f/∂inputs)·v` (PyTorch
 /// `torch.autograd.functional.jvp`), of the output's shape, where `v` holds one tensor per
 /// input. Computed by reverse mode twice (PyTorch's double-backward trick): the recorded

@@ -33,7 +33,7 @@ pub(crate) use version::bump;
 pub use check::{gradcheck, gradgradcheck};
 pub(crate) use function::linear;
 pub use function::{checkpoint, custom};
-pub use functional::{Vjp, hessian, hvp, jacobian, jvp, vjp};
+pub use functional::{Vjp, hessian, hvp, jacobian, jvp, vhp, vjp};
 pub use grad::{grad, grad_create_graph, grad_with};
 pub use hooks::HookHandle;
 pub(crate) use rules::Op;

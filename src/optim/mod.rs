@@ -55,6 +55,7 @@ mod rprop;
 mod schedule;
 mod sgd;
 mod state;
+mod swa;
 
 pub use adafactor::Adafactor;
 pub use adam::{Adam, Adamax, NAdam, RAdam};
@@ -64,10 +65,11 @@ pub use lbfgs::Lbfgs;
 pub use rprop::{Asgd, Rprop};
 pub use schedule::{
     Anneal, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,
-    ExponentialDecay, LambdaSchedule, LinearRamp, LrSchedule, MultiStepDecay, OneCycle,
-    PolynomialDecay, ReduceOnPlateau, Sequential, StepDecay,
+    ExponentialDecay, LambdaSchedule, LinearRamp, LrSchedule, MultiStepDecay,
+    MultiplicativeSchedule, OneCycle, PolynomialDecay, ReduceOnPlateau, Sequential, StepDecay,
 };
 pub use sgd::Sgd;
+pub use swa::{AveragedParams, Averaging, SwaSchedule};
 
 use crate::backend::Backend;
 use crate::dtype::{Element, FloatElement};

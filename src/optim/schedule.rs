@@ -274,6 +274,22 @@ impl<F: Fn(usize) -> f64> LrSchedule for LambdaSchedule<F> {
     }
 }
 
+/// `base · f(1) · f(2) ⋯ f(epoch)`: the rate multiplied by `f(epoch)` at each epoch after
+/// the first (PyTorch `MultiplicativeLR`).
+#[derive(Clone, Copy, Debug)]
+pub struct MultiplicativeSchedule<F: Fn(usize) -> f64> {
+    /// The optimizer's nominal rate.
+    pub base: f64,
+    /// The factor applied at each epoch.
+    pub f: F,
+}
+
+impl<F: Fn(usize) -> f64> LrSchedule for MultiplicativeSchedule<F> {
+    fn lr_at(&self, epoch: usize) -> f64 {
+        (1..=epoch).fold(self.base, |lr, k| lr * (self.f)(k))
+    }
+}
+
 /// How [`Cyclic`] scales each cycle's amplitude (PyTorch `CyclicLR`'s `mode`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CyclicMode {

@@ -1097,3 +1097,99 @@ const AF_S: &[f64] = &[1.1137369457922885];
 const AF_ROW: &[f64] = &[26.953400120054575, 6.0564800264053975];
 const AF_COL: &[f64] = &[11.137137619470279, 9.373456130355384, 29.004226469864292];
 const AF_VAR_B: &[f64] = &[8.17994904869332, 605.1784746690176, 2.8217890866455138];
+
+/// Weight averaging and the last schedules against PyTorch 2.15: `AveragedModel`'s running
+/// mean and EMA (`get_ema_multi_avg_fn(0.9)`) over four updates, `SWALR` (cosine and linear)
+/// and `MultiplicativeLR` rates; the refusals.
+#[test]
+fn weight_averaging_and_swalr_match_pytorch() {
+    use typed_tensor::optim::{
+        AveragedParams, Averaging, LrSchedule, MultiplicativeSchedule, SwaSchedule,
+    };
+    on_every_device!("swa", |dev| {
+        let mut w = Tensor::<f64, _>::from_vec_on(vec![1.0, -2.0], [1, 2], &dev).unwrap();
+        let mut b = Tensor::<f64, _>::from_vec_on(vec![0.5], [1], &dev).unwrap();
+        let mut swa = AveragedParams::new(Averaging::Mean);
+        let mut ema = AveragedParams::new(Averaging::Ema { decay: 0.9 });
+        for k in 0..4 {
+            w = w.mul_scalar(1.5).add_scalar(0.1 * k as f64);
+            b = b.sub_scalar(0.3);
+            swa.update(&[w.clone(), b.clone()]).unwrap();
+            ema.update(&[w.clone(), b.clone()]).unwrap();
+        }
+        assert_eq!(swa.n_averaged(), 4);
+        assert_close(
+            &host_f64s(&swa.averaged()[0]),
+            &[3.3656250000000005, -5.775],
+            1e-14,
+        );
+        assert_close(
+            &host_f64s(&swa.averaged()[1]),
+            &[-0.24999999999999997],
+            1e-14,
+        );
+        assert_close(
+            &host_f64s(&ema.averaged()[0]),
+            &[2.2078499999999996, -4.0494],
+            1e-14,
+        );
+        assert_close(
+            &host_f64s(&ema.averaged()[1]),
+            &[0.031700000000000055],
+            1e-12,
+        );
+        assert!(
+            swa.update(&[w.clone()])
+                .unwrap_err()
+                .to_string()
+                .contains("2")
+        );
+        assert!(swa.update(&[b.clone(), w.clone()]).is_err());
+        let mut bad = AveragedParams::<f64, _>::new(Averaging::Ema { decay: 1.5 });
+        assert!(
+            bad.update(&[w.clone()])
+                .unwrap_err()
+                .to_string()
+                .contains("decay")
+        );
+    });
+    let rates = |s: &dyn LrSchedule, n: usize| (0..n).map(|e| s.lr_at(e)).collect::<Vec<_>>();
+    let cos = SwaSchedule {
+        base: 0.5,
+        swa_lr: 0.05,
+        anneal_epochs: 3,
+        cosine: true,
+    };
+    assert_close(
+        &rates(&cos, 6),
+        &[0.5, 0.3875, 0.16250000000000006, 0.05, 0.05, 0.05],
+        1e-14,
+    );
+    let lin = SwaSchedule {
+        base: 0.5,
+        swa_lr: 0.05,
+        anneal_epochs: 4,
+        cosine: false,
+    };
+    assert_close(
+        &rates(&lin, 6),
+        &[0.5, 0.3875, 0.275, 0.1625, 0.05, 0.05],
+        1e-14,
+    );
+    let now = SwaSchedule {
+        base: 0.5,
+        swa_lr: 0.05,
+        anneal_epochs: 0,
+        cosine: true,
+    };
+    assert_eq!(now.lr_at(0), 0.05);
+    let mult = MultiplicativeSchedule {
+        base: 0.5,
+        f: |e: usize| if e % 2 == 1 { 0.9 } else { 0.5 },
+    };
+    assert_close(
+        &rates(&mult, 5),
+        &[0.5, 0.45, 0.225, 0.2025, 0.10125],
+        1e-14,
+    );
+}
