@@ -98,7 +98,8 @@ pub use resample::{conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, u
 pub use sample::{GridMode, GridPadding, affine_grid, grid_sample};
 pub use sequence::{RnnMode, RnnOptions, RnnOutput, rnn};
 pub use utils::{
-    pad_sequence, parameters_to_vector, unpad_sequence, vector_to_parameters, weight_norm,
+    SpectralState, pad_sequence, parameters_to_vector, spectral_norm, spectral_state,
+    unpad_sequence, vector_to_parameters, weight_norm,
 };
 pub use volume::{
     Conv3dOptions, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, conv3d,

@@ -177,3 +177,134 @@ pub fn weight_norm<T: FloatElement, D: Backend>(
     };
     v.try_mul(&g.try_div(&norm)?)
 }
+
+/// The power-iteration state of [`spectral_norm`]: the estimates of the leading left and
+/// right singular vectors of the weight viewed as a matrix (PyTorch's `_u` and `_v`).
+#[derive(Clone, Debug)]
+pub struct SpectralState<T: FloatElement, D: Backend> {
+    /// The left vector, `(rows,)`.
+    pub u: Tensor<T, D>,
+    /// The right vector, `(columns,)`.
+    pub v: Tensor<T, D>,
+}
+
+/// `weight / σ`, `σ` the power-iteration estimate of the weight's largest singular value
+/// (PyTorch `nn.utils.parametrizations.spectral_norm`): the weight viewed as a matrix with
+/// axis `axis` as rows (the others flattened, in order), `n_power_iterations` steps `u ←
+/// normalize(W·v)`, `v ← normalize(Wᵀ·u)` (`eps` as in [`super::normalize`]) updating `state`
+/// when `training`, then `σ = uᵀ·W·v`. The iterations are not recorded, so the gradient is
+/// PyTorch's (through `W` in `σ` and in the numerator). A 1-d weight is normalized to unit
+/// norm. Start `state` with [`spectral_state`].
+///
+/// ```
+/// use typed_tensor::nn::{spectral_norm, spectral_state};
+/// use typed_tensor::prelude::*;
+/// let w = tensor![[3.0f64, 0.0], [0.0, 1.0]];
+/// let mut s = spectral_state(&w, 0, 1e-12)?;
+/// let wn = spectral_norm(&w, &mut s, 1, 0, 1e-12, true)?;
+/// assert!((wn.to_vec()[0] - 1.0).abs() < 1e-9); // σ = 3
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+///
+/// # Errors
+/// `Axis` for a bad axis; `InvalidArgument` for a 0-d weight or a state whose vectors do not
+/// match the weight matrix's rows and columns; `Device` across devices.
+pub fn spectral_norm<T: FloatElement, D: Backend>(
+    weight: &Tensor<T, D>,
+    state: &mut SpectralState<T, D>,
+    n_power_iterations: usize,
+    axis: i64,
+    eps: f64,
+    training: bool,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "spectral_norm";
+    if weight.ndim() == 1 {
+        return super::normalize(weight, 2.0, 0, eps);
+    }
+    let w = weight_matrix(OP, weight, axis)?;
+    let (rows, cols) = (w.dims()[0], w.dims()[1]);
+    if state.u.dims() != [rows] || state.v.dims() != [cols] {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!(
+                "the state's u {} and v {} must be ({rows},) and ({cols},) for the weight matrix of shape {}",
+                state.u.shape(),
+                state.v.shape(),
+                w.shape()
+            ),
+        });
+    }
+    crate::ops::device_ops::same_device(OP, weight, &state.u)?;
+    crate::ops::device_ops::same_device(OP, weight, &state.v)?;
+    if training {
+        no_grad(|| power_iterations(&w.detach(), state, n_power_iterations, eps))?;
+    }
+    let (u, v) = (state.u.detach(), state.v.detach());
+    let sigma = u
+        .try_mul(&w.try_matmul(&v.unsqueeze(1)?)?.squeeze_dims(&[1])?)?
+        .try_sum(&[], false)?;
+    weight.try_div(&sigma)
+}
+
+/// A fresh [`SpectralState`] for `weight` (PyTorch's initialisation): `u` and `v` normal
+/// draws from the global generator, normalized, then 15 power iterations.
+///
+/// # Errors
+/// As [`spectral_norm`].
+pub fn spectral_state<T: FloatElement, D: Backend>(
+    weight: &Tensor<T, D>,
+    axis: i64,
+    eps: f64,
+) -> Result<SpectralState<T, D>> {
+    const OP: &str = "spectral_norm";
+    let dev = weight.device_handle();
+    if weight.ndim() == 1 {
+        // Unused for a vector; PyTorch keeps none.
+        let e = Tensor::zeros_on([0], dev)?;
+        return Ok(SpectralState { u: e.clone(), v: e });
+    }
+    let w = weight_matrix(OP, weight, axis)?.detach();
+    let (rows, cols) = (w.dims()[0], w.dims()[1]);
+    let u = super::normalize(&Tensor::randn_on([rows], dev)?, 2.0, 0, eps)?;
+    let v = super::normalize(&Tensor::randn_on([cols], dev)?, 2.0, 0, eps)?;
+    let mut state = SpectralState { u, v };
+    no_grad(|| power_iterations(&w, &mut state, 15, eps))?;
+    Ok(state)
+}
+
+/// `weight` with `axis` moved first and the rest flattened: `(rows, columns)`.
+fn weight_matrix<T: FloatElement, D: Backend>(
+    op: &'static str,
+    weight: &Tensor<T, D>,
+    axis: i64,
+) -> Result<Tensor<T, D>> {
+    if weight.ndim() == 0 {
+        return Err(Error::InvalidArgument {
+            op,
+            msg: "needs a weight of at least one dimension, got a 0-d one".into(),
+        });
+    }
+    let a = weight.shape().axis(op, axis)?;
+    let rows = weight.dims()[a];
+    let moved = weight.movedim(&[a as i64], &[0])?;
+    let cols = weight.numel().checked_div(rows).unwrap_or(0);
+    moved.try_reshape([rows, cols])
+}
+
+fn power_iterations<T: FloatElement, D: Backend>(
+    w: &Tensor<T, D>,
+    state: &mut SpectralState<T, D>,
+    n: usize,
+    eps: f64,
+) -> Result<()> {
+    for _ in 0..n {
+        let u = w.try_matmul(&state.v.unsqueeze(1)?)?.squeeze_dims(&[1])?;
+        state.u = super::normalize(&u, 2.0, 0, eps)?;
+        let v = w
+            .t()
+            .try_matmul(&state.u.unsqueeze(1)?)?
+            .squeeze_dims(&[1])?;
+        state.v = super::normalize(&v, 2.0, 0, eps)?;
+    }
+    Ok(())
+}

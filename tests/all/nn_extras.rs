@@ -1035,3 +1035,101 @@ fn fractional_max_pool3d_matches_pytorch() {
         }
     });
 }
+
+/// `spectral_norm` against PyTorch 2.15's `parametrizations.spectral_norm` (`make/
+/// spectral_norm.py`): a 3-d weight normalized along axis 1 from fixed vectors, two power
+/// iterations: the weight, the updated vectors, the gradient; evaluation mode leaves the
+/// vectors; a fresh state converges to the largest singular value; the refusals.
+#[test]
+fn spectral_norm_matches_pytorch() {
+    use typed_tensor::nn::{SpectralState, spectral_norm, spectral_state};
+    on_every_device!("spectral_norm", |dev| {
+        let eye = Tensor::<f64, _>::eye_on(2, &dev).unwrap();
+        let w = Tensor::<f64, _>::linspace_on(-1.0, 2.0, 12, &dev)
+            .unwrap()
+            .try_reshape([3, 2, 2])
+            .unwrap()
+            .add(&eye);
+        let w = w.with_requires_grad(true).unwrap();
+        let v: Vec<f64> = (1..7).map(|k| k as f64 / 91f64.sqrt()).collect();
+        let mut state = SpectralState {
+            u: Tensor::from_vec_on(vec![0.6, 0.8], [2], &dev).unwrap(),
+            v: Tensor::from_vec_on(v, [6], &dev).unwrap(),
+        };
+        let wn = spectral_norm(&w, &mut state, 2, 1, 1e-12, true).unwrap();
+        assert_close(&host_f64s(&wn), SN_W, 1e-12);
+        assert_close(&host_f64s(&state.u), SN_U, 1e-12);
+        assert_close(&host_f64s(&state.v), SN_V, 1e-12);
+        let g = Tensor::<f64, _>::linspace_on(0.5, -0.5, 12, &dev)
+            .unwrap()
+            .try_reshape([3, 2, 2])
+            .unwrap();
+        wn.mul(&g).sum(&[], false).backward();
+        assert_close(&host_f64s(&w.grad_tensor().unwrap()), SN_G, 1e-12);
+        // Evaluation mode keeps the vectors.
+        let before = host_f64s(&state.u);
+        spectral_norm(&w, &mut state, 2, 1, 1e-12, false).unwrap();
+        assert_eq!(host_f64s(&state.u), before);
+        // From a fresh state, σ is the largest singular value: diag(4, 1) / 4.
+        let d = Tensor::<f64, _>::from_vec_on(vec![4.0, 0.0, 0.0, 1.0], [2, 2], &dev).unwrap();
+        let mut s = spectral_state(&d, 0, 1e-12).unwrap();
+        let dn = spectral_norm(&d, &mut s, 1, 0, 1e-12, true).unwrap();
+        assert_close(&host_f64s(&dn), &[1.0, 0.0, 0.0, 0.25], 1e-9);
+        // A vector is normalized; the refusals.
+        let vec1 = Tensor::<f64, _>::from_vec_on(vec![3.0, 4.0], [2], &dev).unwrap();
+        let mut vs = spectral_state(&vec1, 0, 1e-12).unwrap();
+        assert_close(
+            &host_f64s(&spectral_norm(&vec1, &mut vs, 1, 0, 1e-12, true).unwrap()),
+            &[0.6, 0.8],
+            1e-15,
+        );
+        let e = spectral_norm(&w, &mut s, 1, 1, 1e-12, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spectral_norm") && e.contains("(2,)") && e.contains("(6,)"),
+            "{e}"
+        );
+        assert!(spectral_norm(&w, &mut state, 1, 3, 1e-12, true).is_err());
+        let zero_d = Tensor::<f64, _>::scalar_on(1.0, &dev).unwrap();
+        assert!(spectral_state(&zero_d, 0, 1e-12).is_err());
+    });
+}
+
+const SN_W: &[f64] = &[
+    0.0,
+    -0.15285957850963655,
+    -0.09553723656852285,
+    0.1719670258233411,
+    0.22928936776445483,
+    0.07642978925481826,
+    0.13375213119593202,
+    0.40125639358779597,
+    0.45857873552890965,
+    0.3057191570192731,
+    0.36304149896038684,
+    0.6305457613522508,
+];
+const SN_U: &[f64] = &[0.537779438714848, 0.8430855681931361];
+const SN_V: &[f64] = &[
+    -0.08054606537597515,
+    0.06277817934365466,
+    0.23607159902601607,
+    0.37939584374564594,
+    0.5526892634280073,
+    0.6960135081476372,
+];
+const SN_G: &[f64] = &[
+    0.09830656472447714,
+    0.09127131928067907,
+    0.05624005848436117,
+    0.056058398287313335,
+    0.04854548297072581,
+    0.04151023752692774,
+    0.021619235504349625,
+    0.021437575307301792,
+    -0.0012155987830255247,
+    -0.008250844226823595,
+    -0.013001587475661922,
+    -0.013183247672709758,
+];
