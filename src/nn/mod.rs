@@ -32,6 +32,7 @@ mod fractional;
 pub mod init;
 mod interpolate;
 mod layers;
+mod packed;
 
 pub use conv::{
     Conv2dOptions, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d,
@@ -87,6 +88,9 @@ pub use margin::{
     triplet_margin_loss, triplet_margin_with_distance_loss,
 };
 pub use mha::{MhaOptions, MhaParams, multi_head_attention};
+pub use packed::{
+    PackedSequence, pack_padded_sequence, pack_sequence, pad_packed_sequence, unpack_sequence,
+};
 pub use pool::{
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d,

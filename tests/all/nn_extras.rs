@@ -1133,3 +1133,110 @@ const SN_G: &[f64] = &[
     -0.013001587475661922,
     -0.013183247672709758,
 ];
+
+/// Packed sequences against PyTorch 2.15's `nn.utils.rnn`: an unsorted batch (ties kept in
+/// order), unpacking with `total_length` and a padding value, batch-first packing and its
+/// gradient, `pack_sequence`/`unpack_sequence`, the refusals.
+#[test]
+fn packed_sequences_match_pytorch() {
+    use typed_tensor::nn::{
+        pack_padded_sequence, pack_sequence, pad_packed_sequence, unpack_sequence,
+    };
+    on_every_device!("packed_sequences", |dev| {
+        let x = Tensor::<f64, _>::arange_on(1.0, 25.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([4, 3, 2])
+            .unwrap();
+        let p = pack_padded_sequence(&x, &[2, 4, 2], false, false).unwrap();
+        assert_eq!(
+            host_f64s(&p.data),
+            vec![
+                3.0, 4.0, 1.0, 2.0, 5.0, 6.0, 9.0, 10.0, 7.0, 8.0, 11.0, 12.0, 15.0, 16.0, 21.0,
+                22.0
+            ]
+        );
+        assert_eq!(
+            (
+                &p.batch_sizes[..],
+                p.sorted_indices.as_deref(),
+                p.unsorted_indices.as_deref()
+            ),
+            (
+                &[3, 3, 1, 1][..],
+                Some(&[1, 0, 2][..]),
+                Some(&[1, 0, 2][..])
+            )
+        );
+        let (y, l) = pad_packed_sequence(&p, false, -1.0, Some(5)).unwrap();
+        assert_eq!((y.dims(), l), (&[5, 3, 2][..], vec![2, 4, 2]));
+        let want: Vec<f64> = vec![
+            1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, -1.0, -1.0, 15.0, 16.0,
+            -1.0, -1.0, -1.0, -1.0, 21.0, 22.0, -1.0, -1.0,
+        ]
+        .into_iter()
+        .chain([-1.0; 6])
+        .collect();
+        assert_eq!(host_f64s(&y), want);
+        let (yb, _) = pad_packed_sequence(&p, true, 0.0, None).unwrap();
+        assert_eq!(yb.dims(), &[3, 4, 2]);
+        // Batch first, sorted; the gradient reaches the packed steps only.
+        let xb = Tensor::<f64, _>::arange_on(1.0, 25.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([3, 4, 2])
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let p = pack_padded_sequence(&xb, &[4, 3, 1], true, true).unwrap();
+        assert_eq!(p.batch_sizes, vec![3, 2, 2, 1]);
+        let w = Tensor::<f64, _>::arange_on(0.0, 16.0, 1.0, &dev)
+            .unwrap()
+            .try_reshape([8, 2])
+            .unwrap();
+        p.data.mul(&w).sum(&[], false).backward();
+        assert_eq!(
+            host_f64s(&xb.grad_tensor().unwrap()),
+            vec![
+                0.0, 1.0, 6.0, 7.0, 10.0, 11.0, 14.0, 15.0, 2.0, 3.0, 8.0, 9.0, 12.0, 13.0, 0.0,
+                0.0, 4.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+            ]
+        );
+        // A list of sequences round-trips.
+        let a = Tensor::<f64, _>::from_vec_on(vec![1.0, 2.0], [2, 1], &dev).unwrap();
+        let b = Tensor::<f64, _>::from_vec_on(vec![3.0, 4.0, 5.0], [3, 1], &dev).unwrap();
+        let p = pack_sequence(&[&a, &b], false).unwrap();
+        let back = unpack_sequence(&p).unwrap();
+        assert_eq!(
+            (host_f64s(&back[0]), host_f64s(&back[1])),
+            (vec![1.0, 2.0], vec![3.0, 4.0, 5.0])
+        );
+        // Refusals.
+        let e = |r: Result<typed_tensor::nn::PackedSequence<f64, _>>| r.unwrap_err().to_string();
+        assert!(e(pack_padded_sequence(&x, &[2, 4, 2], false, true)).contains("enforce_sorted"));
+        assert!(e(pack_padded_sequence(&x, &[2, 0, 2], false, false)).contains("1..=4"));
+        assert!(e(pack_padded_sequence(&x, &[2, 5, 2], false, false)).contains("1..=4"));
+        assert!(e(pack_padded_sequence(&x, &[2, 2], false, false)).contains("batch of 3"));
+        assert!(e(pack_sequence(&[&a, &b], true)).contains("pack_sequence"));
+        let p = pack_padded_sequence(&x, &[4, 2, 2], false, true).unwrap();
+        let e = pad_packed_sequence(&p, false, 0.0, Some(usize::MAX))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("overflow"), "{e}");
+        assert!(
+            pad_packed_sequence(&p, false, 0.0, Some(3))
+                .unwrap_err()
+                .to_string()
+                .contains("total_length")
+        );
+        let mut broken = p.clone();
+        broken.batch_sizes = vec![3, 3, 3];
+        assert!(pad_packed_sequence(&broken, false, 0.0, None).is_err());
+        broken.batch_sizes = p.batch_sizes.clone();
+        broken.unsorted_indices = Some(vec![0, 0, 1]);
+        assert!(
+            pad_packed_sequence(&broken, false, 0.0, None)
+                .unwrap_err()
+                .to_string()
+                .contains("permutation")
+        );
+    });
+}
