@@ -714,6 +714,20 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             };
             let f32s = |t: &DynTensor| -> typed_tensor::Result<Tensor<f32>> { t.to_dtype(Dtype::Float32)?.downcast::<f32, Cpu>() };
             op!(format!("train{f}({pads:?},{mode:?},{u},{e1},{e2},{e3},{pick},{flag})"), [a, b, c, mask], false, |v| match f {
+                0 if pick >= 7 => {
+                    // Packed sequences from hostile lengths; the spectral norm of any weight.
+                    let x = f32s(&v[0])?;
+                    let lengths: Vec<usize> = (0..x.dims().get(1).copied().unwrap_or(0).min(64)).map(|k| u.wrapping_add(k * 3) % 6).collect();
+                    if pick == 7 {
+                        let p = nn::pack_padded_sequence(&x, &lengths, flag, u % 2 == 0)?;
+                        let (y, _) = nn::pad_packed_sequence(&p, !flag, e1, if u % 3 == 0 { Some(u) } else { None })?;
+                        Ok(vec![p.data.into(), y.into()])
+                    } else {
+                        let ax = pads.len() as i64 - 2;
+                        let mut st = nn::spectral_state(&x, ax, e2.abs())?;
+                        Ok(vec![nn::spectral_norm(&x, &mut st, u % 4, ax, e2.abs(), flag)?.into()])
+                    }
+                }
                 0 => one(v[0].pad_mode(&pads, mode)),
                 1 => {
                     let (q, k, val) = (f32s(&v[0])?, f32s(&v[1])?, f32s(&v[2])?);
