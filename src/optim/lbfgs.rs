@@ -484,15 +484,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Lbfgs<T, D> {
                 .into(),
         })
     }
-    fn zero_grad(&self) -> Result<()> {
-        self.params.iter().try_for_each(|p| p.zero_grad())
-    }
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
+    super::common_methods!();
     /// PyTorch's names: the vectors `"0.d"`, `"0.prev_flat_grad"`, `"0.old_dirs.{i}"`,
     /// `"0.old_stps.{i}"` (compute type, the parameters' device) and the numbers
     /// `"func_evals"`, `"n_iter"`, `"t"`, `"H_diag"`, `"prev_loss"`, `"ro.{i}"` (0-d f64).
