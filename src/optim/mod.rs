@@ -64,7 +64,7 @@ pub use clip::{clip_grad_norm_, clip_grad_value_};
 pub use lbfgs::Lbfgs;
 pub use rprop::{Asgd, Rprop};
 pub use schedule::{
-    Anneal, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,
+    Anneal, Chained, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,
     ExponentialDecay, LambdaSchedule, LinearRamp, LrSchedule, MultiStepDecay,
     MultiplicativeSchedule, OneCycle, PolynomialDecay, ReduceOnPlateau, Sequential, StepDecay,
 };

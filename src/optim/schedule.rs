@@ -343,6 +343,24 @@ impl LrSchedule for Cyclic {
     }
 }
 
+/// Several schedules applied together (PyTorch `ChainedScheduler`): `base` times every
+/// factor schedule's rate, each built with base 1 so that its rate is its factor. PyTorch's
+/// chained step multiplies the factors the same way for the multiplicative schedules
+/// ([`StepDecay`], [`MultiStepDecay`], [`ExponentialDecay`], [`LinearRamp`],
+/// [`ConstantFactor`], [`MultiplicativeSchedule`], [`LambdaSchedule`]).
+pub struct Chained {
+    /// The optimizer's nominal rate.
+    pub base: f64,
+    /// The factor schedules, each with base 1.
+    pub factors: Vec<Box<dyn LrSchedule>>,
+}
+
+impl LrSchedule for Chained {
+    fn lr_at(&self, epoch: usize) -> f64 {
+        (self.factors.iter()).fold(self.base, |lr, s| lr * s.lr_at(epoch))
+    }
+}
+
 /// Schedules one after another (PyTorch `SequentialLR`): `schedules[i]` runs from
 /// `milestones[i - 1]` (epoch 0 of its own count) until `milestones[i]`; e.g. a
 /// [`LinearRamp`] warm-up, then [`CosineAnnealing`].

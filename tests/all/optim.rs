@@ -1183,6 +1183,37 @@ fn weight_averaging_and_swalr_match_pytorch() {
         cosine: true,
     };
     assert_eq!(now.lr_at(0), 0.05);
+    use typed_tensor::optim::{Chained, ExponentialDecay, LinearRamp, StepDecay};
+    let chained = Chained {
+        base: 1.0,
+        factors: vec![
+            Box::new(StepDecay {
+                base: 1.0,
+                step_size: 2,
+                gamma: 0.5,
+            }),
+            Box::new(ExponentialDecay {
+                base: 1.0,
+                gamma: 0.9,
+            }),
+            Box::new(LinearRamp {
+                base: 1.0,
+                start: 0.25,
+                end: 1.0,
+                total: 3,
+            }),
+        ],
+    };
+    let want = [
+        0.25,
+        0.45,
+        0.30375,
+        0.36450000000000005,
+        0.16402500000000003,
+        0.14762250000000005,
+        0.06643012500000002,
+    ];
+    assert_close(&rates(&chained, 7), &want, 1e-14);
     let mult = MultiplicativeSchedule {
         base: 0.5,
         f: |e: usize| if e % 2 == 1 { 0.9 } else { 0.5 },
