@@ -89,7 +89,8 @@ pub use margin::{
 };
 pub use mha::{MhaOptions, MhaParams, multi_head_attention};
 pub use packed::{
-    PackedSequence, pack_padded_sequence, pack_sequence, pad_packed_sequence, unpack_sequence,
+    PackedRnnOutput, PackedSequence, pack_padded_sequence, pack_sequence, pad_packed_sequence,
+    rnn_packed, unpack_sequence,
 };
 pub use pool::{
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,

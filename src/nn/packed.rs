@@ -139,67 +139,9 @@ pub fn pad_packed_sequence<T: FloatElement, D: Backend>(
     total_length: Option<usize>,
 ) -> Result<(Tensor<T, D>, Vec<usize>)> {
     const OP: &str = "pad_packed_sequence";
-    let bs = &sequence.batch_sizes;
-    let data = &sequence.data;
+    let (mut padded, _) = padded_sorted(OP, sequence, padding_value, total_length)?;
+    let (bs, data) = (&sequence.batch_sizes, &sequence.data);
     let batch = bs.first().copied().unwrap_or(0);
-    let rows = bs
-        .iter()
-        .try_fold(0usize, |a, &b| a.checked_add(b))
-        .unwrap_or(usize::MAX);
-    if data.ndim() == 0
-        || data.dims()[0] != rows
-        || bs.windows(2).any(|w| w[1] > w[0])
-        || bs.contains(&0)
-    {
-        return Err(bad(
-            OP,
-            format!(
-                "batch sizes {bs:?} do not describe data of shape {}",
-                data.shape()
-            ),
-        ));
-    }
-    let is_perm = |p: &Option<Vec<usize>>| {
-        p.as_ref().is_none_or(|p| {
-            let mut seen = vec![false; batch];
-            p.len() == batch
-                && p.iter()
-                    .all(|&i| i < batch && !std::mem::replace(&mut seen[i], true))
-        })
-    };
-    if !is_perm(&sequence.sorted_indices) || !is_perm(&sequence.unsorted_indices) {
-        return Err(bad(
-            OP,
-            format!("the indices are not a permutation of the batch of {batch}"),
-        ));
-    }
-    let steps = match total_length {
-        Some(t) if t < bs.len() => {
-            return Err(bad(
-                OP,
-                format!(
-                    "total_length {t} is below the longest sequence's length {}",
-                    bs.len()
-                ),
-            ));
-        }
-        Some(t) => t,
-        None => bs.len(),
-    };
-    // Sorted position b at step t sits at row t·B + b of the padded (T·B, *) batch.
-    let at: Vec<i64> = (bs.iter().enumerate())
-        .flat_map(|(t, &n)| (0..n).map(move |b| (t * batch + b) as i64))
-        .collect();
-    let idx = Tensor::<i64, D>::from_vec_on(at, [rows], data.device_handle())?;
-    let cells = (steps.checked_mul(batch))
-        .ok_or_else(|| bad(OP, format!("{steps} steps of {batch} sequences overflow")))?;
-    let mut flat = vec![cells];
-    flat.extend(&data.dims()[1..]);
-    let padded = Tensor::full_on(flat, T::from_f64(padding_value), data.device_handle())?
-        .try_index_copy(0, &idx, data)?;
-    let mut dims = vec![steps, batch];
-    dims.extend(&data.dims()[1..]);
-    let mut padded = padded.try_reshape(dims)?;
     let sorted_lengths: Vec<usize> = (0..batch)
         .map(|b| bs.iter().filter(|&&n| n > b).count())
         .collect();
@@ -247,4 +189,178 @@ pub fn unpack_sequence<T: FloatElement, D: Backend>(
     (lengths.iter().enumerate())
         .map(|(b, &l)| padded.select(0, b as i64)?.narrow(0, 0, l))
         .collect()
+}
+
+/// `sequence` padded with `padding_value` to `(T, B, *)` in its sorted batch order (`T` the
+/// longest length or `total_length`), and the packed rows' positions in its `(T·B, *)` view;
+/// the parts checked to agree.
+#[allow(clippy::type_complexity)]
+fn padded_sorted<T: FloatElement, D: Backend>(
+    op: &'static str,
+    sequence: &PackedSequence<T, D>,
+    padding_value: f64,
+    total_length: Option<usize>,
+) -> Result<(Tensor<T, D>, Tensor<i64, D>)> {
+    let bs = &sequence.batch_sizes;
+    let data = &sequence.data;
+    let batch = bs.first().copied().unwrap_or(0);
+    let rows = bs
+        .iter()
+        .try_fold(0usize, |a, &b| a.checked_add(b))
+        .unwrap_or(usize::MAX);
+    if data.ndim() == 0
+        || data.dims()[0] != rows
+        || bs.windows(2).any(|w| w[1] > w[0])
+        || bs.contains(&0)
+    {
+        return Err(bad(
+            op,
+            format!(
+                "batch sizes {bs:?} do not describe data of shape {}",
+                data.shape()
+            ),
+        ));
+    }
+    let is_perm = |p: &Option<Vec<usize>>| {
+        p.as_ref().is_none_or(|p| {
+            let mut seen = vec![false; batch];
+            p.len() == batch
+                && p.iter()
+                    .all(|&i| i < batch && !std::mem::replace(&mut seen[i], true))
+        })
+    };
+    if !is_perm(&sequence.sorted_indices) || !is_perm(&sequence.unsorted_indices) {
+        return Err(bad(
+            op,
+            format!("the indices are not a permutation of the batch of {batch}"),
+        ));
+    }
+    let steps = match total_length {
+        Some(t) if t < bs.len() => {
+            return Err(bad(
+                op,
+                format!(
+                    "total_length {t} is below the longest sequence's length {}",
+                    bs.len()
+                ),
+            ));
+        }
+        Some(t) => t,
+        None => bs.len(),
+    };
+    // Sorted position b at step t sits at row t·B + b of the padded (T·B, *) batch.
+    let at: Vec<i64> = (bs.iter().enumerate())
+        .flat_map(|(t, &n)| (0..n).map(move |b| (t * batch + b) as i64))
+        .collect();
+    let idx = Tensor::<i64, D>::from_vec_on(at, [rows], data.device_handle())?;
+    let cells = (steps.checked_mul(batch))
+        .ok_or_else(|| bad(op, format!("{steps} steps of {batch} sequences overflow")))?;
+    let mut flat = vec![cells];
+    flat.extend(&data.dims()[1..]);
+    let padded = Tensor::full_on(flat, T::from_f64(padding_value), data.device_handle())?
+        .try_index_copy(0, &idx, data)?;
+    let mut dims = vec![steps, batch];
+    dims.extend(&data.dims()[1..]);
+    let padded = padded.try_reshape(dims)?;
+    Ok((padded, idx))
+}
+
+/// The result of [`rnn_packed`]: the packed outputs of the last layer (the input's batch
+/// sizes and permutation) and the final states in the original batch order.
+#[derive(Clone, Debug)]
+pub struct PackedRnnOutput<T: FloatElement, D: Backend> {
+    /// `(Σ lengths, dirs·H)`, packed as the input.
+    pub output: PackedSequence<T, D>,
+    /// `(layers·dirs, B, H)`: each sequence's state after its own last step (for the
+    /// reverse direction, after its first).
+    pub h_n: Tensor<T, D>,
+    /// The LSTM's final cell states, shaped as `h_n`; `None` for the other modes.
+    pub c_n: Option<Tensor<T, D>>,
+}
+
+/// [`super::rnn`] over a packed batch (PyTorch's `nn.RNN`/`nn.LSTM`/`nn.GRU` given a
+/// `PackedSequence`): each sequence runs over its own length only, the reverse direction
+/// from its own last step; `h0`/`c0` `(layers·dirs, B, H)` in the original batch order, as
+/// PyTorch's. `opts.batch_first` is ignored (a packed batch has no batch axis). Differentiable.
+///
+/// # Errors
+/// As [`super::rnn`] and [`pad_packed_sequence`]; `InvalidArgument` for packed data that is
+/// not `(rows, In)`.
+pub fn rnn_packed<T: FloatElement, D: Backend>(
+    mode: super::RnnMode,
+    input: &PackedSequence<T, D>,
+    h0: Option<&Tensor<T, D>>,
+    c0: Option<&Tensor<T, D>>,
+    weights: &[super::CellWeights<'_, T, D>],
+    opts: super::RnnOptions,
+) -> Result<PackedRnnOutput<T, D>> {
+    const OP: &str = "rnn";
+    if input.data.ndim() != 2 {
+        return Err(bad(
+            OP,
+            format!(
+                "needs packed data of shape (rows, In), got {}",
+                input.data.shape()
+            ),
+        ));
+    }
+    let (padded, rows) = padded_sorted(OP, input, 0.0, None)?;
+    let dev = input.data.device_handle();
+    let permute = |t: &Tensor<T, D>, order: &[usize]| -> Result<Tensor<T, D>> {
+        let idx: Vec<i64> = order.iter().map(|&i| i as i64).collect();
+        let n = idx.len();
+        if t.ndim() != 3 || t.dims()[1] != n {
+            return Err(bad(
+                OP,
+                format!(
+                    "an initial state must be (layers·dirs, {n}, H), got {}",
+                    t.shape()
+                ),
+            ));
+        }
+        t.try_index_select(1, &Tensor::from_vec_on(idx, [n], dev)?)
+    };
+    let sorted = |s: Option<&Tensor<T, D>>| -> Result<Option<Tensor<T, D>>> {
+        match (s, &input.sorted_indices) {
+            (Some(s), Some(order)) => Ok(Some(permute(s, order)?)),
+            (s, _) => Ok(s.cloned()),
+        }
+    };
+    let (h0, c0) = (sorted(h0)?, sorted(c0)?);
+    let opts = super::RnnOptions {
+        batch_first: false,
+        ..opts
+    };
+    let out = super::sequence::run(
+        mode,
+        &padded,
+        h0.as_ref(),
+        c0.as_ref(),
+        weights,
+        opts,
+        Some(&input.batch_sizes),
+    )?;
+    let (steps, batch, width) = (
+        out.output.dims()[0],
+        out.output.dims()[1],
+        out.output.dims()[2],
+    );
+    let data = out
+        .output
+        .try_reshape([steps * batch, width])?
+        .try_index_select(0, &rows)?;
+    let original = |s: Tensor<T, D>| -> Result<Tensor<T, D>> {
+        match &input.unsorted_indices {
+            Some(order) => permute(&s, order),
+            None => Ok(s),
+        }
+    };
+    Ok(PackedRnnOutput {
+        output: PackedSequence {
+            data,
+            ..input.clone()
+        },
+        h_n: original(out.h_n)?,
+        c_n: out.c_n.map(original).transpose()?,
+    })
 }

@@ -84,6 +84,20 @@ pub fn rnn<T: FloatElement, D: Backend>(
     weights: &[CellWeights<'_, T, D>],
     opts: RnnOptions,
 ) -> Result<RnnOutput<T, D>> {
+    run(mode, input, h0, c0, weights, opts, None)
+}
+
+/// [`rnn`], where with `active` only the first `active[t]` batch rows step at time `t` (the
+/// others keep their state): the sequences of a packed batch, sorted longest first.
+pub(super) fn run<T: FloatElement, D: Backend>(
+    mode: RnnMode,
+    input: &Tensor<T, D>,
+    h0: Option<&Tensor<T, D>>,
+    c0: Option<&Tensor<T, D>>,
+    weights: &[CellWeights<'_, T, D>],
+    opts: RnnOptions,
+    active: Option<&[usize]>,
+) -> Result<RnnOutput<T, D>> {
     const OP: &str = "rnn";
     let bad = |msg: String| Error::InvalidArgument { op: OP, msg };
     let dirs = if opts.bidirectional { 2 } else { 1 };
@@ -189,11 +203,24 @@ pub fn rnn<T: FloatElement, D: Backend>(
                 let t = if dir == 0 { i } else { len - 1 - i };
                 let gi = gi_all.select(0, t as i64)?;
                 let gh = linear(&hs, w.w_hh, w.b_hh)?;
-                (hs, cs) = match mode {
-                    RnnMode::Tanh => (elman(&gi, &gh, false)?, cs),
-                    RnnMode::Relu => (elman(&gi, &gh, true)?, cs),
-                    RnnMode::Gru => (gru_gates(&gi, &gh, &hs)?, cs),
+                let (nh, nc) = match mode {
+                    RnnMode::Tanh => (elman(&gi, &gh, false)?, cs.clone()),
+                    RnnMode::Relu => (elman(&gi, &gh, true)?, cs.clone()),
+                    RnnMode::Gru => (gru_gates(&gi, &gh, &hs)?, cs.clone()),
                     RnnMode::Lstm => lstm_gates(&gi, &gh, &cs)?,
+                };
+                (hs, cs) = match active.map(|a| a[t]).filter(|&a| a < n) {
+                    // Rows past the sequences still running keep their state.
+                    Some(a) => {
+                        let rows =
+                            Tensor::<i64, D>::arange_on(0, n as i64, 1, input.device_handle())?;
+                        let on = rows.try_lt_scalar(a as i64)?.unsqueeze(1)?;
+                        (
+                            Tensor::try_where(&on, &nh, &hs)?,
+                            Tensor::try_where(&on, &nc, &cs)?,
+                        )
+                    }
+                    None => (nh, nc),
                 };
                 steps[t] = Some(hs.clone());
             }

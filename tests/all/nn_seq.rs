@@ -902,3 +902,303 @@ fn causal_attention_fused_equals_composed() {
         }
     });
 }
+
+/// `rnn_packed` against PyTorch 2.15's LSTM and GRU given a `PackedSequence`
+/// (`make/rnn_packed.py`): an unsorted batch of lengths (2, 4, 1), a 2-layer bidirectional
+/// LSTM and a GRU with initial states: the packed outputs, the final states in the original
+/// order, and the gradient reaching the padded input.
+#[test]
+fn rnn_packed_matches_pytorch() {
+    use crate::common::host_f64s;
+    use typed_tensor::nn::{RnnMode, RnnOptions, pack_padded_sequence, rnn_packed};
+    on_every_device!("rnn_packed", |dev| {
+        let x = Tensor::<f64, _>::arange_on(0.0, 36.0, 1.0, &dev)
+            .unwrap()
+            .cos()
+            .mul_scalar(0.8);
+        let x = x
+            .try_reshape([4, 3, 3])
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        for (mode, layers, dirs, want_out, want_h, want_c, want_gx) in [
+            (RnnMode::Lstm, 2, 2, LSTM_OUT, LSTM_H, Some(LSTM_C), LSTM_GX),
+            (RnnMode::Gru, 1, 1, GRU_OUT, GRU_H, None, GRU_GX),
+        ] {
+            let gates = if mode == RnnMode::Lstm { 4 } else { 3 };
+            // Every parameter sin(k)·0.4 in PyTorch's order.
+            let mut k = 0.0;
+            let mut params = Vec::new();
+            for layer in 0..layers {
+                for _ in 0..dirs {
+                    let inp = if layer == 0 { 3 } else { 2 * dirs };
+                    for shape in [
+                        vec![gates * 2, inp],
+                        vec![gates * 2, 2],
+                        vec![gates * 2],
+                        vec![gates * 2],
+                    ] {
+                        let n: usize = shape.iter().product();
+                        let t = Tensor::<f64, _>::arange_on(k, k + n as f64, 1.0, &dev)
+                            .unwrap()
+                            .sin()
+                            .mul_scalar(0.4);
+                        params.push(t.try_reshape(shape).unwrap());
+                        k += n as f64;
+                    }
+                }
+            }
+            let weights: Vec<CellWeights<'_, f64, _>> = params
+                .chunks(4)
+                .map(|p| CellWeights {
+                    w_ih: &p[0],
+                    w_hh: &p[1],
+                    b_ih: Some(&p[2]),
+                    b_hh: Some(&p[3]),
+                })
+                .collect();
+            let states = layers * dirs;
+            let h0 = Tensor::<f64, _>::arange_on(0.0, (states * 6) as f64, 1.0, &dev)
+                .unwrap()
+                .mul_scalar(0.05)
+                .try_reshape([states, 3, 2])
+                .unwrap();
+            let c0 = h0.neg();
+            let packed = pack_padded_sequence(&x, &[2, 4, 1], false, false).unwrap();
+            let opts = RnnOptions {
+                num_layers: layers,
+                bidirectional: dirs == 2,
+                ..RnnOptions::default()
+            };
+            let c0 = (mode == RnnMode::Lstm).then_some(&c0);
+            let out = rnn_packed(mode, &packed, Some(&h0), c0, &weights, opts).unwrap();
+            assert_eq!(out.output.batch_sizes, vec![3, 2, 1, 1]);
+            assert_close(&host_f64s(&out.output.data), want_out, 1e-12);
+            assert_close(&host_f64s(&out.h_n), want_h, 1e-12);
+            if let Some(c) = want_c {
+                assert_close(&host_f64s(out.c_n.as_ref().unwrap()), c, 1e-12);
+            }
+            let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, out.output.data.numel(), &dev)
+                .unwrap()
+                .try_reshape(out.output.data.shape().clone())
+                .unwrap();
+            let mut loss = out
+                .output
+                .data
+                .mul(&w)
+                .sum(&[], false)
+                .add(&out.h_n.sum(&[], false));
+            if let Some(c) = &out.c_n {
+                loss = loss.add(&c.sum(&[], false));
+            }
+            x.zero_grad().unwrap();
+            loss.backward();
+            assert_close(&host_f64s(&x.grad_tensor().unwrap()), want_gx, 1e-12);
+        }
+        // An initial state for another batch is refused.
+        let packed = pack_padded_sequence(&x, &[2, 4, 1], false, false).unwrap();
+        let w_ih = Tensor::<f64, _>::ones_on([2, 3], &dev).unwrap();
+        let w_hh = Tensor::<f64, _>::ones_on([2, 2], &dev).unwrap();
+        let cell = [CellWeights {
+            w_ih: &w_ih,
+            w_hh: &w_hh,
+            b_ih: None,
+            b_hh: None,
+        }];
+        let h_bad = Tensor::<f64, _>::zeros_on([1, 2, 2], &dev).unwrap();
+        let e = rnn_packed(
+            RnnMode::Tanh,
+            &packed,
+            Some(&h_bad),
+            None,
+            &cell,
+            RnnOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("rnn"), "{e}");
+    });
+}
+
+const LSTM_OUT: &[f64] = &[
+    0.02667270833327871,
+    -0.1604144979820073,
+    0.02725902090719459,
+    -0.14862836329728865,
+    0.03862582021530017,
+    -0.1373262904541722,
+    -0.022714985989479245,
+    -0.23256355204578685,
+    0.02695111417716786,
+    -0.2141319407376879,
+    -0.1018412967908977,
+    -0.44062263165374543,
+    0.09135732679891695,
+    -0.017401715045460186,
+    0.004486439867879694,
+    -0.18429272816588882,
+    0.09770398186548306,
+    -0.006807155412061556,
+    -0.1045345231725678,
+    -0.3755052248218247,
+    0.12122350405255515,
+    0.043371932052298695,
+    -0.03619300021475858,
+    -0.2281735349552368,
+    0.14217309738173467,
+    0.07568185234683783,
+    -0.11452110886074963,
+    -0.40527826446670423,
+];
+const LSTM_H: &[f64] = &[
+    0.13180214978582278,
+    0.09785050319487133,
+    0.2737466897897521,
+    0.07694524811539302,
+    0.059392795104121265,
+    0.06260346826750886,
+    -0.03411420005143622,
+    0.22197075008131886,
+    0.2213082493799982,
+    0.0663192429814146,
+    -0.06381840490206277,
+    0.13260965839625857,
+    0.09770398186548306,
+    -0.006807155412061556,
+    0.14217309738173467,
+    0.07568185234683783,
+    0.02695111417716786,
+    -0.2141319407376879,
+    -0.022714985989479245,
+    -0.23256355204578685,
+    0.02725902090719459,
+    -0.14862836329728865,
+    -0.1018412967908977,
+    -0.44062263165374543,
+];
+const LSTM_C: &[f64] = &[
+    0.23677304382845388,
+    0.2727003820094728,
+    0.5165844493122629,
+    0.20201422669299454,
+    0.13599967492104587,
+    0.1219296064430276,
+    -0.07227464629140976,
+    0.395657999137242,
+    0.3400472127705704,
+    0.17752702285505514,
+    -0.16106010122155281,
+    0.22011104154071426,
+    0.23041951528142873,
+    -0.01812767827271447,
+    0.35431075014428004,
+    0.18676643918425123,
+    0.07106861699258815,
+    -0.443118934111502,
+    -0.06439761335642175,
+    -0.6592952646051305,
+    0.07405602628354697,
+    -0.38746113313605424,
+    -0.21420148350831736,
+    -1.2229431187773145,
+];
+const LSTM_GX: &[f64] = &[
+    -0.038490548051030554,
+    -0.007493011831521394,
+    0.030393564910094054,
+    -0.034362084849887245,
+    0.07000694929045667,
+    0.11001191710674257,
+    -0.03706135843411694,
+    0.017884760597035317,
+    0.056387713215072605,
+    0.08858690144697937,
+    0.08239529593190958,
+    0.0004498353224176438,
+    -0.08520490446949708,
+    0.007519042772061033,
+    0.09333001676482855,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    -0.01213916743064669,
+    0.029914385893838095,
+    0.04446479078478684,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    -0.005476349410660754,
+    0.09420307963707,
+    0.1072726317062386,
+    0.0,
+    0.0,
+    0.0,
+];
+const GRU_OUT: &[f64] = &[
+    0.2497994213721483,
+    -0.04640391857101184,
+    0.03627503854250381,
+    0.05927519277868743,
+    0.22146268512693618,
+    0.1562254045920414,
+    0.28540598541812684,
+    -0.075653110629783,
+    0.16725552481843758,
+    -0.05508578435306766,
+    0.1834813572533254,
+    -0.0645322722253863,
+    0.3152214883948054,
+    -0.22813222684291237,
+];
+const GRU_H: &[f64] = &[
+    0.16725552481843758,
+    -0.05508578435306766,
+    0.3152214883948054,
+    -0.22813222684291237,
+    0.22146268512693618,
+    0.1562254045920414,
+];
+const GRU_GX: &[f64] = &[
+    0.031259636135474334,
+    -0.012825281594662747,
+    -0.045118694573483324,
+    0.03121158764284837,
+    -0.0207295910830333,
+    -0.053612079366581404,
+    0.019682680511576643,
+    0.011045102982381302,
+    -0.007747291291713268,
+    0.024707932376377043,
+    0.0022652520396365117,
+    -0.022260090575600827,
+    0.07009031130829281,
+    -0.008140005823338917,
+    -0.07888643914055299,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    -0.06525546161355661,
+    0.1334934054345269,
+    0.2095090511624873,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    0.1470297422824561,
+    -0.09139574541515609,
+    -0.24579240627114868,
+    0.0,
+    0.0,
+    0.0,
+];
