@@ -720,6 +720,16 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     let lengths: Vec<usize> = (0..x.dims().get(1).copied().unwrap_or(0).min(64)).map(|k| u.wrapping_add(k * 3) % 6).collect();
                     if pick == 7 {
                         let p = nn::pack_padded_sequence(&x, &lengths, flag, u % 2 == 0)?;
+                        if u % 4 == 1 {
+                            // A recurrent network over the packed batch, the cells' hostile tensors as weights.
+                            let t: Vec<Tensor<f32>> = cell.iter().map(f32s).collect::<typed_tensor::Result<_>>()?;
+                            let w = CellWeights { w_ih: &t[2], w_hh: &t[3], b_ih: Some(&t[4]), b_hh: None };
+                            let mode = match gates { 1 => nn::RnnMode::Tanh, 3 => nn::RnnMode::Gru, _ => nn::RnnMode::Lstm };
+                            let opts = nn::RnnOptions { num_layers: 1, bidirectional: flag, ..Default::default() };
+                            let ws = vec![w; 1 + usize::from(flag)];
+                            let r = nn::rnn_packed(mode, &p, if pick == 7 && u % 3 == 0 { Some(&t[1]) } else { None }, None, &ws, opts)?;
+                            return Ok(vec![r.output.data.into(), r.h_n.into()]);
+                        }
                         let (y, _) = nn::pad_packed_sequence(&p, !flag, e1, if u % 3 == 0 { Some(u) } else { None })?;
                         Ok(vec![p.data.into(), y.into()])
                     } else {
