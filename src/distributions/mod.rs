@@ -41,6 +41,7 @@ macro_rules! reparameterized {
     };
 }
 
+mod constraints;
 mod continuous;
 mod continuous_bernoulli;
 mod counts;
@@ -65,6 +66,7 @@ mod transformed;
 mod von_mises;
 mod wishart;
 
+pub use constraints::{Bijection, Constraint, biject_to, transform_to};
 pub use continuous::{Exponential, Laplace, Normal, Uniform};
 pub use continuous_bernoulli::ContinuousBernoulli;
 pub use counts::{Binomial, Geometric, Multinomial};

@@ -403,3 +403,91 @@ const SM_Y: &[f64] = &[
     0.9186437381745075,
     0.03561968322728837,
 ];
+
+/// `biject_to`/`transform_to` against PyTorch 2.15's registry: values, log-Jacobians and
+/// inverses for an interval, bounds on either side, the positive reals and the unit
+/// interval; the simplex by stick-breaking or softmax; the refusals.
+#[test]
+fn constraint_registry_matches_pytorch() {
+    use typed_tensor::distributions::{Constraint, biject_to, transform_to};
+    on_every_device!("constraints", |dev| {
+        let x = Tensor::<f64, _>::from_vec_on(vec![-1.5, 0.0, 2.0], [3], &dev).unwrap();
+        let cases: [(Constraint, [f64; 3], [f64; 3]); 5] = [
+            (
+                Constraint::Interval(-1.0, 3.0),
+                [-0.2702979047745746, 1.0, 2.5231883119115293],
+                [-0.5165321948456143, 0.0, -0.8675616609660548],
+            ),
+            (
+                Constraint::GreaterThan(2.0),
+                [2.22313016014843, 3.0, 9.38905609893065],
+                [-1.5, 0.0, 2.0],
+            ),
+            (
+                Constraint::LessThan(-1.0),
+                [-1.22313016014843, -2.0, -8.38905609893065],
+                [-1.5, 0.0, 2.0],
+            ),
+            (
+                Constraint::Positive,
+                [0.22313016014842982, 1.0, 7.38905609893065],
+                [-1.5, 0.0, 2.0],
+            ),
+            (
+                Constraint::UnitInterval,
+                [0.18242552380635635, 0.5, 0.8807970779778823],
+                [
+                    -1.9028265559655049,
+                    -1.3862943611198906,
+                    -2.2538560220859454,
+                ],
+            ),
+        ];
+        for (c, y_want, ladj_want) in cases {
+            let b = biject_to::<f64, _>(c, &dev).unwrap();
+            let y = b.forward(&x).unwrap();
+            assert_close(&host_f64s(&y), &y_want, 1e-12);
+            assert_close(
+                &host_f64s(&b.log_abs_det_jacobian(&x, &y).unwrap()),
+                &ladj_want,
+                1e-12,
+            );
+            assert_close(&host_f64s(&b.inverse(&y).unwrap()), &[-1.5, 0.0, 2.0], 1e-9);
+        }
+        let real = biject_to::<f64, _>(Constraint::Real, &dev).unwrap();
+        assert_eq!(host_f64s(&real.forward(&x).unwrap()), vec![-1.5, 0.0, 2.0]);
+        assert_eq!(
+            host_f64s(&real.log_abs_det_jacobian(&x, &x).unwrap()),
+            vec![0.0; 3]
+        );
+        let sb = biject_to::<f64, _>(Constraint::Simplex, &dev).unwrap();
+        assert_close(
+            &host_f64s(&sb.forward(&x).unwrap()),
+            &[
+                0.06922778450193097,
+                0.31025740516602296,
+                0.546547631782466,
+                0.07396717854958003,
+            ],
+            1e-12,
+        );
+        let sm = transform_to::<f64, _>(Constraint::Simplex, &dev).unwrap();
+        assert_close(
+            &host_f64s(&sm.forward(&x).unwrap()),
+            &[0.02590865471740153, 0.11611453467414118, 0.8579768106084573],
+            1e-12,
+        );
+        let pd = transform_to::<f64, _>(Constraint::PositiveDefinite, &dev).unwrap();
+        assert_eq!(
+            pd.forward(&x.try_reshape([1, 3]).unwrap())
+                .unwrap_err()
+                .to_string()
+                .contains("square"),
+            true
+        );
+        let e = |c| biject_to::<f64, _>(c, &dev).unwrap_err().to_string();
+        assert!(e(Constraint::Interval(1.0, 1.0)).contains("lower < upper"));
+        assert!(e(Constraint::Interval(f64::NAN, 1.0)).contains("lower < upper"));
+        assert!(e(Constraint::GreaterThan(f64::NAN)).contains("NaN"));
+    });
+}
