@@ -101,17 +101,20 @@ pub fn pack_padded_sequence<T: FloatElement, D: Backend>(
         }
         (order.clone(), Some(order), Some(inverse))
     };
-    let batch_sizes: Vec<usize> = (0..lengths[order[0]])
-        .map(|t| lengths.iter().filter(|&&l| l > t).count())
-        .collect();
-    // Row t·B + b of the (T·B, *) input for every packed step.
-    let rows: Vec<i64> = (batch_sizes.iter().enumerate())
-        .flat_map(|(t, &n)| order[..n].iter().map(move |&b| (t * batch + b) as i64))
-        .collect();
-    let total = rows.len();
-    let idx = Tensor::<i64, D>::from_vec_on(rows, [total], input.device_handle())?;
+    // An empty input may name 2^60 steps: the vectors are allocated fallibly, their sizes
+    // checked (every row index is below `steps·batch`).
+    let longest = lengths[order[0]];
+    let sizes = (0..longest).map(|t| lengths.iter().filter(|&&l| l > t).count());
+    let batch_sizes = crate::alloc::collect(OP, longest, sizes)?;
+    let total = (lengths.iter()).try_fold(0usize, |a, &l| a.checked_add(l));
+    let total = total.ok_or_else(|| bad(OP, "the lengths' sum overflows".into()))?;
     let cells = (steps.checked_mul(batch))
         .ok_or_else(|| bad(OP, format!("{steps} steps of {batch} sequences overflow")))?;
+    // Row t·B + b of the (T·B, *) input for every packed step.
+    let rows = (batch_sizes.iter().enumerate())
+        .flat_map(|(t, &n)| order[..n].iter().map(move |&b| (t * batch + b) as i64));
+    let rows = crate::alloc::collect(OP, total, rows)?;
+    let idx = Tensor::<i64, D>::from_vec_on(rows, [total], input.device_handle())?;
     let mut flat = vec![cells];
     flat.extend(&x.dims()[2..]);
     let data = x.try_reshape(flat)?.try_index_select(0, &idx)?;
@@ -248,13 +251,13 @@ fn padded_sorted<T: FloatElement, D: Backend>(
         Some(t) => t,
         None => bs.len(),
     };
-    // Sorted position b at step t sits at row t·B + b of the padded (T·B, *) batch.
-    let at: Vec<i64> = (bs.iter().enumerate())
-        .flat_map(|(t, &n)| (0..n).map(move |b| (t * batch + b) as i64))
-        .collect();
-    let idx = Tensor::<i64, D>::from_vec_on(at, [rows], data.device_handle())?;
     let cells = (steps.checked_mul(batch))
         .ok_or_else(|| bad(op, format!("{steps} steps of {batch} sequences overflow")))?;
+    // Sorted position b at step t sits at row t·B + b of the padded (T·B, *) batch.
+    let at =
+        (bs.iter().enumerate()).flat_map(|(t, &n)| (0..n).map(move |b| (t * batch + b) as i64));
+    let at = crate::alloc::collect(op, rows, at)?;
+    let idx = Tensor::<i64, D>::from_vec_on(at, [rows], data.device_handle())?;
     let mut flat = vec![cells];
     flat.extend(&data.dims()[1..]);
     let padded = Tensor::full_on(flat, T::from_f64(padding_value), data.device_handle())?

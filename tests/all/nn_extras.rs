@@ -1216,6 +1216,9 @@ fn packed_sequences_match_pytorch() {
         assert!(e(pack_padded_sequence(&x, &[2, 5, 2], false, false)).contains("1..=4"));
         assert!(e(pack_padded_sequence(&x, &[2, 2], false, false)).contains("batch of 3"));
         assert!(e(pack_sequence(&[&a, &b], true)).contains("pack_sequence"));
+        // An empty input naming 2^60 steps: refused, not allocated.
+        let huge = Tensor::<f64, _>::zeros_on([1 << 60, 2, 0], &dev).unwrap();
+        assert!(pack_padded_sequence(&huge, &[1 << 60, 1], false, true).is_err());
         let p = pack_padded_sequence(&x, &[4, 2, 2], false, true).unwrap();
         let e = pad_packed_sequence(&p, false, 0.0, Some(usize::MAX))
             .unwrap_err()
