@@ -166,12 +166,12 @@ __device__ double series_k_d(int nu, double x) {
     }
     return sum;
 }
-__device__ double integral_k_d(int nu, double x) {
+__device__ double integral_k_d(double nu, double x) {
     double h = fmin(0.125, 0.5 / sqrt(x)), sum = 0.5;
     for (int k = 1; k < 10000; k++) {
         double t = (double)k * h, s = sinh(t / 2.0);
         double decay = 2.0 * x * s * s;
-        double grow = nu == 0 ? 0.0 : t - 0.6931471805599453 + log1p(exp(-2.0 * t));
+        double grow = nu == 0.0 ? 0.0 : nu * t - 0.6931471805599453 + log1p(exp(-2.0 * nu * t));
         if (decay - grow > 45.0) break;
         sum += exp(grow - decay);
     }
@@ -198,6 +198,7 @@ FLOAT_OP(modified_bessel_k1, F(bessel_k_d(1, (double)x, 0)))
 FLOAT_OP(scaled_modified_bessel_k0, F(bessel_k_d(0, (double)x, 1)))
 FLOAT_OP(scaled_modified_bessel_k1, F(bessel_k_d(1, (double)x, 1)))
 FLOAT_OP(spherical_bessel_j0, F(spherical_j0_d((double)x)))
+FLOAT_OP(airy_ai, F(airy_ai_d((double)x)))
 FLOAT_OP(sigmoid, x >= F(0) ? F(1) / (F(1) + exp(-x)) : exp(x) / (F(1) + exp(x)))
 
 // Type-keeping ops: floats in their compute type, integers with wrap-around (as Rust's

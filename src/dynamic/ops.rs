@@ -128,6 +128,7 @@ float_unary! {
     bessel_j0, try_bessel_j0, bessel_j0_; bessel_j1, try_bessel_j1, bessel_j1_; bessel_y0, try_bessel_y0, bessel_y0_; bessel_y1, try_bessel_y1, bessel_y1_;
     modified_bessel_k0, try_modified_bessel_k0, modified_bessel_k0_; modified_bessel_k1, try_modified_bessel_k1, modified_bessel_k1_;
     scaled_modified_bessel_k0, try_scaled_modified_bessel_k0, scaled_modified_bessel_k0_; scaled_modified_bessel_k1, try_scaled_modified_bessel_k1, scaled_modified_bessel_k1_;
+    airy_ai, try_airy_ai, airy_ai_;
     spherical_bessel_j0, try_spherical_bessel_j0, spherical_bessel_j0_; gelu, try_gelu, gelu_;
 }
 

@@ -209,6 +209,20 @@ float_ops! {
     /// The spherical Bessel function of the first kind of order 0, `sin(x)/x`
     /// (`torch.special.spherical_bessel_j0`): 1 at 0.
     SphericalBesselJ0, spherical_bessel_j0, try_spherical_bessel_j0, spherical_bessel_j0_, spherical_bessel_j0_into, |x| via_f64(x, crate::ops::bessel::spherical_j0);
+    /// The Airy function `Ai(x)` (`torch.special.airy_ai`, SciPy `airy(x)[0]`), to a few f64
+    /// ulps over the whole line: oscillating for `x < 0`, decaying as `e^(-2/3·x^(3/2))` for
+    /// `x > 0` (0 beyond about 104); NaN at ±inf, as PyTorch and SciPy. No gradient, as in
+    /// PyTorch: `backward` through it is an `Err`.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    ///
+    /// let ai = tensor![0.0f64, 1.0, -2.0].airy_ai().to_vec();
+    /// assert!((ai[0] - 0.3550280538878172).abs() < 1e-16);
+    /// assert!((ai[1] - 0.1352924163128814).abs() < 1e-16);
+    /// assert!((ai[2] - 0.2274074282016856).abs() < 1e-16);
+    /// ```
+    AiryAi, airy_ai, try_airy_ai, airy_ai_, airy_ai_into, |x| via_f64(x, crate::ops::bessel::airy_ai);
     /// GELU, `x Φ(x) = 0.5 x (1 + erf(x / √2))` (PyTorch `gelu`, the exact form, computed as
     /// PyTorch does: far below 0, where `1 + erf` cancels, the result is ±0, not the tiny
     /// `x Φ(x)`); 16-bit floats compute in f32. [`Tensor::try_gelu_tanh`] is the tanh form.

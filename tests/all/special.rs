@@ -859,3 +859,97 @@ fn orthogonal_polynomials_match_pytorch() {
         assert!(e.to_string().contains("hermite_polynomial_he"), "{e}");
     });
 }
+
+/// `airy_ai` against mpmath (40 digits) across the switches at -12 and 2 (series, asymptotic
+/// expansion, `K_(1/3)` integral), the first zero, the far oscillating side and underflow: f64 within 4 ulps of the value
+/// (absolute 1e-16 at the zero), f32 the f64 value rounded once, on every device; NaN at ±inf
+/// and NaN, an integer tensor promoted to f32, and no gradient (as in PyTorch).
+#[test]
+fn airy_ai_matches_mpmath() {
+    let cases: [(f64, f64); 36] = [
+        (-10000.0, 0.02705738360464258),
+        (-523.7, -0.11714074478609564),
+        (-100.0, 0.1767533932395529),
+        (-30.5, -0.004333637288742865),
+        (-12.0, -0.06655517505437313),
+        (-13.0, 0.17151043937053703),
+        (-11.99, -0.056286197744326534),
+        (-11.5, 0.30542297004359265),
+        (-7.3, 0.3357703705151473),
+        (1.5, 0.07174949700810541),
+        (2.0001, 0.03491882173406043),
+        (3.0, 0.006591139357460719),
+        (7.3, 3.325137824437759e-07),
+        (104.0, 7.448752158292227e-309),
+        (-9.000001, -0.02213274588326161),
+        (-9.0, -0.022133721547341403),
+        (-8.5, -0.33029023763020887),
+        (-5.0, 0.35076100902411433),
+        (-2.338107410459767, 2.743319340666283e-17),
+        (-1.0, 0.5355608832923521),
+        (-0.25, 0.41872461427545293),
+        (-1e-300, 0.3550280538878172),
+        (0.0, 0.3550280538878172),
+        (1e-08, 0.3550280512996232),
+        (0.5, 0.23169360648083348),
+        (1.0, 0.13529241631288141),
+        (2.0, 0.03492413042327438),
+        (4.5, 0.00033025032351430896),
+        (8.999, 2.478660203336905e-09),
+        (9.0, 2.47116843087249e-09),
+        (9.0001, 2.470420477925297e-09),
+        (12.0, 1.3931846888753607e-13),
+        (25.0, 8.116026824691387e-38),
+        (50.0, 4.5849417240748285e-104),
+        (100.0, 2.6344821520881846e-291),
+        (103.5, 1.2145593287760307e-306),
+    ];
+    let (x, want): (Vec<f64>, Vec<f64>) = cases.iter().copied().unzip();
+    on_every_device!("airy_ai", |dev| {
+        let t = Tensor::<f64, _>::from_vec_on(x.clone(), [x.len()], &dev).unwrap();
+        let got = t.try_airy_ai().unwrap().try_to_vec().unwrap();
+        for ((g, w), x) in got.iter().zip(&want).zip(&x) {
+            let err = (g - w).abs();
+            assert!(
+                err <= 4.0 * f64::EPSILON * w.abs() || err < 1e-16,
+                "Ai({x}) = {g}, want {w}"
+            );
+        }
+        let t32 =
+            Tensor::<f32, _>::from_vec_on(x.iter().map(|&v| v as f32).collect(), [x.len()], &dev)
+                .unwrap();
+        let got32 = t32.try_airy_ai().unwrap().try_to_vec().unwrap();
+        let want32 = t32
+            .try_cast::<f64>()
+            .unwrap()
+            .try_airy_ai()
+            .unwrap()
+            .try_to_vec()
+            .unwrap();
+        for (g, w) in got32.iter().zip(&want32) {
+            assert_eq!(*g, *w as f32);
+        }
+        let edges = Tensor::<f64, _>::from_vec_on(
+            vec![f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 110.0],
+            [4],
+            &dev,
+        )
+        .unwrap();
+        let e = edges.try_airy_ai().unwrap().try_to_vec().unwrap();
+        assert!(
+            e[0].is_nan() && e[1].is_nan() && e[2].is_nan() && e[3] == 0.0,
+            "{e:?}"
+        );
+        let ints = Tensor::<i32, _>::from_vec_on(vec![0, 1, -2], [3], &dev).unwrap();
+        let f: Tensor<f32, _> = ints.try_airy_ai().unwrap();
+        assert_eq!(f.try_to_vec().unwrap()[1], 0.13529241631288141f64 as f32);
+    });
+    let leaf = tensor![1.0f64, 2.0].with_requires_grad(true).unwrap();
+    let err = leaf
+        .airy_ai()
+        .sum(&[], false)
+        .try_backward()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("airy_ai"), "{err}");
+}

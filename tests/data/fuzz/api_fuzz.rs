@@ -1091,7 +1091,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     }
                     27 => x.try_nextafter(&y)?,
                     28 => x.try_spacing()?,
-                    29 => [Tensor::try_bessel_j1, Tensor::try_bessel_y0, Tensor::try_modified_bessel_k1, Tensor::try_scaled_modified_bessel_k0, Tensor::try_spherical_bessel_j0][u % 5](&x)?,
+                    29 => [Tensor::try_bessel_j1, Tensor::try_bessel_y0, Tensor::try_modified_bessel_k1, Tensor::try_scaled_modified_bessel_k0, Tensor::try_spherical_bessel_j0, Tensor::try_airy_ai][u % 6](&x)?,
                     30 => x.try_slice_scatter(&y, ax, typed_tensor::Slice::new(Some(i), if flag { None } else { Some(e1 as i64) }, [1, 2, -1, 0][u % 4]))?,
                     31 => x.try_select_scatter(&y, ax, i)?,
                     32 => x.try_diagonal_scatter(&y, i, ax, e1 as i64)?,

@@ -108,6 +108,7 @@ impl Module {
         match self {
             Module::Unary => concat!(
                 include_str!("../../../../kernels/bessel_jy.cuh"),
+                include_str!("../../../../kernels/airy.cuh"),
                 include_str!("../../../../kernels/unary.cu")
             ),
             Module::Binary => include_str!("../../../../kernels/binary.cu"),
