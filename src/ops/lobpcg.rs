@@ -21,7 +21,7 @@
 use crate::backend::Backend;
 use crate::device::Cpu;
 use crate::dtype::FloatElement;
-use crate::error::{Error, Result};
+use crate::error::{Error, OrPanic, Result};
 use crate::tensor::Tensor;
 
 type H = Tensor<f64, Cpu>;
@@ -193,6 +193,11 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             packed.narrow(-2, m, 1)?.squeeze_dims(&[-2])?,
             packed.narrow(-2, 0, m)?,
         ))
+    }
+
+    crate::ops::plain_forms! {
+        /// [`Tensor::try_lobpcg`], panicking with its error.
+        lobpcg, try_lobpcg(opts: &Lobpcg<'_, T, D>) -> (Tensor<T, D>, Tensor<T, D>);
     }
 }
 
