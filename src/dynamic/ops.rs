@@ -539,6 +539,7 @@ impl DynTensor {
 }
 mod combine;
 mod core;
+pub mod nn;
 mod numeric;
 mod numpy;
 

@@ -700,3 +700,96 @@ fn dyn_orthopoly_and_ex_forms() {
     let e = wide.inv_ex().unwrap_err().to_string();
     assert!(e.contains("inv_ex") && e.contains("square"), "{e}");
 }
+
+/// `DynTensor`'s NN functions (`dynamic::nn`) and activation methods give the typed functions'
+/// values and gradients bit for bit, in f32 and f64 chosen at run time, through a small
+/// conv → pool → linear → cross-entropy network; mixed dtypes, integer inputs and non-Int64
+/// targets are refused with the op's name.
+#[test]
+fn dynamic_nn_matches_typed() {
+    use typed_tensor::dynamic::nn as dnn;
+    use typed_tensor::nn;
+    fn typed_net<T: FloatElement>(
+        x: &Tensor<T>,
+        w: &Tensor<T>,
+        l: &Tensor<T>,
+        target: &Tensor<i64>,
+    ) -> Tensor<T> {
+        let c = nn::conv2d(x, w, None, nn::Conv2dOptions::default()).unwrap();
+        let h = nn::max_pool2d(&c.silu(), (2, 2), (2, 2), (0, 0)).unwrap();
+        let h = h.try_reshape([2, 8]).unwrap().try_log_softmax(-1).unwrap();
+        let z = nn::linear(&h, l, None)
+            .unwrap()
+            .try_leaky_relu(0.1)
+            .unwrap();
+        nn::cross_entropy(&z, target, nn::Reduction::Mean, 0.1).unwrap()
+    }
+    for dtype in [Dtype::Float32, Dtype::Float64] {
+        let opts = TensorOptions::new().dtype(dtype).requires_grad(true);
+        manual_seed(7);
+        let x = DynTensor::randn([2, 2, 5, 5], opts).unwrap();
+        let w = DynTensor::randn([2, 2, 2, 2], opts).unwrap();
+        let l = DynTensor::randn([3, 8], opts).unwrap();
+        let target = DynTensor::from_vec(vec![2i64, 0], [2], DeviceIndex::cpu()).unwrap();
+        let c = dnn::conv2d(&x, &w, None, dnn::Conv2dOptions::default()).unwrap();
+        let h = dnn::max_pool2d(&c.silu().unwrap(), (2, 2), (2, 2), (0, 0)).unwrap();
+        let h = h.reshape([2, 8]).unwrap().log_softmax(-1).unwrap();
+        let z = dnn::linear(&h, &l, None).unwrap().leaky_relu(0.1).unwrap();
+        let loss = dnn::cross_entropy(&z, &target, dnn::Reduction::Mean, 0.1).unwrap();
+        loss.backward().unwrap();
+        let check = |want: Vec<f64>, got: &DynTensor| {
+            let got = got
+                .to_dtype(Dtype::Float64)
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap();
+            assert_eq!(got, want, "{dtype}");
+        };
+        macro_rules! against {
+            ($t:ty) => {{
+                let tx: Tensor<$t> = x.clone().downcast().unwrap();
+                let tw: Tensor<$t> = w.clone().downcast().unwrap();
+                let tl: Tensor<$t> = l.clone().downcast().unwrap();
+                let [tx, tw, tl] =
+                    [tx, tw, tl].map(|t| t.detach().with_requires_grad(true).unwrap());
+                let tt: Tensor<i64> = target.clone().downcast().unwrap();
+                let tloss = typed_net(&tx, &tw, &tl, &tt);
+                tloss.backward();
+                check(tloss.cast::<f64>().to_vec(), &loss);
+                for (t, d) in [(&tx, &x), (&tw, &w), (&tl, &l)] {
+                    check(
+                        t.grad_tensor().unwrap().cast::<f64>().to_vec(),
+                        &d.grad_tensor().unwrap(),
+                    );
+                }
+            }};
+        }
+        if dtype == Dtype::Float32 {
+            against!(f32)
+        } else {
+            against!(f64)
+        }
+    }
+    let x = DynTensor::from(tensor![[1.0f32, 2.0], [3.0, 4.0]]);
+    let w64 = DynTensor::from(tensor![[1.0f64, 0.0]]);
+    let e = dnn::linear(&x, &w64, None).unwrap_err().to_string();
+    assert!(e.contains("linear") && e.contains("Float64"), "{e}");
+    let t32 = DynTensor::from(tensor![0i32, 1]);
+    let e = dnn::cross_entropy(&x, &t32, dnn::Reduction::Sum, 0.0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cross_entropy") && e.contains("Int64"), "{e}");
+    let e = t32.softmax(0).unwrap_err().to_string();
+    assert!(e.contains("softmax") && e.contains("float"), "{e}");
+    let h = x.hardtanh(1.5, 3.5).unwrap().to_vec::<f32>().unwrap();
+    assert_eq!(h, [1.5, 2.0, 3.0, 3.5]);
+    let emb = dnn::embedding(&DynTensor::from(tensor![1i64, 1, 0]), &x).unwrap();
+    assert_eq!(emb.to_vec::<f32>().unwrap(), [3.0, 4.0, 3.0, 4.0, 1.0, 2.0]);
+    let ln = dnn::layer_norm(&x, &[2], None, None, 1e-5).unwrap();
+    assert_eq!(
+        ln.to_vec::<f32>().unwrap(),
+        typed_tensor::nn::layer_norm(&tensor![[1.0f32, 2.0], [3.0, 4.0]], &[2], None, None, 1e-5)
+            .unwrap()
+            .to_vec()
+    );
+}
