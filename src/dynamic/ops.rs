@@ -539,6 +539,7 @@ impl DynTensor {
 }
 mod combine;
 mod core;
+mod logic;
 pub mod nn;
 mod numeric;
 mod numpy;

@@ -793,3 +793,85 @@ fn dynamic_nn_matches_typed() {
             .to_vec()
     );
 }
+
+/// The logical and classification ops, NumPy's remaining routines and NumPy's ufunc names on
+/// `DynTensor`, against NumPy's documented answers (integers are never inf and always finite;
+/// `isclose` of integers compares values).
+#[test]
+fn dynamic_logic_and_numpy_names() {
+    let cpu = DeviceIndex::cpu();
+    let i = DynTensor::from_vec(vec![1i32, 0, 2], [3], cpu).unwrap();
+    let j = DynTensor::from_vec(vec![1i32, 1, 0], [3], cpu).unwrap();
+    let b = |d: DynTensor| d.to_vec::<bool>().unwrap();
+    assert_eq!(b(i.logical_and(&j).unwrap()), [true, false, false]);
+    assert_eq!(b(i.logical_or(&j).unwrap()), [true, true, true]);
+    assert_eq!(b(i.logical_xor(&j).unwrap()), [false, true, true]);
+    assert_eq!(b(i.logical_not().unwrap()), [false, true, false]);
+    let f = DynTensor::from_vec(
+        vec![1.0f32, f32::INFINITY, -f32::INFINITY, f32::NAN],
+        [4],
+        cpu,
+    )
+    .unwrap();
+    assert_eq!(b(f.isinf().unwrap()), [false, true, true, false]);
+    assert_eq!(b(f.isfinite().unwrap()), [true, false, false, false]);
+    assert_eq!(b(i.isinf().unwrap()), [false; 3]);
+    assert_eq!(b(i.isfinite().unwrap()), [true; 3]);
+    let t = DynTensor::from_vec(vec![true, false], [2], cpu).unwrap();
+    assert_eq!(
+        (b(t.is_inf().unwrap()), b(t.is_finite().unwrap())),
+        (vec![false; 2], vec![true; 2])
+    );
+    let k = DynTensor::from_vec(vec![1i32, 3, 2], [3], cpu).unwrap();
+    assert_eq!(b(i.isclose(&k, 0.0, 0.5).unwrap()), [true, false, true]);
+    assert!(i.allclose(&i, 0.0, 0.0).unwrap() && !i.allclose(&k, 0.0, 0.0).unwrap());
+    assert!(t.isclose(&t, 0.0, 0.0).is_err() && i.isclose(&f, 0.0, 0.0).is_err());
+    assert_eq!(
+        b(f.isclose(&f, 0.0, 0.0).unwrap()),
+        [true, true, true, false]
+    );
+
+    let x = DynTensor::from_vec(vec![10i64, 30, 20, 60, 40, 50], [2, 3], cpu).unwrap();
+    let order = x.argsort(-1, false).unwrap();
+    let sorted = x.take_along_axis(&order, Some(-1)).unwrap();
+    assert_eq!(sorted.to_vec::<i64>().unwrap(), [10, 20, 30, 40, 50, 60]);
+    let first = DynTensor::from_vec(vec![0i64, 2], [2, 1], cpu).unwrap();
+    let zero = DynTensor::from_vec(vec![0i64, 0], [2, 1], cpu).unwrap();
+    let put = x.put_along_axis(&first, &zero, Some(1)).unwrap();
+    assert_eq!(put.to_vec::<i64>().unwrap(), [0, 30, 20, 60, 40, 0]);
+    assert!(x.take_along_axis(&i, Some(0)).is_err(), "Int32 indices");
+    assert_eq!(x.moveaxis(&[0], &[1]).unwrap().shape().dims(), [3, 2]);
+    let w = DynTensor::from_vec(vec![1i64, 0, 1, 1, 0, 1], [2, 3], cpu).unwrap();
+    let avg = x.average(&[1], Some(&w), false).unwrap();
+    assert_eq!(
+        (avg.dtype(), avg.to_vec::<f64>().unwrap()),
+        (Dtype::Float64, vec![15.0, 55.0])
+    );
+    assert_eq!(
+        x.ptp(&[1], false).unwrap().to_vec::<i64>().unwrap(),
+        [20, 20]
+    );
+    assert_eq!(i.argwhere().unwrap().to_vec::<i64>().unwrap(), [0, 2]);
+    assert_eq!(i.flatnonzero().unwrap().to_vec::<i64>().unwrap(), [0, 2]);
+    let h = DynTensor::from_vec(vec![0.25f64, 4.0], [2], cpu).unwrap();
+    assert_eq!(h.rsqrt().unwrap().to_vec::<f64>().unwrap(), [2.0, 0.5]);
+    assert_eq!(
+        h.logit(Some(0.5)).unwrap().to_vec::<f64>().unwrap(),
+        [0.0, 0.0]
+    );
+    assert!(i.rsqrt().is_err());
+    let same = |a: DynTensor, c: DynTensor| {
+        let bits = |d: DynTensor| {
+            let v = d.to_dtype(Dtype::Float64).unwrap().to_vec::<f64>().unwrap();
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        };
+        assert_eq!(bits(a), bits(c))
+    };
+    same(h.arccos().unwrap(), h.acos().unwrap());
+    same(h.arctan2(&h).unwrap(), h.atan2(&h).unwrap());
+    same(i.absolute().unwrap(), i.abs().unwrap());
+    same(i.negative().unwrap(), i.neg().unwrap());
+    same(x.subtract(&x).unwrap(), x.sub(&x).unwrap());
+    same(x.greater(&put).unwrap(), x.gt(&put).unwrap());
+    same(h.degrees().unwrap(), h.rad2deg().unwrap());
+}
