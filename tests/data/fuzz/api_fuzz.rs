@@ -356,7 +356,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
             }))
         }
         6 => {
-            let f = g.n(10);
+            let f = g.n(12);
             let ax = g.axis();
             let n = a.shape().dims().get(ax.rem_euclid(a.ndim().max(1) as i64) as usize).copied().unwrap_or(3) as i64;
             let ish = if g.p(0.5) { a.shape().dims().to_vec() } else { g.shape() };
@@ -373,16 +373,19 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                 6 => one(v[0].argsort(ax, true)),
                 7 => one(v[1].bincount(u % 5)),
                 8 => one(v[0].masked_fill(&v[2].ne(&v[2]).unwrap_or(v[2].clone()), Scalar::Int(7))),
+                10 => one(v[0].take_along_axis(&v[1], if u % 3 == 0 { None } else { Some(ax) })),
+                11 => one(v[0].put_along_axis(&v[1], &v[2], if u % 3 == 0 { None } else { Some(ax) })),
                 _ => v[0].chunk(u, ax),
             })
         }
         7 => {
             let b = g.like(&a);
             let c = g.like(&a);
-            let f = g.n(16);
+            let f = g.n(24);
             let ax = g.axis();
             let axes = g.axes();
             let axes2 = g.axes();
+            let last = a.shape().dims().iter().rev().take(g.n(3)).rev().copied().collect::<Vec<_>>();
             op!(format!("combine{f}({ax},{axes:?},{axes2:?})"), [a, b, c], false, |v| match f {
                 0 => one(DynTensor::concat(&[&v[0], &v[1], &v[2]], ax)),
                 1 => one(DynTensor::stack(&[&v[0], &v[1]], ax)),
@@ -399,7 +402,15 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                 12 => one(DynTensor::where_(&v[2].ne(&v[2]).unwrap_or(v[2].clone()), &v[0], &v[1])),
                 13 => one(v[0].searchsorted(&v[1], ax % 2 == 0)),
                 14 => one(v[0].isin(&v[1])),
-                _ => one(v[0].lerp(&v[1], 0.25)),
+                15 => one(v[0].lerp(&v[1], 0.25)),
+                16 => one(v[0].logical_xor(&v[1])),
+                17 => one(v[0].isclose(&v[1], 1e-3, 1e-3)),
+                18 => one(typed_tensor::dynamic::nn::linear(&v[0], &v[1], Some(&v[2]))),
+                19 => one(typed_tensor::dynamic::nn::mse_loss(&v[0], &v[1], typed_tensor::nn::Reduction::Sum)),
+                20 => one(v[0].softmax(ax)),
+                21 => one(typed_tensor::dynamic::nn::layer_norm(&v[0], &last, Some(&v[1]), Some(&v[2]), 1e-5)),
+                22 => one(typed_tensor::dynamic::nn::conv2d(&v[0], &v[1], Some(&v[2]), Default::default())),
+                _ => one(v[0].average(&axes, Some(&v[1]), false)),
             })
         }
         8 => {
