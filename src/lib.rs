@@ -29,7 +29,10 @@ pub use dtype::{
 pub use error::{Error, Result};
 pub use ops::reduce::*;
 pub use shape::Shape;
-pub use tensor::{NewAxis, ReshapeDims, Slice, SliceArg, Tensor, manual_seed};
+pub use tensor::{
+    NewAxis, ReshapeDims, RngState, Slice, SliceArg, Tensor, get_rng_state, initial_seed,
+    manual_seed, seed, set_rng_state,
+};
 
 /// Everything a program needs: `use typed_tensor::prelude::*;`.
 pub mod prelude {

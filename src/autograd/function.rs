@@ -210,9 +210,9 @@ where
         // The second run draws what the first drew; the generator then goes on from where it
         // was before the replay.
         let now = crate::tensor::rng_state();
-        crate::tensor::set_rng_state(rng.clone());
+        crate::tensor::restore_rng_state(rng.clone());
         let out = super::enable_grad(|| again(&leaves));
-        crate::tensor::set_rng_state(now);
+        crate::tensor::restore_rng_state(now);
         let out = out?;
         if out.shape() != g.shape() {
             return Err(Error::InvalidArgument {

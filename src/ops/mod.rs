@@ -67,6 +67,7 @@ mod special;
 pub mod split;
 pub mod stack;
 pub mod stats;
+pub mod torch_aliases;
 pub mod torch_legacy;
 pub mod torch_like;
 pub mod torch_names;

@@ -14,11 +14,58 @@ use std::sync::Mutex;
 const DEFAULT_SEED: u64 = 67280421310721;
 
 static GLOBAL_RNG: Mutex<Option<StdRng>> = Mutex::new(None);
+/// The seed last given to the global generator, for [`initial_seed`].
+static LAST_SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(DEFAULT_SEED);
 
 /// Seeds the global generator behind [`Tensor::rand`] and [`Tensor::randn`] (PyTorch's
 /// `manual_seed`). The same seed gives the same values on every run and machine.
 pub fn manual_seed(seed: u64) {
+    LAST_SEED.store(seed, std::sync::atomic::Ordering::Relaxed);
     *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(StdRng::seed_from_u64(seed));
+}
+
+/// Seeds the global generator from the operating system's entropy and returns the seed
+/// (PyTorch `seed`), for runs that should differ yet be replayable from the printed seed.
+pub fn seed() -> u64 {
+    let s = rand::rng().random();
+    manual_seed(s);
+    s
+}
+
+/// The seed the global generator last started from (PyTorch `initial_seed`): the argument
+/// of the last [`manual_seed`] or [`seed`], or the default seed PyTorch also uses.
+pub fn initial_seed() -> u64 {
+    LAST_SEED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A snapshot of the global generator (PyTorch's `get_rng_state`, an opaque value here rather
+/// than a byte tensor): [`set_rng_state`] makes the next draws repeat those that followed it.
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// let state = typed_tensor::get_rng_state();
+/// let a = Tensor::<f32>::rand([3])?;
+/// typed_tensor::set_rng_state(&state);
+/// assert_eq!(Tensor::<f32>::rand([3])?.to_vec(), a.to_vec());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct RngState(StdRng);
+
+impl std::fmt::Debug for RngState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RngState { .. }")
+    }
+}
+
+/// The global generator's state (PyTorch `get_rng_state`); see [`RngState`].
+pub fn get_rng_state() -> RngState {
+    RngState(rng_state())
+}
+
+/// Puts the global generator back in `state` (PyTorch `set_rng_state`); see [`RngState`].
+pub fn set_rng_state(state: &RngState) {
+    restore_rng_state(state.0.clone());
 }
 
 /// A fresh 64-bit key from the global generator, for generators on other devices (the CUDA
@@ -33,7 +80,7 @@ pub(crate) fn rng_state() -> StdRng {
 }
 
 /// Puts the global generator in `state` (PyTorch `set_rng_state`).
-pub(crate) fn set_rng_state(state: StdRng) {
+pub(crate) fn restore_rng_state(state: StdRng) {
     *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(state);
 }
 

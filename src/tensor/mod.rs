@@ -14,8 +14,10 @@ mod view_layout;
 
 pub(crate) use crate::backend::cpu::lock::{read, write};
 pub use access::{DataMut, DataRef};
-pub use create::manual_seed;
-pub(crate) use create::{checked_data_shape, next_key, rng_state, set_rng_state, with_global_rng};
+pub use create::{RngState, get_rng_state, initial_seed, manual_seed, seed, set_rng_state};
+pub(crate) use create::{
+    checked_data_shape, next_key, restore_rng_state, rng_state, with_global_rng,
+};
 pub use display::{MAX_PRECISION, SUMMARY_THRESHOLD};
 pub use iter::{AxisIter, Iter};
 pub use slice::{NewAxis, Slice, SliceArg, SliceEntry, SliceRange};

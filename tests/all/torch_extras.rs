@@ -800,3 +800,86 @@ fn torch_legacy_names_match_pytorch() {
         &[Tensor::from_vec(vec![1.0, 2.0, 0.5, -1.0, 3.0, 0.2], [2, 3]).unwrap()],
     );
 }
+
+/// PyTorch's names `mm`, `isnan`/`isinf`/`isfinite` (integers too), `multiply`/`divide`,
+/// `inv`, `orgqr`, `angle`, `conj`, `real`, `adjoint` against PyTorch 2.15's values, and the
+/// generator state: `get_rng_state`/`set_rng_state` repeat draws, `initial_seed` names the
+/// last seed.
+#[test]
+fn torch_aliases_and_rng_state() {
+    let a = tensor![[1.0f64, 2.0], [3.0, 4.0]];
+    assert_eq!(a.mm(&a).to_vec(), a.matmul(&a).to_vec());
+    let e = a.try_mm(&tensor![1.0f64, 2.0]).unwrap_err().to_string();
+    assert!(
+        e.contains("mm") && e.contains("(2, 2)") && e.contains("(2,)"),
+        "{e}"
+    );
+    assert!(a.unsqueeze(0).unwrap().try_mm(&a).is_err());
+    assert_eq!(a.inv().to_vec(), a.inverse().to_vec());
+    let i = tensor![1i64, -2, 0];
+    assert_eq!(i.isinf().to_vec(), [false; 3]);
+    assert_eq!(i.isfinite().to_vec(), [true; 3]);
+    assert_eq!(i.isnan().to_vec(), [false; 3]);
+    let f = tensor![
+        -0.0f32,
+        0.0,
+        -1.0,
+        2.0,
+        f32::NAN,
+        f32::NEG_INFINITY,
+        f32::INFINITY
+    ];
+    assert_eq!(
+        f.isinf().to_vec(),
+        [false, false, false, false, false, true, true]
+    );
+    // torch.angle: [0, 0, π, 0, nan, π, 0].
+    let pi = std::f32::consts::PI;
+    let got = f.angle().to_vec();
+    let want = [0.0, 0.0, pi, 0.0, f32::NAN, pi, 0.0];
+    assert!(
+        got.iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan()),
+        "{got:?}"
+    );
+    let x = tensor![-1.0f64, 2.0].with_requires_grad(true).unwrap();
+    x.angle().sum(&[], false).backward();
+    assert_eq!(x.grad_tensor().unwrap().to_vec(), [0.0, 0.0]);
+    assert_eq!(i.multiply(&i).to_vec(), [1, 4, 0]);
+    assert_eq!(
+        tensor![1.0f32, 3.0].divide(&tensor![2.0f32, 4.0]).to_vec(),
+        [0.5, 0.75]
+    );
+    assert_eq!(a.conj().to_vec(), a.to_vec());
+    assert_eq!(a.real().to_vec(), a.to_vec());
+    let r = Tensor::<f32>::ones([2, 3, 4]).unwrap();
+    assert_eq!(r.adjoint().unwrap().dims(), [2, 4, 3]);
+    assert!(tensor![1.0f32].adjoint().is_err());
+    let (qr, tau) = tensor![[2.0f64, 1.0], [1.0, 3.0], [0.5, 1.0]].geqrf();
+    assert_eq!(
+        qr.orgqr(&tau).to_vec(),
+        qr.householder_product(&tau).to_vec()
+    );
+
+    // The global generator is shared by every test thread: one of a few tries without a
+    // draw from another test in between shows the state repeating the draws.
+    assert!((0..8).any(|_| {
+        let state = typed_tensor::get_rng_state();
+        let first = Tensor::<f64>::rand([4]).unwrap().to_vec();
+        typed_tensor::set_rng_state(&state);
+        first == Tensor::<f64>::rand([4]).unwrap().to_vec()
+    }));
+    assert!((0..8).any(|_| {
+        typed_tensor::manual_seed(1234);
+        typed_tensor::initial_seed() == 1234
+    }));
+    assert!((0..8).any(|_| {
+        let s = typed_tensor::seed();
+        typed_tensor::initial_seed() == s
+    }));
+    assert_eq!(
+        format!("{:?}", typed_tensor::get_rng_state()),
+        "RngState { .. }"
+    );
+}
