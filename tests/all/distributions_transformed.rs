@@ -491,3 +491,154 @@ fn constraint_registry_matches_pytorch() {
         assert!(e(Constraint::GreaterThan(f64::NAN)).contains("NaN"));
     });
 }
+
+/// `Constraint::check` against PyTorch 2.15's `constraint.check` on the edge values (bounds,
+/// NaN, ±inf) and on matrices (triangular, symmetric, definite, a correlation factor), on
+/// every device; the new constraints' bijections and refusals as PyTorch's registry.
+#[test]
+fn constraint_check_matches_pytorch() {
+    use typed_tensor::distributions::{Constraint, biject_to, transform_to};
+    let x = vec![
+        -1.0,
+        0.0,
+        0.5,
+        1.0,
+        2.0,
+        2.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    let scalar: [(Constraint, [u8; 9]); 13] = [
+        (Constraint::Real, [1, 1, 1, 1, 1, 1, 0, 1, 1]),
+        (Constraint::Positive, [0, 0, 1, 1, 1, 1, 0, 1, 0]),
+        (Constraint::NonNegative, [0, 1, 1, 1, 1, 1, 0, 1, 0]),
+        (Constraint::GreaterThan(0.5), [0, 0, 0, 1, 1, 1, 0, 1, 0]),
+        (Constraint::GreaterThanEq(0.5), [0, 0, 1, 1, 1, 1, 0, 1, 0]),
+        (Constraint::LessThan(1.0), [1, 1, 1, 0, 0, 0, 0, 0, 1]),
+        (Constraint::UnitInterval, [0, 1, 1, 1, 0, 0, 0, 0, 0]),
+        (Constraint::Interval(0.0, 2.0), [0, 1, 1, 1, 1, 0, 0, 0, 0]),
+        (
+            Constraint::HalfOpenInterval(0.0, 2.0),
+            [0, 1, 1, 1, 0, 0, 0, 0, 0],
+        ),
+        (Constraint::Boolean, [0, 1, 0, 1, 0, 0, 0, 0, 0]),
+        (Constraint::NonNegativeInteger, [0, 1, 0, 1, 1, 0, 0, 0, 0]),
+        (Constraint::PositiveInteger, [0, 0, 0, 1, 1, 0, 0, 0, 0]),
+        (
+            Constraint::IntegerInterval(0, 1),
+            [0, 1, 0, 1, 0, 0, 0, 0, 0],
+        ),
+    ];
+    let m = vec![
+        1.0, 0.0, 0.5, 2.0, 1.0, 0.5, 0.5, 1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 0.0, 0.6, 0.8, 0.0, 0.0,
+        0.0, 0.0, 1.0, 0.0, 0.0, -1.0,
+    ];
+    let matrix: [(Constraint, &[u8]); 10] = [
+        (Constraint::Square, &[1, 1, 1, 1, 1, 1]),
+        (Constraint::LowerTriangular, &[1, 0, 0, 1, 1, 1]),
+        (Constraint::LowerCholesky, &[1, 0, 0, 1, 0, 0]),
+        (Constraint::CorrCholesky, &[0, 0, 0, 1, 0, 0]),
+        (Constraint::RealVector, &[1; 12]),
+        (Constraint::Simplex, &[1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0]),
+        (Constraint::OneHot, &[1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0]),
+        (Constraint::Symmetric, &[0, 1, 1, 0, 1, 1]),
+        // Not every matrix is symmetric: PyTorch returns the symmetry check.
+        (Constraint::PositiveDefinite, &[0, 1, 1, 0, 1, 1]),
+        (Constraint::PositiveSemidefinite, &[0, 1, 1, 0, 1, 1]),
+    ];
+    on_every_device!("constraint_check", |dev| {
+        let t = Tensor::<f64, _>::from_vec_on(x.clone(), [9], &dev).unwrap();
+        let bools = |b: Tensor<bool, _>| {
+            b.try_to_vec()
+                .unwrap()
+                .iter()
+                .map(|&v| v as u8)
+                .collect::<Vec<_>>()
+        };
+        for (c, want) in &scalar {
+            assert_eq!(bools(c.check(&t).unwrap()), want, "{c:?}");
+        }
+        let mt = Tensor::<f64, _>::from_vec_on(m.clone(), [6, 2, 2], &dev).unwrap();
+        for (c, want) in &matrix {
+            assert_eq!(bools(c.check(&mt).unwrap()), *want, "{c:?}");
+        }
+        // The symmetric ones alone: [[1, .5], [.5, 1]] is definite, [[1, 2], [2, 1]] is not.
+        let sym = mt.narrow(0, 1, 2).unwrap();
+        assert_eq!(
+            bools(Constraint::PositiveDefinite.check(&sym).unwrap()),
+            [1, 0]
+        );
+        assert_eq!(
+            bools(Constraint::PositiveSemidefinite.check(&sym).unwrap()),
+            [1, 0]
+        );
+        let singular =
+            Tensor::<f64, _>::from_vec_on(vec![1.0, 0.0, 0.0, 0.0], [1, 2, 2], &dev).unwrap();
+        assert_eq!(
+            bools(Constraint::PositiveDefinite.check(&singular).unwrap()),
+            [0]
+        );
+        assert_eq!(
+            bools(Constraint::PositiveSemidefinite.check(&singular).unwrap()),
+            [1]
+        );
+        assert_eq!(
+            bools(
+                Constraint::Square
+                    .check(&mt.narrow(2, 0, 1).unwrap())
+                    .unwrap()
+            ),
+            [0; 6]
+        );
+        let e = Constraint::Symmetric.check(&t).unwrap_err().to_string();
+        assert!(e.contains("Symmetric") && e.contains("2 dimensions"), "{e}");
+
+        // The new constraints' maps: exp then a shift, sigmoid then an affine map, the
+        // identity; the sets without one are refused.
+        let r = Tensor::<f64, _>::from_vec_on(vec![-2.0, 0.0, 3.0], [3], &dev).unwrap();
+        for c in [
+            Constraint::NonNegative,
+            Constraint::GreaterThanEq(-1.5),
+            Constraint::HalfOpenInterval(-1.0, 2.0),
+            Constraint::RealVector,
+        ] {
+            let b = biject_to::<f64, _>(c, &dev).unwrap();
+            let y = b.forward(&r).unwrap();
+            let ok = c
+                .check(&y)
+                .unwrap()
+                .try_all(&[], false)
+                .unwrap()
+                .try_item()
+                .unwrap();
+            assert!(ok, "{c:?}");
+            let back = b.inverse(&y).unwrap().try_to_vec().unwrap();
+            crate::common::assert_close(&back, &[-2.0, 0.0, 3.0], 1e-12);
+        }
+        for c in [
+            Constraint::Boolean,
+            Constraint::IntegerInterval(0, 3),
+            Constraint::OneHot,
+            Constraint::Symmetric,
+            Constraint::PositiveSemidefinite,
+        ] {
+            let e = biject_to::<f64, _>(c, &dev).unwrap_err().to_string();
+            assert!(e.contains("no bijection"), "{e}");
+        }
+        let pd = transform_to::<f64, _>(Constraint::PositiveSemidefinite, &dev).unwrap();
+        let y = pd
+            .forward(
+                &Tensor::<f64, _>::from_vec_on(vec![0.3, -1.0, 0.5, 0.2], [2, 2], &dev).unwrap(),
+            )
+            .unwrap();
+        assert_eq!(
+            bools(
+                Constraint::PositiveDefinite
+                    .check(&y.unsqueeze(0).unwrap())
+                    .unwrap()
+            ),
+            [1]
+        );
+    });
+}
