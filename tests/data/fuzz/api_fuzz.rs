@@ -1370,7 +1370,17 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][u % 3];
                         let n = if flag { None } else { Some(u) };
                         let opts = Stft { hop_length: Some(u % 5), center: flag, onesided: e1 > 0.0, ..Stft::default() };
-                        match i.rem_euclid(20) {
+                        match i.rem_euclid(21) {
+                            20 => {
+                                // A constraint's check, and its bijection (or transform_to) applied.
+                                use typed_tensor::distributions::{Constraint as C, biject_to, transform_to};
+                                let c = [C::Real, C::Positive, C::NonNegative, C::GreaterThan(e1), C::GreaterThanEq(e1), C::LessThan(e1), C::UnitInterval, C::Interval(e1, e1 + 1.0), C::HalfOpenInterval(e1, e1.abs()), C::Boolean, C::NonNegativeInteger, C::PositiveInteger, C::IntegerInterval(i, i.wrapping_add(3)), C::RealVector, C::Simplex, C::OneHot, C::Square, C::Symmetric, C::LowerTriangular, C::LowerCholesky, C::PositiveDefinite, C::PositiveSemidefinite, C::CorrCholesky][u % 23];
+                                let m = c.check(&x)?;
+                                let b = if flag { biject_to(c, x.device_handle())? } else { transform_to(c, x.device_handle())? };
+                                let yv = b.forward(&x)?;
+                                let l = if u % 2 == 0 { b.log_abs_det_jacobian(&x, &yv)?.try_sum(&[], false)? } else { b.inverse(&yv)?.try_sum(&[], false)? };
+                                yv.try_sum(&[], false)?.try_add(&l)?.try_add(&m.try_cast::<f64>()?.try_sum(&[], false)?)?
+                            }
                             19 => {
                                 // An event transform forward, back, and its log-Jacobian.
                                 use typed_tensor::distributions::EventTransform as E;
