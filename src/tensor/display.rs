@@ -14,12 +14,64 @@ use crate::error::{OrPanic, Result};
 use crate::shape::Shape;
 use std::fmt;
 
-/// Tensors with more elements than this print summarised (NumPy's `threshold`).
+/// Tensors with more elements than this print summarised (NumPy's `threshold`), unless
+/// [`set_printoptions`] says otherwise.
 pub const SUMMARY_THRESHOLD: usize = 1000;
 /// The largest number of decimal places printed; larger requests print this many (an f64
 /// has at most 17 significant digits, so more only shows the binary expansion's tail).
 pub const MAX_PRECISION: usize = 64;
-const EDGE: usize = 3;
+
+/// How `Display` prints tensors (PyTorch's `set_printoptions`, NumPy's): the process-wide
+/// defaults that [`set_printoptions`] replaces. Lines are not wrapped (no `linewidth`).
+///
+/// ```standalone_crate
+/// use typed_tensor::prelude::*;
+/// use typed_tensor::tensor::{PrintOptions, get_printoptions, set_printoptions};
+/// let before = get_printoptions();
+/// set_printoptions(PrintOptions { precision: 2, sci_mode: Some(false), ..before });
+/// assert!(format!("{}", tensor![1.0f64, 1e9]).starts_with("[         1.00, 1000000000.00]"));
+/// set_printoptions(before);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Decimal places of floats when the format string gives none (`{:.2}` overrides it);
+    /// default 4, at most [`MAX_PRECISION`].
+    pub precision: usize,
+    /// Tensors with more elements print summarised; default [`SUMMARY_THRESHOLD`].
+    pub threshold: usize,
+    /// Entries shown at each end of a summarised axis; default 3.
+    pub edgeitems: usize,
+    /// Scientific notation always (`Some(true)`), never (`Some(false)`), or by PyTorch's rule
+    /// (`None`, the default).
+    pub sci_mode: Option<bool>,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        DEFAULT_OPTIONS
+    }
+}
+
+const DEFAULT_OPTIONS: PrintOptions = PrintOptions {
+    precision: 4,
+    threshold: SUMMARY_THRESHOLD,
+    edgeitems: 3,
+    sci_mode: None,
+};
+
+static OPTIONS: std::sync::Mutex<PrintOptions> = std::sync::Mutex::new(DEFAULT_OPTIONS);
+
+/// Replaces the print options for the whole process (PyTorch `set_printoptions`); pass
+/// `PrintOptions::default()` to restore PyTorch's defaults.
+pub fn set_printoptions(options: PrintOptions) {
+    *OPTIONS.lock().unwrap_or_else(|p| p.into_inner()) = options;
+}
+
+/// The print options in force (PyTorch's `torch._tensor_str.PRINT_OPTS`).
+pub fn get_printoptions() -> PrintOptions {
+    *OPTIONS.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// How floats print: fixed decimals, or PyTorch's scientific form `1.2677e+30`.
 fn sci_mode(values: impl Iterator<Item = f64>) -> bool {
@@ -52,13 +104,13 @@ fn fmt_float(v: f64, precision: usize, sci: bool) -> String {
 }
 
 /// One axis of the printed tensor: the positions shown (into the gathered values), `None` for
-/// the `...` of a summarised axis.
-fn shown(d: usize, summarise: bool) -> Vec<Option<usize>> {
-    if summarise && d > 2 * EDGE {
-        (0..EDGE)
+/// the `...` of a summarised axis; `edge` entries at each end when summarising.
+fn shown(d: usize, summarise: bool, edge: usize) -> Vec<Option<usize>> {
+    if summarise && d > 2 * edge {
+        (0..edge)
             .map(Some)
             .chain([None])
-            .chain((EDGE..2 * EDGE).map(Some))
+            .chain((edge..2 * edge).map(Some))
             .collect()
     } else {
         (0..d).map(Some).collect()
@@ -132,6 +184,7 @@ fn format_tensor(
     (shape, dtype, device): (&Shape, Dtype, DeviceIndex),
     precision: usize,
     summarise: bool,
+    options: PrintOptions,
 ) -> String {
     let precision = precision.min(MAX_PRECISION);
     let dims = shape.dims();
@@ -142,7 +195,9 @@ fn format_tensor(
     } else {
         let cells: Vec<String> = match values {
             Values::Float(v) => {
-                let sci = sci_mode(v.iter().copied());
+                let sci = options
+                    .sci_mode
+                    .unwrap_or_else(|| sci_mode(v.iter().copied()));
                 v.iter().map(|&x| fmt_float(x, precision, sci)).collect()
             }
             Values::Int(v) if dtype == Dtype::Bool => {
@@ -151,7 +206,8 @@ fn format_tensor(
             Values::Int(v) => v.iter().map(|x| format!("{x}")).collect(),
         };
         let width = cells.iter().map(String::len).max().unwrap_or(0);
-        let axes: Vec<_> = dims.iter().map(|&d| shown(d, summarise)).collect();
+        let edge = options.edgeitems;
+        let axes: Vec<_> = dims.iter().map(|&d| shown(d, summarise, edge)).collect();
         render(&mut out, &cells, &axes, width);
     }
     out.push_str(&format!(
@@ -162,14 +218,14 @@ fn format_tensor(
 
 impl<T: Element, D: Backend> Tensor<T, D> {
     /// The elements that print: the whole tensor, or for a summarised one the first and last
-    /// `EDGE` entries of each long axis, gathered on the device so that only they are copied.
-    fn shown_values(&self, summarise: bool) -> Result<Vec<T>> {
+    /// `edge` entries of each long axis, gathered on the device so that only they are copied.
+    fn shown_values(&self, summarise: bool, edge: usize) -> Result<Vec<T>> {
         let mut t = self.clone();
         if summarise {
             for (ax, &d) in self.dims().iter().enumerate() {
-                if d > 2 * EDGE {
-                    let head = t.narrow(ax as i64, 0, EDGE)?;
-                    let tail = t.narrow(ax as i64, d - EDGE, EDGE)?;
+                if d > 2 * edge {
+                    let head = t.narrow(ax as i64, 0, edge)?;
+                    let tail = t.narrow(ax as i64, d - edge, edge)?;
                     t = Self::try_concat(&[&head, &tail], ax as i64)?;
                 }
             }
@@ -177,10 +233,10 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         t.try_to_vec()
     }
 
-    fn rendered(&self, precision: usize, summarise: bool) -> Result<String> {
+    fn rendered(&self, precision: usize, summarise: bool, options: PrintOptions) -> Result<String> {
         let data = match self.numel() {
             0 => Vec::new(),
-            _ => self.shown_values(summarise)?,
+            _ => self.shown_values(summarise, options.edgeitems)?,
         };
         // Exact as f64 for floats and as i64 otherwise; the formatting below is compiled once.
         let values = match T::DTYPE {
@@ -188,7 +244,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
             _ => Values::Int(data.iter().map(|x| x.to_i64()).collect()),
         };
         let footer = (self.shape(), T::DTYPE, self.device());
-        Ok(format_tensor(values, footer, precision, summarise))
+        Ok(format_tensor(values, footer, precision, summarise, options))
     }
 
     /// Every element (no summary), floats with `precision` decimal places (at most
@@ -206,7 +262,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `OutOfMemory` or `Device` when the copy to the host fails.
     pub fn try_display(&self, precision: usize) -> Result<String> {
-        self.rendered(precision, false)
+        self.rendered(precision, false, get_printoptions())
     }
 
     /// [`Tensor::try_display`], panicking with its error.
@@ -220,13 +276,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
 }
 
 impl<T: Element, D: Backend> fmt::Display for Tensor<T, D> {
-    /// Honours the precision (`{:.2}`; default 4 decimal places for floats); more than
-    /// `SUMMARY_THRESHOLD` elements print summarised, formatting and copying only the shown
-    /// elements. A failed copy to the host prints the error in angle brackets, since
-    /// `fmt::Error` cannot carry it.
+    /// Honours the precision (`{:.2}`; otherwise [`PrintOptions::precision`], 4 decimal places
+    /// by default); more than [`PrintOptions::threshold`] elements print summarised,
+    /// formatting and copying only the shown elements. A failed copy to the host prints the
+    /// error in angle brackets, since `fmt::Error` cannot carry it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = f.precision().unwrap_or(4);
-        match self.rendered(p, self.numel() > SUMMARY_THRESHOLD) {
+        let options = get_printoptions();
+        let p = f.precision().unwrap_or(options.precision);
+        match self.rendered(p, self.numel() > options.threshold, options) {
             Ok(s) => f.write_str(&s),
             Err(e) => write!(f, "<{e}>"),
         }
@@ -236,5 +293,37 @@ impl<T: Element, D: Backend> fmt::Display for Tensor<T, D> {
 impl<T: Element, D: Backend> fmt::Debug for Tensor<T, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::Tensor;
+
+    /// The options change what `Display` prints, and `{:.N}` still wins over `precision`.
+    /// (The only test that sets them: they are process-wide.)
+    #[test]
+    fn print_options_apply() {
+        let before = get_printoptions();
+        assert_eq!(before, PrintOptions::default());
+        let t = Tensor::<f64>::from_vec((0..10).map(f64::from).collect(), [10]).unwrap();
+        set_printoptions(PrintOptions {
+            threshold: 5,
+            edgeitems: 2,
+            precision: 1,
+            sci_mode: None,
+        });
+        let s = format!("{t}");
+        assert!(s.starts_with("[0.0, 1.0, ..., 8.0, 9.0]"), "{s}");
+        assert!(format!("{t:.0}").starts_with("[0, 1, ..., 8, 9]"));
+        set_printoptions(PrintOptions {
+            sci_mode: Some(true),
+            ..PrintOptions::default()
+        });
+        let s = format!("{}", Tensor::<f32>::from_vec(vec![1.5, 2.0], [2]).unwrap());
+        assert!(s.starts_with("[1.5000e+00, 2.0000e+00]"), "{s}");
+        set_printoptions(PrintOptions::default());
+        assert!(format!("{t}").starts_with("[0.0000, 1.0000, 2.0000"));
     }
 }

@@ -18,7 +18,9 @@ pub use create::{RngState, get_rng_state, initial_seed, manual_seed, seed, set_r
 pub(crate) use create::{
     checked_data_shape, next_key, restore_rng_state, rng_state, with_global_rng,
 };
-pub use display::{MAX_PRECISION, SUMMARY_THRESHOLD};
+pub use display::{
+    MAX_PRECISION, PrintOptions, SUMMARY_THRESHOLD, get_printoptions, set_printoptions,
+};
 pub use iter::{AxisIter, Iter};
 pub use slice::{NewAxis, Slice, SliceArg, SliceEntry, SliceRange};
 pub use view::ReshapeDims;
