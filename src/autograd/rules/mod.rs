@@ -346,17 +346,12 @@ fn to_device_back<D: Backend>(g: Grad, from: crate::device::DeviceIndex) -> Resu
 }
 
 fn no_gradient(op: &str) -> Error {
-    // Smooth functions whose derivative PyTorch does not implement either, named as such
-    // rather than as not differentiable.
-    let why = if op == "airy_ai" || op.starts_with("gammainc") {
-        "its derivative is not implemented, as in PyTorch"
-    } else {
-        "it is piecewise constant or not differentiable"
-    };
+    // Both kinds in one sentence: piecewise-constant ops (floor_divide, argmax) and smooth
+    // ones whose derivative PyTorch does not implement either (airy_ai, geqrf, gammainc's a).
     Error::InvalidArgument {
         op: "backward",
         msg: format!(
-            "`{op}` has no gradient ({why}); detach its input or compute it under no_grad"
+            "`{op}` has no gradient rule (as in PyTorch: it is piecewise constant, or its derivative is not implemented there); detach its input or compute it under no_grad"
         ),
     }
 }
