@@ -101,6 +101,27 @@ impl<T: FloatElement, D: Backend> ComplexTensor<T, D> {
         self.pairs
     }
 
+    /// PyTorch's name for [`ComplexTensor::from_pairs`] (`torch.view_as_complex`).
+    ///
+    /// # Errors
+    /// As [`ComplexTensor::from_pairs`].
+    pub fn view_as_complex(pairs: &Tensor<T, D>) -> Result<Self> {
+        Self::from_pairs(pairs)
+    }
+
+    /// The pairs as a real tensor `(*dims(), 2)` sharing the storage (`torch.view_as_real`).
+    pub fn view_as_real(&self) -> Tensor<T, D> {
+        self.pairs.clone()
+    }
+
+    /// PyTorch's name for [`ComplexTensor::new`] (`torch.complex(real, imag)`).
+    ///
+    /// # Errors
+    /// As [`ComplexTensor::new`].
+    pub fn complex(re: &Tensor<T, D>, im: &Tensor<T, D>) -> Result<Self> {
+        Self::new(re, im)
+    }
+
     /// The complex shape (the pairs' without their last axis).
     pub fn dims(&self) -> &[usize] {
         let d = self.pairs.dims();

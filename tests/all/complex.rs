@@ -556,3 +556,16 @@ fn sort_complex_and_real_tests_match_numpy() {
         assert_eq!(sorted, (0..12).map(f64::from).collect::<Vec<_>>());
     });
 }
+
+/// PyTorch's names `view_as_complex`, `view_as_real` and `complex`: the same tensors as
+/// `from_pairs`, `pairs` and `new`, sharing storage where PyTorch's views do.
+#[test]
+fn torch_complex_names() {
+    let pairs = tensor![[1.0f64, 2.0], [3.0, -4.0]];
+    let z = ComplexTensor::view_as_complex(&pairs).unwrap();
+    assert_eq!(z.dims(), &[2]);
+    assert!(z.view_as_real().shares_memory(&pairs));
+    let w = ComplexTensor::complex(&tensor![1.0f64, 3.0], &tensor![2.0f64, -4.0]).unwrap();
+    assert_eq!(w.view_as_real().to_vec(), pairs.to_vec());
+    assert!(ComplexTensor::view_as_complex(&tensor![1.0f64, 2.0, 3.0]).is_err());
+}
