@@ -159,7 +159,8 @@ fn clamp_probs<T: FloatElement, D: Backend>(p: &Tensor<T, D>) -> Result<Tensor<T
 
 /// The distribution of `f_k(... f_1(x))` for `x` from `base` (PyTorch
 /// `TransformedDistribution`): samples are the base's pushed through the transforms, and
-/// `log_prob(y) = base.log_prob(x) - Σ log |df_i/dx|` at the inverted values. PyTorch has no
+/// `log_prob(y) = base.log_prob(x) - Σ log |df_i/dx|` at the inverted values, each log-Jacobian
+/// summed over the base's event axes (a multivariate base keeps its event). PyTorch has no
 /// entropy for it either (an `Err`).
 ///
 /// ```
@@ -192,7 +193,10 @@ impl<B: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend>
     /// `InvalidArgument` for an affine scale of 0 (not invertible).
     pub fn new(base: B, transforms: Vec<Transform<T, D>>) -> Result<Self> {
         const OP: &str = "TransformedDistribution";
-        let mut batch = base.batch_shape().clone();
+        // The parameters broadcast with the whole value shape, batch then event (PyTorch's
+        // `forward_shape`); the event axes are then split off again.
+        let event = base.event_shape();
+        let mut batch = Shape::new([base.batch_shape().dims(), &event[..]].concat());
         for t in &transforms {
             match t {
                 Transform::Affine { loc, scale } => {
@@ -208,6 +212,16 @@ impl<B: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend>
                 _ => {}
             }
         }
+        let full = batch.dims();
+        if full.len() < event.len() || full[full.len() - event.len()..] != event[..] {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "the transforms' parameters change the base's event shape {event:?} to the trailing axes of {batch}; give them the event's shape or one that broadcasts to it"
+                ),
+            });
+        }
+        let batch = Shape::new(full[..full.len() - event.len()].to_vec());
         Ok(TransformedDistribution {
             base,
             transforms,
@@ -249,9 +263,26 @@ impl<B: Distribution<T, D, Value = Tensor<T, D>>, T: FloatElement, D: Backend> D
     fn log_prob(&self, value: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         let mut y = value.clone();
         let mut lp: Option<Tensor<T, D>> = None;
+        // Element-wise Jacobians summed over the base's event axes (PyTorch's
+        // `_sum_rightmost(ldj, event_dim)`), so a multivariate base gets one term per event.
+        let event = self.base.event_shape().len();
+        let axes: Vec<i64> = (1..=event as i64).map(|a| -a).collect();
         for t in self.transforms.iter().rev() {
             let x = t.inverse(&y)?;
-            let j = t.log_abs_det_jacobian(&x, &y)?;
+            let mut j = t.log_abs_det_jacobian(&x, &y)?;
+            if event > 0 {
+                if j.ndim() < event {
+                    return Err(Error::InvalidArgument {
+                        op: "TransformedDistribution.log_prob",
+                        msg: format!(
+                            "a value of shape {} has fewer axes than the event shape {:?}",
+                            y.shape(),
+                            self.base.event_shape()
+                        ),
+                    });
+                }
+                j = j.try_sum(&axes, false)?;
+            }
             lp = Some(match lp {
                 Some(lp) => lp.try_sub(&j)?,
                 None => j.try_neg()?,

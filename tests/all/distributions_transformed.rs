@@ -642,3 +642,58 @@ fn constraint_check_matches_pytorch() {
         );
     });
 }
+
+/// A base with event axes (a multivariate normal, an `Independent` normal): each transform's
+/// log-Jacobian is summed over the event, so `log_prob` has the batch shape, and parameters
+/// shaped like the event leave the batch shape alone; against PyTorch 2.15. Parameters that
+/// would change the event shape are refused.
+#[test]
+fn transformed_multivariate_base_matches_pytorch() {
+    use typed_tensor::distributions::{Independent, MultivariateNormal};
+    on_every_device!("transformed_multivariate", |dev| {
+        let t = |v: Vec<f64>, s: &[usize]| Tensor::<f64, _>::from_vec_on(v, s, &dev).unwrap();
+        let mvn = MultivariateNormal::from_covariance(
+            &t(vec![0.0, 0.5], &[2]),
+            &t(vec![1.0, 0.2, 0.2, 2.0], &[2, 2]),
+        )
+        .unwrap();
+        let d = TransformedDistribution::new(mvn.clone(), vec![Transform::Exp]).unwrap();
+        let lp = d.log_prob(&t(vec![1.5, 0.7], &[2])).unwrap();
+        assert_eq!(lp.dims(), &[] as &[usize]);
+        assert_close(&host_f64s(&lp), &[-2.529679412828008], 1e-12);
+        let affine = Transform::Affine {
+            loc: t(vec![1.0, -1.0], &[2]),
+            scale: t(vec![2.0], &[]),
+        };
+        let d = TransformedDistribution::new(mvn.clone(), vec![affine, Transform::Exp]).unwrap();
+        assert_eq!(d.batch_shape().dims(), &[] as &[usize]);
+        assert_eq!(d.event_shape(), [2]);
+        let lp = d.log_prob(&t(vec![1.5, 0.7, 0.2, 3.0], &[2, 2])).unwrap();
+        assert_close(
+            &host_f64s(&lp),
+            &[-3.6572232550605257, -4.068439572358698],
+            1e-12,
+        );
+        let ind = Independent::new(
+            Normal::new(&t(vec![0.0; 6], &[3, 2]), &t(vec![1.0; 6], &[3, 2])).unwrap(),
+            1,
+        )
+        .unwrap();
+        let d = TransformedDistribution::new(ind, vec![Transform::Sigmoid]).unwrap();
+        assert_eq!(d.batch_shape().dims(), &[3]);
+        let lp = d.log_prob(&t(vec![0.3; 6], &[3, 2])).unwrap();
+        assert_close(&host_f64s(&lp), &[0.5655047659032579; 3], 1e-12);
+        // A loc of 3 entries cannot shift a 2-vector event.
+        let wide = Transform::Affine {
+            loc: t(vec![0.0; 6], &[3, 2]),
+            scale: t(vec![1.0], &[]),
+        };
+        let grown = TransformedDistribution::new(mvn.clone(), vec![wide]).unwrap();
+        assert_eq!(grown.batch_shape().dims(), &[3]);
+        let bad = Transform::Affine {
+            loc: t(vec![0.0; 3], &[3, 1]),
+            scale: t(vec![1.0, 1.0, 1.0], &[3]),
+        };
+        assert!(TransformedDistribution::new(mvn, vec![bad]).is_err());
+    });
+}
