@@ -7,6 +7,7 @@ mod alloc;
 pub mod autograd;
 pub mod backend;
 pub mod complex;
+pub mod data;
 pub mod device;
 pub mod distributions;
 pub mod dtype;

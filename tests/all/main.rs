@@ -16,6 +16,7 @@ mod core;
 mod core_ops;
 mod cuda;
 mod custom_ops;
+mod data;
 mod devices;
 mod devices_composed;
 mod digits;
