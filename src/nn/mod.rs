@@ -45,6 +45,7 @@ mod loss;
 mod margin;
 mod methods;
 mod mha;
+pub mod modules;
 mod pool;
 mod rearrange;
 mod recurrent;

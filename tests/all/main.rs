@@ -48,6 +48,7 @@ mod nn;
 mod nn_extras;
 mod nn_functional;
 mod nn_init;
+mod nn_modules;
 mod nn_more;
 mod nn_seq;
 mod numeric_search;

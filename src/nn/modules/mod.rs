@@ -1,0 +1,246 @@
+//! Layers that own their parameters (PyTorch's `nn.Module`s): [`Linear`], [`Conv2d`],
+//! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
+//! [`Pool2d`] and [`Sequential`], each initialised as PyTorch initialises it and running the
+//! functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
+//! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
+//! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
+//! [`Parameters::load_state_dict`].
+//!
+//! ```
+//! use typed_tensor::nn::modules::{Activation, Linear, Module, Parameters, Sequential};
+//! use typed_tensor::optim::{Adam, Optimizer};
+//! use typed_tensor::prelude::*;
+//!
+//! typed_tensor::manual_seed(0);
+//! let model = Sequential::<f32, Cpu>::new()
+//!     .push(Linear::new(4, 8, true, &Cpu)?)
+//!     .push(Activation::Relu)
+//!     .push(Linear::new(8, 2, true, &Cpu)?);
+//! let names: Vec<String> = model.named_parameters().into_iter().map(|(n, _)| n).collect();
+//! assert_eq!(names, ["0.weight", "0.bias", "2.weight", "2.bias"]);
+//! let mut opt = Adam::adamw(model.parameters(), 1e-2);
+//! let x = Tensor::<f32>::randn([16, 4])?;
+//! let target = Tensor::<i64>::zeros([16])?;
+//! for _ in 0..20 {
+//!     let loss = typed_tensor::nn::cross_entropy(
+//!         &model.forward(&x)?, &target, typed_tensor::nn::Reduction::Mean, 0.0)?;
+//!     opt.zero_grad()?;
+//!     loss.try_backward()?;
+//!     opt.step()?;
+//! }
+//! # Ok::<(), typed_tensor::Error>(())
+//! ```
+
+mod stateless;
+mod weighted;
+
+pub use stateless::{Activation, Dropout, Flatten, Pool2d};
+pub use weighted::{BatchNorm, Conv2d, Embedding, LayerNorm, Linear};
+
+use super::init;
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::dynamic::DynTensor;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use std::collections::BTreeMap;
+
+/// What owns parameters: their names, training mode, and the state dict.
+pub trait Parameters<T: FloatElement, D: Backend> {
+    /// The parameters (tensors that require grad, shared with the layer) with PyTorch's
+    /// names, in registration order.
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)>;
+
+    /// The buffers: state that is saved but not trained (`BatchNorm`'s running statistics).
+    fn named_buffers(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+
+    /// Switches training-only behaviour on or off (PyTorch `train()`/`eval()`): dropout, and
+    /// batch statistics with running-average updates.
+    fn set_training(&mut self, _training: bool) {}
+
+    /// The parameters alone (for an optimizer), sharing their storage with the layer.
+    fn parameters(&self) -> Vec<Tensor<T, D>> {
+        self.named_parameters()
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    /// Parameters then buffers, detached (PyTorch `state_dict()`; the values share storage
+    /// with the layer, as PyTorch's do). `io::save_safetensors` writes it.
+    fn state_dict(&self) -> Vec<(String, Tensor<T, D>)> {
+        let all = self.named_parameters().into_iter();
+        all.chain(self.named_buffers())
+            .map(|(n, t)| (n, t.detach()))
+            .collect()
+    }
+
+    /// Copies every entry of `state` into the parameter or buffer of that name (PyTorch
+    /// `load_state_dict(strict=True)`), converting the dtype and moving it to the layer's
+    /// device; BatchNorm's `num_batches_tracked` entries, which this crate does not keep, are
+    /// skipped. Nothing is written unless every entry matches.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the missing and unexpected keys, or an entry whose shape is
+    /// not its parameter's.
+    fn load_state_dict(&self, state: &BTreeMap<String, DynTensor>) -> Result<()> {
+        const OP: &str = "load_state_dict";
+        let bad = |msg: String| Error::InvalidArgument { op: OP, msg };
+        let targets: Vec<(String, Tensor<T, D>)> = self
+            .named_parameters()
+            .into_iter()
+            .chain(self.named_buffers())
+            .collect();
+        let missing: Vec<&str> = (targets.iter())
+            .filter(|(n, _)| !state.contains_key(n))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let unexpected: Vec<&str> = (state.keys())
+            .filter(|k| !k.ends_with("num_batches_tracked"))
+            .filter(|k| !targets.iter().any(|(n, _)| n == *k))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() || !unexpected.is_empty() {
+            return Err(bad(format!(
+                "missing keys {missing:?}, unexpected keys {unexpected:?}"
+            )));
+        }
+        let mut values = Vec::with_capacity(targets.len());
+        for (name, t) in &targets {
+            let v = &state[name];
+            if v.shape().dims() != t.dims() {
+                return Err(bad(format!(
+                    "{name}: the state has shape {}, the layer {}",
+                    v.shape(),
+                    t.shape()
+                )));
+            }
+            let host = v
+                .to_dtype(T::DTYPE)?
+                .to_cpu()?
+                .downcast::<T, crate::Cpu>()?;
+            values.push(host.to_device(t.device_handle())?);
+        }
+        for ((_, t), v) in targets.into_iter().zip(values) {
+            let mut t = t;
+            init::write(&mut t, OP, |_| Ok(v))?;
+        }
+        Ok(())
+    }
+}
+
+/// A layer mapping one float tensor to another.
+pub trait Module<T: FloatElement, D: Backend>: Parameters<T, D> {
+    /// The layer applied to `x` (recorded for autograd like the functions it runs).
+    ///
+    /// # Errors
+    /// As the functions it runs (shapes that do not fit the layer, ...).
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>>;
+}
+
+/// A fresh parameter of `shape` filled by `init`, requiring grad.
+pub(super) fn param<T: FloatElement, D: Backend>(
+    shape: &[usize],
+    device: &D,
+    init: impl FnOnce(&mut Tensor<T, D>) -> Result<()>,
+) -> Result<Tensor<T, D>> {
+    let mut t = Tensor::<T, D>::zeros_on(shape, device)?;
+    init(&mut t)?;
+    t.with_requires_grad(true)
+}
+
+/// PyTorch's default for weights and biases of `Linear` and `Conv2d`: `U(-1/√fan_in,
+/// 1/√fan_in)` (the weight's `kaiming_uniform_(a=√5)` bound, and the bias's).
+pub(super) fn fan_in_uniform<T: FloatElement, D: Backend>(
+    shape: &[usize],
+    fan_in: usize,
+    device: &D,
+) -> Result<Tensor<T, D>> {
+    let b = if fan_in == 0 {
+        0.0
+    } else {
+        1.0 / (fan_in as f64).sqrt()
+    };
+    param(shape, device, |t| init::uniform_(t, -b, b))
+}
+
+pub(super) fn named<T: FloatElement, D: Backend>(
+    pairs: &[(&str, Option<&Tensor<T, D>>)],
+) -> Vec<(String, Tensor<T, D>)> {
+    (pairs.iter())
+        .filter_map(|(n, t)| t.map(|t| (n.to_string(), t.clone())))
+        .collect()
+}
+
+/// Layers applied in order (PyTorch `nn.Sequential`); the `i`-th layer's parameters are
+/// named `"{i}.{name}"`.
+pub struct Sequential<T: FloatElement, D: Backend> {
+    layers: Vec<Box<dyn Module<T, D>>>,
+}
+
+impl<T: FloatElement, D: Backend> Default for Sequential<T, D> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Sequential<T, D> {
+    /// No layers: the identity.
+    pub fn new() -> Self {
+        Sequential { layers: Vec::new() }
+    }
+
+    /// `layer` appended.
+    pub fn push(mut self, layer: impl Module<T, D> + 'static) -> Self {
+        self.layers.push(Box::new(layer));
+        self
+    }
+
+    /// The number of layers.
+    pub fn len(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// True without layers.
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    /// `get` of each layer, its names prefixed with the layer's position.
+    fn prefixed(
+        &self,
+        get: impl Fn(&dyn Module<T, D>) -> Vec<(String, Tensor<T, D>)>,
+    ) -> Vec<(String, Tensor<T, D>)> {
+        let mut out = Vec::new();
+        for (i, l) in self.layers.iter().enumerate() {
+            out.extend(
+                get(l.as_ref())
+                    .into_iter()
+                    .map(|(n, p)| (format!("{i}.{n}"), p)),
+            );
+        }
+        out
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Sequential<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        self.prefixed(|l| l.named_parameters())
+    }
+    fn named_buffers(&self) -> Vec<(String, Tensor<T, D>)> {
+        self.prefixed(|l| l.named_buffers())
+    }
+    fn set_training(&mut self, training: bool) {
+        for l in &mut self.layers {
+            l.set_training(training);
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Sequential<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        self.layers.iter().try_fold(x.clone(), |h, l| l.forward(&h))
+    }
+}

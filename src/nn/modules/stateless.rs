@@ -1,0 +1,177 @@
+//! The layers without parameters: `Dropout`, `Activation`, `Flatten`, `Pool2d`.
+
+use super::{Module, Parameters};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::nn;
+use crate::tensor::Tensor;
+
+/// Dropout with probability `p` while training (PyTorch `nn.Dropout`); the identity in
+/// evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct Dropout {
+    /// The probability of zeroing an element.
+    pub p: f64,
+    /// Drop (true) or pass through.
+    pub training: bool,
+}
+
+impl Dropout {
+    /// Dropout with probability `p`, in training mode.
+    pub fn new(p: f64) -> Self {
+        Dropout { p, training: true }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Dropout {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+    fn set_training(&mut self, training: bool) {
+        self.training = training;
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Dropout {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::dropout(x, self.p, self.training)
+    }
+}
+
+/// A parameter-free activation (PyTorch's `nn.ReLU`, `nn.GELU`, ...).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Activation {
+    /// `max(x, 0)`.
+    Relu,
+    /// GELU, the exact form.
+    Gelu,
+    /// GELU's tanh approximation.
+    GeluTanh,
+    /// `tanh`.
+    Tanh,
+    /// The logistic function.
+    Sigmoid,
+    /// `x · sigmoid(x)`.
+    Silu,
+    /// `x` above 0, the slope times `x` below.
+    LeakyRelu(f64),
+    /// The softmax along an axis.
+    Softmax(i64),
+    /// The log-softmax along an axis.
+    LogSoftmax(i64),
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Activation {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Activation {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        match *self {
+            Activation::Relu => x.try_relu(),
+            Activation::Gelu => x.try_gelu(),
+            Activation::GeluTanh => x.try_gelu_tanh(),
+            Activation::Tanh => x.try_tanh(),
+            Activation::Sigmoid => x.try_sigmoid(),
+            Activation::Silu => x.try_silu(),
+            Activation::LeakyRelu(slope) => x.try_leaky_relu(slope),
+            Activation::Softmax(axis) => x.try_softmax(axis),
+            Activation::LogSoftmax(axis) => x.try_log_softmax(axis),
+        }
+    }
+}
+
+/// The axes `start..=end` merged into one (PyTorch `nn.Flatten`, default `(1, -1)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flatten {
+    /// The first axis merged.
+    pub start: i64,
+    /// The last axis merged.
+    pub end: i64,
+}
+
+impl Default for Flatten {
+    fn default() -> Self {
+        Flatten { start: 1, end: -1 }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Flatten {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Flatten {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let (s, e) = (
+            x.shape().axis("Flatten", self.start)?,
+            x.shape().axis("Flatten", self.end)?,
+        );
+        if s > e {
+            return Err(Error::InvalidArgument {
+                op: "Flatten",
+                msg: format!(
+                    "start axis {} comes after end axis {} for shape {}",
+                    self.start,
+                    self.end,
+                    x.shape()
+                ),
+            });
+        }
+        let d = x.dims();
+        let merged = d[s..=e].iter().product::<usize>();
+        let shape: Vec<usize> = [&d[..s], &[merged][..], &d[e + 1..]].concat();
+        x.try_reshape(shape)
+    }
+}
+
+/// Max or average pooling over `(N, C, H, W)` (PyTorch `nn.MaxPool2d`, `nn.AvgPool2d`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool2d {
+    /// Max (true) or average pooling.
+    pub max: bool,
+    /// The window.
+    pub kernel: (usize, usize),
+    /// The step between windows (PyTorch's default: the window).
+    pub stride: (usize, usize),
+    /// Padding on both sides.
+    pub padding: (usize, usize),
+}
+
+impl Pool2d {
+    /// Max pooling with stride = kernel and no padding (PyTorch's defaults).
+    pub fn max(kernel: (usize, usize)) -> Self {
+        Pool2d {
+            max: true,
+            kernel,
+            stride: kernel,
+            padding: (0, 0),
+        }
+    }
+    /// Average pooling with stride = kernel and no padding.
+    pub fn avg(kernel: (usize, usize)) -> Self {
+        Pool2d {
+            max: false,
+            ..Pool2d::max(kernel)
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Pool2d {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Pool2d {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        match self.max {
+            true => nn::max_pool2d(x, self.kernel, self.stride, self.padding),
+            false => nn::avg_pool2d(x, self.kernel, self.stride, self.padding),
+        }
+    }
+}

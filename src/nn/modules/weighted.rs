@@ -1,0 +1,273 @@
+//! The layers with parameters: `Linear`, `Conv2d`, `Embedding`, `LayerNorm`, `BatchNorm`.
+
+use super::{Module, Parameters, fan_in_uniform, named, param};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::nn::{self as nn, Conv2dOptions, init};
+use crate::tensor::Tensor;
+
+/// `x·Wᵀ + b` (PyTorch `nn.Linear`): `weight (out, in)`, `bias (out)`.
+#[derive(Clone)]
+pub struct Linear<T: FloatElement, D: Backend> {
+    /// `(out_features, in_features)`.
+    pub weight: Tensor<T, D>,
+    /// `(out_features)`, when the layer has one.
+    pub bias: Option<Tensor<T, D>>,
+}
+
+impl<T: FloatElement, D: Backend> Linear<T, D> {
+    /// Initialised as PyTorch: weight and bias from `U(-1/√in, 1/√in)`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn new(in_features: usize, out_features: usize, bias: bool, device: &D) -> Result<Self> {
+        Ok(Linear {
+            weight: fan_in_uniform(&[out_features, in_features], in_features, device)?,
+            bias: match bias {
+                true => Some(fan_in_uniform(&[out_features], in_features, device)?),
+                false => None,
+            },
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Linear<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Linear<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::linear(x, &self.weight, self.bias.as_ref())
+    }
+}
+
+/// 2-d convolution (PyTorch `nn.Conv2d`): `weight (out, in/groups, kh, kw)`, `bias (out)`.
+#[derive(Clone)]
+pub struct Conv2d<T: FloatElement, D: Backend> {
+    /// `(out_channels, in_channels / groups, kh, kw)`.
+    pub weight: Tensor<T, D>,
+    /// `(out_channels)`, when the layer has one.
+    pub bias: Option<Tensor<T, D>>,
+    /// Stride, padding, dilation and groups.
+    pub opts: Conv2dOptions,
+}
+
+impl<T: FloatElement, D: Backend> Conv2d<T, D> {
+    /// Initialised as PyTorch: `U(-1/√fan_in, 1/√fan_in)`, `fan_in = in/groups·kh·kw`.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `groups` is 0 or does not divide both channel counts;
+    /// allocation failure.
+    pub fn new(
+        in_channels: usize,
+        out_channels: usize,
+        kernel: (usize, usize),
+        opts: Conv2dOptions,
+        bias: bool,
+        device: &D,
+    ) -> Result<Self> {
+        let g = opts.groups;
+        if g == 0 || !in_channels.is_multiple_of(g) || !out_channels.is_multiple_of(g) {
+            return Err(Error::InvalidArgument {
+                op: "Conv2d",
+                msg: format!(
+                    "groups {g} must be at least 1 and divide in_channels {in_channels} and out_channels {out_channels}"
+                ),
+            });
+        }
+        let shape = [out_channels, in_channels / g, kernel.0, kernel.1];
+        let fan_in = shape[1..]
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "Conv2d",
+                msg: format!("the kernel {shape:?} has too many elements"),
+            })?;
+        Ok(Conv2d {
+            weight: fan_in_uniform(&shape, fan_in, device)?,
+            bias: match bias {
+                true => Some(fan_in_uniform(&[out_channels], fan_in, device)?),
+                false => None,
+            },
+            opts,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Conv2d<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Conv2d<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::conv2d(x, &self.weight, self.bias.as_ref(), self.opts)
+    }
+}
+
+/// A lookup table of `num_embeddings` rows of `embedding_dim` (PyTorch `nn.Embedding`):
+/// its input is Int64 indices, so it has its own [`Embedding::forward`] rather than
+/// [`Module`]'s.
+#[derive(Clone)]
+pub struct Embedding<T: FloatElement, D: Backend> {
+    /// `(num_embeddings, embedding_dim)`.
+    pub weight: Tensor<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> Embedding<T, D> {
+    /// Initialised as PyTorch: `N(0, 1)`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn new(num_embeddings: usize, embedding_dim: usize, device: &D) -> Result<Self> {
+        let shape = [num_embeddings, embedding_dim];
+        Ok(Embedding {
+            weight: param(&shape, device, |t| init::normal_(t, 0.0, 1.0))?,
+        })
+    }
+
+    /// The rows at `indices`: shape `indices.shape + [embedding_dim]`.
+    ///
+    /// # Errors
+    /// As [`nn::embedding`] (indices out of range, ...).
+    pub fn forward(&self, indices: &Tensor<i64, D>) -> Result<Tensor<T, D>> {
+        nn::embedding(indices, &self.weight)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Embedding<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", Some(&self.weight))])
+    }
+}
+
+/// Layer normalisation over the trailing `normalized_shape` (PyTorch `nn.LayerNorm`).
+#[derive(Clone)]
+pub struct LayerNorm<T: FloatElement, D: Backend> {
+    /// The trailing shape normalised over.
+    pub normalized_shape: Vec<usize>,
+    /// Ones at first, when affine.
+    pub weight: Option<Tensor<T, D>>,
+    /// Zeros at first, when affine.
+    pub bias: Option<Tensor<T, D>>,
+    /// Added to the variance.
+    pub eps: f64,
+}
+
+impl<T: FloatElement, D: Backend> LayerNorm<T, D> {
+    /// PyTorch's defaults are `eps = 1e-5` and `elementwise_affine = true`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn new(
+        normalized_shape: &[usize],
+        eps: f64,
+        elementwise_affine: bool,
+        device: &D,
+    ) -> Result<Self> {
+        let affine = |v: f64| -> Result<Option<Tensor<T, D>>> {
+            match elementwise_affine {
+                true => Ok(Some(param(normalized_shape, device, |t| {
+                    init::constant_(t, v)
+                })?)),
+                false => Ok(None),
+            }
+        };
+        Ok(LayerNorm {
+            normalized_shape: normalized_shape.to_vec(),
+            weight: affine(1.0)?,
+            bias: affine(0.0)?,
+            eps,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for LayerNorm<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[
+            ("weight", self.weight.as_ref()),
+            ("bias", self.bias.as_ref()),
+        ])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for LayerNorm<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let (w, b) = (self.weight.as_ref(), self.bias.as_ref());
+        nn::layer_norm(x, &self.normalized_shape, w, b, self.eps)
+    }
+}
+
+/// Batch normalisation over the channels of `(N, C, ...)` (PyTorch `nn.BatchNorm1d`/`2d`/`3d`):
+/// batch statistics while training (updating the running averages with `momentum`), the
+/// running averages in evaluation.
+#[derive(Clone)]
+pub struct BatchNorm<T: FloatElement, D: Backend> {
+    /// `(C)`, ones at first.
+    pub weight: Tensor<T, D>,
+    /// `(C)`, zeros at first.
+    pub bias: Tensor<T, D>,
+    /// `(C)`, zeros at first.
+    pub running_mean: Tensor<T, D>,
+    /// `(C)`, ones at first.
+    pub running_var: Tensor<T, D>,
+    /// The running averages' update factor (PyTorch's 0.1).
+    pub momentum: f64,
+    /// Added to the variance (PyTorch's 1e-5).
+    pub eps: f64,
+    /// Batch statistics (true) or the running ones.
+    pub training: bool,
+}
+
+impl<T: FloatElement, D: Backend> BatchNorm<T, D> {
+    /// `num_features` channels, PyTorch's defaults otherwise, in training mode.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn new(num_features: usize, device: &D) -> Result<Self> {
+        let c = [num_features];
+        Ok(BatchNorm {
+            weight: param(&c, device, init::ones_)?,
+            bias: param(&c, device, init::zeros_)?,
+            running_mean: Tensor::zeros_on(c, device)?,
+            running_var: Tensor::ones_on(c, device)?,
+            momentum: 0.1,
+            eps: 1e-5,
+            training: true,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for BatchNorm<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", Some(&self.weight)), ("bias", Some(&self.bias))])
+    }
+    fn named_buffers(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[
+            ("running_mean", Some(&self.running_mean)),
+            ("running_var", Some(&self.running_var)),
+        ])
+    }
+    fn set_training(&mut self, training: bool) {
+        self.training = training;
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for BatchNorm<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::batch_norm(
+            x,
+            Some(&self.running_mean),
+            Some(&self.running_var),
+            Some(&self.weight),
+            Some(&self.bias),
+            self.training,
+            self.momentum,
+            self.eps,
+        )
+    }
+}

@@ -1,0 +1,213 @@
+//! `nn::modules` (PyTorch's `nn.Module` layers): a PyTorch 2.15 CNN's `state_dict`
+//! (`tests/data/torch_grads/modules.npz`, made by `make/modules.py`) loads by name into the
+//! same `Sequential`, whose eval-mode output and gradients match PyTorch's, on every device;
+//! initialisation bounds, training mode, and the state dict's refusals.
+
+use crate::common::{assert_close, host_f64s};
+use std::collections::BTreeMap;
+use typed_tensor::nn::Conv2dOptions;
+use typed_tensor::nn::modules::{
+    Activation, BatchNorm, Conv2d, Dropout, Embedding, Flatten, LayerNorm, Linear, Module,
+    Parameters, Pool2d, Sequential,
+};
+use typed_tensor::prelude::*;
+
+fn cnn<D: Backend>(dev: &D) -> Sequential<f64, D> {
+    let pad = Conv2dOptions {
+        padding: (1, 1),
+        ..Conv2dOptions::default()
+    };
+    Sequential::new()
+        .push(Conv2d::new(2, 3, (3, 3), pad, true, dev).unwrap())
+        .push(BatchNorm::new(3, dev).unwrap())
+        .push(Activation::Relu)
+        .push(Pool2d::max((2, 2)))
+        .push(Flatten::default())
+        .push(Linear::new(12, 4, true, dev).unwrap())
+        .push(LayerNorm::new(&[4], 1e-5, true, dev).unwrap())
+        .push(Activation::Gelu)
+        .push(Linear::new(4, 3, false, dev).unwrap())
+}
+
+#[test]
+fn sequential_loads_a_pytorch_state_dict() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    let state: BTreeMap<String, DynTensor> = (f.iter())
+        .filter_map(|(k, v)| k.strip_prefix("state.").map(|n| (n.to_string(), v.clone())))
+        .collect();
+    on_every_device!("nn_modules", |dev| {
+        let mut model = cnn(&dev);
+        let names: Vec<String> = model.state_dict().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(
+            names,
+            [
+                "0.weight",
+                "0.bias",
+                "1.weight",
+                "1.bias",
+                "5.weight",
+                "5.bias",
+                "6.weight",
+                "6.bias",
+                "8.weight",
+                "1.running_mean",
+                "1.running_var"
+            ]
+        );
+        model.load_state_dict(&state).unwrap();
+        model.set_training(false);
+        let x = get("x")
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let y = model.forward(&x).unwrap();
+        assert_close(&host_f64s(&y), &get("y").to_vec(), 1e-12);
+        let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, 6, &dev)
+            .unwrap()
+            .try_reshape([2, 3])
+            .unwrap();
+        y.try_mul(&w)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_close(
+            &host_f64s(&x.grad_tensor().unwrap()),
+            &get("gx").to_vec(),
+            1e-12,
+        );
+        let params: BTreeMap<String, Tensor<f64, _>> =
+            model.named_parameters().into_iter().collect();
+        for k in ["0.weight", "5.bias"] {
+            let g = params[k].grad_tensor().unwrap();
+            assert_close(&host_f64s(&g), &get(&format!("g.{k}")).to_vec(), 1e-12);
+        }
+        // The state dict reads back what was loaded.
+        let back: BTreeMap<String, Tensor<f64, _>> = model.state_dict().into_iter().collect();
+        assert_eq!(
+            host_f64s(&back["1.running_var"]),
+            get("state.1.running_var").to_vec()
+        );
+
+        // Refusals: a missing key, an unexpected one, a wrong shape; nothing written.
+        let mut partial = state.clone();
+        partial.remove("6.bias");
+        partial.insert("9.weight".into(), state["8.weight"].clone());
+        let e = model.load_state_dict(&partial).unwrap_err().to_string();
+        assert!(e.contains("6.bias") && e.contains("9.weight"), "{e}");
+        let mut wrong = state.clone();
+        wrong.insert("8.weight".into(), state["5.bias"].clone());
+        let e = model.load_state_dict(&wrong).unwrap_err().to_string();
+        assert!(e.contains("8.weight") && e.contains("shape"), "{e}");
+        assert_eq!(
+            host_f64s(&params["8.weight"]),
+            get("state.8.weight").to_vec()
+        );
+    });
+}
+
+/// PyTorch's initialisation bounds, training mode, `Embedding`, `Dropout` and `Flatten`, and
+/// a few steps of training that lower the loss.
+#[test]
+fn modules_initialise_and_train() {
+    typed_tensor::manual_seed(2);
+    let lin = Linear::<f32, Cpu>::new(100, 50, true, &Cpu).unwrap();
+    let bound = 0.1f32; // 1/√100
+    assert!(lin.weight.to_vec().iter().all(|v| v.abs() <= bound));
+    assert!(lin.weight.to_vec().iter().any(|v| v.abs() > 0.09));
+    assert!(
+        lin.bias
+            .as_ref()
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.abs() <= bound)
+    );
+    assert!(lin.weight.requires_grad());
+    let conv = Conv2d::<f32, Cpu>::new(
+        4,
+        6,
+        (3, 3),
+        Conv2dOptions {
+            groups: 2,
+            ..Default::default()
+        },
+        false,
+        &Cpu,
+    )
+    .unwrap();
+    assert_eq!(conv.weight.dims(), [6, 2, 3, 3]);
+    assert!(
+        conv.weight
+            .to_vec()
+            .iter()
+            .all(|v| v.abs() <= 1.0 / 18f32.sqrt())
+    );
+    assert!(
+        Conv2d::<f32, Cpu>::new(
+            3,
+            6,
+            (3, 3),
+            Conv2dOptions {
+                groups: 2,
+                ..Default::default()
+            },
+            true,
+            &Cpu
+        )
+        .is_err()
+    );
+    let emb = Embedding::<f32, Cpu>::new(10, 3, &Cpu).unwrap();
+    assert_eq!(
+        emb.forward(&tensor![[1i64, 2], [9, 0]]).unwrap().dims(),
+        [2, 2, 3]
+    );
+    assert!(emb.forward(&tensor![10i64]).is_err());
+
+    let mut drop = Sequential::<f32, Cpu>::new().push(Dropout::new(0.5));
+    let ones = Tensor::<f32>::ones([1000]).unwrap();
+    let y = drop.forward(&ones).unwrap().to_vec();
+    assert!(y.iter().all(|&v| v == 0.0 || v == 2.0) && y.contains(&0.0));
+    drop.set_training(false);
+    assert_eq!(drop.forward(&ones).unwrap().to_vec(), ones.to_vec());
+    let flat = Flatten { start: 0, end: 1 };
+    let f = Module::<f32, Cpu>::forward(&flat, &Tensor::<f32>::ones([2, 3, 4]).unwrap()).unwrap();
+    assert_eq!(f.dims(), [6, 4]);
+    assert!(
+        Module::<f32, Cpu>::forward(
+            &Flatten { start: 2, end: 1 },
+            &Tensor::<f32>::ones([2, 3, 4]).unwrap()
+        )
+        .is_err()
+    );
+
+    use typed_tensor::optim::{Adam, Optimizer};
+    let model = Sequential::<f32, Cpu>::new()
+        .push(Linear::new(3, 16, true, &Cpu).unwrap())
+        .push(Activation::Tanh)
+        .push(Linear::new(16, 1, true, &Cpu).unwrap());
+    let x = Tensor::<f32>::randn([64, 3]).unwrap();
+    let target = x.sum(&[1], true).sin();
+    let mut opt = Adam::new(model.parameters(), 0.02);
+    let loss = |m: &Sequential<f32, Cpu>| {
+        typed_tensor::nn::mse_loss(
+            &m.forward(&x).unwrap(),
+            &target,
+            typed_tensor::nn::Reduction::Mean,
+        )
+        .unwrap()
+    };
+    let first = loss(&model).item();
+    for _ in 0..200 {
+        let l = loss(&model);
+        opt.zero_grad().unwrap();
+        l.backward();
+        opt.step().unwrap();
+    }
+    let last = loss(&model).item();
+    assert!(last < first / 10.0, "{first} -> {last}");
+}

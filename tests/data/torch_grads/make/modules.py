@@ -1,0 +1,26 @@
+# The reference of tests/all/nn_modules.rs (PyTorch 2.15): a small CNN of nn.Modules with
+# random weights, one training-mode forward (to move BatchNorm's running statistics), then
+# its state_dict (f64, `num_batches_tracked` included), an input, the eval-mode output and
+# the input's and two parameters' gradients of the output's weighted sum; written to
+# tests/data/torch_grads/modules.npz as state.<name>, x, y, gx, g.<name>.
+import numpy as np, torch
+torch.manual_seed(3)
+torch.set_default_dtype(torch.float64)
+m = torch.nn.Sequential(
+    torch.nn.Conv2d(2, 3, 3, padding=1), torch.nn.BatchNorm2d(3), torch.nn.ReLU(),
+    torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(12, 4), torch.nn.LayerNorm(4),
+    torch.nn.GELU(), torch.nn.Linear(4, 3, bias=False))
+with torch.no_grad():
+    m[6].weight.copy_(torch.linspace(0.5, 1.5, 4)); m[6].bias.copy_(torch.linspace(-0.2, 0.2, 4))
+m.train(); m(torch.randn(5, 2, 4, 4))
+m.eval()
+x = torch.randn(2, 2, 4, 4, requires_grad=True)
+y = m(x)
+(y * torch.linspace(-1.0, 1.0, 6).reshape(2, 3)).sum().backward()
+out = {"x": x.detach().numpy(), "y": y.detach().numpy(), "gx": x.grad.numpy()}
+for k, v in m.state_dict().items():
+    out["state." + k] = v.numpy()
+for k in ["0.weight", "5.bias"]:
+    out["g." + k] = dict(m.named_parameters())[k].grad.numpy()
+np.savez("tests/data/torch_grads/modules.npz", **out)
+print(sorted(out))
