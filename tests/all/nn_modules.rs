@@ -211,3 +211,103 @@ fn modules_initialise_and_train() {
     let last = loss(&model).item();
     assert!(last < first / 10.0, "{first} -> {last}");
 }
+
+/// `Rnn` (a 2-layer bidirectional batch-first LSTM, a GRU without biases) and
+/// `MultiheadAttention` load PyTorch 2.15's state dicts by name and give its outputs, states,
+/// attention weights and input gradient, on every device.
+#[test]
+fn recurrent_and_attention_modules_match_pytorch() {
+    use typed_tensor::nn::modules::{MultiheadAttention, Rnn};
+    use typed_tensor::nn::{MhaOptions, RnnMode, RnnOptions};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    let state = |prefix: &str| -> BTreeMap<String, DynTensor> {
+        (f.iter())
+            .filter_map(|(k, v)| {
+                k.strip_prefix(prefix)
+                    .and_then(|n| n.strip_prefix('.'))
+                    .map(|n| (n.to_string(), v.clone()))
+            })
+            .collect()
+    };
+    on_every_device!("rnn_modules", |dev| {
+        let opts = RnnOptions {
+            num_layers: 2,
+            bidirectional: true,
+            batch_first: true,
+            ..RnnOptions::default()
+        };
+        let lstm = Rnn::<f64, _>::new(RnnMode::Lstm, 3, 4, true, opts, &dev).unwrap();
+        assert_eq!(lstm.named_parameters()[4].0, "weight_ih_l0_reverse");
+        lstm.load_state_dict(&state("lstm")).unwrap();
+        let s = get("lstm_in")
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let out = lstm.forward(&s, None, None).unwrap();
+        assert_close(&host_f64s(&out.output), &get("lstm_out").to_vec(), 1e-12);
+        assert_close(&host_f64s(&out.h_n), &get("lstm_h").to_vec(), 1e-12);
+        assert_close(
+            &host_f64s(&out.c_n.unwrap()),
+            &get("lstm_c").to_vec(),
+            1e-12,
+        );
+        let n = out.output.numel();
+        let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, n, &dev)
+            .unwrap()
+            .try_reshape(out.output.dims())
+            .unwrap();
+        out.output
+            .try_mul(&w)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_close(
+            &host_f64s(&s.grad_tensor().unwrap()),
+            &get("lstm_gin").to_vec(),
+            1e-12,
+        );
+
+        let gru =
+            Rnn::<f64, _>::new(RnnMode::Gru, 3, 4, false, RnnOptions::default(), &dev).unwrap();
+        gru.load_state_dict(&state("gru")).unwrap();
+        let out = gru
+            .forward(&get("gru_in").to_device(&dev).unwrap(), None, None)
+            .unwrap();
+        assert_close(&host_f64s(&out.output), &get("gru_out").to_vec(), 1e-12);
+        assert_close(&host_f64s(&out.h_n), &get("gru_h").to_vec(), 1e-12);
+
+        let opts = MhaOptions {
+            num_heads: 2,
+            batch_first: true,
+            ..MhaOptions::default()
+        };
+        let mha = MultiheadAttention::<f64, _>::new(8, true, opts, &dev).unwrap();
+        mha.load_state_dict(&state("mha")).unwrap();
+        let kv = get("mha_kv").to_device(&dev).unwrap();
+        let (o, w) = mha
+            .forward(&get("mha_q").to_device(&dev).unwrap(), &kv, &kv, None, None)
+            .unwrap();
+        assert_close(&host_f64s(&o), &get("mha_out").to_vec(), 1e-12);
+        assert_close(&host_f64s(&w.unwrap()), &get("mha_w").to_vec(), 1e-12);
+        assert!(
+            MultiheadAttention::<f64, _>::new(
+                6,
+                true,
+                MhaOptions {
+                    num_heads: 4,
+                    ..opts
+                },
+                &dev
+            )
+            .is_err()
+        );
+        assert!(
+            Rnn::<f64, _>::new(RnnMode::Tanh, 3, 0, true, RnnOptions::default(), &dev).is_err()
+        );
+    });
+}

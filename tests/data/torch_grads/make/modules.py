@@ -2,7 +2,8 @@
 # random weights, one training-mode forward (to move BatchNorm's running statistics), then
 # its state_dict (f64, `num_batches_tracked` included), an input, the eval-mode output and
 # the input's and two parameters' gradients of the output's weighted sum; written to
-# tests/data/torch_grads/modules.npz as state.<name>, x, y, gx, g.<name>.
+# tests/data/torch_grads/modules.npz as state.<name>, x, y, gx, g.<name>; then an LSTM, a GRU
+# and multi-head attention (below).
 import numpy as np, torch
 torch.manual_seed(3)
 torch.set_default_dtype(torch.float64)
@@ -22,5 +23,25 @@ for k, v in m.state_dict().items():
     out["state." + k] = v.numpy()
 for k in ["0.weight", "5.bias"]:
     out["g." + k] = dict(m.named_parameters())[k].grad.numpy()
+# A 2-layer bidirectional batch-first LSTM and a GRU, and 2-head attention: state dicts
+# (lstm.<name>, gru.<name>, mha.<name>), inputs, outputs and an input gradient.
+lstm = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+gru = torch.nn.GRU(3, 4, bias=False)
+mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+for name, mod in [("lstm", lstm), ("gru", gru), ("mha", mha)]:
+    for k, v in mod.state_dict().items():
+        out[f"{name}.{k}"] = v.numpy()
+s = torch.randn(2, 5, 3, requires_grad=True)
+o, (h, c) = lstm(s)
+(o * torch.linspace(-1.0, 1.0, o.numel()).reshape(o.shape)).sum().backward()
+out.update({"lstm_in": s.detach().numpy(), "lstm_out": o.detach().numpy(), "lstm_h": h.detach().numpy(),
+            "lstm_c": c.detach().numpy(), "lstm_gin": s.grad.numpy()})
+s2 = torch.randn(5, 2, 3)
+o2, h2 = gru(s2)
+out.update({"gru_in": s2.numpy(), "gru_out": o2.detach().numpy(), "gru_h": h2.detach().numpy()})
+q, kv = torch.randn(2, 3, 8), torch.randn(2, 4, 8)
+mha.eval()
+o3, w3 = mha(q, kv, kv)
+out.update({"mha_q": q.numpy(), "mha_kv": kv.numpy(), "mha_out": o3.detach().numpy(), "mha_w": w3.detach().numpy()})
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
