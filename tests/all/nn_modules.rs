@@ -311,3 +311,68 @@ fn recurrent_and_attention_modules_match_pytorch() {
         );
     });
 }
+
+/// `TransformerEncoderLayer`: post-LN ReLU sequence-first and pre-LN GELU batch-first layers
+/// load PyTorch 2.15's state dicts and give its eval-mode outputs; with a key padding mask,
+/// its output and input gradient too.
+#[test]
+fn transformer_encoder_layer_matches_pytorch() {
+    use typed_tensor::nn::modules::{EncoderOptions, TransformerEncoderLayer};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("encoder_layer", |dev| {
+        for (k, act, first) in [(0, Activation::Relu, false), (1, Activation::Gelu, true)] {
+            let opts = EncoderOptions {
+                nhead: 2,
+                dim_feedforward: 16,
+                dropout: 0.0,
+                activation: act,
+                batch_first: first,
+                norm_first: first,
+                ..EncoderOptions::default()
+            };
+            let mut enc = TransformerEncoderLayer::<f64, _>::new(8, opts, &dev).unwrap();
+            let prefix = format!("enc{k}.");
+            let state: BTreeMap<String, DynTensor> = (f.iter())
+                .filter_map(|(n, v)| n.strip_prefix(&prefix).map(|n| (n.to_string(), v.clone())))
+                .collect();
+            enc.load_state_dict(&state).unwrap();
+            enc.set_training(false);
+            let x = get(&format!("enc{k}_x")).to_device(&dev).unwrap();
+            let y = enc.forward(&x).unwrap();
+            assert_close(&host_f64s(&y), &get(&format!("enc{k}_y")).to_vec(), 1e-10);
+            if k == 1 {
+                let pad = f["enc1_pad"]
+                    .clone()
+                    .downcast::<bool, Cpu>()
+                    .unwrap()
+                    .to_device(&dev)
+                    .unwrap();
+                let x = x.with_requires_grad(true).unwrap();
+                let y = enc.forward_masked(&x, None, Some(&pad)).unwrap();
+                assert_close(&host_f64s(&y), &get("enc1_ypad").to_vec(), 1e-10);
+                let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, y.numel(), &dev)
+                    .unwrap()
+                    .try_reshape(y.dims())
+                    .unwrap();
+                y.try_mul(&w)
+                    .unwrap()
+                    .try_sum(&[], false)
+                    .unwrap()
+                    .try_backward()
+                    .unwrap();
+                assert_close(
+                    &host_f64s(&x.grad_tensor().unwrap()),
+                    &get("enc1_gx").to_vec(),
+                    1e-10,
+                );
+            }
+        }
+        let bad = EncoderOptions {
+            activation: Activation::Tanh,
+            ..EncoderOptions::default()
+        };
+        assert!(TransformerEncoderLayer::<f64, _>::new(8, bad, &dev).is_err());
+    });
+}

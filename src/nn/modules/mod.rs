@@ -1,6 +1,7 @@
 //! Layers that own their parameters (PyTorch's `nn.Module`s): [`Linear`], [`Conv2d`],
 //! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
-//! [`Pool2d`], [`Sequential`], and [`Rnn`] and [`MultiheadAttention`], each initialised as PyTorch initialises it and running the
+//! [`Pool2d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`] and
+//! [`TransformerEncoderLayer`], each initialised as PyTorch initialises it and running the
 //! functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
@@ -33,10 +34,12 @@
 
 mod sequence;
 mod stateless;
+mod transformer;
 mod weighted;
 
 pub use sequence::{MultiheadAttention, Rnn};
 pub use stateless::{Activation, Dropout, Flatten, Pool2d};
+pub use transformer::{EncoderOptions, TransformerEncoderLayer};
 pub use weighted::{BatchNorm, Conv2d, Embedding, LayerNorm, Linear};
 
 use super::init;

@@ -43,5 +43,25 @@ q, kv = torch.randn(2, 3, 8), torch.randn(2, 4, 8)
 mha.eval()
 o3, w3 = mha(q, kv, kv)
 out.update({"mha_q": q.numpy(), "mha_kv": kv.numpy(), "mha_out": o3.detach().numpy(), "mha_w": w3.detach().numpy()})
+# Two encoder layers (post-LN ReLU sequence-first; pre-LN GELU batch-first), eval mode:
+# state dicts enc{k}.<name>, input enc{k}_x, output enc{k}_y; the second also with a key
+# padding mask and the input gradient of its output's weighted sum (training-mode math with
+# dropout 0, so no fast path).
+for k, (act, first, nf) in enumerate([("relu", False, False), ("gelu", True, True)]):
+    enc = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation=act,
+                                           batch_first=first, norm_first=nf)
+    for n, v in enc.state_dict().items():
+        out[f"enc{k}.{n}"] = v.numpy()
+    x = torch.randn((2, 3, 8) if first else (3, 2, 8), requires_grad=True)
+    enc.eval()
+    with torch.no_grad():
+        out[f"enc{k}_y"] = enc(x).numpy()
+    out[f"enc{k}_x"] = x.detach().numpy()
+    if k == 1:
+        enc.train()
+        pad = torch.tensor([[False, False, True], [False, False, False]])
+        y = enc(x, src_key_padding_mask=pad)
+        (y * torch.linspace(-1.0, 1.0, y.numel()).reshape(y.shape)).sum().backward()
+        out["enc1_pad"] = pad.numpy(); out["enc1_ypad"] = y.detach().numpy(); out["enc1_gx"] = x.grad.numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))

@@ -1,0 +1,167 @@
+//! `TransformerEncoderLayer` (PyTorch's `nn.TransformerEncoderLayer`): self-attention and a
+//! feed-forward block, each with a residual connection and layer normalisation, built from
+//! the other modules so that its parameters carry PyTorch's names.
+
+use super::{Activation, Dropout, LayerNorm, Linear, Module, MultiheadAttention, Parameters};
+use crate::backend::Backend;
+use crate::dtype::FloatElement;
+use crate::error::{Error, Result};
+use crate::nn::{AttnMask, MhaOptions};
+use crate::tensor::Tensor;
+
+/// The options of [`TransformerEncoderLayer::new`], PyTorch's constructor arguments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EncoderOptions {
+    /// Attention heads (must divide `d_model`).
+    pub nhead: usize,
+    /// The feed-forward block's hidden width (PyTorch's 2048).
+    pub dim_feedforward: usize,
+    /// Dropout after the attention, inside and after the feed-forward block (PyTorch's 0.1).
+    pub dropout: f64,
+    /// The feed-forward activation: [`Activation::Relu`] (PyTorch's default) or
+    /// [`Activation::Gelu`].
+    pub activation: Activation,
+    /// Added to the variance of both layer norms (PyTorch's 1e-5).
+    pub layer_norm_eps: f64,
+    /// Inputs `(N, L, E)` rather than `(L, N, E)`.
+    pub batch_first: bool,
+    /// Normalise before each block (pre-LN) rather than after the residual sum (PyTorch's
+    /// default, post-LN).
+    pub norm_first: bool,
+}
+
+impl Default for EncoderOptions {
+    fn default() -> Self {
+        EncoderOptions {
+            nhead: 8,
+            dim_feedforward: 2048,
+            dropout: 0.1,
+            activation: Activation::Relu,
+            layer_norm_eps: 1e-5,
+            batch_first: false,
+            norm_first: false,
+        }
+    }
+}
+
+/// One encoder layer: `x + Dropout(SelfAttn(x))` then `x + Dropout(Linear2(Dropout(
+/// act(Linear1(x)))))`, each followed (post-LN) or preceded (pre-LN, `norm_first`) by its
+/// layer norm. Parameters: `self_attn.in_proj_weight`, `self_attn.out_proj.weight`,
+/// `linear1.weight`, `linear2.weight`, `norm1.weight`, `norm2.weight` and their biases.
+#[derive(Clone)]
+pub struct TransformerEncoderLayer<T: FloatElement, D: Backend> {
+    /// The self-attention.
+    pub self_attn: MultiheadAttention<T, D>,
+    /// `d_model → dim_feedforward`.
+    pub linear1: Linear<T, D>,
+    /// `dim_feedforward → d_model`.
+    pub linear2: Linear<T, D>,
+    /// The attention block's layer norm.
+    pub norm1: LayerNorm<T, D>,
+    /// The feed-forward block's layer norm.
+    pub norm2: LayerNorm<T, D>,
+    /// The dropouts (one probability, as PyTorch's `dropout`, `dropout1`, `dropout2`).
+    pub dropout: Dropout,
+    /// The options it was made with.
+    pub opts: EncoderOptions,
+}
+
+impl<T: FloatElement, D: Backend> TransformerEncoderLayer<T, D> {
+    /// A layer over `d_model` features, initialised as PyTorch's sub-modules are.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `nhead` is 0 or does not divide `d_model`, the dropout is
+    /// outside `[0, 1]`, or the activation is not `Relu` or `Gelu`; allocation failure.
+    pub fn new(d_model: usize, opts: EncoderOptions, device: &D) -> Result<Self> {
+        if !(0.0..=1.0).contains(&opts.dropout)
+            || !matches!(opts.activation, Activation::Relu | Activation::Gelu)
+        {
+            return Err(Error::InvalidArgument {
+                op: "TransformerEncoderLayer",
+                msg: format!(
+                    "needs a dropout in [0, 1] and a Relu or Gelu activation (PyTorch's), got {} and {:?}",
+                    opts.dropout, opts.activation
+                ),
+            });
+        }
+        let attn = MhaOptions {
+            num_heads: opts.nhead,
+            batch_first: opts.batch_first,
+            need_weights: false,
+            dropout_p: opts.dropout,
+            ..MhaOptions::default()
+        };
+        let norm = || LayerNorm::new(&[d_model], opts.layer_norm_eps, true, device);
+        Ok(TransformerEncoderLayer {
+            self_attn: MultiheadAttention::new(d_model, true, attn, device)?,
+            linear1: Linear::new(d_model, opts.dim_feedforward, true, device)?,
+            linear2: Linear::new(opts.dim_feedforward, d_model, true, device)?,
+            norm1: norm()?,
+            norm2: norm()?,
+            dropout: Dropout::new(opts.dropout),
+            opts,
+        })
+    }
+
+    /// The layer over `src` (`(L, N, E)`, `(N, L, E)` batch first, or `(L, E)`), with an
+    /// attention mask and a key padding mask as [`MultiheadAttention::forward`] takes them.
+    ///
+    /// # Errors
+    /// As the blocks' functions (shapes, masks).
+    pub fn forward_masked(
+        &self,
+        src: &Tensor<T, D>,
+        src_mask: Option<AttnMask<'_, T, D>>,
+        src_key_padding_mask: Option<&Tensor<bool, D>>,
+    ) -> Result<Tensor<T, D>> {
+        let attend = |x: &Tensor<T, D>| -> Result<Tensor<T, D>> {
+            let (a, _) = self
+                .self_attn
+                .forward(x, x, x, src_key_padding_mask, src_mask)?;
+            Module::<T, D>::forward(&self.dropout, &a)
+        };
+        let feed = |x: &Tensor<T, D>| -> Result<Tensor<T, D>> {
+            let h = self.opts.activation.forward(&self.linear1.forward(x)?)?;
+            let h = Module::<T, D>::forward(&self.dropout, &h)?;
+            Module::<T, D>::forward(&self.dropout, &self.linear2.forward(&h)?)
+        };
+        if self.opts.norm_first {
+            let x = src.try_add(&attend(&self.norm1.forward(src)?)?)?;
+            x.try_add(&feed(&self.norm2.forward(&x)?)?)
+        } else {
+            let x = self.norm1.forward(&src.try_add(&attend(src)?)?)?;
+            self.norm2.forward(&x.try_add(&feed(&x)?)?)
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerEncoderLayer<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        let parts: [(&str, &dyn Parameters<T, D>); 5] = [
+            ("self_attn", &self.self_attn),
+            ("linear1", &self.linear1),
+            ("linear2", &self.linear2),
+            ("norm1", &self.norm1),
+            ("norm2", &self.norm2),
+        ];
+        let mut out = Vec::new();
+        for (p, m) in parts {
+            out.extend(
+                m.named_parameters()
+                    .into_iter()
+                    .map(|(n, t)| (format!("{p}.{n}"), t)),
+            );
+        }
+        out
+    }
+    fn set_training(&mut self, training: bool) {
+        self.self_attn.set_training(training);
+        Parameters::<T, D>::set_training(&mut self.dropout, training);
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for TransformerEncoderLayer<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        self.forward_masked(x, None, None)
+    }
+}
