@@ -750,6 +750,26 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     }
                 }
                 0 => one(v[0].pad_mode(&pads, mode)),
+                1 if pick >= 7 => {
+                    // nn::modules with small hostile sizes over a hostile input, and a state
+                    // dict of hostile tensors under the layer's own names.
+                    use typed_tensor::nn::modules::*;
+                    let x = f32s(&v[0])?;
+                    let (i, o) = (inp, hid);
+                    let layer: Box<dyn Module<f32, Cpu>> = match u % 6 {
+                        0 => Box::new(Linear::new(i, o, flag, &Cpu)?),
+                        1 => Box::new(Conv2d::new(i.max(1), o.max(1), (u % 3, 1 + u % 2), nn::Conv2dOptions { padding: (u % 2, 0), ..Default::default() }, flag, &Cpu)?),
+                        2 => Box::new(LayerNorm::new(&x.dims()[x.ndim().saturating_sub(1)..], e1.abs(), flag, &Cpu)?),
+                        3 => Box::new(BatchNorm::new(i, &Cpu)?),
+                        4 => Box::new(TransformerEncoderLayer::new(hid, EncoderOptions { nhead: 1 + u % 2, dim_feedforward: inp, dropout: e1.abs().min(1.0), batch_first: flag, norm_first: pick == 8, ..Default::default() }, &Cpu)?),
+                        _ => Box::new(Sequential::new().push(Flatten::default()).push(Linear::new(i, o, true, &Cpu)?).push(Activation::Gelu)),
+                    };
+                    if u % 3 == 0 {
+                        let state: std::collections::BTreeMap<String, DynTensor> = layer.named_parameters().into_iter().zip(cell.iter().cycle()).map(|((n, _), t)| (n, t.clone())).collect();
+                        let _ = layer.load_state_dict(&state);
+                    }
+                    Ok(vec![layer.forward(&x)?.into()])
+                }
                 1 => {
                     let (q, k, val) = (f32s(&v[0])?, f32s(&v[1])?, f32s(&v[2])?);
                     let m = v[3].clone().downcast::<bool, Cpu>()?;
