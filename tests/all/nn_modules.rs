@@ -376,3 +376,38 @@ fn transformer_encoder_layer_matches_pytorch() {
         assert!(TransformerEncoderLayer::<f64, _>::new(8, bad, &dev).is_err());
     });
 }
+
+/// `Conv1d`, `GroupNorm`, `RmsNorm` (the dtype's epsilon) and `Identity` in a `Sequential`
+/// load PyTorch 2.15's state dict and give its output; `prefixed` names a struct's fields.
+#[test]
+fn conv1d_and_norm_modules_match_pytorch() {
+    use typed_tensor::nn::modules::{Conv1d, GroupNorm, Identity, RmsNorm, prefixed};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    let state: BTreeMap<String, DynTensor> = (f.iter())
+        .filter_map(|(n, v)| n.strip_prefix("seq1.").map(|n| (n.to_string(), v.clone())))
+        .collect();
+    on_every_device!("conv1d_norms", |dev| {
+        let pad = Conv2dOptions {
+            padding: (0, 1),
+            ..Conv2dOptions::default()
+        };
+        let model = Sequential::<f64, _>::new()
+            .push(Conv1d::new(2, 4, 3, pad, true, &dev).unwrap())
+            .push(GroupNorm::new(2, 4, 1e-5, true, &dev).unwrap())
+            .push(RmsNorm::new(&[5], None, true, &dev).unwrap())
+            .push(Identity);
+        model.load_state_dict(&state).unwrap();
+        let y = model
+            .forward(&get("seq1_x").to_device(&dev).unwrap())
+            .unwrap();
+        assert_close(&host_f64s(&y), &get("seq1_y").to_vec(), 1e-12);
+        assert!(GroupNorm::<f64, _>::new(3, 4, 1e-5, true, &dev).is_err());
+        let names: Vec<String> = prefixed("enc", &model)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names[0], "enc.0.weight");
+    });
+}

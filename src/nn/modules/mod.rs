@@ -38,9 +38,9 @@ mod transformer;
 mod weighted;
 
 pub use sequence::{MultiheadAttention, Rnn};
-pub use stateless::{Activation, Dropout, Flatten, Pool2d};
+pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d};
 pub use transformer::{EncoderOptions, TransformerEncoderLayer};
-pub use weighted::{BatchNorm, Conv2d, Embedding, LayerNorm, Linear};
+pub use weighted::{BatchNorm, Conv1d, Conv2d, Embedding, GroupNorm, LayerNorm, Linear, RmsNorm};
 
 use super::init;
 use crate::backend::Backend;
@@ -134,6 +134,32 @@ pub trait Parameters<T: FloatElement, D: Backend> {
         }
         Ok(())
     }
+}
+
+/// `module`'s parameters named `"{prefix}.{name}"`: what a struct holding layers as fields
+/// returns from its own [`Parameters::named_parameters`], as PyTorch names a sub-module's.
+///
+/// ```
+/// use typed_tensor::nn::modules::{Linear, Parameters, prefixed};
+/// use typed_tensor::prelude::*;
+/// struct Mlp { fc1: Linear<f32, Cpu>, fc2: Linear<f32, Cpu> }
+/// impl Parameters<f32, Cpu> for Mlp {
+///     fn named_parameters(&self) -> Vec<(String, Tensor<f32>)> {
+///         [prefixed("fc1", &self.fc1), prefixed("fc2", &self.fc2)].concat()
+///     }
+/// }
+/// let m = Mlp { fc1: Linear::new(2, 3, true, &Cpu)?, fc2: Linear::new(3, 1, false, &Cpu)? };
+/// let names: Vec<String> = m.named_parameters().into_iter().map(|(n, _)| n).collect();
+/// assert_eq!(names, ["fc1.weight", "fc1.bias", "fc2.weight"]);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+pub fn prefixed<T: FloatElement, D: Backend>(
+    prefix: &str,
+    module: &dyn Parameters<T, D>,
+) -> Vec<(String, Tensor<T, D>)> {
+    (module.named_parameters().into_iter())
+        .map(|(n, t)| (format!("{prefix}.{n}"), t))
+        .collect()
 }
 
 /// A layer mapping one float tensor to another.

@@ -175,3 +175,19 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Pool2d {
         }
     }
 }
+
+/// The identity (PyTorch `nn.Identity`): a placeholder layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Identity;
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Identity {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Identity {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        Ok(x.clone())
+    }
+}

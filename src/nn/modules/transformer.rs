@@ -2,7 +2,9 @@
 //! feed-forward block, each with a residual connection and layer normalisation, built from
 //! the other modules so that its parameters carry PyTorch's names.
 
-use super::{Activation, Dropout, LayerNorm, Linear, Module, MultiheadAttention, Parameters};
+use super::{
+    Activation, Dropout, LayerNorm, Linear, Module, MultiheadAttention, Parameters, prefixed,
+};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
@@ -137,22 +139,14 @@ impl<T: FloatElement, D: Backend> TransformerEncoderLayer<T, D> {
 
 impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerEncoderLayer<T, D> {
     fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        let parts: [(&str, &dyn Parameters<T, D>); 5] = [
-            ("self_attn", &self.self_attn),
-            ("linear1", &self.linear1),
-            ("linear2", &self.linear2),
-            ("norm1", &self.norm1),
-            ("norm2", &self.norm2),
-        ];
-        let mut out = Vec::new();
-        for (p, m) in parts {
-            out.extend(
-                m.named_parameters()
-                    .into_iter()
-                    .map(|(n, t)| (format!("{p}.{n}"), t)),
-            );
-        }
-        out
+        [
+            prefixed("self_attn", &self.self_attn),
+            prefixed("linear1", &self.linear1),
+            prefixed("linear2", &self.linear2),
+            prefixed("norm1", &self.norm1),
+            prefixed("norm2", &self.norm2),
+        ]
+        .concat()
     }
     fn set_training(&mut self, training: bool) {
         self.self_attn.set_training(training);

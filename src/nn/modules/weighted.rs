@@ -1,4 +1,5 @@
-//! The layers with parameters: `Linear`, `Conv2d`, `Embedding`, `LayerNorm`, `BatchNorm`.
+//! The layers with parameters: `Linear`, `Conv2d`, `Conv1d`, `Embedding`, `LayerNorm`,
+//! `BatchNorm`, `GroupNorm`, `RmsNorm`.
 
 use super::{Module, Parameters, fan_in_uniform, named, param};
 use crate::backend::Backend;
@@ -269,5 +270,169 @@ impl<T: FloatElement, D: Backend> Module<T, D> for BatchNorm<T, D> {
             self.momentum,
             self.eps,
         )
+    }
+}
+
+/// 1-d convolution (PyTorch `nn.Conv1d`): `weight (out, in/groups, k)`, `bias (out)`; the
+/// options' second components (stride, padding, dilation along the length) apply.
+#[derive(Clone)]
+pub struct Conv1d<T: FloatElement, D: Backend> {
+    /// `(out_channels, in_channels / groups, k)`.
+    pub weight: Tensor<T, D>,
+    /// `(out_channels)`, when the layer has one.
+    pub bias: Option<Tensor<T, D>>,
+    /// Stride, padding, dilation (second components) and groups.
+    pub opts: Conv2dOptions,
+}
+
+impl<T: FloatElement, D: Backend> Conv1d<T, D> {
+    /// Initialised as PyTorch: `U(-1/√fan_in, 1/√fan_in)`, `fan_in = in/groups·k`.
+    ///
+    /// # Errors
+    /// As [`Conv2d::new`].
+    pub fn new(
+        in_channels: usize,
+        out_channels: usize,
+        kernel: usize,
+        opts: Conv2dOptions,
+        bias: bool,
+        device: &D,
+    ) -> Result<Self> {
+        let c = Conv2d::<T, D>::new(in_channels, out_channels, (1, kernel), opts, bias, device)?;
+        Ok(Conv1d {
+            weight: c
+                .weight
+                .squeeze_dims(&[2])?
+                .detach()
+                .with_requires_grad(true)?,
+            bias: c.bias,
+            opts,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Conv1d<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Conv1d<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::conv1d(x, &self.weight, self.bias.as_ref(), self.opts)
+    }
+}
+
+/// Group normalisation of `(N, C, ...)` in `num_groups` groups (PyTorch `nn.GroupNorm`).
+#[derive(Clone)]
+pub struct GroupNorm<T: FloatElement, D: Backend> {
+    /// The number of channel groups.
+    pub num_groups: usize,
+    /// `(C)`, ones at first, when affine.
+    pub weight: Option<Tensor<T, D>>,
+    /// `(C)`, zeros at first, when affine.
+    pub bias: Option<Tensor<T, D>>,
+    /// Added to the variance (PyTorch's 1e-5).
+    pub eps: f64,
+}
+
+impl<T: FloatElement, D: Backend> GroupNorm<T, D> {
+    /// `num_channels` channels in `num_groups` groups.
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `num_groups` is 0 or does not divide `num_channels`;
+    /// allocation failure.
+    pub fn new(
+        num_groups: usize,
+        num_channels: usize,
+        eps: f64,
+        affine: bool,
+        device: &D,
+    ) -> Result<Self> {
+        if num_groups == 0 || !num_channels.is_multiple_of(num_groups) {
+            return Err(Error::InvalidArgument {
+                op: "GroupNorm",
+                msg: format!(
+                    "num_groups {num_groups} must be at least 1 and divide num_channels {num_channels}"
+                ),
+            });
+        }
+        let c = [num_channels];
+        let (weight, bias) = match affine {
+            true => (
+                Some(param(&c, device, init::ones_)?),
+                Some(param(&c, device, init::zeros_)?),
+            ),
+            false => (None, None),
+        };
+        Ok(GroupNorm {
+            num_groups,
+            weight,
+            bias,
+            eps,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for GroupNorm<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[
+            ("weight", self.weight.as_ref()),
+            ("bias", self.bias.as_ref()),
+        ])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for GroupNorm<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let (w, b) = (self.weight.as_ref(), self.bias.as_ref());
+        nn::group_norm(x, self.num_groups, w, b, self.eps)
+    }
+}
+
+/// RMS normalisation over the trailing `normalized_shape` (PyTorch `nn.RMSNorm`).
+#[derive(Clone)]
+pub struct RmsNorm<T: FloatElement, D: Backend> {
+    /// The trailing shape normalised over.
+    pub normalized_shape: Vec<usize>,
+    /// Ones at first, when affine.
+    pub weight: Option<Tensor<T, D>>,
+    /// Added to the mean square; `None` is the dtype's machine epsilon, as PyTorch's.
+    pub eps: Option<f64>,
+}
+
+impl<T: FloatElement, D: Backend> RmsNorm<T, D> {
+    /// PyTorch's defaults are `eps = None` and `elementwise_affine = true`.
+    ///
+    /// # Errors
+    /// Allocation failure.
+    pub fn new(
+        normalized_shape: &[usize],
+        eps: Option<f64>,
+        elementwise_affine: bool,
+        device: &D,
+    ) -> Result<Self> {
+        let weight = match elementwise_affine {
+            true => Some(param(normalized_shape, device, init::ones_)?),
+            false => None,
+        };
+        Ok(RmsNorm {
+            normalized_shape: normalized_shape.to_vec(),
+            weight,
+            eps,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for RmsNorm<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", self.weight.as_ref())])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for RmsNorm<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        let eps = self.eps.unwrap_or(T::DTYPE.eps());
+        nn::rms_norm(x, &self.normalized_shape, self.weight.as_ref(), eps)
     }
 }

@@ -63,5 +63,14 @@ for k, (act, first, nf) in enumerate([("relu", False, False), ("gelu", True, Tru
         y = enc(x, src_key_padding_mask=pad)
         (y * torch.linspace(-1.0, 1.0, y.numel()).reshape(y.shape)).sum().backward()
         out["enc1_pad"] = pad.numpy(); out["enc1_ypad"] = y.detach().numpy(); out["enc1_gx"] = x.grad.numpy()
+# Conv1d, GroupNorm and RMSNorm (eps None) in a Sequential: seq1.<name>, seq1_x, seq1_y.
+seq1 = torch.nn.Sequential(torch.nn.Conv1d(2, 4, 3, padding=1), torch.nn.GroupNorm(2, 4),
+                           torch.nn.RMSNorm([5]), torch.nn.Identity())
+with torch.no_grad():
+    seq1[1].weight.copy_(torch.linspace(0.5, 2.0, 4)); seq1[2].weight.copy_(torch.linspace(1.5, 0.5, 5))
+for n, v in seq1.state_dict().items():
+    out[f"seq1.{n}"] = v.numpy()
+x1 = torch.randn(2, 2, 5)
+out["seq1_x"] = x1.numpy(); out["seq1_y"] = seq1(x1).detach().numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
