@@ -185,6 +185,22 @@ fn modules_initialise_and_train() {
         .is_err()
     );
 
+    // A state dict written as safetensors loads into a fresh model of the same layout, in
+    // another dtype (converted as PyTorch's copy_ does).
+    let a = Sequential::<f32, Cpu>::new()
+        .push(Linear::new(3, 4, true, &Cpu).unwrap())
+        .push(BatchNorm::new(4, &Cpu).unwrap());
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("nn_modules_state.safetensors");
+    typed_tensor::io::save_safetensors(&path, a.state_dict(), None).unwrap();
+    let b = Sequential::<f64, Cpu>::new()
+        .push(Linear::new(3, 4, true, &Cpu).unwrap())
+        .push(BatchNorm::new(4, &Cpu).unwrap());
+    b.load_state_dict(&typed_tensor::io::load_safetensors(&path).unwrap())
+        .unwrap();
+    let (wa, wb) = (&a.state_dict()[0].1, &b.state_dict()[0].1);
+    assert_eq!(wa.cast::<f64>().to_vec(), wb.to_vec());
+
     use typed_tensor::optim::{Adam, Optimizer};
     let model = Sequential::<f32, Cpu>::new()
         .push(Linear::new(3, 16, true, &Cpu).unwrap())
