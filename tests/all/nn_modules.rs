@@ -393,8 +393,9 @@ fn transformer_encoder_layer_matches_pytorch() {
     });
 }
 
-/// `Conv1d`, `GroupNorm`, `RmsNorm` (the dtype's epsilon) and `Identity` in a `Sequential`
-/// load PyTorch 2.15's state dict and give its output; `prefixed` names a struct's fields.
+/// `Conv1d`, `GroupNorm`, `RmsNorm` (the dtype's epsilon) and `Identity` in a `Sequential`,
+/// and `ConvTranspose2d` with `PRelu`, load PyTorch 2.15's state dicts and give its outputs;
+/// `prefixed` names a struct's fields.
 #[test]
 fn conv1d_and_norm_modules_match_pytorch() {
     use typed_tensor::nn::modules::{Conv1d, GroupNorm, Identity, RmsNorm, prefixed};
@@ -420,6 +421,39 @@ fn conv1d_and_norm_modules_match_pytorch() {
             .unwrap();
         assert_close(&host_f64s(&y), &get("seq1_y").to_vec(), 1e-12);
         assert!(GroupNorm::<f64, _>::new(3, 4, 1e-5, true, &dev).is_err());
+        // A grouped, strided transposed convolution with output padding, then PReLU.
+        let up = typed_tensor::nn::modules::ConvTranspose2d::<f64, _>::new(
+            2,
+            4,
+            (3, 3),
+            Conv2dOptions {
+                stride: (2, 2),
+                padding: (1, 1),
+                groups: 2,
+                ..Conv2dOptions::default()
+            },
+            (1, 1),
+            true,
+            &dev,
+        )
+        .unwrap();
+        assert!(
+            host_f64s(&up.weight)
+                .iter()
+                .all(|v| v.abs() <= 1.0 / 18f64.sqrt())
+        );
+        let model2 = Sequential::<f64, _>::new()
+            .push(up)
+            .push(typed_tensor::nn::modules::PRelu::new(4, 0.25, &dev).unwrap());
+        let state2: BTreeMap<String, DynTensor> = (f.iter())
+            .filter_map(|(n, v)| n.strip_prefix("seq2.").map(|n| (n.to_string(), v.clone())))
+            .collect();
+        model2.load_state_dict(&state2).unwrap();
+        let y2 = model2
+            .forward(&get("seq2_x").to_device(&dev).unwrap())
+            .unwrap();
+        assert_eq!(y2.dims(), [1, 4, 6, 6]);
+        assert_close(&host_f64s(&y2), &get("seq2_y").to_vec(), 1e-12);
         let names: Vec<String> = prefixed("enc", &model)
             .into_iter()
             .map(|(n, _)| n)

@@ -1,4 +1,5 @@
-//! Layers that own their parameters (PyTorch's `nn.Module`s): [`Linear`], [`Conv2d`],
+//! Layers that own their parameters (PyTorch's `nn.Module`s): [`Linear`], [`Conv1d`],
+//! [`Conv2d`], [`ConvTranspose2d`], [`GroupNorm`], [`RmsNorm`], [`PRelu`], [`Identity`],
 //! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
 //! [`Pool2d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`] and
 //! [`TransformerEncoderLayer`], each initialised as PyTorch initialises it and running the
@@ -32,15 +33,17 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod conv;
 mod sequence;
 mod stateless;
 mod transformer;
 mod weighted;
 
+pub use conv::{Conv1d, Conv2d, ConvTranspose2d};
 pub use sequence::{MultiheadAttention, Rnn};
 pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d};
 pub use transformer::{EncoderOptions, TransformerEncoderLayer};
-pub use weighted::{BatchNorm, Conv1d, Conv2d, Embedding, GroupNorm, LayerNorm, Linear, RmsNorm};
+pub use weighted::{BatchNorm, Embedding, GroupNorm, LayerNorm, Linear, PRelu, RmsNorm};
 
 use super::init;
 use crate::backend::Backend;

@@ -1,11 +1,11 @@
-//! The layers with parameters: `Linear`, `Conv2d`, `Conv1d`, `Embedding`, `LayerNorm`,
-//! `BatchNorm`, `GroupNorm`, `RmsNorm`.
+//! The layers with parameters other than the convolutions: `Linear`, `Embedding`,
+//! `LayerNorm`, `BatchNorm`, `GroupNorm`, `RmsNorm`, `PRelu`.
 
 use super::{Module, Parameters, fan_in_uniform, named, param};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
-use crate::nn::{self as nn, Conv2dOptions, init};
+use crate::nn::{self as nn, init};
 use crate::tensor::Tensor;
 
 /// `x·Wᵀ + b` (PyTorch `nn.Linear`): `weight (out, in)`, `bias (out)`.
@@ -42,71 +42,6 @@ impl<T: FloatElement, D: Backend> Parameters<T, D> for Linear<T, D> {
 impl<T: FloatElement, D: Backend> Module<T, D> for Linear<T, D> {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         nn::linear(x, &self.weight, self.bias.as_ref())
-    }
-}
-
-/// 2-d convolution (PyTorch `nn.Conv2d`): `weight (out, in/groups, kh, kw)`, `bias (out)`.
-#[derive(Clone)]
-pub struct Conv2d<T: FloatElement, D: Backend> {
-    /// `(out_channels, in_channels / groups, kh, kw)`.
-    pub weight: Tensor<T, D>,
-    /// `(out_channels)`, when the layer has one.
-    pub bias: Option<Tensor<T, D>>,
-    /// Stride, padding, dilation and groups.
-    pub opts: Conv2dOptions,
-}
-
-impl<T: FloatElement, D: Backend> Conv2d<T, D> {
-    /// Initialised as PyTorch: `U(-1/√fan_in, 1/√fan_in)`, `fan_in = in/groups·kh·kw`.
-    ///
-    /// # Errors
-    /// `InvalidArgument` when `groups` is 0 or does not divide both channel counts;
-    /// allocation failure.
-    pub fn new(
-        in_channels: usize,
-        out_channels: usize,
-        kernel: (usize, usize),
-        opts: Conv2dOptions,
-        bias: bool,
-        device: &D,
-    ) -> Result<Self> {
-        let g = opts.groups;
-        if g == 0 || !in_channels.is_multiple_of(g) || !out_channels.is_multiple_of(g) {
-            return Err(Error::InvalidArgument {
-                op: "Conv2d",
-                msg: format!(
-                    "groups {g} must be at least 1 and divide in_channels {in_channels} and out_channels {out_channels}"
-                ),
-            });
-        }
-        let shape = [out_channels, in_channels / g, kernel.0, kernel.1];
-        let fan_in = shape[1..]
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| Error::InvalidArgument {
-                op: "Conv2d",
-                msg: format!("the kernel {shape:?} has too many elements"),
-            })?;
-        Ok(Conv2d {
-            weight: fan_in_uniform(&shape, fan_in, device)?,
-            bias: match bias {
-                true => Some(fan_in_uniform(&[out_channels], fan_in, device)?),
-                false => None,
-            },
-            opts,
-        })
-    }
-}
-
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Conv2d<T, D> {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        named(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])
-    }
-}
-
-impl<T: FloatElement, D: Backend> Module<T, D> for Conv2d<T, D> {
-    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        nn::conv2d(x, &self.weight, self.bias.as_ref(), self.opts)
     }
 }
 
@@ -273,56 +208,6 @@ impl<T: FloatElement, D: Backend> Module<T, D> for BatchNorm<T, D> {
     }
 }
 
-/// 1-d convolution (PyTorch `nn.Conv1d`): `weight (out, in/groups, k)`, `bias (out)`; the
-/// options' second components (stride, padding, dilation along the length) apply.
-#[derive(Clone)]
-pub struct Conv1d<T: FloatElement, D: Backend> {
-    /// `(out_channels, in_channels / groups, k)`.
-    pub weight: Tensor<T, D>,
-    /// `(out_channels)`, when the layer has one.
-    pub bias: Option<Tensor<T, D>>,
-    /// Stride, padding, dilation (second components) and groups.
-    pub opts: Conv2dOptions,
-}
-
-impl<T: FloatElement, D: Backend> Conv1d<T, D> {
-    /// Initialised as PyTorch: `U(-1/√fan_in, 1/√fan_in)`, `fan_in = in/groups·k`.
-    ///
-    /// # Errors
-    /// As [`Conv2d::new`].
-    pub fn new(
-        in_channels: usize,
-        out_channels: usize,
-        kernel: usize,
-        opts: Conv2dOptions,
-        bias: bool,
-        device: &D,
-    ) -> Result<Self> {
-        let c = Conv2d::<T, D>::new(in_channels, out_channels, (1, kernel), opts, bias, device)?;
-        Ok(Conv1d {
-            weight: c
-                .weight
-                .squeeze_dims(&[2])?
-                .detach()
-                .with_requires_grad(true)?,
-            bias: c.bias,
-            opts,
-        })
-    }
-}
-
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Conv1d<T, D> {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        named(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])
-    }
-}
-
-impl<T: FloatElement, D: Backend> Module<T, D> for Conv1d<T, D> {
-    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        nn::conv1d(x, &self.weight, self.bias.as_ref(), self.opts)
-    }
-}
-
 /// Group normalisation of `(N, C, ...)` in `num_groups` groups (PyTorch `nn.GroupNorm`).
 #[derive(Clone)]
 pub struct GroupNorm<T: FloatElement, D: Backend> {
@@ -434,5 +319,37 @@ impl<T: FloatElement, D: Backend> Module<T, D> for RmsNorm<T, D> {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         let eps = self.eps.unwrap_or(T::DTYPE.eps());
         nn::rms_norm(x, &self.normalized_shape, self.weight.as_ref(), eps)
+    }
+}
+
+/// `max(0, x) + a·min(0, x)` with a learnt slope `a` per channel, or one shared (PyTorch
+/// `nn.PReLU`): `weight (num_parameters)`, 0.25 at first.
+#[derive(Clone)]
+pub struct PRelu<T: FloatElement, D: Backend> {
+    /// One slope, or one per channel (axis 1).
+    pub weight: Tensor<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> PRelu<T, D> {
+    /// `num_parameters` slopes (1, or the channel count), each `init` (PyTorch's 0.25).
+    ///
+    /// # Errors
+    /// Allocation failure; `InvalidArgument` for a non-finite `init`.
+    pub fn new(num_parameters: usize, init: f64, device: &D) -> Result<Self> {
+        Ok(PRelu {
+            weight: param(&[num_parameters], device, |t| init::constant_(t, init))?,
+        })
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for PRelu<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        named(&[("weight", Some(&self.weight))])
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for PRelu<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::prelu(x, &self.weight)
     }
 }

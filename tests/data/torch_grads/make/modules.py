@@ -72,5 +72,14 @@ for n, v in seq1.state_dict().items():
     out[f"seq1.{n}"] = v.numpy()
 x1 = torch.randn(2, 2, 5)
 out["seq1_x"] = x1.numpy(); out["seq1_y"] = seq1(x1).detach().numpy()
+# A grouped, strided ConvTranspose2d with output padding, then a per-channel PReLU: seq2.*.
+seq2 = torch.nn.Sequential(torch.nn.ConvTranspose2d(2, 4, 3, stride=2, padding=1, output_padding=1, groups=2),
+                           torch.nn.PReLU(4))
+with torch.no_grad():
+    seq2[1].weight.copy_(torch.tensor([0.25, -0.5, 1.5, 0.0]))
+for n, v in seq2.state_dict().items():
+    out[f"seq2.{n}"] = v.numpy()
+x2 = torch.randn(1, 2, 3, 3)
+out["seq2_x"] = x2.numpy(); out["seq2_y"] = seq2(x2).detach().numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
