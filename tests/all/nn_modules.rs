@@ -12,6 +12,37 @@ use typed_tensor::nn::modules::{
 };
 use typed_tensor::prelude::*;
 
+/// The reference file's arrays.
+fn fixture() -> BTreeMap<String, DynTensor> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap()
+}
+
+/// The entries under `prefix` (`"state"` takes `state.0.weight` as `0.weight`).
+fn sub_state(f: &BTreeMap<String, DynTensor>, prefix: &str) -> BTreeMap<String, DynTensor> {
+    (f.iter())
+        .filter_map(|(k, v)| {
+            let name = k.strip_prefix(prefix)?.strip_prefix('.')?;
+            Some((name.to_string(), v.clone()))
+        })
+        .collect()
+}
+
+/// Back-propagates `Σ y·w`, `w` evenly spaced over `[-1, 1]` in `y`'s shape (the
+/// generator's `torch.linspace(-1, 1, numel).reshape(shape)`).
+fn backward_weighted<D: Backend>(y: &Tensor<f64, D>) {
+    let w = Tensor::<f64, D>::linspace_on(-1.0, 1.0, y.numel(), y.device_handle())
+        .unwrap()
+        .try_reshape(y.dims())
+        .unwrap();
+    y.try_mul(&w)
+        .unwrap()
+        .try_sum(&[], false)
+        .unwrap()
+        .try_backward()
+        .unwrap();
+}
+
 fn cnn<D: Backend>(dev: &D) -> Sequential<f64, D> {
     let pad = Conv2dOptions {
         padding: (1, 1),
@@ -31,12 +62,9 @@ fn cnn<D: Backend>(dev: &D) -> Sequential<f64, D> {
 
 #[test]
 fn sequential_loads_a_pytorch_state_dict() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
-    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let f = fixture();
     let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
-    let state: BTreeMap<String, DynTensor> = (f.iter())
-        .filter_map(|(k, v)| k.strip_prefix("state.").map(|n| (n.to_string(), v.clone())))
-        .collect();
+    let state = sub_state(&f, "state");
     on_every_device!("nn_modules", |dev| {
         let mut model = cnn(&dev);
         let names: Vec<String> = model.state_dict().into_iter().map(|(n, _)| n).collect();
@@ -65,16 +93,7 @@ fn sequential_loads_a_pytorch_state_dict() {
             .unwrap();
         let y = model.forward(&x).unwrap();
         assert_close(&host_f64s(&y), &get("y").to_vec(), 1e-12);
-        let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, 6, &dev)
-            .unwrap()
-            .try_reshape([2, 3])
-            .unwrap();
-        y.try_mul(&w)
-            .unwrap()
-            .try_sum(&[], false)
-            .unwrap()
-            .try_backward()
-            .unwrap();
+        backward_weighted(&y);
         assert_close(
             &host_f64s(&x.grad_tensor().unwrap()),
             &get("gx").to_vec(),
@@ -235,18 +254,9 @@ fn modules_initialise_and_train() {
 fn recurrent_and_attention_modules_match_pytorch() {
     use typed_tensor::nn::modules::{MultiheadAttention, Rnn};
     use typed_tensor::nn::{MhaOptions, RnnMode, RnnOptions};
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
-    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let f = fixture();
     let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
-    let state = |prefix: &str| -> BTreeMap<String, DynTensor> {
-        (f.iter())
-            .filter_map(|(k, v)| {
-                k.strip_prefix(prefix)
-                    .and_then(|n| n.strip_prefix('.'))
-                    .map(|n| (n.to_string(), v.clone()))
-            })
-            .collect()
-    };
+    let state = |prefix: &str| sub_state(&f, prefix);
     on_every_device!("rnn_modules", |dev| {
         let opts = RnnOptions {
             num_layers: 2,
@@ -270,18 +280,7 @@ fn recurrent_and_attention_modules_match_pytorch() {
             &get("lstm_c").to_vec(),
             1e-12,
         );
-        let n = out.output.numel();
-        let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, n, &dev)
-            .unwrap()
-            .try_reshape(out.output.dims())
-            .unwrap();
-        out.output
-            .try_mul(&w)
-            .unwrap()
-            .try_sum(&[], false)
-            .unwrap()
-            .try_backward()
-            .unwrap();
+        backward_weighted(&out.output);
         assert_close(
             &host_f64s(&s.grad_tensor().unwrap()),
             &get("lstm_gin").to_vec(),
@@ -334,8 +333,7 @@ fn recurrent_and_attention_modules_match_pytorch() {
 #[test]
 fn transformer_encoder_layer_matches_pytorch() {
     use typed_tensor::nn::modules::{EncoderOptions, TransformerEncoderLayer};
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
-    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let f = fixture();
     let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
     on_every_device!("encoder_layer", |dev| {
         for (k, act, first) in [(0, Activation::Relu, false), (1, Activation::Gelu, true)] {
@@ -349,10 +347,7 @@ fn transformer_encoder_layer_matches_pytorch() {
                 ..EncoderOptions::default()
             };
             let mut enc = TransformerEncoderLayer::<f64, _>::new(8, opts, &dev).unwrap();
-            let prefix = format!("enc{k}.");
-            let state: BTreeMap<String, DynTensor> = (f.iter())
-                .filter_map(|(n, v)| n.strip_prefix(&prefix).map(|n| (n.to_string(), v.clone())))
-                .collect();
+            let state = sub_state(&f, &format!("enc{k}"));
             enc.load_state_dict(&state).unwrap();
             enc.set_training(false);
             let x = get(&format!("enc{k}_x")).to_device(&dev).unwrap();
@@ -368,16 +363,7 @@ fn transformer_encoder_layer_matches_pytorch() {
                 let x = x.with_requires_grad(true).unwrap();
                 let y = enc.forward_masked(&x, None, Some(&pad)).unwrap();
                 assert_close(&host_f64s(&y), &get("enc1_ypad").to_vec(), 1e-10);
-                let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, y.numel(), &dev)
-                    .unwrap()
-                    .try_reshape(y.dims())
-                    .unwrap();
-                y.try_mul(&w)
-                    .unwrap()
-                    .try_sum(&[], false)
-                    .unwrap()
-                    .try_backward()
-                    .unwrap();
+                backward_weighted(&y);
                 assert_close(
                     &host_f64s(&x.grad_tensor().unwrap()),
                     &get("enc1_gx").to_vec(),
@@ -399,12 +385,9 @@ fn transformer_encoder_layer_matches_pytorch() {
 #[test]
 fn conv1d_and_norm_modules_match_pytorch() {
     use typed_tensor::nn::modules::{Conv1d, GroupNorm, Identity, RmsNorm, prefixed};
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
-    let f = typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap();
+    let f = fixture();
     let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
-    let state: BTreeMap<String, DynTensor> = (f.iter())
-        .filter_map(|(n, v)| n.strip_prefix("seq1.").map(|n| (n.to_string(), v.clone())))
-        .collect();
+    let state = sub_state(&f, "seq1");
     on_every_device!("conv1d_norms", |dev| {
         let pad = Conv2dOptions {
             padding: (0, 1),
@@ -445,9 +428,7 @@ fn conv1d_and_norm_modules_match_pytorch() {
         let model2 = Sequential::<f64, _>::new()
             .push(up)
             .push(typed_tensor::nn::modules::PRelu::new(4, 0.25, &dev).unwrap());
-        let state2: BTreeMap<String, DynTensor> = (f.iter())
-            .filter_map(|(n, v)| n.strip_prefix("seq2.").map(|n| (n.to_string(), v.clone())))
-            .collect();
+        let state2 = sub_state(&f, "seq2");
         model2.load_state_dict(&state2).unwrap();
         let y2 = model2
             .forward(&get("seq2_x").to_device(&dev).unwrap())
