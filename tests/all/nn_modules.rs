@@ -442,3 +442,46 @@ fn conv1d_and_norm_modules_match_pytorch() {
         assert_eq!(names[0], "enc.0.weight");
     });
 }
+
+/// `TransformerDecoderLayer` (pre-LN, GELU, batch first) with a causal target mask loads
+/// PyTorch 2.15's state dict and gives its output and the target's gradient.
+#[test]
+fn transformer_decoder_layer_matches_pytorch() {
+    use typed_tensor::nn::AttnMask;
+    use typed_tensor::nn::modules::{DecoderMasks, EncoderOptions, TransformerDecoderLayer};
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("decoder_layer", |dev| {
+        let opts = EncoderOptions {
+            nhead: 2,
+            dim_feedforward: 16,
+            dropout: 0.0,
+            activation: Activation::Gelu,
+            batch_first: true,
+            norm_first: true,
+            ..EncoderOptions::default()
+        };
+        let dec = TransformerDecoderLayer::<f64, _>::new(8, opts, &dev).unwrap();
+        let names: Vec<String> = dec.named_parameters().into_iter().map(|(n, _)| n).collect();
+        assert!(names.contains(&"multihead_attn.out_proj.weight".to_string()));
+        dec.load_state_dict(&sub_state(&f, "dec")).unwrap();
+        let tgt = get("dec_tgt")
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let mem = get("dec_mem").to_device(&dev).unwrap();
+        let masks = DecoderMasks {
+            tgt_mask: Some(AttnMask::Causal),
+            ..DecoderMasks::default()
+        };
+        let y = dec.forward_masked(&tgt, &mem, &masks).unwrap();
+        assert_close(&host_f64s(&y), &get("dec_y").to_vec(), 1e-10);
+        backward_weighted(&y);
+        assert_close(
+            &host_f64s(&tgt.grad_tensor().unwrap()),
+            &get("dec_gtgt").to_vec(),
+            1e-10,
+        );
+    });
+}

@@ -1,6 +1,6 @@
-//! `TransformerEncoderLayer` (PyTorch's `nn.TransformerEncoderLayer`): self-attention and a
+//! `TransformerEncoderLayer` and `TransformerDecoderLayer` (PyTorch's): attention and a
 //! feed-forward block, each with a residual connection and layer normalisation, built from
-//! the other modules so that its parameters carry PyTorch's names.
+//! the other modules so that their parameters carry PyTorch's names.
 
 use super::{
     Activation, Dropout, LayerNorm, Linear, Module, MultiheadAttention, Parameters, prefixed,
@@ -157,5 +157,117 @@ impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerEncoderLayer<T
 impl<T: FloatElement, D: Backend> Module<T, D> for TransformerEncoderLayer<T, D> {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         self.forward_masked(x, None, None)
+    }
+}
+
+/// One decoder layer (PyTorch `nn.TransformerDecoderLayer`): self-attention over the target,
+/// attention over the encoder's `memory`, and the feed-forward block, each with its residual
+/// connection and layer norm (after, or before with `norm_first`). Parameters:
+/// `self_attn.*`, `multihead_attn.*`, `linear1`, `linear2`, `norm1`, `norm2`, `norm3`.
+#[derive(Clone)]
+pub struct TransformerDecoderLayer<T: FloatElement, D: Backend> {
+    /// The encoder-layer parts: self-attention, feed-forward block, `norm1`, `norm2`,
+    /// dropout and options.
+    pub base: TransformerEncoderLayer<T, D>,
+    /// The attention over the memory.
+    pub multihead_attn: MultiheadAttention<T, D>,
+    /// The feed-forward block's layer norm (the memory attention's is `base.norm2`).
+    pub norm3: LayerNorm<T, D>,
+}
+
+/// The masks of [`TransformerDecoderLayer::forward_masked`]: attention masks and key padding
+/// masks for the target's self-attention and for the memory attention.
+pub struct DecoderMasks<'a, T: FloatElement, D: Backend> {
+    /// The target's self-attention mask (`AttnMask::Causal` for autoregressive decoding).
+    pub tgt_mask: Option<AttnMask<'a, T, D>>,
+    /// The memory attention's mask.
+    pub memory_mask: Option<AttnMask<'a, T, D>>,
+    /// True at padded target positions.
+    pub tgt_key_padding_mask: Option<&'a Tensor<bool, D>>,
+    /// True at padded memory positions.
+    pub memory_key_padding_mask: Option<&'a Tensor<bool, D>>,
+}
+
+// By hand: a derive would ask `D: Default` of the device.
+impl<T: FloatElement, D: Backend> Default for DecoderMasks<'_, T, D> {
+    fn default() -> Self {
+        DecoderMasks {
+            tgt_mask: None,
+            memory_mask: None,
+            tgt_key_padding_mask: None,
+            memory_key_padding_mask: None,
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> TransformerDecoderLayer<T, D> {
+    /// A layer over `d_model` features, initialised as PyTorch's sub-modules are.
+    ///
+    /// # Errors
+    /// As [`TransformerEncoderLayer::new`].
+    pub fn new(d_model: usize, opts: EncoderOptions, device: &D) -> Result<Self> {
+        let base = TransformerEncoderLayer::new(d_model, opts, device)?;
+        let attn = base.self_attn.opts;
+        Ok(TransformerDecoderLayer {
+            multihead_attn: MultiheadAttention::new(d_model, true, attn, device)?,
+            norm3: LayerNorm::new(&[d_model], opts.layer_norm_eps, true, device)?,
+            base,
+        })
+    }
+
+    /// The layer over `tgt` attending to `memory` (both in the options' layout).
+    ///
+    /// # Errors
+    /// As the blocks' functions (shapes, masks).
+    pub fn forward_masked(
+        &self,
+        tgt: &Tensor<T, D>,
+        memory: &Tensor<T, D>,
+        masks: &DecoderMasks<'_, T, D>,
+    ) -> Result<Tensor<T, D>> {
+        let b = &self.base;
+        let drop = |t: &Tensor<T, D>| Module::<T, D>::forward(&b.dropout, t);
+        let attend = |x: &Tensor<T, D>| -> Result<Tensor<T, D>> {
+            let m = masks.tgt_key_padding_mask;
+            drop(&b.self_attn.forward(x, x, x, m, masks.tgt_mask.clone())?.0)
+        };
+        let cross = |x: &Tensor<T, D>| -> Result<Tensor<T, D>> {
+            let (mem, m) = (memory, masks.memory_key_padding_mask);
+            let mask = masks.memory_mask.clone();
+            drop(&self.multihead_attn.forward(x, mem, mem, m, mask)?.0)
+        };
+        let feed = |x: &Tensor<T, D>| -> Result<Tensor<T, D>> {
+            let h = drop(&b.opts.activation.forward(&b.linear1.forward(x)?)?)?;
+            drop(&b.linear2.forward(&h)?)
+        };
+        if b.opts.norm_first {
+            let x = tgt.try_add(&attend(&b.norm1.forward(tgt)?)?)?;
+            let x = x.try_add(&cross(&b.norm2.forward(&x)?)?)?;
+            x.try_add(&feed(&self.norm3.forward(&x)?)?)
+        } else {
+            let x = b.norm1.forward(&tgt.try_add(&attend(tgt)?)?)?;
+            let x = b.norm2.forward(&x.try_add(&cross(&x)?)?)?;
+            self.norm3.forward(&x.try_add(&feed(&x)?)?)
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerDecoderLayer<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        let b = &self.base;
+        [
+            prefixed("self_attn", &b.self_attn),
+            prefixed("multihead_attn", &self.multihead_attn),
+            prefixed("linear1", &b.linear1),
+            prefixed("linear2", &b.linear2),
+            prefixed("norm1", &b.norm1),
+            prefixed("norm2", &b.norm2),
+            prefixed("norm3", &self.norm3),
+        ]
+        .concat()
+    }
+    fn set_training(&mut self, training: bool) {
+        self.base.set_training(training);
+        self.multihead_attn.set_training(training);
     }
 }

@@ -81,5 +81,16 @@ for n, v in seq2.state_dict().items():
     out[f"seq2.{n}"] = v.numpy()
 x2 = torch.randn(1, 2, 3, 3)
 out["seq2_x"] = x2.numpy(); out["seq2_y"] = seq2(x2).detach().numpy()
+# A pre-LN GELU batch-first decoder layer with a causal target mask, training-mode math with
+# dropout 0: dec.<name>, dec_tgt, dec_mem, dec_y, dec_gtgt (the target's gradient).
+dec = torch.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu",
+                                       batch_first=True, norm_first=True)
+for n, v in dec.state_dict().items():
+    out[f"dec.{n}"] = v.numpy()
+tgt = torch.randn(2, 3, 8, requires_grad=True); mem = torch.randn(2, 4, 8)
+causal = torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)
+y = dec(tgt, mem, tgt_mask=causal, tgt_is_causal=True)
+(y * torch.linspace(-1.0, 1.0, y.numel()).reshape(y.shape)).sum().backward()
+out.update({"dec_tgt": tgt.detach().numpy(), "dec_mem": mem.numpy(), "dec_y": y.detach().numpy(), "dec_gtgt": tgt.grad.numpy()})
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
