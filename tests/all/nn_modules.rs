@@ -287,6 +287,15 @@ fn recurrent_and_attention_modules_match_pytorch() {
             1e-12,
         );
 
+        // Over a packed batch of equal lengths, the packed network is the padded one.
+        let packed =
+            typed_tensor::nn::pack_padded_sequence(&s.detach(), &[5, 5], true, true).unwrap();
+        let p = lstm.forward_packed(&packed, None, None).unwrap();
+        let (padded, _) =
+            typed_tensor::nn::pad_packed_sequence(&p.output, true, 0.0, None).unwrap();
+        assert_close(&host_f64s(&padded), &get("lstm_out").to_vec(), 1e-12);
+        assert_close(&host_f64s(&p.h_n), &get("lstm_h").to_vec(), 1e-12);
+
         let gru =
             Rnn::<f64, _>::new(RnnMode::Gru, 3, 4, false, RnnOptions::default(), &dev).unwrap();
         gru.load_state_dict(&state("gru")).unwrap();
@@ -371,6 +380,28 @@ fn transformer_encoder_layer_matches_pytorch() {
                 );
             }
         }
+        // A stack of two with a final norm: equal layers at first, PyTorch's names, its output.
+        let sopts = EncoderOptions {
+            nhead: 2,
+            dim_feedforward: 16,
+            dropout: 0.0,
+            ..EncoderOptions::default()
+        };
+        let stack =
+            typed_tensor::nn::modules::TransformerEncoder::<f64, _>::new(8, sopts, 2, true, &dev)
+                .unwrap();
+        let p: BTreeMap<String, Tensor<f64, _>> = stack.named_parameters().into_iter().collect();
+        assert_eq!(
+            host_f64s(&p["layers.0.linear1.weight"]),
+            host_f64s(&p["layers.1.linear1.weight"])
+        );
+        assert!(!p["layers.0.linear1.weight"].shares_memory(&p["layers.1.linear1.weight"]));
+        assert!(p.contains_key("norm.bias"));
+        stack.load_state_dict(&sub_state(&f, "stack")).unwrap();
+        let ys = stack
+            .forward(&get("stack_x").to_device(&dev).unwrap())
+            .unwrap();
+        assert_close(&host_f64s(&ys), &get("stack_y").to_vec(), 1e-10);
         let bad = EncoderOptions {
             activation: Activation::Tanh,
             ..EncoderOptions::default()

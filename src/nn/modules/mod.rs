@@ -2,7 +2,8 @@
 //! [`Conv2d`], [`ConvTranspose2d`], [`GroupNorm`], [`RmsNorm`], [`PRelu`], [`Identity`],
 //! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
 //! [`Pool2d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`],
-//! [`TransformerEncoderLayer`] and [`TransformerDecoderLayer`], each initialised as PyTorch initialises it and running the
+//! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`] and [`TransformerEncoder`], each
+//! initialised as PyTorch initialises it and running the
 //! functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
@@ -43,7 +44,8 @@ pub use conv::{Conv1d, Conv2d, ConvTranspose2d};
 pub use sequence::{MultiheadAttention, Rnn};
 pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d};
 pub use transformer::{
-    DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoderLayer,
+    DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoder,
+    TransformerEncoderLayer,
 };
 pub use weighted::{BatchNorm, Embedding, GroupNorm, LayerNorm, Linear, PRelu, RmsNorm};
 

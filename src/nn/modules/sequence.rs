@@ -7,7 +7,8 @@ use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::nn::{
-    self as nn, AttnMask, CellWeights, MhaOptions, MhaParams, RnnMode, RnnOptions, RnnOutput, init,
+    self as nn, AttnMask, CellWeights, MhaOptions, MhaParams, PackedRnnOutput, PackedSequence,
+    RnnMode, RnnOptions, RnnOutput, init,
 };
 use crate::tensor::Tensor;
 
@@ -105,15 +106,32 @@ impl<T: FloatElement, D: Backend> Rnn<T, D> {
         h0: Option<&Tensor<T, D>>,
         c0: Option<&Tensor<T, D>>,
     ) -> Result<RnnOutput<T, D>> {
-        let weights: Vec<CellWeights<'_, T, D>> = (self.cells.iter())
+        nn::rnn(self.mode, input, h0, c0, &self.weights(), self.opts)
+    }
+
+    /// The network over a packed batch, each sequence over its own length (PyTorch's module
+    /// given a `PackedSequence`): [`nn::rnn_packed`]'s output.
+    ///
+    /// # Errors
+    /// As [`nn::rnn_packed`].
+    pub fn forward_packed(
+        &self,
+        input: &PackedSequence<T, D>,
+        h0: Option<&Tensor<T, D>>,
+        c0: Option<&Tensor<T, D>>,
+    ) -> Result<PackedRnnOutput<T, D>> {
+        nn::rnn_packed(self.mode, input, h0, c0, &self.weights(), self.opts)
+    }
+
+    fn weights(&self) -> Vec<CellWeights<'_, T, D>> {
+        (self.cells.iter())
             .map(|c| CellWeights {
                 w_ih: &c.w_ih,
                 w_hh: &c.w_hh,
                 b_ih: c.b_ih.as_ref(),
                 b_hh: c.b_hh.as_ref(),
             })
-            .collect();
-        nn::rnn(self.mode, input, h0, c0, &weights, self.opts)
+            .collect()
     }
 }
 

@@ -271,3 +271,98 @@ impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerDecoderLayer<T
         self.multihead_attn.set_training(training);
     }
 }
+
+/// A stack of encoder layers and an optional final layer norm (PyTorch
+/// `nn.TransformerEncoder(layer, num_layers, norm)`): the layers start from one layer's
+/// weights copied, as PyTorch's deep copies of its `encoder_layer` do; parameters are named
+/// `layers.{i}.…` and `norm.…`.
+#[derive(Clone)]
+pub struct TransformerEncoder<T: FloatElement, D: Backend> {
+    /// The layers, applied in order.
+    pub layers: Vec<TransformerEncoderLayer<T, D>>,
+    /// The final layer norm (PyTorch's `norm` argument), if any.
+    pub norm: Option<LayerNorm<T, D>>,
+}
+
+impl<T: FloatElement, D: Backend> TransformerEncoder<T, D> {
+    /// `num_layers` layers of `d_model` features, equal at first, and a final layer norm when
+    /// `final_norm` (its eps `opts.layer_norm_eps`).
+    ///
+    /// # Errors
+    /// As [`TransformerEncoderLayer::new`]; allocation failure.
+    pub fn new(
+        d_model: usize,
+        opts: EncoderOptions,
+        num_layers: usize,
+        final_norm: bool,
+        device: &D,
+    ) -> Result<Self> {
+        let mut layers = Vec::with_capacity(num_layers);
+        for i in 0..num_layers {
+            let layer = TransformerEncoderLayer::new(d_model, opts, device)?;
+            if i > 0 {
+                // The first layer's values, in separate buffers.
+                let first: &TransformerEncoderLayer<T, D> = &layers[0];
+                let state = (first.state_dict().into_iter())
+                    .map(|(n, t)| (n, crate::dynamic::DynTensor::from(t)))
+                    .collect();
+                layer.load_state_dict(&state)?;
+            }
+            layers.push(layer);
+        }
+        let norm = match final_norm {
+            true => Some(LayerNorm::new(
+                &[d_model],
+                opts.layer_norm_eps,
+                true,
+                device,
+            )?),
+            false => None,
+        };
+        Ok(TransformerEncoder { layers, norm })
+    }
+
+    /// The stack over `src` with the masks every layer takes.
+    ///
+    /// # Errors
+    /// As [`TransformerEncoderLayer::forward_masked`].
+    pub fn forward_masked(
+        &self,
+        src: &Tensor<T, D>,
+        mask: Option<AttnMask<'_, T, D>>,
+        src_key_padding_mask: Option<&Tensor<bool, D>>,
+    ) -> Result<Tensor<T, D>> {
+        let mut x = src.clone();
+        for layer in &self.layers {
+            x = layer.forward_masked(&x, mask.clone(), src_key_padding_mask)?;
+        }
+        match &self.norm {
+            Some(n) => n.forward(&x),
+            None => Ok(x),
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerEncoder<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        let mut out = Vec::new();
+        for (i, l) in self.layers.iter().enumerate() {
+            out.extend(prefixed(&format!("layers.{i}"), l));
+        }
+        if let Some(n) = &self.norm {
+            out.extend(prefixed("norm", n));
+        }
+        out
+    }
+    fn set_training(&mut self, training: bool) {
+        for l in &mut self.layers {
+            l.set_training(training);
+        }
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for TransformerEncoder<T, D> {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        self.forward_masked(x, None, None)
+    }
+}

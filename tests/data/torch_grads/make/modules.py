@@ -92,5 +92,15 @@ causal = torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.flo
 y = dec(tgt, mem, tgt_mask=causal, tgt_is_causal=True)
 (y * torch.linspace(-1.0, 1.0, y.numel()).reshape(y.shape)).sum().backward()
 out.update({"dec_tgt": tgt.detach().numpy(), "dec_mem": mem.numpy(), "dec_y": y.detach().numpy(), "dec_gtgt": tgt.grad.numpy()})
+# A 2-layer encoder stack with a final norm (layers perturbed apart), dropout 0: stack.*,
+# stack_x, stack_y.
+stack = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, 0.0), 2,
+                                    norm=torch.nn.LayerNorm(8), enable_nested_tensor=False)
+with torch.no_grad():
+    stack.layers[1].linear1.weight.mul_(1.5)
+for n, v in stack.state_dict().items():
+    out[f"stack.{n}"] = v.numpy()
+xs = torch.randn(3, 2, 8)
+out["stack_x"] = xs.numpy(); out["stack_y"] = stack(xs).detach().numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
