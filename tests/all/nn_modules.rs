@@ -516,3 +516,40 @@ fn transformer_decoder_layer_matches_pytorch() {
         );
     });
 }
+
+/// The `TransformerDecoder` stack (post-LN, a final norm, a causal target mask) and
+/// `Upsample` (bilinear, scale 2) against PyTorch 2.15.
+#[test]
+fn decoder_stack_and_upsample_match_pytorch() {
+    use typed_tensor::nn::modules::{DecoderMasks, EncoderOptions, TransformerDecoder, Upsample};
+    use typed_tensor::nn::{AttnMask, Interpolation};
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("decoder_stack", |dev| {
+        let opts = EncoderOptions {
+            nhead: 2,
+            dim_feedforward: 16,
+            dropout: 0.0,
+            ..EncoderOptions::default()
+        };
+        let stack = TransformerDecoder::<f64, _>::new(8, opts, 2, true, &dev).unwrap();
+        stack.load_state_dict(&sub_state(&f, "dstack")).unwrap();
+        let masks = DecoderMasks {
+            tgt_mask: Some(AttnMask::Causal),
+            ..DecoderMasks::default()
+        };
+        let tgt = get("dstack_tgt").to_device(&dev).unwrap();
+        let mem = get("dstack_mem").to_device(&dev).unwrap();
+        let y = stack.forward_masked(&tgt, &mem, &masks).unwrap();
+        assert_close(&host_f64s(&y), &get("dstack_y").to_vec(), 1e-10);
+        let up = Upsample {
+            scale_factor: vec![2.0, 2.0],
+            mode: Interpolation::Bilinear {
+                align_corners: false,
+            },
+        };
+        let u = Module::<f64, _>::forward(&up, &get("up_x").to_device(&dev).unwrap()).unwrap();
+        assert_eq!(u.dims(), [1, 2, 6, 8]);
+        assert_close(&host_f64s(&u), &get("up_y").to_vec(), 1e-12);
+    });
+}

@@ -2,9 +2,9 @@
 //! [`Conv2d`], [`ConvTranspose2d`], [`GroupNorm`], [`RmsNorm`], [`PRelu`], [`Identity`],
 //! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
 //! [`Pool2d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`],
-//! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`] and [`TransformerEncoder`], each
-//! initialised as PyTorch initialises it and running the
-//! functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
+//! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`], [`TransformerEncoder`],
+//! [`TransformerDecoder`] and [`Upsample`], each initialised as PyTorch initialises it and
+//! running the functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
 //! [`Parameters::load_state_dict`].
@@ -36,16 +36,17 @@
 
 mod conv;
 mod sequence;
+mod stacks;
 mod stateless;
 mod transformer;
 mod weighted;
 
 pub use conv::{Conv1d, Conv2d, ConvTranspose2d};
 pub use sequence::{MultiheadAttention, Rnn};
-pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d};
+pub use stacks::{TransformerDecoder, TransformerEncoder};
+pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d, Upsample};
 pub use transformer::{
-    DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoder,
-    TransformerEncoderLayer,
+    DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoderLayer,
 };
 pub use weighted::{BatchNorm, Embedding, GroupNorm, LayerNorm, Linear, PRelu, RmsNorm};
 

@@ -191,3 +191,25 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Identity {
         Ok(x.clone())
     }
 }
+
+/// Resizing of `(N, C, ...)` by per-axis scale factors (PyTorch `nn.Upsample(scale_factor,
+/// mode)`): [`nn::interpolate_scale`], one factor per spatial axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Upsample {
+    /// One factor per spatial axis (`[2.0, 2.0]` doubles an image).
+    pub scale_factor: Vec<f64>,
+    /// Nearest, linear, bilinear, bicubic, trilinear or area.
+    pub mode: nn::Interpolation,
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Upsample {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        Vec::new()
+    }
+}
+
+impl<T: FloatElement, D: Backend> Module<T, D> for Upsample {
+    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
+        nn::interpolate_scale(x, &self.scale_factor, self.mode)
+    }
+}

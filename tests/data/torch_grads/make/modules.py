@@ -102,5 +102,18 @@ for n, v in stack.state_dict().items():
     out[f"stack.{n}"] = v.numpy()
 xs = torch.randn(3, 2, 8)
 out["stack_x"] = xs.numpy(); out["stack_y"] = stack(xs).detach().numpy()
+# A 2-layer decoder stack with a final norm and a causal target mask: dstack.*, dstack_tgt,
+# dstack_mem, dstack_y; Upsample(scale 2, bilinear): up_x, up_y.
+dstack = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(8, 2, 16, 0.0), 2,
+                                     norm=torch.nn.LayerNorm(8))
+with torch.no_grad():
+    dstack.layers[0].linear2.weight.mul_(0.5)
+for n, v in dstack.state_dict().items():
+    out[f"dstack.{n}"] = v.numpy()
+t2, m2 = torch.randn(3, 2, 8), torch.randn(4, 2, 8)
+out["dstack_tgt"] = t2.numpy(); out["dstack_mem"] = m2.numpy()
+out["dstack_y"] = dstack(t2, m2, tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)).detach().numpy()
+ux = torch.randn(1, 2, 3, 4)
+out["up_x"] = ux.numpy(); out["up_y"] = torch.nn.Upsample(scale_factor=2, mode="bilinear")(ux).numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
