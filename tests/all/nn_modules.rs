@@ -517,8 +517,8 @@ fn transformer_decoder_layer_matches_pytorch() {
     });
 }
 
-/// The `TransformerDecoder` stack (post-LN, a final norm, a causal target mask) and
-/// `Upsample` (bilinear, scale 2) against PyTorch 2.15.
+/// The `TransformerDecoder` stack (post-LN, a final norm, a causal target mask),
+/// `Transformer` and `Upsample` (bilinear, scale 2) against PyTorch 2.15.
 #[test]
 fn decoder_stack_and_upsample_match_pytorch() {
     use typed_tensor::nn::modules::{DecoderMasks, EncoderOptions, TransformerDecoder, Upsample};
@@ -542,6 +542,26 @@ fn decoder_stack_and_upsample_match_pytorch() {
         let mem = get("dstack_mem").to_device(&dev).unwrap();
         let y = stack.forward_masked(&tgt, &mem, &masks).unwrap();
         assert_close(&host_f64s(&y), &get("dstack_y").to_vec(), 1e-10);
+        // nn.Transformer: Xavier bounds at first, then PyTorch's weights and output.
+        let tr =
+            typed_tensor::nn::modules::Transformer::<f64, _>::new(8, opts, 2, 1, &dev).unwrap();
+        let p: BTreeMap<String, Tensor<f64, _>> = tr.named_parameters().into_iter().collect();
+        let w = &p["encoder.layers.0.linear1.weight"]; // (16, 8): bound √(6/24)
+        assert!(host_f64s(w).iter().all(|v| v.abs() <= 0.5));
+        assert!(
+            p.contains_key("decoder.norm.weight") && p.contains_key("encoder.layers.1.norm2.bias")
+        );
+        tr.load_state_dict(&sub_state(&f, "tr")).unwrap();
+        let y = tr
+            .forward_masked(
+                &get("tr_src").to_device(&dev).unwrap(),
+                &get("tr_tgt").to_device(&dev).unwrap(),
+                None,
+                None,
+                &masks,
+            )
+            .unwrap();
+        assert_close(&host_f64s(&y), &get("tr_y").to_vec(), 1e-10);
         let up = Upsample {
             scale_factor: vec![2.0, 2.0],
             mode: Interpolation::Bilinear {

@@ -3,7 +3,7 @@
 //! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
 //! [`Pool2d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`],
 //! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`], [`TransformerEncoder`],
-//! [`TransformerDecoder`] and [`Upsample`], each initialised as PyTorch initialises it and
+//! [`TransformerDecoder`], [`Transformer`] and [`Upsample`], each initialised as PyTorch initialises it and
 //! running the functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
@@ -43,7 +43,7 @@ mod weighted;
 
 pub use conv::{Conv1d, Conv2d, ConvTranspose2d};
 pub use sequence::{MultiheadAttention, Rnn};
-pub use stacks::{TransformerDecoder, TransformerEncoder};
+pub use stacks::{Transformer, TransformerDecoder, TransformerEncoder};
 pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d, Upsample};
 pub use transformer::{
     DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoderLayer,

@@ -1,5 +1,5 @@
-//! PyTorch's `nn.TransformerEncoder` and `nn.TransformerDecoder`: stacks of equal layers
-//! with an optional final layer norm.
+//! PyTorch's `nn.TransformerEncoder` and `nn.TransformerDecoder` (stacks of equal layers
+//! with an optional final layer norm) and `nn.Transformer` (one of each).
 
 use super::{
     DecoderMasks, EncoderOptions, LayerNorm, Module, Parameters, TransformerDecoderLayer,
@@ -195,5 +195,78 @@ impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerDecoder<T, D> 
         for l in &mut self.layers {
             l.set_training(training);
         }
+    }
+}
+
+/// The encoder-decoder model of "Attention is all you need" (PyTorch `nn.Transformer`): an
+/// encoder stack and a decoder stack, each with a final layer norm; every parameter of two
+/// or more dimensions re-initialised by Xavier-uniform, as PyTorch's `_reset_parameters`
+/// does. Parameters `encoder.layers.{i}.…`, `encoder.norm.…`, `decoder.…`.
+#[derive(Clone)]
+pub struct Transformer<T: FloatElement, D: Backend> {
+    /// The encoder stack, with its final norm.
+    pub encoder: TransformerEncoder<T, D>,
+    /// The decoder stack, with its final norm.
+    pub decoder: TransformerDecoder<T, D>,
+}
+
+impl<T: FloatElement, D: Backend> Transformer<T, D> {
+    /// `num_encoder_layers` and `num_decoder_layers` layers of `d_model` features (PyTorch's
+    /// defaults: 6 and 6, `d_model` 512).
+    ///
+    /// # Errors
+    /// As [`TransformerEncoderLayer::new`]; allocation failure.
+    pub fn new(
+        d_model: usize,
+        opts: EncoderOptions,
+        num_encoder_layers: usize,
+        num_decoder_layers: usize,
+        device: &D,
+    ) -> Result<Self> {
+        let t = Transformer {
+            encoder: TransformerEncoder::new(d_model, opts, num_encoder_layers, true, device)?,
+            decoder: TransformerDecoder::new(d_model, opts, num_decoder_layers, true, device)?,
+        };
+        for (_, p) in t.named_parameters() {
+            if p.ndim() > 1 {
+                let mut p = p;
+                crate::nn::init::xavier_uniform_(&mut p, 1.0)?;
+            }
+        }
+        Ok(t)
+    }
+
+    /// `tgt` decoded against the encoding of `src`, with the encoder's masks (`src_mask`,
+    /// `src_key_padding_mask`) and the decoder's ([`DecoderMasks`]; its memory padding mask
+    /// is usually `src_key_padding_mask`).
+    ///
+    /// # Errors
+    /// As the stacks' `forward_masked`.
+    pub fn forward_masked(
+        &self,
+        src: &Tensor<T, D>,
+        tgt: &Tensor<T, D>,
+        src_mask: Option<AttnMask<'_, T, D>>,
+        src_key_padding_mask: Option<&Tensor<bool, D>>,
+        masks: &DecoderMasks<'_, T, D>,
+    ) -> Result<Tensor<T, D>> {
+        let memory = self
+            .encoder
+            .forward_masked(src, src_mask, src_key_padding_mask)?;
+        self.decoder.forward_masked(tgt, &memory, masks)
+    }
+}
+
+impl<T: FloatElement, D: Backend> Parameters<T, D> for Transformer<T, D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        [
+            prefixed("encoder", &self.encoder),
+            prefixed("decoder", &self.decoder),
+        ]
+        .concat()
+    }
+    fn set_training(&mut self, training: bool) {
+        self.encoder.set_training(training);
+        self.decoder.set_training(training);
     }
 }

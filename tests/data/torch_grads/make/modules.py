@@ -115,5 +115,13 @@ out["dstack_tgt"] = t2.numpy(); out["dstack_mem"] = m2.numpy()
 out["dstack_y"] = dstack(t2, m2, tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)).detach().numpy()
 ux = torch.randn(1, 2, 3, 4)
 out["up_x"] = ux.numpy(); out["up_y"] = torch.nn.Upsample(scale_factor=2, mode="bilinear")(ux).numpy()
+# nn.Transformer with 2 encoder and 1 decoder layers, a causal target mask: tr.*, tr_src,
+# tr_tgt, tr_y.
+tr = torch.nn.Transformer(8, 2, 2, 1, 16, 0.0)
+for n, v in tr.state_dict().items():
+    out[f"tr.{n}"] = v.numpy()
+src, tg = torch.randn(4, 2, 8), torch.randn(3, 2, 8)
+out["tr_src"] = src.numpy(); out["tr_tgt"] = tg.numpy()
+out["tr_y"] = tr(src, tg, tgt_mask=tr.generate_square_subsequent_mask(3, dtype=torch.float64)).detach().numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
