@@ -43,7 +43,7 @@ mod weighted;
 
 pub use conv::{Conv1d, Conv2d, ConvTranspose2d};
 pub use sequence::{MultiheadAttention, Rnn};
-pub use stacks::{Transformer, TransformerDecoder, TransformerEncoder};
+pub use stacks::{LayerStack, Transformer, TransformerDecoder, TransformerEncoder};
 pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d, Upsample};
 pub use transformer::{
     DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoderLayer,

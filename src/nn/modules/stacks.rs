@@ -11,59 +11,76 @@ use crate::error::Result;
 use crate::nn::AttnMask;
 use crate::tensor::Tensor;
 
-/// `n` layers made by `make`, the later ones given the first one's values in their own
-/// buffers (PyTorch's stacks deep-copy one layer).
-fn copies<T: FloatElement, D: Backend, L: Parameters<T, D>>(
-    n: usize,
-    make: impl Fn() -> Result<L>,
-) -> Result<Vec<L>> {
-    let mut layers: Vec<L> = Vec::with_capacity(n);
-    for i in 0..n {
-        let layer = make()?;
-        if i > 0 {
-            let state = (layers[0].state_dict().into_iter())
-                .map(|(n, t)| (n, crate::dynamic::DynTensor::from(t)))
-                .collect();
-            layer.load_state_dict(&state)?;
-        }
-        layers.push(layer);
-    }
-    Ok(layers)
-}
-
-/// The stacks' final layer norm, when asked for.
-fn final_norm_of<T: FloatElement, D: Backend>(
-    wanted: bool,
-    d_model: usize,
-    opts: EncoderOptions,
-    device: &D,
-) -> Result<Option<LayerNorm<T, D>>> {
-    match wanted {
-        true => Ok(Some(LayerNorm::new(
-            &[d_model],
-            opts.layer_norm_eps,
-            true,
-            device,
-        )?)),
-        false => Ok(None),
-    }
-}
-
-/// A stack of encoder layers and an optional final layer norm (PyTorch
-/// `nn.TransformerEncoder(layer, num_layers, norm)`): the layers start from one layer's
-/// weights copied, as PyTorch's deep copies of its `encoder_layer` do; parameters are named
-/// `layers.{i}.…` and `norm.…`.
+/// Layers of one kind applied in order, then an optional final layer norm: PyTorch's
+/// `nn.TransformerEncoder(layer, num_layers, norm)` and `nn.TransformerDecoder` are this over
+/// their layer type ([`TransformerEncoder`], [`TransformerDecoder`]). The layers start from one
+/// layer's values copied into each, as PyTorch's deep copies of its layer do; parameters are
+/// named `layers.{i}.…` and `norm.…`.
 #[derive(Clone)]
-pub struct TransformerEncoder<T: FloatElement, D: Backend> {
+pub struct LayerStack<L, T: FloatElement, D: Backend> {
     /// The layers, applied in order.
-    pub layers: Vec<TransformerEncoderLayer<T, D>>,
+    pub layers: Vec<L>,
     /// The final layer norm (PyTorch's `norm` argument), if any.
     pub norm: Option<LayerNorm<T, D>>,
 }
 
+/// PyTorch's `nn.TransformerEncoder`: a [`LayerStack`] of encoder layers.
+pub type TransformerEncoder<T, D> = LayerStack<TransformerEncoderLayer<T, D>, T, D>;
+
+/// PyTorch's `nn.TransformerDecoder`: a [`LayerStack`] of decoder layers, each attending to
+/// the same memory.
+pub type TransformerDecoder<T, D> = LayerStack<TransformerDecoderLayer<T, D>, T, D>;
+
+impl<L: Parameters<T, D>, T: FloatElement, D: Backend> LayerStack<L, T, D> {
+    /// `n` layers made by `make`, the later ones given the first one's values in their own
+    /// buffers, and a final layer norm over `d_model` when `final_norm`.
+    fn build(
+        n: usize,
+        make: impl Fn() -> Result<L>,
+        final_norm: bool,
+        d_model: usize,
+        opts: EncoderOptions,
+        device: &D,
+    ) -> Result<Self> {
+        let mut layers: Vec<L> = Vec::with_capacity(n);
+        for i in 0..n {
+            let layer = make()?;
+            if i > 0 {
+                let state = (layers[0].state_dict().into_iter())
+                    .map(|(n, t)| (n, crate::dynamic::DynTensor::from(t)))
+                    .collect();
+                layer.load_state_dict(&state)?;
+            }
+            layers.push(layer);
+        }
+        let eps = opts.layer_norm_eps;
+        let norm = match final_norm {
+            true => Some(LayerNorm::new(&[d_model], eps, true, device)?),
+            false => None,
+        };
+        Ok(LayerStack { layers, norm })
+    }
+
+    /// `x` through each layer by `step`, then the final norm.
+    fn run(
+        &self,
+        x: &Tensor<T, D>,
+        step: impl Fn(&L, &Tensor<T, D>) -> Result<Tensor<T, D>>,
+    ) -> Result<Tensor<T, D>> {
+        let mut x = x.clone();
+        for layer in &self.layers {
+            x = step(layer, &x)?;
+        }
+        match &self.norm {
+            Some(n) => n.forward(&x),
+            None => Ok(x),
+        }
+    }
+}
+
 impl<T: FloatElement, D: Backend> TransformerEncoder<T, D> {
-    /// `num_layers` layers of `d_model` features, equal at first, and a final layer norm when
-    /// `final_norm` (its eps `opts.layer_norm_eps`).
+    /// `num_layers` encoder layers of `d_model` features, equal at first, and a final layer
+    /// norm when `final_norm` (its eps `opts.layer_norm_eps`).
     ///
     /// # Errors
     /// As [`TransformerEncoderLayer::new`]; allocation failure.
@@ -74,12 +91,8 @@ impl<T: FloatElement, D: Backend> TransformerEncoder<T, D> {
         final_norm: bool,
         device: &D,
     ) -> Result<Self> {
-        Ok(TransformerEncoder {
-            layers: copies(num_layers, || {
-                TransformerEncoderLayer::new(d_model, opts, device)
-            })?,
-            norm: final_norm_of(final_norm, d_model, opts, device)?,
-        })
+        let make = || TransformerEncoderLayer::new(d_model, opts, device);
+        Self::build(num_layers, make, final_norm, d_model, opts, device)
     }
 
     /// The stack over `src` with the masks every layer takes.
@@ -92,18 +105,44 @@ impl<T: FloatElement, D: Backend> TransformerEncoder<T, D> {
         mask: Option<AttnMask<'_, T, D>>,
         src_key_padding_mask: Option<&Tensor<bool, D>>,
     ) -> Result<Tensor<T, D>> {
-        let mut x = src.clone();
-        for layer in &self.layers {
-            x = layer.forward_masked(&x, mask.clone(), src_key_padding_mask)?;
-        }
-        match &self.norm {
-            Some(n) => n.forward(&x),
-            None => Ok(x),
-        }
+        self.run(src, |l, x| {
+            l.forward_masked(x, mask.clone(), src_key_padding_mask)
+        })
     }
 }
 
-impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerEncoder<T, D> {
+impl<T: FloatElement, D: Backend> TransformerDecoder<T, D> {
+    /// `num_layers` decoder layers of `d_model` features, equal at first, and a final layer
+    /// norm when `final_norm`.
+    ///
+    /// # Errors
+    /// As [`TransformerDecoderLayer::new`]; allocation failure.
+    pub fn new(
+        d_model: usize,
+        opts: EncoderOptions,
+        num_layers: usize,
+        final_norm: bool,
+        device: &D,
+    ) -> Result<Self> {
+        let make = || TransformerDecoderLayer::new(d_model, opts, device);
+        Self::build(num_layers, make, final_norm, d_model, opts, device)
+    }
+
+    /// The stack over `tgt` attending to `memory`, with the masks every layer takes.
+    ///
+    /// # Errors
+    /// As [`TransformerDecoderLayer::forward_masked`].
+    pub fn forward_masked(
+        &self,
+        tgt: &Tensor<T, D>,
+        memory: &Tensor<T, D>,
+        masks: &DecoderMasks<'_, T, D>,
+    ) -> Result<Tensor<T, D>> {
+        self.run(tgt, |l, x| l.forward_masked(x, memory, masks))
+    }
+}
+
+impl<L: Parameters<T, D>, T: FloatElement, D: Backend> Parameters<T, D> for LayerStack<L, T, D> {
     fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
         let mut out = Vec::new();
         for (i, l) in self.layers.iter().enumerate() {
@@ -124,77 +163,6 @@ impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerEncoder<T, D> 
 impl<T: FloatElement, D: Backend> Module<T, D> for TransformerEncoder<T, D> {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         self.forward_masked(x, None, None)
-    }
-}
-
-/// A stack of decoder layers and an optional final layer norm (PyTorch
-/// `nn.TransformerDecoder(layer, num_layers, norm)`), equal at first as the encoder stack's;
-/// parameters `layers.{i}.…` and `norm.…`.
-#[derive(Clone)]
-pub struct TransformerDecoder<T: FloatElement, D: Backend> {
-    /// The layers, applied in order, each attending to the same memory.
-    pub layers: Vec<TransformerDecoderLayer<T, D>>,
-    /// The final layer norm, if any.
-    pub norm: Option<LayerNorm<T, D>>,
-}
-
-impl<T: FloatElement, D: Backend> TransformerDecoder<T, D> {
-    /// `num_layers` layers of `d_model` features, equal at first, and a final layer norm when
-    /// `final_norm`.
-    ///
-    /// # Errors
-    /// As [`TransformerDecoderLayer::new`]; allocation failure.
-    pub fn new(
-        d_model: usize,
-        opts: EncoderOptions,
-        num_layers: usize,
-        final_norm: bool,
-        device: &D,
-    ) -> Result<Self> {
-        Ok(TransformerDecoder {
-            layers: copies(num_layers, || {
-                TransformerDecoderLayer::new(d_model, opts, device)
-            })?,
-            norm: final_norm_of(final_norm, d_model, opts, device)?,
-        })
-    }
-
-    /// The stack over `tgt` attending to `memory`, with the masks every layer takes.
-    ///
-    /// # Errors
-    /// As [`TransformerDecoderLayer::forward_masked`].
-    pub fn forward_masked(
-        &self,
-        tgt: &Tensor<T, D>,
-        memory: &Tensor<T, D>,
-        masks: &DecoderMasks<'_, T, D>,
-    ) -> Result<Tensor<T, D>> {
-        let mut x = tgt.clone();
-        for layer in &self.layers {
-            x = layer.forward_masked(&x, memory, masks)?;
-        }
-        match &self.norm {
-            Some(n) => n.forward(&x),
-            None => Ok(x),
-        }
-    }
-}
-
-impl<T: FloatElement, D: Backend> Parameters<T, D> for TransformerDecoder<T, D> {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        let mut out = Vec::new();
-        for (i, l) in self.layers.iter().enumerate() {
-            out.extend(prefixed(&format!("layers.{i}"), l));
-        }
-        if let Some(n) = &self.norm {
-            out.extend(prefixed("norm", n));
-        }
-        out
-    }
-    fn set_training(&mut self, training: bool) {
-        for l in &mut self.layers {
-            l.set_training(training);
-        }
     }
 }
 
