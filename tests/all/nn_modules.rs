@@ -220,6 +220,35 @@ fn modules_initialise_and_train() {
     let (wa, wb) = (&a.state_dict()[0].1, &b.state_dict()[0].1);
     assert_eq!(wa.cast::<f64>().to_vec(), wb.to_vec());
 
+    // Hostile sizes are errors, not overflows or endless loops.
+    let empty = Tensor::<f32>::zeros([0, 1 << 40, 1 << 40]).unwrap();
+    let e = Module::<f32, Cpu>::forward(&Flatten::default(), &empty)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Flatten") && e.contains("overflows"), "{e}");
+    use typed_tensor::nn::modules::{MultiheadAttention, Rnn};
+    use typed_tensor::nn::{MhaOptions, RnnMode, RnnOptions};
+    let many = RnnOptions {
+        num_layers: 1 << 60,
+        ..RnnOptions::default()
+    };
+    assert!(Rnn::<f32, Cpu>::new(RnnMode::Lstm, 3, 4, true, many, &Cpu).is_err());
+    assert!(
+        Rnn::<f32, Cpu>::new(
+            RnnMode::Lstm,
+            3,
+            usize::MAX / 2,
+            true,
+            RnnOptions::default(),
+            &Cpu
+        )
+        .is_err()
+    );
+    assert!(
+        MultiheadAttention::<f32, Cpu>::new(usize::MAX / 2, true, MhaOptions::default(), &Cpu)
+            .is_err()
+    );
+
     use typed_tensor::optim::{Adam, Optimizer};
     let model = Sequential::<f32, Cpu>::new()
         .push(Linear::new(3, 16, true, &Cpu).unwrap())

@@ -62,17 +62,29 @@ impl<T: FloatElement, D: Backend> Rnn<T, D> {
             RnnMode::Gru => 3,
             RnnMode::Tanh | RnnMode::Relu => 1,
         };
-        let gh = gates * hidden_size;
         let dirs = if opts.bidirectional { 2 } else { 1 };
+        // Every size checked, and the whole network's elements refused up front when they
+        // exceed memory, so hostile sizes neither overflow nor loop over 2^60 layers.
+        let too_big = || Error::InvalidArgument {
+            op: "Rnn",
+            msg: format!(
+                "{} layers of hidden size {hidden_size} over {input_size} inputs overflow",
+                opts.num_layers
+            ),
+        };
+        let gh = hidden_size.checked_mul(gates).ok_or_else(too_big)?;
+        let wide = hidden_size.checked_mul(dirs).ok_or_else(too_big)?;
+        let per_cell = (input_size.max(wide) + hidden_size + 2)
+            .checked_mul(gh)
+            .ok_or_else(too_big)?;
+        let n_cells = opts.num_layers.checked_mul(dirs).ok_or_else(too_big)?;
+        let total = n_cells.checked_mul(per_cell).ok_or_else(too_big)?;
+        crate::alloc::check_bytes("Rnn", total.checked_mul(T::SIZE).ok_or_else(too_big)?)?;
         let b = 1.0 / (hidden_size as f64).sqrt();
         let u = |shape: &[usize]| param(shape, device, |t| init::uniform_(t, -b, b));
-        let mut cells = Vec::with_capacity(opts.num_layers * dirs);
+        let mut cells = crate::alloc::with_capacity("Rnn", n_cells)?;
         for layer in 0..opts.num_layers {
-            let inputs = if layer == 0 {
-                input_size
-            } else {
-                dirs * hidden_size
-            };
+            let inputs = if layer == 0 { input_size } else { wide };
             for _ in 0..dirs {
                 cells.push(Cell {
                     w_ih: u(&[gh, inputs])?,
@@ -194,6 +206,10 @@ impl<T: FloatElement, D: Backend> MultiheadAttention<T, D> {
             });
         }
         let e = embed_dim;
+        let e3 = e.checked_mul(3).ok_or_else(|| Error::InvalidArgument {
+            op: "MultiheadAttention",
+            msg: format!("embed_dim {e} is too large"),
+        })?;
         let b = if e == 0 { 0.0 } else { 1.0 / (e as f64).sqrt() };
         let zeros = |n: usize| -> Result<Option<Tensor<T, D>>> {
             match bias {
@@ -202,8 +218,8 @@ impl<T: FloatElement, D: Backend> MultiheadAttention<T, D> {
             }
         };
         Ok(MultiheadAttention {
-            in_proj_weight: param(&[3 * e, e], device, |t| init::xavier_uniform_(t, 1.0))?,
-            in_proj_bias: zeros(3 * e)?,
+            in_proj_weight: param(&[e3, e], device, |t| init::xavier_uniform_(t, 1.0))?,
+            in_proj_bias: zeros(e3)?,
             out_proj_weight: param(&[e, e], device, |t| init::uniform_(t, -b, b))?,
             out_proj_bias: zeros(e)?,
             opts,

@@ -123,7 +123,13 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Flatten {
             });
         }
         let d = x.dims();
-        let merged = d[s..=e].iter().product::<usize>();
+        // Checked: an empty tensor's other axes may multiply past usize.
+        let merged = (d[s..=e].iter())
+            .try_fold(1usize, |a, &n| a.checked_mul(n))
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "Flatten",
+                msg: format!("merging axes {s}..={e} of shape {} overflows", x.shape()),
+            })?;
         let shape: Vec<usize> = [&d[..s], &[merged][..], &d[e + 1..]].concat();
         x.try_reshape(shape)
     }
