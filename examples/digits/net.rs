@@ -9,7 +9,7 @@ use std::path::Path;
 use typed_tensor::io::{SafetensorsFile, save_safetensors};
 use typed_tensor::nn::init::{self, FanMode, Nonlinearity};
 use typed_tensor::nn::{Reduction, cross_entropy};
-use typed_tensor::optim::{Adam, CosineAnnealing, LrSchedule, Optimizer};
+use typed_tensor::optim::{Adam, CosineAnnealing, GradScaler, LrSchedule, Optimizer};
 use typed_tensor::prelude::*;
 
 /// A classifier of `(batch, 64)` standardised pixels into 10 logits.
@@ -46,6 +46,8 @@ pub struct Trainer<N: Net<T, D>, T: FloatElement, D: Backend> {
     pub split: Split<T, D>,
     target: Tensor<i64, D>,
     opt: Adam<T, D>,
+    params: Vec<Tensor<T, D>>,
+    scaler: GradScaler,
     schedule: CosineAnnealing,
     rng: rand::rngs::StdRng,
     order: Vec<i64>,
@@ -60,15 +62,22 @@ impl<N: Net<T, D>, T: FloatElement, D: Backend> Trainer<N, T, D> {
         let target = targets(&split.y_train, device)?;
         manual_seed(cfg.seed);
         let net = N::new(cfg, device)?;
-        let params = net.state().into_iter().map(|(_, p)| p.clone()).collect();
-        let mut opt = Adam::adamw(params, cfg.lr);
+        let params: Vec<Tensor<T, D>> = net.state().into_iter().map(|(_, p)| p.clone()).collect();
+        let mut opt = Adam::adamw(params.clone(), cfg.lr);
         opt.weight_decay = cfg.weight_decay;
+        // f16 gradients flush to zero below 6e-8: scale the loss (PyTorch's GradScaler; bf16
+        // has f32's range and needs none). From 2^10, not PyTorch's 2^16 (whose first steps
+        // overflow f16 and are skipped), no step of this model is skipped.
+        let f16 = T::DTYPE == Dtype::Float16;
+        let scaler = GradScaler::with_options(1024.0, 2.0, 0.5, 2000, f16)?;
         Ok(Trainer {
             order: (0..split.y_train.len() as i64).collect(),
             net,
             split,
             target,
             opt,
+            params,
+            scaler,
             schedule: CosineAnnealing {
                 base: cfg.lr,
                 min: cfg.lr / 100.0,
@@ -92,8 +101,9 @@ impl<N: Net<T, D>, T: FloatElement, D: Backend> Trainer<N, T, D> {
             let y = self.target.try_index_select(0, &idx)?;
             let loss = cross_entropy(&self.net.forward(&x)?, &y, Reduction::Mean, 0.0)?;
             self.opt.zero_grad()?;
-            loss.try_backward()?;
-            self.opt.step()?;
+            self.scaler.scale(&loss)?.try_backward()?;
+            self.scaler.step(&mut self.opt, &self.params)?;
+            self.scaler.update()?;
             sum += loss.try_item()?.to_f64();
             batches += 1;
         }

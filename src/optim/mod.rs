@@ -17,6 +17,9 @@
 //! momentum buffers) is kept in the compute type `T::Acc`: f32 for f16 and bf16 parameters,
 //! whose range cannot hold `g²` or `eps`.
 //!
+//! [`GradScaler`] (`scaler.rs`, PyTorch `torch.amp.GradScaler`) scales the loss for f16/bf16
+//! training and skips the steps whose gradients overflowed.
+//!
 //! ```
 //! use typed_tensor::prelude::*;
 //! use typed_tensor::optim::{Optimizer, Sgd};
@@ -52,6 +55,7 @@ mod adaptive;
 mod clip;
 mod lbfgs;
 mod rprop;
+mod scaler;
 mod schedule;
 mod sgd;
 mod state;
@@ -63,6 +67,7 @@ pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};
 pub use lbfgs::Lbfgs;
 pub use rprop::{Asgd, Rprop};
+pub use scaler::GradScaler;
 pub use schedule::{
     Anneal, Chained, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,
     ExponentialDecay, LambdaSchedule, LinearRamp, LrSchedule, MultiStepDecay,

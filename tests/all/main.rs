@@ -31,6 +31,7 @@ mod factor;
 mod fft;
 mod float_math;
 mod generic;
+mod grad_scaler;
 mod higher_order;
 mod hooks;
 mod hostile;
