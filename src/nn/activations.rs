@@ -183,6 +183,26 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         Self::try_where(&inside, &Self::scalar_on(T::ZERO, &self.device)?, self)
     }
 
+    /// `log(1 + exp(β·x)) / β`, and `x` itself where `β·x > threshold` (PyTorch
+    /// `softplus(x, beta, threshold)`, defaults 1 and 20 there; [`Tensor::try_softplus`] is
+    /// the form without a threshold).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a `beta` that is 0, infinite or NaN, or a NaN `threshold`.
+    pub fn try_softplus_with(&self, beta: f64, threshold: f64) -> Result<Self> {
+        if !(beta.is_finite() && beta != 0.0) || threshold.is_nan() {
+            return Err(Error::InvalidArgument {
+                op: "softplus",
+                msg: format!(
+                    "beta must be finite and non-zero and threshold a number, got beta {beta} and threshold {threshold}"
+                ),
+            });
+        }
+        let bx = self.try_mul_scalar(T::from_f64(beta))?;
+        let soft = bx.try_softplus()?.try_div_scalar(T::from_f64(beta))?;
+        Self::try_where(&bx.try_gt_scalar(T::from_f64(threshold))?, self, &soft)
+    }
+
     /// `x` above `threshold`, `value` at or below it (PyTorch `threshold`); NaN stays NaN.
     ///
     /// # Errors

@@ -50,6 +50,7 @@ mod nn_extras;
 mod nn_functional;
 mod nn_init;
 mod nn_modules;
+mod nn_modules_more;
 mod nn_more;
 mod nn_seq;
 mod numeric_search;

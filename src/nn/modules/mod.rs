@@ -1,10 +1,14 @@
 //! Layers that own their parameters (PyTorch's `nn.Module`s): [`Linear`], [`Conv1d`],
-//! [`Conv2d`], [`ConvTranspose2d`], [`GroupNorm`], [`RmsNorm`], [`PRelu`], [`Identity`],
-//! [`Embedding`], [`LayerNorm`], [`BatchNorm`], [`Dropout`], [`Activation`], [`Flatten`],
-//! [`Pool2d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`],
+//! [`Conv2d`], [`Conv3d`], [`ConvTranspose1d`], [`ConvTranspose2d`], [`ConvTranspose3d`],
+//! [`GroupNorm`], [`RmsNorm`], [`PRelu`], [`Identity`], [`Embedding`], [`LayerNorm`],
+//! [`BatchNorm`], [`Dropout`], [`Activation`] (26 of PyTorch's activation layers),
+//! [`Flatten`], [`Pool1d`], [`Pool2d`], [`Pool3d`], [`AdaptivePool1d`], [`AdaptivePool2d`],
+//! [`AdaptivePool3d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`],
 //! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`], [`TransformerEncoder`],
-//! [`TransformerDecoder`], [`Transformer`] and [`Upsample`], each initialised as PyTorch initialises it and
-//! running the functions of [`crate::nn`], so gradients reach the parameters through autograd. Parameters
+//! [`TransformerDecoder`], [`Transformer`] and [`Upsample`], each initialised as PyTorch
+//! initialises it and running the functions of [`crate::nn`], so gradients reach the
+//! parameters through autograd; the losses as layers ([`CrossEntropyLoss`], [`MseLoss`], ...,
+//! through the [`Loss`] trait). Parameters
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
 //! [`Parameters::load_state_dict`].
@@ -35,16 +39,25 @@
 //! ```
 
 mod conv;
+mod conv_transpose;
+mod losses;
+mod pooling;
 mod sequence;
 mod stacks;
 mod stateless;
 mod transformer;
 mod weighted;
 
-pub use conv::{Conv1d, Conv2d, ConvTranspose2d};
+pub use conv::{Conv1d, Conv2d, Conv3d};
+pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d};
+pub use losses::{
+    BceLoss, BceWithLogitsLoss, CrossEntropyLoss, HuberLoss, KlDivLoss, L1Loss, Loss, MseLoss,
+    NllLoss, SmoothL1Loss,
+};
+pub use pooling::{AdaptivePool1d, AdaptivePool2d, AdaptivePool3d, Pool1d, Pool2d, Pool3d};
 pub use sequence::{MultiheadAttention, Rnn};
 pub use stacks::{LayerStack, Transformer, TransformerDecoder, TransformerEncoder};
-pub use stateless::{Activation, Dropout, Flatten, Identity, Pool2d, Upsample};
+pub use stateless::{Activation, Dropout, Flatten, Identity, Upsample};
 pub use transformer::{
     DecoderMasks, EncoderOptions, TransformerDecoderLayer, TransformerEncoderLayer,
 };

@@ -1,4 +1,4 @@
-//! The layers without parameters: `Dropout`, `Activation`, `Flatten`, `Pool2d`.
+//! The layers without parameters: `Dropout`, `Activation`, `Flatten`, `Identity`, `Upsample`.
 
 use super::{Module, Parameters};
 use crate::backend::Backend;
@@ -39,7 +39,8 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Dropout {
     }
 }
 
-/// A parameter-free activation (PyTorch's `nn.ReLU`, `nn.GELU`, ...).
+/// A parameter-free activation (PyTorch's `nn.ReLU`, `nn.GELU`, `nn.ELU`, `nn.Softplus`, ...),
+/// each calling the function of the same name.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Activation {
     /// `max(x, 0)`.
@@ -60,6 +61,45 @@ pub enum Activation {
     Softmax(i64),
     /// The log-softmax along an axis.
     LogSoftmax(i64),
+    /// The softmin along an axis.
+    Softmin(i64),
+    /// `x` above 0, `alpha·(exp(x) - 1)` below.
+    Elu(f64),
+    /// `max(0, x) + min(0, alpha·(exp(x/alpha) - 1))`.
+    Celu(f64),
+    /// The scaled ELU of self-normalising networks.
+    Selu,
+    /// `log(1 + exp(beta·x)) / beta`, `x` where `beta·x > threshold` (PyTorch's defaults 1, 20).
+    Softplus {
+        /// The sharpness β.
+        beta: f64,
+        /// Above `β·x = threshold` the output is `x`.
+        threshold: f64,
+    },
+    /// `x · tanh(softplus(x))`.
+    Mish,
+    /// `x` clamped to `[min, max]`.
+    Hardtanh(f64, f64),
+    /// `x` clamped to `[0, 6]`.
+    Relu6,
+    /// `x · relu6(x + 3) / 6`.
+    Hardswish,
+    /// `relu6(x + 3) / 6`.
+    Hardsigmoid,
+    /// `x / (1 + |x|)`.
+    Softsign,
+    /// `x - tanh(x)`.
+    Tanhshrink,
+    /// `x ∓ λ` outside `[-λ, λ]`, 0 inside.
+    Softshrink(f64),
+    /// `x` outside `[-λ, λ]`, 0 inside.
+    Hardshrink(f64),
+    /// `log(sigmoid(x))`.
+    LogSigmoid,
+    /// The gated linear unit along an axis: the first half times the sigmoid of the second.
+    Glu(i64),
+    /// `x` above the threshold (first), the value (second) at or below.
+    Threshold(f64, f64),
 }
 
 impl<T: FloatElement, D: Backend> Parameters<T, D> for Activation {
@@ -80,6 +120,23 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Activation {
             Activation::LeakyRelu(slope) => x.try_leaky_relu(slope),
             Activation::Softmax(axis) => x.try_softmax(axis),
             Activation::LogSoftmax(axis) => x.try_log_softmax(axis),
+            Activation::Softmin(axis) => x.try_softmin(axis),
+            Activation::Elu(alpha) => x.try_elu(alpha),
+            Activation::Celu(alpha) => x.try_celu(alpha),
+            Activation::Selu => x.try_selu(),
+            Activation::Softplus { beta, threshold } => x.try_softplus_with(beta, threshold),
+            Activation::Mish => x.try_mish(),
+            Activation::Hardtanh(lo, hi) => x.try_hardtanh(lo, hi),
+            Activation::Relu6 => x.try_relu6(),
+            Activation::Hardswish => x.try_hardswish(),
+            Activation::Hardsigmoid => x.try_hardsigmoid(),
+            Activation::Softsign => x.try_softsign(),
+            Activation::Tanhshrink => x.try_tanhshrink(),
+            Activation::Softshrink(l) => x.try_softshrink(l),
+            Activation::Hardshrink(l) => x.try_hardshrink(l),
+            Activation::LogSigmoid => x.try_logsigmoid(),
+            Activation::Glu(axis) => x.try_glu(axis),
+            Activation::Threshold(t, v) => x.try_threshold(t, v),
         }
     }
 }
@@ -132,53 +189,6 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Flatten {
             })?;
         let shape: Vec<usize> = [&d[..s], &[merged][..], &d[e + 1..]].concat();
         x.try_reshape(shape)
-    }
-}
-
-/// Max or average pooling over `(N, C, H, W)` (PyTorch `nn.MaxPool2d`, `nn.AvgPool2d`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pool2d {
-    /// Max (true) or average pooling.
-    pub max: bool,
-    /// The window.
-    pub kernel: (usize, usize),
-    /// The step between windows (PyTorch's default: the window).
-    pub stride: (usize, usize),
-    /// Padding on both sides.
-    pub padding: (usize, usize),
-}
-
-impl Pool2d {
-    /// Max pooling with stride = kernel and no padding (PyTorch's defaults).
-    pub fn max(kernel: (usize, usize)) -> Self {
-        Pool2d {
-            max: true,
-            kernel,
-            stride: kernel,
-            padding: (0, 0),
-        }
-    }
-    /// Average pooling with stride = kernel and no padding.
-    pub fn avg(kernel: (usize, usize)) -> Self {
-        Pool2d {
-            max: false,
-            ..Pool2d::max(kernel)
-        }
-    }
-}
-
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Pool2d {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        Vec::new()
-    }
-}
-
-impl<T: FloatElement, D: Backend> Module<T, D> for Pool2d {
-    fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        match self.max {
-            true => nn::max_pool2d(x, self.kernel, self.stride, self.padding),
-            false => nn::avg_pool2d(x, self.kernel, self.stride, self.padding),
-        }
     }
 }
 

@@ -125,3 +125,63 @@ out["tr_src"] = src.numpy(); out["tr_tgt"] = tg.numpy()
 out["tr_y"] = tr(src, tg, tgt_mask=tr.generate_square_subsequent_mask(3, dtype=torch.float64)).detach().numpy()
 np.savez("tests/data/torch_grads/modules.npz", **out)
 print(sorted(out))
+# Conv3d (grouped, strided, padded), ELU, MaxPool3d, ConvTranspose3d (output padding),
+# AdaptiveAvgPool3d: seq3.*, seq3_x, seq3_y; ConvTranspose1d, Softplus(beta 2, threshold 1),
+# AvgPool1d, Hardswish, AdaptiveMaxPool1d: seq4.*, seq4_x, seq4_y, seq4_gx.
+out2 = dict(np.load("tests/data/torch_grads/modules.npz"))
+assert all(np.array_equal(out[k], out2[k]) for k in out2), "the earlier entries changed"
+seq3 = torch.nn.Sequential(torch.nn.Conv3d(2, 4, (2, 3, 3), stride=(1, 2, 1), padding=(1, 1, 0), groups=2),
+                           torch.nn.ELU(0.7), torch.nn.MaxPool3d(2),
+                           torch.nn.ConvTranspose3d(4, 2, 2, stride=2, output_padding=1),
+                           torch.nn.AdaptiveAvgPool3d((2, 3, 2)))
+for n, v in seq3.state_dict().items():
+    out[f"seq3.{n}"] = v.numpy()
+x3 = torch.randn(2, 2, 4, 6, 5)
+out["seq3_x"] = x3.numpy(); out["seq3_y"] = seq3(x3).detach().numpy()
+seq4 = torch.nn.Sequential(torch.nn.ConvTranspose1d(3, 4, 3, stride=2, padding=1, output_padding=1),
+                           torch.nn.Softplus(beta=2.0, threshold=1.0), torch.nn.AvgPool1d(3, stride=2),
+                           torch.nn.Hardswish(), torch.nn.AdaptiveMaxPool1d(3))
+for n, v in seq4.state_dict().items():
+    out[f"seq4.{n}"] = v.numpy()
+x4 = torch.randn(2, 3, 5, requires_grad=True)
+y4 = seq4(x4)
+(y4 * torch.linspace(-1.0, 1.0, y4.numel()).reshape(y4.shape)).sum().backward()
+out.update({"seq4_x": x4.detach().numpy(), "seq4_y": y4.detach().numpy(), "seq4_gx": x4.grad.numpy()})
+# Every Activation variant on act_x: act.<name>.
+ax = torch.randn(3, 4) * 3
+ax[0, 0], ax[0, 1] = 0.5, -0.5
+acts = {"relu": torch.nn.ReLU(), "gelu": torch.nn.GELU(), "gelu_tanh": torch.nn.GELU("tanh"),
+        "tanh": torch.nn.Tanh(), "sigmoid": torch.nn.Sigmoid(), "silu": torch.nn.SiLU(),
+        "leaky_relu": torch.nn.LeakyReLU(0.2), "softmax": torch.nn.Softmax(1),
+        "log_softmax": torch.nn.LogSoftmax(0), "softmin": torch.nn.Softmin(1), "elu": torch.nn.ELU(0.5),
+        "celu": torch.nn.CELU(1.5), "selu": torch.nn.SELU(), "softplus": torch.nn.Softplus(0.5, 2.0),
+        "mish": torch.nn.Mish(), "hardtanh": torch.nn.Hardtanh(-0.5, 2.0), "relu6": torch.nn.ReLU6(),
+        "hardswish": torch.nn.Hardswish(), "hardsigmoid": torch.nn.Hardsigmoid(),
+        "softsign": torch.nn.Softsign(), "tanhshrink": torch.nn.Tanhshrink(),
+        "softshrink": torch.nn.Softshrink(0.7), "hardshrink": torch.nn.Hardshrink(0.7),
+        "logsigmoid": torch.nn.LogSigmoid(), "glu": torch.nn.GLU(1), "threshold": torch.nn.Threshold(0.3, -2.0)}
+out["act_x"] = ax.numpy()
+for n, a in acts.items():
+    out[f"act.{n}"] = a(ax).numpy()
+# The loss layers: logits loss_x (5, 3), classes loss_t (one ignored), values loss_v, loss_p
+# (probabilities), loss_w (class weights); loss.<name>.
+lx, lv = torch.randn(5, 3), torch.randn(5, 3)
+lt = torch.tensor([0, 2, 1, 1, 2])
+lw = torch.tensor([0.5, 1.0, 2.0])
+lp = torch.softmax(torch.randn(5, 3), 1)
+out.update({"loss_x": lx.numpy(), "loss_t": lt.numpy(), "loss_v": lv.numpy(), "loss_p": lp.numpy(), "loss_w": lw.numpy()})
+F = torch.nn
+losses = {
+    "ce": F.CrossEntropyLoss(weight=lw, ignore_index=1, label_smoothing=0.1)(lx, lt),
+    "ce_probs": F.CrossEntropyLoss(label_smoothing=0.2)(lx, lp),
+    "nll": F.NLLLoss(weight=lw, reduction="sum")(torch.log_softmax(lx, 1), lt),
+    "mse": F.MSELoss()(lx, lv), "l1": F.L1Loss(reduction="sum")(lx, lv),
+    "smooth_l1": F.SmoothL1Loss(beta=0.5)(lx, lv), "huber": F.HuberLoss(reduction="none", delta=0.3)(lx, lv),
+    "kl": F.KLDivLoss(reduction="batchmean")(torch.log_softmax(lx, 1), lp),
+    "kl_log": F.KLDivLoss(log_target=True)(torch.log_softmax(lx, 1), torch.log(lp)),
+    "bce": F.BCELoss()(torch.sigmoid(lx), lp),
+    "bce_logits": F.BCEWithLogitsLoss(pos_weight=lw)(lx, lp),
+}
+for n, v in losses.items():
+    out[f"loss.{n}"] = v.numpy()
+np.savez("tests/data/torch_grads/modules.npz", **out)

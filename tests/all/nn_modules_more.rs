@@ -1,0 +1,314 @@
+//! More of `nn::modules` against PyTorch 2.15 (`tests/data/torch_grads/modules.npz`, made by
+//! `make/modules.py`): `Conv3d`, `ConvTranspose3d`, `ConvTranspose1d`, the 1-d and 3-d pools
+//! and adaptive pools, every `Activation`, and the loss layers; on every device.
+
+use crate::common::{assert_close, host_f64s};
+use std::collections::BTreeMap;
+use typed_tensor::nn::modules::*;
+use typed_tensor::nn::{Conv2dOptions, Conv3dOptions, Reduction};
+use typed_tensor::prelude::*;
+
+fn fixture() -> BTreeMap<String, DynTensor> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
+    typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap()
+}
+
+fn sub_state(f: &BTreeMap<String, DynTensor>, prefix: &str) -> BTreeMap<String, DynTensor> {
+    (f.iter())
+        .filter_map(|(k, v)| {
+            let name = k.strip_prefix(prefix)?.strip_prefix('.')?;
+            Some((name.to_string(), v.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn volume_and_transposed_modules_match_pytorch() {
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("volume_modules", |dev| {
+        let conv = Conv3d::<f64, _>::new(
+            2,
+            4,
+            (2, 3, 3),
+            Conv3dOptions {
+                stride: (1, 2, 1),
+                padding: (1, 1, 0),
+                groups: 2,
+                ..Conv3dOptions::default()
+            },
+            true,
+            &dev,
+        )
+        .unwrap();
+        // PyTorch's bound: 1/√(in/groups·kd·kh·kw) = 1/√18.
+        assert!(
+            host_f64s(&conv.weight)
+                .iter()
+                .all(|v| v.abs() <= 1.0 / 18f64.sqrt())
+        );
+        let up = ConvTranspose3d::<f64, _>::new(
+            4,
+            2,
+            (2, 2, 2),
+            Conv3dOptions {
+                stride: (2, 2, 2),
+                ..Conv3dOptions::default()
+            },
+            (1, 1, 1),
+            true,
+            &dev,
+        )
+        .unwrap();
+        let seq3 = Sequential::new()
+            .push(conv)
+            .push(Activation::Elu(0.7))
+            .push(Pool3d::max((2, 2, 2)))
+            .push(up)
+            .push(AdaptivePool3d::avg((2, 3, 2)));
+        seq3.load_state_dict(&sub_state(&f, "seq3")).unwrap();
+        let y = seq3
+            .forward(&get("seq3_x").to_device(&dev).unwrap())
+            .unwrap();
+        assert_eq!(y.dims(), [2, 2, 2, 3, 2]);
+        assert_close(&host_f64s(&y), &get("seq3_y").to_vec(), 1e-12);
+
+        let t1 = ConvTranspose1d::<f64, _>::new(
+            3,
+            4,
+            3,
+            Conv2dOptions {
+                stride: (1, 2),
+                padding: (0, 1),
+                ..Conv2dOptions::default()
+            },
+            1,
+            true,
+            &dev,
+        )
+        .unwrap();
+        let seq4 = Sequential::new()
+            .push(t1)
+            .push(Activation::Softplus {
+                beta: 2.0,
+                threshold: 1.0,
+            })
+            .push(Pool1d {
+                stride: 2,
+                ..Pool1d::avg(3)
+            })
+            .push(Activation::Hardswish)
+            .push(AdaptivePool1d::max(3));
+        seq4.load_state_dict(&sub_state(&f, "seq4")).unwrap();
+        let x = get("seq4_x")
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let y = seq4.forward(&x).unwrap();
+        assert_close(&host_f64s(&y), &get("seq4_y").to_vec(), 1e-12);
+        let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, y.numel(), &dev)
+            .unwrap()
+            .try_reshape(y.dims())
+            .unwrap();
+        y.try_mul(&w)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert_close(
+            &host_f64s(&x.grad_tensor().unwrap()),
+            &get("seq4_gx").to_vec(),
+            1e-12,
+        );
+        // Global average pooling, and the groups check of every convolution.
+        let g = AdaptivePool2d::avg((1, 1))
+            .forward(
+                &Tensor::<f64, _>::arange_on(0.0, 8.0, 1.0, &dev)
+                    .unwrap()
+                    .try_reshape([1, 2, 2, 2])
+                    .unwrap(),
+            )
+            .unwrap();
+        assert_eq!(host_f64s(&g), [1.5, 5.5]);
+        let bad = Conv3dOptions {
+            groups: 3,
+            ..Conv3dOptions::default()
+        };
+        assert!(Conv3d::<f64, _>::new(4, 6, (1, 1, 1), bad, true, &dev).is_err());
+        assert!(
+            ConvTranspose3d::<f64, _>::new(4, 6, (1, 1, 1), bad, (0, 0, 0), true, &dev).is_err()
+        );
+        let bad2 = Conv2dOptions {
+            groups: 0,
+            ..Conv2dOptions::default()
+        };
+        assert!(ConvTranspose1d::<f64, _>::new(4, 6, 1, bad2, 0, true, &dev).is_err());
+        let huge = Conv3d::<f64, _>::new(
+            1,
+            1,
+            (usize::MAX, 2, 1),
+            Conv3dOptions::default(),
+            true,
+            &dev,
+        );
+        assert!(
+            huge.err()
+                .unwrap()
+                .to_string()
+                .contains("too many elements")
+        );
+    });
+}
+
+#[test]
+fn activations_match_pytorch() {
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    let acts = [
+        ("relu", Activation::Relu),
+        ("gelu", Activation::Gelu),
+        ("gelu_tanh", Activation::GeluTanh),
+        ("tanh", Activation::Tanh),
+        ("sigmoid", Activation::Sigmoid),
+        ("silu", Activation::Silu),
+        ("leaky_relu", Activation::LeakyRelu(0.2)),
+        ("softmax", Activation::Softmax(1)),
+        ("log_softmax", Activation::LogSoftmax(0)),
+        ("softmin", Activation::Softmin(1)),
+        ("elu", Activation::Elu(0.5)),
+        ("celu", Activation::Celu(1.5)),
+        ("selu", Activation::Selu),
+        (
+            "softplus",
+            Activation::Softplus {
+                beta: 0.5,
+                threshold: 2.0,
+            },
+        ),
+        ("mish", Activation::Mish),
+        ("hardtanh", Activation::Hardtanh(-0.5, 2.0)),
+        ("relu6", Activation::Relu6),
+        ("hardswish", Activation::Hardswish),
+        ("hardsigmoid", Activation::Hardsigmoid),
+        ("softsign", Activation::Softsign),
+        ("tanhshrink", Activation::Tanhshrink),
+        ("softshrink", Activation::Softshrink(0.7)),
+        ("hardshrink", Activation::Hardshrink(0.7)),
+        ("logsigmoid", Activation::LogSigmoid),
+        ("glu", Activation::Glu(1)),
+        ("threshold", Activation::Threshold(0.3, -2.0)),
+    ];
+    on_every_device!("activations", |dev| {
+        let x = get("act_x").to_device(&dev).unwrap();
+        for (name, a) in acts {
+            let y = a.forward(&x).unwrap();
+            assert_eq!(y.dims(), get(&format!("act.{name}")).dims(), "{name}");
+            let want = get(&format!("act.{name}")).to_vec();
+            assert_close(&host_f64s(&y), &want, 1e-12);
+        }
+        let x32 = x.try_cast::<f32>().unwrap();
+        assert!(
+            Activation::Softplus {
+                beta: 0.0,
+                threshold: 20.0
+            }
+            .forward(&x32)
+            .is_err()
+        );
+        assert!(Activation::Softshrink(-1.0).forward(&x32).is_err());
+        assert!(Activation::Glu(0).forward(&x32).is_err()); // 3 rows: odd
+    });
+}
+
+#[test]
+fn loss_modules_match_pytorch() {
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("loss_modules", |dev| {
+        let on = |k: &str| get(k).to_device(&dev).unwrap();
+        let (x, v, p, w) = (on("loss_x"), on("loss_v"), on("loss_p"), on("loss_w"));
+        let t = f["loss_t"]
+            .clone()
+            .downcast::<i64, Cpu>()
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let logp = x.try_log_softmax(1).unwrap();
+        let check = |name: &str, got: Tensor<f64, _>| {
+            assert_close(
+                &host_f64s(&got),
+                &get(&format!("loss.{name}")).to_vec(),
+                1e-12,
+            );
+        };
+        let ce = CrossEntropyLoss {
+            weight: Some(w.clone()),
+            ignore_index: Some(1),
+            label_smoothing: 0.1,
+            ..CrossEntropyLoss::default()
+        };
+        check("ce", ce.forward(&x, &t).unwrap());
+        let ce2 = CrossEntropyLoss {
+            label_smoothing: 0.2,
+            ..CrossEntropyLoss::default()
+        };
+        check("ce_probs", ce2.forward_probs(&x, &p).unwrap());
+        let nll = NllLoss {
+            weight: Some(w.clone()),
+            reduction: Reduction::Sum,
+            ..NllLoss::default()
+        };
+        check("nll", nll.forward(&logp, &t).unwrap());
+        check("mse", MseLoss::default().forward(&x, &v).unwrap());
+        let l1 = L1Loss {
+            reduction: Reduction::Sum,
+        };
+        check("l1", l1.forward(&x, &v).unwrap());
+        let sl1 = SmoothL1Loss {
+            beta: 0.5,
+            ..SmoothL1Loss::default()
+        };
+        check("smooth_l1", sl1.forward(&x, &v).unwrap());
+        let hub = HuberLoss {
+            delta: 0.3,
+            reduction: Reduction::None,
+        };
+        check("huber", hub.forward(&x, &v).unwrap());
+        let kl = KlDivLoss {
+            batchmean: true,
+            ..KlDivLoss::default()
+        };
+        check("kl", kl.forward(&logp, &p).unwrap());
+        let kl_log = KlDivLoss {
+            log_target: true,
+            ..KlDivLoss::default()
+        };
+        check(
+            "kl_log",
+            kl_log.forward(&logp, &p.try_log().unwrap()).unwrap(),
+        );
+        check(
+            "bce",
+            BceLoss::default()
+                .forward(&x.try_sigmoid().unwrap(), &p)
+                .unwrap(),
+        );
+        let bcel = BceWithLogitsLoss {
+            pos_weight: Some(w.clone()),
+            ..BceWithLogitsLoss::default()
+        };
+        check("bce_logits", bcel.forward(&x, &p).unwrap());
+        // A target out of range, and shapes that do not match: Errs naming the op.
+        let bad = Tensor::<i64, _>::from_vec_on(vec![0, 3, 1, 1, 2], [5], &dev).unwrap();
+        let e = CrossEntropyLoss::<f64, _>::default()
+            .forward(&x, &bad)
+            .unwrap_err();
+        assert!(e.to_string().contains("cross_entropy"), "{e}");
+        let e = MseLoss::default()
+            .forward(&x, &v.narrow(0, 0, 2).unwrap())
+            .unwrap_err();
+        assert!(e.to_string().contains("mse_loss"), "{e}");
+    });
+}
