@@ -91,10 +91,12 @@ macro_rules! on_device {
 
 mod autograd;
 mod ops;
+mod optim;
 mod scalar;
 
 pub use autograd::{backward, grad};
 pub use ops::*;
+pub use optim::{DynOptimizer, Recipe};
 pub use scalar::{Scalar, TensorOptions};
 
 use crate::device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind};

@@ -25,6 +25,7 @@ mod distributions_extra;
 mod distributions_more;
 mod distributions_transformed;
 mod dynamic;
+mod dynamic_optim;
 mod eig;
 mod elementwise;
 mod factor;
