@@ -2,12 +2,16 @@
 //! by dtype and device and runs one typed optimizer (`crate::optim`) per group, built from a
 //! [`Recipe`], so the update is the typed one, bit for bit.
 
+use super::DeviceTensor;
 use super::DynTensor;
+use crate::autograd::no_grad;
 use crate::backend::Backend;
 use crate::device::DeviceIndex;
 use crate::dtype::{Dtype, FloatElement};
 use crate::error::{Error, Result};
-use crate::optim::{Adadelta, Adagrad, Adam, Adamax, NAdam, Optimizer, RAdam, RmsProp, Sgd};
+use crate::optim::{
+    Adadelta, Adagrad, Adam, Adamax, GradScaler, NAdam, Optimizer, RAdam, RmsProp, Sgd,
+};
 use crate::tensor::Tensor;
 use std::collections::BTreeMap;
 
@@ -275,5 +279,88 @@ impl Optimizer for DynOptimizer {
             }
         }
         Ok(())
+    }
+}
+
+/// Loss scaling for runtime-dtype training: the `DynTensor` forms of
+/// [`GradScaler::scale`], [`GradScaler::unscale_`] and [`GradScaler::step`], for parameters of
+/// any float dtypes and devices (one inf/NaN read-back per device).
+impl GradScaler {
+    /// `loss · scale` in the compute type (f32 for a 16-bit loss), as [`GradScaler::scale`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a non-float loss; allocation failure.
+    pub fn scale_dyn(&self, loss: &DynTensor) -> Result<DynTensor> {
+        dyn_float!(loss, t => Ok(DynTensor::from(self.scale(t)?)), other => Err(Error::InvalidArgument {
+            op: "GradScaler::scale_dyn",
+            msg: format!("the loss must be a float tensor, got {}", other.dtype()),
+        }))
+    }
+
+    /// [`GradScaler::unscale_`] over `DynTensor` parameters.
+    ///
+    /// # Errors
+    /// As [`GradScaler::unscale_`]; `InvalidArgument` for a non-float parameter. No gradient
+    /// is written on error.
+    pub fn unscale_dyn_(&mut self, params: &[DynTensor]) -> Result<()> {
+        const OP: &str = "GradScaler::unscale_dyn_";
+        let Some(inv) = self.begin_unscale(OP)? else {
+            return Ok(());
+        };
+        type Write = Box<dyn FnOnce() -> Result<()>>;
+        let found_inf = no_grad(|| {
+            let mut writes: Vec<Write> = Vec::with_capacity(params.len());
+            // One flag per device, and-ed on it.
+            let mut flags: Vec<(DeviceIndex, DynTensor)> = Vec::new();
+            for p in params {
+                let ok = dyn_float!(p, t => {
+                    let (mut g, u, ok) = crate::optim::scaler_unscaled(t, inv, OP)?;
+                    writes.push(Box::new(move || g.copy_from(&u)));
+                    DynTensor::from(ok)
+                }, other => return Err(Error::InvalidArgument {
+                    op: OP,
+                    msg: format!("parameters must be float tensors, got {}", other.dtype()),
+                }));
+                let d = ok.device();
+                match flags.iter_mut().find(|(k, _)| *k == d) {
+                    Some((_, acc)) => *acc = and(acc, &ok)?,
+                    None => flags.push((d, ok)),
+                }
+            }
+            let mut found_inf = false;
+            for (_, f) in &flags {
+                found_inf |= !f.to_vec::<bool>()?[0];
+            }
+            writes.into_iter().try_for_each(|w| w())?;
+            Ok(found_inf)
+        })?;
+        self.finish_unscale(found_inf);
+        Ok(())
+    }
+
+    /// [`GradScaler::step`] over `DynTensor` parameters (a [`DynOptimizer`] or any other
+    /// optimizer over them).
+    ///
+    /// # Errors
+    /// As [`GradScaler::step`] and [`GradScaler::unscale_dyn_`].
+    pub fn step_dyn<O: Optimizer + ?Sized>(
+        &mut self,
+        opt: &mut O,
+        params: &[DynTensor],
+    ) -> Result<bool> {
+        self.step_with(opt, |s| s.unscale_dyn_(params))
+    }
+}
+
+/// `a & b` of two 0-d bool flags on one device.
+fn and(a: &DynTensor, b: &DynTensor) -> Result<DynTensor> {
+    match (a, b) {
+        (DynTensor::Bool(DeviceTensor::Cpu(x)), DynTensor::Bool(DeviceTensor::Cpu(y))) => {
+            Ok(x.try_logical_and(y)?.into())
+        }
+        (DynTensor::Bool(DeviceTensor::Cuda(x)), DynTensor::Bool(DeviceTensor::Cuda(y))) => {
+            Ok(x.try_logical_and(y)?.into())
+        }
+        _ => unreachable!("flags are bool tensors grouped by device"),
     }
 }

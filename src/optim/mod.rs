@@ -68,6 +68,7 @@ pub use clip::{clip_grad_norm_, clip_grad_value_};
 pub use lbfgs::Lbfgs;
 pub use rprop::{Asgd, Rprop};
 pub use scaler::GradScaler;
+pub(crate) use scaler::unscaled as scaler_unscaled;
 pub use schedule::{
     Anneal, Chained, ConstantFactor, CosineAnnealing, CosineWarmRestarts, Cyclic, CyclicMode,
     ExponentialDecay, LambdaSchedule, LinearRamp, LrSchedule, MultiStepDecay,

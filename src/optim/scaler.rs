@@ -31,7 +31,9 @@ enum Stage {
 /// One iteration: `scaler.scale(&loss)?.try_backward()?`, then optionally
 /// [`GradScaler::unscale_`] (to clip the true gradients), then
 /// [`GradScaler::step`] (unscales if not done yet, and steps unless a gradient is not
-/// finite), then [`GradScaler::update`].
+/// finite), then [`GradScaler::update`]. Parameters whose dtype is a run-time value
+/// (`DynTensor`s, under a [`crate::dynamic::DynOptimizer`]) take `scale_dyn`, `unscale_dyn_`
+/// and `step_dyn`.
 ///
 /// Unlike PyTorch, which refuses to unscale f16 gradients (it expects f32 master weights
 /// under autocast), f16 and bf16 parameters are accepted: the scale and the division run in
@@ -77,6 +79,23 @@ impl Default for GradScaler {
 
 fn invalid(op: &'static str, msg: String) -> Error {
     Error::InvalidArgument { op, msg }
+}
+
+/// A gradient buffer, its unscaled value and whether that is finite.
+pub(crate) type Unscaled<T, D> = (Tensor<T, D>, Tensor<T, D>, Tensor<bool, D>);
+
+/// `p`'s gradient buffer, the gradient times `inv` (computed in `T::Acc`, rounded to `T`), and
+/// whether all of that is finite (a 0-d bool on `p`'s device).
+pub(crate) fn unscaled<T: FloatElement, D: Backend>(
+    p: &Tensor<T, D>,
+    inv: f64,
+    op: &'static str,
+) -> Result<Unscaled<T, D>> {
+    let g = grad_of(p, op)?;
+    let u = converted::<T, T::Acc, D>(&g)?.try_mul_scalar(acc::<T>(inv))?;
+    let u = converted::<T::Acc, T, D>(&u)?;
+    let ok = u.try_isfinite()?.try_all(&[], false)?;
+    Ok((g, u, ok))
 }
 
 impl GradScaler {
@@ -186,50 +205,55 @@ impl GradScaler {
     /// gradient is written on error.
     pub fn unscale_<T: FloatElement, D: Backend>(&mut self, params: &[Tensor<T, D>]) -> Result<()> {
         const OP: &str = "GradScaler::unscale_";
-        if !self.enabled {
+        let Some(inv) = self.begin_unscale(OP)? else {
             return Ok(());
-        }
-        match self.stage {
-            Stage::Ready => {}
-            Stage::Unscaled { .. } => {
-                return Err(invalid(
-                    OP,
-                    "unscale_ was already called since the last update()".into(),
-                ));
-            }
-            Stage::Stepped { .. } => {
-                return Err(invalid(
-                    OP,
-                    "unscale_ is called before step(), not after it; call update() first".into(),
-                ));
-            }
-        }
-        let inv = f64::from((1.0 / self.scale) as f32); // PyTorch's f32 reciprocal
+        };
         let found_inf = no_grad(|| {
-            let mut unscaled = Vec::with_capacity(params.len());
+            let mut writes = Vec::with_capacity(params.len());
             let mut finite: Option<Tensor<bool, D>> = None;
             for p in params {
-                let g = grad_of(p, OP)?;
-                let u = converted::<T, T::Acc, D>(&g)?.try_mul_scalar(acc::<T>(inv))?;
-                let u = converted::<T::Acc, T, D>(&u)?;
-                let ok = u.try_isfinite()?.try_all(&[], false)?;
+                let (g, u, ok) = unscaled(p, inv, OP)?;
                 finite = Some(match finite {
                     Some(f) => f.try_logical_and(&ok)?,
                     None => ok,
                 });
-                unscaled.push((g, u));
+                writes.push((g, u));
             }
             let found_inf = match finite {
                 Some(f) => !f.try_item()?,
                 None => false,
             };
-            for (mut g, u) in unscaled {
+            for (mut g, u) in writes {
                 g.copy_from(&u)?;
             }
             Ok(found_inf)
         })?;
-        self.stage = Stage::Unscaled { found_inf };
+        self.finish_unscale(found_inf);
         Ok(())
+    }
+
+    /// The inverse scale (PyTorch's f32 reciprocal) when scaling is on and `unscale_` may
+    /// run now; `None` when disabled.
+    pub(crate) fn begin_unscale(&self, op: &'static str) -> Result<Option<f64>> {
+        if !self.enabled {
+            return Ok(None);
+        }
+        match self.stage {
+            Stage::Ready => Ok(Some(f64::from((1.0 / self.scale) as f32))),
+            Stage::Unscaled { .. } => Err(invalid(
+                op,
+                "unscale_ was already called since the last update()".into(),
+            )),
+            Stage::Stepped { .. } => Err(invalid(
+                op,
+                "unscale_ is called before step(), not after it; call update() first".into(),
+            )),
+        }
+    }
+
+    /// Records the result of an unscale that [`GradScaler::begin_unscale`] allowed.
+    pub(crate) fn finish_unscale(&mut self, found_inf: bool) {
+        self.stage = Stage::Unscaled { found_inf };
     }
 
     /// Unscales the gradients of `params` (unless [`GradScaler::unscale_`] already did),
@@ -245,6 +269,15 @@ impl GradScaler {
         opt: &mut O,
         params: &[Tensor<T, D>],
     ) -> Result<bool> {
+        self.step_with(opt, |s| s.unscale_(params))
+    }
+
+    /// `step` with `unscale` run when the gradients are not unscaled yet.
+    pub(crate) fn step_with<O: Optimizer + ?Sized>(
+        &mut self,
+        opt: &mut O,
+        unscale: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<bool> {
         if !self.enabled {
             opt.step()?;
             return Ok(true);
@@ -256,7 +289,7 @@ impl GradScaler {
             ));
         }
         if self.stage == Stage::Ready {
-            self.unscale_(params)?;
+            unscale(self)?;
         }
         let Stage::Unscaled { found_inf } = self.stage else {
             unreachable!("unscale_ leaves the scaler unscaled")

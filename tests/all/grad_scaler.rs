@@ -220,3 +220,80 @@ fn grad_scaler_state_round_trips() {
     );
     assert!(t.load_state_dict(&BTreeMap::new()).is_err());
 }
+
+/// The `DynTensor` forms: f16 and f32 parameters under one `DynOptimizer` and one scaler give
+/// the typed scaler's values; an overflow in one parameter skips every group's step.
+#[test]
+fn grad_scaler_over_dyn_tensors() {
+    use typed_tensor::dynamic::DynOptimizer;
+    on_every_device!("grad_scaler_dyn", |dev| {
+        let di = dev.index();
+        let make = |vals: &[f64], dtype: Dtype| {
+            let host =
+                DynTensor::from(Tensor::<f64>::from_vec(vals.to_vec(), [vals.len()]).unwrap());
+            let mut p = host.to_dtype(dtype).unwrap().to(di).unwrap();
+            p.set_requires_grad(true).unwrap();
+            p
+        };
+        let (a, b) = (
+            make(&[0.5, -0.25], Dtype::Float16),
+            make(&[1.5, 2.0, -3.0], Dtype::Float32),
+        );
+        let ps = [a.clone(), b.clone()];
+        let mut opt = DynOptimizer::sgd(&ps, 0.5).unwrap();
+        let mut s = GradScaler::with_options(1024.0, 2.0, 0.5, 2000, true).unwrap();
+        let loss = |k: f64| {
+            let la = a
+                .mul(&a)
+                .unwrap()
+                .reduce_sum(&[], false)
+                .unwrap()
+                .to_dtype(Dtype::Float32)
+                .unwrap();
+            let lb = b.mul(&b).unwrap().reduce_sum(&[], false).unwrap();
+            la.add(&lb).unwrap().mul_scalar(k).unwrap()
+        };
+        let l = loss(1.0);
+        assert_eq!(s.scale_dyn(&l).unwrap().dtype(), Dtype::Float32);
+        s.scale_dyn(&l).unwrap().backward().unwrap();
+        assert!(s.step_dyn(&mut opt, &ps).unwrap());
+        s.update().unwrap();
+        let host = |p: &DynTensor| {
+            p.to_cpu()
+                .unwrap()
+                .to_dtype(Dtype::Float64)
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap()
+        };
+        // p ← p - 0.5·2p = 0: exact in f16 and f32.
+        assert_eq!((host(&a), host(&b)), (vec![0.0, 0.0], vec![0.0, 0.0, 0.0]));
+        // f16 gradients overflow at this scale (2·65504 < 0.5·2^18): the step is skipped.
+        s.update_to(262144.0).unwrap();
+        let (a2, b2) = (
+            make(&[0.5, -0.25], Dtype::Float16),
+            make(&[1.5, 2.0, -3.0], Dtype::Float32),
+        );
+        let mut opt2 = DynOptimizer::sgd(&[a2.clone(), b2.clone()], 0.5).unwrap();
+        let l2 = a2
+            .mul(&a2)
+            .unwrap()
+            .reduce_sum(&[], false)
+            .unwrap()
+            .to_dtype(Dtype::Float32)
+            .unwrap()
+            .add(&b2.mul(&b2).unwrap().reduce_sum(&[], false).unwrap())
+            .unwrap();
+        s.scale_dyn(&l2).unwrap().backward().unwrap();
+        assert!(!s.step_dyn(&mut opt2, &[a2.clone(), b2.clone()]).unwrap());
+        s.update().unwrap();
+        assert_eq!(s.get_scale(), 131072.0);
+        assert_eq!(host(&b2), vec![1.5, 2.0, -3.0]);
+        // Refusals: an integer parameter, an integer loss; nothing written.
+        let i = DynTensor::from(Tensor::<i32>::zeros([2]).unwrap());
+        assert!(s.scale_dyn(&i).is_err());
+        let g_before = host(&b2.grad_tensor().unwrap());
+        assert!(s.unscale_dyn_(&[b2.clone(), i]).is_err());
+        assert_eq!(host(&b2.grad_tensor().unwrap()), g_before);
+    });
+}

@@ -756,7 +756,38 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     use typed_tensor::nn::modules::*;
                     let x = f32s(&v[0])?;
                     let (i, o) = (inp, hid);
-                    let layer: Box<dyn Module<f32, Cpu>> = match u % 6 {
+                    if u % 13 == 12 {
+                        // The loss layers over hostile inputs, targets, weights and options.
+                        let t = f32s(&v[1])?;
+                        let cls = v[1].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                        let red = [nn::Reduction::Mean, nn::Reduction::Sum, nn::Reduction::None][inp % 3];
+                        let w = if flag { Some(f32s(&v[2])?) } else { None };
+                        let y = match hid % 8 {
+                            0 => CrossEntropyLoss { weight: w, ignore_index: if gates == 1 { None } else { Some(e1 as i64) }, reduction: red, label_smoothing: e2 }.forward(&x, &cls)?,
+                            1 => CrossEntropyLoss { weight: w, ignore_index: None, reduction: red, label_smoothing: e2 }.forward_probs(&x, &t)?,
+                            2 => NllLoss { weight: w, ignore_index: Some(e1 as i64), reduction: red }.forward(&x, &cls)?,
+                            3 => BceWithLogitsLoss { weight: w.clone(), pos_weight: w, reduction: red }.forward(&x, &t)?,
+                            4 => SmoothL1Loss { beta: e1, reduction: red }.forward(&x, &t)?,
+                            5 => HuberLoss { delta: e1, reduction: red }.forward(&x, &t)?,
+                            6 => KlDivLoss { log_target: flag, batchmean: gates == 3, reduction: red }.forward(&x, &t)?,
+                            _ => BceLoss { reduction: red }.forward(&x, &t)?,
+                        };
+                        return Ok(vec![y.into()]);
+                    }
+                    let k3 = (u % 3, 1, 1 + u % 2);
+                    let acts = [Activation::Elu(e1), Activation::Celu(e1), Activation::Softplus { beta: e1, threshold: e2 }, Activation::Hardtanh(e1, e2), Activation::Softshrink(e1), Activation::Hardshrink(e1), Activation::Glu(u as i64 % 5 - 2), Activation::Threshold(e1, e2), Activation::Softmin(u as i64 % 5 - 2), Activation::Selu, Activation::Mish, Activation::LogSigmoid, Activation::Hardswish, Activation::Relu6];
+                    let layer: Box<dyn Module<f32, Cpu>> = match u % 13 {
+                        6 => Box::new(Conv3d::new(i.max(1), o.max(1), k3, nn::Conv3dOptions { padding: (u % 2, 0, 0), groups: 1 + usize::from(flag), ..Default::default() }, flag, &Cpu)?),
+                        7 => Box::new(ConvTranspose1d::new(i.max(1), o.max(1), u % 3, nn::Conv2dOptions { stride: (1, 1 + u % 3), ..Default::default() }, u % 2, flag, &Cpu)?),
+                        8 => Box::new(ConvTranspose3d::new(i.max(1), o.max(1), k3, nn::Conv3dOptions { stride: (1 + u % 2, 1, 1), ..Default::default() }, (u % 2, 0, 0), flag, &Cpu)?),
+                        9 if flag => Box::new(Pool3d { max: gates == 1, kernel: k3, stride: (1 + u % 2, 1, u % 2), padding: (u % 2, 0, 0) }),
+                        9 => Box::new(Pool1d { max: gates == 1, kernel: u % 3, stride: u % 2, padding: u % 2 }),
+                        10 => match gates {
+                            1 => Box::new(AdaptivePool1d { max: flag, output_size: u % 4 }),
+                            3 => Box::new(AdaptivePool2d { max: flag, output_size: (u % 3, 1 + u % 2) }),
+                            _ => Box::new(AdaptivePool3d { max: flag, output_size: k3 }),
+                        },
+                        11 => Box::new(acts[hid % acts.len()]),
                         0 => Box::new(Linear::new(i, o, flag, &Cpu)?),
                         1 => Box::new(Conv2d::new(i.max(1), o.max(1), (u % 3, 1 + u % 2), nn::Conv2dOptions { padding: (u % 2, 0), ..Default::default() }, flag, &Cpu)?),
                         2 => Box::new(LayerNorm::new(&x.dims()[x.ndim().saturating_sub(1)..], e1.abs(), flag, &Cpu)?),
@@ -819,6 +850,42 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         return Ok(vec![total.into(), p.grad_tensor().unwrap().into()]);
                     }
                     let ps = vec![p.clone()];
+                    if pick == 6 && u % 3 == 2 {
+                        // Loss scaling with hostile options, stages out of order and a hostile state.
+                        let mut s = GradScaler::with_options(e1, e2, e3, (u % 5) as u64, flag)?;
+                        let _ = s.scale(&w)?;
+                        if u % 2 == 0 { s.unscale_(&ps)?; }
+                        let mut o = Sgd::new(ps.clone(), e1.abs());
+                        let stepped = s.step(&mut o, &ps);
+                        if flag { s.update()?; }
+                        let _ = (stepped, s.update(), s.update_to(e2));
+                        let mut m: std::collections::BTreeMap<String, DynTensor> = s.state_dict().into_iter().collect();
+                        if u % 2 == 0 { m.values_mut().for_each(|t| *t = v[1].clone()); } else { m.insert("_growth_tracker".into(), v[1].clone()); }
+                        let _ = s.load_state_dict(&m);
+                        return Ok(vec![p.detach().into(), p.grad_tensor().unwrap().into()]);
+                    }
+                    if pick == 5 && u % 3 == 2 {
+                        // Optimizers over runtime-dtype parameters of mixed dtypes, a hostile state.
+                        let mut q = v[1].to_dtype(if flag { Dtype::Float64 } else { v[1].dtype() })?.detach().deep_copy()?;
+                        let _ = q.set_requires_grad(true);
+                        let dps = vec![DynTensor::from(p.clone()), q];
+                        let mut o = match u % 4 {
+                            0 => typed_tensor::dynamic::DynOptimizer::sgd(&dps, e1)?,
+                            1 => typed_tensor::dynamic::DynOptimizer::adamw(&dps, e1)?,
+                            _ => { let mut r = RmsProp::<f32, Cpu>::new(vec![], e1); r.momentum = e2; r.centered = flag; typed_tensor::dynamic::DynOptimizer::new(&dps, &r)? }
+                        };
+                        o.step()?;
+                        if flag {
+                            // Loss scaling over the runtime-dtype parameters, a hostile loss.
+                            let mut sc = GradScaler::with_options(e2.abs().clamp(1e-30, 1e30), 2.0, 0.5, 3, u % 4 != 3)?;
+                            if let Ok(l) = sc.scale_dyn(&v[2]) { let _ = l.reduce_sum(&[], false).and_then(|l| l.backward()); }
+                            if sc.step_dyn(&mut o, &dps).is_ok() { sc.update()?; }
+                        }
+                        let mut m: std::collections::BTreeMap<String, DynTensor> = o.state_dict()?.into_iter().collect();
+                        if u % 2 == 0 { m.values_mut().for_each(|t| *t = v[1].clone()); } else { m.insert(format!("{}.square_avg", u % 3), v[1].clone()); }
+                        if o.load_state_dict(&m).is_ok() { o.step()?; }
+                        return Ok(vec![p.detach().into()]);
+                    }
                     if pick == 8 && u % 2 == 0 {
                         // L-BFGS with hostile settings and a hostile state.
                         let mut o = typed_tensor::optim::Lbfgs::new(ps);
