@@ -32,6 +32,7 @@ mod factor;
 mod fft;
 mod float_math;
 mod generic;
+mod generic_training;
 mod grad_scaler;
 mod higher_order;
 mod hooks;
