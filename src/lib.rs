@@ -23,7 +23,9 @@ pub mod tensor;
 
 pub use autograd::{NoGradGuard, enable_grad, is_grad_enabled, no_grad};
 pub use backend::Backend;
-pub use device::{Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice};
+pub use device::{
+    Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice, get_num_threads, set_num_threads,
+};
 pub use dtype::{
     Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
 };

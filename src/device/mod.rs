@@ -2,8 +2,11 @@
 //! [`Device`] and [`RawDevice`] traits are defined here; each device type and its storage live in their backend's
 //! folder (`backend/cpu/device.rs`, `backend/cuda/device/`) and are re-exported here.
 
+mod threads;
+
 pub use crate::backend::cpu::device::{AlignedBuf, Cpu, CpuStorage};
 pub use crate::backend::cuda::device::{Cuda, CudaStorage};
+pub use threads::{get_num_threads, set_num_threads};
 
 use crate::dtype::Element;
 use std::fmt;

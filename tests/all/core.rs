@@ -257,3 +257,18 @@ fn data_borrows_and_set_data() {
         .unwrap();
     assert!(b.fill_(1).is_err());
 }
+
+#[test]
+fn thread_count_as_pytorch() {
+    let n = typed_tensor::get_num_threads(); // starts the pool
+    assert!(n >= 1);
+    typed_tensor::set_num_threads(n).unwrap(); // the size it has: Ok
+    let e = typed_tensor::set_num_threads(n + 1)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cannot be resized") && e.contains(&format!("{n} threads")),
+        "{e}"
+    );
+    assert!(typed_tensor::set_num_threads(0).is_err());
+}

@@ -308,3 +308,216 @@ fn inplace_on<D: Backend>(dev: &D) {
 fn in_place_forms_on_every_device() {
     crate::on_every_device!("in-place forms", |dev| { inplace_on(&dev) });
 }
+
+/// `ops/inplace/more.rs`: comparisons and logical ops as 0/1 in `self`'s dtype, the new
+/// element-wise and product forms, the aliases, and the re-pointing view methods; each equal
+/// to its out-of-place result, written through a view, nothing written on error.
+fn more_inplace_on<D: Backend>(dev: &D) {
+    let f = |v: &[f64], d: &[usize]| {
+        Tensor::<f64, D>::from_vec_on(v.to_vec(), d.to_vec(), dev).unwrap()
+    };
+    let x0 = [0.5, -2.0, f64::NAN, 3.0, -0.25, 1.5];
+    let y0 = [0.5, 1.0, 2.0, -3.0, -0.25, 0.0];
+    let (x, y) = (f(&x0, &[2, 3]), f(&y0, &[2, 3]));
+    let cmp = |b: Tensor<bool, D>| b.try_cast::<f64>().unwrap();
+    type Case<'a, D> = (
+        &'a str,
+        Box<dyn Fn(&mut Tensor<f64, D>) -> Result<()> + 'a>,
+        Tensor<f64, D>,
+    );
+    let ex = Tensor::<i64, D>::from_vec_on(vec![1, -1, 0, 2, 3, -2], [2, 3], dev).unwrap();
+    let cases: Vec<Case<D>> = vec![
+        ("eq_", Box::new(|t| t.eq_(&y)), cmp(x.try_eq(&y).unwrap())),
+        ("ne_", Box::new(|t| t.ne_(&y)), cmp(x.try_ne(&y).unwrap())),
+        ("lt_", Box::new(|t| t.lt_(&y)), cmp(x.try_lt(&y).unwrap())),
+        ("le_", Box::new(|t| t.le_(&y)), cmp(x.try_le(&y).unwrap())),
+        ("gt_", Box::new(|t| t.gt_(&y)), cmp(x.try_gt(&y).unwrap())),
+        ("ge_", Box::new(|t| t.ge_(&y)), cmp(x.try_ge(&y).unwrap())),
+        (
+            "logical_and_",
+            Box::new(|t| t.logical_and_(&y)),
+            cmp(x.try_logical_and(&y).unwrap()),
+        ),
+        (
+            "logical_or_",
+            Box::new(|t| t.logical_or_(&y)),
+            cmp(x.try_logical_or(&y).unwrap()),
+        ),
+        (
+            "logical_xor_",
+            Box::new(|t| t.logical_xor_(&y)),
+            cmp(x.try_logical_xor(&y).unwrap()),
+        ),
+        (
+            "logical_not_",
+            Box::new(|t| t.logical_not_()),
+            cmp(x.try_logical_not().unwrap()),
+        ),
+        (
+            "deg2rad_",
+            Box::new(|t| t.deg2rad_()),
+            x.try_deg2rad().unwrap(),
+        ),
+        (
+            "rad2deg_",
+            Box::new(|t| t.rad2deg_()),
+            x.try_rad2deg().unwrap(),
+        ),
+        ("frac_", Box::new(|t| t.frac_()), x.try_frac().unwrap()),
+        ("fix_", Box::new(|t| t.fix_()), x.try_fix().unwrap()),
+        ("rsqrt_", Box::new(|t| t.rsqrt_()), x.try_rsqrt().unwrap()),
+        ("sinc_", Box::new(|t| t.sinc_()), x.try_sinc().unwrap()),
+        (
+            "ldexp_",
+            Box::new(|t| t.ldexp_(&ex)),
+            x.try_ldexp(&ex).unwrap(),
+        ),
+        (
+            "polygamma_",
+            Box::new(|t| t.polygamma_(1)),
+            x.try_polygamma(1).unwrap(),
+        ),
+        (
+            "igamma_",
+            Box::new(|t| t.igamma_(&y)),
+            x.try_igamma(&y).unwrap(),
+        ),
+        (
+            "igammac_",
+            Box::new(|t| t.igammac_(&y)),
+            x.try_igammac(&y).unwrap(),
+        ),
+        (
+            "nextafter_",
+            Box::new(|t| t.nextafter_(&y)),
+            x.try_nextafter(&y).unwrap(),
+        ),
+        (
+            "float_power_",
+            Box::new(|t| t.float_power_(2.0)),
+            x.try_float_power(2.0).unwrap(),
+        ),
+        ("arccos_", Box::new(|t| t.arccos_()), x.try_acos().unwrap()),
+        (
+            "arctan2_",
+            Box::new(|t| t.arctan2_(&y)),
+            x.try_atan2(&y).unwrap(),
+        ),
+        (
+            "absolute_",
+            Box::new(|t| t.absolute_()),
+            x.try_abs().unwrap(),
+        ),
+        (
+            "negative_",
+            Box::new(|t| t.negative_()),
+            x.try_neg().unwrap(),
+        ),
+        (
+            "multiply_",
+            Box::new(|t| t.multiply_(&y)),
+            x.try_mul(&y).unwrap(),
+        ),
+        (
+            "subtract_",
+            Box::new(|t| t.subtract_(&y)),
+            x.try_sub(&y).unwrap(),
+        ),
+        (
+            "true_divide_",
+            Box::new(|t| t.true_divide_(&y)),
+            x.try_div(&y).unwrap(),
+        ),
+    ];
+    let same = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .all(|(p, q)| p == q || (p.is_nan() && q.is_nan()))
+    };
+    for (name, op, want) in &cases {
+        // Through a transposed view of a (3, 2) base: the base sees the result, transposed.
+        let base = f(&x0, &[2, 3])
+            .transpose(0, 1)
+            .unwrap()
+            .try_contiguous()
+            .unwrap();
+        let mut view = base.transpose(0, 1).unwrap();
+        op(&mut view).unwrap();
+        let got = host_f64s(&view);
+        assert!(
+            same(&got, &host_f64s(want)),
+            "{name}: {got:?} vs {:?}",
+            host_f64s(want)
+        );
+        let back = host_f64s(&base.transpose(0, 1).unwrap().try_contiguous().unwrap());
+        assert!(same(&back, &host_f64s(want)), "{name}: the base");
+        // Requiring grad while recording: an Err, nothing written.
+        let mut leaf = f(&x0, &[2, 3]).with_requires_grad(true).unwrap();
+        assert!(
+            op(&mut leaf).is_err(),
+            "{name} on a leaf that requires grad"
+        );
+        assert!(same(&host_f64s(&leaf), &x0), "{name}: the leaf was written");
+    }
+    // Shapes that do not broadcast: nothing written.
+    let mut t = f(&x0, &[2, 3]);
+    assert!(t.eq_(&f(&[1.0, 2.0], &[2])).is_err() && same(&host_f64s(&t), &x0));
+    // The fused products against their out-of-place forms.
+    let m = f(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let v3 = f(&[1.0, -1.0, 0.5], &[3]);
+    let v2 = f(&[2.0, -3.0], &[2]);
+    let mut acc = v2.try_deep_copy().unwrap();
+    acc.addmv_(&m, &v3, 0.5, 2.0).unwrap();
+    assert_eq!(
+        host_f64s(&acc),
+        host_f64s(&v2.try_addmv(&m, &v3, 0.5, 2.0).unwrap())
+    );
+    let mut outer = m.try_deep_copy().unwrap();
+    outer.addr_(&v2, &v3, 1.0, -1.0).unwrap();
+    assert_eq!(
+        host_f64s(&outer),
+        host_f64s(&m.try_addr(&v2, &v3, 1.0, -1.0).unwrap())
+    );
+    let b1 = f(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[2, 2, 2]);
+    let mut sq = f(&[1.0, 0.0, 0.0, 1.0], &[2, 2]);
+    let want = sq.try_addbmm(&b1, &b1, 2.0, 1.0).unwrap();
+    sq.addbmm_(&b1, &b1, 2.0, 1.0).unwrap();
+    assert_eq!(host_f64s(&sq), host_f64s(&want));
+    let mut bb = b1.try_deep_copy().unwrap();
+    let want = b1.try_baddbmm(&b1, &b1, 1.0, 0.5).unwrap();
+    bb.baddbmm_(&b1, &b1, 1.0, 0.5).unwrap();
+    assert_eq!(host_f64s(&bb), host_f64s(&want));
+    // Integers: bitwise_not_, and comparisons as 0/1.
+    let mut k = Tensor::<i32, D>::from_vec_on(vec![0, 5, -1], [3], dev).unwrap();
+    k.bitwise_not_().unwrap();
+    assert_eq!(k.try_to_vec().unwrap(), [-1, -6, 0]);
+    k.gt_(&Tensor::<i32, D>::from_vec_on(vec![-2, -6, 1], [3], dev).unwrap())
+        .unwrap();
+    assert_eq!(k.try_to_vec().unwrap(), [1, 0, 0]);
+    // The re-pointing views: only this handle changes.
+    let mut v = f(&x0, &[2, 3]);
+    let keep = v.clone();
+    v.unsqueeze_(0).unwrap();
+    assert_eq!(v.dims(), [1, 2, 3]);
+    assert!(v.unsqueeze_(9).is_err() && v.dims() == [1, 2, 3]);
+    v.squeeze_();
+    v.t_();
+    assert_eq!(v.dims(), [3, 2]);
+    v.swapaxes_(0, 1).unwrap();
+    v.squeeze_dims_(&[]).unwrap();
+    assert_eq!((v.dims(), keep.dims()), (&[2, 3][..], &[2, 3][..]));
+    let mut l = f(&x0, &[2, 3])
+        .with_requires_grad(true)
+        .unwrap()
+        .try_mul_scalar(2.0)
+        .unwrap();
+    l.detach_();
+    assert!(!l.requires_grad());
+}
+
+#[test]
+fn more_inplace_forms_on_every_device() {
+    on_every_device!("more_inplace", |dev| {
+        more_inplace_on(&dev);
+    });
+}

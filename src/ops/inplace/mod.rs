@@ -54,6 +54,8 @@ macro_rules! in_place {
     )*};
 }
 
+mod more;
+
 impl<T: Element, D: Backend> Tensor<T, D> {
     in_place! {
         masked_fill_ = try_masked_fill(mask: &Tensor<bool, D>, value: T), "masked_fill_";
