@@ -312,3 +312,110 @@ fn loss_modules_match_pytorch() {
         assert!(e.to_string().contains("mse_loss"), "{e}");
     });
 }
+
+#[test]
+fn cells_bilinear_bags_and_rearranging_layers_match_pytorch() {
+    use typed_tensor::nn::{BagMode, RnnMode};
+    use typed_tensor::ops::pad::PadMode;
+    let f = fixture();
+    let get = |k: &str| f[k].clone().downcast::<f64, Cpu>().unwrap();
+    on_every_device!("cells_and_rearranging", |dev| {
+        let on = |k: &str| get(k).to_device(&dev).unwrap();
+        let (x, h, c) = (on("cell_x"), on("cell_h"), on("cell_c"));
+        let lstm = RnnCell::<f64, _>::new(RnnMode::Lstm, 3, 4, true, &dev).unwrap();
+        let gru = RnnCell::<f64, _>::new(RnnMode::Gru, 3, 4, false, &dev).unwrap();
+        let relu = RnnCell::<f64, _>::new(RnnMode::Relu, 3, 4, true, &dev).unwrap();
+        // PyTorch's bound 1/√H = 0.5.
+        assert!(host_f64s(&lstm.weight_ih).iter().all(|v| v.abs() <= 0.5));
+        for (k, cell) in [("lstm", &lstm), ("gru", &gru), ("relu", &relu)] {
+            cell.load_state_dict(&sub_state(&f, &format!("cell_{k}")))
+                .unwrap();
+        }
+        let (h2, c2) = lstm.step(&x, Some(&h), Some(&c)).unwrap();
+        assert_close(&host_f64s(&h2), &get("cell_lstm_h").to_vec(), 1e-12);
+        assert_close(
+            &host_f64s(&c2.unwrap()),
+            &get("cell_lstm_c").to_vec(),
+            1e-12,
+        );
+        let (g, none) = gru.step(&x, Some(&h), None).unwrap();
+        assert!(none.is_none());
+        assert_close(&host_f64s(&g), &get("cell_gru_h").to_vec(), 1e-12);
+        assert_close(
+            &host_f64s(&relu.step(&x, None, None).unwrap().0),
+            &get("cell_relu_h").to_vec(),
+            1e-12,
+        );
+        let x0 = x.select(0, 0).unwrap();
+        assert_close(
+            &host_f64s(&gru.step(&x0, None, None).unwrap().0),
+            &get("cell_gru1_h").to_vec(),
+            1e-12,
+        );
+        assert!(gru.step(&x, None, Some(&c)).is_err());
+        assert!(RnnCell::<f64, _>::new(RnnMode::Gru, 3, 0, true, &dev).is_err());
+        assert!(RnnCell::<f64, _>::new(RnnMode::Lstm, 3, usize::MAX / 2, true, &dev).is_err());
+
+        let bil = Bilinear::<f64, _>::new(3, 2, 4, true, &dev).unwrap();
+        bil.load_state_dict(&sub_state(&f, "bil")).unwrap();
+        let y = bil.forward(&on("bil_x1"), &on("bil_x2")).unwrap();
+        assert_close(&host_f64s(&y), &get("bil_y").to_vec(), 1e-12);
+
+        let mut bag = EmbeddingBag::<f64, _>::new(10, 3, BagMode::Max, &dev).unwrap();
+        bag.load_state_dict(&sub_state(&f, "bag")).unwrap();
+        let int = |k: &str| {
+            f[k].clone()
+                .downcast::<i64, Cpu>()
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+        };
+        let (input, offsets) = (int("bag_in"), int("bag_off"));
+        let y = bag.forward(&input, Some(&offsets), None).unwrap();
+        assert_close(&host_f64s(&y), &get("bag_y").to_vec(), 1e-12);
+        bag.mode = BagMode::Sum;
+        let y = bag
+            .forward(&input, Some(&offsets), Some(&on("bag_psw")))
+            .unwrap();
+        assert_close(&host_f64s(&y), &get("bag_sum_y").to_vec(), 1e-12);
+
+        let inorm = InstanceNorm::<f64, _>::new(3, 1e-5, true, &dev).unwrap();
+        inorm.load_state_dict(&sub_state(&f, "inorm")).unwrap();
+        assert_close(
+            &host_f64s(&inorm.forward(&on("inorm_x")).unwrap()),
+            &get("inorm_y").to_vec(),
+            1e-12,
+        );
+        assert!(
+            InstanceNorm::<f64, _>::new(3, 1e-5, false, &dev)
+                .unwrap()
+                .named_parameters()
+                .is_empty()
+        );
+
+        let chain = Sequential::<f64, _>::new()
+            .push(PixelShuffle(2))
+            .push(Pad::with_mode(vec![(0, 1), (1, 2)], PadMode::Reflect))
+            .push(ChannelShuffle(2))
+            .push(Unflatten {
+                axis: 1,
+                sizes: vec![2, 1],
+            })
+            .push(Flatten { start: 3, end: -1 })
+            .push(Pad {
+                padding: vec![(2, 0)],
+                mode: None,
+                value: -1.5,
+            });
+        let chx = on("chain_x");
+        let y = chain.forward(&chx).unwrap();
+        assert_eq!(y.dims(), [1, 2, 1, 47]);
+        assert_close(&host_f64s(&y), &get("chain_y").to_vec(), 0.0);
+        let unsh = PixelUnshuffle(2)
+            .forward(&chx.try_reshape([1, 2, 4, 6]).unwrap())
+            .unwrap();
+        assert_close(&host_f64s(&unsh), &get("unsh_y").to_vec(), 0.0);
+        assert!(Pad::zeros(vec![(1, 1); 5]).forward(&chx).is_err());
+        assert!(Module::<f64, _>::forward(&PixelShuffle(3), &chx).is_err());
+    });
+}

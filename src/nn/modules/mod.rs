@@ -3,7 +3,9 @@
 //! [`GroupNorm`], [`RmsNorm`], [`PRelu`], [`Identity`], [`Embedding`], [`LayerNorm`],
 //! [`BatchNorm`], [`Dropout`], [`Activation`] (26 of PyTorch's activation layers),
 //! [`Flatten`], [`Pool1d`], [`Pool2d`], [`Pool3d`], [`AdaptivePool1d`], [`AdaptivePool2d`],
-//! [`AdaptivePool3d`], [`Sequential`], [`Rnn`], [`MultiheadAttention`],
+//! [`AdaptivePool3d`], [`Sequential`], [`Rnn`], [`RnnCell`], [`Bilinear`], [`EmbeddingBag`],
+//! [`InstanceNorm`], [`Unflatten`], [`PixelShuffle`], [`PixelUnshuffle`], [`ChannelShuffle`],
+//! [`Pad`], [`MultiheadAttention`],
 //! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`], [`TransformerEncoder`],
 //! [`TransformerDecoder`], [`Transformer`] and [`Upsample`], each initialised as PyTorch
 //! initialises it and running the functions of [`crate::nn`], so gradients reach the
@@ -38,16 +40,19 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod cells;
 mod conv;
 mod conv_transpose;
 mod losses;
 mod pooling;
+mod rearrange;
 mod sequence;
 mod stacks;
 mod stateless;
 mod transformer;
 mod weighted;
 
+pub use cells::{Bilinear, CellState, EmbeddingBag, InstanceNorm, RnnCell};
 pub use conv::{Conv1d, Conv2d, Conv3d};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d};
 pub use losses::{
@@ -55,6 +60,7 @@ pub use losses::{
     NllLoss, SmoothL1Loss,
 };
 pub use pooling::{AdaptivePool1d, AdaptivePool2d, AdaptivePool3d, Pool1d, Pool2d, Pool3d};
+pub use rearrange::{ChannelShuffle, Pad, PixelShuffle, PixelUnshuffle, Unflatten};
 pub use sequence::{MultiheadAttention, Rnn};
 pub use stacks::{LayerStack, Transformer, TransformerDecoder, TransformerEncoder};
 pub use stateless::{Activation, Dropout, Flatten, Identity, Upsample};

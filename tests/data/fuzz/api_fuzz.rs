@@ -774,6 +774,26 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         };
                         return Ok(vec![y.into()]);
                     }
+                    if u % 17 == 16 {
+                        // Cells, Bilinear and EmbeddingBag with hostile sizes over hostile inputs.
+                        let y = match hid % 3 {
+                            0 => {
+                                let mode = [nn::RnnMode::Tanh, nn::RnnMode::Relu, nn::RnnMode::Gru, nn::RnnMode::Lstm][inp % 4];
+                                let cell = RnnCell::new(mode, inp, hid.max(gates), flag, &Cpu)?;
+                                let h = f32s(&v[1]).ok();
+                                let c = if mode == nn::RnnMode::Lstm && flag { f32s(&v[2]).ok() } else { None };
+                                cell.step(&x, h.as_ref(), c.as_ref())?.0
+                            }
+                            1 => Bilinear::new(inp, hid, gates, flag, &Cpu)?.forward(&x, &f32s(&v[1])?)?,
+                            _ => {
+                                let bag = EmbeddingBag::new(inp, hid, [nn::BagMode::Sum, nn::BagMode::Mean, nn::BagMode::Max][gates % 3], &Cpu)?;
+                                let idx = v[1].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?;
+                                let off = if flag { Some(v[2].to_dtype(Dtype::Int64)?.downcast::<i64, Cpu>()?) } else { None };
+                                bag.forward(&idx, off.as_ref(), None)?
+                            }
+                        };
+                        return Ok(vec![y.into()]);
+                    }
                     let k3 = (u % 3, 1, 1 + u % 2);
                     let acts = [Activation::Elu(e1), Activation::Celu(e1), Activation::Softplus { beta: e1, threshold: e2 }, Activation::Hardtanh(e1, e2), Activation::Softshrink(e1), Activation::Hardshrink(e1), Activation::Glu(u as i64 % 5 - 2), Activation::Threshold(e1, e2), Activation::Softmin(u as i64 % 5 - 2), Activation::Selu, Activation::Mish, Activation::LogSigmoid, Activation::Hardswish, Activation::Relu6];
                     let layer: Box<dyn Module<f32, Cpu>> = match u % 13 {
@@ -787,7 +807,15 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             3 => Box::new(AdaptivePool2d { max: flag, output_size: (u % 3, 1 + u % 2) }),
                             _ => Box::new(AdaptivePool3d { max: flag, output_size: k3 }),
                         },
-                        11 => Box::new(acts[hid % acts.len()]),
+                        11 if flag => Box::new(acts[hid % acts.len()]),
+                        11 => match hid % 6 {
+                            0 => Box::new(InstanceNorm::new(inp, e1.abs(), gates == 1, &Cpu)?),
+                            1 => Box::new(Pad { padding: pads.clone(), mode: if gates == 1 { None } else { Some(mode) }, value: e2 }),
+                            2 => Box::new(PixelShuffle(u % 4)),
+                            3 => Box::new(PixelUnshuffle(u % 4)),
+                            4 => Box::new(ChannelShuffle(u % 4)),
+                            _ => Box::new(Unflatten { axis: e1 as i64, sizes: vec![inp as i64 - 1, hid as i64] }),
+                        },
                         0 => Box::new(Linear::new(i, o, flag, &Cpu)?),
                         1 => Box::new(Conv2d::new(i.max(1), o.max(1), (u % 3, 1 + u % 2), nn::Conv2dOptions { padding: (u % 2, 0), ..Default::default() }, flag, &Cpu)?),
                         2 => Box::new(LayerNorm::new(&x.dims()[x.ndim().saturating_sub(1)..], e1.abs(), flag, &Cpu)?),

@@ -184,4 +184,47 @@ losses = {
 }
 for n, v in losses.items():
     out[f"loss.{n}"] = v.numpy()
+# The cells (cell_<kind>.<name>, cell_x, cell_h, cell_c, cell_<kind>_h, cell_lstm_c, and an
+# unbatched GRU step cell_gru1_h), Bilinear (bil.*, bil_x1, bil_x2, bil_y), EmbeddingBag
+# (bag.*, bag_in, bag_off, bag_y max; bag_psw, bag_sum_y), InstanceNorm2d (inorm.*, inorm_x,
+# inorm_y), and a chain of PixelShuffle, ReflectionPad2d, ChannelShuffle, Unflatten and a
+# ConstantPad1d (chain_x, chain_y), PixelUnshuffle (unsh_y).
+cells = {"lstm": torch.nn.LSTMCell(3, 4), "gru": torch.nn.GRUCell(3, 4, bias=False),
+         "relu": torch.nn.RNNCell(3, 4, nonlinearity="relu")}
+cx, ch, cc = torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 4)
+out.update({"cell_x": cx.numpy(), "cell_h": ch.numpy(), "cell_c": cc.numpy()})
+for k, cell in cells.items():
+    for n, v in cell.state_dict().items():
+        out[f"cell_{k}.{n}"] = v.numpy()
+with torch.no_grad():
+    h, c = cells["lstm"](cx, (ch, cc))
+    out["cell_lstm_h"], out["cell_lstm_c"] = h.numpy(), c.numpy()
+    out["cell_gru_h"] = cells["gru"](cx, ch).numpy()
+    out["cell_relu_h"] = cells["relu"](cx).numpy()
+    out["cell_gru1_h"] = cells["gru"](cx[0]).numpy()
+bil = torch.nn.Bilinear(3, 2, 4)
+for n, v in bil.state_dict().items():
+    out[f"bil.{n}"] = v.numpy()
+b1, b2 = torch.randn(5, 3), torch.randn(5, 2)
+out.update({"bil_x1": b1.numpy(), "bil_x2": b2.numpy(), "bil_y": bil(b1, b2).detach().numpy()})
+bag = torch.nn.EmbeddingBag(10, 3, mode="max")
+for n, v in bag.state_dict().items():
+    out[f"bag.{n}"] = v.numpy()
+bin_, boff = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 3, 6])
+psw = torch.randn(8)
+out.update({"bag_in": bin_.numpy(), "bag_off": boff.numpy(), "bag_y": bag(bin_, boff).detach().numpy(), "bag_psw": psw.numpy()})
+bag.mode = "sum"
+out["bag_sum_y"] = bag(bin_, boff, per_sample_weights=psw).detach().numpy()
+inorm = torch.nn.InstanceNorm2d(3, affine=True)
+with torch.no_grad():
+    inorm.weight.copy_(torch.tensor([0.5, 1.5, -1.0])); inorm.bias.copy_(torch.tensor([0.1, 0.0, -0.2]))
+for n, v in inorm.state_dict().items():
+    out[f"inorm.{n}"] = v.numpy()
+ix = torch.randn(2, 3, 4, 4)
+out.update({"inorm_x": ix.numpy(), "inorm_y": inorm(ix).detach().numpy()})
+chain = torch.nn.Sequential(torch.nn.PixelShuffle(2), torch.nn.ReflectionPad2d((1, 2, 0, 1)),
+                            torch.nn.ChannelShuffle(2), torch.nn.Unflatten(1, (2, 1)),
+                            torch.nn.Flatten(3), torch.nn.ConstantPad1d((2, 0), -1.5))
+chx = torch.randn(1, 8, 2, 3)
+out.update({"chain_x": chx.numpy(), "chain_y": chain(chx).numpy(), "unsh_y": torch.nn.PixelUnshuffle(2)(chx.reshape(1, 2, 4, 6)).numpy()})
 np.savez("tests/data/torch_grads/modules.npz", **out)
