@@ -419,3 +419,20 @@ fn cells_bilinear_bags_and_rearranging_layers_match_pytorch() {
         assert!(Module::<f64, _>::forward(&PixelShuffle(3), &chx).is_err());
     });
 }
+
+#[test]
+fn sequential_indexes_its_layers() {
+    let mut s = Sequential::<f64, Cpu>::new()
+        .push(Linear::new(2, 3, true, &Cpu).unwrap())
+        .push(Dropout::new(0.5))
+        .push(Activation::Relu);
+    assert_eq!(s.iter().count(), 3);
+    assert_eq!(s.get(0).unwrap().named_parameters().len(), 2);
+    assert!(s.get(3).is_none());
+    s.get_mut(1).unwrap().set_training(false);
+    let x = Tensor::<f64>::ones([4, 2]).unwrap();
+    // Dropout off: two forwards agree.
+    let y = s.forward(&x).unwrap();
+    let mid = s.get(0).unwrap().forward(&x).unwrap().try_relu().unwrap();
+    assert_eq!(y.to_vec(), mid.to_vec());
+}

@@ -189,6 +189,38 @@ pub fn prefixed<T: FloatElement, D: Backend>(
         .collect()
 }
 
+/// `module`'s buffers named `"{prefix}.{name}"`: [`prefixed`]'s counterpart for a struct's
+/// own [`Parameters::named_buffers`] (a `BatchNorm` field's running statistics).
+///
+/// ```
+/// use typed_tensor::nn::modules::{BatchNorm, Linear, Parameters, prefixed, prefixed_buffers};
+/// use typed_tensor::prelude::*;
+/// struct Block { fc: Linear<f32, Cpu>, bn: BatchNorm<f32, Cpu> }
+/// impl Parameters<f32, Cpu> for Block {
+///     fn named_parameters(&self) -> Vec<(String, Tensor<f32>)> {
+///         [prefixed("fc", &self.fc), prefixed("bn", &self.bn)].concat()
+///     }
+///     fn named_buffers(&self) -> Vec<(String, Tensor<f32>)> {
+///         prefixed_buffers("bn", &self.bn)
+///     }
+///     fn set_training(&mut self, training: bool) {
+///         self.bn.set_training(training);
+///     }
+/// }
+/// let b = Block { fc: Linear::new(4, 3, true, &Cpu)?, bn: BatchNorm::new(3, &Cpu)? };
+/// let names: Vec<String> = b.state_dict().into_iter().map(|(n, _)| n).collect();
+/// assert_eq!(names[4..], ["bn.running_mean", "bn.running_var"]);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+pub fn prefixed_buffers<T: FloatElement, D: Backend>(
+    prefix: &str,
+    module: &dyn Parameters<T, D>,
+) -> Vec<(String, Tensor<T, D>)> {
+    (module.named_buffers().into_iter())
+        .map(|(n, t)| (format!("{prefix}.{n}"), t))
+        .collect()
+}
+
 /// A layer mapping one float tensor to another.
 pub trait Module<T: FloatElement, D: Backend>: Parameters<T, D> {
     /// The layer applied to `x` (recorded for autograd like the functions it runs).
@@ -264,6 +296,21 @@ impl<T: FloatElement, D: Backend> Sequential<T, D> {
     /// True without layers.
     pub fn is_empty(&self) -> bool {
         self.layers.is_empty()
+    }
+
+    /// The `i`-th layer (PyTorch `seq[i]`), `None` past the end.
+    pub fn get(&self, i: usize) -> Option<&dyn Module<T, D>> {
+        self.layers.get(i).map(|l| l.as_ref())
+    }
+
+    /// The `i`-th layer, mutable (to switch its training mode alone, say).
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut (dyn Module<T, D> + 'static)> {
+        self.layers.get_mut(i).map(|l| l.as_mut())
+    }
+
+    /// The layers in order.
+    pub fn iter(&self) -> impl Iterator<Item = &dyn Module<T, D>> {
+        self.layers.iter().map(|l| l.as_ref())
     }
 
     /// `get` of each layer, its names prefixed with the layer's position.
