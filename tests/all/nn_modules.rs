@@ -13,13 +13,16 @@ use typed_tensor::nn::modules::{
 use typed_tensor::prelude::*;
 
 /// The reference file's arrays.
-fn fixture() -> BTreeMap<String, DynTensor> {
+pub(crate) fn fixture() -> BTreeMap<String, DynTensor> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
     typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap()
 }
 
 /// The entries under `prefix` (`"state"` takes `state.0.weight` as `0.weight`).
-fn sub_state(f: &BTreeMap<String, DynTensor>, prefix: &str) -> BTreeMap<String, DynTensor> {
+pub(crate) fn sub_state(
+    f: &BTreeMap<String, DynTensor>,
+    prefix: &str,
+) -> BTreeMap<String, DynTensor> {
     (f.iter())
         .filter_map(|(k, v)| {
             let name = k.strip_prefix(prefix)?.strip_prefix('.')?;

@@ -3,24 +3,10 @@
 //! and adaptive pools, every `Activation`, and the loss layers; on every device.
 
 use crate::common::{assert_close, host_f64s};
-use std::collections::BTreeMap;
+use crate::nn_modules::{fixture, sub_state};
 use typed_tensor::nn::modules::*;
 use typed_tensor::nn::{Conv2dOptions, Conv3dOptions, Reduction};
 use typed_tensor::prelude::*;
-
-fn fixture() -> BTreeMap<String, DynTensor> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/torch_grads");
-    typed_tensor::io::load_npz(format!("{dir}/modules.npz")).unwrap()
-}
-
-fn sub_state(f: &BTreeMap<String, DynTensor>, prefix: &str) -> BTreeMap<String, DynTensor> {
-    (f.iter())
-        .filter_map(|(k, v)| {
-            let name = k.strip_prefix(prefix)?.strip_prefix('.')?;
-            Some((name.to_string(), v.clone()))
-        })
-        .collect()
-}
 
 #[test]
 fn volume_and_transposed_modules_match_pytorch() {

@@ -40,6 +40,17 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+/// `Parameters` (none) for the parameter-free layers.
+macro_rules! no_parameters {
+    ($($name:ident),*) => {$(
+        impl<T: $crate::dtype::FloatElement, D: $crate::backend::Backend> $crate::nn::modules::Parameters<T, D> for $name {
+            fn named_parameters(&self) -> Vec<(String, $crate::tensor::Tensor<T, D>)> {
+                Vec::new()
+            }
+        }
+    )*};
+}
+
 mod cells;
 mod conv;
 mod conv_transpose;

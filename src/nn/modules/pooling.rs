@@ -2,7 +2,7 @@
 //! `nn.AvgPool*d`) and `AdaptivePool1d`, `AdaptivePool2d`, `AdaptivePool3d`
 //! (`nn.AdaptiveMaxPool*d`, `nn.AdaptiveAvgPool*d`), each calling the function of its kind.
 
-use super::{Module, Parameters};
+use super::Module;
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -36,11 +36,7 @@ macro_rules! pools {
             }
         }
 
-        impl<T: FloatElement, D: Backend> Parameters<T, D> for $name {
-            fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-                Vec::new()
-            }
-        }
+        no_parameters!($name);
 
         impl<T: FloatElement, D: Backend> Module<T, D> for $name {
             fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
@@ -83,11 +79,7 @@ macro_rules! adaptive_pools {
             }
         }
 
-        impl<T: FloatElement, D: Backend> Parameters<T, D> for $name {
-            fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-                Vec::new()
-            }
-        }
+        no_parameters!($name);
 
         impl<T: FloatElement, D: Backend> Module<T, D> for $name {
             fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {

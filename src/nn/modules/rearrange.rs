@@ -4,24 +4,13 @@
 //! `nn.ConstantPad*d`, `nn.ReflectionPad*d`, `nn.ReplicationPad*d`, `nn.CircularPad*d`
 //! family).
 
-use super::{Module, Parameters};
+use super::Module;
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
 use crate::error::{Error, Result};
 use crate::nn;
 use crate::ops::pad::PadMode;
 use crate::tensor::Tensor;
-
-/// `Parameters` (none) for the parameter-free layers.
-macro_rules! no_parameters {
-    ($($name:ident),*) => {$(
-        impl<T: FloatElement, D: Backend> Parameters<T, D> for $name {
-            fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-                Vec::new()
-            }
-        }
-    )*};
-}
 
 no_parameters!(Unflatten, PixelShuffle, PixelUnshuffle, ChannelShuffle, Pad);
 

@@ -7,6 +7,8 @@ use crate::error::{Error, Result};
 use crate::nn;
 use crate::tensor::Tensor;
 
+no_parameters!(Activation, Flatten, Identity, Upsample);
+
 /// Dropout with probability `p` while training (PyTorch `nn.Dropout`); the identity in
 /// evaluation.
 #[derive(Clone, Copy, Debug)]
@@ -102,12 +104,6 @@ pub enum Activation {
     Threshold(f64, f64),
 }
 
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Activation {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        Vec::new()
-    }
-}
-
 impl<T: FloatElement, D: Backend> Module<T, D> for Activation {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         match *self {
@@ -156,12 +152,6 @@ impl Default for Flatten {
     }
 }
 
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Flatten {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        Vec::new()
-    }
-}
-
 impl<T: FloatElement, D: Backend> Module<T, D> for Flatten {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         let (s, e) = (
@@ -196,12 +186,6 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Flatten {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Identity;
 
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Identity {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        Vec::new()
-    }
-}
-
 impl<T: FloatElement, D: Backend> Module<T, D> for Identity {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
         Ok(x.clone())
@@ -216,12 +200,6 @@ pub struct Upsample {
     pub scale_factor: Vec<f64>,
     /// Nearest, linear, bilinear, bicubic, trilinear or area.
     pub mode: nn::Interpolation,
-}
-
-impl<T: FloatElement, D: Backend> Parameters<T, D> for Upsample {
-    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
-        Vec::new()
-    }
 }
 
 impl<T: FloatElement, D: Backend> Module<T, D> for Upsample {
