@@ -304,7 +304,8 @@ impl GradScaler {
     /// is written on error.
     pub fn unscale_dyn_(&mut self, params: &[DynTensor]) -> Result<()> {
         const OP: &str = "GradScaler::unscale_dyn_";
-        let Some(inv) = self.begin_unscale(OP)? else {
+        let key = dyn_storage_key(params);
+        let Some(inv) = self.begin_unscale(OP, &key)? else {
             return Ok(());
         };
         type Write = Box<dyn FnOnce() -> Result<()>>;
@@ -334,7 +335,7 @@ impl GradScaler {
             writes.into_iter().try_for_each(|w| w())?;
             Ok(found_inf)
         })?;
-        self.finish_unscale(found_inf);
+        self.finish_unscale(&key, found_inf);
         Ok(())
     }
 
@@ -348,8 +349,16 @@ impl GradScaler {
         opt: &mut O,
         params: &[DynTensor],
     ) -> Result<bool> {
-        self.step_with(opt, |s| s.unscale_dyn_(params))
+        self.step_with(opt, &dyn_storage_key(params), |s| s.unscale_dyn_(params))
     }
+}
+
+/// The ids of the parameters' storages (what tells one optimizer's parameters from another's).
+fn dyn_storage_key(params: &[DynTensor]) -> Vec<usize> {
+    fn id<T: crate::dtype::Element, D: Backend>(t: &Tensor<T, D>) -> usize {
+        D::storage_id(&t.storage)
+    }
+    params.iter().map(|p| dyn_each!(p, t => id(t))).collect()
 }
 
 /// `a & b` of two 0-d bool flags on one device.

@@ -35,6 +35,10 @@ enum Stage {
 /// (`DynTensor`s, under a [`crate::dynamic::DynOptimizer`]) take `scale_dyn`, `unscale_dyn_`
 /// and `step_dyn`.
 ///
+/// Several optimizers may share one scaler, as in PyTorch: each `step(opt, params)` unscales
+/// and checks its own parameters (told apart by their storages) and is skipped only for its
+/// own overflow, and `update` backs off when any of them overflowed.
+///
 /// Unlike PyTorch, which refuses to unscale f16 gradients (it expects f32 master weights
 /// under autocast), f16 and bf16 parameters are accepted: the scale and the division run in
 /// the compute type (f32), and only the result is rounded to the parameter's dtype. A
@@ -68,7 +72,9 @@ pub struct GradScaler {
     growth_interval: u64,
     growth_tracker: u64,
     enabled: bool,
-    stage: Stage,
+    /// Each parameter set's stage since the last `update` (keyed by its storages; a set not
+    /// listed is ready), as PyTorch keeps one per optimizer.
+    stages: Vec<(Vec<usize>, Stage)>,
 }
 
 impl Default for GradScaler {
@@ -79,6 +85,12 @@ impl Default for GradScaler {
 
 fn invalid(op: &'static str, msg: String) -> Error {
     Error::InvalidArgument { op, msg }
+}
+
+/// The ids of the parameters' storages: what tells one optimizer's parameter set from
+/// another's.
+pub(crate) fn storage_key<T: FloatElement, D: Backend>(params: &[Tensor<T, D>]) -> Vec<usize> {
+    params.iter().map(|p| D::storage_id(&p.storage)).collect()
 }
 
 /// A gradient buffer, its unscaled value and whether that is finite.
@@ -109,7 +121,7 @@ impl GradScaler {
             growth_interval: 2000,
             growth_tracker: 0,
             enabled: true,
-            stage: Stage::Ready,
+            stages: Vec::new(),
         }
     }
 
@@ -157,7 +169,7 @@ impl GradScaler {
             growth_interval,
             growth_tracker: 0,
             enabled,
-            stage: Stage::Ready,
+            stages: Vec::new(),
         })
     }
 
@@ -205,7 +217,8 @@ impl GradScaler {
     /// gradient is written on error.
     pub fn unscale_<T: FloatElement, D: Backend>(&mut self, params: &[Tensor<T, D>]) -> Result<()> {
         const OP: &str = "GradScaler::unscale_";
-        let Some(inv) = self.begin_unscale(OP)? else {
+        let key = storage_key(params);
+        let Some(inv) = self.begin_unscale(OP, &key)? else {
             return Ok(());
         };
         let found_inf = no_grad(|| {
@@ -228,21 +241,35 @@ impl GradScaler {
             }
             Ok(found_inf)
         })?;
-        self.finish_unscale(found_inf);
+        self.finish_unscale(&key, found_inf);
         Ok(())
     }
 
+    /// The stage of the parameter set `key` (their storages' ids).
+    fn stage(&self, key: &[usize]) -> Stage {
+        (self.stages.iter())
+            .find(|(k, _)| k == key)
+            .map_or(Stage::Ready, |(_, s)| *s)
+    }
+
+    fn set_stage(&mut self, key: &[usize], stage: Stage) {
+        match self.stages.iter_mut().find(|(k, _)| k == key) {
+            Some((_, s)) => *s = stage,
+            None => self.stages.push((key.to_vec(), stage)),
+        }
+    }
+
     /// The inverse scale (PyTorch's f32 reciprocal) when scaling is on and `unscale_` may
-    /// run now; `None` when disabled.
-    pub(crate) fn begin_unscale(&self, op: &'static str) -> Result<Option<f64>> {
+    /// run now on the parameter set `key`; `None` when disabled.
+    pub(crate) fn begin_unscale(&self, op: &'static str, key: &[usize]) -> Result<Option<f64>> {
         if !self.enabled {
             return Ok(None);
         }
-        match self.stage {
+        match self.stage(key) {
             Stage::Ready => Ok(Some(f64::from((1.0 / self.scale) as f32))),
             Stage::Unscaled { .. } => Err(invalid(
                 op,
-                "unscale_ was already called since the last update()".into(),
+                "unscale_ was already called on these parameters since the last update()".into(),
             )),
             Stage::Stepped { .. } => Err(invalid(
                 op,
@@ -252,8 +279,8 @@ impl GradScaler {
     }
 
     /// Records the result of an unscale that [`GradScaler::begin_unscale`] allowed.
-    pub(crate) fn finish_unscale(&mut self, found_inf: bool) {
-        self.stage = Stage::Unscaled { found_inf };
+    pub(crate) fn finish_unscale(&mut self, key: &[usize], found_inf: bool) {
+        self.set_stage(key, Stage::Unscaled { found_inf });
     }
 
     /// Unscales the gradients of `params` (unless [`GradScaler::unscale_`] already did),
@@ -269,35 +296,36 @@ impl GradScaler {
         opt: &mut O,
         params: &[Tensor<T, D>],
     ) -> Result<bool> {
-        self.step_with(opt, |s| s.unscale_(params))
+        self.step_with(opt, &storage_key(params), |s| s.unscale_(params))
     }
 
     /// `step` with `unscale` run when the gradients are not unscaled yet.
     pub(crate) fn step_with<O: Optimizer + ?Sized>(
         &mut self,
         opt: &mut O,
+        key: &[usize],
         unscale: impl FnOnce(&mut Self) -> Result<()>,
     ) -> Result<bool> {
         if !self.enabled {
             opt.step()?;
             return Ok(true);
         }
-        if let Stage::Stepped { .. } = self.stage {
+        if let Stage::Stepped { .. } = self.stage(key) {
             return Err(invalid(
                 "GradScaler::step",
-                "step() was already called since the last update()".into(),
+                "step() was already called on these parameters since the last update()".into(),
             ));
         }
-        if self.stage == Stage::Ready {
+        if self.stage(key) == Stage::Ready {
             unscale(self)?;
         }
-        let Stage::Unscaled { found_inf } = self.stage else {
-            unreachable!("unscale_ leaves the scaler unscaled")
+        let Stage::Unscaled { found_inf } = self.stage(key) else {
+            unreachable!("unscale_ leaves the parameters unscaled")
         };
         if !found_inf {
             opt.step()?;
         }
-        self.stage = Stage::Stepped { found_inf };
+        self.set_stage(key, Stage::Stepped { found_inf });
         Ok(!found_inf)
     }
 
@@ -313,15 +341,18 @@ impl GradScaler {
         if !self.enabled {
             return Ok(());
         }
-        let found_inf = match self.stage {
-            Stage::Ready => {
-                return Err(invalid(
-                    "GradScaler::update",
-                    "no inf checks were recorded since the last update(): call step() (or unscale_) first".into(),
-                ));
-            }
-            Stage::Unscaled { found_inf } | Stage::Stepped { found_inf } => found_inf,
-        };
+        if self.stages.is_empty() {
+            return Err(invalid(
+                "GradScaler::update",
+                "no inf checks were recorded since the last update(): call step() (or unscale_) first".into(),
+            ));
+        }
+        let found_inf = (self.stages.iter()).any(|(_, s)| {
+            matches!(
+                s,
+                Stage::Unscaled { found_inf: true } | Stage::Stepped { found_inf: true }
+            )
+        });
         if found_inf {
             self.scale = f64::from((self.scale * self.backoff_factor) as f32);
             self.growth_tracker = 0;
@@ -334,7 +365,7 @@ impl GradScaler {
         } else {
             self.growth_tracker += 1;
         }
-        self.stage = Stage::Ready;
+        self.stages.clear();
         Ok(())
     }
 
@@ -352,7 +383,7 @@ impl GradScaler {
         }
         if self.enabled {
             self.scale = s;
-            self.stage = Stage::Ready;
+            self.stages.clear();
         }
         Ok(())
     }

@@ -297,3 +297,56 @@ fn grad_scaler_over_dyn_tensors() {
         assert_eq!(host(&b2.grad_tensor().unwrap()), g_before);
     });
 }
+
+/// Two optimizers under one scaler, as PyTorch allows: each `step` checks its own parameters
+/// (an overflow in `q` skips only `q`'s step) and `update` backs off when any overflowed
+/// (PyTorch 2.15: p = [0.8, 1.6], q = [3], scale 2; then p = [0.64, 1.28], q = -97, scale 4).
+#[test]
+fn grad_scaler_serves_two_optimizers() {
+    let p = Tensor::<f32>::from_vec(vec![1.0, 2.0], [2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let q = Tensor::<f32>::from_vec(vec![3.0], [1])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let (mut o1, mut o2) = (
+        Sgd::new(vec![p.clone()], 0.1),
+        Sgd::new(vec![q.clone()], 0.1),
+    );
+    let mut s = GradScaler::with_options(4.0, 2.0, 0.5, 1, true).unwrap();
+    let mut seen = vec![];
+    for i in 0..2 {
+        o1.zero_grad().unwrap();
+        o2.zero_grad().unwrap();
+        let k = if i == 0 { 1e38 } else { 1.0 };
+        let l = p.try_mul(&p).unwrap().try_sum(&[], false).unwrap();
+        let lq = q
+            .try_mul_scalar(k)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_mul_scalar(1e3)
+            .unwrap();
+        s.scale(&l.try_add(&lq).unwrap())
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        s.unscale_(&[q.clone()]).unwrap();
+        assert!(s.unscale_(&[q.clone()]).is_err()); // twice for one optimizer
+        let r1 = s.step(&mut o1, &[p.clone()]).unwrap();
+        let r2 = s.step(&mut o2, &[q.clone()]).unwrap();
+        assert!(s.step(&mut o1, &[p.clone()]).is_err()); // twice for one optimizer
+        s.update().unwrap();
+        seen.push((r1, r2, p.to_vec(), q.to_vec(), s.get_scale()));
+    }
+    assert_eq!(seen[0], (true, false, vec![0.8, 1.6], vec![3.0], 2.0));
+    assert_eq!((seen[1].0, seen[1].1, seen[1].4), (true, true, 4.0));
+    crate::common::assert_close(
+        &seen[1].2.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+        &[0.64, 1.28],
+        1e-6,
+    );
+    assert_eq!(seen[1].3, vec![-97.0]);
+}
