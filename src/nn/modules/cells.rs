@@ -15,6 +15,22 @@ pub type CellState<T, D> = (Tensor<T, D>, Option<Tensor<T, D>>);
 /// One step of a recurrent cell (PyTorch `nn.RNNCell`, `nn.LSTMCell`, `nn.GRUCell`):
 /// `weight_ih (G·H, In)`, `weight_hh (G·H, H)`, `bias_ih`/`bias_hh (G·H)` with `G` 1, 4 or 3
 /// gates, all from `U(-1/√H, 1/√H)` as PyTorch initialises them.
+///
+/// ```
+/// use typed_tensor::nn::RnnMode;
+/// use typed_tensor::nn::modules::RnnCell;
+/// use typed_tensor::prelude::*;
+/// let cell = RnnCell::<f32, Cpu>::new(RnnMode::Lstm, 3, 4, true, &Cpu)?;
+/// let (mut h, mut c) = (None, None);
+/// for _ in 0..5 {
+///     // One step of a batch of 2: PyTorch's `h, c = cell(x, (h, c))`, zeros at first.
+///     let x = Tensor::<f32>::randn([2, 3])?;
+///     let (h2, c2) = cell.step(&x, h.as_ref(), c.as_ref())?;
+///     (h, c) = (Some(h2), c2);
+/// }
+/// assert_eq!(h.unwrap().dims(), [2, 4]);
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct RnnCell<T: FloatElement, D: Backend> {
     /// `Tanh` or `Relu` (`nn.RNNCell`), `Lstm`, `Gru`.

@@ -51,6 +51,18 @@ impl<T: Element, D: Backend> Tensor<T, D> {
 
     /// Re-points `self` at [`Tensor::unsqueeze`]`(dim)` (PyTorch `unsqueeze_`).
     ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let mut x = Tensor::<f32>::from_vec(vec![1.0, 5.0, 3.0], [3])?;
+    /// let y = Tensor::<f32>::from_vec(vec![2.0, 2.0, 3.0], [3])?;
+    /// x.ge_(&y)?; // PyTorch x.ge_(y): 1.0 where x >= y, else 0.0, in x's dtype
+    /// assert_eq!(x.to_vec(), vec![0.0, 1.0, 1.0]);
+    /// let view = x.clone();
+    /// x.unsqueeze_(0)?; // only this handle changes shape
+    /// assert_eq!((x.dims(), view.dims()), (&[1, 3][..], &[3][..]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// As [`Tensor::unsqueeze`]; `self` is unchanged then.
     pub fn unsqueeze_(&mut self, dim: i64) -> Result<()> {
