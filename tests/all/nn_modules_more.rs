@@ -339,6 +339,15 @@ fn cells_bilinear_bags_and_rearranging_layers_match_pytorch() {
             1e-12,
         );
         assert!(gru.step(&x, None, Some(&c)).is_err());
+        let mut broken = gru.clone();
+        broken.weight_hh = Tensor::zeros_on([3], &dev).unwrap();
+        assert!(
+            broken
+                .step(&x, None, None)
+                .unwrap_err()
+                .to_string()
+                .contains("weight_hh")
+        );
         assert!(RnnCell::<f64, _>::new(RnnMode::Gru, 3, 0, true, &dev).is_err());
         assert!(RnnCell::<f64, _>::new(RnnMode::Lstm, 3, usize::MAX / 2, true, &dev).is_err());
 

@@ -100,7 +100,13 @@ impl<T: FloatElement, D: Backend> RnnCell<T, D> {
                 msg: format!("a {:?} cell has no cell state c; pass None", self.mode),
             });
         }
-        let hidden = self.weight_hh.dims()[1];
+        // Checked: the weights are public fields, so they may have been replaced.
+        let Some(&hidden) = self.weight_hh.dims().get(1) else {
+            return Err(Error::InvalidArgument {
+                op: "RnnCell",
+                msg: format!("weight_hh must be (G·H, H), got {}", self.weight_hh.shape()),
+            });
+        };
         let zeros = || {
             let mut dims = x.dims().to_vec();
             dims.pop();
