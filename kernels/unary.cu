@@ -200,6 +200,7 @@ FLOAT_OP(scaled_modified_bessel_k1, F(bessel_k_d(1, (double)x, 1)))
 FLOAT_OP(spherical_bessel_j0, F(spherical_j0_d((double)x)))
 FLOAT_OP(airy_ai, F(airy_ai_d((double)x)))
 FLOAT_OP(sigmoid, x >= F(0) ? F(1) / (F(1) + exp(-x)) : exp(x) / (F(1) + exp(x)))
+FLOAT_OP(silu, x / (F(1) + exp(-x)))
 
 // Type-keeping ops: floats in their compute type, integers with wrap-around (as Rust's
 // wrapping_neg / wrapping_abs), rounding is the identity on integers.

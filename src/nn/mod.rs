@@ -279,14 +279,6 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         self.try_neg()?.try_softmax(axis)
     }
 
-    /// `x · sigmoid(x)` (SiLU or swish; PyTorch `silu`).
-    ///
-    /// # Errors
-    /// Allocation or kernel failure.
-    pub fn try_silu(&self) -> Result<Self> {
-        self.try_mul(&self.try_sigmoid()?)
-    }
-
     /// `x` for `x > 0`, `negative_slope · x` otherwise (PyTorch `leaky_relu`, default slope
     /// 0.01).
     ///
@@ -355,8 +347,6 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         softmin, try_softmin(axis: i64) -> Self;
         /// [`Tensor::try_log_softmax`], panicking with its error.
         log_softmax, try_log_softmax(axis: i64) -> Self;
-        /// [`Tensor::try_silu`], panicking with its error.
-        silu, try_silu() -> Self;
         /// [`Tensor::try_leaky_relu`], panicking with its error.
         leaky_relu, try_leaky_relu(negative_slope: f64) -> Self;
         /// [`Tensor::try_elu`], panicking with its error.

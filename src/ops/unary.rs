@@ -236,6 +236,17 @@ float_ops! {
     /// assert!((x.gelu_tanh().to_vec()[2] - g[2]).abs() < 1e-3); // the tanh approximation
     /// ```
     Gelu, gelu, try_gelu, gelu_, gelu_into, |x| via_f64(x, gelu_f64), fast = crate::backend::cpu::kernels::vmath::gelu;
+    /// SiLU (swish), `x · sigmoid(x)`, computed as PyTorch's `x / (1 + e^-x)` (so far below 0
+    /// it is `-0`); one pass, and one derivative rule, `s (1 + x (1 - s))` (PyTorch
+    /// `silu_backward`).
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let y = tensor![-1.0f64, 0.0, 2.0].silu().to_vec();
+    /// assert!((y[0] + 0.2689414213699951).abs() < 1e-15 && y[1] == 0.0);
+    /// assert!((y[2] - 1.7615941559557649).abs() < 1e-15);
+    /// ```
+    Silu, silu, try_silu, silu_, silu_into, |x| x / (F::one() + (-x).exp()), fast = crate::backend::cpu::kernels::vmath::silu;
     /// The logistic function `1 / (1 + e^-x)`.
     Sigmoid, sigmoid, try_sigmoid, sigmoid_, sigmoid_into, |x| if x >= F::zero() { F::one() / (F::one() + (-x).exp()) } else { let e = x.exp(); e / (F::one() + e) }, fast = crate::backend::cpu::kernels::vmath::sigmoid;
 }

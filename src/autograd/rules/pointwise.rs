@@ -48,6 +48,14 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         }
         "reciprocal" => y.try_mul(y)?.try_neg()?,
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
+        // d silu / dx = s (1 + x (1 - s)), s = sigmoid(x) (PyTorch's silu_backward).
+        "silu" => {
+            let s = x.try_sigmoid()?;
+            let inner = x
+                .try_mul(&s.try_rsub_scalar(F::ONE)?)?
+                .try_add_scalar(F::ONE)?;
+            s.try_mul(&inner)?
+        }
         // d gelu / dx = Φ(x) + x φ(x) = (1 + erf(t)) / 2 + x e^(-t²) / √(2π), t = x / √2.
         "gelu" => {
             if !super::graph_mode()

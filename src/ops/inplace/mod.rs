@@ -113,7 +113,6 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         celu_ = try_celu(alpha: f64), "celu_";
         threshold_ = try_threshold(threshold: f64, value: f64), "threshold_";
         rrelu_ = try_rrelu(lower: f64, upper: f64, training: bool), "rrelu_";
-        silu_ = try_silu(), "silu_";
         mish_ = try_mish(), "mish_";
         hardsigmoid_ = try_hardsigmoid(), "hardsigmoid_";
         hardswish_ = try_hardswish(), "hardswish_";

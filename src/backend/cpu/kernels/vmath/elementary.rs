@@ -204,6 +204,23 @@ impl Kernel for Sigmoid {
     }
 }
 
+/// SiLU, `x / (1 + e^-x)` with [`Exp`], in PyTorch's formula (far below 0 it is `x / inf =
+/// -0`, not a subnormal). Covers |x| ≤ 87; the others go to the same formula in scalar f32.
+pub(super) struct Silu;
+impl Kernel for Silu {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        x.abs() <= 87.0
+    }
+    #[inline(always)]
+    fn eval<A: Arith>(x: f32) -> f32 {
+        x / (1.0 + Exp::normal::<A>(-x))
+    }
+    fn slow(x: f32) -> f32 {
+        x / (1.0 + (-x).exp())
+    }
+}
+
 /// Cephes `logf`: `x = m · 2^e` with `m` in [√½, √2) from the bits, `log(1 + f)` for
 /// `f = m - 1` by a degree-9 polynomial, plus `e · ln 2` in two parts. Covers positive normal
 /// finite inputs; 0, negatives, subnormals, inf and NaN go to `f32::ln`.

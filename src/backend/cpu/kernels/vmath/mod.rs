@@ -20,7 +20,7 @@ mod erf;
 #[cfg(test)]
 mod tests;
 
-use elementary::{Exp, Exp2, Expm1, Log, Log1p, Log2, Sigmoid, SinCos, Tanh};
+use elementary::{Exp, Exp2, Expm1, Log, Log1p, Log2, Sigmoid, Silu, SinCos, Tanh};
 use erf::{Erf, Gelu, GeluGrad};
 
 /// How a polynomial step `a·b + c` is evaluated: [`Plain`] rounds twice (any x86-64 CPU),
@@ -190,4 +190,9 @@ pub fn gelu_grad(xs: &mut [f32]) {
 /// [`Sigmoid`]).
 pub fn sigmoid(xs: &mut [f32]) {
     apply::<Sigmoid>(xs)
+}
+
+/// SiLU, `x / (1 + e^-x)`, of every element, in place (see [`Silu`]).
+pub fn silu(xs: &mut [f32]) {
+    apply::<Silu>(xs)
 }

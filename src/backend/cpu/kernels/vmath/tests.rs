@@ -101,6 +101,7 @@ fn sweep(plain: bool) {
         .collect();
     let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
     let sigmoid: fn(f64) -> f64 = sigmoid;
+    let silu: fn(f64) -> f64 = |x: f64| x / (1.0 + (-x).exp());
     let mut worsts = Vec::new();
     for (k, (f, r, xs)) in [
         (
@@ -117,6 +118,7 @@ fn sweep(plain: bool) {
         (run::<super::Log1p>(plain), f64::ln_1p, &log1ps),
         (run::<super::Tanh>(plain), f64::tanh, &tanhs),
         (run::<super::Sigmoid>(plain), sigmoid, &sigmoids),
+        (run::<super::Silu>(plain), silu, &sigmoids),
         (run::<super::Erf>(plain), libm::erf, &erfs),
     ]
     .into_iter()
@@ -167,6 +169,7 @@ fn sweep(plain: bool) {
         (run::<super::Log1p>(plain), f32::ln_1p),
         (run::<super::Tanh>(plain), f32::tanh),
         (run::<super::Sigmoid>(plain), sigmoid32),
+        (run::<super::Silu>(plain), |x: f32| x / (1.0 + (-x).exp())),
     ] {
         // Each edge beside covered inputs, so the block takes its mixed path.
         for &x in &edges {
