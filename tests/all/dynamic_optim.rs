@@ -27,7 +27,7 @@ fn backward_all(ps: &[DynTensor]) {
     }
 }
 
-fn host(p: &DynTensor) -> Vec<f64> {
+pub(crate) fn host(p: &DynTensor) -> Vec<f64> {
     p.to_cpu()
         .unwrap()
         .to_dtype(Dtype::Float64)

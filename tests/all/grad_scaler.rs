@@ -258,14 +258,7 @@ fn grad_scaler_over_dyn_tensors() {
         s.scale_dyn(&l).unwrap().backward().unwrap();
         assert!(s.step_dyn(&mut opt, &ps).unwrap());
         s.update().unwrap();
-        let host = |p: &DynTensor| {
-            p.to_cpu()
-                .unwrap()
-                .to_dtype(Dtype::Float64)
-                .unwrap()
-                .to_vec::<f64>()
-                .unwrap()
-        };
+        let host = crate::dynamic_optim::host;
         // p ← p - 0.5·2p = 0: exact in f16 and f32.
         assert_eq!((host(&a), host(&b)), (vec![0.0, 0.0], vec![0.0, 0.0, 0.0]));
         // f16 gradients overflow at this scale (2·65504 < 0.5·2^18): the step is skipped.

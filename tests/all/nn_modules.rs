@@ -33,7 +33,7 @@ pub(crate) fn sub_state(
 
 /// Back-propagates `Σ y·w`, `w` evenly spaced over `[-1, 1]` in `y`'s shape (the
 /// generator's `torch.linspace(-1, 1, numel).reshape(shape)`).
-fn backward_weighted<D: Backend>(y: &Tensor<f64, D>) {
+pub(crate) fn backward_weighted<D: Backend>(y: &Tensor<f64, D>) {
     let w = Tensor::<f64, D>::linspace_on(-1.0, 1.0, y.numel(), y.device_handle())
         .unwrap()
         .try_reshape(y.dims())

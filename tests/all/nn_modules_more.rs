@@ -93,16 +93,7 @@ fn volume_and_transposed_modules_match_pytorch() {
             .unwrap();
         let y = seq4.forward(&x).unwrap();
         assert_close(&host_f64s(&y), &get("seq4_y").to_vec(), 1e-12);
-        let w = Tensor::<f64, _>::linspace_on(-1.0, 1.0, y.numel(), &dev)
-            .unwrap()
-            .try_reshape(y.dims())
-            .unwrap();
-        y.try_mul(&w)
-            .unwrap()
-            .try_sum(&[], false)
-            .unwrap()
-            .try_backward()
-            .unwrap();
+        crate::nn_modules::backward_weighted(&y);
         assert_close(
             &host_f64s(&x.grad_tensor().unwrap()),
             &get("seq4_gx").to_vec(),
