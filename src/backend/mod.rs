@@ -21,6 +21,16 @@ use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
+/// The activations whose backward [`Backend::pointwise_backward`] may fuse.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointwiseGrad {
+    /// GELU, the exact form: `Φ(x) + x φ(x)`.
+    Gelu,
+    /// SiLU: `s (1 + x (1 - s))`, `s = sigmoid(x)`.
+    Silu,
+}
+
 /// A 2-d pooling window's geometry, each pair (height, width): the kernel, the stride, the
 /// padding and the output size it gives.
 #[doc(hidden)]
@@ -327,15 +337,18 @@ pub trait Backend: RawDevice {
         let _ = (x, g, len, eps);
         Ok(None)
     }
-    /// `g · gelu'(x)`, GELU's backward (PyTorch's `gelu_backward`, the exact form), by a fused
-    /// kernel, or `None` where this device has none for these layouts or this dtype; the
-    /// caller then composes it (the semantics: `Φ(x) + x φ(x)` from `erf` and `exp`).
+    /// `g · f'(x)` for an activation `f` whose derivative is a function of `x` alone
+    /// ([`PointwiseGrad`]: GELU's and SiLU's, PyTorch's `gelu_backward`/`silu_backward`), by
+    /// a fused kernel, or `None` where this device has none for these layouts or this dtype;
+    /// the caller then composes it (the semantics: GELU's `Φ(x) + x φ(x)` from `erf` and
+    /// `exp`, SiLU's `s (1 + x (1 - s))` from `sigmoid`).
     #[doc(hidden)]
-    fn gelu_backward<T: FloatElement>(
+    fn pointwise_backward<T: FloatElement>(
+        op: PointwiseGrad,
         g: &Tensor<T, Self>,
         x: &Tensor<T, Self>,
     ) -> Result<Option<Tensor<T, Self>>> {
-        let _ = (g, x);
+        let _ = (op, g, x);
         Ok(None)
     }
     /// One Adam/AdamW update of a parameter in one pass (PyTorch's single-tensor formula,

@@ -112,6 +112,48 @@ fn gelu_gradient_fused_and_composed() {
     assert_close(&grad(&xb, &gb), &want, 8e-3);
 }
 
+/// SiLU's gradient in f32 against `g · s (1 + x (1 - s))` in f64 (PyTorch's `silu_backward`):
+/// from a contiguous input (a fused pass on the CPU) and a transposed one (the composed rule);
+/// NaN at ±inf and NaN, -0 far below 0, as PyTorch's.
+#[test]
+fn silu_gradient_fused_and_composed() {
+    let d = |x: f64| {
+        let s = 1.0 / (1.0 + (-x).exp());
+        s * (1.0 + x * (1.0 - s))
+    };
+    let mut xs: Vec<f64> = (0..602).map(|i| -9.0 + i as f64 * 0.03).collect();
+    xs.extend([
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e30,
+        -1e30,
+        -100.0,
+        0.0,
+    ]);
+    let gs: Vec<f64> = (0..xs.len()).map(|i| 1.0 + (i % 7) as f64 * 0.25).collect();
+    let (rows, cols) = (xs.len() / 7, 7);
+    fn grad<T: FloatElement>(x: &Tensor<T>, g: &Tensor<T>) -> Vec<f64> {
+        let leaf = x.detach().with_requires_grad(true).unwrap();
+        leaf.silu().mul(g).sum(&[], false).backward();
+        leaf.grad_tensor().unwrap().cast::<f64>().to_vec()
+    }
+    let x32 = t(&xs, &[rows, cols]).cast::<f32>();
+    let g32 = t(&gs, &[rows, cols]).cast::<f32>();
+    let want: Vec<f64> = (x32.cast::<f64>().to_vec().iter().zip(&gs))
+        .map(|(&x, &g)| g * d(x))
+        .collect();
+    let fused = grad(&x32, &g32);
+    assert_close(&fused, &want, 4e-6);
+    let xt = x32.t().contiguous();
+    let composed = grad(&xt.t(), &g32);
+    assert_close(&composed, &want, 2e-5);
+    // f64 takes the composed rule.
+    let x64 = t(&xs, &[rows, cols]);
+    let want64: Vec<f64> = xs.iter().zip(&gs).map(|(&x, &g)| g * d(x)).collect();
+    assert_close(&grad(&x64, &t(&gs, &[rows, cols])), &want64, 1e-13);
+}
+
 /// The fused softmax over the last axis (taken when nothing is recorded) against the f64
 /// definition, for short and long rows, f32 and f64, beside the composed path (other axes,
 /// strided inputs, recording): values, and NaN for rows with a NaN or an infinite maximum.

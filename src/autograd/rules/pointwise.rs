@@ -50,6 +50,11 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         "sigmoid" => y.try_mul(&y.try_rsub_scalar(F::ONE)?)?,
         // d silu / dx = s (1 + x (1 - s)), s = sigmoid(x) (PyTorch's silu_backward).
         "silu" => {
+            if !super::graph_mode()
+                && let Some(d) = D::pointwise_backward(crate::backend::PointwiseGrad::Silu, g, x)?
+            {
+                return Ok(d);
+            }
             let s = x.try_sigmoid()?;
             let inner = x
                 .try_mul(&s.try_rsub_scalar(F::ONE)?)?
@@ -59,7 +64,7 @@ pub(super) fn unary<F: FloatElement, D: Backend>(
         // d gelu / dx = Φ(x) + x φ(x) = (1 + erf(t)) / 2 + x e^(-t²) / √(2π), t = x / √2.
         "gelu" => {
             if !super::graph_mode()
-                && let Some(d) = D::gelu_backward(g, x)?
+                && let Some(d) = D::pointwise_backward(crate::backend::PointwiseGrad::Gelu, g, x)?
             {
                 return Ok(d);
             }

@@ -5,7 +5,7 @@
 
 use crate::backend::cpu::kernels::convert::{same, same_mut};
 use crate::backend::cpu::kernels::strided::par_out;
-use crate::backend::cpu::kernels::{norm, rows, vmath};
+use crate::backend::cpu::kernels::{norm, rows};
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::FloatElement;
 use crate::error::Result;
@@ -69,12 +69,13 @@ pub(super) fn cpu_layer_norm_backward_last<T: FloatElement>(
     Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
 }
 
-/// `g · gelu'(x)` in one pass over contiguous f32 operands of one shape: each chunk of `x` is
-/// copied to the output, replaced by the derivative ([`vmath::gelu_grad`]) and multiplied by
-/// `g` while it is in the cache.
-pub(super) fn cpu_gelu_backward<T: FloatElement>(
+/// `g · f'(x)` in one pass over contiguous f32 operands of one shape: each chunk of `x` is
+/// copied to the output, replaced by the derivative (`derivative`: `vmath::gelu_grad`,
+/// `vmath::silu_grad`) and multiplied by `g` while it is in the cache.
+pub(super) fn cpu_pointwise_backward<T: FloatElement>(
     g: &Tensor<T, Cpu>,
     x: &Tensor<T, Cpu>,
+    derivative: fn(&mut [f32]),
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let fits = const { T::DTYPE.same(crate::Dtype::Float32) }
         && x.numel() > 0
@@ -84,16 +85,16 @@ pub(super) fn cpu_gelu_backward<T: FloatElement>(
     if !fits {
         return Ok(None);
     }
-    let mut buf = AlignedBuf::<T>::for_overwrite("gelu backward", x.numel())?;
-    let gx = read("gelu backward", &x.storage)?;
-    let gg = read("gelu backward", &g.storage)?;
+    let mut buf = AlignedBuf::<T>::for_overwrite("activation backward", x.numel())?;
+    let gx = read("activation backward", &x.storage)?;
+    let gg = read("activation backward", &g.storage)?;
     let xs = same::<T, f32>(&gx[elems(x)]).expect("f32");
     let gs = same::<T, f32>(&gg[elems(g)]).expect("f32");
     let out = same_mut::<T, f32>(&mut buf).expect("f32");
     par_out(out, |start, o| {
         let n = o.len();
         o.copy_from_slice(&xs[start..start + n]);
-        vmath::gelu_grad(o);
+        derivative(o);
         o.iter_mut()
             .zip(&gs[start..start + n])
             .for_each(|(d, &g)| *d *= g);

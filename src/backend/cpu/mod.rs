@@ -229,11 +229,16 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         fused::cpu_softmax_backward_last(g, y, true)
     }
-    fn gelu_backward<T: FloatElement>(
+    fn pointwise_backward<T: FloatElement>(
+        op: crate::backend::PointwiseGrad,
         g: &Tensor<T, Cpu>,
         x: &Tensor<T, Cpu>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        fused::cpu_gelu_backward(g, x)
+        let kernel = match op {
+            crate::backend::PointwiseGrad::Gelu => super::cpu::kernels::vmath::gelu_grad,
+            crate::backend::PointwiseGrad::Silu => super::cpu::kernels::vmath::silu_grad,
+        };
+        fused::cpu_pointwise_backward(g, x, kernel)
     }
     fn adam_step<T: FloatElement>(
         p: &mut Tensor<T, Cpu>,

@@ -221,6 +221,32 @@ impl Kernel for Silu {
     }
 }
 
+/// SiLU's derivative, `s (1 + x (1 - s))` with `s = 1 / (1 + e^-x)` and `1 - s = e^-x s`
+/// (PyTorch's `silu_backward` without the incoming gradient). Covers |x| ≤ 87; the others go
+/// to PyTorch's formula in f64 (NaN at ±inf, as PyTorch's; -0 far below 0).
+pub(super) struct SiluGrad;
+impl Kernel for SiluGrad {
+    #[inline(always)]
+    fn covers(x: f32) -> bool {
+        x.abs() <= 87.0
+    }
+    #[inline(always)]
+    fn eval<A: Arith>(x: f32) -> f32 {
+        let e = Exp::normal::<A>(-x);
+        let s = 1.0 / (1.0 + e);
+        s * (1.0 + x * (e * s))
+    }
+    fn slow(x: f32) -> f32 {
+        silu_grad_f64(f64::from(x)) as f32
+    }
+}
+
+/// SiLU's derivative in f64, PyTorch's formula (the reference of [`SiluGrad`]).
+pub(super) fn silu_grad_f64(x: f64) -> f64 {
+    let s = 1.0 / (1.0 + (-x).exp());
+    s * (1.0 + x * (1.0 - s))
+}
+
 /// Cephes `logf`: `x = m · 2^e` with `m` in [√½, √2) from the bits, `log(1 + f)` for
 /// `f = m - 1` by a degree-9 polynomial, plus `e · ln 2` in two parts. Covers positive normal
 /// finite inputs; 0, negatives, subnormals, inf and NaN go to `f32::ln`.

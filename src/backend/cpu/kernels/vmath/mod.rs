@@ -20,7 +20,7 @@ mod erf;
 #[cfg(test)]
 mod tests;
 
-use elementary::{Exp, Exp2, Expm1, Log, Log1p, Log2, Sigmoid, Silu, SinCos, Tanh};
+use elementary::{Exp, Exp2, Expm1, Log, Log1p, Log2, Sigmoid, Silu, SiluGrad, SinCos, Tanh};
 use erf::{Erf, Gelu, GeluGrad};
 
 /// How a polynomial step `a·b + c` is evaluated: [`Plain`] rounds twice (any x86-64 CPU),
@@ -195,4 +195,9 @@ pub fn sigmoid(xs: &mut [f32]) {
 /// SiLU, `x / (1 + e^-x)`, of every element, in place (see [`Silu`]).
 pub fn silu(xs: &mut [f32]) {
     apply::<Silu>(xs)
+}
+
+/// SiLU's derivative of every element, in place (see [`SiluGrad`]).
+pub fn silu_grad(xs: &mut [f32]) {
+    apply::<SiluGrad>(xs)
 }

@@ -265,6 +265,23 @@ fn sweep(plain: bool) {
             }
         }
     }
+    // SiLU's derivative against PyTorch's formula in f64: within a few ulp of its largest
+    // term, s (the sum cancels near x = -1.28, where x s (1 - s) ≈ -s).
+    let mut ds = sigmoids.clone();
+    run::<super::SiluGrad>(plain)(&mut ds);
+    for (&x, &d) in sigmoids.iter().zip(&ds) {
+        let r = super::elementary::silu_grad_f64(f64::from(x));
+        let s = 1.0 / (1.0 + (-f64::from(x)).exp());
+        let scale = s.max((f64::from(x) * s * (1.0 - s)).abs()).max(1e-37);
+        assert!(
+            (f64::from(d) - r).abs() <= 4.0 * f64::from(f32::EPSILON) * scale,
+            "silu'({x}) = {d}, not {r}"
+        );
+    }
+    let mut edge = [0.5, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, f32::NAN];
+    run::<super::SiluGrad>(plain)(&mut edge);
+    assert!(edge[1].is_nan() && edge[2].is_nan() && edge[5].is_nan());
+    assert_eq!((edge[3], edge[4].to_bits()), (1.0, 0x8000_0000));
     let mut inf = [0.5, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, -20.0];
     run::<super::GeluGrad>(plain)(&mut inf);
     assert!(inf[1].is_nan() && inf[2].is_nan());
