@@ -65,63 +65,16 @@ fn activations_and_softmax() {
     }
 }
 
-/// GELU's gradient in f32 and bf16 against `g · (Φ(x) + x φ(x))` in f64: from a contiguous
-/// input (a fused pass on the CPU) and a transposed one (the composed rule); NaN at ±inf and
-/// NaN, as PyTorch's `gelu_backward`.
-#[test]
-fn gelu_gradient_fused_and_composed() {
-    let d = |x: f64| {
-        let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
-        0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)) + x * pdf
-    };
-    let mut xs: Vec<f64> = (0..602).map(|i| -7.0 + i as f64 * 0.0237).collect();
-    xs.extend([
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        1e30,
-        -1e30,
-        -20.0,
-        0.0,
-    ]);
-    let gs: Vec<f64> = (0..xs.len()).map(|i| 1.0 + (i % 7) as f64 * 0.25).collect();
-    let (rows, cols) = (xs.len() / 7, 7);
-    fn grad<T: FloatElement>(x: &Tensor<T>, g: &Tensor<T>) -> Vec<f64> {
-        let leaf = x.detach().with_requires_grad(true).unwrap();
-        leaf.gelu().mul(g).sum(&[], false).backward();
-        leaf.grad_tensor().unwrap().cast::<f64>().to_vec()
-    }
-    let x32 = t(&xs, &[rows, cols]).cast::<f32>();
-    let g32 = t(&gs, &[rows, cols]).cast::<f32>();
-    let want: Vec<f64> = (x32.cast::<f64>().to_vec().iter().zip(&gs))
-        .map(|(&x, &g)| g * d(x))
-        .collect();
-    assert_close(&grad(&x32, &g32), &want, 4e-6);
-    // Transposed: the composed rule, which rounds through more ops.
-    let xt = x32.t().contiguous();
-    let got = grad(&xt.t(), &g32);
-    assert_close(&got, &want, 2e-5);
-    let (xb, gb) = (x32.cast::<bf16>(), g32.cast::<bf16>());
-    let want: Vec<f64> = (xb
-        .cast::<f64>()
-        .to_vec()
-        .iter()
-        .zip(&gb.cast::<f64>().to_vec()))
-    .map(|(&x, &g)| g * d(x))
-    .collect();
-    assert_close(&grad(&xb, &gb), &want, 8e-3);
-}
-
-/// SiLU's gradient in f32 against `g · s (1 + x (1 - s))` in f64 (PyTorch's `silu_backward`):
-/// from a contiguous input (a fused pass on the CPU) and a transposed one (the composed rule);
-/// NaN at ±inf and NaN, -0 far below 0, as PyTorch's.
-#[test]
-fn silu_gradient_fused_and_composed() {
-    let d = |x: f64| {
-        let s = 1.0 / (1.0 + (-x).exp());
-        s * (1.0 + x * (1.0 - s))
-    };
-    let mut xs: Vec<f64> = (0..602).map(|i| -9.0 + i as f64 * 0.03).collect();
+/// `activation`'s gradient of `Σ g·f(x)` against `g · d(x)` in f64, at `xs` with the edge
+/// values: in f32 from a contiguous input (a fused pass on the CPU, within `tol.0`) and a
+/// transposed one (the composed rule, within `tol.1`), and in bf16 (within 8e-3).
+fn check_activation_gradient(
+    activation: fn(&Tensor<f32>) -> Tensor<f32>,
+    activation16: fn(&Tensor<bf16>) -> Tensor<bf16>,
+    d: fn(f64) -> f64,
+    mut xs: Vec<f64>,
+    tol: (f64, f64),
+) {
     xs.extend([
         f64::NAN,
         f64::INFINITY,
@@ -133,9 +86,13 @@ fn silu_gradient_fused_and_composed() {
     ]);
     let gs: Vec<f64> = (0..xs.len()).map(|i| 1.0 + (i % 7) as f64 * 0.25).collect();
     let (rows, cols) = (xs.len() / 7, 7);
-    fn grad<T: FloatElement>(x: &Tensor<T>, g: &Tensor<T>) -> Vec<f64> {
+    fn grad<T: FloatElement>(
+        x: &Tensor<T>,
+        g: &Tensor<T>,
+        f: fn(&Tensor<T>) -> Tensor<T>,
+    ) -> Vec<f64> {
         let leaf = x.detach().with_requires_grad(true).unwrap();
-        leaf.silu().mul(g).sum(&[], false).backward();
+        f(&leaf).mul(g).sum(&[], false).backward();
         leaf.grad_tensor().unwrap().cast::<f64>().to_vec()
     }
     let x32 = t(&xs, &[rows, cols]).cast::<f32>();
@@ -143,15 +100,47 @@ fn silu_gradient_fused_and_composed() {
     let want: Vec<f64> = (x32.cast::<f64>().to_vec().iter().zip(&gs))
         .map(|(&x, &g)| g * d(x))
         .collect();
-    let fused = grad(&x32, &g32);
-    assert_close(&fused, &want, 4e-6);
+    assert_close(&grad(&x32, &g32, activation), &want, tol.0);
+    // Transposed: the composed rule, which rounds through more ops.
     let xt = x32.t().contiguous();
-    let composed = grad(&xt.t(), &g32);
-    assert_close(&composed, &want, 2e-5);
-    // f64 takes the composed rule.
-    let x64 = t(&xs, &[rows, cols]);
-    let want64: Vec<f64> = xs.iter().zip(&gs).map(|(&x, &g)| g * d(x)).collect();
-    assert_close(&grad(&x64, &t(&gs, &[rows, cols])), &want64, 1e-13);
+    assert_close(&grad(&xt.t(), &g32, activation), &want, tol.1);
+    let (xb, gb) = (x32.cast::<bf16>(), g32.cast::<bf16>());
+    let want: Vec<f64> = (xb
+        .cast::<f64>()
+        .to_vec()
+        .iter()
+        .zip(&gb.cast::<f64>().to_vec()))
+    .map(|(&x, &g)| g * d(x))
+    .collect();
+    assert_close(&grad(&xb, &gb, activation16), &want, 8e-3);
+}
+
+/// GELU's gradient against `g · (Φ(x) + x φ(x))` (NaN at ±inf and NaN, as PyTorch's
+/// `gelu_backward`).
+#[test]
+fn gelu_gradient_fused_and_composed() {
+    let d = |x: f64| {
+        let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)) + x * pdf
+    };
+    let xs = (0..602).map(|i| -7.0 + i as f64 * 0.0237).collect();
+    check_activation_gradient(|x| x.gelu(), |x| x.gelu(), d, xs, (4e-6, 2e-5));
+}
+
+/// SiLU's gradient against `g · s (1 + x (1 - s))` (PyTorch's `silu_backward`: NaN at ±inf
+/// and NaN, -0 far below 0); in f64 through the composed rule.
+#[test]
+fn silu_gradient_fused_and_composed() {
+    let d = |x: f64| {
+        let s = 1.0 / (1.0 + (-x).exp());
+        s * (1.0 + x * (1.0 - s))
+    };
+    let xs: Vec<f64> = (0..602).map(|i| -9.0 + i as f64 * 0.03).collect();
+    check_activation_gradient(|x| x.silu(), |x| x.silu(), d, xs.clone(), (4e-6, 2e-5));
+    let x64 = t(&xs, &[86, 7]).detach().with_requires_grad(true).unwrap();
+    x64.silu().sum(&[], false).backward();
+    let want: Vec<f64> = xs.iter().map(|&x| d(x)).collect();
+    assert_close(&x64.grad_tensor().unwrap().to_vec(), &want, 1e-13);
 }
 
 /// The fused softmax over the last axis (taken when nothing is recorded) against the f64
