@@ -260,25 +260,16 @@ impl Optimizer for DynOptimizer {
                 }),
             }
         }
-        let before = (self.groups.iter())
-            .map(|g| g.opt.state_dict())
-            .collect::<Result<Vec<_>>>()?;
-        for (g, part) in parts.iter().enumerate() {
-            if let Err(e) = self.groups[g].opt.load_state_dict(part) {
-                for (grp, old) in self.groups.iter_mut().zip(&before).take(g) {
-                    let old: BTreeMap<String, DynTensor> = old.iter().cloned().collect();
-                    grp.opt.load_state_dict(&old)?;
-                }
-                let members = &self.groups[g].members;
-                return Err(Error::InvalidArgument {
-                    op: "load_state_dict",
-                    msg: format!(
-                        "the group of parameters {members:?} (numbered 0.. within it below) refused its state: {e}"
-                    ),
-                });
-            }
-        }
-        Ok(())
+        let members: Vec<Vec<usize>> = self.groups.iter().map(|g| g.members.clone()).collect();
+        let mut opts: Vec<&mut Box<dyn Optimizer>> =
+            self.groups.iter_mut().map(|g| &mut g.opt).collect();
+        crate::optim::load_all_or_nothing(&mut opts, &parts, |g, e| Error::InvalidArgument {
+            op: "load_state_dict",
+            msg: format!(
+                "the group of parameters {:?} (numbered 0.. within it below) refused its state: {e}",
+                members[g]
+            ),
+        })
     }
 }
 

@@ -17,6 +17,9 @@
 //! momentum buffers) is kept in the compute type `T::Acc`: f32 for f16 and bf16 parameters,
 //! whose range cannot hold `g²` or `eps`.
 //!
+//! [`ParamGroups`] (`groups.rs`, PyTorch's `param_groups`) makes one optimizer of several, each
+//! over its own parameters with its own hyperparameters.
+//!
 //! [`GradScaler`] (`scaler.rs`, PyTorch `torch.amp.GradScaler`) scales the loss for f16/bf16
 //! training and skips the steps whose gradients overflowed.
 //!
@@ -53,6 +56,7 @@ mod adafactor;
 mod adam;
 mod adaptive;
 mod clip;
+mod groups;
 mod lbfgs;
 mod rprop;
 mod scaler;
@@ -65,6 +69,8 @@ pub use adafactor::Adafactor;
 pub use adam::{Adam, Adamax, NAdam, RAdam};
 pub use adaptive::{Adadelta, Adagrad, RmsProp};
 pub use clip::{clip_grad_norm_, clip_grad_value_};
+pub use groups::ParamGroups;
+pub(crate) use groups::load_all_or_nothing;
 pub use lbfgs::Lbfgs;
 pub use rprop::{Asgd, Rprop};
 pub use scaler::GradScaler;

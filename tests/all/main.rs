@@ -63,6 +63,7 @@ mod numpy_ops;
 mod numpy_ref;
 mod optim;
 mod pad;
+mod param_groups;
 mod props;
 mod reduce;
 mod rows;
