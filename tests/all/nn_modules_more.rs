@@ -422,3 +422,119 @@ fn sequential_indexes_its_layers() {
     let mid = s.get(0).unwrap().forward(&x).unwrap().try_relu().unwrap();
     assert_eq!(y.to_vec(), mid.to_vec());
 }
+
+/// A user's model whose fields are a `Vec` of layers (PyTorch's `ModuleList`), an optional
+/// sub-module and a boxed layer.
+struct Net<D: Backend> {
+    blocks: Vec<Linear<f64, D>>,
+    norms: Vec<BatchNorm<f64, D>>,
+    drops: Vec<Dropout>,
+    final_norm: Option<LayerNorm<f64, D>>,
+    head: Box<dyn Module<f64, D>>,
+}
+
+impl<D: Backend> Net<D> {
+    fn new(final_norm: bool, dev: &D) -> Self {
+        let norm = LayerNorm::new(&[3], 1e-5, true, dev).unwrap();
+        Net {
+            blocks: (0..2)
+                .map(|_| Linear::new(3, 3, true, dev).unwrap())
+                .collect(),
+            norms: (0..2).map(|_| BatchNorm::new(3, dev).unwrap()).collect(),
+            drops: vec![Dropout::new(0.5), Dropout::new(0.5)],
+            final_norm: final_norm.then_some(norm),
+            head: Box::new(Linear::new(3, 1, false, dev).unwrap()),
+        }
+    }
+}
+
+impl<D: Backend> Parameters<f64, D> for Net<D> {
+    fn named_parameters(&self) -> Vec<(String, Tensor<f64, D>)> {
+        [
+            prefixed("blocks", &self.blocks),
+            prefixed("norms", &self.norms),
+            prefixed("final_norm", &self.final_norm),
+            prefixed("head", &self.head),
+        ]
+        .concat()
+    }
+    fn named_buffers(&self) -> Vec<(String, Tensor<f64, D>)> {
+        prefixed_buffers("norms", &self.norms)
+    }
+    fn set_training(&mut self, training: bool) {
+        Parameters::<f64, D>::set_training(&mut self.norms, training);
+        Parameters::<f64, D>::set_training(&mut self.drops, training);
+    }
+}
+
+impl<D: Backend> Module<f64, D> for Net<D> {
+    fn forward(&self, x: &Tensor<f64, D>) -> typed_tensor::Result<Tensor<f64, D>> {
+        let mut h = x.clone();
+        for ((b, n), d) in self.blocks.iter().zip(&self.norms).zip(&self.drops) {
+            h = d.forward(&n.forward(&b.forward(&h)?)?)?;
+        }
+        self.head.forward(&self.final_norm.forward(&h)?)
+    }
+}
+
+#[test]
+fn layer_lists_optional_and_boxed_layers_are_modules() {
+    on_every_device!("module_containers", |dev| {
+        let mut a = Net::new(true, &dev);
+        let names: Vec<String> = a.state_dict().into_iter().map(|(n, _)| n).collect();
+        let want = [
+            "blocks.0.weight",
+            "blocks.0.bias",
+            "blocks.1.weight",
+            "blocks.1.bias",
+            "norms.0.weight",
+            "norms.0.bias",
+            "norms.1.weight",
+            "norms.1.bias",
+            "final_norm.weight",
+            "final_norm.bias",
+            "head.weight",
+            "norms.0.running_mean",
+            "norms.0.running_var",
+            "norms.1.running_mean",
+            "norms.1.running_var",
+        ];
+        assert_eq!(names, want);
+        // Gradients reach every parameter; `set_training` reaches the lists.
+        let x = Tensor::<f64, _>::randn_on([8, 3], &dev).unwrap();
+        a.forward(&x)
+            .unwrap()
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap();
+        assert!(a.parameters().iter().all(|p| p.grad_tensor().is_some()));
+        a.set_training(false);
+        assert!(a.drops.iter().all(|d| !d.training));
+        // A second model loaded from the first's state computes the same.
+        let b = Net::new(true, &dev);
+        let state = a
+            .state_dict()
+            .into_iter()
+            .map(|(n, t)| (n, DynTensor::from(t)))
+            .collect();
+        b.load_state_dict(&state).unwrap();
+        let mut b = b;
+        b.set_training(false);
+        assert_eq!(
+            host_f64s(&a.forward(&x).unwrap()),
+            host_f64s(&b.forward(&x).unwrap())
+        );
+        // Without the optional norm: no such parameters, and the state no longer loads.
+        let c = Net::new(false, &dev);
+        assert_eq!(c.named_parameters().len(), 9);
+        let e = c.load_state_dict(&state).unwrap_err().to_string();
+        assert!(e.contains("final_norm.weight"), "{e}");
+        // A `Sequential` of boxed layers, and an absent layer as the identity.
+        let s = Sequential::<f64, _>::new()
+            .push(a.head)
+            .push(None::<Linear<f64, _>>);
+        assert_eq!(s.named_parameters()[0].0, "0.weight");
+        assert_eq!(s.forward(&x).unwrap().dims(), [8, 1]);
+    });
+}

@@ -13,7 +13,9 @@
 //! through the [`Loss`] trait). Parameters
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
-//! [`Parameters::load_state_dict`].
+//! [`Parameters::load_state_dict`]. A model's fields may be a `Vec` of layers (PyTorch's
+//! `nn.ModuleList`: `"{i}.{name}"`), an `Option` of one (an optional sub-module) or a
+//! `Box<dyn Module>`: each is [`Parameters`] (and `Module` for the last two).
 //!
 //! ```
 //! use typed_tensor::nn::modules::{Activation, Linear, Module, Parameters, Sequential};
@@ -52,6 +54,7 @@ macro_rules! no_parameters {
 }
 
 mod cells;
+mod containers;
 mod conv;
 mod conv_transpose;
 mod losses;
