@@ -16,6 +16,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 type HookFn = Arc<dyn Fn(Grad) -> Result<Grad> + Send + Sync>;
+type PostFn = Arc<dyn Fn() -> Result<()> + Send + Sync>;
+
+/// What a hook does.
+#[derive(Clone)]
+enum Call {
+    /// Sees (and may replace) the gradient that reached the node.
+    Grad(HookFn),
+    /// Runs after a leaf's gradient was added into its buffer.
+    PostAccumulate(PostFn),
+}
 
 /// One hook of a node.
 pub(super) struct Hook {
@@ -23,7 +33,7 @@ pub(super) struct Hook {
     /// `retain_grad`'s buffer (a `Tensor<T, D>` over the tensor's gradient storage): this
     /// hook runs last.
     retained: Option<super::Saved>,
-    f: HookFn,
+    f: Call,
 }
 
 static NEXT_HOOK: AtomicU64 = AtomicU64::new(0);
@@ -37,13 +47,28 @@ pub(super) fn run(node: &Node, mut g: Grad) -> Result<Grad> {
             return Ok(g);
         }
         (hooks.iter())
-            .map(|h| (h.retained.is_some(), h.f.clone()))
+            .filter_map(|h| match &h.f {
+                Call::Grad(f) => Some((h.retained.is_some(), f.clone())),
+                Call::PostAccumulate(_) => None,
+            })
             .partition(|(retain, _)| !retain)
     };
     for (_, f) in plain.into_iter().chain(retain) {
         g = f(g)?;
     }
     Ok(g)
+}
+
+/// Runs `node`'s post-accumulate hooks in registration order (after a leaf's gradient was
+/// added into its buffer), the list copied out first as in [`run`].
+pub(super) fn run_post(node: &Node) -> Result<()> {
+    let post: Vec<PostFn> = (node.hooks.lock().iter())
+        .filter_map(|h| match &h.f {
+            Call::PostAccumulate(f) => Some(f.clone()),
+            Call::Grad(_) => None,
+        })
+        .collect();
+    post.iter().try_for_each(|f| f())
 }
 
 /// What [`Tensor::register_hook`] returns: [`HookHandle::remove`] takes the hook off again.
@@ -63,7 +88,7 @@ impl HookHandle {
     }
 }
 
-fn add_hook(node: &Arc<Node>, retained: Option<super::Saved>, f: HookFn) -> HookHandle {
+fn add_hook(node: &Arc<Node>, retained: Option<super::Saved>, f: Call) -> HookHandle {
     let id = NEXT_HOOK.fetch_add(1, Ordering::Relaxed);
     node.hooks.lock().push(Hook { id, retained, f });
     HookHandle {
@@ -131,7 +156,58 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             }
             Ok(Box::new(new.detach().try_contiguous()?))
         };
-        Ok(add_hook(node, None, Arc::new(f)))
+        Ok(add_hook(node, None, Call::Grad(Arc::new(f))))
+    }
+
+    /// Registers `hook`, called on this leaf after each backward pass has added its gradient
+    /// into its buffer (PyTorch `Tensor.register_post_accumulate_grad_hook`): it receives a
+    /// handle to the tensor sharing its data and gradient buffer (read the sum so far with
+    /// `grad()`, clear it with `zero_grad()`, update the values in place), under `no_grad`,
+    /// so an optimizer can step each parameter as soon as its gradient is complete and drop
+    /// it, instead of keeping every gradient until `backward` returns. Hooks run in
+    /// registration order, after every gradient hook of the tensor; `autograd::grad`, which
+    /// accumulates nothing, does not run them.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let w = Tensor::<f64>::from_vec(vec![1.0, -2.0], [2])?.with_requires_grad(true)?;
+    /// // SGD inside backward: step with lr 0.5, then clear the buffer.
+    /// w.register_post_accumulate_grad_hook(|p| {
+    ///     let g = p.grad_tensor().expect("the buffer exists");
+    ///     p.clone().sub_(&g.try_mul_scalar(0.5)?)?;
+    ///     p.zero_grad()
+    /// })?;
+    /// w.try_mul(&w)?.try_sum(&[], false)?.try_backward()?; // gradient 2w
+    /// assert_eq!(w.to_vec(), vec![0.0, 0.0]);
+    /// assert_eq!(w.grad().unwrap().to_vec(), vec![0.0, 0.0]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor does not require grad or is not a leaf (PyTorch
+    /// refuses both). During backward, a hook's `Err` ends the pass with that error (the
+    /// gradients added before it stay).
+    pub fn register_post_accumulate_grad_hook<F>(&self, hook: F) -> Result<HookHandle>
+    where
+        F: Fn(&Tensor<T, D>) -> Result<()> + Send + Sync + 'static,
+    {
+        const OP: &str = "register_post_accumulate_grad_hook";
+        let node = self.node.as_ref().ok_or_else(|| no_grad_error(OP, self))?;
+        if !node.is_leaf() {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                msg: format!(
+                    "the tensor of shape {} is not a leaf (it was computed by `{}`), so no gradient is accumulated into it; register the hook on the leaf, or use register_hook",
+                    self.shape(),
+                    node.op.name()
+                ),
+            });
+        }
+        // The handle leaves out the node, which holds this hook: no reference cycle.
+        let mut handle = self.detach();
+        handle.grad = self.grad.clone();
+        let f = move || super::no_grad(|| hook(&handle));
+        Ok(add_hook(node, None, Call::PostAccumulate(Arc::new(f))))
     }
 
     /// Keeps the gradient of this non-leaf tensor in a buffer of its own, read with
@@ -166,7 +242,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             sink.clone().add_(t)?;
             Ok(g)
         };
-        add_hook(&node, Some(Arc::new(buf)), Arc::new(f));
+        add_hook(&node, Some(Arc::new(buf)), Call::Grad(Arc::new(f)));
         self.grad = Some(storage);
         Ok(())
     }

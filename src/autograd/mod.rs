@@ -523,6 +523,7 @@ fn run_backward(
         if let Some(sink) = &node.sink {
             if capture.is_none() {
                 sink(g)?;
+                hooks::run_post(&node)?;
             }
             continue;
         }

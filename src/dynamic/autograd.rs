@@ -114,6 +114,25 @@ impl DynTensor {
             None => Ok(None),
         }), other => Err(not_differentiable("register_hook", other)))
     }
+
+    /// Registers `hook`, called on this leaf after each backward pass has added its gradient
+    /// into its buffer, with a handle sharing its data and gradient (PyTorch
+    /// `register_post_accumulate_grad_hook`); see
+    /// [`crate::Tensor::register_post_accumulate_grad_hook`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` when the tensor does not require grad or is not a leaf. During
+    /// backward, the hook's `Err`.
+    pub fn register_post_accumulate_grad_hook<F>(
+        &self,
+        hook: F,
+    ) -> Result<crate::autograd::HookHandle>
+    where
+        F: Fn(&DynTensor) -> Result<()> + Send + Sync + 'static,
+    {
+        dyn_float!(self, t => t.register_post_accumulate_grad_hook(move |p| hook(&DynTensor::from(p.clone()))),
+            other => Err(not_differentiable("register_post_accumulate_grad_hook", other)))
+    }
 }
 
 /// `t.backward()` as a free function (PyTorch's `torch.autograd.backward`): [`DynTensor::backward`].

@@ -270,3 +270,153 @@ fn jacobian_and_vjp_match_pytorch() {
         assert!(e.contains("vjp"), "{e}");
     });
 }
+
+/// `register_post_accumulate_grad_hook`: an optimizer stepping each parameter inside
+/// `backward` (PyTorch's optimizer-in-backward recipe) gives the parameters of the usual loop,
+/// bit for bit; hooks see the gradient after the gradient hooks and the accumulated sum, stop
+/// when removed, do not run for `autograd::grad`, and end the pass with their `Err`.
+#[test]
+fn post_accumulate_grad_hooks() {
+    use typed_tensor::optim::{Adam, Optimizer};
+    on_every_device!("post_accumulate_hooks", |dev| {
+        let init = |seed: u64| {
+            typed_tensor::manual_seed(seed);
+            let w = Tensor::<f64, _>::randn_on([3, 4], &dev).unwrap();
+            let b = Tensor::<f64, _>::randn_on([4], &dev).unwrap();
+            [
+                w.with_requires_grad(true).unwrap(),
+                b.with_requires_grad(true).unwrap(),
+            ]
+        };
+        let x = Tensor::<f64, _>::from_vec_on(
+            (0..6).map(|i| i as f64 / 3.0 - 1.0).collect(),
+            [2, 3],
+            &dev,
+        )
+        .unwrap();
+        let loss = |[w, b]: &[Tensor<f64, _>; 2]| {
+            let h = x
+                .try_matmul(w)
+                .unwrap()
+                .try_add(b)
+                .unwrap()
+                .try_tanh()
+                .unwrap();
+            h.try_mul(&h).unwrap().try_sum(&[], false).unwrap()
+        };
+        // The usual loop.
+        let usual = init(7);
+        let mut opt = Adam::adamw(usual.to_vec(), 0.05);
+        for _ in 0..3 {
+            opt.zero_grad().unwrap();
+            loss(&usual).try_backward().unwrap();
+            opt.step().unwrap();
+        }
+        // One optimizer per parameter, stepped by its hook.
+        let inside = init(7);
+        let steps = Arc::new(AtomicUsize::new(0));
+        for p in &inside {
+            let opt = Mutex::new(Adam::adamw(vec![p.clone()], 0.05));
+            let steps = steps.clone();
+            p.register_post_accumulate_grad_hook(move |_| {
+                let mut opt = opt.lock().unwrap();
+                opt.step()?;
+                steps.fetch_add(1, Ordering::Relaxed);
+                opt.zero_grad()
+            })
+            .unwrap();
+        }
+        for _ in 0..3 {
+            loss(&inside).try_backward().unwrap();
+        }
+        assert_eq!(steps.load(Ordering::Relaxed), 6);
+        for (a, b) in usual.iter().zip(&inside) {
+            assert_eq!(
+                a.to_device(&Cpu).unwrap().to_vec(),
+                b.to_device(&Cpu).unwrap().to_vec()
+            );
+        }
+
+        // Order and accumulation: a gradient hook triples the gradient first; the post hook
+        // sees the buffer's sum over passes.
+        let v = Tensor::<f64, _>::from_vec_on(vec![1.0, -2.0], [2], &dev).unwrap();
+        let v = v.with_requires_grad(true).unwrap();
+        v.register_hook(|g| Ok(Some(g.try_mul_scalar(3.0)?)))
+            .unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let handle = v
+            .register_post_accumulate_grad_hook(move |p| {
+                let g = p.grad_tensor().unwrap().to_device(&Cpu)?;
+                log.lock().unwrap().push(g.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        for _ in 0..2 {
+            v.try_mul(&v)
+                .unwrap()
+                .try_sum(&[], false)
+                .unwrap()
+                .try_backward()
+                .unwrap();
+        }
+        let g =
+            typed_tensor::autograd::grad(&v.try_sum(&[], false).unwrap(), &[&v], false).unwrap();
+        assert!(g[0].is_some());
+        assert_eq!(*seen.lock().unwrap(), [vec![6.0, -12.0], vec![12.0, -24.0]]);
+        handle.remove();
+        v.try_sum(&[], false).unwrap().try_backward().unwrap();
+        assert_eq!(seen.lock().unwrap().len(), 2);
+
+        // A hook's Err ends the pass; refusals.
+        v.register_post_accumulate_grad_hook(|_| {
+            Err(Error::InvalidArgument {
+                op: "test hook",
+                msg: "stop".into(),
+            })
+        })
+        .unwrap();
+        let e = v
+            .try_sum(&[], false)
+            .unwrap()
+            .try_backward()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("stop"), "{e}");
+        let y = v.try_mul_scalar(2.0).unwrap();
+        let e = y
+            .register_post_accumulate_grad_hook(|_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a leaf") && e.contains("mul"), "{e}");
+        assert!(
+            v.detach()
+                .register_post_accumulate_grad_hook(|_| Ok(()))
+                .is_err()
+        );
+    });
+}
+
+#[test]
+fn dyn_tensor_post_accumulate_hook() {
+    let mut w = DynTensor::from_vec(vec![2.0f32, -1.0], [2], DeviceIndex::cpu()).unwrap();
+    w.set_requires_grad(true).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    w.register_post_accumulate_grad_hook(move |p| {
+        log.lock()
+            .unwrap()
+            .push(p.grad_tensor().unwrap().to_vec::<f32>()?);
+        Ok(())
+    })
+    .unwrap();
+    w.mul(&w)
+        .unwrap()
+        .reduce_sum(&[], false)
+        .unwrap()
+        .backward()
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), [vec![4.0f32, -2.0]]);
+    let ints = DynTensor::from_vec(vec![1i32], [1], DeviceIndex::cpu()).unwrap();
+    assert!(ints.register_post_accumulate_grad_hook(|_| Ok(())).is_err());
+}
