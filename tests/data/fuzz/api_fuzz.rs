@@ -914,6 +914,32 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         if o.load_state_dict(&m).is_ok() { o.step()?; }
                         return Ok(vec![p.detach().into()]);
                     }
+                    if pick == 7 && u % 3 == 2 {
+                        // Parameter groups sharing a parameter, hostile rates and states, and a
+                        // post-accumulate hook that steps or fails inside backward.
+                        let mut o = typed_tensor::optim::ParamGroups::new(vec![Box::new(Sgd::new(ps.clone(), e1)), Box::new(Adam::new(ps.clone(), e2))])?;
+                        if flag { o.add_param_group(Box::new(Adam::adamw(ps.clone(), e3))); }
+                        o.set_lr(if u % 2 == 0 { e1 } else { e3 });
+                        let _ = o.step();
+                        let inner = std::sync::Mutex::new(Sgd::new(ps.clone(), e2));
+                        let fail = u % 4 == 1;
+                        let h = p.register_post_accumulate_grad_hook(move |q| {
+                            if fail { return Err(typed_tensor::Error::InvalidArgument { op: "fuzz hook", msg: "refused".into() }); }
+                            inner.lock().unwrap().step()?;
+                            q.zero_grad()
+                        })?;
+                        let _ = p.try_mul(&p)?.try_sum(&[], false)?.try_backward();
+                        h.remove();
+                        let mut m: std::collections::BTreeMap<String, DynTensor> = o.state_dict()?.into_iter().collect();
+                        match u % 4 {
+                            0 => m.values_mut().for_each(|t| *t = v[1].clone()),
+                            1 => { m.insert("99999999999999999999.step".into(), v[1].clone()); }
+                            2 => { m.insert(format!("{}.0.exp_avg", u % 3), v[1].clone()); }
+                            _ => { m.insert(".".into(), v[1].clone()); }
+                        }
+                        if o.load_state_dict(&m).is_ok() { let _ = o.step(); }
+                        return Ok(vec![p.detach().into(), DynTensor::from(Tensor::<f64>::from_vec(o.lrs(), [o.num_groups()])?)]);
+                    }
                     if pick == 8 && u % 2 == 0 {
                         // L-BFGS with hostile settings and a hostile state.
                         let mut o = typed_tensor::optim::Lbfgs::new(ps);
