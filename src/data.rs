@@ -24,7 +24,8 @@
 use crate::backend::Backend;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
+use crate::tensor::{Generator, Tensor};
+use std::sync::{Arc, Mutex};
 
 /// Data whose first dimension indexes samples: a tensor, or a tuple of up to four tensors on
 /// one device with the same number of rows.
@@ -120,7 +121,8 @@ impl<R: Rows> DeviceIndexOf for R {
 /// Mini-batches over a dataset (PyTorch `DataLoader(TensorDataset(...), batch_size,
 /// shuffle, drop_last)`): each [`DataLoader::iter`] is one epoch, in order or, with
 /// [`DataLoader::shuffle`], in a fresh permutation from the global generator (so
-/// [`crate::manual_seed`] makes epochs reproducible, as PyTorch's default sampler).
+/// [`crate::manual_seed`] makes epochs reproducible, as PyTorch's default sampler) or from
+/// the loader's own [`DataLoader::generator`].
 #[derive(Clone)]
 pub struct DataLoader<S: Rows> {
     data: S,
@@ -128,6 +130,8 @@ pub struct DataLoader<S: Rows> {
     batch_size: usize,
     shuffle: bool,
     drop_last: bool,
+    /// Shared by the loader's clones.
+    generator: Option<Arc<Mutex<Generator>>>,
 }
 
 impl<S: Rows> DataLoader<S> {
@@ -151,12 +155,37 @@ impl<S: Rows> DataLoader<S> {
             batch_size,
             shuffle: false,
             drop_last: false,
+            generator: None,
         })
     }
 
     /// Reorders the samples at random before each epoch.
     pub fn shuffle(mut self, shuffle: bool) -> Self {
         self.shuffle = shuffle;
+        self
+    }
+
+    /// Draws the shuffled orders from `generator` rather than the global generator (PyTorch
+    /// `DataLoader(generator=g)`): the epochs' orders then depend on its seed alone. Clones of
+    /// the loader share it.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// use typed_tensor::{Generator, data::DataLoader};
+    /// let x = Tensor::<f32>::arange(0.0, 6.0, 1.0)?;
+    /// let epoch = |seed| -> typed_tensor::Result<Vec<Vec<f32>>> {
+    ///     let mut g = Generator::new();
+    ///     g.manual_seed(seed);
+    ///     let loader = DataLoader::new(x.clone(), 4)?.shuffle(true).generator(g);
+    ///     loader.iter()?.map(|b| Ok(b?.to_vec())).collect()
+    /// };
+    /// let a = epoch(3)?;
+    /// let _ = Tensor::<f32>::rand([10])?; // global draws do not change the order
+    /// assert_eq!(epoch(3)?, a);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    pub fn generator(mut self, generator: Generator) -> Self {
+        self.generator = Some(Arc::new(Mutex::new(generator)));
         self
     }
 
@@ -191,9 +220,11 @@ impl<S: Rows> DataLoader<S> {
     /// Allocation or device failure making the order.
     pub fn iter(&self) -> Result<impl Iterator<Item = Result<S>> + '_> {
         let device = self.data.device_handle();
-        let order = match self.shuffle {
-            true => Tensor::<i64, S::Device>::randperm_on(self.rows, device)?,
-            false => Tensor::<i64, S::Device>::arange_on(0, self.rows as i64, 1, device)?,
+        let shuffled = || Tensor::<i64, S::Device>::randperm_on(self.rows, device);
+        let order = match (self.shuffle, &self.generator) {
+            (true, Some(g)) => g.lock().unwrap_or_else(|p| p.into_inner()).run(shuffled)?,
+            (true, None) => shuffled()?,
+            (false, _) => Tensor::<i64, S::Device>::arange_on(0, self.rows as i64, 1, device)?,
         };
         let (n, b) = (self.len(), self.batch_size);
         Ok((0..n).map(move |k| {
@@ -205,7 +236,19 @@ impl<S: Rows> DataLoader<S> {
 }
 
 /// The samples split at random into parts of the given `lengths` (PyTorch `random_split`),
-/// the permutation from the global generator.
+/// the permutation from the global generator, or from a [`Generator`] of its own inside
+/// [`Generator::run`] (PyTorch's `generator=`):
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// use typed_tensor::{Generator, data::random_split};
+/// let x = Tensor::<f32>::arange(0.0, 10.0, 1.0)?;
+/// let mut g = Generator::new();
+/// let parts = g.manual_seed(42).run(|| random_split(&x, &[8, 2]))?;
+/// let again = g.manual_seed(42).run(|| random_split(&x, &[8, 2]))?;
+/// assert_eq!(parts[1].to_vec(), again[1].to_vec());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
 ///
 /// # Errors
 /// `InvalidArgument` when the lengths do not add up to the number of samples (or overflow);

@@ -33,8 +33,9 @@ pub use error::{Error, Result};
 pub use ops::reduce::*;
 pub use shape::Shape;
 pub use tensor::{
-    NewAxis, PrintOptions, ReshapeDims, RngState, Slice, SliceArg, Tensor, get_printoptions,
-    get_rng_state, initial_seed, manual_seed, seed, set_printoptions, set_rng_state,
+    Generator, NewAxis, PrintOptions, ReshapeDims, RngState, Slice, SliceArg, Tensor,
+    get_printoptions, get_rng_state, initial_seed, manual_seed, seed, set_printoptions,
+    set_rng_state,
 };
 
 /// Everything a program needs: `use typed_tensor::prelude::*;`.

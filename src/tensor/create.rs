@@ -1,93 +1,14 @@
 //! Creation: from data, constant fills, ranges, identity matrices, random tensors.
 
 use super::Tensor;
+use super::with_global_rng;
 use crate::backend::cpu::kernels::strided;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
-use rand::{Rng, SeedableRng, rngs::StdRng};
+use rand::Rng;
 use rand_distr::{StandardNormal, StandardUniform};
-use std::sync::Mutex;
-
-/// PyTorch's default seed, so that unseeded programs are reproducible too.
-const DEFAULT_SEED: u64 = 67280421310721;
-
-static GLOBAL_RNG: Mutex<Option<StdRng>> = Mutex::new(None);
-/// The seed last given to the global generator, for [`initial_seed`].
-static LAST_SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(DEFAULT_SEED);
-
-/// Seeds the global generator behind [`Tensor::rand`] and [`Tensor::randn`] (PyTorch's
-/// `manual_seed`). The same seed gives the same values on every run and machine.
-pub fn manual_seed(seed: u64) {
-    LAST_SEED.store(seed, std::sync::atomic::Ordering::Relaxed);
-    *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(StdRng::seed_from_u64(seed));
-}
-
-/// Seeds the global generator from the operating system's entropy and returns the seed
-/// (PyTorch `seed`), for runs that should differ yet be replayable from the printed seed.
-pub fn seed() -> u64 {
-    let s = rand::rng().random();
-    manual_seed(s);
-    s
-}
-
-/// The seed the global generator last started from (PyTorch `initial_seed`): the argument
-/// of the last [`manual_seed`] or [`seed`], or the default seed PyTorch also uses.
-pub fn initial_seed() -> u64 {
-    LAST_SEED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// A snapshot of the global generator (PyTorch's `get_rng_state`, an opaque value here rather
-/// than a byte tensor): [`set_rng_state`] makes the next draws repeat those that followed it.
-///
-/// ```
-/// use typed_tensor::prelude::*;
-/// let state = typed_tensor::get_rng_state();
-/// let a = Tensor::<f32>::rand([3])?;
-/// typed_tensor::set_rng_state(&state);
-/// assert_eq!(Tensor::<f32>::rand([3])?.to_vec(), a.to_vec());
-/// # Ok::<(), typed_tensor::Error>(())
-/// ```
-#[derive(Clone)]
-pub struct RngState(StdRng);
-
-impl std::fmt::Debug for RngState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RngState { .. }")
-    }
-}
-
-/// The global generator's state (PyTorch `get_rng_state`); see [`RngState`].
-pub fn get_rng_state() -> RngState {
-    RngState(rng_state())
-}
-
-/// Puts the global generator back in `state` (PyTorch `set_rng_state`); see [`RngState`].
-pub fn set_rng_state(state: &RngState) {
-    restore_rng_state(state.0.clone());
-}
-
-/// A fresh 64-bit key from the global generator, for generators on other devices (the CUDA
-/// Philox kernel), so that [`manual_seed`] makes them reproducible too.
-pub(crate) fn next_key() -> u64 {
-    with_global_rng(|r| r.random())
-}
-
-/// The global generator's state (PyTorch `get_rng_state`), to replay its draws.
-pub(crate) fn rng_state() -> StdRng {
-    with_global_rng(|r| r.clone())
-}
-
-/// Puts the global generator in `state` (PyTorch `set_rng_state`).
-pub(crate) fn restore_rng_state(state: StdRng) {
-    *GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner()) = Some(state);
-}
-
-pub(crate) fn with_global_rng<R>(f: impl FnOnce(&mut StdRng) -> R) -> R {
-    let mut g = GLOBAL_RNG.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(|| StdRng::seed_from_u64(DEFAULT_SEED)))
-}
 
 /// The element count of a shape that may be allocated: at most [`crate::shape::MAX_BYTES`]
 /// of the widest element (8 bytes), whatever `T` is.
@@ -323,7 +244,7 @@ fn normal<T: FloatElement>(rng: &mut impl Rng) -> T {
 /// Random tensors exist only for float element types: calling them for an integer type does
 /// not compile.
 impl<T: Element> Tensor<T, Cpu> {
-    /// Uniform samples on `[0, 1)` from the global generator (see [`manual_seed`]); f32, f16 and
+    /// Uniform samples on `[0, 1)` from the global generator (see [`manual_seed`](crate::manual_seed)); f32, f16 and
     /// bf16 are drawn in f32 (16-bit floats then rounded), f64 in f64.
     ///
     /// # Errors
@@ -335,7 +256,7 @@ impl<T: Element> Tensor<T, Cpu> {
         with_global_rng(|r| Self::rand_with(shape, r))
     }
 
-    /// Standard-normal samples from the global generator (see [`manual_seed`]).
+    /// Standard-normal samples from the global generator (see [`manual_seed`](crate::manual_seed)).
     pub fn randn(shape: impl Into<Shape>) -> Result<Self>
     where
         T: FloatElement,

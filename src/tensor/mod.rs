@@ -8,20 +8,22 @@ mod element;
 mod iter;
 mod literal;
 mod memory;
+mod random_state;
 mod slice;
 mod view;
 mod view_layout;
 
 pub(crate) use crate::backend::cpu::lock::{read, write};
 pub use access::{DataMut, DataRef};
-pub use create::{RngState, get_rng_state, initial_seed, manual_seed, seed, set_rng_state};
-pub(crate) use create::{
-    checked_data_shape, next_key, restore_rng_state, rng_state, with_global_rng,
-};
+pub(crate) use create::checked_data_shape;
 pub use display::{
     MAX_PRECISION, PrintOptions, SUMMARY_THRESHOLD, get_printoptions, set_printoptions,
 };
 pub use iter::{AxisIter, Iter};
+pub use random_state::{
+    Generator, RngState, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+};
+pub(crate) use random_state::{next_key, restore_rng_state, rng_state, with_global_rng};
 pub use slice::{NewAxis, Slice, SliceArg, SliceEntry, SliceRange};
 pub use view::ReshapeDims;
 pub(crate) use view::resolve;

@@ -95,3 +95,117 @@ fn data_loader_batches_every_sample_once() {
         assert!(random_split(&y, &[usize::MAX, 12]).is_err());
     });
 }
+
+/// `Generator` (PyTorch `torch.Generator`): its draws equal the global generator's from the
+/// same seed, leave the global one alone, nest, survive a panic, stay on the calling thread,
+/// and replay through `checkpoint`. The global generator is shared with the other test
+/// threads, so the checks on it are "one of eight tries"; those on scopes are exact.
+#[test]
+fn generators_draw_apart_from_the_global_one() {
+    use typed_tensor::{Generator, get_rng_state, manual_seed, set_rng_state};
+    on_every_device!("generators", |dev| {
+        let draw = || {
+            let t = Tensor::<f32, _>::randn_on([5], &dev).unwrap();
+            t.to_device(&Cpu).unwrap().to_vec()
+        };
+        let mut g = Generator::new();
+        assert_eq!(g.initial_seed(), 67280421310721); // PyTorch's default seed
+        assert!((0..8).any(|_| {
+            manual_seed(11);
+            let global = draw();
+            global == g.manual_seed(11).run(draw)
+        }));
+        assert_eq!(g.initial_seed(), 11);
+        // The global generator does not move inside a scope.
+        assert!((0..8).any(|_| {
+            let before = get_rng_state();
+            g.run(draw);
+            let next = draw();
+            set_rng_state(&before);
+            draw() == next
+        }));
+        // The scope's generator carries on from call to call, and only inside scopes.
+        let saved = g.get_state();
+        let first = g.run(draw);
+        draw();
+        let second = g.run(draw);
+        let mut copy = Generator::new();
+        copy.set_state(&saved);
+        assert_eq!(copy.run(|| (draw(), draw())), (first, second));
+
+        // Nesting: the innermost draws; the outer keeps its state.
+        let mut inner = Generator::new();
+        let reference = inner.manual_seed(11).run(draw);
+        let saved = g.get_state();
+        assert_eq!(g.run(|| inner.manual_seed(11).run(draw)), reference);
+        copy.set_state(&saved);
+        assert_eq!(g.run(draw), copy.run(draw));
+
+        // A panic leaves no scope open: later draws outside do not advance `g`.
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            g.run(|| {
+                draw();
+                panic!("inside the scope")
+            })
+        }));
+        assert!(caught.is_err());
+        let saved = g.get_state();
+        draw();
+        copy.set_state(&saved);
+        assert_eq!(g.run(draw), copy.run(draw));
+
+        // Other threads draw from the global generator meanwhile.
+        let saved = g.get_state();
+        let in_scope = g.run(|| {
+            std::thread::scope(|s| s.spawn(draw).join().unwrap());
+            draw()
+        });
+        copy.set_state(&saved);
+        assert_eq!(copy.run(draw), in_scope);
+
+        // `checkpoint` replays a scope's dropout in a backward run under another generator.
+        let x = Tensor::<f32, _>::ones_on([64], &dev).unwrap();
+        let x = x.with_requires_grad(true).unwrap();
+        let drop = |v: &[Tensor<f32, _>]| typed_tensor::nn::dropout(&v[0], 0.5, true);
+        let y = g
+            .manual_seed(5)
+            .run(|| typed_tensor::autograd::checkpoint(drop, &[&x]));
+        let y = y.unwrap();
+        let sum = y.try_sum(&[], false).unwrap();
+        Generator::new().run(|| sum.try_backward()).unwrap();
+        let grad = x.grad_tensor().unwrap().to_device(&Cpu).unwrap().to_vec();
+        assert_eq!(grad, y.detach().to_device(&Cpu).unwrap().to_vec());
+    });
+}
+
+#[test]
+fn loader_generator_fixes_the_epochs() {
+    use typed_tensor::Generator;
+    let x = Tensor::<f64>::arange(0.0, 12.0, 1.0).unwrap();
+    let epochs = |seed| {
+        let mut g = Generator::new();
+        g.manual_seed(seed);
+        let loader = DataLoader::new(x.clone(), 5)
+            .unwrap()
+            .shuffle(true)
+            .generator(g);
+        let twice: Vec<Vec<f64>> = (0..2)
+            .flat_map(|_| {
+                loader
+                    .iter()
+                    .unwrap()
+                    .map(|b| b.unwrap().to_vec())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        twice
+    };
+    let a = epochs(1);
+    typed_tensor::manual_seed(99);
+    assert_eq!(epochs(1), a);
+    assert_ne!(a[..3], a[3..]); // the second epoch has its own order
+    assert_ne!(epochs(2), a);
+    let mut all: Vec<f64> = a[..3].concat();
+    all.sort_by(f64::total_cmp);
+    assert_eq!(all, x.to_vec());
+}
