@@ -27,7 +27,8 @@ pub use device::{
     Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice, get_num_threads, set_num_threads,
 };
 pub use dtype::{
-    Dtype, Element, FloatElement, FloatOf, IntElement, NumElement, SquareOf, SumOf, dtype_size,
+    Dtype, Element, FInfo, FloatElement, FloatOf, IInfo, IntElement, NumElement, SquareOf, SumOf,
+    dtype_size, finfo, iinfo,
 };
 pub use error::{Error, Result};
 pub use ops::reduce::*;

@@ -1,10 +1,12 @@
 //! Element types, their runtime tags and the type-level promotion table.
 
 mod element;
+mod info;
 mod promote;
 mod round;
 
 pub use element::{Element, FloatElement, IntElement, NumElement};
+pub use info::{FInfo, IInfo, finfo, iinfo};
 pub use promote::{FloatOf, Promote, SquareOf, SumOf};
 
 /// The runtime tag of an element type (PyTorch's `dtype`).

@@ -272,3 +272,94 @@ fn thread_count_as_pytorch() {
     );
     assert!(typed_tensor::set_num_threads(0).is_err());
 }
+
+/// `finfo`/`iinfo` against PyTorch 2.15's `torch.finfo`/`torch.iinfo` (and NumPy's
+/// `precision` and `smallest_subnormal`), bit for bit.
+#[test]
+fn dtype_limits_match_pytorch() {
+    use typed_tensor::{finfo, iinfo};
+    let want = [
+        (
+            Dtype::Float32,
+            32,
+            1.1920928955078125e-07,
+            3.4028234663852886e+38,
+            1.1754943508222875e-38,
+            1e-06,
+            6,
+            1.401298464324817e-45,
+        ),
+        (
+            Dtype::Float64,
+            64,
+            2.220446049250313e-16,
+            1.7976931348623157e+308,
+            2.2250738585072014e-308,
+            1e-15,
+            15,
+            5e-324,
+        ),
+        (
+            Dtype::Float16,
+            16,
+            0.0009765625,
+            65504.0,
+            6.103515625e-05,
+            0.001,
+            3,
+            5.960464477539063e-08,
+        ),
+        (
+            Dtype::Bfloat16,
+            16,
+            0.0078125,
+            3.3895313892515355e+38,
+            1.1754943508222875e-38,
+            0.01,
+            2,
+            2f64.powi(-133),
+        ),
+    ];
+    for (d, bits, eps, max, tiny, resolution, precision, subnormal) in want {
+        let f = finfo(d).unwrap();
+        assert_eq!(
+            (f.dtype, f.bits, f.eps, f.max, f.min),
+            (d, bits, eps, max, -max)
+        );
+        assert_eq!(
+            (f.tiny(), f.smallest_normal, f.resolution, f.precision),
+            (tiny, tiny, resolution, precision)
+        );
+        assert_eq!(f.smallest_subnormal, subnormal);
+        assert_eq!(f.eps, d.eps());
+        assert!(iinfo(d).unwrap_err().to_string().contains("finfo"));
+    }
+    // The limits are the element types' own.
+    assert_eq!(
+        finfo(Dtype::Float16).unwrap().smallest_subnormal,
+        half::f16::from_bits(1).to_f64()
+    );
+    assert_eq!(
+        finfo(Dtype::Bfloat16).unwrap().max,
+        half::bf16::MAX.to_f64()
+    );
+    let ints = [
+        (Dtype::UInt8, 8, 255, 0),
+        (Dtype::Int16, 16, 32767, -32768),
+        (Dtype::Int32, 32, 2147483647, -2147483648),
+        (Dtype::Int64, 64, i64::MAX, i64::MIN),
+    ];
+    for (d, bits, max, min) in ints {
+        assert_eq!(
+            iinfo(d).unwrap(),
+            typed_tensor::IInfo {
+                dtype: d,
+                bits,
+                max,
+                min
+            }
+        );
+        assert!(finfo(d).unwrap_err().to_string().contains("iinfo"));
+    }
+    assert!(iinfo(Dtype::Bool).is_err() && finfo(Dtype::Bool).is_err());
+}
