@@ -21,7 +21,7 @@ pub mod optim;
 pub mod shape;
 pub mod tensor;
 
-pub use autograd::{NoGradGuard, enable_grad, is_grad_enabled, no_grad};
+pub use autograd::{NoGradGuard, enable_grad, inference_mode, is_grad_enabled, no_grad};
 pub use backend::Backend;
 pub use device::{
     Cpu, Cuda, Device, DeviceIndex, DeviceKind, RawDevice, get_num_threads, set_num_threads,

@@ -74,6 +74,22 @@ pub fn no_grad<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f` for inference (PyTorch `with torch.inference_mode()`): here the same as
+/// [`no_grad`] (PyTorch's mode also skips version counting and view tracking for speed,
+/// which cost little here); its results are ordinary tensors, usable later in recorded code
+/// (PyTorch's inference tensors are not).
+///
+/// ```
+/// use typed_tensor::prelude::*;
+/// let w = Tensor::<f32>::ones([2])?.with_requires_grad(true)?;
+/// let y = typed_tensor::autograd::inference_mode(|| w.try_mul_scalar(2.0))?;
+/// assert!(!y.requires_grad());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+pub fn inference_mode<R>(f: impl FnOnce() -> R) -> R {
+    no_grad(f)
+}
+
 /// Runs `f` with recording on on this thread, also inside [`no_grad`] (PyTorch `with
 /// torch.enable_grad()`). The previous mode is restored afterwards, also on a panic.
 pub fn enable_grad<R>(f: impl FnOnce() -> R) -> R {
