@@ -126,12 +126,13 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         self.try_split(sizes, axis)
     }
 
-    /// [`Tensor::narrow`] as a contiguous copy (PyTorch `narrow_copy`).
+    /// [`Tensor::narrow`] as a contiguous copy in a buffer of its own (PyTorch
+    /// `narrow_copy`), also when the slice is contiguous already.
     ///
     /// # Errors
     /// As [`Tensor::narrow`].
     pub fn try_narrow_copy(&self, dim: i64, start: usize, len: usize) -> Result<Self> {
-        self.narrow(dim, start, len)?.try_contiguous()
+        self.narrow(dim, start, len)?.try_deep_copy()
     }
 
     /// `self` converted to `other`'s dtype (PyTorch `type_as`; [`Tensor::try_cast`]).

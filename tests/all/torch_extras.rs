@@ -352,6 +352,10 @@ fn torch_names_for_queries_and_views() {
         );
         let c = t.try_narrow_copy(0, 1, 2).unwrap();
         assert!(c.is_contiguous() && c.try_to_vec().unwrap() == [1., 4., 2., 5.]);
+        // A contiguous slice is copied too: writing the copy leaves `x` alone.
+        let mut rows = x.try_narrow_copy(0, 1, 1).unwrap();
+        rows.fill_(9.0).unwrap();
+        assert_eq!(x.try_to_vec().unwrap(), [0., 1., 2., 3., 4., 5.]);
         assert_eq!(u.type_as(&x).try_to_vec().unwrap(), [0.0; 6]);
         // sum_to_size: leading axes and 1-axes summed; the same shape copies; i32 sums in i64.
         assert_eq!(
