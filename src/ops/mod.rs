@@ -72,6 +72,7 @@ pub mod torch_legacy;
 pub mod torch_like;
 pub mod torch_names;
 pub mod unary;
+pub mod view_copies;
 pub mod windows;
 
 pub(crate) use promote::converted;

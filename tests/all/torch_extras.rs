@@ -887,3 +887,88 @@ fn torch_aliases_and_rng_state() {
         "RngState { .. }"
     );
 }
+
+/// PyTorch's view-copy ops: the view's values in a contiguous buffer of their own (writing
+/// the copy leaves the input alone), with the view's gradient, on every device.
+#[test]
+fn view_copies_own_their_buffers() {
+    on_every_device!("view_copies", |dev| {
+        let vals: Vec<f64> = (0..24).map(f64::from).collect();
+        let x = Tensor::<f64, _>::from_vec_on(vals.clone(), [2, 3, 4], &dev).unwrap();
+        let x = x.with_requires_grad(true).unwrap();
+        let host = |t: &Tensor<f64, _>| t.to_device(&Cpu).unwrap().to_vec();
+        let check = |copy: Tensor<f64, _>, view: Tensor<f64, _>| {
+            assert!(copy.is_contiguous() && copy.owns_data());
+            assert_eq!((copy.dims(), host(&copy)), (view.dims(), host(&view)));
+            let mut c = copy.detach();
+            c.fill_(-1.0).unwrap();
+            assert_eq!(host(&x.detach()), vals);
+            copy
+        };
+        let e = Tensor::<f64, _>::from_vec_on(vec![1.0, 2.0], [2, 1], &dev).unwrap();
+        check(
+            e.try_expand_copy(Shape::new(vec![2, 3])).unwrap(),
+            e.expand([2, 3]).unwrap(),
+        );
+        let cases = [
+            (
+                x.try_permute_copy(&[2, 0, 1]).unwrap(),
+                x.permute(&[2, 0, 1]).unwrap(),
+            ),
+            (x.try_select_copy(1, -1).unwrap(), x.select(1, -1).unwrap()),
+            (
+                x.try_transpose_copy(0, 2).unwrap(),
+                x.transpose(0, 2).unwrap(),
+            ),
+            (x.try_unsqueeze_copy(1).unwrap(), x.unsqueeze(1).unwrap()),
+            (
+                x.try_unfold_copy(2, 2, 1).unwrap(),
+                x.try_unfold(2, 2, 1).unwrap(),
+            ),
+            (x.try_view_copy([6, 4]).unwrap(), x.view([6, 4]).unwrap()),
+            (x.try_alias_copy().unwrap(), x.clone()),
+            (x.try_detach_copy().unwrap(), x.detach()),
+            (x.try_diagonal_copy(1).unwrap(), x.diagonal(1).unwrap()),
+            (
+                x.try_as_strided_copy(&[2, 2], &[12, 1], Some(1)).unwrap(),
+                x.as_strided(&[2, 2], &[12, 1], Some(1)).unwrap(),
+            ),
+            (
+                x.try_slice_copy(&s![1..2, .., 1..3]).unwrap(),
+                x.slice(&s![1..2, .., 1..3]).unwrap(),
+            ),
+        ];
+        for (copy, view) in cases {
+            check(copy, view);
+        }
+        let sq = x.unsqueeze(0).unwrap();
+        check(sq.try_squeeze_copy(&[0]).unwrap(), x.clone());
+        let m = x.select(0, 0).unwrap();
+        check(m.try_t_copy().unwrap(), m.t());
+        for (c, v) in x
+            .try_split_copy(&[1, 3], 2)
+            .unwrap()
+            .into_iter()
+            .zip(x.try_split(&[1, 3], 2).unwrap())
+        {
+            check(c, v);
+        }
+        for (c, v) in x
+            .try_unbind_copy(1)
+            .unwrap()
+            .into_iter()
+            .zip(x.try_unbind(1).unwrap())
+        {
+            check(c, v);
+        }
+        // The gradient is the view's: ones where the slice reads, zeros elsewhere.
+        let s = x.try_select_copy(1, -1).unwrap();
+        assert!(!x.try_detach_copy().unwrap().requires_grad());
+        s.try_sum(&[], false).unwrap().try_backward().unwrap();
+        let g = host(&x.grad_tensor().unwrap());
+        let want: Vec<f64> = (0..24)
+            .map(|i| if (i / 4) % 3 == 2 { 1.0 } else { 0.0 })
+            .collect();
+        assert_eq!(g, want);
+    });
+}
