@@ -95,6 +95,7 @@ impl Kernel for Erf {
 /// it cancels to ±0 far below 0, as PyTorch's does). Covers every non-NaN input.
 pub(super) struct Gelu;
 impl Kernel for Gelu {
+    const HAS_NEAR: bool = true;
     #[inline(always)]
     fn covers(x: f32) -> bool {
         !x.is_nan()
@@ -122,6 +123,7 @@ impl Kernel for Gelu {
 /// gives NaN (PyTorch's too).
 pub(super) struct GeluGrad;
 impl Kernel for GeluGrad {
+    const HAS_NEAR: bool = true;
     #[inline(always)]
     fn covers(x: f32) -> bool {
         x.is_finite()

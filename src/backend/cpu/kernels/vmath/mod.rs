@@ -48,6 +48,8 @@ impl Arith for Fused {
 /// A branch-free f32 kernel for the inputs it `covers`; the others (and NaN) are left to
 /// `slow`, the scalar libm function.
 trait Kernel {
+    /// Whether `covers_near` is ever true (a kernel with a cheaper path for most inputs).
+    const HAS_NEAR: bool = false;
     fn covers(x: f32) -> bool;
     fn eval<A: Arith>(x: f32) -> f32;
     fn slow(x: f32) -> f32;
@@ -74,6 +76,29 @@ fn block<K: Kernel, A: Arith>(xs: &mut [f32]) {
         for x in xs.iter_mut() {
             *x = K::eval_near::<A>(*x);
         }
+    } else if K::HAS_NEAR && xs.len() <= BLOCK {
+        // Most inputs near (a few far ones, as in a block of normal samples): the cheap path
+        // for all, then the far ones of each vector-sized chunk again, element by element.
+        let mut orig = [0f32; BLOCK];
+        let orig = &mut orig[..xs.len()];
+        orig.copy_from_slice(xs);
+        for x in xs.iter_mut() {
+            *x = K::eval_near::<A>(*x);
+        }
+        for (c, o) in xs.chunks_mut(16).zip(orig.chunks(16)) {
+            if o.iter().fold(true, |all, &x| all & K::covers_near(x)) {
+                continue;
+            }
+            for (x, &v) in c.iter_mut().zip(o) {
+                if !K::covers_near(v) {
+                    *x = if K::covers(v) {
+                        K::eval::<A>(v)
+                    } else {
+                        K::slow(v)
+                    };
+                }
+            }
+        }
     } else if xs.iter().fold(true, |all, &x| all & K::covers(x)) {
         for x in xs.iter_mut() {
             *x = K::eval::<A>(*x);
@@ -89,9 +114,12 @@ fn block<K: Kernel, A: Arith>(xs: &mut [f32]) {
     }
 }
 
+/// Elements per block of the dispatch.
+const BLOCK: usize = 256;
+
 #[inline(always)]
 fn blocks<K: Kernel, A: Arith>(xs: &mut [f32]) {
-    for b in xs.chunks_mut(256) {
+    for b in xs.chunks_mut(BLOCK) {
         block::<K, A>(b);
     }
 }

@@ -264,6 +264,41 @@ fn sweep(plain: bool) {
                 assert_eq!(y.to_bits(), want.to_bits(), "kernel {k} at {x}");
             }
         }
+        // Blocks mixing near and far inputs (uniform on ±3.5 and on ±2.9: a fifth, or a
+        // few per block, beyond the near range; NaN, inf and -9 among them) take the near
+        // path and redo the far ones: the same bits, in whole blocks and in a short tail.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for width in [7.0f32, 5.8] {
+            let mixed: Vec<f32> = (0..4099)
+                .map(|i| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let u = (state >> 40) as f32 / (1u64 << 24) as f32;
+                    match i % 397 {
+                        0 => f32::NAN,
+                        1 => f32::INFINITY,
+                        2 => -9.0,
+                        _ => (u - 0.5) * width,
+                    }
+                })
+                .collect();
+            for (k, f, ys) in [
+                (1, Gelu::eval::<Plain> as fn(f32) -> f32, run::<Gelu>(true)),
+                (2, GeluGrad::eval::<Plain>, run::<GeluGrad>(true)),
+            ] {
+                let mut got = mixed.clone();
+                ys(&mut got);
+                for (&x, &y) in mixed.iter().zip(&got) {
+                    let want = match x.is_nan() || (k == 2 && x.is_infinite()) {
+                        true => GeluGrad::slow(x),
+                        false => f(x),
+                    };
+                    let same = y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan());
+                    assert!(same, "kernel {k} at {x}: {y} against {want}");
+                }
+            }
+        }
     }
     // SiLU's derivative against PyTorch's formula in f64: within a few ulp of its largest
     // term, s (the sum cancels near x = -1.28, where x s (1 - s) ≈ -s).
