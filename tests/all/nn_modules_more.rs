@@ -530,6 +530,18 @@ fn layer_lists_optional_and_boxed_layers_are_modules() {
         assert_eq!(c.named_parameters().len(), 9);
         let e = c.load_state_dict(&state).unwrap_err().to_string();
         assert!(e.contains("final_norm.weight"), "{e}");
+        // Named layers (PyTorch's `ModuleDict`).
+        let mut named = std::collections::BTreeMap::new();
+        named.insert(
+            "enc".to_string(),
+            BatchNorm::<f64, _>::new(2, &dev).unwrap(),
+        );
+        named.insert("dec".to_string(), BatchNorm::new(2, &dev).unwrap());
+        let names: Vec<String> = named.state_dict().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names[..2], ["dec.weight", "dec.bias"]);
+        assert_eq!(names[4..6], ["dec.running_mean", "dec.running_var"]);
+        Parameters::<f64, _>::set_training(&mut named, false);
+        assert!(named.values().all(|b| !b.training));
         // A `Sequential` of boxed layers, and an absent layer as the identity.
         let s = Sequential::<f64, _>::new()
             .push(a.head)

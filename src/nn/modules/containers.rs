@@ -1,5 +1,6 @@
 //! Containers of layers as fields of a user's model: a `Vec` of layers is PyTorch's
-//! `nn.ModuleList` (parameters `"{i}.{name}"`), an `Option` an optional sub-module (PyTorch's
+//! `nn.ModuleList` (parameters `"{i}.{name}"`), a `BTreeMap<String, _>` its `nn.ModuleDict`
+//! (`"{key}.{name}"`), an `Option` an optional sub-module (PyTorch's
 //! `None` attribute: no parameters), a `Box` the layer it holds (so `Box<dyn Module>` is a
 //! `Module`).
 
@@ -55,6 +56,31 @@ impl<P: Parameters<T, D>, T: FloatElement, D: Backend> Parameters<T, D> for Vec<
     }
     fn set_training(&mut self, training: bool) {
         self.iter_mut().for_each(|p| p.set_training(training));
+    }
+}
+
+/// Named layers (PyTorch `nn.ModuleDict`): the layer under key `k` has its parameters and
+/// buffers named `"{k}.{name}"`, in key order (PyTorch keeps insertion order; the names, and
+/// so a state dict, are the same).
+impl<P: Parameters<T, D>, T: FloatElement, D: Backend> Parameters<T, D>
+    for std::collections::BTreeMap<String, P>
+{
+    fn named_parameters(&self) -> Vec<(String, Tensor<T, D>)> {
+        let mut out = Vec::new();
+        for (k, p) in self {
+            out.extend(super::prefixed(k, p));
+        }
+        out
+    }
+    fn named_buffers(&self) -> Vec<(String, Tensor<T, D>)> {
+        let mut out = Vec::new();
+        for (k, p) in self {
+            out.extend(super::prefixed_buffers(k, p));
+        }
+        out
+    }
+    fn set_training(&mut self, training: bool) {
+        self.values_mut().for_each(|p| p.set_training(training));
     }
 }
 

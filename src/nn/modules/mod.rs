@@ -14,7 +14,7 @@
 //! and buffers carry PyTorch's names (`weight`, `bias`, `running_mean`; `0.weight` inside a
 //! `Sequential`), so a PyTorch `state_dict` saved as safetensors loads with
 //! [`Parameters::load_state_dict`]. A model's fields may be a `Vec` of layers (PyTorch's
-//! `nn.ModuleList`: `"{i}.{name}"`), an `Option` of one (an optional sub-module) or a
+//! `nn.ModuleList`: `"{i}.{name}"`), a `BTreeMap<String, _>` (`nn.ModuleDict`), an `Option` of one (an optional sub-module) or a
 //! `Box<dyn Module>`: each is [`Parameters`] (and `Module` for the last two).
 //!
 //! ```
