@@ -316,6 +316,96 @@ fn random_reductions_every_dtype() {
     for_types!(random_reductions: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
 }
 
+/// `max`/`min` over long rows (folded in vector lanes on the CPU) against a NaN-propagating
+/// f64 fold: rows of 31 to 100 elements, with NaN (floats), ±inf and the extreme at the start,
+/// inside a lane, in the tail; `nanmax` and `argmax` beside them.
+fn long_row_extremes<T: Element>() {
+    let mut seed = 11u64;
+    for len in [31usize, 32, 47, 64, 100] {
+        let rows = 9;
+        let mut vals: Vec<f64> = (0..rows * len)
+            .map(|_| match T::DTYPE {
+                Dtype::Bool => (lcg(&mut seed) > 0.5) as u8 as f64,
+                Dtype::UInt8 => (lcg(&mut seed) * 200.0).floor(),
+                _ => (lcg(&mut seed) * 200.0 - 100.0).floor(),
+            })
+            .collect();
+        let float = T::DTYPE.is_float();
+        // Row r: a special value at a position that walks through the lanes and the tail.
+        for r in 0..rows {
+            let at = r * len + (r * 13) % len;
+            vals[at] = match (r % 3, float) {
+                (0, true) => f64::NAN,
+                (1, true) => f64::INFINITY,
+                (2, true) => f64::NEG_INFINITY,
+                _ => vals[at],
+            };
+        }
+        vals[len * 5 + len - 1] = if float { f64::NAN } else { vals[len * 5] };
+        let x = tensor::<T>(&vals, &[rows, len]);
+        let v = f64s(&x);
+        let fold = |max: bool| -> Vec<f64> {
+            (v.chunks(len))
+                .map(|row| {
+                    if row.iter().any(|y| y.is_nan()) {
+                        return f64::NAN;
+                    }
+                    let pick = |a: f64, b: f64| if max { a.max(b) } else { a.min(b) };
+                    row.iter().copied().reduce(pick).unwrap()
+                })
+                .collect()
+        };
+        assert_close(&f64s(&x.max(&[1], false)), &fold(true), 0.0);
+        assert_close(&f64s(&x.min(&[1], false)), &fold(false), 0.0);
+        assert_close(
+            &f64s(&x.max(&[], false)),
+            &[fold(true)
+                .iter()
+                .copied()
+                .reduce(|a, b| {
+                    if a.is_nan() || b.is_nan() {
+                        f64::NAN
+                    } else {
+                        a.max(b)
+                    }
+                })
+                .unwrap()],
+            0.0,
+        );
+        // The strided rows (a transposed copy read back) agree.
+        let t = x.t().contiguous();
+        assert_close(&f64s(&t.max(&[0], false)), &fold(true), 0.0);
+        let argmax: Vec<f64> = (v.chunks(len))
+            .map(|row| match row.iter().position(|y| y.is_nan()) {
+                Some(i) => i as f64,
+                None => {
+                    let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    row.iter().position(|&y| y == m).unwrap() as f64
+                }
+            })
+            .collect();
+        assert_close(&f64s(&x.argmax(&[1], false)), &argmax, 0.0);
+    }
+}
+
+#[test]
+fn long_row_extremes_every_dtype() {
+    for_types!(long_row_extremes: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+    // `nanmax` skips the NaN wherever it is in a long row.
+    for at in [0usize, 5, 16, 40, 63] {
+        let mut v: Vec<f32> = (0..64).map(|i| (i * 37 % 64) as f32).collect();
+        v[at] = f32::NAN;
+        let x = Tensor::<f32>::from_vec(v.clone(), [1, 64]).unwrap();
+        let want = v
+            .iter()
+            .copied()
+            .filter(|y| !y.is_nan())
+            .fold(f32::MIN, f32::max);
+        assert_eq!(x.try_nanmax(&[1], false).unwrap().to_vec(), [want]);
+        assert!(x.max(&[1], false).to_vec()[0].is_nan());
+    }
+}
+
 #[test]
 fn large_float_sum_is_accurate() {
     manual_seed(3);

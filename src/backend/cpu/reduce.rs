@@ -226,6 +226,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
             let r = ExtremeR {
                 max: matches!(op, Max | NanMax),
                 skip_nan,
+                index: false,
             };
             reduce_with(x, name, mask, keepdim, r, |a, blk| match a {
                 Some((v, _)) => Ok(v.cast::<O>()),
@@ -238,6 +239,7 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
             let r = ExtremeR {
                 max: matches!(op, ArgMax | NanArgMax),
                 skip_nan: matches!(op, NanArgMin | NanArgMax),
+                index: true,
             };
             reduce_with(x, name, mask, keepdim, r, |a, blk| match a {
                 Some((_, i)) => Ok(O::from_i64(i as i64)),

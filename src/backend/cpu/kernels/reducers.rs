@@ -91,7 +91,13 @@ impl<T: Element> Reducer<T> for IntSumR {
 pub(crate) struct ExtremeR {
     pub(crate) max: bool,
     pub(crate) skip_nan: bool,
+    /// Whether the index is wanted (`argmax`); without it, contiguous runs are folded in
+    /// vector lanes (`min`/`max`, whose index is dropped).
+    pub(crate) index: bool,
 }
+
+/// Lanes of [`ExtremeR`]'s vectorised run (one AVX-512 register of f32).
+const LANES: usize = 16;
 
 impl ExtremeR {
     #[inline(always)]
@@ -117,6 +123,40 @@ impl<T: Element> Reducer<T> for ExtremeR {
             Some((b, _)) if self.better(x, b) => Some((x, i)),
             _ => acc,
         }
+    }
+    /// The value-only fold of a contiguous run: sixteen lanes of branch-free selects and NaN
+    /// flags, which LLVM turns into vector compares and blends, then the lanes folded. A NaN
+    /// anywhere makes the run's result its first NaN, as the element-wise fold gives; of
+    /// equal values (±0) the lanes may keep another than the first.
+    #[inline]
+    fn run(&self, acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
+        if self.index || self.skip_nan || xs.len() < 2 * LANES {
+            let mut acc = acc;
+            for (j, &x) in xs.iter().enumerate() {
+                acc = self.step(acc, x, i0 + j);
+            }
+            return acc;
+        }
+        let mut best = [xs[0]; LANES];
+        let mut nan = [false; LANES];
+        let chunks = xs.chunks_exact(LANES);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for k in 0..LANES {
+                let x = c[k];
+                nan[k] |= x.is_nan();
+                best[k] = if self.better(x, best[k]) { x } else { best[k] };
+            }
+        }
+        if nan.iter().any(|&n| n) || tail.iter().any(|x| x.is_nan()) {
+            let j = xs.iter().position(|x| x.is_nan()).expect("a NaN was seen");
+            return self.merge(acc, Some((xs[j], i0 + j)));
+        }
+        let mut run = Some((best[0], i0));
+        for &b in best[1..].iter().chain(tail) {
+            run = self.step(run, b, i0);
+        }
+        self.merge(acc, run)
     }
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
         match (a, b) {
