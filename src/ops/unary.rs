@@ -334,8 +334,29 @@ impl<T: Element> Tensor<T, Cpu> {
     }
 
     /// Applies `f` to every element in place.
+    ///
+    /// # Errors
+    /// As the in-place ops: `InvalidArgument` for a tensor that requires grad while recording
+    /// (write under `no_grad`); `Layout` for a broadcast view (elements sharing memory), or
+    /// while this thread holds a guard on the buffer.
     pub fn map_(&mut self, f: impl Fn(T) -> T + Sync + Send) -> Result<()> {
         map_assign("map_", self, f)
+    }
+
+    /// [`Tensor::map_`] under PyTorch's name (`Tensor.apply_`, CPU only there too).
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let mut x = Tensor::<i32>::from_vec(vec![1, -2, 3], [3])?;
+    /// x.apply_(|v| v * 10)?;
+    /// assert_eq!(x.to_vec(), vec![10, -20, 30]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tensor::map_`].
+    pub fn apply_(&mut self, f: impl Fn(T) -> T + Sync + Send) -> Result<()> {
+        map_assign("apply_", self, f)
     }
 }
 
