@@ -388,6 +388,62 @@ fn long_row_extremes<T: Element>() {
     }
 }
 
+/// `cumsum`/`cumprod` along the last axis of contiguous rows (threads, four rows at a time)
+/// against the strided scan of the same values (a transposed layout, scanned along axis 0):
+/// the same bits, for 1 to 9 rows (whole groups of four and the rest) and many rows.
+fn last_axis_scans<T: Element>() {
+    let mut seed = 5u64;
+    for (rows, len) in [
+        (1usize, 7usize),
+        (3, 5),
+        (4, 33),
+        (9, 16),
+        (4099, 3),
+        (64, 1000),
+    ] {
+        let vals: Vec<f64> = (0..rows * len)
+            .map(|_| match T::DTYPE {
+                Dtype::Bool => (lcg(&mut seed) > 0.3) as u8 as f64,
+                Dtype::UInt8 => (lcg(&mut seed) * 3.0).floor(),
+                _ if T::DTYPE.is_float() => lcg(&mut seed) * 2.0 + 0.5,
+                _ => (lcg(&mut seed) * 5.0 - 2.0).floor(),
+            })
+            .collect();
+        // Three layouts of the same values, three scan paths: rows with gaps (line by line),
+        // contiguous rows (the row kernel), columns side by side (position by position).
+        let wide: Vec<f64> = vals
+            .chunks(len)
+            .flat_map(|r| r.iter().copied().chain([7.0; 3]))
+            .collect();
+        let gaps = tensor::<T>(&wide, &[rows, len + 3])
+            .narrow(1, 0, len)
+            .unwrap();
+        let x = gaps.contiguous();
+        let cols = x.t().contiguous().t();
+        assert!((rows == 1 || !gaps.is_contiguous()) && x.is_contiguous());
+        assert!(!cols.is_contiguous() || rows == 1 || len == 1);
+        for y in [&x, &cols] {
+            assert_eq!(f64s(&y.cumsum(-1)), f64s(&gaps.cumsum(-1)));
+            assert_eq!(f64s(&y.cumprod(1)), f64s(&gaps.cumprod(1)));
+        }
+        let first = (vals[..len].iter())
+            .scan(0.0, |a, &v| {
+                *a += T::from_f64(v).to_f64();
+                Some(*a)
+            })
+            .collect::<Vec<_>>();
+        // Against f64 on short rows (a 16-bit running sum drifts over long ones, as PyTorch's).
+        if len <= 33 {
+            assert_close(&f64s(&x.cumsum(1))[..len], &first, tol(T::DTYPE) * 4.0);
+        }
+    }
+}
+
+#[test]
+fn last_axis_scans_every_dtype() {
+    for_types!(last_axis_scans: f32, f64, f16, bf16, i16, i32, i64, u8, bool);
+}
+
 #[test]
 fn long_row_extremes_every_dtype() {
     for_types!(long_row_extremes: f32, f64, f16, bf16, i16, i32, i64, u8, bool);

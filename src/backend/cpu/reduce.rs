@@ -2,7 +2,7 @@
 //! reducer each [`ReduceOp`] names, each state mapped to the output dtype `O` the public op
 //! picked. Float sums and moments accumulate in f64, integer sums in wrapping i64.
 
-use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan};
+use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan, scan_rows};
 use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
 };
@@ -429,6 +429,25 @@ pub(super) fn cpu_scan<T: Element, O: NumElement>(
     ax: usize,
 ) -> Result<Tensor<O, Cpu>> {
     let name = op.name();
+    let len = x.dims().get(ax).copied().unwrap_or(0);
+    if ax + 1 == x.ndim() && x.is_contiguous() && len > 0 {
+        // Contiguous rows along the last axis: threads, four rows at a time, and an output
+        // that every row writes whole (so it needs no clearing).
+        let n = x.numel();
+        let mut buf = AlignedBuf::<O>::for_overwrite(name, n)?;
+        let g = read(name, &x.storage)?;
+        let src = &g[x.layout.offset..x.layout.offset + n];
+        match op {
+            ScanOp::CumSum => {
+                scan_rows(src, &mut buf, len, O::ZERO, |a, v: T| a.add(v.cast::<O>()))
+            }
+            ScanOp::CumProd => {
+                scan_rows(src, &mut buf, len, O::ONE, |a, v: T| a.mul(v.cast::<O>()))
+            }
+        }
+        drop(g);
+        return Ok(Tensor::from_buf_layout(buf, x.layout.contiguous_copy()));
+    }
     let out = crate::alloc::try_vec(name, x.numel(), O::ZERO)?;
     let g = read(name, &x.storage)?;
     let v = match op {

@@ -263,6 +263,23 @@ pub fn scan<T: Element, O: Element>(
     let (li, lo) = (sub(&l.strides, l.offset), sub(&out_strides, 0));
     let (si, so) = (l.strides[axis], out_strides[axis]);
     Plan::new([&li, &lo]).for_runs(0, n / len, |_, [oi, oo], [ssi, sso], run| {
+        if run > 1 && ssi.abs() < si.abs() {
+            // The lines lie side by side in memory (a scan down the columns): step every line
+            // of the run at once, position by position, reading the previous position's
+            // result from `out`, so memory is read in order rather than one strided column
+            // at a time. Each line's order of operations is unchanged.
+            for k in 0..len as isize {
+                for j in 0..run as isize {
+                    let prev = match k {
+                        0 => init,
+                        _ => out[(oo + j * sso + (k - 1) * so) as usize],
+                    };
+                    out[(oo + j * sso + k * so) as usize] =
+                        f(prev, src[(oi + j * ssi + k * si) as usize]);
+                }
+            }
+            return;
+        }
         for j in 0..run {
             let (bi, bo) = (oi + j as isize * ssi, oo + j as isize * sso);
             let mut acc = init;
@@ -273,6 +290,62 @@ pub fn scan<T: Element, O: Element>(
         }
     });
     out
+}
+
+/// [`scan`] along the last axis of contiguous rows of `len` elements (`src` and `out` of
+/// equal length, a multiple of `len`): rows split across threads, four rows scanned together
+/// in each so that their dependency chains overlap (each row's order of operations is
+/// [`scan`]'s, so the results are the same bits). Every element of `out` is written.
+///
+/// # Panics
+/// When `len` is 0 or the lengths differ or are not a multiple of `len` (a caller bug).
+pub fn scan_rows<T: Element, O: Element>(
+    src: &[T],
+    out: &mut [O],
+    len: usize,
+    init: O,
+    f: impl Fn(O, T) -> O + Sync,
+) {
+    assert!(
+        len > 0 && src.len() == out.len() && out.len().is_multiple_of(len),
+        "scan rows"
+    );
+    let rows = out.len() / len;
+    let chunk = super::rows::rows_per_task(rows, len) * len;
+    super::strided::par_chunks(out, chunk, &|start, o| {
+        let src = &src[start..start + o.len()];
+        let done = o.len() / (4 * len) * (4 * len);
+        let mut quads = o.chunks_exact_mut(4 * len);
+        for (oq, sq) in (&mut quads).zip(src.chunks_exact(4 * len)) {
+            let (o01, o23) = oq.split_at_mut(2 * len);
+            let ((o0, o1), (o2, o3)) = (o01.split_at_mut(len), o23.split_at_mut(len));
+            let (s0, s1, s2, s3) = (
+                &sq[..len],
+                &sq[len..2 * len],
+                &sq[2 * len..3 * len],
+                &sq[3 * len..],
+            );
+            let mut a = [init; 4];
+            for k in 0..len {
+                a[0] = f(a[0], s0[k]);
+                a[1] = f(a[1], s1[k]);
+                a[2] = f(a[2], s2[k]);
+                a[3] = f(a[3], s3[k]);
+                (o0[k], o1[k], o2[k], o3[k]) = (a[0], a[1], a[2], a[3]);
+            }
+        }
+        let rest = quads.into_remainder();
+        for (orow, srow) in rest
+            .chunks_exact_mut(len)
+            .zip(src[done..].chunks_exact(len))
+        {
+            let mut a = init;
+            for (y, &x) in orow.iter_mut().zip(srow) {
+                a = f(a, x);
+                *y = a;
+            }
+        }
+    });
 }
 
 /// The sum of `xs` widened to f64, in 16 independent lanes so that the additions overlap.
