@@ -36,7 +36,8 @@ pub(super) fn cpu_layer_norm_last<T: FloatElement>(
     if !fits(len, &[Some(x), weight, bias]) {
         return Ok(None);
     }
-    let mut buf = AlignedBuf::zeros("layer_norm", x.numel())?;
+    // Every row is written whole.
+    let mut buf = AlignedBuf::for_overwrite("layer_norm", x.numel())?;
     let gx = read("layer_norm", &x.storage)?;
     let gw = weight.map(|w| read("layer_norm", &w.storage)).transpose()?;
     let gb = bias.map(|b| read("layer_norm", &b.storage)).transpose()?;
@@ -61,7 +62,8 @@ pub(super) fn cpu_layer_norm_backward_last<T: FloatElement>(
     if !fits(len, &[Some(x), Some(g)]) || g.dims() != x.dims() {
         return Ok(None);
     }
-    let mut buf = AlignedBuf::zeros("layer_norm backward", x.numel())?;
+    // Every row is written whole.
+    let mut buf = AlignedBuf::for_overwrite("layer_norm backward", x.numel())?;
     let gx = read("layer_norm backward", &x.storage)?;
     let gg = read("layer_norm backward", &g.storage)?;
     norm::layer_norm_backward(&gx[elems(x)], &gg[elems(g)], len, eps, &mut buf);

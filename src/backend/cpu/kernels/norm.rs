@@ -43,13 +43,13 @@ pub fn layer_norm<T: Element>(
                 weight.and_then(same::<T, f32>),
                 bias.and_then(same::<T, f32>),
             );
-            forward(x, len, (w, b), eps as f32, y);
+            forward_widest(x, len, (w, b), eps as f32, y);
         } else if let (Some(x), Some(y)) = (same::<T, f64>(x), same_mut::<T, f64>(o)) {
             let (w, b) = (
                 weight.and_then(same::<T, f64>),
                 bias.and_then(same::<T, f64>),
             );
-            forward(x, len, (w, b), eps, y);
+            forward_widest(x, len, (w, b), eps, y);
         } else {
             unreachable!("layer_norm rows of {}", T::DTYPE)
         }
@@ -59,6 +59,13 @@ pub fn layer_norm<T: Element>(
 /// The affine parameters of one float type.
 type Affine<'a, F> = (Option<&'a [F]>, Option<&'a [F]>);
 
+widest! {
+    /// [`forward`] at the CPU's widest vectors (the SSE2 copy widened and divided four
+    /// elements at a time).
+    fn forward_widest<F: Float, Element>(x: &[F], len: usize, aff: Affine<F>, eps: F, y: &mut [F]) = forward
+}
+
+#[inline(always)]
 fn forward<F: Float + Element>(src: &[F], len: usize, (w, b): Affine<F>, eps: F, out: &mut [F]) {
     let n = len as f64;
     for (y, x) in out.chunks_exact_mut(len).zip(src.chunks_exact(len)) {
@@ -67,12 +74,15 @@ fn forward<F: Float + Element>(src: &[F], len: usize, (w, b): Affine<F>, eps: F,
             *y = v - mean;
         }
         let sd = (F::from_f64(sum_squares(y) / n) + eps).sqrt();
-        y.iter_mut().for_each(|v| *v = *v / sd);
-        if let Some(w) = w {
-            y.iter_mut().zip(w).for_each(|(v, &w)| *v = *v * w);
-        }
-        if let Some(b) = b {
-            y.iter_mut().zip(b).for_each(|(v, &b)| *v = *v + b);
+        // One pass for the quotient and the affine, each step rounded as the composed ops
+        // round it.
+        match (w, b) {
+            (Some(w), Some(b)) => {
+                (y.iter_mut().zip(w).zip(b)).for_each(|((v, &w), &b)| *v = *v / sd * w + b)
+            }
+            (Some(w), None) => y.iter_mut().zip(w).for_each(|(v, &w)| *v = *v / sd * w),
+            (None, Some(b)) => y.iter_mut().zip(b).for_each(|(v, &b)| *v = *v / sd + b),
+            (None, None) => y.iter_mut().for_each(|v| *v = *v / sd),
         }
     }
 }
@@ -97,17 +107,23 @@ pub fn layer_norm_backward<T: Element>(src: &[T], grad: &[T], len: usize, eps: f
     par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
         let (x, g) = (&src[start..start + o.len()], &grad[start..start + o.len()]);
         if let (Some(x), Some(g), Some(d)) = (same::<T, f32>(x), same::<T, f32>(g), same_mut(o)) {
-            backward(x, g, len, eps as f32, d);
+            backward_widest(x, g, len, eps as f32, d);
         } else if let (Some(x), Some(g), Some(d)) =
             (same::<T, f64>(x), same::<T, f64>(g), same_mut(o))
         {
-            backward(x, g, len, eps, d);
+            backward_widest(x, g, len, eps, d);
         } else {
             unreachable!("layer_norm_backward rows of {}", T::DTYPE)
         }
     });
 }
 
+widest! {
+    /// [`backward`] at the CPU's widest vectors.
+    fn backward_widest<F: Float, Element>(x: &[F], g: &[F], len: usize, eps: F, d: &mut [F]) = backward
+}
+
+#[inline(always)]
 fn backward<F: Float + Element>(src: &[F], grad: &[F], len: usize, eps: F, out: &mut [F]) {
     let n = len as f64;
     for ((d, x), g) in out
@@ -133,13 +149,30 @@ fn backward<F: Float + Element>(src: &[F], grad: &[F], len: usize, eps: F, out: 
 
 /// `Σ x²` with each square rounded to `F` (as the composed `x * x` rounds) and summed in f64,
 /// in eight independent lanes.
+#[inline(always)]
 fn sum_squares<F: Float + Element>(xs: &[F]) -> f64 {
     sum_products(xs, xs)
 }
 
-/// `Σ a·b`, each product rounded to `F` (as the composed `a * b` rounds), summed in f64 in
-/// eight lanes.
+/// `Σ a·b` for `a` and `b` of one length, each product rounded to `F` (as the composed `a * b`
+/// rounds), summed in f64 in independent lanes. f32 on an AVX-512 or AVX2 CPU goes through
+/// intrinsics (LLVM kept the generic lanes in 4-wide halves and blends: about half of a
+/// `layer_norm` row).
+#[inline(always)]
 pub(super) fn sum_products<F: Float + Element>(a: &[F], b: &[F]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if a.len().min(b.len()) >= 32
+        && let (Some(a), Some(b)) = (same::<F, f32>(a), same::<F, f32>(b))
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { products_avx512(a, b) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { products_avx2(a, b) };
+        }
+    }
     let mut lanes = [0f64; 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
     for (&x, &y) in ca.remainder().iter().zip(cb.remainder()) {
@@ -151,6 +184,104 @@ pub(super) fn sum_products<F: Float + Element>(a: &[F], b: &[F]) -> f64 {
         }
     }
     lanes.iter().sum()
+}
+
+/// [`sum_products`] of f32 on AVX-512F: products of 8 elements widened into four 8-wide
+/// accumulators, the tail through a masked load.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn products_avx512(a: &[f32], b: &[f32]) -> f64 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    // SAFETY (every load below): `i + 8 <= n` elements of both slices exist, or the mask
+    // selects only the `n - i < 8` that do (masked-off lanes are not read and are +0.0,
+    // whose products add nothing to sums that start at +0.0); the loads are unaligned.
+    let load = |i: usize| unsafe {
+        _mm512_cvtps_pd(_mm256_mul_ps(
+            _mm256_loadu_ps(a.as_ptr().add(i)),
+            _mm256_loadu_ps(b.as_ptr().add(i)),
+        ))
+    };
+    let (mut s0, mut s1, mut s2, mut s3) = (
+        _mm512_setzero_pd(),
+        _mm512_setzero_pd(),
+        _mm512_setzero_pd(),
+        _mm512_setzero_pd(),
+    );
+    let mut i = 0;
+    while i + 32 <= n {
+        s0 = _mm512_add_pd(s0, load(i));
+        s1 = _mm512_add_pd(s1, load(i + 8));
+        s2 = _mm512_add_pd(s2, load(i + 16));
+        s3 = _mm512_add_pd(s3, load(i + 24));
+        i += 32;
+    }
+    while i + 8 <= n {
+        s0 = _mm512_add_pd(s0, load(i));
+        i += 8;
+    }
+    if i < n {
+        let m = (1u16 << (n - i)) - 1;
+        // SAFETY: see above.
+        let (u, v) = unsafe {
+            (
+                _mm512_maskz_loadu_ps(m, a.as_ptr().add(i)),
+                _mm512_maskz_loadu_ps(m, b.as_ptr().add(i)),
+            )
+        };
+        let p = _mm512_castps512_ps256(_mm512_mul_ps(u, v));
+        s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(p));
+    }
+    _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(s0, s1), _mm512_add_pd(s2, s3)))
+}
+
+/// [`sum_products`] of f32 on AVX2: products of 4 elements widened into four 4-wide
+/// accumulators.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn products_avx2(a: &[f32], b: &[f32]) -> f64 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    // SAFETY (every load): `i + 4 <= n` elements of both slices exist; unaligned loads.
+    let load = |i: usize| unsafe {
+        _mm256_cvtps_pd(_mm_mul_ps(
+            _mm_loadu_ps(a.as_ptr().add(i)),
+            _mm_loadu_ps(b.as_ptr().add(i)),
+        ))
+    };
+    let (mut s0, mut s1, mut s2, mut s3) = (
+        _mm256_setzero_pd(),
+        _mm256_setzero_pd(),
+        _mm256_setzero_pd(),
+        _mm256_setzero_pd(),
+    );
+    let mut i = 0;
+    while i + 16 <= n {
+        s0 = _mm256_add_pd(s0, load(i));
+        s1 = _mm256_add_pd(s1, load(i + 4));
+        s2 = _mm256_add_pd(s2, load(i + 8));
+        s3 = _mm256_add_pd(s3, load(i + 12));
+        i += 16;
+    }
+    while i + 4 <= n {
+        s0 = _mm256_add_pd(s0, load(i));
+        i += 4;
+    }
+    let mut lanes = [0f64; 4];
+    // SAFETY: `lanes` holds four f64; the store is unaligned.
+    unsafe {
+        _mm256_storeu_pd(
+            lanes.as_mut_ptr(),
+            _mm256_add_pd(_mm256_add_pd(s0, s1), _mm256_add_pd(s2, s3)),
+        )
+    };
+    let mut s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for (&x, &y) in a[i..].iter().zip(&b[i..]) {
+        s += (x * y) as f64;
+    }
+    s
 }
 
 #[cfg(test)]
@@ -212,6 +343,45 @@ mod tests {
                 (*a as f64 - r).abs() < 1e-5 * (1.0 + r.abs()),
                 "[{i}] {a} vs {r}"
             );
+        }
+    }
+
+    #[test]
+    fn sum_products_every_length_path_and_special_value() {
+        type Path = fn(&[f32], &[f32]) -> f64;
+        let mut paths: Vec<(&str, Path)> = vec![("dispatch", super::sum_products::<f32>)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                paths.push(("avx2", |a, b| unsafe { super::products_avx2(a, b) }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F.
+                paths.push(("avx512", |a, b| unsafe { super::products_avx512(a, b) }));
+            }
+        }
+        for n in 0..150usize {
+            // Small integers: every product and partial sum is exact, so all orders agree.
+            let a: Vec<f32> = (0..n).map(|i| (i * 37 % 23) as f32 - 11.0).collect();
+            let b: Vec<f32> = (0..n).map(|i| (i * 11 % 7) as f32 - 3.0).collect();
+            let want: f64 = a.iter().zip(&b).map(|(x, y)| (x * y) as f64).sum();
+            for (name, f) in &paths {
+                assert_eq!(f(&a, &b), want, "{name}, n {n}");
+                // Special values anywhere, the tail included, reach the sum.
+                if n > 0 {
+                    for (at, v, check) in [
+                        (n - 1, f32::NAN, f64::is_nan as fn(f64) -> bool),
+                        (n / 2, f32::INFINITY, |s: f64| s == f64::INFINITY),
+                    ] {
+                        let mut a = a.clone();
+                        a[at] = v;
+                        let mut b = b.clone();
+                        b[at] = 1.0;
+                        assert!(check(f(&a, &b)), "{name}, n {n}, {v} at {at}");
+                    }
+                }
+            }
         }
     }
 }

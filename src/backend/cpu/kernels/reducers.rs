@@ -137,23 +137,14 @@ impl<T: Element> Reducer<T> for ExtremeR {
             }
             return acc;
         }
-        let mut best = [xs[0]; LANES];
-        let mut nan = [false; LANES];
-        let chunks = xs.chunks_exact(LANES);
-        let tail = chunks.remainder();
-        for c in chunks {
-            for k in 0..LANES {
-                let x = c[k];
-                nan[k] |= x.is_nan();
-                best[k] = if self.better(x, best[k]) { x } else { best[k] };
-            }
-        }
-        if nan.iter().any(|&n| n) || tail.iter().any(|x| x.is_nan()) {
+        let (best, nan) = extreme_widest(xs, self.max);
+        let tail = &xs[xs.len() / LANES * LANES..];
+        if nan || tail.iter().any(|x| x.is_nan()) {
             let j = xs.iter().position(|x| x.is_nan()).expect("a NaN was seen");
             return self.merge(acc, Some((xs[j], i0 + j)));
         }
-        let mut run = Some((best[0], i0));
-        for &b in best[1..].iter().chain(tail) {
+        let mut run = Some((best, i0));
+        for &b in tail {
             run = self.step(run, b, i0);
         }
         self.merge(acc, run)
@@ -173,6 +164,50 @@ impl<T: Element> Reducer<T> for ExtremeR {
             }
         }
     }
+}
+
+widest! {
+    /// [`extreme`] at the CPU's widest vectors (the SSE2 copy took four elements a step).
+    fn extreme_widest<T: Element>(xs: &[T], max: bool) -> (T, bool) = extreme
+}
+
+/// The maximum (`max`) or minimum of `xs`'s whole blocks of [`LANES`] elements (`xs[0]` when
+/// there are none), and whether a block held a NaN (the value is then meaningless): lane by
+/// lane with branch-free selects and NaN flags, which LLVM turns into vector compares and
+/// blends, then the lanes folded.
+///
+/// # Panics
+/// When `xs` is empty (a caller bug).
+#[inline(always)]
+fn extreme<T: Element>(xs: &[T], max: bool) -> (T, bool) {
+    // One loop per direction, each with its own comparison.
+    if max {
+        extreme_in::<T, true>(xs)
+    } else {
+        extreme_in::<T, false>(xs)
+    }
+}
+
+#[inline(always)]
+fn extreme_in<T: Element, const MAX: bool>(xs: &[T]) -> (T, bool) {
+    let better = |x: T, b: T| if MAX { x > b } else { x < b };
+    let mut best = [xs[0]; LANES];
+    let mut nan = [false; LANES];
+    for c in xs.chunks_exact(LANES) {
+        for k in 0..LANES {
+            let x = c[k];
+            nan[k] |= x.is_nan();
+            best[k] = if better(x, best[k]) { x } else { best[k] };
+        }
+    }
+    let nan = nan.iter().any(|&n| n);
+    // The lanes in a scalar chain: a pairwise fold here made LLVM split the loop's lanes
+    // into 2-wide pieces.
+    let mut b = best[0];
+    for &x in &best[1..] {
+        b = if better(x, b) { x } else { b };
+    }
+    (b, nan)
 }
 
 /// Count, mean and sum of squared deviations (Welford, merged with Chan's formula), in f64.

@@ -12,6 +12,7 @@ use super::reduce::sum_run;
 use super::strided::{PAR_THRESHOLD, par_chunks};
 use super::vmath;
 use crate::dtype::Element;
+use num_traits::Float;
 
 /// Elements per exponential buffer: it stays in L1.
 const BLOCK: usize = 256;
@@ -109,11 +110,11 @@ pub fn softmax<T: Element>(src: &[T], len: usize, out: &mut [T], causal: Option<
         let src = &src[start..start + o.len()];
         let kept = Kept::new(causal, start / len, len);
         if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
-            softmax_typed(x, len, y, kept, vmath::exp);
+            softmax_widest(x, len, y, kept, vmath::exp);
         } else if let (Some(x), Some(y)) =
             (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
         {
-            softmax_typed(x, len, y, kept, |v: &mut [f64]| {
+            softmax_widest(x, len, y, kept, |v: &mut [f64]| {
                 v.iter_mut().for_each(|e| *e = e.exp())
             });
         } else {
@@ -142,7 +143,7 @@ pub fn log_softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
         let src = &src[start..start + o.len()];
         if let (Some(x), Some(y)) = (same::<T, f32>(src), super::convert::same_mut::<T, f32>(o)) {
             let mut buf = [0f32; BLOCK];
-            log_softmax_typed(x, len, y, |d: &[f32]| {
+            log_softmax_widest(x, len, y, |d: &[f32]| {
                 d.chunks(BLOCK).fold(0.0, |acc, c| {
                     let b = &mut buf[..c.len()];
                     b.copy_from_slice(c);
@@ -153,15 +154,21 @@ pub fn log_softmax<T: Element>(src: &[T], len: usize, out: &mut [T]) {
         } else if let (Some(x), Some(y)) =
             (same::<T, f64>(src), super::convert::same_mut::<T, f64>(o))
         {
-            log_softmax_typed(x, len, y, |d: &[f64]| d.iter().map(|v| v.exp()).sum());
+            log_softmax_widest(x, len, y, |d: &[f64]| d.iter().map(|v| v.exp()).sum());
         } else {
             unreachable!("log_softmax rows of {}", T::DTYPE)
         }
     });
 }
 
+widest! {
+    /// [`log_softmax_typed`] at the CPU's widest vectors.
+    fn log_softmax_widest<F: Float, Element>(x: &[F], len: usize, y: &mut [F], exp_sum: impl FnMut(&[F]) -> f64) = log_softmax_typed
+}
+
 /// [`log_softmax`] for one float type, row by row; `exp_sum` sums the exponentials of a
 /// shifted row (in f64).
+#[inline(always)]
 fn log_softmax_typed<F: num_traits::Float + Element>(
     src: &[F],
     len: usize,
@@ -207,8 +214,14 @@ impl Kept {
     }
 }
 
+widest! {
+    /// [`softmax_typed`] at the CPU's widest vectors (the row's maximum, shift and scale).
+    fn softmax_widest<F: Float, Element>(x: &[F], len: usize, y: &mut [F], kept: Kept, exp: impl Fn(&mut [F])) = softmax_typed
+}
+
 /// [`softmax`] for one float type, row by row. The shift is the maximum even when it is not
 /// finite (unlike `logsumexp`'s), so that `±inf` rows give NaN as `x - max(x)` does.
+#[inline(always)]
 fn softmax_typed<F: num_traits::Float + Element>(
     src: &[F],
     len: usize,
@@ -323,19 +336,25 @@ pub fn softmax_backward<T: Element>(
             same::<T, f32>(y),
             super::convert::same_mut(o),
         ) {
-            softmax_backward_typed(g, y, len, d, kept);
+            softmax_backward_widest(g, y, len, d, kept);
         } else if let (Some(g), Some(y), Some(d)) = (
             same::<T, f64>(g),
             same::<T, f64>(y),
             super::convert::same_mut(o),
         ) {
-            softmax_backward_typed(g, y, len, d, kept);
+            softmax_backward_widest(g, y, len, d, kept);
         } else {
             unreachable!("softmax_backward rows of {}", T::DTYPE)
         }
     });
 }
 
+widest! {
+    /// [`softmax_backward_typed`] at the CPU's widest vectors.
+    fn softmax_backward_widest<F: Float, Element>(g: &[F], y: &[F], len: usize, d: &mut [F], kept: Kept) = softmax_backward_typed
+}
+
+#[inline(always)]
 fn softmax_backward_typed<F: num_traits::Float + Element>(
     g: &[F],
     y: &[F],
@@ -359,12 +378,29 @@ fn softmax_backward_typed<F: num_traits::Float + Element>(
     }
 }
 
-/// The row's maximum ignoring NaN (`-inf` for an all-NaN row), in four independent lanes (a
-/// row of 10 classes would otherwise be one dependent chain). A NaN needs no test of its own:
-/// `exp(NaN - shift)` carries it through the sum and the log, as in the composed op.
+/// The row's maximum ignoring NaN (`-inf` for an all-NaN row), in 32 independent lanes (one
+/// lane a dependent chain of maxima: the SSE2 copy ran a 512-element row at about one
+/// element per cycle), then 4 for the rest (a row of 10 classes). A NaN needs no test of its
+/// own: `exp(NaN - shift)` carries it through the sum and the log, as in the composed op.
+#[inline(always)]
 fn row_max<F: num_traits::Float>(row: &[F]) -> F {
+    // `maxps`' rule, so the loops vectorise.
     let max = |a: F, b: F| if b > a { b } else { a };
-    let mut m = [F::neg_infinity(); 4];
+    let mut m = [F::neg_infinity(); 32];
+    let blocks = row.chunks_exact(32);
+    let row = blocks.remainder();
+    for b in blocks {
+        for k in 0..32 {
+            m[k] = max(m[k], b[k]);
+        }
+    }
+    let mut w = 16;
+    while w >= 4 {
+        for k in 0..w {
+            m[k] = max(m[k], m[k + w]);
+        }
+        w /= 2;
+    }
     let quads = row.chunks_exact(4);
     for &v in quads.remainder() {
         m[0] = max(m[0], v);
@@ -547,6 +583,40 @@ mod tests {
             rows[7].fill(-inf);
             rows[9][0] = inf;
             check(&rows);
+        }
+    }
+
+    #[test]
+    fn row_max_every_length_and_position() {
+        let want = |r: &[f32]| {
+            r.iter()
+                .fold(f32::NEG_INFINITY, |a, &v| if v > a { v } else { a })
+        };
+        for len in 0..100usize {
+            let row: Vec<f32> = (0..len).map(|j| (j as f32 * 0.73).sin()).collect();
+            assert_eq!(super::row_max(&row), want(&row), "len {len}");
+            for at in 0..len {
+                // The maximum in every lane and the tail; NaN skipped; inf found.
+                for (v, expect) in [
+                    (5.0, Some(5.0)),
+                    (f32::NAN, None),
+                    (f32::INFINITY, Some(f32::INFINITY)),
+                ] {
+                    let mut r = row.clone();
+                    r[at] = v;
+                    let got = super::row_max(&r);
+                    assert_eq!(
+                        got,
+                        expect.unwrap_or_else(|| want(&r)),
+                        "len {len}, {v} at {at}"
+                    );
+                }
+            }
+            assert_eq!(super::row_max(&vec![f32::NAN; len]), f32::NEG_INFINITY);
+            assert_eq!(
+                super::row_max::<f64>(&vec![f64::NEG_INFINITY; len]),
+                f64::NEG_INFINITY
+            );
         }
     }
 }
