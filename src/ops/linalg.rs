@@ -55,7 +55,8 @@ fn norm_f64<D: Backend>(
     axes: &[i64],
     keepdim: bool,
 ) -> Result<Tensor<f64, D>> {
-    let a = x.try_abs()?;
+    // `x · x` needs no `abs` (the same bits); the other orders do.
+    let a = if p == 2.0 { x.clone() } else { x.try_abs()? };
     if p.is_infinite() {
         a.try_max(axes, keepdim)
     } else if p == 0.0 {

@@ -227,6 +227,90 @@ fn pow_overloads() {
     assert!(b.try_pow(&e.neg()).is_err());
 }
 
+/// `pow` by 2, 3 and -1 (multiplications and a reciprocal inside) against `pow` in f64, on
+/// special values, overflow and underflow, for every float dtype and (2 and 3, wrapping) the
+/// integers, on every device; a strided input and the gradient too.
+#[test]
+fn pow_shortcuts_match_pow() {
+    fn floats<T: FloatElement, D: Backend>(dev: &D) {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        let xs = [
+            0.0, -0.0, 1.0, -1.0, 1.5, -2.75, 1e-3, -7.3, 1e20, -3e25, 1e-20, 3e-39, 1e-300, 1e200,
+            6.5e4, inf, -inf, nan, 0.1, -0.3,
+        ];
+        let v: Vec<T> = xs.iter().map(|&x| T::from_f64(x)).collect();
+        let t = Tensor::<T>::from_vec(v.clone(), [xs.len()])
+            .unwrap()
+            .to_device(dev)
+            .unwrap();
+        let eps = T::from_f64(1.0).to_f64() * typed_tensor::finfo(T::DTYPE).unwrap().eps;
+        for e in [2i32, 3, -1] {
+            for (name, got) in [
+                ("i32 exponent", host_f64s(&t.pow(e))),
+                ("float exponent", host_f64s(&t.pow(e as f64))),
+            ] {
+                for ((&x, g), k) in v.iter().zip(got).zip(0..) {
+                    // The exact power rounded once to T (f64 holds x² exactly).
+                    let want = T::from_f64(x.to_f64().powi(e)).to_f64();
+                    let ok = if want.is_nan() {
+                        g.is_nan()
+                    } else if !want.is_finite() || want == 0.0 || e != 3 {
+                        g == want && g.is_sign_negative() == want.is_sign_negative()
+                    } else {
+                        (g - want).abs() <= 2.0 * eps * want.abs()
+                    };
+                    assert!(
+                        ok,
+                        "{} {name}: {:?}^{e} = {g}, want {want} [{k}]",
+                        T::DTYPE,
+                        x
+                    );
+                }
+            }
+        }
+        // A strided input, and the gradient e·x^(e-1).
+        let m = Tensor::<T>::from_vec(v[..16].to_vec(), [4, 4])
+            .unwrap()
+            .to_device(dev)
+            .unwrap();
+        let mt = m.transpose(0, 1).unwrap();
+        assert_eq!(host_f64s(&mt.pow(2)), host_f64s(&mt.mul(&mt)));
+        let x = Tensor::<T>::from_vec(vec![T::from_f64(1.5), T::from_f64(-2.0)], [2])
+            .unwrap()
+            .to_device(dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        x.pow(3).sum(&[], false).backward();
+        assert_eq!(host_f64s(&x.grad_tensor().unwrap()), vec![6.75, 12.0]);
+    }
+    fn ints<T: NumElement, D: Backend>(dev: &D, xs: &[i64]) {
+        let t = Tensor::<T>::from_vec(xs.iter().map(|&x| T::from_i64(x)).collect(), [xs.len()])
+            .unwrap()
+            .to_device(dev)
+            .unwrap();
+        for e in [2u32, 3] {
+            let got = host_f64s(&t.pow(e as i32));
+            for (&x, g) in xs.iter().zip(got) {
+                // The wrapping power in T's width.
+                let want = T::from_i64(x.wrapping_pow(e)).to_f64();
+                assert_eq!(g, want, "{}: {x}^{e}", T::DTYPE);
+            }
+        }
+    }
+    on_every_device!("pow_shortcuts_match_pow", |dev| {
+        floats::<f32, _>(&dev);
+        floats::<f64, _>(&dev);
+        floats::<f16, _>(&dev);
+        floats::<bf16, _>(&dev);
+        let xs = [0, 1, -1, 7, -13, 200, 46_341, -3_000_000_000, i64::MAX];
+        ints::<i64, _>(&dev, &xs);
+        ints::<i32, _>(&dev, &xs[..7]);
+        ints::<i16, _>(&dev, &xs[..6]);
+        ints::<u8, _>(&dev, &[0, 1, 7, 200, 255]);
+    });
+}
+
 fn binary_ops<T: NumElement>() {
     let (av, bv): (Vec<f64>, Vec<f64>) = if T::DTYPE.is_float() {
         (vec![7.5, -7.5, 3.0, 0.5, -1.25, 6.0], vec![2.0, -4.0, 0.5])
@@ -676,6 +760,15 @@ fn every_cast_pair_matches_the_element_cast() {
             -0.5,
             255.5,
             1e-40,
+            // The saturation bounds of i32, i16 and u8, and truncation toward zero.
+            2147483647.9,
+            -2147483648.9,
+            2147483648.0,
+            32767.9,
+            -32768.9,
+            255.9,
+            -0.9,
+            -255.9,
         ];
         let is = [
             i64::MAX,

@@ -1,23 +1,23 @@
 //! CPU kernels. They take slices and layouts and know nothing of `Tensor`, so each can be read,
 //! tested and benchmarked alone.
 
-/// Defines `fn $name<T: A + B>` (written `<T: A, B>`, traits by name) that calls `$body` (an `#[inline(always)]`
+/// Defines `fn $name<T: A + B, U: C>` (written `<T: A, B; U: C>`, traits by name) that calls `$body` (an `#[inline(always)]`
 /// function of the same arguments) compiled for AVX-512F, for AVX2 and for the default x86-64
 /// target (SSE2), the widest the CPU has picked at run time: the body's loops are inlined into
 /// each copy, so LLVM vectorises them at that width. Every copy runs the same operations in
 /// the same order (Rust does not reassociate floating-point arithmetic): the same bits.
 macro_rules! widest {
-    ($(#[$m:meta])* $vis:vis fn $name:ident<$g:ident: $($bound:ident),+>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident) => {
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$($g:ident: $($bound:ident),+);+>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident) => {
         $(#[$m])*
-        $vis fn $name<$g: $($bound +)+ Sized>($($arg: $ty),*) $(-> $ret)? {
+        $vis fn $name<$($g: $($bound +)+ Sized),+>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f")]
-                fn avx512<$g: $($bound +)+ Sized>($($arg: $ty),*) $(-> $ret)? {
+                fn avx512<$($g: $($bound +)+ Sized),+>($($arg: $ty),*) $(-> $ret)? {
                     $body($($arg),*)
                 }
                 #[target_feature(enable = "avx2")]
-                fn avx2<$g: $($bound +)+ Sized>($($arg: $ty),*) $(-> $ret)? {
+                fn avx2<$($g: $($bound +)+ Sized),+>($($arg: $ty),*) $(-> $ret)? {
                     $body($($arg),*)
                 }
                 if std::arch::is_x86_feature_detected!("avx512f") {

@@ -133,10 +133,43 @@ pub fn cast_slice<T: Element, U: Element>(src: &[T], out: &mut [U]) {
     use convert::computes_in_f32 as f32_type;
     if const { f32_type(T::DTYPE) && f32_type(U::DTYPE) } {
         map_slice_chunks::<T, U, f32>(src, out, &|_| {})
+    } else if const { T::DTYPE.is_float() && !U::DTYPE.is_float() } {
+        cast_run_widest(src, out)
     } else {
+        cast_run(src, out)
+    }
+}
+
+widest! {
+    /// [`cast_run`] at the CPU's widest vectors, for floats to integers: the SSE2 copy
+    /// converted one element at a time through f64 with its saturation and NaN selects.
+    fn cast_run_widest<T: Element; U: Element>(src: &[T], out: &mut [U]) = cast_run
+}
+
+/// `out[i] = src[i].cast::<U>()`, element by element. A float into a 32-bit or narrower
+/// integer saturates and takes NaN to 0 as Rust's `as` does, written as a clamp then an
+/// unchecked conversion so that LLVM vectorises it (it keeps `as` from f64 scalar).
+#[inline(always)]
+fn cast_run<T: Element, U: Element>(src: &[T], out: &mut [U]) {
+    use crate::Dtype;
+    let bounds = match U::DTYPE {
+        Dtype::Int32 => Some((i32::MIN as f64, i32::MAX as f64)),
+        Dtype::Int16 => Some((i16::MIN as f64, i16::MAX as f64)),
+        Dtype::UInt8 => Some((0.0, 255.0)),
+        _ => None,
+    };
+    if let Some((lo, hi)) = bounds.filter(|_| T::DTYPE.is_float()) {
         for (d, &x) in out.iter_mut().zip(src) {
-            *d = x.cast::<U>();
+            let v = x.to_f64();
+            let c = if v.is_nan() { 0.0 } else { v.max(lo).min(hi) };
+            // SAFETY: `c` is finite and within [lo, hi], which i32 holds (truncation toward
+            // zero, as `as`).
+            *d = U::from_i64(unsafe { c.to_int_unchecked::<i32>() } as i64);
         }
+        return;
+    }
+    for (d, &x) in out.iter_mut().zip(src) {
+        *d = x.cast::<U>();
     }
 }
 
