@@ -101,6 +101,13 @@ pub trait RawDevice: sealed::Sealed + Clone + fmt::Debug + Send + Sync + 'static
     fn index(&self) -> DeviceIndex;
     /// A zero-filled buffer of `len` elements.
     fn zeros<T: Element>(&self, len: usize) -> crate::Result<Self::Storage<T>>;
+    /// A buffer of `len` elements that the caller writes whole before anything reads it (the
+    /// CPU's may hold an earlier buffer's elements; zeros where the device has nothing
+    /// cheaper). Internal: no public op returns one unwritten.
+    #[doc(hidden)]
+    fn for_overwrite<T: Element>(&self, len: usize) -> crate::Result<Self::Storage<T>> {
+        self.zeros(len)
+    }
     /// Bytes actually allocated for a buffer (may exceed `len * size` through alignment).
     fn allocated_bytes<T: Element>(storage: &Self::Storage<T>) -> usize;
     /// True when two handles share one buffer.

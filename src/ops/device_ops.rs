@@ -73,6 +73,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         Ok(Self::from_storage(device.zeros(n)?, shape, device))
     }
 
+    /// A tensor of `shape` on `device` that the caller writes whole before it is read or
+    /// returned ([`crate::device::RawDevice::for_overwrite`]): no zeroing pass on the CPU.
+    pub(crate) fn for_overwrite_on(shape: impl Into<Shape>, device: &D) -> Result<Self> {
+        let shape = shape.into();
+        let n = shape.try_numel("alloc")?;
+        Ok(Self::from_storage(device.for_overwrite(n)?, shape, device))
+    }
+
     /// [`Tensor::empty`] on `device`: zero-filled, as the CPU's (no uninitialised memory is
     /// ever exposed).
     ///
@@ -87,7 +95,8 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// As [`Tensor::zeros_on`].
     pub fn full_on(shape: impl Into<Shape>, value: T, device: &D) -> Result<Self> {
-        let mut out = Self::zeros_on(shape, device)?;
+        // `fill` writes every element.
+        let mut out = Self::for_overwrite_on(shape, device)?;
         D::fill(&mut out, value)?;
         Ok(out)
     }
@@ -176,7 +185,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         let shapes: Vec<&Shape> = tensors.iter().map(|t| t.shape()).collect();
         let dims = concat_dims(&shapes, ax)?;
-        let out = Self::zeros_on(dims, &first.device)?;
+        // The inputs' slices cover the output along `ax`, so every element is written (an
+        // `Err` drops the output unread).
+        let out = Self::for_overwrite_on(dims, &first.device)?;
         let mut off = 0;
         for t in tensors {
             let n = t.dims()[ax];

@@ -271,6 +271,85 @@ fn matmul_large_against_reference() {
     assert_close(&got, &want, 1e-4);
 }
 
+/// `concat` (whose output is not zeroed first) along every axis of 3-d pieces, one of them
+/// empty along the axis and one transposed, for several dtypes on every device, against the
+/// definition; `full` on every dtype. Debug builds poison fresh CPU buffers, so an element left
+/// unwritten fails here.
+#[test]
+fn concat_and_full_write_every_element() {
+    fn run<T: Element, D: Backend>(dev: &D) {
+        let dims = [3usize, 4, 5];
+        for ax in 0..3 {
+            let mut sizes = dims;
+            let piece = |len: usize, start: i64| {
+                let mut d = dims;
+                d[ax] = len;
+                let n: usize = d.iter().product();
+                let v: Vec<T> = (0..n as i64)
+                    .map(|i| T::from_i64((start + i) % 97))
+                    .collect();
+                Tensor::<T>::from_vec(v, d.to_vec())
+                    .unwrap()
+                    .to_device(dev)
+                    .unwrap()
+            };
+            let a = piece(2, 0);
+            let empty = piece(0, 0);
+            // A transposed view with the wanted shape: built as the transpose, transposed back.
+            let mut bt = dims;
+            bt[ax] = 3;
+            bt.swap(0, 2);
+            let n: usize = bt.iter().product();
+            let b = Tensor::<T>::from_vec(
+                (0..n as i64).map(|i| T::from_i64((i * 7) % 89)).collect(),
+                bt.to_vec(),
+            )
+            .unwrap()
+            .to_device(dev)
+            .unwrap()
+            .permute(&[2, 1, 0])
+            .unwrap();
+            let got = Tensor::concat(&[&a, &empty, &b], ax as i64);
+            sizes[ax] = 5;
+            assert_eq!(got.dims(), &sizes[..]);
+            let (av, bv) = (a.to_device(&Cpu).unwrap(), b.to_device(&Cpu).unwrap());
+            let got = got.to_device(&Cpu).unwrap().to_vec();
+            let mut k = 0;
+            for i in 0..sizes[0] {
+                for j in 0..sizes[1] {
+                    for l in 0..sizes[2] {
+                        let mut at = [i, j, l];
+                        let want = if at[ax] < 2 {
+                            av.get(&at.map(|v| v as i64)).unwrap()
+                        } else {
+                            at[ax] -= 2;
+                            bv.get(&at.map(|v| v as i64)).unwrap()
+                        };
+                        assert!(got[k] == want, "{} axis {ax} at {:?}", T::DTYPE, [i, j, l]);
+                        k += 1;
+                    }
+                }
+            }
+        }
+        let f = Tensor::<T, D>::full_on([3, 70], T::from_i64(1), dev).unwrap();
+        assert!(
+            f.to_device(&Cpu)
+                .unwrap()
+                .to_vec()
+                .iter()
+                .all(|&v| v == T::from_i64(1))
+        );
+    }
+    on_every_device!("concat_and_full_write_every_element", |dev| {
+        run::<f32, _>(&dev);
+        run::<f64, _>(&dev);
+        run::<i64, _>(&dev);
+        run::<u8, _>(&dev);
+        run::<bool, _>(&dev);
+        run::<bf16, _>(&dev);
+    });
+}
+
 #[test]
 fn combining_and_indexing() {
     let a = Tensor::<i32>::arange(0, 6, 1).unwrap().reshape([2, 3]);

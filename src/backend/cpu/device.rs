@@ -383,6 +383,11 @@ impl RawDevice for Cpu {
     fn zeros<T: Element>(&self, len: usize) -> crate::Result<CpuStorage<T>> {
         Ok(Arc::new(RwLock::new(AlignedBuf::zeros("alloc", len)?)))
     }
+    fn for_overwrite<T: Element>(&self, len: usize) -> crate::Result<CpuStorage<T>> {
+        Ok(Arc::new(RwLock::new(AlignedBuf::for_overwrite(
+            "alloc", len,
+        )?)))
+    }
     fn allocated_bytes<T: Element>(s: &CpuStorage<T>) -> usize {
         match crate::tensor::read("allocated_bytes", s) {
             Ok(g) => g.allocated_bytes(),
