@@ -227,6 +227,57 @@ fn pow_overloads() {
     assert!(b.try_pow(&e.neg()).is_err());
 }
 
+/// `where` on contiguous operands (the slice path, large enough to split across threads; one
+/// a view at an offset), a transposed one and a broadcast one, for several dtypes on every device, element by element.
+#[test]
+fn where_contiguous_strided_and_broadcast() {
+    fn run<T: Element, D: Backend>(dev: &D) {
+        let (r, c) = (300usize, 257usize);
+        let n = r * c;
+        let up =
+            |v: Vec<T>, d: [usize; 2]| Tensor::<T>::from_vec(v, d).unwrap().to_device(dev).unwrap();
+        let cv: Vec<bool> = (0..n).map(|i| i % 3 == 0 || i % 7 == 1).collect();
+        let av: Vec<T> = (0..n).map(|i| T::from_i64((i % 113) as i64)).collect();
+        let bv: Vec<T> = (0..n).map(|i| T::from_i64(-((i % 91) as i64))).collect();
+        let cond = Tensor::<bool>::from_vec(cv.clone(), [r, c])
+            .unwrap()
+            .to_device(dev)
+            .unwrap();
+        // `b` a contiguous view at an offset (its runs start elsewhere than `a`'s).
+        let mut bfull: Vec<T> = vec![T::from_i64(99); c];
+        bfull.extend(bv.iter().copied());
+        let a = up(av.clone(), [r, c]);
+        let b = up(bfull, [r + 1, c]).narrow(0, 1, r).unwrap();
+        let got = host_f64s(&Tensor::where_(&cond, &a, &b));
+        for i in 0..n {
+            let want = if cv[i] { av[i] } else { bv[i] };
+            assert_eq!(got[i], want.to_f64(), "{} contiguous [{i}]", T::DTYPE);
+        }
+        // `a` read transposed, `b` one row broadcast down the rows.
+        let at = up(av.clone(), [c, r]).t();
+        let brow = up(bv[..c].to_vec(), [1, c]);
+        let got = host_f64s(&Tensor::where_(&cond, &at, &brow));
+        for i in 0..r {
+            for j in 0..c {
+                let want = if cv[i * c + j] { av[j * r + i] } else { bv[j] };
+                assert_eq!(
+                    got[i * c + j],
+                    want.to_f64(),
+                    "{} mixed [{i}, {j}]",
+                    T::DTYPE
+                );
+            }
+        }
+    }
+    on_every_device!("where_contiguous_strided_and_broadcast", |dev| {
+        run::<f32, _>(&dev);
+        run::<i64, _>(&dev);
+        run::<u8, _>(&dev);
+        run::<bool, _>(&dev);
+        run::<bf16, _>(&dev);
+    });
+}
+
 /// `pow` by 2, 3 and -1 (multiplications and a reciprocal inside) against `pow` in f64, on
 /// special values, overflow and underflow, for every float dtype and (2 and 3, wrapping) the
 /// integers, on every device; a strided input and the gradient too.

@@ -152,8 +152,20 @@ pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
     let plan = Plan::new([la, lb, lc]);
     par_out(&mut out, |start, chunk| {
         plan.for_runs(start, start + chunk.len(), |pos, o, s, len| {
-            for j in 0..len {
-                chunk[pos - start + j] = f(
+            let d = &mut chunk[pos - start..pos - start + len];
+            if s == [1, 1, 1] {
+                // Contiguous runs as slices: no index arithmetic or bounds check per element,
+                // so the loop vectorises (`where` over contiguous operands was 1.1 ms for
+                // 2^19 f32 elements).
+                let [x, y, z] = o.map(|o| o as usize);
+                let (x, y, z) = (&a[x..x + len], &b[y..y + len], &c[z..z + len]);
+                for (((d, &x), &y), &z) in d.iter_mut().zip(x).zip(y).zip(z) {
+                    *d = f(x, y, z);
+                }
+                return;
+            }
+            for (j, d) in d.iter_mut().enumerate() {
+                *d = f(
                     a[at(o[0], j, s[0])],
                     b[at(o[1], j, s[1])],
                     c[at(o[2], j, s[2])],
