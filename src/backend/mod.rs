@@ -181,6 +181,13 @@ pub trait Backend: RawDevice {
             Self::binary::<T, Op>(x, &s)
         }
     }
+    /// `minimum(maximum(x, lo), hi)` (NumPy `clip`, NaN propagating): the two scalar ops,
+    /// or one pass where the device has it.
+    #[doc(hidden)]
+    fn clip<T: NumElement>(x: &Tensor<T, Self>, lo: T, hi: T) -> Result<Tensor<T, Self>> {
+        use crate::ops::binary::ops::{Maximum, Minimum};
+        Self::scalar::<T, Minimum>(&Self::scalar::<T, Maximum>(x, lo, false)?, hi, false)
+    }
     /// `out = Op(x, s)`.
     #[doc(hidden)]
     fn scalar_into<T: NumElement, Op: BinaryOp>(

@@ -397,6 +397,10 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `InvalidArgument` when `min > max`.
     pub fn try_clip(&self, min: T, max: T) -> Result<Tensor<T, D>> {
         check_clip(min, max)?;
+        if !crate::autograd::recording(&[self]) {
+            return D::clip(self, min, max);
+        }
+        // Recorded as the two ops, whose rules give the gradient.
         self.try_maximum_scalar(min)?.try_minimum_scalar(max)
     }
 

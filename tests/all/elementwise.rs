@@ -278,6 +278,65 @@ fn where_contiguous_strided_and_broadcast() {
     });
 }
 
+/// `clip` in one pass (without recording) equals `maximum` then `minimum`, on large strided
+/// and contiguous inputs with NaN elements, NaN and infinite bounds and integers, on every device; recorded, it
+/// has their gradient.
+#[test]
+fn clip_in_one_pass_matches_the_two_ops() {
+    fn run<T: NumElement, D: Backend>(dev: &D, bounds: &[(f64, f64)]) {
+        let n = 200 * 301;
+        let v: Vec<T> = (0..n)
+            .map(|i| {
+                T::from_f64(if i % 97 == 5 {
+                    f64::NAN
+                } else {
+                    (i % 41) as f64 - 20.0
+                })
+            })
+            .collect();
+        let c = Tensor::<T>::from_vec(v, [301, 200])
+            .unwrap()
+            .to_device(dev)
+            .unwrap();
+        // Strided, and contiguous at an offset (the one-pass slice path).
+        for (x, &(lo, hi)) in [c.t(), c.narrow(0, 1, 300).unwrap()]
+            .iter()
+            .flat_map(|x| bounds.iter().map(move |b| (x, b)))
+        {
+            let (lo, hi) = (T::from_f64(lo), T::from_f64(hi));
+            let want = host_f64s(&x.maximum_scalar(lo).minimum_scalar(hi));
+            let got = host_f64s(&x.clip(lo, hi));
+            let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+            assert!(
+                want.iter().zip(&got).all(|(&a, &b)| same(a, b)),
+                "{} [{lo:?}, {hi:?}]",
+                T::DTYPE
+            );
+        }
+    }
+    on_every_device!("clip_in_one_pass_matches_the_two_ops", |dev| {
+        let fb = [
+            (-3.5, 7.25),
+            (0.0, 0.0),
+            (f64::NAN, 1.0),
+            (f64::NEG_INFINITY, f64::INFINITY),
+        ];
+        run::<f32, _>(&dev, &fb);
+        run::<f64, _>(&dev, &fb);
+        run::<bf16, _>(&dev, &fb[..2]);
+        run::<i32, _>(&dev, &[(-3.0, 7.0), (5.0, 5.0)]);
+        run::<u8, _>(&dev, &[(3.0, 7.0)]);
+        let x = Tensor::<f64>::from_vec(vec![-2.0, 0.5, 3.0], [3])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        x.clip(-1.0, 1.0).sum(&[], false).backward();
+        assert_eq!(host_f64s(&x.grad_tensor().unwrap()), vec![0.0, 1.0, 0.0]);
+    });
+}
+
 /// `pow` by 2, 3 and -1 (multiplications and a reciprocal inside) against `pow` in f64, on
 /// special values, overflow and underflow, for every float dtype and (2 and 3, wrapping) the
 /// integers, on every device; a strided input and the gradient too.

@@ -34,6 +34,25 @@ macro_rules! widest {
     };
 }
 
+use crate::dtype::NumElement;
+
+widest! {
+    /// `out[i] = minimum(maximum(src[i], lo), hi)` (NaN propagating) at the CPU's widest
+    /// vectors.
+    pub(crate) fn clip_widest<T: NumElement>(src: &[T], out: &mut [T], lo: T, hi: T) = clip_run
+}
+
+#[inline(always)]
+fn clip_run<T: NumElement>(src: &[T], out: &mut [T], lo: T, hi: T) {
+    use crate::ops::binary::{
+        BinaryOp,
+        ops::{Maximum, Minimum},
+    };
+    for (d, &v) in out.iter_mut().zip(src) {
+        *d = Minimum::apply(Maximum::apply(v, lo), hi);
+    }
+}
+
 pub mod convert;
 #[cfg(feature = "linalg")]
 pub mod linalg;
