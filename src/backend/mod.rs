@@ -240,6 +240,18 @@ pub trait Backend: RawDevice {
         let _ = (x, mask, keepdim);
         Ok(None)
     }
+    /// `Σ x²` over the axes in `mask` in f64, each element widened before it is squared, by
+    /// a fused kernel, or `None` where this device has none for this dtype; the caller then
+    /// composes cast, mul and sum (the semantics). Records no graph.
+    #[doc(hidden)]
+    fn sum_squares<T: Element>(
+        x: &Tensor<T, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Option<Tensor<f64, Self>>> {
+        let _ = (x, mask, keepdim);
+        Ok(None)
+    }
     /// `softmax` along the last axis by a fused kernel (each row read once for its maximum,
     /// once for its exponentials and their sum, then scaled in the cache), or `None` where this
     /// device has none for this layout; the caller then composes max, sub, exp, sum and div (the

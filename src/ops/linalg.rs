@@ -33,12 +33,21 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// The `p`-norm over `axes` (empty = all; NumPy `linalg.norm` of the flattened slice, PyTorch
     /// `linalg.vector_norm`): `(Σ|x|^p)^(1/p)`; `p = 2` is the Frobenius norm of a matrix, `p = 1`
     /// the sum of magnitudes, `p = f64::INFINITY` the largest magnitude, `p = 0` the count of
-    /// non-zeros. Computed in f64, returned as [`FloatOf<T>`].
+    /// non-zeros. Computed in f64, returned as [`FloatOf<T>`]. For `p = 2` a float input's
+    /// sum of squares is one fused pass on the CPU (each element widened, then squared),
+    /// without an f64 copy of the input.
     ///
     /// # Errors
     /// `Axis` for bad axes; `InvalidArgument` for a negative or NaN `p`.
     pub fn try_norm(&self, p: f64, axes: &[i64], keepdim: bool) -> Result<Tensor<FloatOf<T>, D>> {
         check_norm_order(p)?;
+        if p == 2.0 && !crate::autograd::recording(&[self]) {
+            // Without a graph, the fused sum of squares reads the input in its own dtype.
+            let mask = self.shape().axes_mask("norm", axes)?;
+            if let Some(s) = D::sum_squares(self, &mask, keepdim)? {
+                return s.try_sqrt()?.try_cast();
+            }
+        }
         norm_f64(&self.try_cast::<f64>()?, p, axes, keepdim)?.try_cast()
     }
 
@@ -71,7 +80,10 @@ fn norm_f64<D: Backend>(
         let mask = x.shape().axes_mask("norm", axes)?;
         let out = crate::autograd::no_grad(|| {
             if p == 2.0 {
-                a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt()
+                match D::sum_squares(&a, &mask, keepdim)? {
+                    Some(s) => s.try_sqrt(),
+                    None => a.try_mul(&a)?.try_sum(axes, keepdim)?.try_sqrt(),
+                }
             } else {
                 a.try_pow(p)?.try_sum(axes, keepdim)?.try_pow(1.0 / p)
             }

@@ -222,6 +222,9 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// Variance over `axes` with `correction` (divides by `n - correction`; PyTorch's default is
     /// 1, NumPy's `ddof` is 0), as [`FloatOf<T>`], moments in f64. With `n <= correction` the
     /// divisor is 0, as in NumPy and PyTorch: inf, or NaN for a constant or empty slice.
+    /// On the CPU a contiguous run is summed in two passes (mean, then squared deviations)
+    /// and runs are merged with Chan's formula; a strided slice, or a run whose f64 sum is
+    /// not finite, takes Welford's updates (which do not overflow where the sum does).
     ///
     /// # Errors
     /// `Axis` for an out-of-range or repeated axis.

@@ -582,3 +582,96 @@ fn logsumexp_fused_and_composed<T: FloatElement>() {
 fn logsumexp_fused_rows_every_float_dtype() {
     for_types!(logsumexp_fused_and_composed: f32, f64, f16, bf16);
 }
+
+/// `var`/`std` (two passes over contiguous runs, Welford's steps elsewhere) and the 2-norm
+/// (a fused sum of squares without a graph) against f64 definitions: rows long enough for
+/// the vector paths and every tail, a transposed view, a view at a storage offset, every
+/// reduced-axis set, NaN and infinities, values far from 0, and the recorded norm, on every
+/// device.
+#[test]
+fn var_and_norm_long_rows_match_f64_definitions() {
+    fn def_var(v: &[f64]) -> f64 {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64
+    }
+    fn def_norm(v: &[f64]) -> f64 {
+        v.iter().map(|x| x * x).sum::<f64>().sqrt()
+    }
+    fn run<T: FloatElement, D: Backend>(dev: &D) {
+        let (r, c) = (6, 77);
+        let mut seed = 11;
+        // Values near 300 (f16 holds them to about 0.25): far from 0, so a one-pass formula
+        // in f32 would lose most digits of the variance.
+        let mut v: Vec<f64> = (0..(r + 1) * c)
+            .map(|_| T::from_f64(300.0 + 8.0 * lcg(&mut seed)).to_f64())
+            .collect();
+        v[c + 40] = f64::NAN; // row 0 of the view below (the first row is skipped)
+        v[2 * c + 76] = f64::INFINITY; // row 1, in its tail
+        let full = Tensor::<T>::from_vec(v.iter().map(|&x| T::from_f64(x)).collect(), [r + 1, c])
+            .unwrap()
+            .to_device(dev)
+            .unwrap();
+        let x = full.narrow(0, 1, r).unwrap(); // at a storage offset
+        let xv = &v[c..];
+        let rows: Vec<&[f64]> = xv.chunks(c).collect();
+        let cols: Vec<Vec<f64>> = (0..c)
+            .map(|j| (0..r).map(|i| xv[i * c + j]).collect())
+            .collect();
+        let t = tol(T::DTYPE) * 4.0;
+        let per = |f: fn(&[f64]) -> f64, vs: &[&[f64]]| vs.iter().map(|v| f(v)).collect::<Vec<_>>();
+        let col_refs: Vec<&[f64]> = cols.iter().map(|v| &v[..]).collect();
+        for (name, f) in [("var", def_var as fn(&[f64]) -> f64), ("norm", def_norm)] {
+            let run_op = |x: &Tensor<T, D>, axes: &[i64]| match name {
+                "var" => host_f64s(&x.var(axes, 1, false)),
+                _ => host_f64s(&x.norm(2.0, axes, false)),
+            };
+            let what = |s: &str| format!("{} {name} {s}", T::DTYPE);
+            let want = per(f, &rows);
+            assert!(want[0].is_nan() && (name == "norm") == (want[1] == f64::INFINITY));
+            let got = run_op(&x, &[1]);
+            assert_close(&got, &want, t);
+            // Transposed: the rows are columns of a strided view.
+            let got_t = run_op(&x.t(), &[0]);
+            assert_close(&got_t, &want, t);
+            assert_close(&run_op(&x, &[0]), &per(f, &col_refs), t);
+            // The whole tensor: finite rows only, then with the NaN.
+            let finite = x.narrow(0, 2, r - 2).unwrap();
+            let all = f(&xv[2 * c..]);
+            assert_close(&run_op(&finite, &[]), &[all], t);
+            assert!(run_op(&x, &[])[0].is_nan(), "{}", what("NaN in the whole"));
+        }
+        // The recorded norm (composed in f64, the same fused sum) agrees with the plain one.
+        let xf = x.narrow(0, 2, r - 2).unwrap().cast::<f64>();
+        let xg = xf.clone().with_requires_grad(true).unwrap();
+        let plain = host_f64s(&xf.norm(2.0, &[1], false));
+        let recorded = xg.norm(2.0, &[1], false);
+        assert_close(&host_f64s(&recorded), &plain, 1e-15);
+        recorded.sum(&[], false).backward();
+        let g = host_f64s(&xg.grad_tensor().expect("a gradient"));
+        let xs = host_f64s(&xf);
+        let want: Vec<f64> = (0..xs.len()).map(|k| xs[k] / plain[k / c]).collect();
+        assert_close(&g, &want, 1e-14);
+    }
+    on_every_device!("var_and_norm_long_rows_match_f64_definitions", |dev| {
+        run::<f32, _>(&dev);
+        run::<f64, _>(&dev);
+        run::<f16, _>(&dev);
+        run::<bf16, _>(&dev);
+    });
+    // A run whose f64 sum overflows takes Welford's steps: the variance of equal huge values
+    // is 0, not NaN.
+    let big = Tensor::<f64>::full([3, 40], 1.5e308).unwrap();
+    assert_eq!(big.var(&[1], 1, false).to_vec(), vec![0.0; 3]);
+    // Integers: exact squares.
+    let i = Tensor::<i32>::from_vec((0..64).map(|k| k - 30).collect(), [2, 32]).unwrap();
+    let want: Vec<f64> = (0..2)
+        .map(|r| {
+            def_norm(
+                &(0..32)
+                    .map(|k| (r * 32 + k - 30) as f64)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    assert_close(&f64s(&i.norm(2.0, &[1], false)), &want, 1e-7);
+}

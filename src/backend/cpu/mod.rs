@@ -196,6 +196,13 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_logsumexp(x, mask, keepdim)
     }
+    fn sum_squares<T: Element>(
+        x: &Tensor<T, Cpu>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Option<Tensor<f64, Cpu>>> {
+        reduce::cpu_sum_squares(x, mask, keepdim)
+    }
     fn softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_softmax_last(x, false)
     }

@@ -4,7 +4,7 @@
 
 use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan, scan_rows};
 use crate::backend::cpu::kernels::reducers::{
-    ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, TruthR,
+    ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, SquaresR, TruthR,
 };
 use crate::backend::cpu::kernels::rows::{
     exp_sub as exp_sub_rows, log_softmax as log_softmax_rows, logsumexp as logsumexp_rows,
@@ -275,6 +275,19 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
             ),
         }),
     }
+}
+
+/// `Σ x²` of float elements widened to f64 over the axes in `mask` (a 2-norm's sum), any
+/// layout; `None` for other dtypes (the caller composes).
+pub(super) fn cpu_sum_squares<T: Element>(
+    x: &Tensor<T, Cpu>,
+    mask: &[bool],
+    keepdim: bool,
+) -> Result<Option<Tensor<f64, Cpu>>> {
+    if const { !T::DTYPE.is_float() } {
+        return Ok(None);
+    }
+    reduce_with(x, "norm", mask, keepdim, SquaresR, |a, _| Ok(a)).map(Some)
 }
 
 /// The fused `logsumexp` of f32/f64 rows (`kernels::rows`), when the reduced axes are the

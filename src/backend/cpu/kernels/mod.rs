@@ -57,6 +57,7 @@ pub mod convert;
 #[cfg(feature = "linalg")]
 pub mod linalg;
 pub mod matmul;
+pub(crate) mod moments;
 pub mod norm;
 pub mod reduce;
 pub(crate) mod reducers;
