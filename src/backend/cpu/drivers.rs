@@ -81,6 +81,28 @@ pub(crate) fn zip_assign<T: Element, U: Element>(
     src: &Tensor<U, Cpu>,
     f: impl Fn(T, U) -> T + Sync,
 ) -> Result<()> {
+    assign_with(op, dst, src, |d, ld, s, ls| {
+        strided::zip_inplace(d, ld, s, ls, f)
+    })
+}
+
+/// `dst = src` as [`zip_assign`], contiguous runs by `memcpy`.
+pub(crate) fn copy_assign<T: Element>(
+    op: &'static str,
+    dst: &mut Tensor<T, Cpu>,
+    src: &Tensor<T, Cpu>,
+) -> Result<()> {
+    assign_with(op, dst, src, strided::copy_inplace)
+}
+
+/// [`zip_assign`]'s checks, copy of an overlapping `src`, broadcast and locks, then `kernel`
+/// on the two buffers and layouts.
+fn assign_with<T: Element, U: Element>(
+    op: &'static str,
+    dst: &mut Tensor<T, Cpu>,
+    src: &Tensor<U, Cpu>,
+    kernel: impl FnOnce(&mut [T], &Layout, &[U], &Layout),
+) -> Result<()> {
     dst.check_writable(op)?;
     let copy;
     let src = if storage_id(dst) == storage_id(src) {
@@ -99,7 +121,7 @@ pub(crate) fn zip_assign<T: Element, U: Element>(
         })?;
     let (gs, gd) = (&src.storage).lock_with(op, Some(&dst.storage))?;
     let mut gd = gd.expect("asked for");
-    strided::zip_inplace(&mut gd, &dst.layout, &gs, &ls, f);
+    kernel(&mut gd, &dst.layout, &gs, &ls);
     Ok(())
 }
 
@@ -132,7 +154,7 @@ pub(crate) fn assign_result<O: Element>(
         let o = out.layout.offset;
         g[o..o + result.len()].copy_from_slice(&result);
     } else {
-        strided::zip_inplace(&mut g, &out.layout, &result, &l, |_, v| v);
+        strided::copy_inplace(&mut g, &out.layout, &result, &l);
     }
     Ok(())
 }

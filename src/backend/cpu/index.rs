@@ -1,7 +1,7 @@
 //! The CPU kernels of the indexing ops: select/assign through views, index_select, gather and
 //! scatter_add.
 
-use super::drivers::zip_assign;
+use super::drivers::copy_assign;
 use super::kernels::strided;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, NumElement};
@@ -39,7 +39,7 @@ impl Cpu {
         dst: &mut Tensor<T, Cpu>,
         src: &Tensor<T, Cpu>,
     ) -> Result<()> {
-        zip_assign("copy_from", dst, src, |_, v| v)
+        copy_assign("copy_from", dst, src)
     }
 
     /// `index_select` along the checked axis `ax`: the 1-d (or 0-d) index broadcast over the

@@ -252,6 +252,30 @@ pub fn zip_inplace<T: Element, U: Element>(
     ls: &Layout,
     f: impl Fn(T, U) -> T + Sync,
 ) {
+    let run = |d: &mut [T], s: &[U]| {
+        for (x, &y) in d.iter_mut().zip(s) {
+            *x = f(*x, y);
+        }
+    };
+    inplace_runs(dst, ld, src, ls, run, &f);
+}
+
+/// `dst[i] = src[i]` as [`zip_inplace`], contiguous runs by `copy_from_slice` (the library's
+/// `memcpy`, at the CPU's widest moves; the element loop moved 16 bytes at a time).
+pub fn copy_inplace<T: Element>(dst: &mut [T], ld: &Layout, src: &[T], ls: &Layout) {
+    inplace_runs(dst, ld, src, ls, <[T]>::copy_from_slice, &|_, v| v);
+}
+
+/// [`zip_inplace`]'s walk: `run` on each pair of contiguous runs, `f` element by element on
+/// strided ones.
+fn inplace_runs<T: Element, U: Element>(
+    dst: &mut [T],
+    ld: &Layout,
+    src: &[U],
+    ls: &Layout,
+    run: impl Fn(&mut [T], &[U]) + Sync,
+    f: &(impl Fn(T, U) -> T + Sync),
+) {
     check_writable(dst, ld);
     let plan = Plan::new_any_order([ld, ls]);
     let p = SendPtr(dst.as_mut_ptr());
@@ -262,9 +286,7 @@ pub fn zip_inplace<T: Element, U: Element>(
             unsafe {
                 if sd == 1 && ss == 1 {
                     let d = std::slice::from_raw_parts_mut(p.get().add(od as usize), len);
-                    for (x, &y) in d.iter_mut().zip(&src[os as usize..os as usize + len]) {
-                        *x = f(*x, y);
-                    }
+                    run(d, &src[os as usize..os as usize + len]);
                 } else {
                     for j in 0..len {
                         let q = p.get().add(at(od, j, sd));
@@ -283,7 +305,7 @@ pub fn map_inplace<T: Element>(dst: &mut [T], ld: &Layout, f: impl Fn(T) -> T + 
     let p = SendPtr(dst.as_mut_ptr());
     par_ranges(ld.shape.numel(), |start, end| {
         plan.for_runs(start, end, |_, [od], [sd], len| {
-            // SAFETY: as in `zip_inplace`.
+            // SAFETY: as in `inplace_runs`.
             unsafe {
                 if sd == 1 {
                     let d = std::slice::from_raw_parts_mut(p.get().add(od as usize), len);

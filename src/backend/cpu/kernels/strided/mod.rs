@@ -16,7 +16,7 @@ mod plan;
 mod stream;
 
 pub use chunks::{cast_into, cast_slice, copy, map_into_chunks, map_slice_chunks, zip_into_f32};
-pub use elementwise::{map, map_inplace, map_into, zip, zip_inplace, zip_into, zip3};
+pub use elementwise::{copy_inplace, map, map_inplace, map_into, zip, zip_inplace, zip_into, zip3};
 pub use indexed::{Indexed, gather_into, scatter_into};
 pub use plan::Plan;
 
