@@ -420,3 +420,105 @@ fn dyn_tensor_post_accumulate_hook() {
     let ints = DynTensor::from_vec(vec![1i32], [1], DeviceIndex::cpu()).unwrap();
     assert!(ints.register_post_accumulate_grad_hook(|_| Ok(())).is_err());
 }
+
+/// Forward hooks on a layer (`nn::modules::Hooked`, PyTorch `register_forward_pre_hook` and
+/// `register_forward_hook`) on every device: a pre-hook replaces the input, hooks run in
+/// registration order on the output so far and see the replaced input, replacements are
+/// differentiated, handles remove exactly their hook, a hook's error ends the call, a hook
+/// may register another (it runs from the next call), and the layer's parameters, names and
+/// training mode are the inner layer's.
+#[test]
+fn module_forward_hooks() {
+    use crate::common::host_f64s;
+    use typed_tensor::nn::modules::{Dropout, Hooked, Linear, Module, Parameters, Sequential};
+    on_every_device!("module_forward_hooks", |dev| {
+        let mut lin = Linear::<f64, _>::new(3, 2, false, &dev).unwrap();
+        let w = Tensor::<f64>::from_vec(vec![1.0, 2.0, 3.0, -1.0, 0.5, 0.0], [2, 3]).unwrap();
+        typed_tensor::autograd::no_grad(|| lin.weight.copy_from(&w.to_device(&dev)?)).unwrap();
+        let m = Hooked::new(lin);
+        let x = Tensor::<f64>::from_vec(vec![1.0, 1.0, 2.0], [1, 3])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let plain = host_f64s(&m.forward(&x).unwrap());
+        assert_eq!(plain, vec![9.0, -0.5]);
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        let l1 = log.clone();
+        let pre = m.register_forward_pre_hook(move |_, x| {
+            l1.lock().unwrap().push("pre".into());
+            Ok(Some(x.try_mul_scalar(2.0)?))
+        });
+        let l2 = log.clone();
+        let first = m.register_forward_hook(move |_, x, y| {
+            // The input is the pre-hook's.
+            l2.lock().unwrap().push(format!("first {:?}", host_f64s(x)));
+            Ok(Some(y.try_add_scalar(1.0)?))
+        });
+        let l3 = log.clone();
+        let _second = m.register_forward_hook(move |layer, _, y| {
+            // The layer itself, and the output the first hook returned.
+            assert_eq!(layer.weight.dims(), [2, 3]);
+            l3.lock()
+                .unwrap()
+                .push(format!("second {:?}", host_f64s(y)));
+            Ok(None)
+        });
+        let y = m.forward(&x).unwrap();
+        assert_eq!(host_f64s(&y), vec![19.0, 0.0]);
+        assert_eq!(
+            *log.lock().unwrap(),
+            ["pre", "first [2.0, 2.0, 4.0]", "second [19.0, 0.0]"]
+        );
+        // Differentiated through the pre-hook's doubling: d(sum y)/dW = 2x per row.
+        y.sum(&[], false).backward();
+        let g = host_f64s(&m.inner.weight.grad_tensor().unwrap());
+        assert_eq!(g, vec![2.0, 2.0, 4.0, 2.0, 2.0, 4.0]);
+        // Each handle removes its own hook, once.
+        assert!(first.remove() && !first.remove());
+        assert!(pre.remove());
+        log.lock().unwrap().clear();
+        assert_eq!(host_f64s(&m.forward(&x).unwrap()), plain);
+        assert_eq!(log.lock().unwrap().len(), 1); // the second hook only
+        // A hook's error ends the call.
+        let fail = m.register_forward_hook(|_, _, _| {
+            Err(typed_tensor::Error::InvalidArgument {
+                op: "hook",
+                msg: "refused".into(),
+            })
+        });
+        assert!(m.forward(&x).unwrap_err().to_string().contains("refused"));
+        assert!(fail.remove());
+        // A hook that registers another: no deadlock; the new one runs from the next call.
+        let count = Arc::new(AtomicUsize::new(0));
+        let m = Arc::new(m);
+        let (weak, c) = (Arc::downgrade(&m), count.clone());
+        m.register_forward_pre_hook(move |_, _| {
+            let c = c.clone();
+            if let Some(m) = weak.upgrade() {
+                // Leaked on purpose: each call adds one counting hook.
+                std::mem::forget(m.register_forward_pre_hook(move |_, _| {
+                    c.fetch_add(1, Ordering::SeqCst);
+                    Ok(None)
+                }));
+            }
+            Ok(None)
+        });
+        m.forward(&x).unwrap();
+        assert_eq!(count.load(Ordering::SeqCst), 0);
+        m.forward(&x).unwrap();
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+        // Parameters and names are the inner layer's; inside a Sequential they are numbered.
+        assert_eq!(m.named_parameters()[0].0, "weight");
+        let seq = Sequential::new().push(Hooked::new(
+            Linear::<f64, _>::new(3, 2, true, &dev).unwrap(),
+        ));
+        let names: Vec<String> = seq.named_parameters().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["0.weight", "0.bias"]);
+        // Training mode reaches the inner layer.
+        let mut d = Hooked::<_, f64, _>::new(Dropout::new(0.5));
+        Parameters::<f64, _>::set_training(&mut d, false);
+        assert!(!d.inner.training);
+        let ones = Tensor::<f64>::ones([4]).unwrap().to_device(&dev).unwrap();
+        assert_eq!(host_f64s(&d.forward(&ones).unwrap()), vec![1.0; 4]);
+    });
+}

@@ -5,7 +5,7 @@
 //! [`Flatten`], [`Pool1d`], [`Pool2d`], [`Pool3d`], [`AdaptivePool1d`], [`AdaptivePool2d`],
 //! [`AdaptivePool3d`], [`Sequential`], [`Rnn`], [`RnnCell`], [`Bilinear`], [`EmbeddingBag`],
 //! [`InstanceNorm`], [`Unflatten`], [`PixelShuffle`], [`PixelUnshuffle`], [`ChannelShuffle`],
-//! [`Pad`], [`MultiheadAttention`],
+//! [`Pad`], [`MultiheadAttention`], [`Hooked`] (forward hooks on any layer),
 //! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`], [`TransformerEncoder`],
 //! [`TransformerDecoder`], [`Transformer`] and [`Upsample`], each initialised as PyTorch
 //! initialises it and running the functions of [`crate::nn`], so gradients reach the
@@ -57,6 +57,7 @@ mod cells;
 mod containers;
 mod conv;
 mod conv_transpose;
+mod hooks;
 mod losses;
 mod pooling;
 mod rearrange;
@@ -69,6 +70,7 @@ mod weighted;
 pub use cells::{Bilinear, CellState, EmbeddingBag, InstanceNorm, RnnCell};
 pub use conv::{Conv1d, Conv2d, Conv3d};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d};
+pub use hooks::{HookHandle, Hooked};
 pub use losses::{
     BceLoss, BceWithLogitsLoss, CrossEntropyLoss, HuberLoss, KlDivLoss, L1Loss, Loss, MseLoss,
     NllLoss, SmoothL1Loss,
