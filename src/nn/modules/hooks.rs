@@ -1,6 +1,6 @@
 //! Forward hooks on any layer (PyTorch `register_forward_pre_hook` and
 //! `register_forward_hook`): [`Hooked`] wraps a layer, runs the hooks around its `forward`,
-//! and hands out a [`HookHandle`] per hook that removes it, even after the layer moved into a
+//! and hands out a [`ForwardHookHandle`] per hook that removes it, even after the layer moved into a
 //! `Sequential`.
 
 use super::{Module, Parameters};
@@ -24,7 +24,7 @@ struct Hooks<M, T: FloatElement, D: Backend> {
     post: Vec<(u64, PostHook<M, T, D>)>,
 }
 
-/// What a [`HookHandle`] needs of a hook list, whatever its layer and tensor types.
+/// What a [`ForwardHookHandle`] needs of a hook list, whatever its layer and tensor types.
 trait RemoveHook: Send + Sync {
     fn remove(&self, id: u64) -> bool;
 }
@@ -40,14 +40,14 @@ impl<M: 'static, T: FloatElement, D: Backend> RemoveHook for Mutex<Hooks<M, T, D
     }
 }
 
-/// Removes the hook it was returned for (PyTorch's `RemovableHandle`). Dropping the handle
-/// keeps the hook.
-pub struct HookHandle {
+/// Removes the forward hook it was returned for (PyTorch's `RemovableHandle`; a tensor's
+/// gradient hook has [`crate::autograd::HookHandle`]). Dropping the handle keeps the hook.
+pub struct ForwardHookHandle {
     hooks: Weak<dyn RemoveHook>,
     id: u64,
 }
 
-impl HookHandle {
+impl ForwardHookHandle {
     /// Removes the hook; `true` if it was still registered (false after an earlier
     /// `remove`, or when the layer is gone).
     pub fn remove(&self) -> bool {
@@ -55,9 +55,11 @@ impl HookHandle {
     }
 }
 
-impl std::fmt::Debug for HookHandle {
+impl std::fmt::Debug for ForwardHookHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HookHandle").field("id", &self.id).finish()
+        f.debug_struct("ForwardHookHandle")
+            .field("id", &self.id)
+            .finish()
     }
 }
 
@@ -117,7 +119,7 @@ impl<M: 'static, T: FloatElement, D: Backend> Hooked<M, T, D> {
     pub fn register_forward_pre_hook(
         &self,
         hook: impl Fn(&M, &Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync + 'static,
-    ) -> HookHandle {
+    ) -> ForwardHookHandle {
         self.register(|h, id| h.pre.push((id, Arc::new(hook))))
     }
 
@@ -129,18 +131,18 @@ impl<M: 'static, T: FloatElement, D: Backend> Hooked<M, T, D> {
         + Send
         + Sync
         + 'static,
-    ) -> HookHandle {
+    ) -> ForwardHookHandle {
         self.register(|h, id| h.post.push((id, Arc::new(hook))))
     }
 
     /// Adds a hook under a fresh id and returns its handle.
-    fn register(&self, add: impl FnOnce(&mut Hooks<M, T, D>, u64)) -> HookHandle {
+    fn register(&self, add: impl FnOnce(&mut Hooks<M, T, D>, u64)) -> ForwardHookHandle {
         let mut h = self.hooks.lock().unwrap_or_else(PoisonError::into_inner);
         let id = h.next_id;
         h.next_id += 1;
         add(&mut h, id);
         let hooks: Arc<dyn RemoveHook> = self.hooks.clone();
-        HookHandle {
+        ForwardHookHandle {
             hooks: Arc::downgrade(&hooks),
             id,
         }

@@ -70,7 +70,7 @@ mod weighted;
 pub use cells::{Bilinear, CellState, EmbeddingBag, InstanceNorm, RnnCell};
 pub use conv::{Conv1d, Conv2d, Conv3d};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d};
-pub use hooks::{HookHandle, Hooked};
+pub use hooks::{ForwardHookHandle, Hooked};
 pub use losses::{
     BceLoss, BceWithLogitsLoss, CrossEntropyLoss, HuberLoss, KlDivLoss, L1Loss, Loss, MseLoss,
     NllLoss, SmoothL1Loss,
