@@ -522,3 +522,93 @@ fn module_forward_hooks() {
         assert_eq!(host_f64s(&d.forward(&ones).unwrap()), vec![1.0; 4]);
     });
 }
+
+/// Full backward hooks on a layer (`Hooked::register_full_backward_pre_hook` and
+/// `register_full_backward_hook`, PyTorch's) on every device: for `y = x Wᵀ` and the loss
+/// `Σ c·y`, the pre-hook sees `grad_output = c` and may scale it (reaching the weight's
+/// gradient), the hook sees `grad_input = grad_output · W` and may replace it (reaching only
+/// the input's), both in that order; with an input that does not require grad the hook gets
+/// `None`; removed hooks and unrecorded calls run none.
+#[test]
+fn module_full_backward_hooks() {
+    use crate::common::host_f64s;
+    use typed_tensor::nn::modules::{Hooked, Linear, Module};
+    on_every_device!("module_full_backward_hooks", |dev| {
+        let up = |v: Vec<f64>, s: [usize; 2]| {
+            Tensor::<f64>::from_vec(v, s)
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+        };
+        let mut lin = Linear::<f64, _>::new(3, 2, false, &dev).unwrap();
+        let w = up(vec![1.0, 2.0, 3.0, -1.0, 0.5, 0.0], [2, 3]);
+        typed_tensor::autograd::no_grad(|| lin.weight.copy_from(&w)).unwrap();
+        let m = Hooked::new(lin);
+        let c = up(vec![1.0, -2.0], [1, 2]);
+        let log = Arc::new(Mutex::new(Vec::<(String, Vec<f64>)>::new()));
+        let l1 = log.clone();
+        let pre = m.register_full_backward_pre_hook(move |go| {
+            l1.lock().unwrap().push(("pre".into(), host_f64s(go)));
+            Ok(Some(go.try_mul_scalar(3.0)?))
+        });
+        let l2 = log.clone();
+        let hook = m.register_full_backward_hook(move |gi, go| {
+            let gi = gi.expect("the input requires grad");
+            l2.lock().unwrap().push(("gi".into(), host_f64s(gi)));
+            l2.lock().unwrap().push(("go".into(), host_f64s(go)));
+            Ok(Some(gi.try_add_scalar(100.0)?))
+        });
+        let x = up(vec![1.0, 1.0, 2.0], [1, 3])
+            .with_requires_grad(true)
+            .unwrap();
+        let y = m.forward(&x).unwrap();
+        assert_eq!(host_f64s(&y), vec![9.0, -0.5]);
+        y.try_mul(&c).unwrap().sum(&[], false).backward();
+        // grad_output 3c = [3, -6]; grad_input = [3, -6] W = [9, 3, 9].
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                ("pre".to_string(), vec![1.0, -2.0]),
+                ("gi".to_string(), vec![9.0, 3.0, 9.0]),
+                ("go".to_string(), vec![3.0, -6.0]),
+            ]
+        );
+        assert_eq!(
+            host_f64s(&x.grad_tensor().unwrap()),
+            vec![109.0, 103.0, 109.0]
+        );
+        // The weight's gradient sees the scaled grad_output, not the replaced grad_input.
+        let gw = host_f64s(&m.inner.weight.grad_tensor().unwrap());
+        assert_eq!(gw, vec![3.0, 3.0, 6.0, -6.0, -6.0, -12.0]);
+        // An input without grad: the hook gets None, after the pre-hook.
+        log.lock().unwrap().clear();
+        assert!(hook.remove());
+        let l3 = log.clone();
+        let none = m.register_full_backward_hook(move |gi, go| {
+            assert!(gi.is_none());
+            l3.lock().unwrap().push(("none".into(), host_f64s(go)));
+            Ok(None)
+        });
+        let x0 = up(vec![1.0, 0.0, 0.0], [1, 3]);
+        m.forward(&x0).unwrap().sum(&[], false).backward();
+        let names: Vec<String> = log.lock().unwrap().iter().map(|(n, _)| n.clone()).collect();
+        assert_eq!(names, ["pre", "none"]);
+        assert_eq!(log.lock().unwrap()[1].1, vec![3.0, 3.0]);
+        // Removed hooks, and calls under no_grad, run none.
+        assert!(pre.remove() && none.remove());
+        log.lock().unwrap().clear();
+        let x1 = up(vec![1.0, 2.0, 3.0], [1, 3])
+            .with_requires_grad(true)
+            .unwrap();
+        m.forward(&x1).unwrap().sum(&[], false).backward();
+        assert_eq!(host_f64s(&x1.grad_tensor().unwrap()), vec![0.0, 2.5, 3.0]);
+        let l4 = log.clone();
+        m.register_full_backward_pre_hook(move |_| {
+            l4.lock().unwrap().push(("late".into(), vec![]));
+            Ok(None)
+        });
+        let y = typed_tensor::autograd::no_grad(|| m.forward(&x1)).unwrap();
+        assert!(!y.requires_grad());
+        assert!(log.lock().unwrap().is_empty());
+    });
+}

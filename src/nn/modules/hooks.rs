@@ -1,6 +1,7 @@
-//! Forward hooks on any layer (PyTorch `register_forward_pre_hook` and
-//! `register_forward_hook`): [`Hooked`] wraps a layer, runs the hooks around its `forward`,
-//! and hands out a [`ForwardHookHandle`] per hook that removes it, even after the layer moved into a
+//! Module hooks on any layer (PyTorch `register_forward_pre_hook`, `register_forward_hook`,
+//! `register_full_backward_pre_hook` and `register_full_backward_hook`): [`Hooked`] wraps a
+//! layer, runs the hooks around its `forward` and its backward, and hands out a
+//! [`ModuleHookHandle`] per hook that removes it, even after the layer moved into a
 //! `Sequential`.
 
 use super::{Module, Parameters};
@@ -17,14 +18,37 @@ type PreHook<M, T, D> =
 type PostHook<M, T, D> =
     Arc<dyn Fn(&M, &Tensor<T, D>, &Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync>;
 
+/// A backward pre-hook: the gradient of the output; `Some` replaces it.
+type GradPreHook<T, D> = Arc<dyn Fn(&Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync>;
+/// A backward hook: the gradients of the input (`None` when the input does not require grad)
+/// and of the output; `Some` replaces the input's.
+type GradHook<T, D> =
+    Arc<dyn Fn(Option<&Tensor<T, D>>, &Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync>;
+
+/// Where the output's node leaves the output's gradient for the input's node.
+type GradCell<T, D> = Arc<Mutex<Option<Tensor<T, D>>>>;
+
 /// The registered hooks, each with the id its handle removes.
 struct Hooks<M, T: FloatElement, D: Backend> {
     next_id: u64,
     pre: Vec<(u64, PreHook<M, T, D>)>,
     post: Vec<(u64, PostHook<M, T, D>)>,
+    grad_pre: Vec<(u64, GradPreHook<T, D>)>,
+    grad: Vec<(u64, GradHook<T, D>)>,
 }
 
-/// What a [`ForwardHookHandle`] needs of a hook list, whatever its layer and tensor types.
+impl<M, T: FloatElement, D: Backend> Hooks<M, T, D> {
+    fn len(&self) -> usize {
+        self.pre.len() + self.post.len() + self.grad_pre.len() + self.grad.len()
+    }
+}
+
+/// The hooks of one kind as they are now.
+fn current<H: Clone>(list: &[(u64, H)]) -> Vec<H> {
+    list.iter().map(|(_, f)| f.clone()).collect()
+}
+
+/// What a [`ModuleHookHandle`] needs of a hook list, whatever its layer and tensor types.
 trait RemoveHook: Send + Sync {
     fn remove(&self, id: u64) -> bool;
 }
@@ -33,21 +57,23 @@ impl<M: 'static, T: FloatElement, D: Backend> RemoveHook for Mutex<Hooks<M, T, D
     fn remove(&self, id: u64) -> bool {
         // A hook list is consistent after any panic (each change is one push or retain).
         let mut h = self.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = h.pre.len() + h.post.len();
+        let n = h.len();
         h.pre.retain(|(i, _)| *i != id);
         h.post.retain(|(i, _)| *i != id);
-        n != h.pre.len() + h.post.len()
+        h.grad_pre.retain(|(i, _)| *i != id);
+        h.grad.retain(|(i, _)| *i != id);
+        n != h.len()
     }
 }
 
-/// Removes the forward hook it was returned for (PyTorch's `RemovableHandle`; a tensor's
+/// Removes the module hook it was returned for (PyTorch's `RemovableHandle`; a tensor's
 /// gradient hook has [`crate::autograd::HookHandle`]). Dropping the handle keeps the hook.
-pub struct ForwardHookHandle {
+pub struct ModuleHookHandle {
     hooks: Weak<dyn RemoveHook>,
     id: u64,
 }
 
-impl ForwardHookHandle {
+impl ModuleHookHandle {
     /// Removes the hook; `true` if it was still registered (false after an earlier
     /// `remove`, or when the layer is gone).
     pub fn remove(&self) -> bool {
@@ -55,9 +81,9 @@ impl ForwardHookHandle {
     }
 }
 
-impl std::fmt::Debug for ForwardHookHandle {
+impl std::fmt::Debug for ModuleHookHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ForwardHookHandle")
+        f.debug_struct("ModuleHookHandle")
             .field("id", &self.id)
             .finish()
     }
@@ -70,6 +96,15 @@ impl std::fmt::Debug for ForwardHookHandle {
 /// so far (`Some(y)` replaces the output). A hook's `Err` ends the call with that error.
 /// Hooks run recorded like the layer, so what they compute is differentiated. Parameters,
 /// buffers and training mode are the inner layer's, under its names.
+///
+/// Backward hooks (PyTorch's full backward hooks) run during a backward pass through a
+/// recorded call: the pre-hooks get the gradient of the output (`Some(g)` replaces it), then,
+/// once the gradient of the input is complete, the hooks get it (`None` when the input does
+/// not require grad; they then run right after the pre-hooks) and the gradient of the output
+/// (`Some(g)` replaces the input's). As in PyTorch, the call's input and output pass through
+/// an identity node each, so writing either in place before the backward pass is an `Err`
+/// there. Unlike PyTorch's, backward hooks are not given the layer (the pass may outlive a
+/// borrow of it): capture what they need.
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
@@ -107,6 +142,8 @@ impl<M: 'static, T: FloatElement, D: Backend> Hooked<M, T, D> {
             next_id: 0,
             pre: Vec::new(),
             post: Vec::new(),
+            grad_pre: Vec::new(),
+            grad: Vec::new(),
         };
         Hooked {
             inner,
@@ -119,7 +156,7 @@ impl<M: 'static, T: FloatElement, D: Backend> Hooked<M, T, D> {
     pub fn register_forward_pre_hook(
         &self,
         hook: impl Fn(&M, &Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync + 'static,
-    ) -> ForwardHookHandle {
+    ) -> ModuleHookHandle {
         self.register(|h, id| h.pre.push((id, Arc::new(hook))))
     }
 
@@ -131,18 +168,58 @@ impl<M: 'static, T: FloatElement, D: Backend> Hooked<M, T, D> {
         + Send
         + Sync
         + 'static,
-    ) -> ForwardHookHandle {
+    ) -> ModuleHookHandle {
         self.register(|h, id| h.post.push((id, Arc::new(hook))))
     }
 
+    /// Registers `hook` to run in a backward pass before the input's gradient is computed
+    /// (PyTorch `register_full_backward_pre_hook`): `hook(grad_output)` returns `Some(g)` to
+    /// continue with `g`, of the output's shape.
+    pub fn register_full_backward_pre_hook(
+        &self,
+        hook: impl Fn(&Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync + 'static,
+    ) -> ModuleHookHandle {
+        self.register(|h, id| h.grad_pre.push((id, Arc::new(hook))))
+    }
+
+    /// Registers `hook` to run in a backward pass once the input's gradient is complete
+    /// (PyTorch `register_full_backward_hook`): `hook(grad_input, grad_output)` returns
+    /// `Some(g)` to pass `g`, of the input's shape, on as the input's gradient. `grad_input`
+    /// is `None` when the input does not require grad (nothing is passed on then).
+    ///
+    /// ```
+    /// use typed_tensor::nn::modules::{Hooked, Linear, Module};
+    /// use typed_tensor::prelude::*;
+    ///
+    /// let fc = Hooked::new(Linear::<f64, Cpu>::new(3, 2, true, &Cpu)?);
+    /// // Clip the gradient that leaves the layer towards its input.
+    /// fc.register_full_backward_hook(|gi, _| match gi {
+    ///     Some(g) => Ok(Some(g.try_clamp(Some(-0.1), Some(0.1))?)),
+    ///     None => Ok(None),
+    /// });
+    /// let x = Tensor::<f64>::ones([4, 3])?.with_requires_grad(true)?;
+    /// fc.forward(&x)?.try_mul_scalar(100.0)?.try_sum(&[], false)?.try_backward()?;
+    /// assert!(x.grad().unwrap().iter().all(|g| g.abs() <= 0.1));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    pub fn register_full_backward_hook(
+        &self,
+        hook: impl Fn(Option<&Tensor<T, D>>, &Tensor<T, D>) -> Result<Option<Tensor<T, D>>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> ModuleHookHandle {
+        self.register(|h, id| h.grad.push((id, Arc::new(hook))))
+    }
+
     /// Adds a hook under a fresh id and returns its handle.
-    fn register(&self, add: impl FnOnce(&mut Hooks<M, T, D>, u64)) -> ForwardHookHandle {
+    fn register(&self, add: impl FnOnce(&mut Hooks<M, T, D>, u64)) -> ModuleHookHandle {
         let mut h = self.hooks.lock().unwrap_or_else(PoisonError::into_inner);
         let id = h.next_id;
         h.next_id += 1;
         add(&mut h, id);
         let hooks: Arc<dyn RemoveHook> = self.hooks.clone();
-        ForwardHookHandle {
+        ModuleHookHandle {
             hooks: Arc::downgrade(&hooks),
             id,
         }
@@ -150,13 +227,90 @@ impl<M: 'static, T: FloatElement, D: Backend> Hooked<M, T, D> {
 
     /// The hooks as they are now; the lock is released before any runs, so a hook may
     /// register or remove hooks (for the next call).
-    #[allow(clippy::type_complexity)]
-    fn snapshot(&self) -> (Vec<PreHook<M, T, D>>, Vec<PostHook<M, T, D>>) {
+    fn snapshot(&self) -> Snapshot<M, T, D> {
         let h = self.hooks.lock().unwrap_or_else(PoisonError::into_inner);
-        let pre = h.pre.iter().map(|(_, f)| f.clone()).collect();
-        let post = h.post.iter().map(|(_, f)| f.clone()).collect();
-        (pre, post)
+        Snapshot {
+            pre: current(&h.pre),
+            post: current(&h.post),
+            grad_pre: current(&h.grad_pre),
+            grad: current(&h.grad),
+        }
     }
+}
+
+/// [`Hooked::snapshot`]'s copy of the hook lists.
+struct Snapshot<M, T: FloatElement, D: Backend> {
+    pre: Vec<PreHook<M, T, D>>,
+    post: Vec<PostHook<M, T, D>>,
+    grad_pre: Vec<GradPreHook<T, D>>,
+    grad: Vec<GradHook<T, D>>,
+}
+
+/// The call's input through an identity node whose backward runs the backward hooks on the
+/// input's gradient and `grad_output` (filled by the output's node, which runs first).
+fn input_node<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    grad: Vec<GradHook<T, D>>,
+    grad_output: GradCell<T, D>,
+) -> Result<Tensor<T, D>> {
+    crate::autograd::custom(
+        "full_backward_hook",
+        &[x],
+        |v| Ok(v[0].clone()),
+        move |g, _, _| {
+            let go = grad_output
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            // The output's node, downstream of this one, has set its gradient, unless the
+            // pass started from a tensor inside the call (one a hook kept): then there is no
+            // output gradient, and no hook runs.
+            let Some(go) = go else {
+                return Ok(vec![Some(g.clone())]);
+            };
+            let mut g = g.clone();
+            for f in &grad {
+                if let Some(new) = f(Some(&g), &go)? {
+                    g = new;
+                }
+            }
+            Ok(vec![Some(g)])
+        },
+    )
+}
+
+/// The call's output through an identity node whose backward runs the backward pre-hooks,
+/// keeps the gradient for the input's node, or runs the hooks with no input gradient.
+fn output_node<T: FloatElement, D: Backend>(
+    y: &Tensor<T, D>,
+    grad_pre: Vec<GradPreHook<T, D>>,
+    grad: Vec<GradHook<T, D>>,
+    grad_output: Option<GradCell<T, D>>,
+) -> Result<Tensor<T, D>> {
+    crate::autograd::custom(
+        "full_backward_pre_hook",
+        &[y],
+        |v| Ok(v[0].clone()),
+        move |g, _, _| {
+            let mut g = g.clone();
+            for f in &grad_pre {
+                if let Some(new) = f(&g)? {
+                    g = new;
+                }
+            }
+            match &grad_output {
+                Some(cell) => {
+                    *cell.lock().unwrap_or_else(PoisonError::into_inner) = Some(g.clone());
+                }
+                None => {
+                    for f in &grad {
+                        f(None, &g)?;
+                    }
+                }
+            }
+            Ok(vec![Some(g)])
+        },
+    )
 }
 
 impl<M: Parameters<T, D>, T: FloatElement, D: Backend> Parameters<T, D> for Hooked<M, T, D> {
@@ -173,18 +327,29 @@ impl<M: Parameters<T, D>, T: FloatElement, D: Backend> Parameters<T, D> for Hook
 
 impl<M: Module<T, D> + 'static, T: FloatElement, D: Backend> Module<T, D> for Hooked<M, T, D> {
     fn forward(&self, x: &Tensor<T, D>) -> Result<Tensor<T, D>> {
-        let (pre, post) = self.snapshot();
+        let hooks = self.snapshot();
         let mut x = x.clone();
-        for f in &pre {
+        for f in &hooks.pre {
             if let Some(new) = f(&self.inner, &x)? {
                 x = new;
             }
         }
+        // PyTorch's order: the input's backward node before the layer, the output's after
+        // the forward hooks.
+        let backward = !(hooks.grad_pre.is_empty() && hooks.grad.is_empty())
+            && crate::autograd::is_grad_enabled();
+        let cell = (backward && x.requires_grad()).then(|| Arc::new(Mutex::new(None)));
+        if let Some(cell) = &cell {
+            x = input_node(&x, hooks.grad.clone(), cell.clone())?;
+        }
         let mut y = self.inner.forward(&x)?;
-        for f in &post {
+        for f in &hooks.post {
             if let Some(new) = f(&self.inner, &x, &y)? {
                 y = new;
             }
+        }
+        if backward && y.requires_grad() {
+            y = output_node(&y, hooks.grad_pre, hooks.grad, cell)?;
         }
         Ok(y)
     }

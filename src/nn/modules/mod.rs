@@ -5,7 +5,7 @@
 //! [`Flatten`], [`Pool1d`], [`Pool2d`], [`Pool3d`], [`AdaptivePool1d`], [`AdaptivePool2d`],
 //! [`AdaptivePool3d`], [`Sequential`], [`Rnn`], [`RnnCell`], [`Bilinear`], [`EmbeddingBag`],
 //! [`InstanceNorm`], [`Unflatten`], [`PixelShuffle`], [`PixelUnshuffle`], [`ChannelShuffle`],
-//! [`Pad`], [`MultiheadAttention`], [`Hooked`] (forward hooks on any layer),
+//! [`Pad`], [`MultiheadAttention`], [`Hooked`] (forward and backward hooks on any layer),
 //! [`TransformerEncoderLayer`], [`TransformerDecoderLayer`], [`TransformerEncoder`],
 //! [`TransformerDecoder`], [`Transformer`] and [`Upsample`], each initialised as PyTorch
 //! initialises it and running the functions of [`crate::nn`], so gradients reach the
@@ -70,7 +70,7 @@ mod weighted;
 pub use cells::{Bilinear, CellState, EmbeddingBag, InstanceNorm, RnnCell};
 pub use conv::{Conv1d, Conv2d, Conv3d};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d};
-pub use hooks::{ForwardHookHandle, Hooked};
+pub use hooks::{Hooked, ModuleHookHandle};
 pub use losses::{
     BceLoss, BceWithLogitsLoss, CrossEntropyLoss, HuberLoss, KlDivLoss, L1Loss, Loss, MseLoss,
     NllLoss, SmoothL1Loss,
