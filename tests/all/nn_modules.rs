@@ -605,3 +605,82 @@ fn decoder_stack_and_upsample_match_pytorch() {
         assert_close(&host_f64s(&u), &get("up_y").to_vec(), 1e-12);
     });
 }
+
+/// `load_state_dict_with(strict = false)` (PyTorch's `strict=False`) loads the matching
+/// entries of a backbone into a model with a new head and reports the rest; shape mismatches
+/// are refused whatever `strict` is, writing nothing; `zero_grad` on a model zeroes every
+/// parameter's gradient. On every device.
+#[test]
+fn non_strict_state_dict_and_model_zero_grad() {
+    on_every_device!("non_strict_state_dict_and_model_zero_grad", |dev| {
+        let model = Sequential::<f32, _>::new()
+            .push(Linear::new(4, 3, true, &dev).unwrap())
+            .push(Activation::Relu)
+            .push(Linear::new(3, 2, true, &dev).unwrap());
+        let head_before = host_f64s(&model.named_parameters()[2].1);
+        let mut state = BTreeMap::new();
+        let w: Vec<f64> = (0..12).map(|i| i as f64 * 0.5).collect();
+        let w = Tensor::<f64>::from_vec(w.clone(), [3, 4]).unwrap();
+        state.insert("0.weight".to_string(), DynTensor::from(w));
+        state.insert(
+            "0.bias".to_string(),
+            DynTensor::from(Tensor::<f64>::full([3], -1.0).unwrap()),
+        );
+        state.insert(
+            "fc.weight".to_string(),
+            DynTensor::from(Tensor::<f64>::ones([5]).unwrap()),
+        );
+        // Strict: refused, nothing written.
+        let e = model.load_state_dict(&state).unwrap_err().to_string();
+        assert!(
+            e.contains("2.weight") && e.contains("fc.weight") && e.contains("strict"),
+            "{e}"
+        );
+        assert_ne!(host_f64s(&model.named_parameters()[1].1), vec![-1.0; 3]);
+        let keys = model.load_state_dict_with(&state, false).unwrap();
+        assert_eq!(keys.missing_keys, ["2.weight", "2.bias"]);
+        assert_eq!(keys.unexpected_keys, ["fc.weight"]);
+        let p = model.named_parameters();
+        assert_eq!(
+            host_f64s(&p[0].1),
+            (0..12).map(|i| i as f64 * 0.5).collect::<Vec<_>>()
+        );
+        assert_eq!(host_f64s(&p[1].1), vec![-1.0; 3]);
+        assert_eq!(host_f64s(&p[2].1), head_before); // the head is left as it was
+        // A shape mismatch is refused even when not strict, and nothing is written.
+        state.insert(
+            "0.bias".to_string(),
+            DynTensor::from(Tensor::<f64>::zeros([4]).unwrap()),
+        );
+        state.insert(
+            "0.weight".to_string(),
+            DynTensor::from(Tensor::<f64>::zeros([3, 4]).unwrap()),
+        );
+        let e = model
+            .load_state_dict_with(&state, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("0.bias"), "{e}");
+        assert_eq!(host_f64s(&p[0].1)[1], 0.5);
+        // zero_grad on the whole model.
+        let x = Tensor::<f32>::ones([2, 4])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        model.forward(&x).unwrap().sum(&[], false).backward();
+        let total = |m: &Sequential<f32, _>| -> f64 {
+            m.parameters()
+                .iter()
+                .map(|p| {
+                    host_f64s(&p.grad_tensor().unwrap())
+                        .iter()
+                        .map(|g| g.abs())
+                        .sum::<f64>()
+                })
+                .sum()
+        };
+        assert!(total(&model) > 0.0);
+        model.zero_grad().unwrap();
+        assert_eq!(total(&model), 0.0);
+    });
+}

@@ -125,6 +125,15 @@ pub trait Parameters<T: FloatElement, D: Backend> {
             .collect()
     }
 
+    /// Zeroes the gradient of every parameter (PyTorch `Module.zero_grad`; the buffers are
+    /// kept, where PyTorch's default drops them, which reads the same to an optimizer).
+    ///
+    /// # Errors
+    /// As [`Tensor::zero_grad`].
+    fn zero_grad(&self) -> Result<()> {
+        self.parameters().iter().try_for_each(|p| p.zero_grad())
+    }
+
     /// Copies every entry of `state` into the parameter or buffer of that name (PyTorch
     /// `load_state_dict(strict=True)`), converting the dtype and moving it to the layer's
     /// device; BatchNorm's `num_batches_tracked` entries, which this crate does not keep, are
@@ -134,6 +143,38 @@ pub trait Parameters<T: FloatElement, D: Backend> {
     /// `InvalidArgument` naming the missing and unexpected keys, or an entry whose shape is
     /// not its parameter's.
     fn load_state_dict(&self, state: &BTreeMap<String, DynTensor>) -> Result<()> {
+        self.load_state_dict_with(state, true).map(|_| ())
+    }
+
+    /// [`Parameters::load_state_dict`] with PyTorch's `strict` flag: with `strict = false`
+    /// the entries whose names match are loaded and the others are reported (PyTorch's
+    /// `load_state_dict(strict=False)` and its `IncompatibleKeys`), for loading a backbone's
+    /// weights into a model with a new head. Shapes must match either way, and nothing is
+    /// written unless every loaded entry fits.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use typed_tensor::nn::modules::{Linear, Parameters};
+    /// use typed_tensor::prelude::*;
+    /// let layer = Linear::<f32, Cpu>::new(2, 2, true, &Cpu)?;
+    /// let mut state = BTreeMap::new();
+    /// state.insert("weight".to_string(), DynTensor::from(Tensor::<f64>::ones([2, 2])?));
+    /// state.insert("head.weight".to_string(), DynTensor::from(Tensor::<f32>::ones([1])?));
+    /// let keys = layer.load_state_dict_with(&state, false)?;
+    /// assert_eq!((keys.missing_keys, keys.unexpected_keys), (vec!["bias".to_string()], vec!["head.weight".to_string()]));
+    /// assert_eq!(layer.weight.to_vec(), vec![1.0; 4]);
+    /// assert!(layer.load_state_dict(&state).is_err()); // strict
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the missing and unexpected keys when `strict`, or an entry
+    /// whose shape is not its parameter's.
+    fn load_state_dict_with(
+        &self,
+        state: &BTreeMap<String, DynTensor>,
+        strict: bool,
+    ) -> Result<IncompatibleKeys> {
         const OP: &str = "load_state_dict";
         let bad = |msg: String| Error::InvalidArgument { op: OP, msg };
         let targets: Vec<(String, Tensor<T, D>)> = self
@@ -141,23 +182,23 @@ pub trait Parameters<T: FloatElement, D: Backend> {
             .into_iter()
             .chain(self.named_buffers())
             .collect();
-        let missing: Vec<&str> = (targets.iter())
+        let missing_keys: Vec<String> = (targets.iter())
             .filter(|(n, _)| !state.contains_key(n))
-            .map(|(n, _)| n.as_str())
+            .map(|(n, _)| n.clone())
             .collect();
-        let unexpected: Vec<&str> = (state.keys())
+        let unexpected_keys: Vec<String> = (state.keys())
             .filter(|k| !k.ends_with("num_batches_tracked"))
             .filter(|k| !targets.iter().any(|(n, _)| n == *k))
-            .map(String::as_str)
+            .cloned()
             .collect();
-        if !missing.is_empty() || !unexpected.is_empty() {
+        if strict && !(missing_keys.is_empty() && unexpected_keys.is_empty()) {
             return Err(bad(format!(
-                "missing keys {missing:?}, unexpected keys {unexpected:?}"
+                "missing keys {missing_keys:?}, unexpected keys {unexpected_keys:?}; pass strict = false to load_state_dict_with to load the matching ones"
             )));
         }
         let mut values = Vec::with_capacity(targets.len());
         for (name, t) in &targets {
-            let v = &state[name];
+            let Some(v) = state.get(name) else { continue };
             if v.shape().dims() != t.dims() {
                 return Err(bad(format!(
                     "{name}: the state has shape {}, the layer {}",
@@ -169,14 +210,27 @@ pub trait Parameters<T: FloatElement, D: Backend> {
                 .to_dtype(T::DTYPE)?
                 .to_cpu()?
                 .downcast::<T, crate::Cpu>()?;
-            values.push(host.to_device(t.device_handle())?);
+            values.push((t.clone(), host.to_device(t.device_handle())?));
         }
-        for ((_, t), v) in targets.into_iter().zip(values) {
-            let mut t = t;
+        for (mut t, v) in values {
             init::write(&mut t, OP, |_| Ok(v))?;
         }
-        Ok(())
+        Ok(IncompatibleKeys {
+            missing_keys,
+            unexpected_keys,
+        })
     }
+}
+
+/// The names [`Parameters::load_state_dict_with`] did not match (PyTorch's
+/// `_IncompatibleKeys`), each list in the layer's or the state's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IncompatibleKeys {
+    /// The layer's parameters and buffers that the state has no entry for (left as they
+    /// were).
+    pub missing_keys: Vec<String>,
+    /// The state's entries that name no parameter or buffer (ignored).
+    pub unexpected_keys: Vec<String>,
 }
 
 /// `module`'s parameters named `"{prefix}.{name}"`: what a struct holding layers as fields
