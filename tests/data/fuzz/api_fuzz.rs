@@ -826,6 +826,28 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                     if u % 3 == 0 {
                         let state: std::collections::BTreeMap<String, DynTensor> = layer.named_parameters().into_iter().zip(cell.iter().cycle()).map(|((n, _), t)| (n, t.clone())).collect();
                         let _ = layer.load_state_dict(&state);
+                        if flag {
+                            // Non-strict, with an extra hostile entry.
+                            let mut state = state;
+                            state.insert("extra".into(), v[1].clone());
+                            let _ = layer.load_state_dict_with(&state, false);
+                        }
+                    }
+                    if u % 4 == 3 {
+                        // Module hooks whose replacements are hostile tensors (other shapes,
+                        // non-finite values), forward and backward.
+                        let m = Hooked::new(layer);
+                        let (a, b) = (f32s(&v[1])?, f32s(&v[2])?);
+                        match hid % 4 {
+                            0 => { m.register_forward_pre_hook(move |_, x| Ok(Some(if flag { a.clone() } else { x.try_mul_scalar(e1 as f32)? }))); }
+                            1 => { m.register_forward_hook(move |_, _, y| Ok(Some(if flag { a.clone() } else { y.try_add(&a)? }))); }
+                            2 => { m.register_full_backward_pre_hook(move |g| Ok(if flag { Some(a.clone()) } else { Some(g.try_mul_scalar(e2 as f32)?) })); }
+                            _ => { m.register_full_backward_hook(move |gi, _| Ok(if flag { Some(b.clone()) } else { gi.cloned() })); }
+                        }
+                        let h = m.register_full_backward_hook(|_, _| Ok(None));
+                        if gates == 1 { h.remove(); }
+                        let _ = m.zero_grad();
+                        return Ok(vec![m.forward(&x)?.into()]);
                     }
                     Ok(vec![layer.forward(&x)?.into()])
                 }
