@@ -238,14 +238,16 @@ impl<T: Element> Reducer<T> for MomentsR {
     /// mean does not overflow.
     #[inline]
     fn run(&self, acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
-        let mean = super::reduce::sum_run(xs) / xs.len() as f64;
-        if self.skip_nan || xs.len() < 2 || !mean.is_finite() {
+        let mean = (!self.skip_nan && xs.len() >= 2)
+            .then(|| super::reduce::sum_run(xs) / xs.len() as f64)
+            .filter(|m| m.is_finite());
+        let Some(mean) = mean else {
             let mut acc = acc;
             for (j, &x) in xs.iter().enumerate() {
                 acc = self.step(acc, x, i0 + j);
             }
             return acc;
-        }
+        };
         let m2 = super::moments::squared_deviations(xs, mean);
         Reducer::<T>::merge(self, acc, (xs.len() as f64, mean, m2))
     }
