@@ -123,7 +123,7 @@ fn gradients<T: FloatElement, D: Backend>(
             "{what} does not require grad, so no gradient reaches it; make the leaves it comes from with_requires_grad(true)"
         ),
     };
-    let Some(root) = &output.node else {
+    let Some(root) = output.graph_node() else {
         return Err(not_tracked(format!(
             "the output of shape {}",
             output.shape()
@@ -139,7 +139,7 @@ fn gradients<T: FloatElement, D: Backend>(
     }
     let mut capture: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, x) in inputs.iter().enumerate() {
-        let Some(node) = &x.node else {
+        let Some(node) = x.graph_node() else {
             return Err(not_tracked(format!("input {i} (shape {})", x.shape())));
         };
         capture.entry(node.id).or_default().push(i);

@@ -136,10 +136,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     where
         F: Fn(&Tensor<T, D>) -> Result<Option<Tensor<T, D>>> + Send + Sync + 'static,
     {
-        let node = self
-            .node
-            .as_ref()
-            .ok_or_else(|| no_grad_error("register_hook", self))?;
+        let node = (self.graph_node()).ok_or_else(|| no_grad_error("register_hook", self))?;
         let shape = self.shape().clone();
         let f = move |g: Grad| -> Result<Grad> {
             let g = take::<T, D>(g)?;
@@ -192,7 +189,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         F: Fn(&Tensor<T, D>) -> Result<()> + Send + Sync + 'static,
     {
         const OP: &str = "register_post_accumulate_grad_hook";
-        let node = self.node.as_ref().ok_or_else(|| no_grad_error(OP, self))?;
+        let node = self.graph_node().ok_or_else(|| no_grad_error(OP, self))?;
         if !node.is_leaf() {
             return Err(Error::InvalidArgument {
                 op: OP,
@@ -220,10 +217,8 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `InvalidArgument` when the tensor does not require grad; `OutOfMemory`/`Device` when
     /// the buffer cannot be allocated.
     pub fn retain_grad(&mut self) -> Result<()> {
-        let node = self
-            .node
-            .clone()
-            .ok_or_else(|| no_grad_error("retain_grad", self))?;
+        let node =
+            (self.graph_node().cloned()).ok_or_else(|| no_grad_error("retain_grad", self))?;
         if node.is_leaf() {
             return Ok(());
         }

@@ -146,6 +146,11 @@ pub struct Node {
     /// Whether the last saved tensor is the node's own output ([`record_out`]), saved without
     /// its node (which would hold itself) and given it back for a `create_graph` pass.
     saves_output: bool,
+    /// A leaf set `requires_grad_(false)` through any of its handles (PyTorch's frozen
+    /// parameter): ops do not record it and optimizers skip it, until `requires_grad_(true)`.
+    /// Shared by every clone of the tensor, as a layer's parameter and the handles
+    /// `parameters()` returns are one variable.
+    frozen: std::sync::atomic::AtomicBool,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -293,6 +298,7 @@ impl Node {
             sink: None,
             hooks: Mutex::new(Vec::new()),
             saves_output,
+            frozen: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -304,6 +310,16 @@ impl Node {
     pub(crate) fn is_leaf(&self) -> bool {
         self.sink.is_some()
     }
+
+    /// Whether this leaf is frozen ([`Node::set_frozen`]).
+    pub(crate) fn is_frozen(&self) -> bool {
+        self.frozen.load(Ordering::Relaxed)
+    }
+
+    /// Freezes or thaws a leaf (see the `frozen` field).
+    pub(crate) fn set_frozen(&self, frozen: bool) {
+        self.frozen.store(frozen, Ordering::Relaxed);
+    }
 }
 
 /// An input of a recorded op: its node, and itself erased for saving.
@@ -314,7 +330,7 @@ pub(crate) trait Tracked {
 
 impl<T: Element, D: Backend> Tracked for Tensor<T, D> {
     fn node(&self) -> Option<Arc<Node>> {
-        self.node.clone()
+        self.graph_node().cloned()
     }
     fn save(&self) -> (Saved, Registration) {
         let id = D::storage_id(&self.storage);
@@ -639,7 +655,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// `ShapeMismatch` when `grad`'s shape differs; as [`Tensor::try_backward`] otherwise.
     pub fn try_backward_with(&self, grad: &Tensor<T, D>, retain_graph: bool) -> Result<()> {
-        let Some(node) = &self.node else {
+        let Some(node) = self.graph_node() else {
             return Err(Error::InvalidArgument {
                 op: "backward",
                 msg: format!(
@@ -675,6 +691,18 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// `requires_grad`), or a result computed without recording (PyTorch `is_leaf`).
     pub fn is_leaf(&self) -> bool {
         self.node.as_ref().is_none_or(|n| n.is_leaf())
+    }
+
+    /// The node ops record this tensor with: `None` without one and for a frozen leaf.
+    pub(crate) fn graph_node(&self) -> Option<&Arc<Node>> {
+        self.node.as_ref().filter(|n| !n.is_frozen())
+    }
+
+    /// Whether this is a leaf set `requires_grad_(false)` after it required grad (a frozen
+    /// parameter): it keeps its gradient buffer, which backward no longer adds to and
+    /// optimizers skip (PyTorch skips parameters whose `grad` is `None`).
+    pub(crate) fn is_frozen(&self) -> bool {
+        self.node.as_ref().is_some_and(|n| n.is_frozen())
     }
 
     /// The same data without the graph: shares storage, does not require grad and has no

@@ -23,8 +23,9 @@ fn like<T: Element, D: Device>(g: DynTensor, _t: &Tensor<T, D>) -> Result<Tensor
 }
 
 impl DynTensor {
-    /// Makes this tensor a leaf that requires grad, with a zero-filled gradient buffer
-    /// (`false` drops both); see [`crate::Tensor::set_requires_grad`].
+    /// Makes this tensor a leaf that requires grad, with a zero-filled gradient buffer;
+    /// `false` freezes a leaf that requires grad (every handle of it) and detaches a recorded
+    /// result; see [`crate::Tensor::set_requires_grad`].
     ///
     /// # Errors
     /// `InvalidArgument` for a non-float dtype; allocation failure.

@@ -506,6 +506,10 @@ impl DynTensor {
     pub fn requires_grad(&self) -> bool {
         dyn_each!(self, t => t.requires_grad())
     }
+    /// Whether this is a frozen leaf (`set_requires_grad(false)` after it required grad).
+    pub(crate) fn is_frozen(&self) -> bool {
+        dyn_each!(self, t => t.is_frozen())
+    }
     /// Bytes of the gradient buffer (0 without one).
     pub fn grad_nbytes(&self) -> usize {
         dyn_each!(self, t => t.grad_nbytes())

@@ -126,7 +126,8 @@ impl DynOptimizer {
         }
         let mut keys: Vec<(Dtype, DeviceIndex, Vec<usize>)> = Vec::new();
         for (i, p) in params.iter().enumerate() {
-            if !p.dtype().is_float() || !p.requires_grad() {
+            // A frozen parameter is kept (the typed optimizers skip it while it is frozen).
+            if !p.dtype().is_float() || !(p.requires_grad() || p.is_frozen()) {
                 return Err(Error::InvalidArgument {
                     op: OP,
                     msg: format!(
@@ -306,6 +307,9 @@ impl GradScaler {
             let mut flags: Vec<(DeviceIndex, DynTensor)> = Vec::new();
             for p in params {
                 let ok = dyn_float!(p, t => {
+                    if t.is_frozen() {
+                        continue;
+                    }
                     let (mut g, u, ok) = crate::optim::scaler_unscaled(t, inv, OP)?;
                     writes.push(Box::new(move || g.copy_from(&u)));
                     DynTensor::from(ok)

@@ -160,6 +160,9 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
         };
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
+                if p.is_frozen() {
+                    continue;
+                }
                 let grad = grad_of(p, "Adam::step")?;
                 let m = zeros_state(&mut self.m[i], p)?;
                 let v = zeros_state(&mut self.v[i], p)?;
@@ -252,6 +255,9 @@ impl<T: FloatElement, D: Backend> Optimizer for Adamax<T, D> {
         let c1 = 1.0 - b1.powf(self.t as f64);
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
+                if p.is_frozen() {
+                    continue;
+                }
                 let g = step_grad(p, "Adamax::step", self.maximize, self.weight_decay)?;
                 let m = state(&mut self.m[i], &g, 0.0)?;
                 ema(m, &g, b1)?;
@@ -339,6 +345,9 @@ impl<T: FloatElement, D: Backend> Optimizer for NAdam<T, D> {
         let m_scale = self.lr * mu_next / (1.0 - self.mu_product * mu_next);
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
+                if p.is_frozen() {
+                    continue;
+                }
                 let g = decayed_grad(
                     p,
                     "NAdam::step",
@@ -427,6 +436,9 @@ impl<T: FloatElement, D: Backend> Optimizer for RAdam<T, D> {
         let rho_t = rho_inf - 2.0 * t * b2.powf(t) / c2;
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
+                if p.is_frozen() {
+                    continue;
+                }
                 let g = decayed_grad(
                     p,
                     "RAdam::step",

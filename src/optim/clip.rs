@@ -30,7 +30,9 @@ use crate::tensor::Tensor;
 /// # Errors
 /// `InvalidArgument` for an empty `params` (PyTorch returns 0), a parameter that does not
 /// require grad, a NaN or negative `max_norm` or a NaN `norm_type`; `Device` when the
-/// parameters are on different devices.
+/// parameters are on different devices. Frozen parameters (`requires_grad_(false)`) are left
+/// out of the norm and their buffers are not scaled, as PyTorch leaves out parameters without
+/// a gradient; with every parameter frozen the total norm is 0.
 pub fn clip_grad_norm_<T: FloatElement, D: Backend>(
     params: &[Tensor<T, D>],
     max_norm: f64,
@@ -52,10 +54,13 @@ pub fn clip_grad_norm_<T: FloatElement, D: Backend>(
         });
     }
     no_grad(|| {
-        let grads = params
-            .iter()
+        // Frozen parameters are left out, as PyTorch leaves out those without a gradient.
+        let grads = (params.iter().filter(|p| !p.is_frozen()))
             .map(|p| grad_of(p, OP))
             .collect::<Result<Vec<_>>>()?;
+        if grads.is_empty() {
+            return Tensor::scalar_on(T::from_f64(0.0), &params[0].device);
+        }
         let norms = grads
             .iter()
             .map(|g| g.try_vector_norm(norm_type, &[], false))
@@ -74,7 +79,7 @@ pub fn clip_grad_norm_<T: FloatElement, D: Backend>(
 }
 
 /// Clamps every gradient element of `params` into `[-clip_value, clip_value]` in place
-/// (PyTorch `clip_grad_value_`; NaN stays NaN).
+/// (PyTorch `clip_grad_value_`; NaN stays NaN). Frozen parameters are left as they are.
 ///
 /// # Errors
 /// `InvalidArgument` when a parameter does not require grad, or for a NaN or negative
@@ -92,7 +97,7 @@ pub fn clip_grad_value_<T: FloatElement, D: Backend>(
     }
     let (lo, hi) = (T::from_f64(-clip_value), T::from_f64(clip_value));
     no_grad(|| {
-        for p in params {
+        for p in params.iter().filter(|p| !p.is_frozen()) {
             grad_of(p, OP)?.clip_(lo, hi)?;
         }
         Ok(())

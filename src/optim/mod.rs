@@ -93,7 +93,9 @@ use std::collections::BTreeMap;
 
 /// What every optimizer offers.
 pub trait Optimizer {
-    /// One update of every parameter from its gradient buffer.
+    /// One update of every parameter from its gradient buffer; a frozen parameter
+    /// (`requires_grad_(false)` after it required grad) is skipped, as PyTorch skips one
+    /// without a gradient, and its state is kept for when it is thawed.
     ///
     /// # Errors
     /// `InvalidArgument` when a parameter does not require grad, or when a hyperparameter is

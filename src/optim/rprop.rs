@@ -62,6 +62,9 @@ impl<T: FloatElement, D: Backend> Optimizer for Rprop<T, D> {
         let c = |v: f64| acc::<T>(v);
         no_grad(|| {
             for (i, p) in self.params.iter().enumerate() {
+                if p.is_frozen() {
+                    continue;
+                }
                 let g = step_grad(p, op, self.maximize, 0.0)?;
                 let prev = state(&mut self.prev[i], &g, 0.0)?;
                 let s = g.try_mul(prev)?.try_sign()?;
@@ -160,6 +163,9 @@ impl<T: FloatElement, D: Backend> Optimizer for Asgd<T, D> {
         let (eta, mu) = (self.eta, self.mu);
         no_grad(|| -> Result<()> {
             for (i, p) in self.params.iter().enumerate() {
+                if p.is_frozen() {
+                    continue;
+                }
                 let g = step_grad(p, op, self.maximize, self.weight_decay)?;
                 let x = converted::<T, T::Acc, D>(p)?
                     .try_mul_scalar(acc::<T>(1.0 - self.lambd * eta))?

@@ -209,7 +209,8 @@ impl GradScaler {
     /// Divides the gradient buffer of every parameter in `params` by the scale, in place
     /// (PyTorch `unscale_`), and records whether any gradient element is inf or NaN. Call it
     /// once per iteration, before clipping; [`GradScaler::step`] then uses the result. One
-    /// read back to the host (the inf/NaN flag), as in PyTorch. Disabled: nothing.
+    /// read back to the host (the inf/NaN flag), as in PyTorch. Disabled: nothing. Frozen
+    /// parameters are left out, as PyTorch leaves out those without a gradient.
     ///
     /// # Errors
     /// `InvalidArgument` when `unscale_` or `step` already ran since the last `update`, or a
@@ -224,7 +225,7 @@ impl GradScaler {
         let found_inf = no_grad(|| {
             let mut writes = Vec::with_capacity(params.len());
             let mut finite: Option<Tensor<bool, D>> = None;
-            for p in params {
+            for p in params.iter().filter(|p| !p.is_frozen()) {
                 let (g, u, ok) = unscaled(p, inv, OP)?;
                 finite = Some(match finite {
                     Some(f) => f.try_logical_and(&ok)?,

@@ -77,6 +77,9 @@ impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
         };
         no_grad(|| {
             for (p, buf) in self.params.iter().zip(&mut self.bufs) {
+                if p.is_frozen() {
+                    continue;
+                }
                 // A device with a fused kernel does the step in one pass (the composed ops
                 // below are up to five passes and four temporaries).
                 let grad = grad_of(p, "Sgd::step")?;

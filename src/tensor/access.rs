@@ -139,7 +139,7 @@ impl<T: Element, D: crate::device::Device> Tensor<T, D> {
     }
 
     fn check_overwrite(&self, op: &'static str, leaves_too: bool) -> Result<()> {
-        let graph = match &self.node {
+        let graph = match self.graph_node() {
             Some(n) => leaves_too || !n.is_leaf(),
             None => false,
         };
@@ -171,8 +171,28 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     /// Makes this tensor a leaf that requires grad, with a zero-filled gradient buffer of the
     /// same dtype and `numel()` elements on its device (PyTorch's
     /// `requires_grad_`): ops on it record the graph, and `backward` adds into the buffer.
-    /// `false` drops the buffer and the graph. Only float tensors can require grad: on an
-    /// integer tensor this does not compile.
+    /// Only float tensors can require grad: on an integer tensor this does not compile.
+    ///
+    /// On a leaf that already requires grad, `false` freezes it, as PyTorch freezes a
+    /// parameter: for every handle of it (its clones, a layer's field and what
+    /// `parameters()` returned), ops stop recording it, `requires_grad()` is false, backward
+    /// passes recorded from now on leave its gradient buffer as it is (the buffer is kept, as
+    /// PyTorch keeps `.grad`) and the optimizers skip it in `step`; `true` thaws it, buffer
+    /// and all. `true` on a leaf that requires grad changes nothing. On a tensor without a
+    /// node, `false` changes nothing; on a recorded result, `false` detaches this handle and
+    /// `true` makes it a new leaf.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let w = Tensor::<f32>::ones([2])?.with_requires_grad(true)?;
+    /// let mut handle = w.clone();
+    /// handle.requires_grad_(false)?; // freezes `w` too
+    /// assert!(!w.requires_grad() && !w.mul_scalar(2.0).requires_grad());
+    /// handle.requires_grad_(true)?;
+    /// w.mul_scalar(2.0).sum(&[], false).backward();
+    /// assert_eq!(w.grad_tensor().unwrap().to_vec(), [2.0, 2.0]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
     ///
     /// A broadcast view (a stride 0 over a dimension longer than 1, as `expand` makes) is
     /// first copied into storage of its own: each of its elements is then a variable of its
@@ -185,6 +205,10 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
     where
         T: crate::dtype::FloatElement,
     {
+        if let Some(leaf) = self.node.as_ref().filter(|n| n.is_leaf()) {
+            leaf.set_frozen(!requires_grad);
+            return Ok(());
+        }
         if requires_grad {
             let grad = self.device.zeros(self.numel())?;
             if self.layout.has_aliasing() {

@@ -129,9 +129,10 @@ impl<T: Element, D: Device> Tensor<T, D> {
     pub fn is_cuda(&self) -> bool {
         D::KIND == crate::device::DeviceKind::Cuda
     }
-    /// Whether a gradient buffer is attached.
+    /// Whether ops on this tensor record a graph for autograd (PyTorch `requires_grad`): a
+    /// leaf made with `requires_grad` and not frozen since, or a result recorded from one.
     pub fn requires_grad(&self) -> bool {
-        self.requires_grad
+        self.requires_grad && !self.is_frozen()
     }
     /// Bytes of the gradient buffer (`nbytes()` when `requires_grad`, else 0).
     pub fn grad_nbytes(&self) -> usize {
@@ -189,7 +190,7 @@ impl<T: Element, D: crate::backend::Backend> Tensor<T, D> {
         };
         // A view of a tensor that requires grad passes its gradient back to it.
         let saved: [&dyn crate::autograd::Tracked; 2] = [self, &view];
-        let rule = if self.node.is_some() && !self.is_leaf() && self.layout.has_aliasing() {
+        let rule = if self.graph_node().is_some() && !self.is_leaf() && self.layout.has_aliasing() {
             crate::autograd::Op::BroadcastView(op)
         } else {
             crate::autograd::Op::View(op)

@@ -684,3 +684,98 @@ fn non_strict_state_dict_and_model_zero_grad() {
         assert_eq!(total(&model), 0.0);
     });
 }
+
+#[test]
+fn frozen_layers_are_skipped_and_thawed() {
+    use typed_tensor::optim::{Optimizer, Sgd, clip_grad_norm_};
+    on_every_device!("frozen_layers_are_skipped_and_thawed", |dev| {
+        let model = Sequential::<f32, _>::new()
+            .push(Linear::new(3, 4, true, &dev).unwrap())
+            .push(Activation::Tanh)
+            .push(Linear::new(4, 2, true, &dev).unwrap());
+        let x = Tensor::<f32>::from_vec((0..6).map(|i| i as f32 * 0.25 - 0.5).collect(), [2, 3])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let backbone = model.get(0).unwrap();
+        backbone.requires_grad_(false).unwrap();
+        let ps = model.parameters();
+        let frozen: Vec<bool> = ps.iter().map(|p| !p.requires_grad()).collect();
+        assert_eq!(frozen, [true, true, false, false]);
+        assert!(ps[0].is_leaf() && ps[0].grad_tensor().is_some()); // the buffer is kept
+        // An op on frozen inputs alone records nothing, so backward and hooks refuse it, and
+        // a frozen parameter may be written in place with recording on (PyTorch).
+        let y0 = backbone.forward(&x).unwrap();
+        assert!(!y0.requires_grad());
+        assert!(y0.sum(&[], false).try_backward().is_err());
+        assert!(ps[0].register_hook(|_| Ok(None)).is_err());
+        let before: Vec<Vec<f64>> = ps.iter().map(host_f64s).collect();
+        let mut w0 = ps[0].clone();
+        w0.mul_scalar_(1.0).unwrap();
+        // Fine-tuning the head: the backbone's buffers stay zero and an optimizer that holds
+        // every parameter (momentum and weight decay would move a zero gradient) skips them.
+        let mut opt = Sgd::new(model.parameters(), 0.1);
+        (opt.momentum, opt.weight_decay) = (0.9, 0.1);
+        for _ in 0..2 {
+            opt.zero_grad().unwrap();
+            model
+                .forward(&x)
+                .unwrap()
+                .square()
+                .sum(&[], false)
+                .backward();
+            opt.step().unwrap();
+        }
+        assert!(
+            host_f64s(&ps[0].grad_tensor().unwrap())
+                .iter()
+                .all(|&g| g == 0.0)
+        );
+        assert_eq!(host_f64s(&ps[0]), before[0]);
+        assert_eq!(host_f64s(&ps[1]), before[1]);
+        assert_ne!(host_f64s(&ps[2]), before[2]);
+        // clip_grad_norm_ leaves frozen parameters out: the norm is the head's alone.
+        let head_norm = |ps: &[Tensor<f32, _>]| -> f64 {
+            ps[2..]
+                .iter()
+                .flat_map(|p| host_f64s(&p.grad_tensor().unwrap()))
+                .map(|g| g * g)
+                .sum::<f64>()
+                .sqrt()
+        };
+        let mut w0g = ps[0].grad_tensor().unwrap();
+        w0g.fill_(5.0).unwrap(); // a stale gradient on the frozen weight must not count
+        let expect = head_norm(&ps);
+        let total = clip_grad_norm_(&ps, 1e9, 2.0).unwrap();
+        assert_close(&host_f64s(&total), &[expect], 1e-5);
+        assert!(
+            host_f64s(&ps[0].grad_tensor().unwrap())
+                .iter()
+                .all(|&g| g == 5.0)
+        );
+        let all_frozen = clip_grad_norm_(&ps[..2], 1.0, 2.0).unwrap();
+        assert_eq!(host_f64s(&all_frozen), [0.0]);
+        // Thawed (through any handle), the backbone records and trains again; `true` on a
+        // parameter that requires grad keeps its buffer.
+        let mut handle = ps[0].clone();
+        handle.requires_grad_(true).unwrap();
+        model.get(0).unwrap().requires_grad_(true).unwrap();
+        assert!(model.parameters().iter().all(|p| p.requires_grad()));
+        opt.zero_grad().unwrap();
+        model
+            .forward(&x)
+            .unwrap()
+            .square()
+            .sum(&[], false)
+            .backward();
+        let g0 = host_f64s(&ps[0].grad_tensor().unwrap());
+        assert!(g0.iter().any(|&g| g != 0.0));
+        let g2 = host_f64s(&ps[2].grad_tensor().unwrap());
+        let mut again = ps[2].clone();
+        again.requires_grad_(true).unwrap();
+        assert_eq!(host_f64s(&again.grad_tensor().unwrap()), g2);
+        assert!(g2.iter().any(|&g| g != 0.0));
+        opt.step().unwrap();
+        assert_ne!(host_f64s(&ps[0]), before[0]);
+    });
+}

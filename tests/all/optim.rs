@@ -1224,3 +1224,80 @@ fn weight_averaging_and_swalr_match_pytorch() {
         1e-14,
     );
 }
+
+/// Every optimizer, `GradScaler::unscale_` and `DynOptimizer` skip a frozen parameter (one
+/// set `requires_grad_(false)` after it required grad) and step it again once thawed.
+#[test]
+fn optimizers_skip_frozen_parameters() {
+    type Make = fn(Vec<Tensor<f32, Cpu>>) -> Box<dyn Optimizer>;
+    let makers: [(&str, Make); 12] = [
+        ("sgd", |p| {
+            let mut o = Sgd::new(p, 0.1);
+            (o.momentum, o.weight_decay) = (0.9, 0.1);
+            Box::new(o)
+        }),
+        ("adam", |p| Box::new(Adam::new(p, 0.1))),
+        ("adamw", |p| Box::new(Adam::adamw(p, 0.1))),
+        ("adamax", |p| Box::new(Adamax::new(p))),
+        ("nadam", |p| Box::new(NAdam::new(p))),
+        ("radam", |p| Box::new(RAdam::new(p))),
+        ("rmsprop", |p| Box::new(RmsProp::new(p, 0.1))),
+        ("adagrad", |p| Box::new(Adagrad::new(p, 0.1))),
+        ("adadelta", |p| Box::new(Adadelta::new(p))),
+        ("adafactor", |p| Box::new(Adafactor::new(p))),
+        ("rprop", |p| Box::new(Rprop::new(p))),
+        ("asgd", |p| Box::new(Asgd::new(p, 0.1))),
+    ];
+    for (name, make) in makers {
+        let a = Tensor::<f32>::from_vec(vec![1.0, -2.0, 0.5, 3.0], [2, 2])
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let b = Tensor::<f32>::from_vec(vec![0.5, 1.5, -1.0, 2.0], [2, 2])
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let mut opt = make(vec![a.clone(), b.clone()]);
+        let loss = || a.mul(&b).square().sum(&[], false);
+        // A step while both train, so the state (momentum, averages) is not zero.
+        loss().backward();
+        opt.step().unwrap();
+        a.clone().requires_grad_(false).unwrap();
+        let (a0, b0) = (a.to_vec(), b.to_vec());
+        for _ in 0..2 {
+            opt.zero_grad().unwrap();
+            loss().backward();
+            opt.step().unwrap();
+        }
+        assert_eq!(a.to_vec(), a0, "{name} moved a frozen parameter");
+        assert_ne!(b.to_vec(), b0, "{name}");
+        a.clone().requires_grad_(true).unwrap();
+        opt.zero_grad().unwrap();
+        loss().backward();
+        opt.step().unwrap();
+        assert_ne!(a.to_vec(), a0, "{name} did not step a thawed parameter");
+    }
+    // The scaler skips a frozen parameter's stale (here infinite) gradient.
+    let a = Tensor::<f32>::ones([2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let b = Tensor::<f32>::ones([2])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    a.grad_tensor().unwrap().fill_(f32::INFINITY).unwrap();
+    a.clone().requires_grad_(false).unwrap();
+    let mut scaler = GradScaler::new();
+    let mut opt = Sgd::new(vec![a.clone(), b.clone()], 0.5);
+    scaler.scale(&a.mul(&b).sum(&[], false)).unwrap().backward();
+    assert!(scaler.step(&mut opt, &[a.clone(), b.clone()]).unwrap());
+    assert_eq!((a.to_vec(), b.to_vec()), (vec![1.0; 2], vec![0.5; 2]));
+    assert_eq!(a.grad_tensor().unwrap().to_vec(), [f32::INFINITY; 2]);
+    // A DynOptimizer takes a frozen parameter and leaves it while frozen.
+    let ps = [DynTensor::from(a.clone()), DynTensor::from(b.clone())];
+    let mut dynopt = typed_tensor::dynamic::DynOptimizer::sgd(&ps, 0.5).unwrap();
+    b.grad_tensor().unwrap().fill_(1.0).unwrap();
+    dynopt.step().unwrap();
+    assert_eq!((a.to_vec(), b.to_vec()), (vec![1.0; 2], vec![0.0; 2]));
+}

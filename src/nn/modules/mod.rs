@@ -134,6 +134,29 @@ pub trait Parameters<T: FloatElement, D: Backend> {
         self.parameters().iter().try_for_each(|p| p.zero_grad())
     }
 
+    /// Freezes (`false`) or thaws (`true`) every parameter (PyTorch `Module.requires_grad_`):
+    /// a frozen parameter is not recorded by the ops that use it, gets no gradient and is
+    /// skipped by the optimizers, which may still hold it (fine-tuning a new head on a loaded
+    /// backbone). Freezing goes through the handles [`Parameters::parameters`] returns, which
+    /// are the layer's own variables (see [`Tensor::set_requires_grad`]).
+    ///
+    /// ```
+    /// use typed_tensor::nn::modules::{Linear, Module, Parameters};
+    /// use typed_tensor::prelude::*;
+    /// let backbone = Linear::<f32, Cpu>::new(3, 3, true, &Cpu)?;
+    /// backbone.requires_grad_(false)?;
+    /// let y = backbone.forward(&Tensor::ones([2, 3])?)?;
+    /// assert!(!y.requires_grad() && !backbone.weight.requires_grad());
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tensor::set_requires_grad`] (thawing allocates nothing for a parameter made by a
+    /// layer, so it does not fail).
+    fn requires_grad_(&self, requires_grad: bool) -> Result<()> {
+        (self.parameters().into_iter()).try_for_each(|mut p| p.set_requires_grad(requires_grad))
+    }
+
     /// Copies every entry of `state` into the parameter or buffer of that name (PyTorch
     /// `load_state_dict(strict=True)`), converting the dtype and moving it to the layer's
     /// device; BatchNorm's `num_batches_tracked` entries, which this crate does not keep, are
