@@ -219,6 +219,8 @@ SAME_OP(ceil, ceil(x), x)
 SAME_OP(round, rint(x), x)
 SAME_OP(trunc, trunc(x), x)
 SAME_OP(relu, (x > 0 || x != x) ? x : 0, x > 0 ? x : 0)
+// pow(x, 3): two roundings for floats, as the CPU's; integers wrap (products in u64).
+SAME_OP(cube, x * x * x, (decltype(x))((u64)x * (u64)x * (u64)x))
 
 // UNARY_CAPPED: at most 32 registers a thread (8 blocks of 256 an SM), for the kernels the
 // table names in `capped` (sin and cos of the 16-bit floats: eight polynomial chains a thread

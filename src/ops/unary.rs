@@ -320,6 +320,22 @@ same_ops! {
     Relu, relu, try_relu, relu_, relu_into, |x| if x.is_nan() || x > T::ZERO { x } else { T::ZERO };
 }
 
+/// `x · x · x` in one pass: the kernel of `pow(x, 3)` for f32, f64 and the integers (which
+/// wrap). Not public: PyTorch and NumPy spell it `pow`.
+pub(crate) struct Cube;
+
+impl SameUnaryOp for Cube {
+    const NAME: &'static str = "cube";
+    #[inline(always)]
+    fn apply<T: NumElement>(x: T) -> T {
+        x.mul(x).mul(x)
+    }
+}
+
+/// The type-keeping ops without public methods of their own ([`Cube`]): CUDA kernel roots
+/// too.
+pub(crate) const HIDDEN_SAME_NAMES: &[&str] = &[Cube::NAME];
+
 /// Host closures over every element (CPU only, by design).
 impl<T: Element> Tensor<T, Cpu> {
     /// Applies `f` to every element, in parallel, into a new tensor whose element type may
@@ -466,8 +482,9 @@ fn pow_op(e: f64) -> Op {
 
 /// `x^e` without `pow` for the exponents code writes most, as PyTorch's `pow` does: `x · x`
 /// for 2 (exactly `pow`'s correctly rounded result, and the integers' wrapping power),
-/// `x · x · x` for 3 (the integers' wrapping power; for f32 and f64 two roundings, within
-/// about an ulp, where the 16-bit floats keep `pow`), `1 / x` for -1 (exact for floats).
+/// `x · x · x` for 3 in one pass ([`Cube`]: the integers' wrapping power; for f32 and f64 two
+/// roundings, within about an ulp, where the 16-bit floats keep `pow`), `1 / x` for -1
+/// (exact for floats).
 /// `None` for the other exponents. `pow` per element cost about 90 times a multiplication
 /// (f32 on the CPU). No recording: the caller records `pow`.
 fn pow_shortcut<T: NumElement, D: Backend>(
@@ -478,11 +495,7 @@ fn pow_shortcut<T: NumElement, D: Backend>(
     let wide_float = matches!(T::DTYPE, crate::Dtype::Float32 | crate::Dtype::Float64);
     Ok(Some(match e {
         2.0 => D::binary::<T, Mul>(x, x)?,
-        3.0 if wide_float || !T::DTYPE.is_float() => {
-            let mut sq = D::binary::<T, Mul>(x, x)?;
-            D::binary_::<T, Mul>(&mut sq, x)?;
-            sq
-        }
+        3.0 if wide_float || !T::DTYPE.is_float() => D::same_unary::<T, Cube>(x)?,
         -1.0 if T::DTYPE.is_float() => D::scalar::<T, Div>(x, T::ONE, true)?,
         _ => return Ok(None),
     }))

@@ -385,6 +385,15 @@ fn pow_shortcuts_match_pow() {
             .unwrap();
         let mt = m.transpose(0, 1).unwrap();
         assert_eq!(host_f64s(&mt.pow(2)), host_f64s(&mt.mul(&mt)));
+        let cube = host_f64s(&mt.pow(3.0));
+        let want = host_f64s(&mt.mul(&mt).mul(&mt));
+        if matches!(T::DTYPE, Dtype::Float32 | Dtype::Float64) {
+            assert!(
+                cube.iter()
+                    .zip(&want)
+                    .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()))
+            );
+        }
         let x = Tensor::<T>::from_vec(vec![T::from_f64(1.5), T::from_f64(-2.0)], [2])
             .unwrap()
             .to_device(dev)
@@ -407,6 +416,13 @@ fn pow_shortcuts_match_pow() {
                 assert_eq!(g, want, "{}: {x}^{e}", T::DTYPE);
             }
         }
+        // A broadcast (stride 0) view.
+        let b = t.unsqueeze(1).unwrap().broadcast_to([xs.len(), 2]).unwrap();
+        let got = host_f64s(&b.pow(3));
+        let want: Vec<f64> = (xs.iter())
+            .flat_map(|&x| [T::from_i64(x.wrapping_pow(3)).to_f64(); 2])
+            .collect();
+        assert_eq!(got, want, "{}", T::DTYPE);
     }
     on_every_device!("pow_shortcuts_match_pow", |dev| {
         floats::<f32, _>(&dev);

@@ -833,6 +833,11 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                             let _ = layer.load_state_dict_with(&state, false);
                         }
                     }
+                    if u % 5 == 2 {
+                        // A frozen (or frozen and thawed) layer.
+                        layer.requires_grad_(false)?;
+                        if gates == 1 { layer.requires_grad_(true)?; }
+                    }
                     if u % 4 == 3 {
                         // Module hooks whose replacements are hostile tensors (other shapes,
                         // non-finite values), forward and backward.
@@ -987,6 +992,7 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         _ => Box::new(Adam::adamw(ps, e1)),
                     };
                     opt.step()?;
+                    if u % 5 == 4 { p.clone().requires_grad_(false)?; } // frozen: skipped
                     opt.step()?;
                     // A hostile state: the buffers or the step replaced by an input.
                     let mut m: std::collections::BTreeMap<String, DynTensor> = opt.state_dict()?.into_iter().collect();

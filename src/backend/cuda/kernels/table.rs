@@ -136,7 +136,10 @@ impl Module {
                         instance(mac, root, d, d, d.float_of())
                     }));
                 }
-                for root in unary::same_ops::NAMES {
+                for root in unary::same_ops::NAMES
+                    .iter()
+                    .chain(unary::HIDDEN_SAME_NAMES)
+                {
                     v.extend(numeric().map(|d| instance("UNARY", root, d, d, d)));
                 }
             }
