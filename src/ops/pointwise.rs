@@ -167,7 +167,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     pub fn try_dist(&self, other: &Self, p: f64) -> Result<Tensor<FloatOf<T>, D>> {
         crate::shape::broadcast_shapes("dist", self.shape(), other.shape())?;
         let d = if const { T::DTYPE.is_float() } {
-            self.try_sub(other)?.try_cast::<FloatOf<T>>()?
+            crate::ops::converted::<T, FloatOf<T>, D>(&self.try_sub(other)?)?
         } else {
             // Integer differences in the float type, so that they cannot wrap.
             self.try_cast::<FloatOf<T>>()?

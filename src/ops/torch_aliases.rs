@@ -85,7 +85,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// When the output cannot be allocated.
     pub fn try_isinf(&self) -> Result<Tensor<bool, D>> {
         // Integers cast to their float type are finite, so one path serves every dtype.
-        self.try_cast::<FloatOf<T>>()?.try_is_inf()
+        crate::ops::converted::<T, FloatOf<T>, D>(self)?.try_is_inf()
     }
 
     /// True where the element is neither NaN nor ±inf (PyTorch `isfinite`).
@@ -128,7 +128,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// # Errors
     /// When the output cannot be allocated.
     pub fn try_angle(&self) -> Result<Tensor<FloatOf<T>, D>> {
-        let x = self.try_cast::<FloatOf<T>>()?;
+        let x = crate::ops::converted::<T, FloatOf<T>, D>(self)?;
         let zero = x.try_zeros_like()?.detach();
         let below = x.try_lt(&zero)?;
         let pi = zero.try_add_scalar(FloatOf::<T>::from_f64(std::f64::consts::PI))?;

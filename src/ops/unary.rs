@@ -629,7 +629,8 @@ macro_rules! float_exponent {
         impl<T: NumElement, D: Backend> PowExponent<T, D> for $e {
             type Output = FloatOf<T>;
             fn pow(self, t: &Tensor<T, D>) -> Result<Tensor<FloatOf<T>, D>> {
-                let f = t.try_cast::<FloatOf<T>>()?;
+                // A float tensor is used as it is (a cast to its own type would copy it).
+                let f = crate::ops::converted::<T, FloatOf<T>, D>(t)?;
                 let out = match pow_shortcut(&f, self as f64)? {
                     Some(out) => out,
                     None => D::scalar::<FloatOf<T>, PowOp>(&f, <FloatOf<T>>::from_f64(self as f64), false)?,
