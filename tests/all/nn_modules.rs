@@ -779,3 +779,86 @@ fn frozen_layers_are_skipped_and_thawed() {
         assert_ne!(host_f64s(&ps[0]), before[0]);
     });
 }
+
+#[test]
+fn embedding_options_and_pretrained() {
+    use typed_tensor::nn::EmbeddingOptions;
+    use typed_tensor::optim::{Adam, Optimizer};
+    on_every_device!("embedding_options_and_pretrained", |dev| {
+        let ids = Tensor::<i64>::from_vec(vec![4, 1, 4, 2], [2, 2])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        // padding_idx -1 is row 4: zero at the start, and no gradient through its lookups.
+        let pad = EmbeddingOptions {
+            padding_idx: Some(-1),
+            ..Default::default()
+        };
+        let e = Embedding::<f32, _>::with_options(5, 3, pad, &dev).unwrap();
+        let w = host_f64s(&e.weight);
+        assert_eq!(w[12..], [0.0; 3]);
+        assert!(w[..12].iter().all(|&v| v != 0.0));
+        let y = e.forward(&ids).unwrap();
+        assert_eq!(y.dims(), [2, 2, 3]);
+        y.mul_scalar(2.0).sum(&[], false).backward();
+        let g = host_f64s(&e.weight.grad_tensor().unwrap());
+        let want: Vec<f64> = [0.0, 2.0, 2.0, 0.0, 0.0]
+            .iter()
+            .flat_map(|&r| [r; 3])
+            .collect();
+        assert_eq!(g, want);
+        // max_norm renormalises the rows looked up, in the weight.
+        let big = EmbeddingOptions {
+            max_norm: Some(1.0),
+            ..Default::default()
+        };
+        let table = Tensor::<f32>::from_vec(vec![3.0, 4.0, 0.3, 0.4], [2, 2])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let r = Embedding::from_pretrained(&table, false, big).unwrap();
+        let first = Tensor::<i64>::zeros([1]).unwrap().to_device(&dev).unwrap();
+        r.forward(&first).unwrap();
+        assert_close(&host_f64s(&r.weight)[..2], &[0.6, 0.8], 1e-6);
+        assert_eq!(host_f64s(&table)[..2], host_f64s(&r.weight)[..2]); // shared storage
+        // from_pretrained with freeze: not trained, even by an optimizer that holds it,
+        // until thawed.
+        let glove = Tensor::<f32>::from_vec((0..15).map(|i| i as f32 * 0.1).collect(), [5, 3])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let f = Embedding::from_pretrained(&glove, true, Default::default()).unwrap();
+        assert_eq!(f.named_parameters().len(), 1);
+        let mut opt = Adam::new(f.parameters(), 0.1);
+        let y = f.forward(&ids).unwrap();
+        assert!(!y.requires_grad());
+        assert_eq!(host_f64s(&y)[..3], host_f64s(&glove)[12..]);
+        opt.step().unwrap();
+        assert_eq!(host_f64s(&f.weight), host_f64s(&glove));
+        f.requires_grad_(true).unwrap();
+        f.forward(&ids).unwrap().sum(&[], false).backward();
+        opt.step().unwrap();
+        assert_ne!(
+            host_f64s(&f.weight)[3..6],
+            [0.3f32 as f64, 0.4f32 as f64, 0.5f32 as f64]
+        );
+        assert_eq!(host_f64s(&f.weight)[..3], host_f64s(&glove)[..3]); // row 0 not looked up
+        // Refusals, naming what is wrong.
+        let err = |r: typed_tensor::Result<Embedding<f32, _>>| r.err().unwrap().to_string();
+        for p in [5, -6] {
+            let o = EmbeddingOptions {
+                padding_idx: Some(p),
+                ..Default::default()
+            };
+            assert!(err(Embedding::with_options(5, 3, o, &dev)).contains(&p.to_string()));
+            assert!(err(Embedding::from_pretrained(&glove, true, o)).contains("Embedding"));
+        }
+        let nan = EmbeddingOptions {
+            max_norm: Some(f64::NAN),
+            ..Default::default()
+        };
+        assert!(err(Embedding::with_options(5, 3, nan, &dev)).contains("max_norm"));
+        let flat = glove.reshape([15]);
+        assert!(err(Embedding::from_pretrained(&flat, true, Default::default())).contains("2-d"));
+    });
+}

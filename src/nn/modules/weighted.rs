@@ -52,6 +52,8 @@ impl<T: FloatElement, D: Backend> Module<T, D> for Linear<T, D> {
 pub struct Embedding<T: FloatElement, D: Backend> {
     /// `(num_embeddings, embedding_dim)`.
     pub weight: Tensor<T, D>,
+    /// `padding_idx` and `max_norm`, applied by every `forward` (none by default).
+    pub options: nn::EmbeddingOptions,
 }
 
 impl<T: FloatElement, D: Backend> Embedding<T, D> {
@@ -60,18 +62,123 @@ impl<T: FloatElement, D: Backend> Embedding<T, D> {
     /// # Errors
     /// Allocation failure.
     pub fn new(num_embeddings: usize, embedding_dim: usize, device: &D) -> Result<Self> {
+        Self::with_options(num_embeddings, embedding_dim, Default::default(), device)
+    }
+
+    /// [`Embedding::new`] with PyTorch's `padding_idx` and `max_norm` (PyTorch
+    /// `nn.Embedding(n, dim, padding_idx, max_norm, norm_type)`): the `padding_idx` row starts
+    /// at zero and its lookups pass no gradient back; see [`nn::embedding_with`].
+    ///
+    /// ```
+    /// use typed_tensor::nn::{EmbeddingOptions, modules::Embedding};
+    /// use typed_tensor::prelude::*;
+    /// let pad = EmbeddingOptions { padding_idx: Some(0), ..Default::default() };
+    /// let e = Embedding::<f32, Cpu>::with_options(5, 3, pad, &Cpu)?;
+    /// let y = e.forward(&Tensor::from_vec(vec![0, 2], [2])?)?;
+    /// assert_eq!(y.to_vec()[..3], [0.0; 3]);
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Index` for a `padding_idx` outside `-num_embeddings..num_embeddings`;
+    /// `InvalidArgument` for a negative or NaN `max_norm`; allocation failure.
+    pub fn with_options(
+        num_embeddings: usize,
+        embedding_dim: usize,
+        options: nn::EmbeddingOptions,
+        device: &D,
+    ) -> Result<Self> {
         let shape = [num_embeddings, embedding_dim];
-        Ok(Embedding {
-            weight: param(&shape, device, |t| init::normal_(t, 0.0, 1.0))?,
-        })
+        let pad = padding_row(&options, num_embeddings, &shape)?;
+        let weight = param(&shape, device, |t| {
+            init::normal_(t, 0.0, 1.0)?;
+            match pad {
+                Some(row) => t.narrow(0, row, 1)?.fill_(T::from_f64(0.0)),
+                None => Ok(()),
+            }
+        })?;
+        Ok(Embedding { weight, options })
+    }
+
+    /// A layer whose weight is `embeddings` (PyTorch `nn.Embedding.from_pretrained`): the
+    /// storage is shared, not copied (a broadcast view is copied, as
+    /// [`Tensor::set_requires_grad`] does), and with `freeze` the weight is frozen, so it is
+    /// not trained until `requires_grad_(true)` thaws it. The `padding_idx` row is left as it
+    /// is, as PyTorch leaves it.
+    ///
+    /// ```
+    /// use typed_tensor::nn::modules::{Embedding, Parameters};
+    /// use typed_tensor::prelude::*;
+    /// let glove = Tensor::<f32>::from_vec(vec![0.5, -1.0, 2.0, 0.25], [2, 2])?;
+    /// let e = Embedding::from_pretrained(&glove, true, Default::default())?;
+    /// let y = e.forward(&Tensor::from_vec(vec![1], [1])?)?;
+    /// assert_eq!((y.to_vec(), y.requires_grad()), (vec![2.0, 0.25], false));
+    /// e.requires_grad_(true)?; // fine-tune it after all
+    /// assert!(e.forward(&Tensor::from_vec(vec![1], [1])?)?.requires_grad());
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when `embeddings` is not 2-d, or for a negative or NaN `max_norm`;
+    /// `Index` for a `padding_idx` outside `-num_embeddings..num_embeddings`; allocation
+    /// failure.
+    pub fn from_pretrained(
+        embeddings: &Tensor<T, D>,
+        freeze: bool,
+        options: nn::EmbeddingOptions,
+    ) -> Result<Self> {
+        if embeddings.ndim() != 2 {
+            return Err(Error::InvalidArgument {
+                op: "Embedding::from_pretrained",
+                msg: format!(
+                    "the embeddings must be 2-d (num_embeddings, embedding_dim), got shape {}",
+                    embeddings.shape()
+                ),
+            });
+        }
+        padding_row(&options, embeddings.dims()[0], embeddings.dims())?;
+        let mut weight = embeddings.detach().with_requires_grad(true)?;
+        if freeze {
+            weight.requires_grad_(false)?;
+        }
+        Ok(Embedding { weight, options })
     }
 
     /// The rows at `indices`: shape `indices.shape + [embedding_dim]`.
     ///
     /// # Errors
-    /// As [`nn::embedding`] (indices out of range, ...).
+    /// As [`nn::embedding_with`] (indices out of range, ...).
     pub fn forward(&self, indices: &Tensor<i64, D>) -> Result<Tensor<T, D>> {
-        nn::embedding(indices, &self.weight)
+        nn::embedding_with(indices, &self.weight, self.options)
+    }
+}
+
+/// The row `options.padding_idx` names (negative from the end), checked as PyTorch's
+/// constructor checks it, with `max_norm`.
+fn padding_row(options: &nn::EmbeddingOptions, n: usize, shape: &[usize]) -> Result<Option<usize>> {
+    if let Some(max) = options.max_norm.filter(|m| m.is_nan() || *m < 0.0) {
+        return Err(Error::InvalidArgument {
+            op: "Embedding",
+            msg: format!("max_norm must be non-negative, got {max}"),
+        });
+    }
+    let Some(p) = options.padding_idx else {
+        return Ok(None);
+    };
+    let row = if p < 0 {
+        p.checked_add(n as i64)
+    } else {
+        Some(p)
+    };
+    match row.filter(|&r| (0..n as i64).contains(&r)) {
+        Some(r) => Ok(Some(r as usize)),
+        None => Err(Error::Index {
+            op: "Embedding",
+            index: p,
+            dim: 0,
+            size: n,
+            shape: crate::shape::Shape::new(shape.to_vec()),
+        }),
     }
 }
 

@@ -543,7 +543,12 @@ fn run(g: &mut G, k: usize) -> (String, Vec<DynTensor>, bool, Box<dyn FnOnce(&mu
                         // Renormalises rows of a deep copy (the fuzzer checks its inputs stay unchanged).
                         let w2 = w.try_deep_copy().unwrap();
                         let o = nn::EmbeddingOptions { padding_idx: (u % 2 == 0).then_some(g_u(u) as i64 % 7 - 3), max_norm: (u % 3 == 0).then_some(e), norm_type: [1.0, 2.0, f64::INFINITY, 0.5][u % 4] };
-                        nn::embedding_with(&t, &w2, o)
+                        match u % 5 {
+                            // The layer: hostile sizes and options, or a hostile table, frozen or not.
+                            3 => nn::modules::Embedding::with_options(g_u(u) % 9, u % 4, o, &Cpu).and_then(|m| m.forward(&t)),
+                            4 => nn::modules::Embedding::from_pretrained(&w2, u % 2 == 0, o).and_then(|m| m.forward(&t)),
+                            _ => nn::embedding_with(&t, &w2, o),
+                        }
                     }
                     41 | 42 => {
                         // Multi-head attention with x as query, key and value, w as the packed
