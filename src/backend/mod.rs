@@ -103,6 +103,19 @@ pub trait Backend: RawDevice {
         a: &Tensor<T, Self>,
         b: &Tensor<T, Self>,
     ) -> Result<Tensor<T, Self>>;
+    /// `inputs` joined along `axis` into a new tensor of shape `dims` in one pass, the caller
+    /// having checked that the shapes fit (every dimension but `axis` equal, `dims` their
+    /// join). `None` where this device has no such kernel or the layouts do not suit it; the
+    /// caller then copies input by input into views of the output. Records no graph.
+    #[doc(hidden)]
+    fn concat<T: Element>(
+        inputs: &[&Tensor<T, Self>],
+        axis: usize,
+        dims: &[usize],
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (inputs, axis, dims);
+        Ok(None)
+    }
 
     // ---- element-wise ---------------------------------------------------------------------
 

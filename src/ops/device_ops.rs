@@ -185,15 +185,21 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         }
         let shapes: Vec<&Shape> = tensors.iter().map(|t| t.shape()).collect();
         let dims = concat_dims(&shapes, ax)?;
-        // The inputs' slices cover the output along `ax`, so every element is written (an
-        // `Err` drops the output unread).
-        let out = Self::for_overwrite_on(dims, &first.device)?;
-        let mut off = 0;
-        for t in tensors {
-            let n = t.dims()[ax];
-            out.narrow(ax as i64, off, n)?.copy_from(t)?;
-            off += n;
-        }
+        let out = match D::concat(tensors, ax, &dims)? {
+            Some(out) => out,
+            None => {
+                // The inputs' slices cover the output along `ax`, so every element is
+                // written (an `Err` drops the output unread).
+                let out = Self::for_overwrite_on(dims, &first.device)?;
+                let mut off = 0;
+                for t in tensors {
+                    let n = t.dims()[ax];
+                    out.narrow(ax as i64, off, n)?.copy_from(t)?;
+                    off += n;
+                }
+                out
+            }
+        };
         let inputs: Vec<&dyn crate::autograd::Tracked> = tensors
             .iter()
             .map(|t| *t as &dyn crate::autograd::Tracked)

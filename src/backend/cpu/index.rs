@@ -12,6 +12,63 @@ use crate::shape::{Layout, Shape, Strides};
 use crate::tensor::{Tensor, read};
 
 impl Cpu {
+    /// `concat` of contiguous inputs in one pass over the output: each output row (the
+    /// elements before `axis` fixed) is the inputs' rows one after another, copied with
+    /// `memcpy`, the output split across threads into equal parts (mid-row when there are
+    /// few rows). Copying input by input into strided views of the output was one pass (and
+    /// one wake-up of the pool) per input. `None` when an input is not contiguous or the
+    /// output is empty.
+    pub(crate) fn cpu_concat<T: Element>(
+        inputs: &[&Tensor<T, Cpu>],
+        axis: usize,
+        dims: &[usize],
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        const OP: &str = "concat";
+        let shape = Shape::new(dims.to_vec());
+        let len = shape.checked_numel(OP, T::SIZE)?;
+        if len == 0 || !inputs.iter().all(|t| t.is_contiguous()) {
+            return Ok(None);
+        }
+        // The checked shapes make every count below fit: `outer · row == len`.
+        let outer: usize = dims[..axis].iter().product();
+        let row = len / outer;
+        let widths: Vec<usize> = inputs.iter().map(|t| t.numel() / outer).collect();
+        let guards = inputs
+            .iter()
+            .map(|t| read(OP, &t.storage))
+            .collect::<Result<Vec<_>>>()?;
+        let srcs: Vec<&[T]> = (guards.iter().zip(inputs))
+            .map(|(g, t)| &g[t.layout.offset..t.layout.offset + t.numel()])
+            .collect();
+        // The inputs' starts within an output row.
+        let starts: Vec<usize> = (widths.iter())
+            .scan(0, |at, &w| {
+                *at += w;
+                Some(*at - w)
+            })
+            .collect();
+        // Every element is written below: the parts cover the output, and each part is
+        // filled run by run (a run: one input's piece of one row, or the part's share of it).
+        let mut buf = AlignedBuf::<T>::for_overwrite(OP, len)?;
+        strided::par_out(&mut buf, |start, part| {
+            let mut done = 0;
+            while done < part.len() {
+                let p = start + done;
+                let (r, c) = (p / row, p % row);
+                // The last input starting at or before column `c < row`: it has elements (an
+                // input of width 0 starts where the next one does, and the last input ends at
+                // `row`), so `n > 0`.
+                let i = starts.partition_point(|&s| s <= c) - 1;
+                let (w, from) = (widths[i], c - starts[i]);
+                let n = (w - from).min(part.len() - done);
+                let src = &srcs[i][r * w + from..r * w + from + n];
+                part[done..done + n].copy_from_slice(src);
+                done += n;
+            }
+        });
+        Ok(Some(Tensor::from_buf(buf, shape)))
+    }
+
     pub(crate) fn cpu_select<T: Element>(
         s: &Shape,
         cond: &Tensor<bool, Cpu>,

@@ -196,6 +196,13 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         reduce::cpu_logsumexp(x, mask, keepdim)
     }
+    fn concat<T: Element>(
+        inputs: &[&Tensor<T, Cpu>],
+        axis: usize,
+        dims: &[usize],
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        Cpu::cpu_concat(inputs, axis, dims)
+    }
     fn sum_squares<T: Element>(
         x: &Tensor<T, Cpu>,
         mask: &[bool],
