@@ -74,6 +74,46 @@ impl Default for EmbeddingOptions {
     }
 }
 
+impl EmbeddingOptions {
+    /// The row `padding_idx` names (negative from the end) in a table of `n` rows, after
+    /// checking it and `max_norm` as PyTorch does.
+    ///
+    /// # Errors
+    /// `Index` for a `padding_idx` outside `-n..n`; `InvalidArgument` for a negative or NaN
+    /// `max_norm`.
+    pub(crate) fn checked_padding(
+        &self,
+        op: &'static str,
+        n: usize,
+        shape: &crate::shape::Shape,
+    ) -> Result<Option<usize>> {
+        if let Some(max) = self.max_norm.filter(|m| m.is_nan() || *m < 0.0) {
+            return Err(Error::InvalidArgument {
+                op,
+                msg: format!("max_norm must be non-negative, got {max}"),
+            });
+        }
+        let Some(p) = self.padding_idx else {
+            return Ok(None);
+        };
+        let row = if p < 0 {
+            p.checked_add(n as i64)
+        } else {
+            Some(p)
+        };
+        match row.filter(|&r| (0..n as i64).contains(&r)) {
+            Some(r) => Ok(Some(r as usize)),
+            None => Err(Error::Index {
+                op,
+                index: p,
+                dim: 0,
+                size: n,
+                shape: shape.clone(),
+            }),
+        }
+    }
+}
+
 /// [`embedding`] with PyTorch's `padding_idx` and `max_norm` (PyTorch `embedding`): lookups of
 /// `padding_idx` add nothing to the weight's gradient, and with `max_norm` the rows looked up
 /// are renormalised in the weight itself before the lookup, unrecorded, as PyTorch does
@@ -102,35 +142,8 @@ pub fn embedding_with<T: FloatElement, D: Backend>(
     let op = "embedding";
     check(indices, weight)?;
     let n = weight.dims()[0];
-    let pad = match opts.padding_idx {
-        Some(p) => {
-            let at = if p < 0 {
-                p.checked_add(n as i64)
-            } else {
-                Some(p)
-            };
-            match at.filter(|&a| (0..n as i64).contains(&a)) {
-                Some(a) => Some(a),
-                None => {
-                    return Err(Error::Index {
-                        op,
-                        index: p,
-                        dim: 0,
-                        size: n,
-                        shape: weight.shape().clone(),
-                    });
-                }
-            }
-        }
-        None => None,
-    };
+    let pad = opts.checked_padding(op, n, weight.shape())?;
     if let Some(max) = opts.max_norm {
-        if max.is_nan() || max < 0.0 {
-            return Err(Error::InvalidArgument {
-                op,
-                msg: format!("max_norm must be non-negative, got {max}"),
-            });
-        }
         renorm_rows(indices, weight, max, opts.norm_type)?;
     }
     let rows = lookup(indices, weight)?;
@@ -138,7 +151,7 @@ pub fn embedding_with<T: FloatElement, D: Backend>(
         return Ok(rows);
     };
     // The padding lookups read the detached rows: the same values, no gradient.
-    let at_pad = indices.try_eq_scalar(pad)?.unsqueeze(-1)?;
+    let at_pad = indices.try_eq_scalar(pad as i64)?.unsqueeze(-1)?;
     Tensor::try_where(&at_pad, &rows.detach(), &rows)
 }
 

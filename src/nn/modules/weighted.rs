@@ -89,7 +89,8 @@ impl<T: FloatElement, D: Backend> Embedding<T, D> {
         device: &D,
     ) -> Result<Self> {
         let shape = [num_embeddings, embedding_dim];
-        let pad = padding_row(&options, num_embeddings, &shape)?;
+        let dims = crate::shape::Shape::new(shape.to_vec());
+        let pad = options.checked_padding("Embedding", num_embeddings, &dims)?;
         let weight = param(&shape, device, |t| {
             init::normal_(t, 0.0, 1.0)?;
             match pad {
@@ -136,7 +137,7 @@ impl<T: FloatElement, D: Backend> Embedding<T, D> {
                 ),
             });
         }
-        padding_row(&options, embeddings.dims()[0], embeddings.dims())?;
+        options.checked_padding("Embedding", embeddings.dims()[0], embeddings.shape())?;
         let mut weight = embeddings.detach().with_requires_grad(true)?;
         if freeze {
             weight.requires_grad_(false)?;
@@ -150,35 +151,6 @@ impl<T: FloatElement, D: Backend> Embedding<T, D> {
     /// As [`nn::embedding_with`] (indices out of range, ...).
     pub fn forward(&self, indices: &Tensor<i64, D>) -> Result<Tensor<T, D>> {
         nn::embedding_with(indices, &self.weight, self.options)
-    }
-}
-
-/// The row `options.padding_idx` names (negative from the end), checked as PyTorch's
-/// constructor checks it, with `max_norm`.
-fn padding_row(options: &nn::EmbeddingOptions, n: usize, shape: &[usize]) -> Result<Option<usize>> {
-    if let Some(max) = options.max_norm.filter(|m| m.is_nan() || *m < 0.0) {
-        return Err(Error::InvalidArgument {
-            op: "Embedding",
-            msg: format!("max_norm must be non-negative, got {max}"),
-        });
-    }
-    let Some(p) = options.padding_idx else {
-        return Ok(None);
-    };
-    let row = if p < 0 {
-        p.checked_add(n as i64)
-    } else {
-        Some(p)
-    };
-    match row.filter(|&r| (0..n as i64).contains(&r)) {
-        Some(r) => Ok(Some(r as usize)),
-        None => Err(Error::Index {
-            op: "Embedding",
-            index: p,
-            dim: 0,
-            size: n,
-            shape: crate::shape::Shape::new(shape.to_vec()),
-        }),
     }
 }
 
