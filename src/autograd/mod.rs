@@ -18,6 +18,7 @@
 //! # Ok::<(), typed_tensor::Error>(())
 //! ```
 
+mod anomaly;
 mod check;
 mod function;
 mod functional;
@@ -30,6 +31,7 @@ mod version;
 use version::Registration;
 pub(crate) use version::bump;
 
+pub use anomaly::{detect_anomaly, is_anomaly_enabled, set_detect_anomaly};
 pub use check::{gradcheck, gradgradcheck};
 pub(crate) use function::linear;
 pub use function::{checkpoint, custom};
@@ -98,6 +100,23 @@ pub fn enable_grad<R>(f: impl FnOnce() -> R) -> R {
         prev: ENABLED.with(|e| e.replace(true)),
     };
     f()
+}
+
+/// Runs `f` with recording on or off on this thread (PyTorch `with
+/// torch.set_grad_enabled(mode):`, as in `set_grad_enabled(phase == Train, ...)`): [`enable_grad`]
+/// or [`no_grad`]. The previous mode is restored afterwards, also on a panic.
+///
+/// ```
+/// use typed_tensor::autograd::set_grad_enabled;
+/// use typed_tensor::prelude::*;
+/// let w = Tensor::<f32>::ones([2])?.with_requires_grad(true)?;
+/// let training = false;
+/// let y = set_grad_enabled(training, || w.try_mul_scalar(2.0))?;
+/// assert!(!y.requires_grad());
+/// # Ok::<(), typed_tensor::Error>(())
+/// ```
+pub fn set_grad_enabled<R>(enabled: bool, f: impl FnOnce() -> R) -> R {
+    if enabled { enable_grad(f) } else { no_grad(f) }
 }
 
 /// Recording is off on this thread while the guard lives (the guard form of [`no_grad`]).
@@ -590,6 +609,9 @@ fn run_backward(
         } else {
             apply(&node.op, g, saved, &needs)?
         };
+        if anomaly::is_anomaly_enabled() {
+            anomaly::check(node.op.name(), &grads)?;
+        }
         if !retain_graph {
             *slot = None;
         }

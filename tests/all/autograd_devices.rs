@@ -204,3 +204,63 @@ fn rules_on_every_device() {
         Err(e) => println!("gradchecks on CUDA skipped: {e}"),
     }
 }
+
+/// `detect_anomaly` stops backward at the first rule that returns a NaN, naming it, on every
+/// device; without it the NaN reaches the leaf. A clean graph gives the same gradients with
+/// and without it. `set_grad_enabled` picks recording either way, also inside `no_grad`.
+#[test]
+fn anomaly_detection_and_set_grad_enabled() {
+    use crate::common::host_f64s;
+    use typed_tensor::autograd::{
+        detect_anomaly, is_anomaly_enabled, no_grad, set_detect_anomaly, set_grad_enabled,
+    };
+    on_every_device!("anomaly_detection_and_set_grad_enabled", |dev| {
+        let x = Tensor::<f32>::from_vec(vec![0.0, 4.0, 9.0], [3])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        // 0 · sqrt(x): sqrt's rule gives 0 / (2 · 0) = NaN at x = 0.
+        let loss = || {
+            x.sqrt()
+                .mul_scalar(0.0)
+                .add_scalar(1.0)
+                .log()
+                .sum(&[], false)
+        };
+        assert!(!is_anomaly_enabled());
+        let e = detect_anomaly(|| loss().try_backward())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`sqrt`") && e.contains("input 0") && e.contains("NaN"),
+            "{e}"
+        );
+        assert!(!is_anomaly_enabled());
+        assert_eq!(host_f64s(&x.grad_tensor().unwrap()), [0.0; 3]); // stopped before the leaf
+        loss().backward();
+        let g = host_f64s(&x.grad_tensor().unwrap());
+        assert!(g[0].is_nan() && g[1] == 0.0, "{g:?}");
+        // A clean graph: the same gradients either way.
+        let w = Tensor::<f32>::from_vec(vec![0.5, -1.5, 2.0], [3])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap()
+            .with_requires_grad(true)
+            .unwrap();
+        let clean = || w.tanh().mul(&w).sum(&[], false);
+        clean().backward();
+        let plain = host_f64s(&w.grad_tensor().unwrap());
+        w.zero_grad().unwrap();
+        set_detect_anomaly(true);
+        assert!(is_anomaly_enabled());
+        clean().try_backward().unwrap();
+        set_detect_anomaly(false);
+        assert_eq!(host_f64s(&w.grad_tensor().unwrap()), plain);
+        // set_grad_enabled.
+        assert!(!set_grad_enabled(false, || w.mul_scalar(2.0)).requires_grad());
+        assert!(no_grad(|| set_grad_enabled(true, || w.mul_scalar(2.0))).requires_grad());
+        assert!(!no_grad(|| w.mul_scalar(2.0)).requires_grad());
+    });
+}
