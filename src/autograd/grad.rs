@@ -151,3 +151,57 @@ fn gradients<T: FloatElement, D: Backend>(
         .map(|g| g.map(take::<T, D>).transpose())
         .collect()
 }
+
+impl<T: FloatElement, D: Backend> Tensor<T, D> {
+    /// [`Tensor::try_backward`] that adds gradients into the buffers of `inputs` only
+    /// (PyTorch `loss.backward(inputs=[...])`): every other leaf's buffer is left as it is,
+    /// and only the part of the graph between this result and `inputs` runs. Each input's
+    /// post-accumulate hooks run after its buffer is updated; an input given twice is added to
+    /// once. With `retain_graph` the graph stays for another pass.
+    ///
+    /// ```
+    /// use typed_tensor::prelude::*;
+    /// let g = Tensor::<f32>::from_vec(vec![2.0], [1])?.with_requires_grad(true)?;
+    /// let d = Tensor::<f32>::from_vec(vec![3.0], [1])?.with_requires_grad(true)?;
+    /// let loss = g.mul(&d).sum(&[], false);
+    /// loss.try_backward_inputs(&[&g], false)?; // the generator's step only
+    /// assert_eq!((g.grad_tensor().unwrap().to_vec(), d.grad_tensor().unwrap().to_vec()), (vec![3.0], vec![0.0]));
+    /// # Ok::<(), typed_tensor::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` when this tensor has more than one element, does not require grad,
+    /// or its graph was freed, or when an input is not a leaf that requires grad (naming
+    /// its position); any error of a backward rule or hook. No buffer is written when the
+    /// pass fails before the gradients are added.
+    pub fn try_backward_inputs(&self, inputs: &[&Tensor<T, D>], retain_graph: bool) -> Result<()> {
+        for (i, x) in inputs.iter().enumerate() {
+            if !(x.is_leaf() && x.requires_grad()) {
+                return Err(Error::InvalidArgument {
+                    op: "backward",
+                    msg: format!(
+                        "input {i} (shape {}) must be a leaf that requires grad to receive a gradient; use autograd::grad for intermediate results",
+                        x.shape()
+                    ),
+                });
+            }
+        }
+        let grads = super::grad(self, inputs, retain_graph)?;
+        let mut done: Vec<u64> = Vec::with_capacity(inputs.len());
+        for (x, g) in inputs.iter().zip(grads) {
+            let (Some(node), Some(g)) = (x.graph_node(), g) else {
+                continue;
+            };
+            if done.contains(&node.id) {
+                continue;
+            }
+            done.push(node.id);
+            let mut buf = x
+                .grad_tensor()
+                .expect("a leaf that requires grad has a buffer");
+            super::no_grad(|| buf.add_(&g))?;
+            super::hooks::run_post(node)?;
+        }
+        Ok(())
+    }
+}

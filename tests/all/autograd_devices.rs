@@ -264,3 +264,55 @@ fn anomaly_detection_and_set_grad_enabled() {
         assert!(!no_grad(|| w.mul_scalar(2.0)).requires_grad());
     });
 }
+
+/// `backward` into chosen leaves only (PyTorch `backward(inputs=...)`), on every device.
+#[test]
+fn backward_into_chosen_inputs() {
+    use crate::common::host_f64s;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    on_every_device!("backward_into_chosen_inputs", |dev| {
+        let leaf = |v: Vec<f32>| {
+            let n = v.len();
+            Tensor::<f32>::from_vec(v, [n])
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap()
+        };
+        let (a, b) = (leaf(vec![1.0, -2.0]), leaf(vec![3.0, 0.5]));
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let _h = a
+            .register_post_accumulate_grad_hook(move |_| {
+                c.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .unwrap();
+        let loss = || a.mul(&b).add(&a.square()).sum(&[], false);
+        // Given twice, added once; b untouched.
+        loss().try_backward_inputs(&[&a, &a], false).unwrap();
+        assert_eq!(host_f64s(&a.grad_tensor().unwrap()), [5.0, -3.5]); // b + 2a
+        assert_eq!(host_f64s(&b.grad_tensor().unwrap()), [0.0, 0.0]);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        // Accumulates, as backward does; retain_graph keeps the graph for a second pass.
+        let l = loss();
+        l.try_backward_inputs(&[&b], true).unwrap();
+        l.try_backward_inputs(&[&b], false).unwrap();
+        assert_eq!(host_f64s(&b.grad_tensor().unwrap()), [2.0, -4.0]);
+        assert!(l.try_backward_inputs(&[&b], false).is_err()); // freed
+        // Refusals: a recorded result, a frozen leaf, a tensor without grad.
+        let h = a.mul_scalar(2.0);
+        let e = loss()
+            .try_backward_inputs(&[&b, &h], false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("input 1") && e.contains("leaf"), "{e}");
+        let mut frozen = b.clone();
+        frozen.requires_grad_(false).unwrap();
+        assert!(loss().try_backward_inputs(&[&b], false).is_err());
+        frozen.requires_grad_(true).unwrap();
+        assert_eq!(host_f64s(&b.grad_tensor().unwrap()), [2.0, -4.0]);
+    });
+}
