@@ -53,9 +53,13 @@ pub fn detect_anomaly<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The `Err` for the first gradient in `grads` that holds a NaN, `grads` being what the
-/// rule of `op` returned for its inputs.
-pub(super) fn check(op: &str, grads: &[Option<Grad>]) -> Result<()> {
+/// `grads`, what the rule of `op` returned for its inputs, with deferred view gradients
+/// materialised (to be read; the pass would materialise them later anyway); the `Err` for
+/// the first that holds a NaN.
+pub(super) fn check(op: &str, grads: Vec<Option<Grad>>) -> Result<Vec<Option<Grad>>> {
+    let grads = (grads.into_iter())
+        .map(|g| g.map(super::resolve).transpose())
+        .collect::<Result<Vec<_>>>()?;
     for (i, g) in grads.iter().enumerate() {
         if let Some(g) = g
             && has_nan(g)?
@@ -68,7 +72,7 @@ pub(super) fn check(op: &str, grads: &[Option<Grad>]) -> Result<()> {
             });
         }
     }
-    Ok(())
+    Ok(grads)
 }
 
 fn has_nan(g: &Grad) -> Result<bool> {

@@ -609,9 +609,10 @@ fn run_backward(
         } else {
             apply(&node.op, g, saved, &needs)?
         };
-        if anomaly::is_anomaly_enabled() {
-            anomaly::check(node.op.name(), &grads)?;
-        }
+        let grads = match anomaly::is_anomaly_enabled() {
+            true => anomaly::check(node.op.name(), grads)?,
+            false => grads,
+        };
         if !retain_graph {
             *slot = None;
         }

@@ -1747,7 +1747,9 @@ fn main() {
                         for o in &outs {
                             if o.dtype().is_float() && !o.is_leaf() {
                                 let s = reduce_sum(o, &[], false).map_err(|e| format!("sum {e}"))?;
-                                s.backward().map_err(|e| format!("backward {e}"))?;
+                                // ANOMALY=1: NaN gradients stop backward with an Err naming the rule.
+                                let r = if std::env::var("ANOMALY").is_ok() { typed_tensor::autograd::detect_anomaly(|| s.backward()) } else { s.backward() };
+                                r.map_err(|e| format!("backward {e}"))?;
                             }
                         }
                         for t in &ins {
