@@ -2,7 +2,7 @@
 //! checks every gradient a rule returns and stops at the first one holding a NaN, naming the
 //! op, instead of letting the NaN spread into every leaf.
 
-use super::{Grad, mismatch};
+use super::{Grad, Node, mismatch};
 use crate::backend::Backend;
 use crate::device::{Cpu, Cuda};
 use crate::dtype::FloatElement;
@@ -29,7 +29,9 @@ pub fn set_detect_anomaly(enabled: bool) {
 /// Runs `f` with anomaly detection on for this thread (PyTorch `with
 /// torch.autograd.detect_anomaly():`): a backward pass inside it returns an `Err` naming the
 /// op whose gradient rule returned a NaN, and which of its inputs that gradient was for,
-/// instead of writing NaN into the leaves' gradients. Each check reads a flag back from the
+/// instead of writing NaN into the leaves' gradients; when the forward pass ran inside it
+/// too, the error shows where the failing op was recorded (a backtrace captured per recorded
+/// op, as PyTorch keeps the forward traceback). Each check reads a flag back from the
 /// device, so backward is slower (as in PyTorch). The previous mode is restored afterwards,
 /// also on a panic.
 ///
@@ -56,7 +58,7 @@ pub fn detect_anomaly<R>(f: impl FnOnce() -> R) -> R {
 /// `grads`, what the rule of `op` returned for its inputs, with deferred view gradients
 /// materialised (to be read; the pass would materialise them later anyway); the `Err` for
 /// the first that holds a NaN.
-pub(super) fn check(op: &str, grads: Vec<Option<Grad>>) -> Result<Vec<Option<Grad>>> {
+pub(super) fn check(node: &Node, grads: Vec<Option<Grad>>) -> Result<Vec<Option<Grad>>> {
     let grads = (grads.into_iter())
         .map(|g| g.map(super::resolve).transpose())
         .collect::<Result<Vec<_>>>()?;
@@ -67,7 +69,12 @@ pub(super) fn check(op: &str, grads: Vec<Option<Grad>>) -> Result<Vec<Option<Gra
             return Err(Error::InvalidArgument {
                 op: "backward",
                 msg: format!(
-                    "the gradient rule of `{op}` returned NaN values for its input {i} (detect_anomaly is on)"
+                    "the gradient rule of `{}` returned NaN values for its input {i} (detect_anomaly is on){}",
+                    node.name(),
+                    match &node.trace {
+                        Some(t) => format!("; the op was recorded at:\n{t}"),
+                        None => "; record the forward pass inside detect_anomaly too to see where the op was recorded".into(),
+                    }
                 ),
             });
         }

@@ -170,6 +170,9 @@ pub struct Node {
     /// Shared by every clone of the tensor, as a layer's parameter and the handles
     /// `parameters()` returns are one variable.
     frozen: std::sync::atomic::AtomicBool,
+    /// Where the op was recorded, when anomaly detection was on then (PyTorch's forward
+    /// traceback in an anomaly error).
+    trace: Option<Box<std::backtrace::Backtrace>>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -318,6 +321,8 @@ impl Node {
             hooks: Mutex::new(Vec::new()),
             saves_output,
             frozen: std::sync::atomic::AtomicBool::new(false),
+            trace: anomaly::is_anomaly_enabled()
+                .then(|| Box::new(std::backtrace::Backtrace::force_capture())),
         }
     }
 
@@ -610,7 +615,7 @@ fn run_backward(
             apply(&node.op, g, saved, &needs)?
         };
         let grads = match anomaly::is_anomaly_enabled() {
-            true => anomaly::check(node.op.name(), grads)?,
+            true => anomaly::check(&node, grads)?,
             false => grads,
         };
         if !retain_graph {

@@ -237,7 +237,16 @@ fn anomaly_detection_and_set_grad_enabled() {
             e.contains("`sqrt`") && e.contains("input 0") && e.contains("NaN"),
             "{e}"
         );
+        assert!(e.contains("recorded at:"), "{e}"); // the forward ran inside: its backtrace
         assert!(!is_anomaly_enabled());
+        let recorded_outside = loss();
+        let e = detect_anomaly(|| recorded_outside.try_backward())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`sqrt`") && e.contains("forward pass inside"),
+            "{e}"
+        );
         assert_eq!(host_f64s(&x.grad_tensor().unwrap()), [0.0; 3]); // stopped before the leaf
         loss().backward();
         let g = host_f64s(&x.grad_tensor().unwrap());
