@@ -75,18 +75,18 @@ impl Default for EmbeddingOptions {
 }
 
 impl EmbeddingOptions {
-    /// The row `padding_idx` names (negative from the end) in a table of `n` rows, after
+    /// The row `padding_idx` names (negative from the end) in a table of shape `dims`, after
     /// checking it and `max_norm` as PyTorch does.
     ///
     /// # Errors
-    /// `Index` for a `padding_idx` outside `-n..n`; `InvalidArgument` for a negative or NaN
+    /// `Index` for a `padding_idx` outside `-dims[0]..dims[0]`; `InvalidArgument` for a negative or NaN
     /// `max_norm`.
     pub(crate) fn checked_padding(
         &self,
         op: &'static str,
-        n: usize,
-        shape: &crate::shape::Shape,
+        dims: &[usize],
     ) -> Result<Option<usize>> {
+        let n = dims[0];
         if let Some(max) = self.max_norm.filter(|m| m.is_nan() || *m < 0.0) {
             return Err(Error::InvalidArgument {
                 op,
@@ -108,7 +108,7 @@ impl EmbeddingOptions {
                 index: p,
                 dim: 0,
                 size: n,
-                shape: shape.clone(),
+                shape: crate::shape::Shape::new(dims.to_vec()),
             }),
         }
     }
@@ -141,8 +141,7 @@ pub fn embedding_with<T: FloatElement, D: Backend>(
 ) -> Result<Tensor<T, D>> {
     let op = "embedding";
     check(indices, weight)?;
-    let n = weight.dims()[0];
-    let pad = opts.checked_padding(op, n, weight.shape())?;
+    let pad = opts.checked_padding(op, weight.dims())?;
     if let Some(max) = opts.max_norm {
         renorm_rows(indices, weight, max, opts.norm_type)?;
     }

@@ -111,10 +111,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adafactor<T, D> {
         let rho = self.lr.min(1.0 / step.sqrt());
         let eps1 = self.eps.0.unwrap_or(T::DTYPE.eps());
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, OP, self.maximize, 0.0)?;
                 if p.numel() == 0 {
                     continue;

@@ -159,10 +159,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adam<T, D> {
             step: self.lr / c1,
         };
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let grad = grad_of(p, "Adam::step")?;
                 let m = zeros_state(&mut self.m[i], p)?;
                 let v = zeros_state(&mut self.v[i], p)?;
@@ -254,10 +251,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adamax<T, D> {
         let (b1, b2) = self.betas;
         let c1 = 1.0 - b1.powf(self.t as f64);
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, "Adamax::step", self.maximize, self.weight_decay)?;
                 let m = state(&mut self.m[i], &g, 0.0)?;
                 ema(m, &g, b1)?;
@@ -344,10 +338,7 @@ impl<T: FloatElement, D: Backend> Optimizer for NAdam<T, D> {
         let grad_scale = self.lr * (1.0 - mu) / (1.0 - self.mu_product);
         let m_scale = self.lr * mu_next / (1.0 - self.mu_product * mu_next);
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = decayed_grad(
                     p,
                     "NAdam::step",
@@ -435,10 +426,7 @@ impl<T: FloatElement, D: Backend> Optimizer for RAdam<T, D> {
         let rho_inf = 2.0 / (1.0 - b2) - 1.0;
         let rho_t = rho_inf - 2.0 * t * b2.powf(t) / c2;
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = decayed_grad(
                     p,
                     "RAdam::step",

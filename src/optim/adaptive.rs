@@ -69,10 +69,7 @@ impl<T: FloatElement, D: Backend> Optimizer for RmsProp<T, D> {
             ],
         )?;
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, "RmsProp::step", self.maximize, self.weight_decay)?;
                 let v = state(&mut self.square_avg[i], &g, 0.0)?;
                 ema(v, &g.try_mul(&g)?, self.alpha)?;
@@ -162,10 +159,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adagrad<T, D> {
         self.t += 1;
         let clr = self.lr / (1.0 + (self.t - 1) as f64 * self.lr_decay);
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, "Adagrad::step", self.maximize, self.weight_decay)?;
                 let s = state(&mut self.sums[i], &g, self.initial_accumulator_value)?;
                 s.add_(&g.try_mul(&g)?)?;
@@ -227,10 +221,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Adadelta<T, D> {
         )?;
         let eps = acc::<T>(self.eps);
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, "Adadelta::step", self.maximize, self.weight_decay)?;
                 let v = state(&mut self.square_avg[i], &g, 0.0)?;
                 ema(v, &g.try_mul(&g)?, self.rho)?;

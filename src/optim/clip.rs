@@ -55,8 +55,8 @@ pub fn clip_grad_norm_<T: FloatElement, D: Backend>(
     }
     no_grad(|| {
         // Frozen parameters are left out, as PyTorch leaves out those without a gradient.
-        let grads = (params.iter().filter(|p| !p.is_frozen()))
-            .map(|p| grad_of(p, OP))
+        let grads = (super::trainable(params))
+            .map(|(_, p)| grad_of(p, OP))
             .collect::<Result<Vec<_>>>()?;
         if grads.is_empty() {
             return Tensor::scalar_on(T::from_f64(0.0), &params[0].device);
@@ -97,7 +97,7 @@ pub fn clip_grad_value_<T: FloatElement, D: Backend>(
     }
     let (lo, hi) = (T::from_f64(-clip_value), T::from_f64(clip_value));
     no_grad(|| {
-        for p in params.iter().filter(|p| !p.is_frozen()) {
+        for (_, p) in super::trainable(params) {
             grad_of(p, OP)?.clip_(lo, hi)?;
         }
         Ok(())

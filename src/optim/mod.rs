@@ -133,6 +133,15 @@ pub trait Optimizer {
     fn load_state_dict(&mut self, state: &BTreeMap<String, DynTensor>) -> Result<()>;
 }
 
+/// The parameters a step updates, with their positions (their state slots' indices): all
+/// but the frozen ones (`requires_grad_(false)`), which PyTorch's optimizers skip as having
+/// no gradient.
+fn trainable<T: FloatElement, D: Backend>(
+    params: &[Tensor<T, D>],
+) -> impl Iterator<Item = (usize, &Tensor<T, D>)> {
+    params.iter().enumerate().filter(|(_, p)| !p.is_frozen())
+}
+
 /// The gradient buffer of a parameter, or an `Err` saying it has none.
 fn grad_of<T: FloatElement, D: Backend>(
     p: &Tensor<T, D>,

@@ -61,10 +61,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Rprop<T, D> {
         self.t += 1;
         let c = |v: f64| acc::<T>(v);
         no_grad(|| {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, op, self.maximize, 0.0)?;
                 let prev = state(&mut self.prev[i], &g, 0.0)?;
                 let s = g.try_mul(prev)?.try_sign()?;
@@ -162,10 +159,7 @@ impl<T: FloatElement, D: Backend> Optimizer for Asgd<T, D> {
         self.t += 1;
         let (eta, mu) = (self.eta, self.mu);
         no_grad(|| -> Result<()> {
-            for (i, p) in self.params.iter().enumerate() {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
                 let g = step_grad(p, op, self.maximize, self.weight_decay)?;
                 let x = converted::<T, T::Acc, D>(p)?
                     .try_mul_scalar(acc::<T>(1.0 - self.lambd * eta))?

@@ -225,7 +225,7 @@ impl GradScaler {
         let found_inf = no_grad(|| {
             let mut writes = Vec::with_capacity(params.len());
             let mut finite: Option<Tensor<bool, D>> = None;
-            for p in params.iter().filter(|p| !p.is_frozen()) {
+            for (_, p) in super::trainable(params) {
                 let (g, u, ok) = unscaled(p, inv, OP)?;
                 finite = Some(match finite {
                     Some(f) => f.try_logical_and(&ok)?,

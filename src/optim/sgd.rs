@@ -76,10 +76,8 @@ impl<T: FloatElement, D: Backend> Optimizer for Sgd<T, D> {
             maximize: self.maximize,
         };
         no_grad(|| {
-            for (p, buf) in self.params.iter().zip(&mut self.bufs) {
-                if p.is_frozen() {
-                    continue;
-                }
+            for (i, p) in super::trainable(&self.params) {
+                let buf = &mut self.bufs[i];
                 // A device with a fused kernel does the step in one pass (the composed ops
                 // below are up to five passes and four temporaries).
                 let grad = grad_of(p, "Sgd::step")?;

@@ -89,8 +89,7 @@ impl<T: FloatElement, D: Backend> Embedding<T, D> {
         device: &D,
     ) -> Result<Self> {
         let shape = [num_embeddings, embedding_dim];
-        let dims = crate::shape::Shape::new(shape.to_vec());
-        let pad = options.checked_padding("Embedding", num_embeddings, &dims)?;
+        let pad = options.checked_padding("Embedding", &shape)?;
         let weight = param(&shape, device, |t| {
             init::normal_(t, 0.0, 1.0)?;
             match pad {
@@ -137,7 +136,7 @@ impl<T: FloatElement, D: Backend> Embedding<T, D> {
                 ),
             });
         }
-        options.checked_padding("Embedding", embeddings.dims()[0], embeddings.shape())?;
+        options.checked_padding("Embedding", embeddings.dims())?;
         let mut weight = embeddings.detach().with_requires_grad(true)?;
         if freeze {
             weight.requires_grad_(false)?;
