@@ -487,6 +487,23 @@ pub trait Backend: RawDevice {
         index: &Tensor<i64, Self>,
         src: &Tensor<T, Self>,
     ) -> Result<Tensor<T, Self>>;
+    /// `base` (zeros of shape `dims` when `None`) with each slice `j` of `src` along `ax`
+    /// added to the slice `index[j]` (PyTorch `index_add`; repeats accumulate, in `j`'s
+    /// order), in one pass. The caller checked the shapes (`src`'s is `dims` with `ax` of the
+    /// 1-d `index`'s length; `base`'s is `dims`) and devices; the kernel checks every index
+    /// value (negative ones count from the end). `None` where this device has no such kernel;
+    /// the caller then scatters with an index expanded to `src`'s shape. Records no graph.
+    #[doc(hidden)]
+    fn index_add<T: NumElement>(
+        base: Option<&Tensor<T, Self>>,
+        dims: &[usize],
+        ax: usize,
+        index: &Tensor<i64, Self>,
+        src: &Tensor<T, Self>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (base, dims, ax, index, src);
+        Ok(None)
+    }
     /// Stable argsort along the checked axis `ax`, NaN the largest value (last ascending, first descending).
     #[doc(hidden)]
     fn argsort<T: Element>(

@@ -53,8 +53,9 @@ pub(crate) fn out_len(op: &'static str, len: usize, k: usize, s: usize, d: usize
     }
 }
 
-/// The windows of a contiguous `(N, C, H, W)` tensor as a contiguous `(N, oh, ow, C, kh, kw)`
-/// tensor (im2col), recorded with the col2im rule.
+/// The windows of a contiguous `(N, C, H, W)` tensor as a contiguous `(N, C, kh, kw, oh, ow)`
+/// tensor (im2col, PyTorch's column layout: each tap's rows of windows are runs of the input),
+/// recorded with the col2im rule.
 pub(crate) fn unfold<T: FloatElement, D: Backend>(
     op: &'static str,
     xp: &Tensor<T, D>,
@@ -85,15 +86,15 @@ pub(crate) fn unfold<T: FloatElement, D: Backend>(
     };
     let strides = vec![
         st[0],
-        mul(st[2], sh, oh)?,
-        mul(st[3], sw, ow)?,
         st[1],
         mul(st[2], dh, kh)?,
         mul(st[3], dw, kw)?,
+        mul(st[2], sh, oh)?,
+        mul(st[3], sw, ow)?,
     ];
     let windows = crate::autograd::no_grad(|| {
         let layout = Layout {
-            shape: Shape::new(vec![n, oh, ow, c, kh, kw]),
+            shape: Shape::new(vec![n, c, kh, kw, oh, ow]),
             strides: strides.into(),
             offset: xp.layout.offset,
         };
@@ -102,7 +103,7 @@ pub(crate) fn unfold<T: FloatElement, D: Backend>(
     Ok(record(windows, Op::Unfold(w), &[&xp], &[&xp]))
 }
 
-/// col2im: the gradient of [`unfold`] for `g` of shape `(N, oh, ow, C, kh, kw)`.
+/// col2im: the gradient of [`unfold`] for `g` of shape `(N, C, kh, kw, oh, ow)`.
 pub(crate) fn fold<T: FloatElement, D: Backend>(
     g: &Tensor<T, D>,
     x: &Tensor<T, D>,
@@ -127,7 +128,9 @@ fn fold_values<T: FloatElement, D: Backend>(
     w: Window,
 ) -> Result<Tensor<T, D>> {
     let (kh, kw, sh, sw, dh, dw) = w;
-    let (oh, ow) = (g.dims()[1], g.dims()[2]);
+    let [n, c, _, _, oh, ow] = g.dims()[..] else {
+        unreachable!("unfold's gradient is 6-d")
+    };
     let gx = Tensor::<T, D>::zeros_on(x.dims(), &g.device)?;
     if g.numel() == 0 {
         return Ok(gx); // no window has a tap: nothing to add (kh·kw may be 2^40)
@@ -137,19 +140,19 @@ fn fold_values<T: FloatElement, D: Backend>(
         for j in 0..kw {
             // The input positions tap (i, j) read: rows i·dh + r·sh, columns j·dw + q·sw.
             let layout = Layout {
-                shape: Shape::new(vec![g.dims()[0], oh, ow, g.dims()[3]]),
+                shape: Shape::new(vec![n, c, oh, ow]),
                 // One window on an axis: its (possibly huge) step is never taken.
                 strides: vec![
                     st[0],
+                    st[1],
                     if oh > 1 { st[2] * sh as isize } else { 0 },
                     if ow > 1 { st[3] * sw as isize } else { 0 },
-                    st[1],
                 ]
                 .into(),
                 offset: (i * dh) * st[2] as usize + (j * dw) * st[3] as usize,
             };
             let mut target = gx.with_layout("backward", layout)?;
-            let tap = g.narrow(4, i, 1)?.narrow(5, j, 1)?;
+            let tap = g.narrow(2, i, 1)?.narrow(3, j, 1)?;
             target.add_(&tap.try_reshape(target.dims())?)?;
         }
     }
@@ -224,8 +227,8 @@ pub fn conv2d<T: FloatElement, D: Backend>(
     let (sh, sw) = opts.stride;
     let (dh, dw) = opts.dilation;
     let xp = pad2d(x, opts.padding, T::ZERO)?;
-    let cols = unfold(op, &xp, (kh, kw, sh, sw, dh, dw))?; // (N, oh, ow, C, kh, kw)
-    let (oh, ow) = (cols.dims()[1], cols.dims()[2]);
+    let cols = unfold(op, &xp, (kh, kw, sh, sw, dh, dw))?; // (N, C, kh, kw, oh, ow)
+    let (oh, ow) = (cols.dims()[4], cols.dims()[5]);
     // Empty inputs may have huge axes (no channels beside 2^33 × 2^33 windows): checked.
     let overflow = || Error::InvalidArgument {
         op,
@@ -234,20 +237,16 @@ pub fn conv2d<T: FloatElement, D: Backend>(
     let k = (cg.checked_mul(kh))
         .and_then(|v| v.checked_mul(kw))
         .ok_or_else(overflow)?;
-    // One product per group over every window of the batch (a single gemm for groups = 1):
-    // (N·L, g, k) → (g, N·L, k) @ (g, k, O/g) → (g, N, oh, ow, O/g) → (N, O, oh, ow), the
-    // last step a view for groups = 1.
-    let rows = match n {
+    // One product per image and group, the columns in PyTorch's im2col layout:
+    // (g, O/g, k) @ (N, g, k, L) → (N, g, O/g, L), which is (N, O, oh, ow) as it is (the
+    // windows-first layout needed a transposing copy of the output).
+    let windows = match n {
         0 => 0, // an empty batch of 2^33 × 2^33 windows: an empty result
-        _ => (n.checked_mul(oh).and_then(|v| v.checked_mul(ow))).ok_or_else(overflow)?,
+        _ => oh.checked_mul(ow).ok_or_else(overflow)?,
     };
-    let cols = cols.try_reshape([rows, g, k])?.permute(&[1, 0, 2])?;
-    let wm = weight.try_reshape([g, o / g, k])?.transpose(1, 2)?;
-    let y = cols
-        .try_matmul(&wm)?
-        .try_reshape([g, n, oh, ow, o / g])?
-        .permute(&[1, 0, 4, 2, 3])?
-        .try_reshape([n, o, oh, ow])?;
+    let cols = cols.try_reshape([n, g, k, windows])?;
+    let wm = weight.try_reshape([g, o / g, k])?;
+    let y = wm.try_matmul(&cols)?.try_reshape([n, o, oh, ow])?;
     match bias {
         Some(b) => y.try_add(&b.try_reshape([1, o, 1, 1])?),
         None => Ok(y),
@@ -361,11 +360,11 @@ pub(crate) fn windows<T: FloatElement, D: Backend>(
 ) -> Result<Tensor<T, D>> {
     let xp = pad2d(x, padding, fill)?;
     let cols = unfold(op, &xp, (kh, kw, stride.0, stride.1, 1, 1))?;
-    let [n, oh, ow, c, ..] = cols.dims()[..] else {
+    let [n, c, _, _, oh, ow] = cols.dims()[..] else {
         unreachable!("unfold is 6-d")
     };
-    cols.try_reshape([n, oh, ow, c, kh * kw])?
-        .permute(&[0, 3, 1, 2, 4])
+    cols.try_reshape([n, c, kh * kw, oh, ow])?
+        .permute(&[0, 1, 3, 4, 2])
 }
 
 /// The maximum of each window (PyTorch `max_pool2d`; padding counts as `-inf`): `(N, C, H, W)`

@@ -253,11 +253,10 @@ pub fn unfold<T: FloatElement, D: Backend>(
     let p = opts.padding;
     let xp = x.try_pad(&[(0, 0), (0, 0), (p.0, p.0), (p.1, p.1)], T::ZERO)?;
     let (s, d) = (opts.stride, opts.dilation);
-    // (N, oh, ow, C, kh, kw) → (N, C, kh, kw, oh, ow) → (N, C·kh·kw, L).
+    // (N, C, kh, kw, oh, ow) → (N, C·kh·kw, L), a view.
     let cols = super::conv::unfold(op, &xp, (kernel.0, kernel.1, s.0, s.1, d.0, d.1))?;
-    let (oh, ow) = (cols.dims()[1], cols.dims()[2]);
-    cols.permute(&[0, 3, 4, 5, 1, 2])?
-        .try_reshape([n, c * kernel.0 * kernel.1, oh * ow])
+    let (oh, ow) = (cols.dims()[4], cols.dims()[5]);
+    cols.try_reshape([n, c * kernel.0 * kernel.1, oh * ow])
 }
 
 /// The inverse arrangement of [`unfold`] (PyTorch `fold`, col2im): columns `(N, C·kh·kw, L)`

@@ -229,6 +229,29 @@ fn check_broadcast_into(op: &'static str, dst: &Shape, src: &Shape) -> Result<()
     })
 }
 
+/// The autograd record of `name(a, b)`: `x · x` (one variable: one node, storage and layout)
+/// as `pow(x, 2)`, whose rule is one product with `2x` where `mul`'s are two products and
+/// their sum (`mse_loss`, variances, L2 penalties).
+fn record_binary<T: Element, D: Backend>(
+    out: Tensor<T, D>,
+    name: &'static str,
+    a: &Tensor<T, D>,
+    b: &Tensor<T, D>,
+) -> Tensor<T, D> {
+    let one_variable = match (a.graph_node(), b.graph_node()) {
+        (Some(x), Some(y)) => {
+            std::sync::Arc::ptr_eq(x, y)
+                && a.layout == b.layout
+                && D::storage_id(&a.storage) == D::storage_id(&b.storage)
+        }
+        _ => false,
+    };
+    if name == "mul" && one_variable {
+        return record(out, super::unary::pow_op(2.0), &[a], &[a]);
+    }
+    record(out, Op::Binary(name), &[a, b], &[a, b])
+}
+
 macro_rules! binary_methods {
     ($bound:ident; $($op:ident: $name:ident, $try_name:ident, $inplace:ident, $into:ident,
        $sname:ident, $try_sname:ident, $sinplace:ident, $sinto:ident, $rname:ident, $try_rname:ident,
@@ -242,7 +265,7 @@ macro_rules! binary_methods {
                 pub fn $try_name(&self, other: &Self) -> Result<Self> {
                     same_device(stringify!($name), self, other)?;
                     let out = D::binary::<T, ops::$op>(self, other)?;
-                    Ok(record(out, Op::Binary(stringify!($name)), &[self, other], &[self, other]))
+                    Ok(record_binary(out, stringify!($name), self, other))
                 }
                 #[doc = concat!("[`Tensor::", stringify!($try_name), "`], panicking with its error.")]
                 ///

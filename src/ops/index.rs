@@ -180,14 +180,13 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         alpha: T,
     ) -> Result<Self> {
         const OP: &str = "index_add";
-        let (ax, idx) = slice_index(OP, self, axis, index, source)?;
+        let ax = check_slices(OP, self, axis, index, source)?;
         let src = if alpha == T::ONE {
             source.clone()
         } else {
             source.try_mul_scalar(alpha)?
         };
-        self.try_scatter_add(ax as i64, &idx, &src)
-            .map_err(|e| e.index_named(OP))
+        add_slices(Some(self), self.dims(), ax, index, &src).map_err(|e| e.index_named(OP))
     }
 
     /// `self` with the slices of `source` combined by `reduce` into the slices `index` names
@@ -234,6 +233,64 @@ fn slice_index<T: NumElement, D: Backend>(
     index: &Tensor<i64, D>,
     source: &Tensor<T, D>,
 ) -> Result<(usize, Tensor<i64, D>)> {
+    let ax = check_slices(op, t, axis, index, source)?;
+    Ok((ax, expanded_index(ax, index, source.shape())?))
+}
+
+/// The 1-d (or 0-d) `index` of slices along `ax` made an index of every element of a
+/// `source` of shape `shape` (`scatter_add`'s form).
+fn expanded_index<D: Backend>(
+    ax: usize,
+    index: &Tensor<i64, D>,
+    shape: &Shape,
+) -> Result<Tensor<i64, D>> {
+    let mut along = vec![1; shape.ndim()];
+    along[ax] = index.numel();
+    index
+        .try_reshape(along)?
+        .expand(shape.clone())?
+        .try_contiguous()
+}
+
+/// `base` (zeros of shape `dims` when `None`) with each slice `j` of `src` along `ax` added
+/// to the slice `index[j]` (1-d or 0-d; shapes checked by the caller): the device's one-pass
+/// kernel when it has one and nothing is recorded, otherwise `scatter_add` with the index
+/// expanded, recorded as such. `index_add` and `index_select`'s gradient.
+pub(crate) fn add_slices<T: NumElement, D: Backend>(
+    base: Option<&Tensor<T, D>>,
+    dims: &[usize],
+    ax: usize,
+    index: &Tensor<i64, D>,
+    src: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
+    const OP: &str = "index_add";
+    same_device(OP, src, index)?;
+    if let Some(b) = base {
+        same_device(OP, b, src)?;
+    }
+    let tracked = base.is_some_and(|b| crate::autograd::recording(&[b]));
+    if !tracked && !crate::autograd::recording(&[src]) {
+        let flat = index.try_reshape([index.numel()])?;
+        if let Some(out) = D::index_add(base, dims, ax, &flat, src)? {
+            return Ok(out);
+        }
+    }
+    let idx = expanded_index(ax, index, src.shape())?;
+    match base {
+        Some(b) => b.try_scatter_add(ax as i64, &idx, src),
+        None => Tensor::zeros_on(dims, src.device_handle())?.try_scatter_add(ax as i64, &idx, src),
+    }
+}
+
+/// The axis of `index_add`/`index_reduce` on `t`, after checking that `index` is 1-d (or
+/// 0-d) and `source` has `t`'s shape with that axis of the index's length.
+fn check_slices<T: NumElement, D: Backend>(
+    op: &'static str,
+    t: &Tensor<T, D>,
+    axis: i64,
+    index: &Tensor<i64, D>,
+    source: &Tensor<T, D>,
+) -> Result<usize> {
     let ax = t.shape().axis(op, axis)?;
     if index.ndim() > 1 {
         return Err(Error::InvalidArgument {
@@ -255,8 +312,5 @@ fn slice_index<T: NumElement, D: Backend>(
             ),
         });
     }
-    let mut along = vec![1; t.ndim()];
-    along[ax] = n;
-    let idx = index.try_reshape(along)?.expand(source.shape().clone())?;
-    Ok((ax, idx.try_contiguous()?))
+    Ok(ax)
 }

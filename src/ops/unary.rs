@@ -472,7 +472,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
 }
 
 /// The autograd record of `x ^ e` for a scalar exponent.
-fn pow_op(e: f64) -> Op {
+pub(crate) fn pow_op(e: f64) -> Op {
     Op::Scalar {
         name: "pow",
         s: e,

@@ -711,3 +711,37 @@ fn returned_gradients_on<D: Backend>(dev: &D) {
 fn grad_returns_gradients_without_accumulating() {
     crate::on_every_device!("autograd::grad", |dev| { returned_gradients_on(&dev) });
 }
+
+#[test]
+fn a_product_of_a_variable_with_itself_is_its_square() {
+    // x · x is recorded as pow(x, 2) (PyTorch records `square` so): one node, gradient 2x g.
+    let x = Tensor::<f64>::from_vec(vec![-1.5, 0.0, 2.0, 3.0], [4])
+        .unwrap()
+        .with_requires_grad(true)
+        .unwrap();
+    let y = x.mul(&x);
+    assert_eq!(y.grad_fn().unwrap().name(), "pow");
+    y.mul(&tensor![1.0f64, 2.0, 3.0, 4.0])
+        .sum(&[], false)
+        .backward();
+    assert_eq!(
+        x.grad_tensor().unwrap().to_vec(),
+        vec![-3.0, 0.0, 12.0, 24.0]
+    );
+    // Two variables with the same values stay a product: each gets its own gradient.
+    let mut v = x.reshape([2, 2]).reshape([4]);
+    v.retain_grad().unwrap();
+    let z = x.mul(&v);
+    assert_eq!(z.grad_fn().unwrap().name(), "mul");
+    x.zero_grad().unwrap();
+    z.sum(&[], false).backward();
+    assert_eq!(v.grad_tensor().unwrap().to_vec(), vec![-1.5, 0.0, 2.0, 3.0]);
+    assert_eq!(x.grad_tensor().unwrap().to_vec(), vec![-3.0, 0.0, 4.0, 6.0]);
+    // Second order through the square: d²(Σ x²)/dx² = 2.
+    let gx =
+        typed_tensor::autograd::grad_create_graph(&x.mul(&x).sum(&[], false), None, &[&x]).unwrap();
+    let gx = gx[0].clone().unwrap();
+    let h = typed_tensor::autograd::grad(&gx.sum(&[], false), &[&x], false).unwrap();
+    assert_eq!(h[0].as_ref().unwrap().to_vec(), vec![2.0; 4]);
+    gradcheck("x * x", &[x.detach()], |v| v[0].try_mul(&v[0]));
+}

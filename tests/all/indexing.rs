@@ -669,3 +669,168 @@ fn view_scatters_match_pytorch() {
         [0, 3]
     );
 }
+
+#[test]
+fn index_add_in_one_pass_matches_definition() {
+    use crate::common::host_f64s;
+    // `out[.., idx[j], ..] += alpha · src[.., j, ..]` on the host, in f64.
+    fn want(
+        base: &[f64],
+        dims: [usize; 3],
+        ax: usize,
+        idx: &[i64],
+        src: &[f64],
+        alpha: f64,
+    ) -> Vec<f64> {
+        let mut out = base.to_vec();
+        let outer: usize = dims[..ax].iter().product();
+        let inner: usize = dims[ax + 1..].iter().product();
+        let (n, k) = (dims[ax], idx.len());
+        for o in 0..outer {
+            for (j, &i) in idx.iter().enumerate() {
+                let d = if i < 0 { i + n as i64 } else { i } as usize;
+                for e in 0..inner {
+                    out[(o * n + d) * inner + e] += alpha * src[(o * k + j) * inner + e];
+                }
+            }
+        }
+        out
+    }
+    fn run<T: NumElement, D: Backend>(dev: &D) {
+        // 140,700 elements: parts on the pool, ending mid-row on every axis.
+        let dims = [7usize, 300, 67];
+        for ax in 0..3 {
+            let n = dims[ax] as i64;
+            let idx_host = vec![0, n - 1, -1, 2, 2, -n, 1, 0];
+            let idx = Tensor::<i64>::from_vec(idx_host.clone(), [8])
+                .unwrap()
+                .to_device(dev)
+                .unwrap();
+            let mut sd = dims;
+            sd[ax] = idx_host.len();
+            // Small integers (exact in f16 and u8 sums), not periodic.
+            let vals = |len: usize, m: i64| {
+                (0..len as i64).map(move |i| (((i * m * 2_654_435_761) >> 9) % 7) as f64)
+            };
+            // The base is a transposed view, the source a permuted one: neither contiguous.
+            let base_t = Tensor::<T>::from_vec(
+                vals(dims.iter().product(), 5).map(T::from_f64).collect(),
+                [dims[2], dims[1], dims[0]],
+            )
+            .unwrap()
+            .to_device(dev)
+            .unwrap()
+            .permute(&[2, 1, 0])
+            .unwrap();
+            let src = Tensor::<T>::from_vec(
+                vals(sd.iter().product(), 3).map(T::from_f64).collect(),
+                [sd[1], sd[0], sd[2]],
+            )
+            .unwrap()
+            .to_device(dev)
+            .unwrap()
+            .permute(&[1, 0, 2])
+            .unwrap();
+            assert!(!base_t.is_contiguous() && !src.is_contiguous());
+            let (b, s) = (host_f64s(&base_t), host_f64s(&src));
+            let got = base_t.try_index_add(ax as i64, &idx, &src, T::ONE).unwrap();
+            assert_eq!(got.dims(), dims);
+            assert_eq!(
+                host_f64s(&got),
+                want(&b, dims, ax, &idx_host, &s, 1.0),
+                "{} axis {ax}",
+                T::DTYPE
+            );
+            let two = T::from_f64(2.0);
+            let got = base_t.try_index_add(ax as i64, &idx, &src, two).unwrap();
+            assert_eq!(
+                host_f64s(&got),
+                want(&b, dims, ax, &idx_host, &s, 2.0),
+                "{} axis {ax} alpha 2",
+                T::DTYPE
+            );
+            // A 0-d index adds one slice; an empty one adds nothing.
+            let one = Tensor::<i64, D>::scalar_on(-2, dev).unwrap();
+            let slice = src.narrow(ax as i64, 3, 1).unwrap();
+            let got = base_t
+                .try_index_add(ax as i64, &one, &slice, T::ONE)
+                .unwrap();
+            assert_eq!(
+                host_f64s(&got),
+                want(&b, dims, ax, &[-2], &host_f64s(&slice), 1.0)
+            );
+            let none = Tensor::<i64, D>::zeros_on([0], dev).unwrap();
+            let empty = src.narrow(ax as i64, 0, 0).unwrap();
+            assert_eq!(
+                host_f64s(
+                    &base_t
+                        .try_index_add(ax as i64, &none, &empty, T::ONE)
+                        .unwrap()
+                ),
+                b
+            );
+            // Out of range (the last index): an Err naming index_add, the base unchanged.
+            let bad = Tensor::<i64>::from_vec(vec![0, 1, n], [3])
+                .unwrap()
+                .to_device(dev)
+                .unwrap();
+            let e = base_t
+                .try_index_add(
+                    ax as i64,
+                    &bad,
+                    &src.narrow(ax as i64, 0, 3).unwrap(),
+                    T::ONE,
+                )
+                .unwrap_err();
+            assert!(e.to_string().contains("index_add"), "{e}");
+            assert_eq!(host_f64s(&base_t), b);
+        }
+    }
+    on_every_device!("index_add_in_one_pass_matches_definition", |dev| {
+        run::<f32, _>(&dev);
+        run::<f64, _>(&dev);
+        run::<f16, _>(&dev);
+        run::<i32, _>(&dev);
+        run::<u8, _>(&dev);
+    });
+}
+
+#[test]
+fn index_select_gradient_adds_repeats() {
+    use crate::common::host_f64s;
+    on_every_device!("index_select_gradient_adds_repeats", |dev| {
+        for ax in 0..2 {
+            let x = Tensor::<f32>::from_vec((0..600).map(|i| i as f32 * 0.01).collect(), [20, 30])
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap();
+            let idx = Tensor::<i64>::from_vec(vec![3, 3, 0, -1, 3], [5])
+                .unwrap()
+                .to_device(&dev)
+                .unwrap();
+            let y = x.index_select(ax, &idx);
+            // Weights 1..: each selected slice's gradient differs.
+            let w = Tensor::<f32>::arange(1.0, 1.0 + y.numel() as f32, 1.0)
+                .unwrap()
+                .reshape(y.dims().to_vec())
+                .to_device(&dev)
+                .unwrap();
+            y.mul(&w).sum(&[], false).backward();
+            let (wh, dims) = (host_f64s(&w), [20usize, 30]);
+            let mut want = vec![0.0; 600];
+            for (p, wv) in wh.iter().enumerate() {
+                let (r, c) = (p / y.dims()[1], p % y.dims()[1]);
+                let pick = |j: usize| [3usize, 3, 0, dims[ax as usize] - 1, 3][j];
+                let at = if ax == 0 {
+                    pick(r) * 30 + c
+                } else {
+                    r * 30 + pick(c)
+                };
+                want[at] += wv;
+            }
+            assert_eq!(host_f64s(&x.grad_tensor().unwrap()), want, "axis {ax}");
+        }
+    });
+}

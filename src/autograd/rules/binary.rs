@@ -42,15 +42,27 @@ pub(super) fn binary_backward<F: FloatElement, D: Backend>(
     needs: &[bool],
 ) -> Result<Grads<F, D>> {
     let c = |v: f64| Tensor::<F, D>::scalar_on(F::from_f64(v), &g.device);
-    let (ga, gb) = match name {
-        "add" => (g.clone(), g.clone()),
-        "sub" => (g.clone(), g.try_neg()?),
-        "mul" => (g.try_mul(b)?, g.try_mul(a)?),
+    // The arithmetic ops compute only the gradients asked for: one operand is often a
+    // constant (`x * mask`, `x / n`, `x - target`).
+    let only = |i: usize, f: &dyn Fn() -> Result<Tensor<F, D>>| needs[i].then(f).transpose();
+    let arithmetic = match name {
+        "add" => Some((only(0, &|| Ok(g.clone()))?, only(1, &|| Ok(g.clone()))?)),
+        "sub" => Some((only(0, &|| Ok(g.clone()))?, only(1, &|| g.try_neg())?)),
+        "mul" => Some((only(0, &|| g.try_mul(b))?, only(1, &|| g.try_mul(a))?)),
         // d(a/b)/db = -a/b² = -(a/b)/b
-        "div" => (
-            g.try_div(b)?,
-            g.try_mul(&a.try_div(b)?.try_div(b)?)?.try_neg()?,
-        ),
+        "div" => Some((
+            only(0, &|| g.try_div(b))?,
+            only(1, &|| g.try_mul(&a.try_div(b)?.try_div(b)?)?.try_neg())?,
+        )),
+        _ => None,
+    };
+    if let Some((ga, gb)) = arithmetic {
+        return Ok(vec![
+            ga.map(|ga| sum_to(&ga, a.shape())).transpose()?,
+            gb.map(|gb| sum_to(&gb, b.shape())).transpose()?,
+        ]);
+    }
+    let (ga, gb) = match name {
         "maximum" | "minimum" => {
             // PyTorch's rule: an operand gets `g` unless the other one was selected
             // over it, and half of it on ties; so where either is NaN (the result is
@@ -177,8 +189,11 @@ pub(super) fn scalar_backward<F: FloatElement, D: Backend>(
             };
             Tensor::try_where(&keep, g, &c(0.0)?)?
         }
-        // d(x^s)/dx = s x^(s-1); 0 for s = 0 (PyTorch).
+        // d(x^s)/dx = s x^(s-1); 0 for s = 0 (PyTorch); `(g x) · 2` for the square (the
+        // doubling is exact), `g` for s = 1.
         ("pow", false) if v == 0.0 => g.try_mul_scalar(F::ZERO)?,
+        ("pow", false) if v == 1.0 => g.clone(),
+        ("pow", false) if v == 2.0 => g.try_mul(x)?.try_mul_scalar(F::from_f64(2.0))?,
         ("pow", false) => {
             let d = x.try_pow(&c(v - 1.0)?)?.try_mul_scalar(F::from_f64(v))?;
             g.try_mul(&d)?

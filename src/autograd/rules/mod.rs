@@ -426,15 +426,8 @@ fn rule<F: FloatElement, D: Backend>(
         Op::IndexSelect(ax) => {
             // Each selected slice adds back at its index (repeats accumulate).
             let (x, idx) = (arg(0)?, saved::<i64, D>(&s[1])?);
-            let mut shape = vec![1; g.ndim()];
-            shape[*ax] = idx.numel();
-            let index = idx
-                .try_reshape(shape)?
-                .expand(g.shape().clone())?
-                .try_contiguous()?;
-            vec![Some(
-                Tensor::zeros_on(x.dims(), &g.device)?.try_scatter_add(*ax as i64, &index, g)?,
-            )]
+            let gx = crate::ops::index::add_slices(None, x.dims(), *ax, idx, g)?;
+            vec![Some(gx)]
         }
         Op::Gather(ax) => {
             let (x, idx) = (arg(0)?, saved::<i64, D>(&s[1])?);

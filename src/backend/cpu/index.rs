@@ -182,6 +182,65 @@ fn gather<T: Element>(
 }
 
 impl<T: NumElement> Tensor<T, Cpu> {
+    /// `index_add` in one pass (see `Backend::index_add`): the output (a contiguous copy of
+    /// `base`, or zeros) is split across threads into equal parts, and each part adds the
+    /// pieces of `src`'s slices that land in it, scanning the whole index. The parts are
+    /// disjoint, so repeated indices need no atomics, and every element sums in `index`'s
+    /// order on any thread count. Scattering with an index expanded to `src`'s shape cost
+    /// that index (8 bytes an element), a zero-filled base and its copy.
+    pub(crate) fn cpu_index_add(
+        base: Option<&Self>,
+        dims: &[usize],
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+        src: &Self,
+    ) -> Result<Self> {
+        const OP: &str = "index_add";
+        let shape = Shape::new(dims.to_vec());
+        let len = shape.checked_numel(OP, T::SIZE)?;
+        let size = dims[ax];
+        // Every index checked and wrapped, even where nothing is written.
+        let idx = {
+            let g = read(OP, &index.storage)?;
+            let s = index.stride().first().copied().unwrap_or(0);
+            let at = |k: usize| g[(index.layout.offset as isize + k as isize * s) as usize];
+            let checked = (0..index.numel()).map(|k| check_index(OP, at(k), ax, size, &shape));
+            crate::alloc::collect(OP, index.numel(), checked)?
+                .into_iter()
+                .collect::<Result<Vec<usize>>>()?
+        };
+        let mut out = match base {
+            Some(b) => strided::copy(OP, &read(OP, &b.storage)?, &b.layout)?,
+            None => AlignedBuf::zeros(OP, len)?,
+        };
+        let src = src.try_contiguous()?;
+        let gs = read(OP, &src.storage)?;
+        let s = &gs[src.layout.offset..src.layout.offset + src.numel()];
+        // `src` is `(outer, k, inner)` and the output `(outer, size, inner)`, both of checked
+        // sizes, so every offset below stays inside them.
+        let (k, inner) = (idx.len(), dims[ax + 1..].iter().product::<usize>());
+        let slab = size * inner;
+        if len > 0 && k > 0 {
+            strided::par_out(&mut out, |start, part| {
+                let end = start + part.len();
+                for o in start / slab..=(end - 1) / slab {
+                    for (j, &d) in idx.iter().enumerate() {
+                        let row = (o * size + d) * inner;
+                        let (lo, hi) = (row.max(start), (row + inner).min(end));
+                        if lo < hi {
+                            let from = (o * k + j) * inner + (lo - row);
+                            let dst = &mut part[lo - start..hi - start];
+                            for (x, &y) in dst.iter_mut().zip(&s[from..from + (hi - lo)]) {
+                                *x = x.add(y);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        Ok(Self::from_buf(out, shape))
+    }
+
     /// The CPU's scatter_add step (shapes checked by the public op).
     pub(crate) fn cpu_scatter_add(
         &self,

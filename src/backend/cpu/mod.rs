@@ -347,6 +347,15 @@ impl Backend for Cpu {
     ) -> Result<Tensor<T, Cpu>> {
         x.cpu_scatter_add(ax, index, src)
     }
+    fn index_add<T: NumElement>(
+        base: Option<&Tensor<T, Cpu>>,
+        dims: &[usize],
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+        src: &Tensor<T, Cpu>,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        Tensor::cpu_index_add(base, dims, ax, index, src).map(Some)
+    }
     fn argsort<T: Element>(
         x: &Tensor<T, Cpu>,
         ax: usize,
