@@ -487,6 +487,20 @@ pub trait Backend: RawDevice {
         index: &Tensor<i64, Self>,
         src: &Tensor<T, Self>,
     ) -> Result<Tensor<T, Self>>;
+    /// `scatter_add` along the checked axis `ax` written into `x` itself (shapes checked as
+    /// the public op checks them), for a fresh `x` the caller holds alone: `false`, nothing
+    /// written, where this device has no in-place kernel or `x`'s layout does not suit it.
+    /// On an out-of-range index `x` may be partly written.
+    #[doc(hidden)]
+    fn scatter_add_<T: NumElement>(
+        x: &mut Tensor<T, Self>,
+        ax: usize,
+        index: &Tensor<i64, Self>,
+        src: &Tensor<T, Self>,
+    ) -> Result<bool> {
+        let _ = (x, ax, index, src);
+        Ok(false)
+    }
     /// `base` (zeros of shape `dims` when `None`) with each slice `j` of `src` along `ax`
     /// added to the slice `index[j]` (PyTorch `index_add`; repeats accumulate, in `j`'s
     /// order), in one pass. The caller checked the shapes (`src`'s is `dims` with `ax` of the

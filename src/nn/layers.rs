@@ -105,6 +105,20 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
     {
         return Ok(y);
     }
+    // One recorded node with the affine where the device fuses it (two passes fewer than a
+    // recorded mul and add; the rule computes their gradients).
+    if weight.is_some() || bias.is_some() {
+        let fused = crate::autograd::no_grad(|| D::layer_norm_last(x, len, weight, bias, eps))?;
+        if let Some(y) = fused {
+            let op = crate::autograd::Op::LayerNorm {
+                len,
+                eps,
+                weight: weight.is_some(),
+                bias: bias.is_some(),
+            };
+            return Ok(crate::autograd::record(y, op, &tracked, &tracked));
+        }
+    }
     // The normalisation is one recorded node; the weight and bias are a recorded mul and add.
     let y = crate::autograd::no_grad(|| {
         super::in_f32(
@@ -113,8 +127,62 @@ pub fn layer_norm<T: FloatElement, D: Backend>(
             |v| standardize(v, len, eps),
         )
     })?;
-    let y = crate::autograd::record(y, crate::autograd::Op::LayerNorm { len, eps }, &[x], &[x]);
-    affine(y, weight, bias)
+    let op = crate::autograd::Op::LayerNorm {
+        len,
+        eps,
+        weight: false,
+        bias: false,
+    };
+    affine(crate::autograd::record(y, op, &[x], &[x]), weight, bias)
+}
+
+/// The rule of [`layer_norm`]'s node, from the saved input and (where `affine` says so) the
+/// weight and bias: `dx` is the normalisation's gradient of `g · weight`, `dweight` the sum of
+/// `g · x̂` over the rows and `dbias` that of `g` (PyTorch's `native_layer_norm_backward`).
+pub(crate) fn layer_norm_rule<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    saved: &[crate::autograd::Saved],
+    (len, eps): (usize, f64),
+    (weight, bias): (bool, bool),
+    needs: &[bool],
+) -> Result<Vec<Option<Tensor<F, D>>>> {
+    let arg = |i: usize| crate::autograd::saved::<F, D>(&saved[i]);
+    let x = arg(0)?;
+    let w = weight.then(|| arg(1)).transpose()?;
+    let scaled = match w {
+        Some(w) => g.try_mul(w)?,
+        None => g.clone(),
+    };
+    let mut grads = vec![
+        needs[0]
+            .then(|| layer_norm_backward(&scaled, x, len, eps))
+            .transpose()?,
+    ];
+    // The leading axes: the rows the affine's parameters are shared by.
+    let params = usize::from(weight) + usize::from(bias);
+    let normalized = if params > 0 { arg(1)?.ndim() } else { 0 };
+    let rows: Vec<i64> = (0..x.ndim() - normalized).map(|a| a as i64).collect();
+    // (An empty axis list would sum every axis: a single row is its own sum.)
+    let over_rows = |t: Tensor<F, D>| match rows.is_empty() {
+        true => Ok(t),
+        false => t.try_sum(&rows, false),
+    };
+    if let Some(w) = w {
+        grads.push(
+            needs[1]
+                .then(|| {
+                    // x̂ again: the fused rows, or a recorded normalisation in a
+                    // `create_graph` pass.
+                    let xhat = layer_norm(x, w.dims(), None, None, eps)?;
+                    over_rows(g.try_mul(&xhat)?)
+                })
+                .transpose()?,
+        );
+    }
+    if bias {
+        grads.push(needs[params].then(|| over_rows(g.clone())).transpose()?);
+    }
+    Ok(grads)
 }
 
 /// `(x - mean) / sqrt(var + eps)` over the last `len` elements of each row: the device's

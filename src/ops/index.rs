@@ -146,18 +146,7 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// `ShapeMismatch` when `src` does not have the index's shape or the index does not fit
     /// `self` (as `gather`); `Index` for an out-of-range index; `Device` across devices.
     pub fn try_scatter_add(&self, axis: i64, index: &Tensor<i64, D>, src: &Self) -> Result<Self> {
-        let ax = self.shape().axis("scatter_add", axis)?;
-        if src.shape() != index.shape() {
-            return Err(Error::ShapeMismatch {
-                op: "scatter_add",
-                lhs: index.shape().clone(),
-                rhs: src.shape().clone(),
-                msg: "src must have the index's shape".into(),
-            });
-        }
-        check_gather_shape("scatter_add", self.shape(), index.shape(), ax)?;
-        same_device("scatter_add", self, index)?;
-        same_device("scatter_add", self, src)?;
+        let ax = check_scatter_add(self, axis, index, src)?;
         let out = D::scatter_add(self, ax, index, src)?;
         let saved: [&dyn crate::autograd::Tracked; 1] = [index];
         let op = crate::autograd::Op::ScatterAdd(ax);
@@ -252,6 +241,46 @@ fn expanded_index<D: Backend>(
         .try_contiguous()
 }
 
+/// The axis of `x.scatter_add(axis, index, src)` after its checks of shapes and devices.
+fn check_scatter_add<T: NumElement, D: Backend>(
+    x: &Tensor<T, D>,
+    axis: i64,
+    index: &Tensor<i64, D>,
+    src: &Tensor<T, D>,
+) -> Result<usize> {
+    let ax = x.shape().axis("scatter_add", axis)?;
+    if src.shape() != index.shape() {
+        return Err(Error::ShapeMismatch {
+            op: "scatter_add",
+            lhs: index.shape().clone(),
+            rhs: src.shape().clone(),
+            msg: "src must have the index's shape".into(),
+        });
+    }
+    check_gather_shape("scatter_add", x.shape(), index.shape(), ax)?;
+    same_device("scatter_add", x, index)?;
+    same_device("scatter_add", x, src)?;
+    Ok(ax)
+}
+
+/// `base.scatter_add(axis, index, src)` for a fresh `base` that only the caller holds (a
+/// gradient being built): written into `base` itself where the device has the kernel and
+/// nothing is recorded, saving the copy the out-of-place form makes; otherwise that form,
+/// recorded. On an `Err` `base` is dropped, whatever was written.
+pub(crate) fn scatter_add_owned<T: NumElement, D: Backend>(
+    mut base: Tensor<T, D>,
+    axis: i64,
+    index: &Tensor<i64, D>,
+    src: &Tensor<T, D>,
+) -> Result<Tensor<T, D>> {
+    let ax = check_scatter_add(&base, axis, index, src)?;
+    let owned = base.node.is_none() && D::is_unique(&base.storage);
+    if owned && !crate::autograd::recording(&[src]) && D::scatter_add_(&mut base, ax, index, src)? {
+        return Ok(base);
+    }
+    base.try_scatter_add(axis, index, src)
+}
+
 /// `base` (zeros of shape `dims` when `None`) with each slice `j` of `src` along `ax` added
 /// to the slice `index[j]` (1-d or 0-d; shapes checked by the caller): the device's one-pass
 /// kernel when it has one and nothing is recorded, otherwise `scatter_add` with the index
@@ -278,7 +307,10 @@ pub(crate) fn add_slices<T: NumElement, D: Backend>(
     let idx = expanded_index(ax, index, src.shape())?;
     match base {
         Some(b) => b.try_scatter_add(ax as i64, &idx, src),
-        None => Tensor::zeros_on(dims, src.device_handle())?.try_scatter_add(ax as i64, &idx, src),
+        None => {
+            let zeros = Tensor::zeros_on(dims, src.device_handle())?;
+            scatter_add_owned(zeros, ax as i64, &idx, src)
+        }
     }
 }
 

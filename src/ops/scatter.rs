@@ -278,7 +278,8 @@ pub(crate) fn targets<T: Element, D: Backend>(
     index: &Tensor<i64, D>,
 ) -> Result<Tensor<bool, D>> {
     let dev = x.device_handle();
-    let counts = Tensor::<i64, D>::zeros_on(x.shape().clone(), dev)?.try_scatter_add(
+    let counts = super::index::scatter_add_owned(
+        Tensor::<i64, D>::zeros_on(x.shape().clone(), dev)?,
         ax as i64,
         index,
         &Tensor::<i64, D>::ones_on(index.shape().clone(), dev)?,

@@ -1149,3 +1149,50 @@ fn dropout_variants() {
         }
     });
 }
+
+#[test]
+fn layer_norm_with_one_affine_parameter_or_leading_axes() {
+    // One recorded node with the affine: each parameter's gradient alone, and rows spread
+    // over two leading axes.
+    let x = t(
+        &(0..24)
+            .map(|i| ((i * 7) % 11) as f64 * 0.3 - 1.0)
+            .collect::<Vec<_>>(),
+        &[2, 3, 4],
+    );
+    let w = t(&[1.0, 2.0, 0.5, -1.0], &[4]);
+    let b = t(&[0.0, 0.1, -0.1, 0.3], &[4]);
+    let tol = (1e-6, 1e-5);
+    gradcheck(
+        |v| nn::layer_norm(&v[0], &[4], Some(&v[1]), None, 1e-5),
+        &[x.clone(), w.clone()],
+        tol.0,
+        tol.1,
+    )
+    .unwrap();
+    gradcheck(
+        |v| nn::layer_norm(&v[0], &[4], None, Some(&v[1]), 1e-5),
+        &[x.clone(), b.clone()],
+        tol.0,
+        tol.1,
+    )
+    .unwrap();
+    gradcheck(
+        |v| nn::layer_norm(&v[0], &[4], Some(&v[1]), Some(&v[2]), 1e-5)?.try_square(),
+        &[x.clone(), w.clone(), b.clone()],
+        tol.0,
+        tol.1,
+    )
+    .unwrap();
+    // Recorded or not, the same values; and as the normalisation, a mul and an add.
+    let plain = nn::layer_norm(&x, &[4], Some(&w), Some(&b), 1e-5).unwrap();
+    let leaf = x.clone().with_requires_grad(true).unwrap();
+    let recorded = nn::layer_norm(&leaf, &[4], Some(&w), Some(&b), 1e-5).unwrap();
+    assert_eq!(recorded.grad_fn().unwrap().name(), "layer_norm");
+    assert_eq!(recorded.to_vec(), plain.to_vec());
+    let composed = nn::layer_norm(&x, &[4], None, None, 1e-5)
+        .unwrap()
+        .mul(&w)
+        .add(&b);
+    assert_close(&plain.to_vec(), &composed.to_vec(), 1e-14);
+}

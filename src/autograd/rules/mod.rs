@@ -133,9 +133,15 @@ pub(crate) enum Op {
     Softmax { axis: usize, causal: bool },
     /// `log_softmax` along the axis (the device's fused rows); saved: the output.
     LogSoftmax { axis: usize },
-    /// `layer_norm`'s normalisation over the last `len` elements of each row (the weight
-    /// and bias are recorded as `mul` and `add`); saved: the input.
-    LayerNorm { len: usize, eps: f64 },
+    /// `layer_norm` over the last `len` elements of each row, times the weight and plus the
+    /// bias where `weight`/`bias` (the device's fused pass); saved: the input, then the
+    /// weight and the bias that are there, which are also the inputs.
+    LayerNorm {
+        len: usize,
+        eps: f64,
+        weight: bool,
+        bias: bool,
+    },
     /// A cast from the float dtype given; the gradient is cast back to it.
     Cast(crate::dtype::Dtype),
     /// A copy from the device given (`to_device`); the gradient is copied back to it.
@@ -431,9 +437,10 @@ fn rule<F: FloatElement, D: Backend>(
         }
         Op::Gather(ax) => {
             let (x, idx) = (arg(0)?, saved::<i64, D>(&s[1])?);
-            vec![Some(
-                Tensor::zeros_on(x.dims(), &g.device)?.try_scatter_add(*ax as i64, idx, g)?,
-            )]
+            let zeros = Tensor::zeros_on(x.dims(), &g.device)?;
+            vec![Some(crate::ops::index::scatter_add_owned(
+                zeros, *ax as i64, idx, g,
+            )?)]
         }
         Op::ScatterAdd(ax) => {
             let idx = saved::<i64, D>(&s[0])?;
@@ -505,7 +512,10 @@ fn rule<F: FloatElement, D: Backend>(
             } else {
                 crate::ops::reduce::exp_sub(z, m, Some(&rows.try_mul(inv_sum)?))?
             };
-            vec![Some(d.try_scatter_add(1, &idx, &rows.try_neg()?)?)]
+            let off = rows.try_neg()?;
+            vec![Some(crate::ops::index::scatter_add_owned(
+                d, 1, &idx, &off,
+            )?)]
         }
         Op::Cumsum(ax) => {
             // Each input element feeds every later output: a reversed running sum.
@@ -544,14 +554,12 @@ fn rule<F: FloatElement, D: Backend>(
         Op::LogSoftmax { axis } => {
             vec![Some(crate::nn::log_softmax_backward(g, arg(0)?, *axis)?)]
         }
-        Op::LayerNorm { len, eps } => {
-            vec![Some(crate::nn::layer_norm_backward(
-                g,
-                arg(0)?,
-                *len,
-                *eps,
-            )?)]
-        }
+        Op::LayerNorm {
+            len,
+            eps,
+            weight,
+            bias,
+        } => crate::nn::layer_norm_rule(g, s, (*len, *eps), (*weight, *bias), needs)?,
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
         Op::Cast(_) | Op::ToDevice(_) | Op::Custom(_) => {
             unreachable!(

@@ -2,6 +2,7 @@
 //! scatter_add.
 
 use super::drivers::copy_assign;
+use super::drivers::storage_id;
 use super::kernels::strided;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, NumElement};
@@ -9,7 +10,7 @@ use crate::error::Result;
 use crate::ops::device_ops::check_gather_shape;
 use crate::ops::index::check_index;
 use crate::shape::{Layout, Shape, Strides};
-use crate::tensor::{Tensor, read};
+use crate::tensor::{Tensor, read, write};
 
 impl Cpu {
     /// `concat` of contiguous inputs in one pass over the output: each output row (the
@@ -253,19 +254,51 @@ impl<T: NumElement> Tensor<T, Cpu> {
         // The output starts as a contiguous copy of `self`, private to this call.
         let mut out = strided::copy(OP, &read(OP, &self.storage)?, &self.layout)?;
         let contiguous = Layout::contiguous(self.shape().clone());
-        let base = indexed_base(&contiguous, index.shape(), ax);
-        let at = strided::Indexed {
-            base: &base,
-            step: contiguous.strides[ax],
-            size: self.dims()[ax],
-        };
-        let (gi, gs) = (read(OP, &index.storage)?, read(OP, &src.storage)?);
-        let pair = |a: T, b: T| a.add(b);
-        let index = (&gi[..], &index.layout);
-        if let Some((_, i)) = strided::scatter_into(&mut out, &at, index, (&gs, &src.layout), pair)
-        {
-            return Err(bad_index(OP, i, ax, self.shape()));
-        }
+        scatter_add_into(&mut out, &contiguous, ax, index, src)?;
         Ok(Self::from_buf(out, self.shape().clone()))
+    }
+
+    /// scatter_add into `self` itself (see `Backend::scatter_add_`): `false` unless `self` is
+    /// contiguous and shares no storage with an operand.
+    pub(crate) fn cpu_scatter_add_(
+        &mut self,
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+        src: &Self,
+    ) -> Result<bool> {
+        const OP: &str = "scatter_add";
+        check_gather_shape(OP, self.shape(), index.shape(), ax)?;
+        let id = storage_id(self);
+        if !self.is_contiguous() || id == storage_id(src) || id == storage_id(index) {
+            return Ok(false);
+        }
+        self.check_writable(OP)?;
+        let layout = self.layout.clone();
+        scatter_add_into(&mut write(OP, &self.storage)?, &layout, ax, index, src)?;
+        Ok(true)
+    }
+}
+
+/// `dst` (laid out as `layout`) with `src` added at the positions `index` names along `ax`.
+fn scatter_add_into<T: NumElement>(
+    dst: &mut [T],
+    layout: &Layout,
+    ax: usize,
+    index: &Tensor<i64, Cpu>,
+    src: &Tensor<T, Cpu>,
+) -> Result<()> {
+    const OP: &str = "scatter_add";
+    let base = indexed_base(layout, index.shape(), ax);
+    let at = strided::Indexed {
+        base: &base,
+        step: layout.strides[ax],
+        size: layout.shape.dims()[ax],
+    };
+    let (gi, gs) = (read(OP, &index.storage)?, read(OP, &src.storage)?);
+    let pair = |a: T, b: T| a.add(b);
+    let index = (&gi[..], &index.layout);
+    match strided::scatter_into(dst, &at, index, (&gs, &src.layout), pair) {
+        Some((_, i)) => Err(bad_index(OP, i, ax, &layout.shape)),
+        None => Ok(()),
     }
 }

@@ -347,6 +347,14 @@ impl Backend for Cpu {
     ) -> Result<Tensor<T, Cpu>> {
         x.cpu_scatter_add(ax, index, src)
     }
+    fn scatter_add_<T: NumElement>(
+        x: &mut Tensor<T, Cpu>,
+        ax: usize,
+        index: &Tensor<i64, Cpu>,
+        src: &Tensor<T, Cpu>,
+    ) -> Result<bool> {
+        x.cpu_scatter_add_(ax, index, src)
+    }
     fn index_add<T: NumElement>(
         base: Option<&Tensor<T, Cpu>>,
         dims: &[usize],
