@@ -196,7 +196,8 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         include_self: bool,
     ) -> Result<Self> {
         const OP: &str = "index_reduce";
-        let (ax, idx) = slice_index(OP, self, axis, index, source)?;
+        let ax = check_slices(OP, self, axis, index, source)?;
+        let idx = expanded_index(ax, index, source.shape())?;
         self.try_scatter_reduce(ax as i64, &idx, source, reduce, include_self)
             .map_err(|e| e.index_named(OP))
     }
@@ -210,20 +211,6 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
         index_reduce, try_index_reduce(axis: i64, index: &Tensor<i64, D>, source: &Self,
             reduce: super::scatter_reduce::ScatterReduce, include_self: bool) -> Self;
     }
-}
-
-/// The axis of `index_add`/`index_reduce` and their 1-d (or 0-d) `index` expanded to
-/// `source`'s shape, after checking that `source` is `self` with `axis` of the index's
-/// length.
-fn slice_index<T: NumElement, D: Backend>(
-    op: &'static str,
-    t: &Tensor<T, D>,
-    axis: i64,
-    index: &Tensor<i64, D>,
-    source: &Tensor<T, D>,
-) -> Result<(usize, Tensor<i64, D>)> {
-    let ax = check_slices(op, t, axis, index, source)?;
-    Ok((ax, expanded_index(ax, index, source.shape())?))
 }
 
 /// The 1-d (or 0-d) `index` of slices along `ax` made an index of every element of a

@@ -159,6 +159,22 @@ fn empty_tensors_with_huge_dimensions() {
     let leaf = e.clone().with_requires_grad(true).unwrap();
     ln(&leaf).sum(&[], false).backward();
     assert_eq!(leaf.grad_tensor().unwrap().dims(), e.dims());
+    // index_add and index_select's gradient into (3, 0, 2^33, 2^33): the slices' 2^66
+    // elements are never counted (the fuzzer found the product overflowing).
+    let at = Tensor::<i64>::from_vec(vec![2, -1, 0], [3]).unwrap();
+    assert_eq!(e.index_add(0, &at, &e, 2.0).dims(), e.dims());
+    let mut z = e.clone();
+    z.index_add_(0, &at, &e, 1.0).unwrap();
+    assert!(
+        e.try_index_add(0, &tensor![3i64], &e.narrow(0, 0, 1).unwrap(), 1.0)
+            .is_err()
+    );
+    let none = Tensor::<i64>::zeros([0]).unwrap();
+    assert_eq!(e.index_add(1, &none, &e, 1.0).dims(), e.dims()); // slices of 2^66
+    let leaf = e.clone().with_requires_grad(true).unwrap();
+    leaf.index_select(0, &at).sum(&[], false).backward();
+    leaf.index_select(1, &none).sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), e.dims());
     // A batch of 2^33 · 3 empty products.
     let a = Tensor::<f32>::from_vec(vec![], [big, 3, 0, 2]).unwrap();
     let b = Tensor::<f32>::zeros([2, 4]).unwrap();

@@ -217,11 +217,13 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let src = src.try_contiguous()?;
         let gs = read(OP, &src.storage)?;
         let s = &gs[src.layout.offset..src.layout.offset + src.numel()];
-        // `src` is `(outer, k, inner)` and the output `(outer, size, inner)`, both of checked
-        // sizes, so every offset below stays inside them.
-        let (k, inner) = (idx.len(), dims[ax + 1..].iter().product::<usize>());
-        let slab = size * inner;
+        let k = idx.len();
         if len > 0 && k > 0 {
+            // `src` is `(outer, k, inner)` and the output `(outer, size, inner)`, both of
+            // checked sizes and here not empty (an empty output's other axes may multiply
+            // past usize), so every offset below stays inside them.
+            let inner = dims[ax + 1..].iter().product::<usize>();
+            let slab = size * inner;
             strided::par_out(&mut out, |start, part| {
                 let end = start + part.len();
                 for o in start / slab..=(end - 1) / slab {
