@@ -174,7 +174,10 @@ pub(super) fn pair<T: FloatElement, D: Backend>(
     crate::shape::broadcast_shapes(op, input.shape(), target.shape()).map(|_| ())
 }
 
-/// `(input - target)²` reduced (PyTorch `mse_loss`); the shapes broadcast.
+/// `(input - target)²` reduced (PyTorch `mse_loss`); the shapes broadcast. Reduced by its
+/// mean or sum over operands of one shape it is one recorded node, the squares summed in f64
+/// (the mean of no elements is NaN), with PyTorch's rule `2 (input - target) g` (`/ n` for
+/// the mean), also for the target.
 ///
 /// # Errors
 /// `Broadcast` when the shapes do not broadcast.
@@ -184,6 +187,29 @@ pub fn mse_loss<T: FloatElement, D: Backend>(
     reduction: Reduction,
 ) -> Result<Tensor<T, D>> {
     pair("mse_loss", input, target)?;
+    if reduction != Reduction::None && input.dims() == target.dims() {
+        // One node: the difference, then its squares summed in f64 (one fused pass where the
+        // device has it); the rule is one product. The composed sub, mul and mean were three
+        // recorded passes forward and four back.
+        let mean = reduction == Reduction::Mean;
+        let (loss, d) = crate::autograd::no_grad(|| -> Result<_> {
+            let d = input.try_sub(target)?;
+            let mask = vec![true; d.ndim()];
+            let total = match D::sum_squares(&d, &mask, false)? {
+                Some(s) => s,
+                None => d.try_cast::<f64>()?.try_square()?.try_sum(&[], false)?,
+            };
+            // The mean of no elements is NaN, as PyTorch's.
+            let loss = match mean {
+                true => total.try_div_scalar(d.numel() as f64)?,
+                false => total,
+            };
+            Ok((loss.try_cast::<T>()?, d))
+        })?;
+        use crate::autograd::{Op, Tracked, record};
+        let saved: [&dyn Tracked; 3] = [input, target, &d];
+        return Ok(record(loss, Op::MseLoss { mean }, &[input, target], &saved));
+    }
     let d = input.try_sub(target)?;
     reduce(d.try_mul(&d)?, reduction)
 }

@@ -1196,3 +1196,83 @@ fn layer_norm_with_one_affine_parameter_or_leading_axes() {
         .add(&b);
     assert_close(&plain.to_vec(), &composed.to_vec(), 1e-14);
 }
+
+#[test]
+fn mse_loss_as_one_node_matches_its_definition() {
+    use crate::common::host_f64s;
+    on_every_device!("mse_loss_as_one_node_matches_its_definition", |dev| {
+        let xs: Vec<f32> = (0..600)
+            .map(|i| ((i * 37) % 101) as f32 * 0.05 - 2.0)
+            .collect();
+        let ts: Vec<f32> = (0..600)
+            .map(|i| ((i * 11) % 89) as f32 * 0.03 - 1.0)
+            .collect();
+        let x = Tensor::<f32>::from_vec(xs.clone(), [20, 30])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let t = Tensor::<f32>::from_vec(ts.clone(), [20, 30])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        let sq: f64 = xs
+            .iter()
+            .zip(&ts)
+            .map(|(&a, &b)| ((a - b) as f64).powi(2))
+            .sum();
+        for (r, want) in [(Reduction::Mean, sq / 600.0), (Reduction::Sum, sq)] {
+            let xl = x.clone().with_requires_grad(true).unwrap();
+            let tl = t.clone().with_requires_grad(true).unwrap();
+            let loss = nn::mse_loss(&xl, &tl, r).unwrap();
+            assert_eq!(loss.grad_fn().unwrap().name(), "mse_loss");
+            let got = host_f64s(&loss)[0];
+            assert!((got - want).abs() <= 1e-6 * want, "{r:?}: {got} vs {want}");
+            loss.mul_scalar(3.0).backward();
+            let scale = if r == Reduction::Mean {
+                2.0 / 600.0
+            } else {
+                2.0
+            } * 3.0;
+            let (gx, gt) = (
+                host_f64s(&xl.grad_tensor().unwrap()),
+                host_f64s(&tl.grad_tensor().unwrap()),
+            );
+            for i in 0..600 {
+                let d = (xs[i] - ts[i]) as f64 * scale;
+                assert!(
+                    (gx[i] - d).abs() <= 1e-6 * (1.0 + d.abs()) && gx[i] == -gt[i],
+                    "{r:?} {i}"
+                );
+            }
+        }
+        // A broadcast target takes the composed path, with the same values.
+        let row = t.narrow(0, 0, 1).unwrap();
+        let fused = nn::mse_loss(
+            &x,
+            &row.expand([20, 30]).unwrap().contiguous(),
+            Reduction::Mean,
+        )
+        .unwrap();
+        let composed = nn::mse_loss(&x, &row, Reduction::Mean).unwrap();
+        assert!((host_f64s(&fused)[0] - host_f64s(&composed)[0]).abs() < 1e-5);
+        // No elements: a NaN mean and a zero sum (PyTorch).
+        let e = x.narrow(0, 0, 0).unwrap();
+        assert!(host_f64s(&nn::mse_loss(&e, &e, Reduction::Mean).unwrap())[0].is_nan());
+        assert_eq!(
+            host_f64s(&nn::mse_loss(&e, &e, Reduction::Sum).unwrap())[0],
+            0.0
+        );
+    });
+    // Second order: d²/dx² of mean((x - t)²) is 2/n on the diagonal.
+    let x = t(&[0.5, -1.0, 2.0, 4.0], &[4])
+        .with_requires_grad(true)
+        .unwrap();
+    let target = t(&[0.0, 1.0, 1.0, 1.0], &[4]);
+    let loss = nn::mse_loss(&x, &target, Reduction::Mean).unwrap();
+    let g = typed_tensor::autograd::grad_create_graph(&loss, None, &[&x]).unwrap()[0]
+        .clone()
+        .unwrap();
+    assert_eq!(g.to_vec(), vec![0.25, -1.0, 0.5, 1.5]);
+    let h = typed_tensor::autograd::grad(&g.sum(&[], false), &[&x], false).unwrap();
+    assert_eq!(h[0].as_ref().unwrap().to_vec(), vec![0.5; 4]);
+}

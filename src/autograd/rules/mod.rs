@@ -114,6 +114,9 @@ pub(crate) enum Op {
     /// `cross_entropy` without label smoothing; saved: the logits, their maximum over the
     /// class axis (keepdim), the targets, and `1 / Σ exp(logits - max)` (keepdim).
     CrossEntropy(crate::nn::Reduction),
+    /// `mse_loss` of two operands of one shape, reduced by its mean (`true`) or sum; saved:
+    /// the input, the target and their difference.
+    MseLoss { mean: bool },
     /// `cumsum` along the axis.
     Cumsum(usize),
     /// `max`/`min` over the axes in `mask`; saved: the input and the output. Ties share the
@@ -182,6 +185,7 @@ impl Op {
             Op::ScatterAdd(_) => "scatter_add",
             Op::Cumsum(_) => "cumsum",
             Op::CrossEntropy(_) => "cross_entropy",
+            Op::MseLoss { .. } => "mse_loss",
             Op::Unfold(_) => "conv2d windows",
             Op::Prod { .. } => "product",
             Op::Cumprod(_) => "cumprod",
@@ -491,6 +495,23 @@ fn rule<F: FloatElement, D: Backend>(
         Op::Unfold(w) => vec![Some(crate::nn::col2im(g, arg(0)?, *w)?)],
         Op::Fold(w) => vec![Some(crate::nn::unfold_recorded(g, *w)?)],
         Op::Place(p, gathered) => vec![Some(views::place_backward(g, p, *gathered)?)],
+        Op::MseLoss { mean } => {
+            // PyTorch's mse_loss_backward: `(input - target) · 2g` (over n for the mean), one
+            // product with a 0-d factor; a `create_graph` pass takes the difference again,
+            // recorded.
+            let d = if graph_mode() {
+                arg(0)?.try_sub(arg(1)?)?
+            } else {
+                arg(2)?.clone()
+            };
+            let n = d.numel().max(1) as f64;
+            let factor = g.try_mul_scalar(F::from_f64(if *mean { 2.0 / n } else { 2.0 }))?;
+            let gx = d.try_mul(&factor)?;
+            vec![
+                needs[0].then(|| gx.clone()),
+                needs[1].then(|| gx.try_neg()).transpose()?,
+            ]
+        }
         Op::CrossEntropy(reduction) => {
             // d/dlogits = (softmax(logits) - one_hot(target)) · g, with g spread over the
             // elements the reduction combined.
