@@ -1,7 +1,7 @@
 //! The CPU's matmul step.
 
 use super::drivers::write_into;
-use super::kernels::matmul::{Mat, matmul as mm};
+use super::kernels::matmul::{Mat, PAR_FLOPS, matmul as mm};
 use super::kernels::strided::Plan;
 use crate::device::Cpu;
 use crate::dtype::NumElement;
@@ -72,7 +72,10 @@ impl<T: NumElement> Tensor<T, Cpu> {
             if dst.is_empty() {
                 return;
             }
-            if nb > 1 && (m * n).saturating_mul(k) < (1 << 18) {
+            // Products that `gemm` runs on one thread run side by side instead (a conv2d's
+            // per-image products, attention's heads): one after another they left the other
+            // cores idle.
+            if nb > 1 && (m * n).saturating_mul(k) < PAR_FLOPS {
                 dst.par_chunks_mut(m * n)
                     .zip(offsets.par_iter())
                     .for_each(one);

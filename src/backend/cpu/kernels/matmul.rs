@@ -48,7 +48,7 @@ impl<T: Copy> Mat<'_, T> {
 /// saves below: between serial ops (a training step), `(1437, 64) @ (64, 10)` (0.9 M) took
 /// 70 µs parallel against 41 µs on one thread, `128³` (2 M) was even, and `(256, 64) @
 /// (64, 256)` (4.2 M) took 63 µs parallel against 88 µs (2 cores, `examples`-style timing).
-const PAR_FLOPS: usize = 1 << 22;
+pub(crate) const PAR_FLOPS: usize = 1 << 22;
 
 fn cast_mat<'a, T: 'static, U: 'static>(a: Mat<'a, T>) -> Mat<'a, U> {
     Mat {
