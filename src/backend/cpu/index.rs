@@ -204,11 +204,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let idx = {
             let g = read(OP, &index.storage)?;
             let s = index.stride().first().copied().unwrap_or(0);
-            let at = |k: usize| g[(index.layout.offset as isize + k as isize * s) as usize];
-            let checked = (0..index.numel()).map(|k| check_index(OP, at(k), ax, size, &shape));
-            crate::alloc::collect(OP, index.numel(), checked)?
-                .into_iter()
-                .collect::<Result<Vec<usize>>>()?
+            let mut idx = crate::alloc::with_capacity(OP, index.numel())?;
+            for k in 0..index.numel() {
+                let i = g[(index.layout.offset as isize + k as isize * s) as usize];
+                idx.push(check_index(OP, i, ax, size, &shape)?);
+            }
+            idx
         };
         let mut out = match base {
             Some(b) => strided::copy(OP, &read(OP, &b.storage)?, &b.layout)?,
