@@ -21,6 +21,11 @@ use crate::ops::unary::{FloatUnaryOp, SameUnaryOp};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
 
+/// The gradients of `Backend::layer_norm_backward_last`: the input's, then, when asked for,
+/// the weight's and the bias's (`(len,)` each).
+#[doc(hidden)]
+pub type LayerNormGrads<T, D> = (Tensor<T, D>, Option<[Tensor<T, D>; 2]>);
+
 /// The activations whose backward [`Backend::pointwise_backward`] may fuse.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -355,18 +360,22 @@ pub trait Backend: RawDevice {
         let _ = (x, len, weight, bias, eps);
         Ok(None)
     }
-    /// The gradient of `layer_norm`'s normalisation over the last `len` elements of each row
-    /// of `x` (before any weight and bias), given the gradient `g` of its output (`x`'s
-    /// shape), by a fused kernel, or `None` where this device has none for these layouts or
-    /// this dtype; the caller then composes it (`nn::layer_norm`'s rule, the semantics).
+    /// `layer_norm`'s gradients over the last `len` elements of each row of `x`, given the
+    /// gradient `g` of its output (`x`'s shape) and the affine's `weight` (`len` elements,
+    /// checked by the caller) if there is one: the input's gradient and, when `params` asks,
+    /// the sums over the rows of `g · x̂` and of `g` (`(len,)` each: the weight's and the
+    /// bias's gradients), by a fused kernel, or `None` where this device has none for these
+    /// layouts or this dtype; the caller then composes them (`nn::layer_norm`'s rule, the
+    /// semantics).
     #[doc(hidden)]
     fn layer_norm_backward_last<T: FloatElement>(
         x: &Tensor<T, Self>,
         g: &Tensor<T, Self>,
-        len: usize,
-        eps: f64,
-    ) -> Result<Option<Tensor<T, Self>>> {
-        let _ = (x, g, len, eps);
+        weight: Option<&Tensor<T, Self>>,
+        (len, eps): (usize, f64),
+        params: bool,
+    ) -> Result<Option<LayerNormGrads<T, Self>>> {
+        let _ = (x, g, weight, len, eps, params);
         Ok(None)
     }
     /// `g · f'(x)` for an activation `f` whose derivative is a function of `x` alone

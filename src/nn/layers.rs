@@ -149,6 +149,27 @@ pub(crate) fn layer_norm_rule<F: FloatElement, D: Backend>(
     let arg = |i: usize| crate::autograd::saved::<F, D>(&saved[i]);
     let x = arg(0)?;
     let w = weight.then(|| arg(1)).transpose()?;
+    let params = usize::from(weight) + usize::from(bias);
+    // The fused passes: the input's gradient, then the affine's column sums (a
+    // `create_graph` pass, recording on in a rule, composes recorded ops instead).
+    if !crate::autograd::is_grad_enabled()
+        && let Some((dx, sums)) =
+            D::layer_norm_backward_last(x, g, w, (len, eps), needs[1..].contains(&true))?
+    {
+        let [dw, db] = sums.map_or([None, None], |s| s.map(Some));
+        let dims = if params > 0 { arg(1)?.dims() } else { &[] };
+        let shaped = |t: Option<Tensor<F, D>>, need: bool| {
+            t.filter(|_| need).map(|t| t.try_reshape(dims)).transpose()
+        };
+        let mut grads = vec![needs[0].then_some(dx)];
+        if weight {
+            grads.push(shaped(dw, needs[1])?);
+        }
+        if bias {
+            grads.push(shaped(db, needs[params])?);
+        }
+        return Ok(grads);
+    }
     let scaled = match w {
         Some(w) => g.try_mul(w)?,
         None => g.clone(),
@@ -204,19 +225,14 @@ fn standardize<F: FloatElement, D: Backend>(
 
 /// The gradient of [`layer_norm`]'s normalisation with respect to `x`, from the gradient `g`
 /// of its output: `(g - mean(g) - x̂ · mean(g · x̂)) / sqrt(var + eps)` per row of `len`
-/// elements, `x̂` the normalised row (PyTorch's `native_layer_norm_backward`).
+/// elements, `x̂` the normalised row (PyTorch's `native_layer_norm_backward`), composed (the
+/// semantics of the fused `Backend::layer_norm_backward_last`).
 pub(crate) fn layer_norm_backward<F: FloatElement, D: Backend>(
     g: &Tensor<F, D>,
     x: &Tensor<F, D>,
     len: usize,
     eps: f64,
 ) -> Result<Tensor<F, D>> {
-    // A `create_graph` pass (recording on in a rule) composes recorded ops.
-    if !crate::autograd::is_grad_enabled()
-        && let Some(dx) = D::layer_norm_backward_last(x, g, len, eps)?
-    {
-        return Ok(dx);
-    }
     let shape = [x.numel().checked_div(len).unwrap_or(0), len];
     let (rows, g) = (x.try_reshape(shape)?, g.try_reshape(shape)?);
     let centred = rows.try_sub(&rows.try_mean(&[1], true)?)?;

@@ -56,19 +56,45 @@ pub(super) fn cpu_layer_norm_last<T: FloatElement>(
 pub(super) fn cpu_layer_norm_backward_last<T: FloatElement>(
     x: &Tensor<T, Cpu>,
     g: &Tensor<T, Cpu>,
-    len: usize,
-    eps: f64,
-) -> Result<Option<Tensor<T, Cpu>>> {
-    if !fits(len, &[Some(x), Some(g)]) || g.dims() != x.dims() {
+    weight: Option<&Tensor<T, Cpu>>,
+    (len, eps): (usize, f64),
+    params: bool,
+) -> Result<Option<crate::backend::LayerNormGrads<T, Cpu>>> {
+    if !fits(len, &[Some(x), Some(g), weight]) || g.dims() != x.dims() {
         return Ok(None);
     }
-    // Every row is written whole.
-    let mut buf = AlignedBuf::for_overwrite("layer_norm backward", x.numel())?;
-    let gx = read("layer_norm backward", &x.storage)?;
-    let gg = read("layer_norm backward", &g.storage)?;
-    norm::layer_norm_backward(&gx[elems(x)], &gg[elems(g)], len, eps, &mut buf);
-    drop((gx, gg));
-    Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
+    let op = "layer_norm backward";
+    // Every row and column is written whole.
+    let mut buf = AlignedBuf::for_overwrite(op, x.numel())?;
+    let mut sums = match params {
+        true => Some((
+            AlignedBuf::<T>::for_overwrite(op, len)?,
+            AlignedBuf::for_overwrite(op, len)?,
+            AlignedBuf::<f64>::for_overwrite(op, x.numel() / len * 2)?,
+        )),
+        false => None,
+    };
+    let gx = read(op, &x.storage)?;
+    let gg = read(op, &g.storage)?;
+    let gw = weight.map(|w| read(op, &w.storage)).transpose()?;
+    let p = sums.as_mut().map(|(w, b, stats)| norm::ParamGrads {
+        weight: w,
+        bias: b,
+        stats,
+    });
+    norm::layer_norm_backward(
+        &gx[elems(x)],
+        &gg[elems(g)],
+        gw.as_ref().zip(weight).map(|(g, w)| &g[elems(w)]),
+        len,
+        eps,
+        &mut buf,
+        p,
+    );
+    drop((gx, gg, gw));
+    let sums = sums
+        .map(|(w, b, _)| [w, b].map(|s| Tensor::from_buf(s, crate::shape::Shape::new(vec![len]))));
+    Ok(Some((Tensor::from_buf(buf, x.shape().clone()), sums)))
 }
 
 /// `g · f'(x)` in one pass over contiguous f32 operands of one shape: each chunk of `x` is

@@ -244,10 +244,11 @@ impl Backend for Cpu {
     fn layer_norm_backward_last<T: FloatElement>(
         x: &Tensor<T, Cpu>,
         g: &Tensor<T, Cpu>,
-        len: usize,
-        eps: f64,
-    ) -> Result<Option<Tensor<T, Cpu>>> {
-        fused::cpu_layer_norm_backward_last(x, g, len, eps)
+        weight: Option<&Tensor<T, Cpu>>,
+        (len, eps): (usize, f64),
+        params: bool,
+    ) -> Result<Option<crate::backend::LayerNormGrads<T, Cpu>>> {
+        fused::cpu_layer_norm_backward_last(x, g, weight, (len, eps), params)
     }
     fn softmax_backward_last<T: FloatElement>(
         g: &Tensor<T, Cpu>,

@@ -8,9 +8,10 @@
 use super::convert::{same, same_mut};
 use super::reduce::sum_run;
 use super::rows::rows_per_task;
-use super::strided::par_chunks;
+use super::strided::{PAR_THRESHOLD, par_chunks};
 use crate::dtype::Element;
 use num_traits::Float;
+use rayon::prelude::*;
 
 /// `out[r] = (x[r] - mean) / sqrt(var + eps) · weight + bias` for each row `r` of `len`
 /// elements of `src`, with the row's mean and biased variance; `weight` and `bias` hold `len`
@@ -87,49 +88,102 @@ fn forward<F: Float + Element>(src: &[F], len: usize, (w, b): Affine<F>, eps: F,
     }
 }
 
-/// The gradient of `layer_norm`'s normalisation (before any affine) with respect to its input:
-/// `out[r] = (g - mean(g) - x̂ · mean(g · x̂)) / sqrt(var + eps)` for each row `r` of `len`
-/// elements, with `x̂ = (x - mean) / sqrt(var + eps)` recomputed from `src` (PyTorch's
-/// `native_layer_norm_backward`).
+/// The per-column sums a `layer_norm` backward pass can also give: `weight` takes
+/// `Σ_r grad[r] · x̂[r]` and `bias` `Σ_r grad[r]` (`len` elements each), each column summed in
+/// f64 in row order on any thread count; `stats` (2 per row) is scratch for the rows' mean and
+/// reciprocal standard deviation.
+pub struct ParamGrads<'a, T> {
+    pub weight: &'a mut [T],
+    pub bias: &'a mut [T],
+    pub stats: &'a mut [f64],
+}
+
+/// The gradient of `layer_norm` (PyTorch's `native_layer_norm_backward`) with respect to its
+/// input: `out[r] = (s - mean(s) - x̂ · mean(s · x̂)) / sqrt(var + eps)` for each row `r` of
+/// `len` elements, with `s = grad[r] · weight` (`grad[r]` without a weight) and
+/// `x̂ = (x - mean) / sqrt(var + eps)` recomputed from `src`; with `params`, also the affine's
+/// gradients ([`ParamGrads`]) in a second pass over the columns.
 ///
 /// # Panics
-/// When `len` is 0, `out.len()` is not a multiple of it, or `src` or `grad` is shorter than
-/// `out` (a caller bug).
-pub fn layer_norm_backward<T: Element>(src: &[T], grad: &[T], len: usize, eps: f64, out: &mut [T]) {
+/// When `len` is 0, `out.len()` is not a multiple of it, `src` or `grad` is shorter than
+/// `out`, `weight` is shorter than `len`, or `params` has other lengths than `len`, `len` and
+/// 2 per row (a caller bug).
+pub fn layer_norm_backward<T: Element>(
+    src: &[T],
+    grad: &[T],
+    weight: Option<&[T]>,
+    len: usize,
+    eps: f64,
+    out: &mut [T],
+    params: Option<ParamGrads<'_, T>>,
+) {
     let rows = out.len() / len.max(1);
     assert!(
         len > 0
             && out.len().is_multiple_of(len)
             && src.len() >= out.len()
-            && grad.len() >= out.len(),
+            && grad.len() >= out.len()
+            && weight.is_none_or(|w| w.len() >= len)
+            && (params.as_ref()).is_none_or(|p| {
+                p.weight.len() == len && p.bias.len() == len && p.stats.len() == 2 * rows
+            }),
         "layer_norm_backward rows"
     );
-    par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
+    let (mut params, mut no_stats) = (params, [0f64; 0]);
+    let stats = match params.as_mut() {
+        Some(p) => &mut *p.stats,
+        None => &mut no_stats[..],
+    };
+    let per_task = rows_per_task(rows, len);
+    let task = |i: usize, o: &mut [T], st: &mut [f64]| {
+        let start = i * per_task * len;
         let (x, g) = (&src[start..start + o.len()], &grad[start..start + o.len()]);
         if let (Some(x), Some(g), Some(d)) = (same::<T, f32>(x), same::<T, f32>(g), same_mut(o)) {
-            backward_widest(x, g, len, eps as f32, d);
+            let w = weight.and_then(same::<T, f32>);
+            backward_widest(x, g, w, len, eps as f32, d, st);
         } else if let (Some(x), Some(g), Some(d)) =
             (same::<T, f64>(x), same::<T, f64>(g), same_mut(o))
         {
-            backward_widest(x, g, len, eps, d);
+            let w = weight.and_then(same::<T, f64>);
+            backward_widest(x, g, w, len, eps, d, st);
         } else {
             unreachable!("layer_norm_backward rows of {}", T::DTYPE)
         }
-    });
+    };
+    let tasks = out.par_chunks_mut(per_task * len).enumerate();
+    if stats.is_empty() {
+        tasks.for_each(|(i, o)| task(i, o, &mut []));
+    } else {
+        (tasks.zip(stats.par_chunks_mut(per_task * 2))).for_each(|((i, o), st)| task(i, o, st));
+    }
+    if let Some(p) = params {
+        column_sums(&src[..out.len()], &grad[..out.len()], len, p);
+    }
 }
 
 widest! {
     /// [`backward`] at the CPU's widest vectors.
-    fn backward_widest<F: Float, Element>(x: &[F], g: &[F], len: usize, eps: F, d: &mut [F]) = backward
+    fn backward_widest<F: Float, Element>(x: &[F], g: &[F], w: Option<&[F]>, len: usize, eps: F, d: &mut [F], stats: &mut [f64]) = backward
 }
 
+/// Rows of [`layer_norm_backward`]; each row's mean and `1 / sd` go to `stats` when it has
+/// room (2 per row).
 #[inline(always)]
-fn backward<F: Float + Element>(src: &[F], grad: &[F], len: usize, eps: F, out: &mut [F]) {
+fn backward<F: Float + Element>(
+    src: &[F],
+    grad: &[F],
+    weight: Option<&[F]>,
+    len: usize,
+    eps: F,
+    out: &mut [F],
+    stats: &mut [f64],
+) {
     let n = len as f64;
-    for ((d, x), g) in out
-        .chunks_exact_mut(len)
-        .zip(src.chunks_exact(len))
+    // `g · weight` of the current row (rounded as the composed product rounds).
+    let mut scaled = vec![F::zero(); if weight.is_some() { len } else { 0 }];
+    for (r, ((d, x), g)) in (out.chunks_exact_mut(len).zip(src.chunks_exact(len)))
         .zip(grad.chunks_exact(len))
+        .enumerate()
     {
         // x̂ goes to `d` first; the row then stays in the cache for the two sums and the result.
         let mean = F::from_f64(sum_run(x) / n);
@@ -139,12 +193,91 @@ fn backward<F: Float + Element>(src: &[F], grad: &[F], len: usize, eps: F, out: 
         let sd = (F::from_f64(sum_squares(d) / n) + eps).sqrt();
         let rstd = F::one() / sd;
         d.iter_mut().for_each(|v| *v = *v * rstd);
+        if let Some(s) = stats.get_mut(2 * r..2 * r + 2) {
+            s.copy_from_slice(&[mean.to_f64(), rstd.to_f64()]);
+        }
+        let g = match weight {
+            Some(w) => {
+                (scaled.iter_mut().zip(g).zip(w)).for_each(|((s, &g), &w)| *s = g * w);
+                &scaled[..]
+            }
+            None => g,
+        };
         let mean_g = F::from_f64(sum_run(g) / n);
         let mean_gx = F::from_f64(sum_products(g, d) / n);
         for (d, &g) in d.iter_mut().zip(g) {
             *d = (g - mean_g - *d * mean_gx) * rstd;
         }
     }
+}
+
+/// The second pass of [`layer_norm_backward`]: blocks of columns across threads, each
+/// column's `Σ g · x̂` and `Σ g` in f64 in row order, `x̂` rounded as the first pass rounds it.
+fn column_sums<T: Element>(src: &[T], grad: &[T], len: usize, p: ParamGrads<'_, T>) {
+    let rows = src.len() / len;
+    // Blocks of whole cache lines, about four per thread where the rows are long enough.
+    let threads = rayon::current_num_threads() * 4;
+    let block = len.div_ceil(threads).next_multiple_of(16);
+    let blocks = if rows.saturating_mul(len) < PAR_THRESHOLD {
+        len
+    } else {
+        block
+    };
+    let stats = &*p.stats;
+    let sums = |c0: usize, w: &mut [T], b: &mut [T]| {
+        if let (Some(x), Some(g), Some(w), Some(b)) = (
+            same::<T, f32>(src),
+            same::<T, f32>(grad),
+            same_mut::<T, f32>(w),
+            same_mut::<T, f32>(b),
+        ) {
+            columns_widest(x, g, stats, len, c0, w, b);
+        } else if let (Some(x), Some(g), Some(w), Some(b)) = (
+            same::<T, f64>(src),
+            same::<T, f64>(grad),
+            same_mut::<T, f64>(w),
+            same_mut::<T, f64>(b),
+        ) {
+            columns_widest(x, g, stats, len, c0, w, b);
+        } else {
+            unreachable!("layer_norm_backward columns of {}", T::DTYPE)
+        }
+    };
+    (p.weight.par_chunks_mut(blocks))
+        .zip(p.bias.par_chunks_mut(blocks))
+        .enumerate()
+        .for_each(|(i, (w, b))| sums(i * blocks, w, b));
+}
+
+widest! {
+    /// [`columns`] at the CPU's widest vectors.
+    fn columns_widest<F: Float, Element>(x: &[F], g: &[F], stats: &[f64], len: usize, c0: usize, w: &mut [F], b: &mut [F]) = columns
+}
+
+/// `Σ_r g[r][c] · x̂[r][c]` into `w` and `Σ_r g[r][c]` into `b` for the columns `c0..` of
+/// `w.len()`.
+#[inline(always)]
+fn columns<F: Float + Element>(
+    x: &[F],
+    g: &[F],
+    stats: &[f64],
+    len: usize,
+    c0: usize,
+    w: &mut [F],
+    b: &mut [F],
+) {
+    let cols = c0..c0 + w.len();
+    let (mut sw, mut sb) = (vec![0f64; w.len()], vec![0f64; w.len()]);
+    for ((x, g), s) in (x.chunks_exact(len).zip(g.chunks_exact(len))).zip(stats.chunks_exact(2)) {
+        let (mean, rstd) = (F::from_f64(s[0]), F::from_f64(s[1]));
+        let (x, g) = (&x[cols.clone()], &g[cols.clone()]);
+        for (((sw, sb), &x), &g) in sw.iter_mut().zip(&mut sb).zip(x).zip(g) {
+            *sw += (g * ((x - mean) * rstd)).to_f64();
+            *sb += g.to_f64();
+        }
+    }
+    (w.iter_mut().zip(sw)).for_each(|(w, s)| *w = F::from_f64(s));
+    (b.iter_mut().zip(sb)).for_each(|(b, s)| *b = F::from_f64(s));
 }
 
 /// `Σ x²` with each square rounded to `F` (as the composed `x * x` rounds) and summed in f64,
@@ -309,7 +442,7 @@ mod tests {
             // d/dx of Σ c·y at a few points, against central differences.
             let c: Vec<f64> = (0..x.len()).map(|i| (i as f64 * 0.7).cos()).collect();
             let mut dx = vec![0f64; x.len()];
-            super::layer_norm_backward(&x, &c, len, 1e-5, &mut dx);
+            super::layer_norm_backward(&x, &c, None, len, 1e-5, &mut dx, None);
             let f =
                 |x: &[f64]| -> f64 { want(x, len, 1e-5).iter().zip(&c).map(|(y, c)| y * c).sum() };
             for i in [0, len / 2, x.len() - 1] {
@@ -323,6 +456,81 @@ mod tests {
                     dx[i]
                 );
             }
+        }
+    }
+
+    /// The weighted input gradient and the affine's column sums, f32 and f64, against the
+    /// definition in f64: short rows (one task), and rows that split across tasks and blocks
+    /// of columns (stats written mid-task, blocks ending inside the row).
+    #[test]
+    fn backward_with_weight_and_parameter_sums_match_f64() {
+        for (len, rows) in [(1usize, 3usize), (17, 5), (130, 7), (700, 300), (33, 4000)] {
+            let n = len * rows;
+            let x: Vec<f64> = (0..n)
+                .map(|i| ((i * 37 % 101) as f64 * 0.7).sin() * 3.0 + 1.0)
+                .collect();
+            let g: Vec<f64> = (0..n).map(|i| ((i * 13 % 89) as f64 * 0.3).cos()).collect();
+            let w: Vec<f64> = (0..len).map(|i| 0.5 + (i % 7) as f64 * 0.25).collect();
+            // The definition: dx from s = g · w; the sums of g · x̂ and g over the rows.
+            let xhat = want(&x, len, 1e-5);
+            let s: Vec<f64> = g.iter().enumerate().map(|(i, g)| g * w[i % len]).collect();
+            let mut dx_want = vec![0f64; n];
+            for r in 0..rows {
+                let row = r * len..(r + 1) * len;
+                let m: f64 = x[row.clone()].iter().sum::<f64>() / len as f64;
+                let v = x[row.clone()]
+                    .iter()
+                    .map(|a| (a - m) * (a - m))
+                    .sum::<f64>()
+                    / len as f64;
+                let ms = s[row.clone()].iter().sum::<f64>() / len as f64;
+                let msx = row.clone().map(|i| s[i] * xhat[i]).sum::<f64>() / len as f64;
+                for i in row {
+                    dx_want[i] = (s[i] - ms - xhat[i] * msx) / (v + 1e-5).sqrt();
+                }
+            }
+            let dw_want: Vec<f64> = (0..len)
+                .map(|c| (0..rows).map(|r| g[r * len + c] * xhat[r * len + c]).sum())
+                .collect();
+            let db_want: Vec<f64> = (0..len)
+                .map(|c| (0..rows).map(|r| g[r * len + c]).sum())
+                .collect();
+            let close = |what: &str, got: &[f64], want: &[f64], tol: f64| {
+                let scale = want.iter().fold(1f64, |m, v| m.max(v.abs()));
+                for (i, (a, b)) in got.iter().zip(want).enumerate() {
+                    assert!(
+                        (a - b).abs() <= tol * scale,
+                        "{what} len {len} rows {rows} [{i}]: {a} vs {b}"
+                    );
+                }
+            };
+            let (mut dx, mut dw, mut db, mut st) = (
+                vec![0f64; n],
+                vec![0f64; len],
+                vec![0f64; len],
+                vec![0f64; 2 * rows],
+            );
+            let p = super::ParamGrads {
+                weight: &mut dw,
+                bias: &mut db,
+                stats: &mut st,
+            };
+            super::layer_norm_backward(&x, &g, Some(&w), len, 1e-5, &mut dx, Some(p));
+            close("f64 dx", &dx, &dx_want, 1e-9);
+            close("f64 dweight", &dw, &dw_want, 1e-9);
+            close("f64 dbias", &db, &db_want, 1e-9);
+            let f = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<f32>>();
+            let (mut dx, mut dw, mut db) = (vec![0f32; n], vec![0f32; len], vec![0f32; len]);
+            let p = super::ParamGrads {
+                weight: &mut dw,
+                bias: &mut db,
+                stats: &mut st,
+            };
+            super::layer_norm_backward(&f(&x), &f(&g), Some(&f(&w)), len, 1e-5, &mut dx, Some(p));
+            let d = |v: &[f32]| v.iter().map(|&a| a as f64).collect::<Vec<f64>>();
+            close("f32 dx", &d(&dx), &dx_want, 2e-4);
+            close("f32 dweight", &d(&dw), &dw_want, 1e-5);
+            close("f32 dbias", &d(&db), &db_want, 1e-5);
         }
     }
 
