@@ -378,6 +378,36 @@ pub trait Backend: RawDevice {
         let _ = (x, g, weight, len, eps, params);
         Ok(None)
     }
+    /// `batch_norm` in training over `x` of `(N, C, ...)`: each channel's mean and biased
+    /// variance over the other axes, and `y = (x - mean) / sqrt(var + eps) · weight + bias`
+    /// (`(C,)` each, checked by the caller); returns `[y, mean, var]` (the statistics `(C,)`)
+    /// by a fused kernel, or `None` where this device has none for this layout or dtype; the
+    /// caller then composes it (`nn::batch_norm`, the semantics). Records no graph.
+    #[doc(hidden)]
+    fn batch_norm_train<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        weight: Option<&Tensor<T, Self>>,
+        bias: Option<&Tensor<T, Self>>,
+        eps: f64,
+    ) -> Result<Option<[Tensor<T, Self>; 3]>> {
+        let _ = (x, weight, bias, eps);
+        Ok(None)
+    }
+    /// The gradients of [`Backend::batch_norm_train`]'s `y` given its gradient `g` (`x`'s
+    /// shape) and the saved `[mean, var]`: `[dx, dweight, dbias]` (the last two `(C,)`; without
+    /// a weight, `dx` is that of weight 1), by a fused kernel, or `None` where this device has
+    /// none; the caller then composes them (`nn::batch_norm`'s rule, the semantics).
+    #[doc(hidden)]
+    fn batch_norm_backward<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        g: &Tensor<T, Self>,
+        stats: [&Tensor<T, Self>; 2],
+        weight: Option<&Tensor<T, Self>>,
+        eps: f64,
+    ) -> Result<Option<[Tensor<T, Self>; 3]>> {
+        let _ = (x, g, stats, weight, eps);
+        Ok(None)
+    }
     /// `g · f'(x)` for an activation `f` whose derivative is a function of `x` alone
     /// ([`PointwiseGrad`]: GELU's and SiLU's, PyTorch's `gelu_backward`/`silu_backward`), by
     /// a fused kernel, or `None` where this device has none for these layouts or this dtype;

@@ -317,10 +317,9 @@ pub fn batch_norm<T: FloatElement, D: Backend>(
                 x.shape()
             ));
         }
-        let mean = x.try_mean(&axes, true)?;
-        let var = x.try_var(&axes, 0, true)?;
-        if let (Some(rm), Some(rv)) = (running_mean, running_var) {
-            crate::autograd::no_grad(|| -> Result<()> {
+        // The running statistics move toward the batch's mean and unbiased variance.
+        let update = |mean: &Tensor<T, D>, var: &Tensor<T, D>| match (running_mean, running_var) {
+            (Some(rm), Some(rv)) => crate::autograd::no_grad(|| -> Result<()> {
                 let m = T::from_f64(momentum);
                 let keep = T::from_f64(1.0 - momentum);
                 let unbiased =
@@ -330,8 +329,31 @@ pub fn batch_norm<T: FloatElement, D: Backend>(
                 rm.add_(&mean.try_reshape([c])?.try_mul_scalar(m)?)?;
                 rv.mul_scalar_(keep)?;
                 rv.add_(&unbiased.try_reshape([c])?.try_mul_scalar(m)?)
-            })?;
+            }),
+            _ => Ok(()),
+        };
+        // One recorded node where the device fuses the pass (PyTorch's rule; the composed
+        // form records eight ops).
+        let fused = crate::autograd::no_grad(|| D::batch_norm_train(x, weight, bias, eps))?;
+        if let Some([y, mean, var]) = fused {
+            update(&mean, &var)?;
+            let inputs: Vec<&dyn crate::autograd::Tracked> = [Some(x), weight, bias]
+                .into_iter()
+                .flatten()
+                .map(|t| t as _)
+                .collect();
+            let mut saved = inputs.clone();
+            saved.extend([&mean as &dyn crate::autograd::Tracked, &var]);
+            let op = crate::autograd::Op::BatchNorm {
+                eps,
+                weight: weight.is_some(),
+                bias: bias.is_some(),
+            };
+            return Ok(crate::autograd::record(y, op, &inputs, &saved));
         }
+        let mean = x.try_mean(&axes, true)?;
+        let var = x.try_var(&axes, 0, true)?;
+        update(&mean, &var)?;
         (mean, var)
     } else {
         match (running_mean, running_var) {
@@ -343,6 +365,60 @@ pub fn batch_norm<T: FloatElement, D: Backend>(
         .try_sub(&mean)?
         .try_div(&var.try_add_scalar(T::from_f64(eps))?.try_sqrt()?)?;
     channel_affine(op, y, weight, bias)
+}
+
+/// The rule of [`batch_norm`]'s fused training node, from the saved input, weight and bias
+/// (those there are) and the batch's mean and biased variance: PyTorch's
+/// `batch_norm_backward`, `dx = (ĝ - mean(ĝ) - x̂ · mean(ĝ · x̂)) / sd` per channel with
+/// `ĝ = g · weight`, `dweight = Σ g · x̂` and `dbias = Σ g` over the other axes. A
+/// `create_graph` pass composes it from recorded ops, the statistics taken again from `x`
+/// so that second derivatives flow through them.
+pub(crate) fn batch_norm_rule<F: FloatElement, D: Backend>(
+    g: &Tensor<F, D>,
+    saved: &[crate::autograd::Saved],
+    eps: f64,
+    (weight, bias): (bool, bool),
+    needs: &[bool],
+) -> Result<Vec<Option<Tensor<F, D>>>> {
+    let arg = |i: usize| crate::autograd::saved::<F, D>(&saved[i]);
+    let x = arg(0)?;
+    let w = weight.then(|| arg(1)).transpose()?;
+    let params = usize::from(weight) + usize::from(bias);
+    let stats = [arg(1 + params)?, arg(2 + params)?];
+    let fused = match crate::autograd::is_grad_enabled() {
+        true => None,
+        false => D::batch_norm_backward(x, g, stats, w, eps)?,
+    };
+    let [dx, dw, db] = match fused {
+        Some(grads) => grads.map(Ok),
+        None => {
+            let axes: Vec<i64> = (0..x.ndim() as i64).filter(|&a| a != 1).collect();
+            let mean = x.try_mean(&axes, true)?;
+            let sd = (x.try_var(&axes, 0, true)?.try_add_scalar(F::from_f64(eps)))?.try_sqrt()?;
+            let xhat = x.try_sub(&mean)?.try_div(&sd)?;
+            let scaled = match w {
+                Some(w) => g.try_mul(&per_channel(w, x.ndim())?)?,
+                None => g.clone(),
+            };
+            let mean_gx = scaled.try_mul(&xhat)?.try_mean(&axes, true)?;
+            let dx = (scaled.try_sub(&scaled.try_mean(&axes, true)?)?)
+                .try_sub(&xhat.try_mul(&mean_gx)?)?
+                .try_div(&sd);
+            [
+                dx,
+                g.try_mul(&xhat)?.try_sum(&axes, false),
+                g.try_sum(&axes, false),
+            ]
+        }
+    };
+    let mut grads = vec![needs[0].then_some(dx).transpose()?];
+    if weight {
+        grads.push(needs[1].then_some(dw).transpose()?);
+    }
+    if bias {
+        grads.push(needs[params].then_some(db).transpose()?);
+    }
+    Ok(grads)
 }
 
 /// Checks that each named per-channel tensor has shape `(c,)`.

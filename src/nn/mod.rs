@@ -39,7 +39,7 @@ pub use conv::{
     max_pool2d,
 };
 pub(crate) use conv::{Window, fold as col2im, unfold_recorded};
-pub(crate) use layers::layer_norm_rule;
+pub(crate) use layers::{batch_norm_rule, layer_norm_rule};
 mod likelihood;
 mod loss;
 mod margin;

@@ -1276,3 +1276,155 @@ fn mse_loss_as_one_node_matches_its_definition() {
     let h = typed_tensor::autograd::grad(&g.sum(&[], false), &[&x], false).unwrap();
     assert_eq!(h[0].as_ref().unwrap().to_vec(), vec![0.5; 4]);
 }
+
+/// `batch_norm` in training, one fused node where the device has the kernel, against the
+/// definition in f64: the output, the running statistics, and the gradients of the input,
+/// weight and bias under a non-uniform output gradient; (N, C), (N, C, L) and (N, C, H, W),
+/// each affine combination; a transposed input (the composed path) agrees; gradchecks.
+#[test]
+fn batch_norm_in_training_matches_its_definition() {
+    use crate::common::host_f64s;
+    on_every_device!("batch_norm_in_training_matches_its_definition", |dev| {
+        for dims in [vec![6usize, 3], vec![4, 3, 5], vec![3, 2, 7, 9]] {
+            let (c, numel) = (dims[1], dims.iter().product::<usize>());
+            let s: usize = dims[2..].iter().product();
+            let chan = |i: usize| i / s % c;
+            let xs: Vec<f32> = (0..numel)
+                .map(|i| ((i * 37 % 101) as f32 * 0.37).sin() * 2.0 + chan(i) as f32)
+                .collect();
+            let cs: Vec<f32> = (0..numel)
+                .map(|i| ((i * 13 % 67) as f32 * 0.21).cos())
+                .collect();
+            let ws: Vec<f32> = (0..c).map(|k| 0.5 + k as f32 * 0.75).collect();
+            let bs: Vec<f32> = (0..c).map(|k| k as f32 - 0.5).collect();
+            let dev_t = |v: &[f32], d: &[usize]| {
+                Tensor::<f32>::from_vec(v.to_vec(), d)
+                    .unwrap()
+                    .to_device(&dev)
+                    .unwrap()
+            };
+            // The definition, per channel, in f64.
+            let n = (numel / c) as f64;
+            let (mut mean, mut var) = (vec![0f64; c], vec![0f64; c]);
+            (0..numel).for_each(|i| mean[chan(i)] += xs[i] as f64 / n);
+            (0..numel).for_each(|i| var[chan(i)] += (xs[i] as f64 - mean[chan(i)]).powi(2) / n);
+            let sd: Vec<f64> = var.iter().map(|v| (v + 1e-5).sqrt()).collect();
+            let xhat: Vec<f64> = (0..numel)
+                .map(|i| (xs[i] as f64 - mean[chan(i)]) / sd[chan(i)])
+                .collect();
+            for (affine_w, affine_b) in [(true, true), (true, false), (false, true), (false, false)]
+            {
+                let x = dev_t(&xs, &dims).with_requires_grad(true).unwrap();
+                let w = dev_t(&ws, &[c]).with_requires_grad(true).unwrap();
+                let b = dev_t(&bs, &[c]).with_requires_grad(true).unwrap();
+                let (rm, rv) = (dev_t(&vec![0.0; c], &[c]), dev_t(&vec![1.0; c], &[c]));
+                let y = nn::batch_norm(
+                    &x,
+                    Some(&rm),
+                    Some(&rv),
+                    affine_w.then_some(&w),
+                    affine_b.then_some(&b),
+                    true,
+                    0.1,
+                    1e-5,
+                )
+                .unwrap();
+                y.mul(&dev_t(&cs, &dims)).sum(&[], false).backward();
+                let wk = |k: usize| if affine_w { ws[k] as f64 } else { 1.0 };
+                let bk = |k: usize| if affine_b { bs[k] as f64 } else { 0.0 };
+                let close = |what: &str, got: &[f64], want: &[f64], tol: f64| {
+                    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+                        assert!(
+                            (a - b).abs() <= tol * (1.0 + b.abs()),
+                            "{what} {dims:?} ({affine_w}, {affine_b}) [{i}]: {a} vs {b}"
+                        );
+                    }
+                };
+                let y_want: Vec<f64> = (0..numel)
+                    .map(|i| xhat[i] * wk(chan(i)) + bk(chan(i)))
+                    .collect();
+                close("y", &host_f64s(&y), &y_want, 1e-5);
+                let rm_want: Vec<f64> = mean.iter().map(|m| 0.1 * m).collect();
+                let rv_want: Vec<f64> = var.iter().map(|v| 0.9 + 0.1 * v * n / (n - 1.0)).collect();
+                close("running_mean", &host_f64s(&rm), &rm_want, 1e-6);
+                close("running_var", &host_f64s(&rv), &rv_want, 1e-6);
+                // dx = (ĝ - mean(ĝ) - x̂ · mean(ĝ · x̂)) / sd, ĝ = g · w.
+                let (mut mg, mut mgx, mut dw, mut db) =
+                    (vec![0f64; c], vec![0f64; c], vec![0f64; c], vec![0f64; c]);
+                for i in 0..numel {
+                    let (k, g) = (chan(i), cs[i] as f64);
+                    mg[k] += g * wk(k) / n;
+                    mgx[k] += g * wk(k) * xhat[i] / n;
+                    dw[k] += g * xhat[i];
+                    db[k] += g;
+                }
+                let dx: Vec<f64> = (0..numel)
+                    .map(|i| {
+                        let k = chan(i);
+                        (cs[i] as f64 * wk(k) - mg[k] - xhat[i] * mgx[k]) / sd[k]
+                    })
+                    .collect();
+                close("dx", &host_f64s(&x.grad_tensor().unwrap()), &dx, 1e-4);
+                // A parameter not passed keeps its zero gradient.
+                let unused = |p: &Tensor<f32, _>| {
+                    host_f64s(&p.grad_tensor().unwrap())
+                        .iter()
+                        .all(|&v| v == 0.0)
+                };
+                assert!(affine_w || unused(&w));
+                assert!(affine_b || unused(&b));
+                if affine_w {
+                    close("dweight", &host_f64s(&w.grad_tensor().unwrap()), &dw, 1e-4);
+                }
+                if affine_b {
+                    close("dbias", &host_f64s(&b.grad_tensor().unwrap()), &db, 1e-4);
+                }
+            }
+            // A transposed copy of the input's batch (not contiguous: the composed path).
+            let xt = dev_t(&xs, &dims)
+                .transpose(0, 1)
+                .unwrap()
+                .contiguous()
+                .transpose(0, 1)
+                .unwrap();
+            let strided = nn::batch_norm(&xt, None, None, None, None, true, 0.1, 1e-5).unwrap();
+            close_all(&host_f64s(&strided), &xhat, 1e-5);
+        }
+    });
+    // Gradients by finite differences, through the fused node (f64, contiguous).
+    let x = t(
+        &(0..60)
+            .map(|i| ((i * 37 % 23) as f64).sin())
+            .collect::<Vec<_>>(),
+        &[3, 4, 5],
+    );
+    let w = t(&[0.5, 1.5, -1.0, 2.0], &[4]);
+    let b = t(&[0.1, 0.2, 0.3, 0.4], &[4]);
+    let f = |v: &[Tensor<f64>]| {
+        nn::batch_norm(&v[0], None, None, Some(&v[1]), Some(&v[2]), true, 0.1, 1e-5)?.try_mul(&v[0])
+    };
+    gradcheck(f, &[x.clone(), w.clone(), b.clone()], 1e-6, 1e-5).unwrap();
+    // A `create_graph` pass composes the rule from recorded ops: the same gradients.
+    let leaves: Vec<Tensor<f64>> = [x, w, b]
+        .iter()
+        .map(|t| t.clone().with_requires_grad(true).unwrap())
+        .collect();
+    let loss = f(&leaves).unwrap().sum(&[], false);
+    let refs: Vec<&Tensor<f64>> = leaves.iter().collect();
+    let fused = typed_tensor::autograd::grad(&loss, &refs, true).unwrap();
+    let composed = typed_tensor::autograd::grad_create_graph(&loss, None, &refs).unwrap();
+    for (a, b) in fused.iter().zip(&composed) {
+        close_all(
+            &a.as_ref().unwrap().to_vec(),
+            &b.as_ref().unwrap().to_vec(),
+            1e-12,
+        );
+    }
+}
+
+/// Every element of `got` within `tol` (relative, plus 1) of `want`.
+fn close_all(got: &[f64], want: &[f64], tol: f64) {
+    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!((a - b).abs() <= tol * (1.0 + b.abs()), "[{i}]: {a} vs {b}");
+    }
+}

@@ -145,6 +145,10 @@ pub(crate) enum Op {
         weight: bool,
         bias: bool,
     },
+    /// `batch_norm` in training (the device's fused pass), with the weight and bias where
+    /// `weight`/`bias`; saved: the input, the weight and bias that are there (also the
+    /// inputs), then the batch's mean and biased variance.
+    BatchNorm { eps: f64, weight: bool, bias: bool },
     /// A cast from the float dtype given; the gradient is cast back to it.
     Cast(crate::dtype::Dtype),
     /// A copy from the device given (`to_device`); the gradient is copied back to it.
@@ -205,6 +209,7 @@ impl Op {
             Op::Extreme { .. } => "max/min",
             Op::LogSumExp { .. } => "logsumexp",
             Op::LayerNorm { .. } => "layer_norm",
+            Op::BatchNorm { .. } => "batch_norm",
             Op::Softmax { .. } => "softmax",
             Op::LogSoftmax { .. } => "log_softmax",
             Op::Var { std: false, .. } => "var",
@@ -581,6 +586,9 @@ fn rule<F: FloatElement, D: Backend>(
             weight,
             bias,
         } => crate::nn::layer_norm_rule(g, s, (*len, *eps), (*weight, *bias), needs)?,
+        Op::BatchNorm { eps, weight, bias } => {
+            crate::nn::batch_norm_rule(g, s, *eps, (*weight, *bias), needs)?
+        }
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
         Op::Cast(_) | Op::ToDevice(_) | Op::Custom(_) => {
             unreachable!(

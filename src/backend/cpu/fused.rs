@@ -1,8 +1,10 @@
-//! The CPU's fused `layer_norm` forward and input gradient over contiguous f32/f64 rows
-//! (`kernels::norm`), `softmax`'s backward over contiguous f32/f64 rows (`kernels::rows`), and
+//! The CPU's fused `layer_norm` forward and gradients over contiguous f32/f64 rows
+//! (`kernels::norm`), `batch_norm` in training and its gradients over contiguous f32/f64
+//! `(N, C, ...)` (`kernels::batch_norm`), `softmax`'s backward over contiguous f32/f64 rows (`kernels::rows`), and
 //! GELU's backward over contiguous f32 (`kernels::vmath`); other
 //! layouts and dtypes return `None` and the caller composes.
 
+use crate::backend::cpu::kernels::batch_norm::{self as bn, Channels};
 use crate::backend::cpu::kernels::convert::{same, same_mut};
 use crate::backend::cpu::kernels::strided::par_out;
 use crate::backend::cpu::kernels::{norm, rows};
@@ -149,4 +151,120 @@ pub(super) fn cpu_softmax_backward_last<T: FloatElement>(
     rows::softmax_backward(&gg[elems(g)], &gy[elems(y)], len, &mut buf, causal);
     drop((gg, gy));
     Ok(Some(Tensor::from_buf(buf, y.shape().clone())))
+}
+
+/// The `(N, C, S)` channels of a contiguous f32/f64 `x` of 2 or more axes and elements, with
+/// contiguous per-channel operands (`(C,)` each, checked by the caller); else `None`.
+fn channels<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    per_channel: &[Option<&Tensor<T, Cpu>>],
+) -> Option<Channels> {
+    let fits = (const { T::DTYPE.size() >= 4 })
+        && x.ndim() >= 2
+        && x.numel() > 0
+        && x.is_contiguous()
+        && per_channel.iter().flatten().all(|t| t.is_contiguous());
+    fits.then(|| Channels {
+        c: x.dims()[1],
+        s: x.dims()[2..].iter().product(),
+    })
+}
+
+/// A `(C,)` tensor of `values` rounded to `T`.
+fn per_channel<T: FloatElement>(values: impl Iterator<Item = f64>) -> Result<Tensor<T, Cpu>> {
+    let v: Vec<T> = values.map(T::from_f64).collect();
+    let n = v.len();
+    Tensor::from_vec(v, [n])
+}
+
+/// The values of an optional contiguous `(C,)` tensor as f64, `fill` for each channel when
+/// there is none.
+fn channel_values<T: FloatElement>(
+    t: Option<&Tensor<T, Cpu>>,
+    c: usize,
+    fill: f64,
+) -> Result<Vec<f64>> {
+    match t {
+        Some(t) => Ok(read("batch_norm", &t.storage)?[elems(t)]
+            .iter()
+            .map(|v| v.to_f64())
+            .collect()),
+        None => Ok(vec![fill; c]),
+    }
+}
+
+pub(super) fn cpu_batch_norm_train<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    weight: Option<&Tensor<T, Cpu>>,
+    bias: Option<&Tensor<T, Cpu>>,
+    eps: f64,
+) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
+    let Some(ch) = channels(x, &[weight, bias]) else {
+        return Ok(None);
+    };
+    let (w, b) = (
+        channel_values(weight, ch.c, 1.0)?,
+        channel_values(bias, ch.c, 0.0)?,
+    );
+    // Every element is written.
+    let mut buf = AlignedBuf::for_overwrite("batch_norm", x.numel())?;
+    let gx = read("batch_norm", &x.storage)?;
+    let xs = &gx[elems(x)];
+    let stats = bn::moments(xs, ch);
+    // y = x · alpha + beta, alpha = w / sd and beta = b - mean · alpha (PyTorch's CPU form).
+    let coef: Vec<[T::Acc; 3]> = (stats.iter().zip(w.iter().zip(&b)))
+        .map(|(&[mean, var], (&w, &b))| {
+            let alpha = w / (var + eps).sqrt();
+            [alpha, 0.0, b - mean * alpha].map(<T::Acc as crate::dtype::Element>::from_f64)
+        })
+        .collect();
+    bn::combine(xs, xs, ch, &coef, &mut buf);
+    drop(gx);
+    let y = Tensor::from_buf(buf, x.shape().clone());
+    let mean = per_channel(stats.iter().map(|s| s[0]))?;
+    let var = per_channel(stats.iter().map(|s| s[1]))?;
+    Ok(Some([y, mean, var]))
+}
+
+pub(super) fn cpu_batch_norm_backward<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    g: &Tensor<T, Cpu>,
+    [mean, var]: [&Tensor<T, Cpu>; 2],
+    weight: Option<&Tensor<T, Cpu>>,
+    eps: f64,
+) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
+    let Some(ch) = channels(x, &[Some(g), Some(mean), Some(var), weight]) else {
+        return Ok(None);
+    };
+    if g.dims() != x.dims() {
+        return Ok(None);
+    }
+    let w = channel_values(weight, ch.c, 1.0)?;
+    let (means, vars) = (
+        channel_values(Some(mean), ch.c, 0.0)?,
+        channel_values(Some(var), ch.c, 0.0)?,
+    );
+    let mut buf = AlignedBuf::for_overwrite("batch_norm backward", x.numel())?;
+    let gx = read("batch_norm backward", &x.storage)?;
+    let gg = read("batch_norm backward", &g.storage)?;
+    let (xs, gs) = (&gx[elems(x)], &gg[elems(g)]);
+    let sums = bn::grad_sums(gs, xs, ch, &means);
+    let n = (x.numel() / ch.c) as f64;
+    let istd: Vec<f64> = vars.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
+    // dx = (g - Σg/n - (x - mean) · k) · w / sd, k = Σ g (x - mean) / (n · (var + eps))
+    // (PyTorch's batch_norm_backward in training), as g · a + x · b + c.
+    let coef: Vec<[T::Acc; 3]> = (0..ch.c)
+        .map(|c| {
+            let [sg, sgx] = sums[c];
+            let (k, iw) = (sgx * istd[c] * istd[c] / n, istd[c] * w[c]);
+            [iw, -k * iw, (means[c] * k - sg / n) * iw]
+                .map(<T::Acc as crate::dtype::Element>::from_f64)
+        })
+        .collect();
+    bn::combine(gs, xs, ch, &coef, &mut buf);
+    drop((gx, gg));
+    let dx = Tensor::from_buf(buf, x.shape().clone());
+    let dw = per_channel(sums.iter().zip(&istd).map(|(s, i)| s[1] * i))?;
+    let db = per_channel(sums.iter().map(|s| s[0]))?;
+    Ok(Some([dx, dw, db]))
 }

@@ -250,6 +250,23 @@ impl Backend for Cpu {
     ) -> Result<Option<crate::backend::LayerNormGrads<T, Cpu>>> {
         fused::cpu_layer_norm_backward_last(x, g, weight, (len, eps), params)
     }
+    fn batch_norm_train<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        weight: Option<&Tensor<T, Cpu>>,
+        bias: Option<&Tensor<T, Cpu>>,
+        eps: f64,
+    ) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
+        fused::cpu_batch_norm_train(x, weight, bias, eps)
+    }
+    fn batch_norm_backward<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        g: &Tensor<T, Cpu>,
+        stats: [&Tensor<T, Cpu>; 2],
+        weight: Option<&Tensor<T, Cpu>>,
+        eps: f64,
+    ) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
+        fused::cpu_batch_norm_backward(x, g, stats, weight, eps)
+    }
     fn softmax_backward_last<T: FloatElement>(
         g: &Tensor<T, Cpu>,
         y: &Tensor<T, Cpu>,
