@@ -834,3 +834,93 @@ fn index_select_gradient_adds_repeats() {
         }
     });
 }
+
+/// `index_select` against a plain loop: three axes of a (7, 150, 130) source (runs of 19,500,
+/// 130 and 1 elements; outputs large enough to split across threads mid-run), repeated and
+/// negative indices, a single index, an empty index, a transposed source (the strided path) and
+/// an offset view; five dtypes.
+#[test]
+fn index_select_copies_whole_runs() {
+    on_every_device!("index_select_copies_whole_runs", |dev| {
+        fn run<T: Element, D: Device>(dev: &D) {
+            let dims = [7usize, 150, 130];
+            let n: usize = dims.iter().product();
+            let vals: Vec<T> = (0..n)
+                .map(|i| T::from_f64(((i * 7919) % 251) as f64))
+                .collect();
+            let x = Tensor::<T>::from_vec(vals.clone(), dims)
+                .unwrap()
+                .to_device(dev)
+                .unwrap();
+            let ids: Vec<i64> = vec![3, -1, 0, 3, 5, -7, 2, 2, 6];
+            for ax in 0..3 {
+                let size = dims[ax] as i64;
+                let ids: Vec<i64> = ids.iter().map(|&i| i % size).collect();
+                let idx = Tensor::<i64>::from_vec(ids.clone(), [ids.len()])
+                    .unwrap()
+                    .to_device(dev)
+                    .unwrap();
+                let got = x
+                    .index_select(ax as i64, &idx)
+                    .to_device(&Cpu)
+                    .unwrap()
+                    .to_vec();
+                let mut want = Vec::new();
+                let mut out_dims = dims;
+                out_dims[ax] = ids.len();
+                for a in 0..out_dims[0] {
+                    for b in 0..out_dims[1] {
+                        for c in 0..out_dims[2] {
+                            let mut at = [a, b, c];
+                            let i = ids[at[ax]];
+                            at[ax] = if i < 0 {
+                                (i + size) as usize
+                            } else {
+                                i as usize
+                            };
+                            want.push(vals[(at[0] * dims[1] + at[1]) * dims[2] + at[2]]);
+                        }
+                    }
+                }
+                assert_eq!(got, want, "{} axis {ax}", T::DTYPE);
+                // The strided path gives the same values.
+                let strided = x.transpose(0, 2).unwrap().index_select(2 - ax as i64, &idx);
+                let back = strided
+                    .transpose(0, 2)
+                    .unwrap()
+                    .to_device(&Cpu)
+                    .unwrap()
+                    .contiguous();
+                assert_eq!(back.to_vec(), want, "{} transposed, axis {ax}", T::DTYPE);
+            }
+            // One index keeps its axis (length 1); an empty one leaves an empty axis.
+            let single = Tensor::<i64>::from_vec(vec![-2], [1])
+                .unwrap()
+                .to_device(dev)
+                .unwrap();
+            let one = x.index_select(1, &single).to_device(&Cpu).unwrap();
+            assert_eq!(one.dims(), [7, 1, 130]);
+            assert_eq!(one.to_vec()[..130], vals[148 * 130..149 * 130]);
+            let none = Tensor::<i64>::from_vec(vec![], [0])
+                .unwrap()
+                .to_device(dev)
+                .unwrap();
+            assert_eq!(x.index_select(2, &none).dims(), [7, 150, 0]);
+            // A view with an offset: rows 2.. of the first axis.
+            let view = x.narrow(0, 2, 5).unwrap();
+            let idx = Tensor::<i64>::from_vec(vec![4, 0], [2])
+                .unwrap()
+                .to_device(dev)
+                .unwrap();
+            let got = view.index_select(0, &idx).to_device(&Cpu).unwrap().to_vec();
+            let block = 150 * 130;
+            assert_eq!(got[..block], vals[6 * block..7 * block]);
+            assert_eq!(got[block..], vals[2 * block..3 * block]);
+        }
+        run::<f32, _>(&dev);
+        run::<f64, _>(&dev);
+        run::<i64, _>(&dev);
+        run::<u8, _>(&dev);
+        run::<bool, _>(&dev);
+    });
+}

@@ -107,17 +107,46 @@ impl Cpu {
         ax: usize,
         indices: &Tensor<i64, Cpu>,
     ) -> Result<Tensor<T, Cpu>> {
+        const OP: &str = "index_select";
         // Every index checked, even where the output is empty (another axis of length 0).
+        let mut ids = crate::alloc::try_vec(OP, indices.numel(), 0usize)?;
         {
-            let g = read("index_select", &indices.storage)?;
+            let g = read(OP, &indices.storage)?;
             let s = indices.stride().first().copied().unwrap_or(0);
-            for k in 0..indices.numel() {
+            for (k, id) in ids.iter_mut().enumerate() {
                 let i = g[(indices.layout.offset as isize + k as isize * s) as usize];
-                check_index("index_select", i, ax, src.dims()[ax], src.shape())?;
+                *id = check_index(OP, i, ax, src.dims()[ax], src.shape())?;
             }
         }
         let mut dims = src.dims().to_vec();
         dims[ax] = indices.numel();
+        let shape = Shape::new(dims.clone());
+        let len = shape.checked_numel(OP, T::SIZE)?;
+        if len > 0 && src.is_contiguous() {
+            // Whole runs of `inner` elements (the axes after `ax`) copied with `memcpy`, the
+            // output split across threads (mid-run when there are few runs). A non-empty
+            // output has a non-empty source (an index into an empty axis is refused above).
+            let inner: usize = src.dims()[ax + 1..].iter().product();
+            let (n, k) = (src.dims()[ax], ids.len());
+            let g = read(OP, &src.storage)?;
+            let from = &g[src.layout.offset..src.layout.offset + src.numel()];
+            // Every element is written: the parts cover the output, each filled run by run.
+            let mut buf = AlignedBuf::<T>::for_overwrite(OP, len)?;
+            strided::par_out(&mut buf, |start, part| {
+                let mut done = 0;
+                while done < part.len() {
+                    let p = start + done;
+                    let (run, c) = (p / inner, p % inner);
+                    let (o, j) = (run / k, run % k);
+                    let at = (o * n + ids[j]) * inner + c;
+                    let m = (inner - c).min(part.len() - done);
+                    part[done..done + m].copy_from_slice(&from[at..at + m]);
+                    done += m;
+                }
+            });
+            drop(g);
+            return Ok(Tensor::from_buf(buf, shape));
+        }
         let mut strides: Strides = smallvec::smallvec![0; dims.len()];
         strides[ax] = indices.stride().first().copied().unwrap_or(0);
         let li = Layout {
