@@ -378,22 +378,24 @@ pub trait Backend: RawDevice {
         let _ = (x, g, weight, len, eps, params);
         Ok(None)
     }
-    /// `batch_norm` in training over `x` of `(N, C, ...)`: each channel's mean and biased
-    /// variance over the other axes, and `y = (x - mean) / sqrt(var + eps) · weight + bias`
-    /// (`(C,)` each, checked by the caller); returns `[y, mean, var]` (the statistics `(C,)`)
-    /// by a fused kernel, or `None` where this device has none for this layout or dtype; the
-    /// caller then composes it (`nn::batch_norm`, the semantics). Records no graph.
+    /// `batch_norm` over `x` of `(N, C, ...)`: `y = (x - mean) / sqrt(var + eps) · weight +
+    /// bias` per channel, with `stats` (`[mean, var]`, the running statistics in evaluation)
+    /// or, without them, each channel's mean and biased variance over the other axes (all
+    /// `(C,)`, checked by the caller); returns `[y, mean, var]` by a fused kernel, or `None`
+    /// where this device has none for this layout or dtype; the caller then composes it
+    /// (`nn::batch_norm`, the semantics). Records no graph.
     #[doc(hidden)]
-    fn batch_norm_train<T: FloatElement>(
+    fn batch_norm_forward<T: FloatElement>(
         x: &Tensor<T, Self>,
+        stats: Option<[&Tensor<T, Self>; 2]>,
         weight: Option<&Tensor<T, Self>>,
         bias: Option<&Tensor<T, Self>>,
         eps: f64,
     ) -> Result<Option<[Tensor<T, Self>; 3]>> {
-        let _ = (x, weight, bias, eps);
+        let _ = (x, stats, weight, bias, eps);
         Ok(None)
     }
-    /// The gradients of [`Backend::batch_norm_train`]'s `y` given its gradient `g` (`x`'s
+    /// The gradients of [`Backend::batch_norm_forward`]'s `y` in training, given its gradient `g` (`x`'s
     /// shape) and the saved `[mean, var]`: `[dx, dweight, dbias]` (the last two `(C,)`; without
     /// a weight, `dx` is that of weight 1), by a fused kernel, or `None` where this device has
     /// none; the caller then composes them (`nn::batch_norm`'s rule, the semantics).

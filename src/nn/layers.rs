@@ -272,157 +272,8 @@ pub fn rms_norm<T: FloatElement, D: Backend>(
     affine(y, weight, None)
 }
 
-/// Batch normalisation over every axis but the channels (axis 1) of `(N, C, ...)` (PyTorch
-/// `batch_norm`). While `training`, the batch's mean and biased variance normalise, and the
-/// running statistics, when given (`(C,)` each), move by `momentum` toward the batch's mean
-/// and unbiased variance, in place and unrecorded; otherwise the running statistics
-/// normalise. `weight` and `bias` (`(C,)`) are the optional affine map.
-///
-/// # Errors
-/// `InvalidArgument` for an input of fewer than 2 dimensions, statistics or parameters not of
-/// shape `(C,)`, evaluation without running statistics, or a training batch of one value per
-/// channel (as PyTorch).
-#[allow(clippy::too_many_arguments)]
-pub fn batch_norm<T: FloatElement, D: Backend>(
-    x: &Tensor<T, D>,
-    running_mean: Option<&Tensor<T, D>>,
-    running_var: Option<&Tensor<T, D>>,
-    weight: Option<&Tensor<T, D>>,
-    bias: Option<&Tensor<T, D>>,
-    training: bool,
-    momentum: f64,
-    eps: f64,
-) -> Result<Tensor<T, D>> {
-    let op = "batch_norm";
-    let bad = |msg: String| Err(Error::InvalidArgument { op, msg });
-    if x.ndim() < 2 {
-        return bad(format!("expects (N, C, ...) input, got {}", x.shape()));
-    }
-    let c = x.dims()[1];
-    // Every check before the running statistics are updated, so an `Err` changes nothing.
-    let named = [
-        ("running_mean", running_mean),
-        ("running_var", running_var),
-        ("weight", weight),
-        ("bias", bias),
-    ];
-    check_channels(op, c, &named)?;
-    let col = |t: &Tensor<T, D>| per_channel(t, x.ndim());
-    let axes: Vec<i64> = (0..x.ndim() as i64).filter(|&a| a != 1).collect();
-    let count = x.numel() / c.max(1);
-    let (mean, var) = if training {
-        if count <= 1 {
-            return bad(format!(
-                "a training batch needs more than one value per channel, got shape {}",
-                x.shape()
-            ));
-        }
-        // The running statistics move toward the batch's mean and unbiased variance.
-        let update = |mean: &Tensor<T, D>, var: &Tensor<T, D>| match (running_mean, running_var) {
-            (Some(rm), Some(rv)) => crate::autograd::no_grad(|| -> Result<()> {
-                let m = T::from_f64(momentum);
-                let keep = T::from_f64(1.0 - momentum);
-                let unbiased =
-                    var.try_mul_scalar(T::from_f64(count as f64 / (count - 1) as f64))?;
-                let (mut rm, mut rv) = (rm.clone(), rv.clone());
-                rm.mul_scalar_(keep)?;
-                rm.add_(&mean.try_reshape([c])?.try_mul_scalar(m)?)?;
-                rv.mul_scalar_(keep)?;
-                rv.add_(&unbiased.try_reshape([c])?.try_mul_scalar(m)?)
-            }),
-            _ => Ok(()),
-        };
-        // One recorded node where the device fuses the pass (PyTorch's rule; the composed
-        // form records eight ops).
-        let fused = crate::autograd::no_grad(|| D::batch_norm_train(x, weight, bias, eps))?;
-        if let Some([y, mean, var]) = fused {
-            update(&mean, &var)?;
-            let inputs: Vec<&dyn crate::autograd::Tracked> = [Some(x), weight, bias]
-                .into_iter()
-                .flatten()
-                .map(|t| t as _)
-                .collect();
-            let mut saved = inputs.clone();
-            saved.extend([&mean as &dyn crate::autograd::Tracked, &var]);
-            let op = crate::autograd::Op::BatchNorm {
-                eps,
-                weight: weight.is_some(),
-                bias: bias.is_some(),
-            };
-            return Ok(crate::autograd::record(y, op, &inputs, &saved));
-        }
-        let mean = x.try_mean(&axes, true)?;
-        let var = x.try_var(&axes, 0, true)?;
-        update(&mean, &var)?;
-        (mean, var)
-    } else {
-        match (running_mean, running_var) {
-            (Some(m), Some(v)) => (col(m)?, col(v)?),
-            _ => return bad("evaluation (training = false) needs the running statistics".into()),
-        }
-    };
-    let y = x
-        .try_sub(&mean)?
-        .try_div(&var.try_add_scalar(T::from_f64(eps))?.try_sqrt()?)?;
-    channel_affine(op, y, weight, bias)
-}
-
-/// The rule of [`batch_norm`]'s fused training node, from the saved input, weight and bias
-/// (those there are) and the batch's mean and biased variance: PyTorch's
-/// `batch_norm_backward`, `dx = (ĝ - mean(ĝ) - x̂ · mean(ĝ · x̂)) / sd` per channel with
-/// `ĝ = g · weight`, `dweight = Σ g · x̂` and `dbias = Σ g` over the other axes. A
-/// `create_graph` pass composes it from recorded ops, the statistics taken again from `x`
-/// so that second derivatives flow through them.
-pub(crate) fn batch_norm_rule<F: FloatElement, D: Backend>(
-    g: &Tensor<F, D>,
-    saved: &[crate::autograd::Saved],
-    eps: f64,
-    (weight, bias): (bool, bool),
-    needs: &[bool],
-) -> Result<Vec<Option<Tensor<F, D>>>> {
-    let arg = |i: usize| crate::autograd::saved::<F, D>(&saved[i]);
-    let x = arg(0)?;
-    let w = weight.then(|| arg(1)).transpose()?;
-    let params = usize::from(weight) + usize::from(bias);
-    let stats = [arg(1 + params)?, arg(2 + params)?];
-    let fused = match crate::autograd::is_grad_enabled() {
-        true => None,
-        false => D::batch_norm_backward(x, g, stats, w, eps)?,
-    };
-    let [dx, dw, db] = match fused {
-        Some(grads) => grads.map(Ok),
-        None => {
-            let axes: Vec<i64> = (0..x.ndim() as i64).filter(|&a| a != 1).collect();
-            let mean = x.try_mean(&axes, true)?;
-            let sd = (x.try_var(&axes, 0, true)?.try_add_scalar(F::from_f64(eps)))?.try_sqrt()?;
-            let xhat = x.try_sub(&mean)?.try_div(&sd)?;
-            let scaled = match w {
-                Some(w) => g.try_mul(&per_channel(w, x.ndim())?)?,
-                None => g.clone(),
-            };
-            let mean_gx = scaled.try_mul(&xhat)?.try_mean(&axes, true)?;
-            let dx = (scaled.try_sub(&scaled.try_mean(&axes, true)?)?)
-                .try_sub(&xhat.try_mul(&mean_gx)?)?
-                .try_div(&sd);
-            [
-                dx,
-                g.try_mul(&xhat)?.try_sum(&axes, false),
-                g.try_sum(&axes, false),
-            ]
-        }
-    };
-    let mut grads = vec![needs[0].then_some(dx).transpose()?];
-    if weight {
-        grads.push(needs[1].then_some(dw).transpose()?);
-    }
-    if bias {
-        grads.push(needs[params].then_some(db).transpose()?);
-    }
-    Ok(grads)
-}
-
 /// Checks that each named per-channel tensor has shape `(c,)`.
-fn check_channels<T: FloatElement, D: Backend>(
+pub(super) fn check_channels<T: FloatElement, D: Backend>(
     op: &'static str,
     c: usize,
     named: &[(&str, Option<&Tensor<T, D>>)],
@@ -440,14 +291,17 @@ fn check_channels<T: FloatElement, D: Backend>(
 }
 
 /// A `(C,)` tensor as `(1, C, 1, ...)` of `ndim` axes, to broadcast over `(N, C, ...)`.
-fn per_channel<T: FloatElement, D: Backend>(t: &Tensor<T, D>, ndim: usize) -> Result<Tensor<T, D>> {
+pub(super) fn per_channel<T: FloatElement, D: Backend>(
+    t: &Tensor<T, D>,
+    ndim: usize,
+) -> Result<Tensor<T, D>> {
     let mut dims = vec![1; ndim];
     dims[1] = t.numel();
     t.try_reshape(dims)
 }
 
 /// `y · weight + bias` per channel (axis 1), each optional and checked to be `(C,)`.
-fn channel_affine<T: FloatElement, D: Backend>(
+pub(super) fn channel_affine<T: FloatElement, D: Backend>(
     op: &'static str,
     y: Tensor<T, D>,
     weight: Option<&Tensor<T, D>>,

@@ -22,6 +22,7 @@
 mod activations;
 mod attention;
 mod bags;
+mod batch_norm;
 mod class_loss;
 mod conv;
 mod conv_same;
@@ -34,12 +35,13 @@ mod interpolate;
 mod layers;
 mod packed;
 
+pub(crate) use batch_norm::batch_norm_rule;
 pub use conv::{
     Conv2dOptions, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d,
     max_pool2d,
 };
 pub(crate) use conv::{Window, fold as col2im, unfold_recorded};
-pub(crate) use layers::{batch_norm_rule, layer_norm_rule};
+pub(crate) use layers::layer_norm_rule;
 mod likelihood;
 mod loss;
 mod margin;
@@ -58,6 +60,7 @@ mod volume;
 pub use activations::gumbel_softmax;
 pub use attention::{AttentionOptions, AttnMask, WithWeights, scaled_dot_product_attention};
 pub use bags::{BagMode, embedding_bag};
+pub use batch_norm::batch_norm;
 pub use class_loss::{
     ClassLossOptions, cross_entropy_probs, cross_entropy_with, linear_cross_entropy,
     linear_cross_entropy_probs, nll_loss_with,
@@ -74,8 +77,8 @@ pub use interpolate::{
     interpolate3d, upsample_bilinear, upsample_nearest,
 };
 pub use layers::{
-    batch_norm, bilinear, cdist, cosine_similarity, group_norm, instance_norm, layer_norm,
-    local_response_norm, normalize, pairwise_distance, pdist, rms_norm,
+    bilinear, cdist, cosine_similarity, group_norm, instance_norm, layer_norm, local_response_norm,
+    normalize, pairwise_distance, pdist, rms_norm,
 };
 pub use likelihood::{binary_cross_entropy, gaussian_nll_loss, poisson_nll_loss};
 pub use loss::{

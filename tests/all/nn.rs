@@ -1428,3 +1428,86 @@ fn close_all(got: &[f64], want: &[f64], tol: f64) {
         assert!((a - b).abs() <= tol * (1.0 + b.abs()), "[{i}]: {a} vs {b}");
     }
 }
+
+/// `batch_norm` in evaluation against the definition in f64: the output from the running
+/// statistics, `dx = g · weight / sd`, the parameters' gradients; a training step that moves
+/// the running statistics before the backward pass changes nothing (they are saved as they
+/// were); a `create_graph` pass gives the same gradients.
+#[test]
+fn batch_norm_in_evaluation_matches_its_definition() {
+    use crate::common::host_f64s;
+    on_every_device!("batch_norm_in_evaluation_matches_its_definition", |dev| {
+        let dims = [3usize, 4, 5];
+        let (c, numel, s) = (4usize, 60usize, 5usize);
+        let chan = |i: usize| i / s % c;
+        let xs: Vec<f64> = (0..numel)
+            .map(|i| ((i * 37 % 101) as f64 * 0.37).sin() * 2.0)
+            .collect();
+        let gs: Vec<f64> = (0..numel)
+            .map(|i| ((i * 13 % 67) as f64 * 0.21).cos())
+            .collect();
+        let (ws, bs) = ([0.5, 1.5, -1.0, 2.0], [0.1, -0.2, 0.3, 0.0]);
+        let (rms, rvs) = ([0.25, -0.5, 1.0, 0.0], [1.0, 0.5, 2.0, 0.125]);
+        let on = |v: &[f64], d: &[usize]| {
+            Tensor::<f64>::from_vec(v.to_vec(), d)
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+        };
+        let x = on(&xs, &dims).with_requires_grad(true).unwrap();
+        let w = on(&ws, &[c]).with_requires_grad(true).unwrap();
+        let b = on(&bs, &[c]).with_requires_grad(true).unwrap();
+        let (rm, rv) = (on(&rms, &[c]), on(&rvs, &[c]));
+        let y = nn::batch_norm(
+            &x,
+            Some(&rm),
+            Some(&rv),
+            Some(&w),
+            Some(&b),
+            false,
+            0.1,
+            1e-5,
+        )
+        .unwrap();
+        let sd: Vec<f64> = rvs.iter().map(|v| (v + 1e-5f64).sqrt()).collect();
+        let xhat: Vec<f64> = (0..numel)
+            .map(|i| (xs[i] - rms[chan(i)]) / sd[chan(i)])
+            .collect();
+        let y_want: Vec<f64> = (0..numel)
+            .map(|i| xhat[i] * ws[chan(i)] + bs[chan(i)])
+            .collect();
+        close_all(&host_f64s(&y), &y_want, 1e-12);
+        assert_eq!(host_f64s(&rm), rms, "evaluation leaves the running mean");
+        // A training step moves the running statistics in place before the backward pass.
+        nn::batch_norm(
+            &x.detach(),
+            Some(&rm),
+            Some(&rv),
+            None,
+            None,
+            true,
+            0.5,
+            1e-5,
+        )
+        .unwrap();
+        assert_ne!(host_f64s(&rm), rms);
+        let loss = y.mul(&on(&gs, &dims)).sum(&[], false);
+        let refs = [&x, &w, &b];
+        let composed = typed_tensor::autograd::grad_create_graph(&loss, None, &refs).unwrap();
+        loss.backward();
+        let dx: Vec<f64> = (0..numel)
+            .map(|i| gs[i] * ws[chan(i)] / sd[chan(i)])
+            .collect();
+        let (mut dw, mut db) = (vec![0f64; c], vec![0f64; c]);
+        for i in 0..numel {
+            dw[chan(i)] += gs[i] * xhat[i];
+            db[chan(i)] += gs[i];
+        }
+        for (t, want) in refs.iter().zip([&dx, &dw, &db]) {
+            close_all(&host_f64s(&t.grad_tensor().unwrap()), want, 1e-12);
+        }
+        for (g, want) in composed.iter().zip([&dx, &dw, &db]) {
+            close_all(&host_f64s(g.as_ref().unwrap()), want, 1e-12);
+        }
+    });
+}

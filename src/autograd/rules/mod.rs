@@ -145,10 +145,16 @@ pub(crate) enum Op {
         weight: bool,
         bias: bool,
     },
-    /// `batch_norm` in training (the device's fused pass), with the weight and bias where
-    /// `weight`/`bias`; saved: the input, the weight and bias that are there (also the
-    /// inputs), then the batch's mean and biased variance.
-    BatchNorm { eps: f64, weight: bool, bias: bool },
+    /// `batch_norm` (the device's fused pass), in training or evaluation, with the weight and
+    /// bias where `weight`/`bias`; saved: the input, the weight and bias that are there (also
+    /// the inputs), then the mean and biased variance it normalised by (the batch's, or a
+    /// copy of the running statistics).
+    BatchNorm {
+        eps: f64,
+        training: bool,
+        weight: bool,
+        bias: bool,
+    },
     /// A cast from the float dtype given; the gradient is cast back to it.
     Cast(crate::dtype::Dtype),
     /// A copy from the device given (`to_device`); the gradient is copied back to it.
@@ -586,9 +592,12 @@ fn rule<F: FloatElement, D: Backend>(
             weight,
             bias,
         } => crate::nn::layer_norm_rule(g, s, (*len, *eps), (*weight, *bias), needs)?,
-        Op::BatchNorm { eps, weight, bias } => {
-            crate::nn::batch_norm_rule(g, s, *eps, (*weight, *bias), needs)?
-        }
+        Op::BatchNorm {
+            eps,
+            training,
+            weight,
+            bias,
+        } => crate::nn::batch_norm_rule(g, s, (*eps, *training), (*weight, *bias), needs)?,
         Op::Copy(_) => vec![Some(g.try_reshape(arg(0)?.dims())?)],
         Op::Cast(_) | Op::ToDevice(_) | Op::Custom(_) => {
             unreachable!(

@@ -193,13 +193,15 @@ fn channel_values<T: FloatElement>(
     }
 }
 
-pub(super) fn cpu_batch_norm_train<T: FloatElement>(
+pub(super) fn cpu_batch_norm_forward<T: FloatElement>(
     x: &Tensor<T, Cpu>,
+    stats: Option<[&Tensor<T, Cpu>; 2]>,
     weight: Option<&Tensor<T, Cpu>>,
     bias: Option<&Tensor<T, Cpu>>,
     eps: f64,
 ) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
-    let Some(ch) = channels(x, &[weight, bias]) else {
+    let [m, v] = stats.map_or([None, None], |s| s.map(Some));
+    let Some(ch) = channels(x, &[weight, bias, m, v]) else {
         return Ok(None);
     };
     let (w, b) = (
@@ -210,9 +212,15 @@ pub(super) fn cpu_batch_norm_train<T: FloatElement>(
     let mut buf = AlignedBuf::for_overwrite("batch_norm", x.numel())?;
     let gx = read("batch_norm", &x.storage)?;
     let xs = &gx[elems(x)];
-    let stats = bn::moments(xs, ch);
+    let moments: Vec<[f64; 2]> = match stats {
+        Some(_) => (channel_values(m, ch.c, 0.0)?.into_iter())
+            .zip(channel_values(v, ch.c, 0.0)?)
+            .map(|(m, v)| [m, v])
+            .collect(),
+        None => bn::moments(xs, ch),
+    };
     // y = x · alpha + beta, alpha = w / sd and beta = b - mean · alpha (PyTorch's CPU form).
-    let coef: Vec<[T::Acc; 3]> = (stats.iter().zip(w.iter().zip(&b)))
+    let coef: Vec<[T::Acc; 3]> = (moments.iter().zip(w.iter().zip(&b)))
         .map(|(&[mean, var], (&w, &b))| {
             let alpha = w / (var + eps).sqrt();
             [alpha, 0.0, b - mean * alpha].map(<T::Acc as crate::dtype::Element>::from_f64)
@@ -221,8 +229,13 @@ pub(super) fn cpu_batch_norm_train<T: FloatElement>(
     bn::combine(xs, xs, ch, &coef, &mut buf);
     drop(gx);
     let y = Tensor::from_buf(buf, x.shape().clone());
-    let mean = per_channel(stats.iter().map(|s| s[0]))?;
-    let var = per_channel(stats.iter().map(|s| s[1]))?;
+    let [mean, var] = match stats {
+        Some([m, v]) => [m.clone(), v.clone()],
+        None => {
+            let [m, v] = [0, 1].map(|k| per_channel(moments.iter().map(|s| s[k])));
+            [m?, v?]
+        }
+    };
     Ok(Some([y, mean, var]))
 }
 

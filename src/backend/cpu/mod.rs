@@ -250,13 +250,14 @@ impl Backend for Cpu {
     ) -> Result<Option<crate::backend::LayerNormGrads<T, Cpu>>> {
         fused::cpu_layer_norm_backward_last(x, g, weight, (len, eps), params)
     }
-    fn batch_norm_train<T: FloatElement>(
+    fn batch_norm_forward<T: FloatElement>(
         x: &Tensor<T, Cpu>,
+        stats: Option<[&Tensor<T, Cpu>; 2]>,
         weight: Option<&Tensor<T, Cpu>>,
         bias: Option<&Tensor<T, Cpu>>,
         eps: f64,
     ) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
-        fused::cpu_batch_norm_train(x, weight, bias, eps)
+        fused::cpu_batch_norm_forward(x, stats, weight, bias, eps)
     }
     fn batch_norm_backward<T: FloatElement>(
         x: &Tensor<T, Cpu>,
