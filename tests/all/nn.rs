@@ -1511,3 +1511,63 @@ fn batch_norm_in_evaluation_matches_its_definition() {
         }
     });
 }
+
+/// `layer_norm` and `batch_norm` with their output used through a permutation: the same
+/// gradients as under the equal contiguous product.
+#[test]
+fn norm_gradients_through_a_permuted_output() {
+    let x = t(
+        &(0..96)
+            .map(|i| ((i * 37 % 41) as f64).sin())
+            .collect::<Vec<_>>(),
+        &[4, 3, 8],
+    );
+    let c = t(
+        &(0..96)
+            .map(|i| ((i * 11 % 29) as f64).cos())
+            .collect::<Vec<_>>(),
+        &[8, 4, 3],
+    );
+    let w8 = t(
+        &(0..8).map(|i| 0.5 + i as f64 * 0.25).collect::<Vec<_>>(),
+        &[8],
+    );
+    let w3 = t(&[0.5, -1.5, 2.0], &[3]);
+    type Norm = fn(&Tensor<f64>, &Tensor<f64>) -> Tensor<f64>;
+    let norms: [(&str, Norm, &Tensor<f64>); 2] = [
+        (
+            "layer_norm",
+            |x, w| nn::layer_norm(x, &[8], Some(w), Some(w), 1e-5).unwrap(),
+            &w8,
+        ),
+        (
+            "batch_norm",
+            |x, w| nn::batch_norm(x, None, None, Some(w), Some(w), true, 0.1, 1e-5).unwrap(),
+            &w3,
+        ),
+    ];
+    for (name, f, w) in norms {
+        let grads = |permuted: bool| {
+            let (x, w) = (
+                x.clone().with_requires_grad(true).unwrap(),
+                w.clone().with_requires_grad(true).unwrap(),
+            );
+            let y = f(&x, &w);
+            let loss = match permuted {
+                true => y.permute(&[2, 0, 1]).unwrap().mul(&c).sum(&[], false),
+                false => y
+                    .mul(&c.permute(&[1, 2, 0]).unwrap().contiguous())
+                    .sum(&[], false),
+            };
+            let g = typed_tensor::autograd::grad(&loss, &[&x, &w], false).unwrap();
+            g.into_iter()
+                .map(|g| g.unwrap().to_vec())
+                .collect::<Vec<_>>()
+        };
+        for (a, b) in grads(true).iter().zip(&grads(false)) {
+            for (u, v) in a.iter().zip(b) {
+                assert!((u - v).abs() < 1e-12, "{name}: {u} vs {v}");
+            }
+        }
+    }
+}
