@@ -246,10 +246,19 @@ pub(super) fn cpu_reduce<T: Element, O: Element>(
                 None => Err(nothing_to_pick(name, shape, blk)),
             })
         }
-        Mean | NanMean if const { O::DTYPE.same(T::DTYPE.float_of()) } => {
-            let r = MeanR {
-                skip_nan: op == NanMean,
+        // The sum over the block's size: `FloatSumR` folds whole rows into a strip of f64
+        // accumulators for a column mean (`MeanR`'s (sum, count) pairs did not vectorise).
+        Mean if const { O::DTYPE.same(T::DTYPE.float_of()) } => {
+            let r = FloatSumR {
+                product: false,
+                skip_nan: false,
             };
+            reduce_with(x, name, mask, keepdim, r, |s, blk| {
+                Ok(O::from_f64(s / blk as f64))
+            })
+        }
+        NanMean if const { O::DTYPE.same(T::DTYPE.float_of()) } => {
+            let r = MeanR { skip_nan: true };
             reduce_with(x, name, mask, keepdim, r, |(s, c), _| {
                 Ok(O::from_f64(s / c as f64))
             })
