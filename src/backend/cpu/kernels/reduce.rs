@@ -25,12 +25,25 @@ pub trait Reducer<T: Element>: Sync {
             *a = self.step(*a, x, i);
         }
     }
-    /// Folds four consecutive rows (block indices `i..i + 4`) into a strip of outputs, in
-    /// order; override to touch the accumulators once per four rows.
+    /// Folds `count` rows of `accs.len()` elements into a strip of outputs, in order: row `j`
+    /// starts at `src[start + j · stride]` and has block index `i + j`. Override to fold them
+    /// in one call (a narrow strip pays a call per row otherwise).
     #[inline]
-    fn step_strip4(&self, accs: &mut [Self::Acc], rows: [&[T]; 4], i: usize) {
-        for (k, xs) in rows.into_iter().enumerate() {
-            self.step_strip(accs, xs, i + k);
+    fn step_rows(
+        &self,
+        accs: &mut [Self::Acc],
+        src: &[T],
+        (start, stride): (isize, isize),
+        count: usize,
+        i: usize,
+    ) {
+        let len = accs.len();
+        let row = |j: usize| {
+            let at = (start + j as isize * stride) as usize;
+            &src[at..at + len]
+        };
+        for j in 0..count {
+            self.step_strip(accs, row(j), i + j);
         }
     }
     /// Folds a contiguous run starting at block index `i0`; override to vectorise.
@@ -107,22 +120,10 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         let band = blk.div_ceil(bands);
         let fold_strip = |&((o, len), b): &((isize, usize), usize)| -> Vec<R::Acc> {
             let mut acc = vec![r.init(); len];
-            let row = |start: isize| &src[start as usize..start as usize + len];
             bplan.for_runs(
                 b * band,
                 ((b + 1) * band).min(blk),
-                |pos, [ob], [sb], blen| {
-                    let at = |j: usize| o + ob + j as isize * sb;
-                    let mut j = 0;
-                    while j + 4 <= blen {
-                        let rows = [row(at(j)), row(at(j + 1)), row(at(j + 2)), row(at(j + 3))];
-                        r.step_strip4(&mut acc, rows, pos + j);
-                        j += 4;
-                    }
-                    for j in j..blen {
-                        r.step_strip(&mut acc, row(at(j)), pos + j);
-                    }
-                },
+                |pos, [ob], [sb], blen| r.step_rows(&mut acc, src, (o + ob, sb), blen, pos),
             );
             acc
         };
@@ -349,7 +350,7 @@ pub fn scan_rows<T: Element, O: Element>(
 }
 
 /// The sum of `xs` widened to f64, in 16 independent lanes so that the additions overlap.
-/// f32 on an AVX-512 or AVX2 CPU (picked at run time like [`sum_rows4`]) uses eight 8- or
+/// f32 on an AVX-512 or AVX2 CPU (picked at run time like [`sum_rows`]) uses eight 8- or
 /// 4-wide registers, written out with intrinsics: LLVM's vectorisation of a lane array stayed
 /// 2-wide.
 #[inline]
@@ -515,38 +516,41 @@ fn avx512_f32(xs: &[f32]) -> f64 {
     _mm512_reduce_add_pd(_mm512_add_pd(lo, hi))
 }
 
-/// `accs[k] += rows[0][k] + rows[1][k] + rows[2][k] + rows[3][k]`, widened to f64: a column
-/// sum touches its accumulators once per four rows. The default x86-64 target has only SSE2,
-/// so the widening is also compiled for AVX2 and AVX-512 and picked at run time.
-pub fn sum_rows4<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
-    #[inline(always)]
-    fn body<T: Element>(accs: &mut [f64], [a, b, c, d]: [&[T]; 4]) {
-        let n = accs.len();
-        let (a, b, c, d) = (&a[..n], &b[..n], &c[..n], &d[..n]);
+widest! {
+    /// `accs[k] += Σ_j src[start + j · stride + k]` over `count` rows, widened to f64 and
+    /// added four rows at a time, `(a + b) + (c + d)`, so a column sum touches its accumulators
+    /// once per four rows; in one call at the CPU's widest vectors (the default x86-64 target
+    /// has only SSE2; a narrow strip, such as axis 0 of `(131072, 8)`, paid a call per four
+    /// rows before).
+    pub fn sum_rows<T: Element>(accs: &mut [f64], src: &[T], start: isize, stride: isize, count: usize) = sum_rows_body
+}
+
+#[inline(always)]
+fn sum_rows_body<T: Element>(
+    accs: &mut [f64],
+    src: &[T],
+    start: isize,
+    stride: isize,
+    count: usize,
+) {
+    let n = accs.len();
+    let row = |j: usize| {
+        let at = (start + j as isize * stride) as usize;
+        &src[at..at + n]
+    };
+    let mut j = 0;
+    while j + 4 <= count {
+        let (a, b, c, d) = (row(j), row(j + 1), row(j + 2), row(j + 3));
         for k in 0..n {
             accs[k] += (a[k].to_f64() + b[k].to_f64()) + (c[k].to_f64() + d[k].to_f64());
         }
+        j += 4;
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        fn avx512<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
-            body(accs, rows)
-        }
-        #[target_feature(enable = "avx2")]
-        fn avx2<T: Element>(accs: &mut [f64], rows: [&[T]; 4]) {
-            body(accs, rows)
-        }
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { avx512(accs, rows) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2(accs, rows) };
+    for j in j..count {
+        for (acc, x) in accs.iter_mut().zip(row(j)) {
+            *acc += x.to_f64();
         }
     }
-    body(accs, rows)
 }
 
 // The strip bookkeeping of `reduce`'s column path, outside the generic function: a

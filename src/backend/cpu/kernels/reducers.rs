@@ -42,13 +42,15 @@ impl<T: Element> Reducer<T> for FloatSumR {
         }
     }
     #[inline]
-    fn step_strip4(&self, accs: &mut [f64], rows: [&[T]; 4], i: usize) {
+    fn step_rows(&self, accs: &mut [f64], src: &[T], at: (isize, isize), count: usize, i: usize) {
         if self.product || self.skip_nan {
-            for (k, xs) in rows.into_iter().enumerate() {
-                Reducer::<T>::step_strip(self, accs, xs, i + k);
+            let len = accs.len();
+            for j in 0..count {
+                let o = (at.0 + j as isize * at.1) as usize;
+                Reducer::<T>::step_strip(self, accs, &src[o..o + len], i + j);
             }
         } else {
-            super::reduce::sum_rows4(accs, rows);
+            super::reduce::sum_rows(accs, src, at.0, at.1, count);
         }
     }
     #[inline]
