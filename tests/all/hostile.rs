@@ -175,6 +175,27 @@ fn empty_tensors_with_huge_dimensions() {
     leaf.index_select(0, &at).sum(&[], false).backward();
     leaf.index_select(1, &none).sum(&[], false).backward();
     assert_eq!(leaf.grad_tensor().unwrap().dims(), e.dims());
+    // batch_norm of an empty batch with a 2^33 axis: training refuses (no values per
+    // channel), evaluation keeps the shape, recorded or not.
+    let x = Tensor::<f32>::from_vec(vec![], [2, 3, 0, big]).unwrap();
+    let (rm, rv) = (
+        Tensor::<f32>::zeros([3]).unwrap(),
+        Tensor::<f32>::ones([3]).unwrap(),
+    );
+    assert!(nn::batch_norm(&x, Some(&rm), Some(&rv), None, None, true, 0.1, 1e-5).is_err());
+    let leaf = x.clone().with_requires_grad(true).unwrap();
+    let y = nn::batch_norm(
+        &leaf,
+        Some(&rm),
+        Some(&rv),
+        Some(&rv),
+        Some(&rm),
+        false,
+        0.1,
+        1e-5,
+    );
+    y.unwrap().sum(&[], false).backward();
+    assert_eq!(leaf.grad_tensor().unwrap().dims(), x.dims());
     // A batch of 2^33 · 3 empty products.
     let a = Tensor::<f32>::from_vec(vec![], [big, 3, 0, 2]).unwrap();
     let b = Tensor::<f32>::zeros([2, 4]).unwrap();
