@@ -220,10 +220,10 @@ pub(super) fn cpu_batch_norm_forward<T: FloatElement>(
         None => bn::moments(xs, ch),
     };
     // y = x · alpha + beta, alpha = w / sd and beta = b - mean · alpha (PyTorch's CPU form).
-    let coef: Vec<[T::Acc; 3]> = (moments.iter().zip(w.iter().zip(&b)))
+    let coef: Vec<[f64; 3]> = (moments.iter().zip(w.iter().zip(&b)))
         .map(|(&[mean, var], (&w, &b))| {
             let alpha = w / (var + eps).sqrt();
-            [alpha, 0.0, b - mean * alpha].map(<T::Acc as crate::dtype::Element>::from_f64)
+            [alpha, 0.0, b - mean * alpha]
         })
         .collect();
     bn::combine(xs, xs, ch, &coef, &mut buf);
@@ -266,12 +266,11 @@ pub(super) fn cpu_batch_norm_backward<T: FloatElement>(
     let istd: Vec<f64> = vars.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
     // dx = (g - Σg/n - (x - mean) · k) · w / sd, k = Σ g (x - mean) / (n · (var + eps))
     // (PyTorch's batch_norm_backward in training), as g · a + x · b + c.
-    let coef: Vec<[T::Acc; 3]> = (0..ch.c)
+    let coef: Vec<[f64; 3]> = (0..ch.c)
         .map(|c| {
             let [sg, sgx] = sums[c];
             let (k, iw) = (sgx * istd[c] * istd[c] / n, istd[c] * w[c]);
             [iw, -k * iw, (means[c] * k - sg / n) * iw]
-                .map(<T::Acc as crate::dtype::Element>::from_f64)
         })
         .collect();
     bn::combine(gs, xs, ch, &coef, &mut buf);

@@ -2,11 +2,14 @@
 //! `(N, C, S)` contiguous input: `C` channels of `S` contiguous elements, repeated over the
 //! batch. Per-channel sums are in f64, one channel per task in a fixed order, so any thread
 //! count gives the same bits; the element-wise pass splits the output across threads.
-//! Arithmetic is in `T::Acc` (f32 or f64; the caller sends only those).
+//! f32 and f64 only: each entry dispatches on the element type, so the bodies are compiled
+//! for those two alone.
 
+use super::convert::{same, same_mut};
 use super::reduce::sum_run;
 use super::strided::{PAR_THRESHOLD, par_chunks};
-use crate::dtype::FloatElement;
+use crate::dtype::Element;
+use num_traits::Float;
 use rayon::prelude::*;
 
 /// The layout: `c` channels of `s` contiguous elements each, repeated over the batch.
@@ -40,12 +43,23 @@ impl Channels {
 /// of `x`: the sum, then the centred squares (two passes, as `var` composes them).
 ///
 /// # Panics
-/// When `x.len()` is not a multiple of `c · s` or either is 0 (a caller bug).
-pub fn moments<T: FloatElement>(x: &[T], ch: Channels) -> Vec<[f64; 2]> {
+/// When `x.len()` is not a multiple of `c · s` or either is 0, or `T` is not f32 or f64 (a
+/// caller bug).
+pub fn moments<T: Element>(x: &[T], ch: Channels) -> Vec<[f64; 2]> {
     assert!(
         ch.c * ch.s > 0 && x.len().is_multiple_of(ch.c * ch.s),
         "batch_norm moments"
     );
+    if let Some(x) = same::<T, f32>(x) {
+        moments_of(x, ch)
+    } else if let Some(x) = same::<T, f64>(x) {
+        moments_of(x, ch)
+    } else {
+        unreachable!("batch_norm moments of {}", T::DTYPE)
+    }
+}
+
+fn moments_of<F: Wide>(x: &[F], ch: Channels) -> Vec<[f64; 2]> {
     let count = (x.len() / ch.c) as f64;
     ch.each(x.len(), |c| {
         let mean = ch.runs(x, c).map(sum_run).sum::<f64>() / count;
@@ -59,7 +73,7 @@ pub fn moments<T: FloatElement>(x: &[T], ch: Channels) -> Vec<[f64; 2]> {
 ///
 /// # Panics
 /// As [`moments`], or when `g` and `x` differ in length or `means` has not `c` entries.
-pub fn grad_sums<T: FloatElement>(g: &[T], x: &[T], ch: Channels, means: &[f64]) -> Vec<[f64; 2]> {
+pub fn grad_sums<T: Element>(g: &[T], x: &[T], ch: Channels, means: &[f64]) -> Vec<[f64; 2]> {
     assert!(
         ch.c * ch.s > 0
             && x.len().is_multiple_of(ch.c * ch.s)
@@ -67,6 +81,16 @@ pub fn grad_sums<T: FloatElement>(g: &[T], x: &[T], ch: Channels, means: &[f64])
             && means.len() == ch.c,
         "batch_norm grad_sums"
     );
+    if let (Some(g), Some(x)) = (same::<T, f32>(g), same::<T, f32>(x)) {
+        grad_sums_of(g, x, ch, means)
+    } else if let (Some(g), Some(x)) = (same::<T, f64>(g), same::<T, f64>(x)) {
+        grad_sums_of(g, x, ch, means)
+    } else {
+        unreachable!("batch_norm grad_sums of {}", T::DTYPE)
+    }
+}
+
+fn grad_sums_of<F: Wide>(g: &[F], x: &[F], ch: Channels, means: &[f64]) -> Vec<[f64; 2]> {
     ch.each(x.len(), |c| {
         (ch.runs(g, c).zip(ch.runs(x, c)))
             .map(|(g, x)| centred_widest(g, x, means[c]))
@@ -74,15 +98,20 @@ pub fn grad_sums<T: FloatElement>(g: &[T], x: &[T], ch: Channels, means: &[f64])
     })
 }
 
+/// The two element types the kernels are compiled for.
+trait Wide: Element + Float {}
+impl Wide for f32 {}
+impl Wide for f64 {}
+
 widest! {
     /// [`centred`] at the CPU's widest vectors.
-    fn centred_widest<T: FloatElement>(g: &[T], x: &[T], mean: f64) -> [f64; 2] = centred
+    fn centred_widest<F: Wide>(g: &[F], x: &[F], mean: f64) -> [f64; 2] = centred
 }
 
 /// `[Σ g, Σ g · (x - mean)]` in f64, in eight independent lanes (with `g = x`: the sum and
 /// the centred squares).
 #[inline(always)]
-fn centred<T: FloatElement>(g: &[T], x: &[T], mean: f64) -> [f64; 2] {
+fn centred<F: Wide>(g: &[F], x: &[F], mean: f64) -> [f64; 2] {
     let (mut s, mut p) = ([0f64; 8], [0f64; 8]);
     let (cg, cx) = (g.chunks_exact(8), x.chunks_exact(8));
     for (&g, &x) in cg.remainder().iter().zip(cx.remainder()) {
@@ -99,18 +128,13 @@ fn centred<T: FloatElement>(g: &[T], x: &[T], mean: f64) -> [f64; 2] {
 }
 
 /// `out = g · k[0] + x · k[1] + k[2]` with `k` the element's channel's coefficients (`coef`,
-/// `c` of them): the forward's `x · (w / sd) + (b - mean · w / sd)` (with `g = x` and
-/// `k[1] = 0`) and the backward's input gradient.
+/// `c` of them, rounded to the element type): the forward's `x · (w / sd) + (b - mean · w /
+/// sd)` (with `g = x` and `k[1] = 0`) and the backward's input gradient.
 ///
 /// # Panics
-/// When the lengths differ, are not a multiple of `c · s`, or `coef` has not `c` entries.
-pub fn combine<T: FloatElement>(
-    g: &[T],
-    x: &[T],
-    ch: Channels,
-    coef: &[[T::Acc; 3]],
-    out: &mut [T],
-) {
+/// When the lengths differ, are not a multiple of `c · s`, `coef` has not `c` entries, or
+/// `T` is not f32 or f64 (a caller bug).
+pub fn combine<T: Element>(g: &[T], x: &[T], ch: Channels, coef: &[[f64; 3]], out: &mut [T]) {
     assert!(
         ch.c * ch.s > 0
             && out.len().is_multiple_of(ch.c * ch.s)
@@ -119,31 +143,43 @@ pub fn combine<T: FloatElement>(
             && coef.len() == ch.c,
         "batch_norm combine"
     );
+    if let (Some(g), Some(x), Some(o)) = (same::<T, f32>(g), same::<T, f32>(x), same_mut(out)) {
+        combine_of(g, x, ch, coef, o)
+    } else if let (Some(g), Some(x), Some(o)) =
+        (same::<T, f64>(g), same::<T, f64>(x), same_mut(out))
+    {
+        combine_of(g, x, ch, coef, o)
+    } else {
+        unreachable!("batch_norm combine of {}", T::DTYPE)
+    }
+}
+
+fn combine_of<F: Wide>(g: &[F], x: &[F], ch: Channels, coef: &[[f64; 3]], out: &mut [F]) {
+    let coef: Vec<[F; 3]> = coef.iter().map(|k| k.map(F::from_f64)).collect();
     // Tasks of whole runs (whole rows of channels when each run is one element).
     let unit = if ch.s == 1 { ch.c } else { ch.s };
     par_chunks(out, (PAR_THRESHOLD / unit).max(1) * unit, &|start, o| {
         let (g, x) = (&g[start..start + o.len()], &x[start..start + o.len()]);
-        combine_widest(g, x, (start / ch.s) % ch.c, ch, coef, o);
+        combine_widest(g, x, (start / ch.s) % ch.c, ch, &coef, o);
     });
 }
 
 widest! {
     /// [`combine_runs`] at the CPU's widest vectors.
-    fn combine_widest<T: FloatElement>(g: &[T], x: &[T], first: usize, ch: Channels, coef: &[[T::Acc; 3]], out: &mut [T]) = combine_runs
+    fn combine_widest<F: Wide>(g: &[F], x: &[F], first: usize, ch: Channels, coef: &[[F; 3]], out: &mut [F]) = combine_runs
 }
 
 /// [`combine`] over whole runs, the first of channel `first`.
 #[inline(always)]
-fn combine_runs<T: FloatElement>(
-    g: &[T],
-    x: &[T],
+fn combine_runs<F: Wide>(
+    g: &[F],
+    x: &[F],
     first: usize,
     ch: Channels,
-    coef: &[[T::Acc; 3]],
-    out: &mut [T],
+    coef: &[[F; 3]],
+    out: &mut [F],
 ) {
-    let at =
-        |g: T, x: T, k: &[T::Acc; 3]| T::from_acc(g.to_acc() * k[0] + x.to_acc() * k[1] + k[2]);
+    let at = |g: F, x: F, k: &[F; 3]| g * k[0] + x * k[1] + k[2];
     if ch.s == 1 {
         // (N, C): rows of one element per channel.
         for ((o, g), x) in out.chunks_mut(ch.c).zip(g.chunks(ch.c)).zip(x.chunks(ch.c)) {
