@@ -2,7 +2,7 @@
 //! pass (`Backend::batch_norm_forward`), with PyTorch's backward as its rule; composed from
 //! differentiable ops elsewhere.
 
-use super::layers::{channel_affine, check_channels, per_channel};
+use super::layers::{affine_grads, channel_affine, check_channels, per_channel};
 use crate::autograd::{Op, Saved, Tracked};
 use crate::backend::Backend;
 use crate::dtype::FloatElement;
@@ -187,12 +187,6 @@ pub(crate) fn batch_norm_rule<F: FloatElement, D: Backend>(
             ]
         }
     };
-    let mut grads = vec![needs[0].then_some(dx).transpose()?];
-    if weight {
-        grads.push(needs[1].then_some(dw).transpose()?);
-    }
-    if bias {
-        grads.push(needs[params].then_some(db).transpose()?);
-    }
-    Ok(grads)
+    let grads = [Some(dx?), Some(dw?), Some(db?)];
+    Ok(affine_grads(needs, (weight, bias), grads))
 }

@@ -156,19 +156,12 @@ pub(crate) fn layer_norm_rule<F: FloatElement, D: Backend>(
         && let Some((dx, sums)) =
             D::layer_norm_backward_last(x, g, w, (len, eps), needs[1..].contains(&true))?
     {
-        let [dw, db] = sums.map_or([None, None], |s| s.map(Some));
         let dims = if params > 0 { arg(1)?.dims() } else { &[] };
-        let shaped = |t: Option<Tensor<F, D>>, need: bool| {
-            t.filter(|_| need).map(|t| t.try_reshape(dims)).transpose()
+        let [dw, db] = match sums {
+            Some([w, b]) => [Some(w.try_reshape(dims)?), Some(b.try_reshape(dims)?)],
+            None => [None, None],
         };
-        let mut grads = vec![needs[0].then_some(dx)];
-        if weight {
-            grads.push(shaped(dw, needs[1])?);
-        }
-        if bias {
-            grads.push(shaped(db, needs[params])?);
-        }
-        return Ok(grads);
+        return Ok(affine_grads(needs, (weight, bias), [Some(dx), dw, db]));
     }
     let scaled = match w {
         Some(w) => g.try_mul(w)?,
@@ -204,6 +197,24 @@ pub(crate) fn layer_norm_rule<F: FloatElement, D: Backend>(
         grads.push(needs[params].then(|| over_rows(g.clone())).transpose()?);
     }
     Ok(grads)
+}
+
+/// A normalisation rule's gradients in its inputs' order: the input's, then the weight's and
+/// the bias's where the op has them (`weight`, `bias`), each kept only where `needs` asks.
+pub(super) fn affine_grads<F: FloatElement, D: Backend>(
+    needs: &[bool],
+    (weight, bias): (bool, bool),
+    [dx, dw, db]: [Option<Tensor<F, D>>; 3],
+) -> Vec<Option<Tensor<F, D>>> {
+    let params = usize::from(weight) + usize::from(bias);
+    let mut grads = vec![dx.filter(|_| needs[0])];
+    if weight {
+        grads.push(dw.filter(|_| needs[1]));
+    }
+    if bias {
+        grads.push(db.filter(|_| needs[params]));
+    }
+    grads
 }
 
 /// `(x - mean) / sqrt(var + eps)` over the last `len` elements of each row: the device's
