@@ -61,9 +61,17 @@ pub fn moments<T: Element>(x: &[T], ch: Channels) -> Vec<[f64; 2]> {
 
 fn moments_of<F: Wide>(x: &[F], ch: Channels) -> Vec<[f64; 2]> {
     let count = (x.len() / ch.c) as f64;
+    if ch.s < SHORT_RUN {
+        let sums = ch.by_position(x, x, &vec![0.0; ch.c], false);
+        let means: Vec<f64> = sums.iter().map(|s| s[0] / count).collect();
+        let squares = ch.by_position(x, x, &means, true);
+        return (means.iter().zip(squares))
+            .map(|(&m, s)| [m, s[1] / count])
+            .collect();
+    }
     ch.each(x.len(), |c| {
         let mean = ch.runs(x, c).map(sum_run).sum::<f64>() / count;
-        let squares = ch.runs(x, c).map(|r| centred_widest(r, r, mean)[1]);
+        let squares = ch.runs(x, c).map(|r| centred_widest(r, r, mean, true)[1]);
         [mean, squares.sum::<f64>() / count]
     })
 }
@@ -91,11 +99,77 @@ pub fn grad_sums<T: Element>(g: &[T], x: &[T], ch: Channels, means: &[f64]) -> V
 }
 
 fn grad_sums_of<F: Wide>(g: &[F], x: &[F], ch: Channels, means: &[f64]) -> Vec<[f64; 2]> {
+    if ch.s < SHORT_RUN {
+        return ch.by_position(g, x, means, false);
+    }
     ch.each(x.len(), |c| {
         (ch.runs(g, c).zip(ch.runs(x, c)))
-            .map(|(g, x)| centred_widest(g, x, means[c]))
+            .map(|(g, x)| centred_widest(g, x, means[c], false))
             .fold([0.0, 0.0], |a, s| [a[0] + s[0], a[1] + s[1]])
     })
+}
+
+/// Runs shorter than this (`(N, C)` of `BatchNorm1d`, small feature maps) are summed by
+/// position over the batch, in memory order, rather than run by run.
+const SHORT_RUN: usize = 64;
+
+impl Channels {
+    /// Each channel's `[Σ g, Σ g · (x - mean)]` (f64; with `squares`, `[Σ g, Σ (x - mean)²]`)
+    /// with `means` per channel, summed by position: every row of `c · s` elements (one batch entry) is added into per-position
+    /// sums, blocks of positions across threads, each position in row order; then each
+    /// channel's `s` positions in order. Any thread count gives the same bits.
+    fn by_position<F: Wide>(self, g: &[F], x: &[F], means: &[f64], squares: bool) -> Vec<[f64; 2]> {
+        let width = self.c * self.s;
+        let mean: Vec<f64> = (0..width).map(|j| means[j / self.s]).collect();
+        let (mut sg, mut sp) = (vec![0f64; width], vec![0f64; width]);
+        // Blocks of whole cache lines, about four per thread where the input is large.
+        let block = match x.len() < PAR_THRESHOLD {
+            true => width,
+            false => width
+                .div_ceil(rayon::current_num_threads() * 4)
+                .next_multiple_of(16),
+        };
+        (sg.par_chunks_mut(block).zip(sp.par_chunks_mut(block)))
+            .enumerate()
+            .for_each(|(i, (sg, sp))| {
+                let j0 = i * block;
+                by_position_widest(g, x, (j0, width, squares), &mean[j0..j0 + sg.len()], sg, sp);
+            });
+        (0..self.c)
+            .map(|c| {
+                let run = c * self.s..(c + 1) * self.s;
+                [sg[run.clone()].iter().sum(), sp[run].iter().sum()]
+            })
+            .collect()
+    }
+}
+
+widest! {
+    /// [`by_position`] at the CPU's widest vectors.
+    fn by_position_widest<F: Wide>(g: &[F], x: &[F], at: (usize, usize, bool), mean: &[f64], sg: &mut [f64], sp: &mut [f64]) = by_position
+}
+
+/// `sg[k] += g[n][j0 + k]` and `sp[k] += g[n][j0 + k] · (x[n][j0 + k] - mean[k])` (with
+/// `squares`, `(x[n][j0 + k] - mean[k])²`) over every row `n` of `width` elements.
+#[inline(always)]
+fn by_position<F: Wide>(
+    g: &[F],
+    x: &[F],
+    (j0, width, squares): (usize, usize, bool),
+    mean: &[f64],
+    sg: &mut [f64],
+    sp: &mut [f64],
+) {
+    let cols = j0..j0 + sg.len();
+    for (g, x) in g.chunks_exact(width).zip(x.chunks_exact(width)) {
+        let (g, x) = (&g[cols.clone()], &x[cols.clone()]);
+        for ((((sg, sp), &g), &x), &m) in sg.iter_mut().zip(sp.iter_mut()).zip(g).zip(x).zip(mean) {
+            let centred = x.to_f64() - m;
+            *sg += g.to_f64();
+            let factor = if squares { centred } else { g.to_f64() };
+            *sp += factor * centred;
+        }
+    }
 }
 
 /// The two element types the kernels are compiled for.
@@ -105,23 +179,28 @@ impl Wide for f64 {}
 
 widest! {
     /// [`centred`] at the CPU's widest vectors.
-    fn centred_widest<F: Wide>(g: &[F], x: &[F], mean: f64) -> [f64; 2] = centred
+    fn centred_widest<F: Wide>(g: &[F], x: &[F], mean: f64, squares: bool) -> [f64; 2] = centred
 }
 
-/// `[Σ g, Σ g · (x - mean)]` in f64, in eight independent lanes (with `g = x`: the sum and
-/// the centred squares).
+/// `[Σ g, Σ g · (x - mean)]` in f64, in eight independent lanes; with `squares`,
+/// `[Σ g, Σ (x - mean)²]` (`g = x`: the sum and the centred squares).
 #[inline(always)]
-fn centred<F: Wide>(g: &[F], x: &[F], mean: f64) -> [f64; 2] {
+fn centred<F: Wide>(g: &[F], x: &[F], mean: f64, squares: bool) -> [f64; 2] {
     let (mut s, mut p) = ([0f64; 8], [0f64; 8]);
     let (cg, cx) = (g.chunks_exact(8), x.chunks_exact(8));
+    let term = |g: F, x: F| {
+        let centred = x.to_f64() - mean;
+        let factor = if squares { centred } else { g.to_f64() };
+        factor * centred
+    };
     for (&g, &x) in cg.remainder().iter().zip(cx.remainder()) {
         s[0] += g.to_f64();
-        p[0] += g.to_f64() * (x.to_f64() - mean);
+        p[0] += term(g, x);
     }
     for (g, x) in cg.zip(cx) {
         for k in 0..8 {
             s[k] += g[k].to_f64();
-            p[k] += g[k].to_f64() * (x[k].to_f64() - mean);
+            p[k] += term(g[k], x[k]);
         }
     }
     [s.iter().sum(), p.iter().sum()]
@@ -203,8 +282,9 @@ mod tests {
     use super::Channels;
 
     /// Moments, gradient sums and the combined pass against plain f64 loops, on layouts of
-    /// one element per run, short runs, and enough elements to split across tasks (tasks
-    /// starting mid-batch, channels per task above one).
+    /// one element per run and short runs (summed by position, in blocks of positions when
+    /// large), long runs (channel by channel), and enough elements to split across tasks
+    /// (tasks starting mid-batch, channels per task above one).
     #[test]
     fn sums_and_combine_match_plain_loops() {
         for (n, c, s) in [
@@ -212,6 +292,7 @@ mod tests {
             (4, 2, 7),
             (3, 70, 700),
             (2000, 80, 1),
+            (400, 30, 20),
         ] {
             let ch = Channels { c, s };
             let len = n * c * s;
@@ -254,6 +335,32 @@ mod tests {
             for i in 0..len {
                 let k = coef[chan(i)];
                 close(out[i], g[i] * k[0] + x[i] * k[1] + k[2], "combine");
+            }
+        }
+    }
+
+    /// The variance is the mean of centred squares (two passes), not `Σ x (x - mean)`, which
+    /// loses every digit beside a large offset: small integers on 1e12, both paths.
+    #[test]
+    fn variance_keeps_its_digits_beside_a_large_offset() {
+        for (n, c, s) in [(64usize, 4usize, 3usize), (4, 2, 100)] {
+            let x: Vec<f64> = (0..n * c * s).map(|i| 1e12 + (i % 7) as f64).collect();
+            let ch = Channels { c, s };
+            for (k, [mean, var]) in super::moments(&x, ch).into_iter().enumerate() {
+                let vals: Vec<f64> = (0..x.len())
+                    .filter(|i| i / s % c == k)
+                    .map(|i| x[i] - 1e12)
+                    .collect();
+                let m = vals.iter().sum::<f64>() / vals.len() as f64;
+                let v = vals.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / vals.len() as f64;
+                assert!(
+                    (mean - 1e12 - m).abs() < 1e-3,
+                    "({n}, {c}, {s}) mean {mean}"
+                );
+                assert!(
+                    (var - v).abs() < 1e-6 * v,
+                    "({n}, {c}, {s}) var {var} vs {v}"
+                );
             }
         }
     }
