@@ -270,35 +270,55 @@ pub trait Backend: RawDevice {
         let _ = (x, mask, keepdim);
         Ok(None)
     }
-    /// `softmax` along the last axis by a fused kernel (each row read once for its maximum,
-    /// once for its exponentials and their sum, then scaled in the cache), or `None` where this
-    /// device has none for this layout; the caller then composes max, sub, exp, sum and div (the
-    /// semantics). Records no graph: the caller uses it only when nothing is recorded.
+    /// `softmax` along `axis` (`< x.ndim()`) by a fused kernel (each line read once for its
+    /// maximum, once for its exponentials and their sum, then scaled in the cache), or `None`
+    /// where this device has none for this layout or axis; the caller then composes max, sub,
+    /// exp, sum and div (the semantics). Records no graph: the caller uses it only when nothing
+    /// is recorded.
     #[doc(hidden)]
-    fn softmax_last<T: FloatElement>(x: &Tensor<T, Self>) -> Result<Option<Tensor<T, Self>>> {
-        let _ = x;
+    fn softmax_along<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, axis);
         Ok(None)
     }
-    /// `logsumexp` over the last axis of `x` in two parts, each row's maximum `m` and
+    /// `logsumexp` along `axis` of `x` in two parts, each line's maximum `m` and
     /// `log Σ exp(x - m)` (both keepdim), or `None` where this device has no kernel for this
-    /// layout or dtype; the caller then composes them. Records no graph.
+    /// layout, axis or dtype; the caller then composes them. Records no graph.
     #[doc(hidden)]
     #[allow(clippy::type_complexity)]
-    fn logsumexp_parts_last<T: FloatElement>(
+    fn logsumexp_parts_along<T: FloatElement>(
         x: &Tensor<T, Self>,
+        axis: usize,
     ) -> Result<Option<(Tensor<T, Self>, Tensor<T, Self>)>> {
-        let _ = x;
+        let _ = (x, axis);
         Ok(None)
     }
-    /// `x - max - log Σ exp(x - max)` over the last axis of `x` (PyTorch's `log_softmax`, as
+    /// `x - max - log Σ exp(x - max)` along `axis` of `x` (PyTorch's `log_softmax`, as
     /// `Tensor::try_log_softmax` composes it), or `None` where this device has no kernel for
-    /// this layout or dtype; the caller then composes it. Records no graph.
+    /// this layout, axis or dtype; the caller then composes it. Records no graph.
     #[doc(hidden)]
-    fn log_softmax_last<T: FloatElement>(x: &Tensor<T, Self>) -> Result<Option<Tensor<T, Self>>> {
-        let _ = x;
+    fn log_softmax_along<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, axis);
         Ok(None)
     }
-    /// [`Backend::softmax_last`] under `scaled_dot_product_attention`'s causal mask: row `i` of
+    /// The gradient of `log_softmax` along `axis` from its output `y` and the output's
+    /// gradient `g` (one shape), `g - exp(y) · Σ g` (PyTorch's `_log_softmax_backward_data`),
+    /// by a fused kernel, or `None`; the caller then composes it.
+    #[doc(hidden)]
+    fn log_softmax_backward_along<T: FloatElement>(
+        g: &Tensor<T, Self>,
+        y: &Tensor<T, Self>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (g, y, axis);
+        Ok(None)
+    }
+    /// [`Backend::softmax_along`] over the last axis under `scaled_dot_product_attention`'s causal mask: row `i` of
     /// each matrix (axis -2) keeps its first `i + 1` elements, the others count as `-inf` (0
     /// out). `None` where this device has no such kernel; the caller then composes
     /// `masked_fill` and `softmax`. Records no graph.
@@ -320,21 +340,22 @@ pub trait Backend: RawDevice {
         let _ = (g, y);
         Ok(None)
     }
-    /// The gradient of `softmax` over the last axis, `y · (g - Σ g·y)` per row, from its output
-    /// `y` and the output's gradient `g` (one shape), by a fused kernel, or `None` where this
-    /// device has none for these layouts or this dtype; the caller then composes it.
+    /// The gradient of `softmax` along `axis`, `y · (g - Σ g·y)` per line, from its output `y`
+    /// and the output's gradient `g` (one shape), by a fused kernel, or `None` where this
+    /// device has none for these layouts, this axis or this dtype; the caller then composes it.
     #[doc(hidden)]
-    fn softmax_backward_last<T: FloatElement>(
+    fn softmax_backward_along<T: FloatElement>(
         g: &Tensor<T, Self>,
         y: &Tensor<T, Self>,
+        axis: usize,
     ) -> Result<Option<Tensor<T, Self>>> {
-        let _ = (g, y);
+        let _ = (g, y, axis);
         Ok(None)
     }
     /// `exp(x - shift) · scale` by a fused kernel, where `shift` and `scale` have `x`'s shape
-    /// with trailing axes of size 1 (one value per row of the trailing axes: a softmax from
-    /// its `logsumexp`, times a per-row gradient), or `None` where this device has none for
-    /// these layouts; the caller then composes sub, exp and mul (the semantics).
+    /// with one run of adjacent axes of size 1 (one value per line of those axes: a softmax
+    /// from its `logsumexp`, times a per-line gradient), or `None` where this device has none
+    /// for these layouts; the caller then composes sub, exp and mul (the semantics).
     #[doc(hidden)]
     fn exp_sub<T: FloatElement>(
         x: &Tensor<T, Self>,

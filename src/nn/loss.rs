@@ -131,11 +131,7 @@ pub fn cross_entropy<T: FloatElement, D: Backend>(
         // near 50 came out 4% off). The rule's softmax is `exp(logits - m) · (1/Σ)`.
         check_classes("cross_entropy", logits, target)?;
         let (loss, shift, factor) = crate::autograd::no_grad(|| -> Result<_> {
-            let parts = match logits.ndim() {
-                2 => D::logsumexp_parts_last(logits)?,
-                _ => None,
-            };
-            let (m, log_sum) = match parts {
+            let (m, log_sum) = match D::logsumexp_parts_along(logits, 1)? {
                 Some((m, l)) => (m.try_contiguous()?, l),
                 None => {
                     let m = logits.try_max(&[1], true)?;

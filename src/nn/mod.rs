@@ -167,13 +167,19 @@ pub(crate) fn in_f32<T: FloatElement, D: Backend>(
 }
 
 /// The gradient of `log_softmax` along `axis` from its output `y`: `g - exp(y) · Σ g`
-/// (PyTorch's `_log_softmax_backward_data`), the product one fused pass where the device has
-/// [`Backend::exp_sub`] for the layout.
+/// (PyTorch's `_log_softmax_backward_data`): one fused pass where the device has the kernel,
+/// else the product one fused pass where the device has [`Backend::exp_sub`] for the layout.
 pub(crate) fn log_softmax_backward<F: FloatElement, D: Backend>(
     g: &Tensor<F, D>,
     y: &Tensor<F, D>,
     axis: usize,
 ) -> Result<Tensor<F, D>> {
+    // A `create_graph` pass (recording on in a rule) composes recorded ops.
+    if !crate::autograd::is_grad_enabled()
+        && let Some(d) = D::log_softmax_backward_along(g, y, axis)?
+    {
+        return Ok(d);
+    }
     let total = g.try_sum(&[axis as i64], true)?;
     let zero = Tensor::zeros_on(total.dims(), &g.device)?;
     g.try_sub(&crate::ops::reduce::exp_sub_rule(y, &zero, Some(&total))?)
@@ -194,10 +200,8 @@ pub(crate) fn softmax_backward<F: FloatElement, D: Backend>(
         None
     } else if causal {
         D::softmax_causal_backward_last(g, y)?
-    } else if axis + 1 == y.ndim() {
-        D::softmax_backward_last(g, y)?
     } else {
-        None
+        D::softmax_backward_along(g, y, axis)?
     };
     if let Some(d) = fused {
         return Ok(d);
@@ -233,9 +237,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
             // The value without a graph (one fused pass where the device has it); one node
             // records it, whose rule reads only the output.
             let y = crate::autograd::no_grad(|| {
-                if ax + 1 == x.ndim()
-                    && let Some(y) = D::softmax_last(x)?
-                {
+                if let Some(y) = D::softmax_along(x, ax)? {
                     return Ok(y);
                 }
                 let e = x.try_sub(&x.try_max(&[axis], true)?)?.try_exp()?;
@@ -259,11 +261,12 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     pub fn try_log_softmax(&self, axis: i64) -> Result<Self> {
         fn f<F: FloatElement, D: Backend>(x: &Tensor<F, D>, axis: i64) -> Result<Tensor<F, D>> {
             x.shape().axes_mask("log_softmax", &[axis])?;
-            // Over the last axis: the device's fused rows, recorded as one node.
-            if x.ndim() > 0 && x.shape().axis("log_softmax", axis)? + 1 == x.ndim() {
-                let y = crate::autograd::no_grad(|| D::log_softmax_last(x))?;
+            // The device's fused kernel, recorded as one node.
+            if x.ndim() > 0 {
+                let ax = x.shape().axis("log_softmax", axis)?;
+                let y = crate::autograd::no_grad(|| D::log_softmax_along(x, ax))?;
                 if let Some(y) = y {
-                    let op = crate::autograd::Op::LogSoftmax { axis: x.ndim() - 1 };
+                    let op = crate::autograd::Op::LogSoftmax { axis: ax };
                     return Ok(crate::autograd::record_out(y, op, &[x], &[]));
                 }
             }

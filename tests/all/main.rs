@@ -69,6 +69,7 @@ mod reduce;
 mod rows;
 mod sampling;
 mod segment;
+mod softmax_axes;
 mod special;
 mod torch_extras;
 mod torch_grad_ops;

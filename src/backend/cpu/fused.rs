@@ -133,22 +133,21 @@ pub(super) fn cpu_pointwise_backward<T: FloatElement>(
     Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
 }
 
-pub(super) fn cpu_softmax_backward_last<T: FloatElement>(
+/// `softmax`'s gradient under the causal mask over the last two axes (`kernels::rows`).
+pub(super) fn cpu_softmax_causal_backward_last<T: FloatElement>(
     g: &Tensor<T, Cpu>,
     y: &Tensor<T, Cpu>,
-    causal: bool,
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let len = y.dims().last().copied().unwrap_or(0);
     let rows = (y.ndim() >= 2).then(|| y.dims()[y.ndim() - 2]);
-    if !fits(len, &[Some(g), Some(y)]) || g.dims() != y.dims() || (causal && rows.is_none()) {
+    if !fits(len, &[Some(g), Some(y)]) || g.dims() != y.dims() || rows.is_none() {
         return Ok(None);
     }
     // Every element of every row is written.
     let mut buf = AlignedBuf::for_overwrite("softmax backward", y.numel())?;
     let gg = read("softmax backward", &g.storage)?;
     let gy = read("softmax backward", &y.storage)?;
-    let causal = rows.filter(|_| causal);
-    rows::softmax_backward(&gg[elems(g)], &gy[elems(y)], len, &mut buf, causal);
+    rows::softmax_backward(&gg[elems(g)], &gy[elems(y)], len, &mut buf, rows);
     drop((gg, gy));
     Ok(Some(Tensor::from_buf(buf, y.shape().clone())))
 }

@@ -18,6 +18,7 @@ mod optim;
 mod pool;
 mod reduce;
 pub(crate) mod small;
+mod softmax;
 mod sort;
 
 use super::Backend;
@@ -210,27 +211,41 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<f64, Cpu>>> {
         reduce::cpu_sum_squares(x, mask, keepdim)
     }
-    fn softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
-        reduce::cpu_softmax_last(x, false)
+    fn softmax_along<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        softmax::cpu_softmax_along(x, axis)
     }
     #[allow(clippy::type_complexity)]
-    fn logsumexp_parts_last<T: FloatElement>(
+    fn logsumexp_parts_along<T: FloatElement>(
         x: &Tensor<T, Cpu>,
+        axis: usize,
     ) -> Result<Option<(Tensor<T, Cpu>, Tensor<T, Cpu>)>> {
-        reduce::cpu_logsumexp_parts_last(x)
+        softmax::cpu_logsumexp_parts_along(x, axis)
     }
-    fn log_softmax_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
-        reduce::cpu_log_softmax_last(x)
+    fn log_softmax_along<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        softmax::cpu_log_softmax_along(x, axis)
+    }
+    fn log_softmax_backward_along<T: FloatElement>(
+        g: &Tensor<T, Cpu>,
+        y: &Tensor<T, Cpu>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        softmax::cpu_log_softmax_backward_along(g, y, axis)
     }
     fn softmax_causal_last<T: FloatElement>(x: &Tensor<T, Cpu>) -> Result<Option<Tensor<T, Cpu>>> {
-        reduce::cpu_softmax_last(x, true)
+        reduce::cpu_softmax_causal_last(x)
     }
     fn exp_sub<T: FloatElement>(
         x: &Tensor<T, Cpu>,
         shift: &Tensor<T, Cpu>,
         scale: Option<&Tensor<T, Cpu>>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        reduce::cpu_exp_sub(x, shift, scale)
+        softmax::cpu_exp_sub(x, shift, scale)
     }
     fn layer_norm_last<T: FloatElement>(
         x: &Tensor<T, Cpu>,
@@ -268,17 +283,18 @@ impl Backend for Cpu {
     ) -> Result<Option<[Tensor<T, Cpu>; 3]>> {
         fused::cpu_batch_norm_backward(x, g, stats, weight, eps)
     }
-    fn softmax_backward_last<T: FloatElement>(
+    fn softmax_backward_along<T: FloatElement>(
         g: &Tensor<T, Cpu>,
         y: &Tensor<T, Cpu>,
+        axis: usize,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        fused::cpu_softmax_backward_last(g, y, false)
+        softmax::cpu_softmax_backward_along(g, y, axis)
     }
     fn softmax_causal_backward_last<T: FloatElement>(
         g: &Tensor<T, Cpu>,
         y: &Tensor<T, Cpu>,
     ) -> Result<Option<Tensor<T, Cpu>>> {
-        fused::cpu_softmax_backward_last(g, y, true)
+        fused::cpu_softmax_causal_backward_last(g, y)
     }
     fn pointwise_backward<T: FloatElement>(
         op: crate::backend::PointwiseGrad,

@@ -6,10 +6,7 @@ use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan, scan_rows};
 use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, SquaresR, TruthR,
 };
-use crate::backend::cpu::kernels::rows::{
-    exp_sub as exp_sub_rows, log_softmax as log_softmax_rows, logsumexp as logsumexp_rows,
-    logsumexp_parts as logsumexp_parts_rows, softmax as softmax_rows,
-};
+use crate::backend::cpu::kernels::rows::{logsumexp as logsumexp_rows, softmax as softmax_rows};
 use crate::backend::cpu::kernels::strided::PAR_THRESHOLD;
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Dtype, Element, FloatElement, NumElement};
@@ -327,20 +324,16 @@ pub(super) fn cpu_logsumexp<T: FloatElement>(
 }
 
 /// The fused softmax over the last axis (`kernels::rows::softmax`) of a contiguous, non-empty
-/// f32/f64 tensor with at least one dimension (two with `causal`, whose rows are the
-/// second-to-last axis); `None` otherwise.
-pub(super) fn cpu_softmax_last<T: FloatElement>(
+/// f32/f64 tensor of two or more dimensions under the causal mask over its last two axes;
+/// `None` otherwise.
+pub(super) fn cpu_softmax_causal_last<T: FloatElement>(
     x: &Tensor<T, Cpu>,
-    causal: bool,
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let len = x.dims().last().copied().unwrap_or(0);
-    let rows = (x.ndim() >= 2).then(|| x.dims()[x.ndim() - 2]);
-    if const { T::DTYPE.size() < 4 }
-        || len == 0
-        || x.numel() == 0
-        || !x.is_contiguous()
-        || (causal && rows.is_none())
-    {
+    let Some(rows) = (x.ndim() >= 2).then(|| x.dims()[x.ndim() - 2]) else {
+        return Ok(None);
+    };
+    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
         return Ok(None);
     }
     let n = x.numel();
@@ -348,101 +341,12 @@ pub(super) fn cpu_softmax_last<T: FloatElement>(
     let mut buf = AlignedBuf::for_overwrite("softmax", n)?;
     let g = read("softmax", &x.storage)?;
     let o = x.layout.offset;
-    softmax_rows(&g[o..o + n], len, &mut buf, rows.filter(|_| causal));
+    softmax_rows(&g[o..o + n], len, &mut buf, Some(rows));
     drop(g);
     Ok(Some(Tensor::from_buf_layout(
         buf,
         x.layout.contiguous_copy(),
     )))
-}
-
-/// The fused log-softmax over the last axis (`kernels::rows::log_softmax`) of a contiguous,
-/// non-empty f32/f64 tensor with at least one dimension; `None` otherwise.
-pub(super) fn cpu_log_softmax_last<T: FloatElement>(
-    x: &Tensor<T, Cpu>,
-) -> Result<Option<Tensor<T, Cpu>>> {
-    let len = x.dims().last().copied().unwrap_or(0);
-    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
-        return Ok(None);
-    }
-    let n = x.numel();
-    // Every element of every row is written.
-    let mut buf = AlignedBuf::for_overwrite("log_softmax", n)?;
-    let g = read("log_softmax", &x.storage)?;
-    let o = x.layout.offset;
-    log_softmax_rows(&g[o..o + n], len, &mut buf);
-    drop(g);
-    Ok(Some(Tensor::from_buf_layout(
-        buf,
-        x.layout.contiguous_copy(),
-    )))
-}
-
-/// The two parts of `logsumexp` over the last axis (`kernels::rows::logsumexp_parts`) of a
-/// contiguous, non-empty f32/f64 tensor with at least one dimension: each row's maximum and
-/// `log Σ exp(x - max)`, both keepdim, as views of one buffer; `None` otherwise.
-#[allow(clippy::type_complexity)]
-pub(super) fn cpu_logsumexp_parts_last<T: FloatElement>(
-    x: &Tensor<T, Cpu>,
-) -> Result<Option<(Tensor<T, Cpu>, Tensor<T, Cpu>)>> {
-    let len = x.dims().last().copied().unwrap_or(0);
-    if const { T::DTYPE.size() < 4 } || len == 0 || x.numel() == 0 || !x.is_contiguous() {
-        return Ok(None);
-    }
-    let rows = x.numel() / len;
-    let mut buf = AlignedBuf::for_overwrite("logsumexp", 2 * rows)?;
-    let g = read("logsumexp", &x.storage)?;
-    let o = x.layout.offset;
-    logsumexp_parts_rows(&g[o..o + rows * len], len, &mut buf);
-    drop(g);
-    let mut dims = x.dims().to_vec();
-    *dims.last_mut().expect("a dimension") = 2;
-    let both = Tensor::from_buf(buf, Shape::new(dims));
-    Ok(Some((both.narrow(-1, 0, 1)?, both.narrow(-1, 1, 1)?)))
-}
-
-/// The fused `exp(x - shift) · scale` (`kernels::rows::exp_sub`) when `x`, `shift` and
-/// `scale` are contiguous f32/f64 tensors and `shift`/`scale` are `x`'s shape with trailing
-/// axes set to 1; `None` otherwise.
-pub(super) fn cpu_exp_sub<T: FloatElement>(
-    x: &Tensor<T, Cpu>,
-    shift: &Tensor<T, Cpu>,
-    scale: Option<&Tensor<T, Cpu>>,
-) -> Result<Option<Tensor<T, Cpu>>> {
-    let (xd, sd) = (x.dims(), shift.dims());
-    let kept = sd.len() - sd.iter().rev().take_while(|&&d| d == 1).count();
-    let rows_of = |d: &[usize]| {
-        d.len() == xd.len() && d[..kept] == xd[..kept] && d[kept..].iter().all(|&n| n == 1)
-    };
-    let fits = const { T::DTYPE.size() >= 4 }
-        && x.numel() > 0
-        && x.is_contiguous()
-        && shift.is_contiguous()
-        && rows_of(sd)
-        && scale.is_none_or(|c| c.is_contiguous() && c.dims() == sd);
-    if !fits {
-        return Ok(None);
-    }
-    let len: usize = xd[kept..].iter().product();
-    let mut buf = AlignedBuf::zeros("exp_sub", x.numel())?;
-    let gx = read("exp_sub", &x.storage)?;
-    let gs = read("exp_sub", &shift.storage)?;
-    let gc = scale.map(|c| read("exp_sub", &c.storage)).transpose()?;
-    let rows = shift.numel();
-    fn at<T>(g: &[T], off: usize, n: usize) -> &[T] {
-        &g[off..off + n]
-    }
-    exp_sub_rows(
-        at(&gx, x.layout.offset, x.numel()),
-        len,
-        at(&gs, shift.layout.offset, rows),
-        gc.as_ref()
-            .zip(scale)
-            .map(|(g, c)| at(g, c.layout.offset, rows)),
-        &mut buf,
-    );
-    drop((gx, gs, gc));
-    Ok(Some(Tensor::from_buf(buf, x.shape().clone())))
 }
 
 pub(super) fn cpu_scan<T: Element, O: NumElement>(

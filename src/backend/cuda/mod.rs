@@ -120,7 +120,13 @@ impl Backend for Cuda {
     ) -> Result<Option<Tensor<T, Cuda>>> {
         x.cuda_logsumexp(mask, keepdim)
     }
-    fn softmax_last<T: FloatElement>(x: &Tensor<T, Cuda>) -> Result<Option<Tensor<T, Cuda>>> {
+    fn softmax_along<T: FloatElement>(
+        x: &Tensor<T, Cuda>,
+        axis: usize,
+    ) -> Result<Option<Tensor<T, Cuda>>> {
+        if axis + 1 != x.ndim() {
+            return Ok(None);
+        }
         x.cuda_softmax_last()
     }
     fn exp_sub<T: FloatElement>(

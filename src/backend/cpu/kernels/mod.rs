@@ -54,6 +54,7 @@ fn clip_run<T: NumElement>(src: &[T], out: &mut [T], lo: T, hi: T) {
 }
 
 pub mod batch_norm;
+pub mod columns;
 pub mod convert;
 #[cfg(feature = "linalg")]
 pub mod linalg;

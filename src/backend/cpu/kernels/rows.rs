@@ -349,6 +349,69 @@ pub fn softmax_backward<T: Element>(
     });
 }
 
+/// `out[r] = g[r] - exp(y[r]) · Σ g[r]` for every row `r` of `len` elements: the gradient of
+/// `log_softmax` over the last axis from its output `y` (PyTorch's
+/// `_log_softmax_backward_data`), the sum in f64 rounded to the element type, each product
+/// rounded as the composed ops round. f32 and f64 (16-bit floats are widened by the caller).
+///
+/// # Panics
+/// When `len` is 0, `out.len()` is not a multiple of it, or `grad` or `y` is shorter than
+/// `out` (a caller bug).
+pub fn log_softmax_backward<T: Element>(grad: &[T], y: &[T], len: usize, out: &mut [T]) {
+    let rows = out.len() / len.max(1);
+    assert!(
+        len > 0 && out.len().is_multiple_of(len) && grad.len() >= out.len() && y.len() >= out.len(),
+        "log_softmax_backward rows"
+    );
+    par_chunks(out, rows_per_task(rows, len) * len, &|start, o| {
+        let (g, y) = (&grad[start..start + o.len()], &y[start..start + o.len()]);
+        if let (Some(g), Some(y), Some(d)) = (
+            same::<T, f32>(g),
+            same::<T, f32>(y),
+            super::convert::same_mut(o),
+        ) {
+            log_softmax_backward_widest(g, y, len, d, vmath::exp);
+        } else if let (Some(g), Some(y), Some(d)) = (
+            same::<T, f64>(g),
+            same::<T, f64>(y),
+            super::convert::same_mut(o),
+        ) {
+            log_softmax_backward_widest(g, y, len, d, |v: &mut [f64]| {
+                v.iter_mut().for_each(|e| *e = e.exp())
+            });
+        } else {
+            unreachable!("log_softmax_backward rows of {}", T::DTYPE)
+        }
+    });
+}
+
+widest! {
+    /// [`log_softmax_backward_typed`] at the CPU's widest vectors.
+    fn log_softmax_backward_widest<F: Float, Element>(g: &[F], y: &[F], len: usize, d: &mut [F], exp: impl Fn(&mut [F])) = log_softmax_backward_typed
+}
+
+#[inline(always)]
+fn log_softmax_backward_typed<F: num_traits::Float + Element>(
+    g: &[F],
+    y: &[F],
+    len: usize,
+    out: &mut [F],
+    exp: impl Fn(&mut [F]),
+) {
+    for ((d, g), y) in out
+        .chunks_exact_mut(len)
+        .zip(g.chunks_exact(len))
+        .zip(y.chunks_exact(len))
+    {
+        let s = F::from_f64(sum_run(g));
+        d.copy_from_slice(y);
+        exp(d);
+        for (d, &g) in d.iter_mut().zip(g) {
+            *d = g - *d * s;
+        }
+    }
+}
+
 widest! {
     /// [`softmax_backward_typed`] at the CPU's widest vectors.
     fn softmax_backward_widest<F: Float, Element>(g: &[F], y: &[F], len: usize, d: &mut [F], kept: Kept) = softmax_backward_typed

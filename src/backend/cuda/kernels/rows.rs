@@ -1,4 +1,4 @@
-//! The fused row kernels of `kernels/rows.cu` behind `Backend for Cuda`'s `softmax_last`,
+//! The fused row kernels of `kernels/rows.cu` behind `Backend for Cuda`'s `softmax_along` (over the last axis),
 //! `logsumexp`, `exp_sub` and `layer_norm_last`: f32 and f64 rows, one block a row. Each
 //! returns `None` for the dtypes and layouts it does not take, and the caller composes the op.
 
