@@ -217,9 +217,9 @@ pub(crate) fn softmax_backward<F: FloatElement, D: Backend>(
 impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `exp(x) / sum(exp(x))` along `axis`, computed from `x - max` so it never overflows
     /// (PyTorch `softmax(x, dim)`). Shape and dtype are kept. A row holding NaN or an infinite
-    /// maximum gives NaN, as `x - max(x)` does. Over the last axis of a contiguous CPU tensor
-    /// one fused pass per row computes it (f16/bf16 in f32), and its gradient too; recorded,
-    /// it is one node whose rule is PyTorch's `y · (g - Σ g·y)`.
+    /// maximum gives NaN, as `x - max(x)` does. Over any axis of a contiguous CPU tensor a
+    /// fused kernel computes it (f16/bf16 in f32), and its gradient too; recorded, it is one
+    /// node whose rule is PyTorch's `y · (g - Σ g·y)`.
     ///
     /// # Errors
     /// `Axis` for a bad axis.
@@ -255,6 +255,7 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
     /// `x - logsumexp(x)` along `axis`, computed as `s - log Σ exp(s)` with `s = x - max(x)`,
     /// so it is stable and keeps its digits for any magnitude (PyTorch `log_softmax`). A row
     /// holding NaN or an infinite maximum gives NaN, as PyTorch (and [`Tensor::try_softmax`]).
+    /// Fused on the CPU as `softmax` is, forward and backward.
     ///
     /// # Errors
     /// `Axis` for a bad axis.

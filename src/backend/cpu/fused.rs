@@ -1,6 +1,6 @@
 //! The CPU's fused `layer_norm` forward and gradients over contiguous f32/f64 rows
 //! (`kernels::norm`), `batch_norm` in training and its gradients over contiguous f32/f64
-//! `(N, C, ...)` (`kernels::batch_norm`), `softmax`'s backward over contiguous f32/f64 rows (`kernels::rows`), and
+//! `(N, C, ...)` (`kernels::batch_norm`), the causal `softmax`'s backward over contiguous f32/f64 rows (`kernels::rows`; the others are in `softmax.rs`), and
 //! GELU's backward over contiguous f32 (`kernels::vmath`); other
 //! layouts and dtypes return `None` and the caller composes.
 
