@@ -116,15 +116,15 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let (r, c) = (self.dims()[n - 2], self.dims()[n - 1]);
         // r * c fits: it is at most the element count of the non-empty `self`.
         let rc = r * c;
-        let k = k as i128;
-        let mask = crate::alloc::collect(
-            op,
-            rc,
-            (0..rc).map(|p| {
-                let d = (p % c) as i128 - (p / c) as i128;
-                if lower { d <= k } else { d >= k }
-            }),
-        )?;
+        // Row `i` keeps `j <= i + k` (lower) or `j >= i + k`: one cut per row, filled.
+        let mut mask = crate::alloc::try_vec(op, rc, false)?;
+        for (i, row) in mask.chunks_mut(c).enumerate() {
+            let edge = (i as i128 + k as i128 + lower as i128).clamp(0, c as i128) as usize;
+            match lower {
+                true => row[..edge].fill(true),
+                false => row[edge..].fill(true),
+            }
+        }
         let mask = Tensor::<bool, D>::from_vec_on(mask, [r, c], &self.device)?;
         Self::try_where(&mask, self, &Self::scalar_on(T::ZERO, &self.device)?)
     }

@@ -2243,3 +2243,141 @@ fn logsumexp_of_an_empty_tensor_with_huge_axes() {
     leaf.logsumexp(&[-2, -1], true).sum(&[], false).backward();
     assert_eq!(leaf.grad_tensor().unwrap().dims(), &[3, 0, big, big]);
 }
+
+/// `tril`/`triu` against NumPy's definition (`j - i <= k` / `>= k` in the last two axes) for
+/// wide, tall and batched matrices, every diagonal offset that matters and the extremes.
+#[test]
+fn tril_and_triu_match_the_definition() {
+    for dims in [[1usize, 3, 4], [1, 4, 3], [2, 3, 5]] {
+        let n: usize = dims.iter().product();
+        let x = Tensor::<f64>::from_vec((1..=n).map(|v| v as f64).collect(), dims).unwrap();
+        let xs = x.to_vec();
+        for k in (-6..=6).chain([i64::MIN, i64::MAX]) {
+            for lower in [true, false] {
+                let got = if lower { x.tril(k) } else { x.triu(k) }.to_vec();
+                let want: Vec<f64> = (0..n)
+                    .map(|p| {
+                        let (i, j) = ((p / dims[2] % dims[1]) as i128, (p % dims[2]) as i128);
+                        let keep = if lower {
+                            j - i <= k as i128
+                        } else {
+                            j - i >= k as i128
+                        };
+                        if keep { xs[p] } else { 0.0 }
+                    })
+                    .collect();
+                assert_eq!(got, want, "{dims:?} k={k} lower={lower}");
+            }
+        }
+    }
+}
+
+/// Copies of flipped views (runs read backwards) and `where` over broadcast and transposed
+/// operands (blocks gathered per operand) against index arithmetic, on several dtypes and run
+/// lengths, parallel sizes included.
+#[test]
+fn flipped_copies_and_strided_where_match_the_definition() {
+    fn run<T: Element + PartialEq + std::fmt::Debug>(dims: [usize; 3]) {
+        let n: usize = dims.iter().product();
+        let at = |i: usize, j: usize, k: usize| (i * dims[1] + j) * dims[2] + k;
+        let x = Tensor::<T>::from_vec(
+            (0..n).map(|v| T::from_f64((v % 251) as f64)).collect(),
+            dims,
+        )
+        .unwrap();
+        let xs = x.to_vec();
+        for axes in [vec![2i64], vec![1], vec![0, 2], vec![0, 1, 2]] {
+            let got = x.flip(&axes).unwrap().contiguous().to_vec();
+            let f = |a: usize, v: usize| {
+                if axes.contains(&(a as i64)) {
+                    dims[a] - 1 - v
+                } else {
+                    v
+                }
+            };
+            let mut want = Vec::with_capacity(n);
+            for i in 0..dims[0] {
+                for j in 0..dims[1] {
+                    for k in 0..dims[2] {
+                        want.push(xs[at(f(0, i), f(1, j), f(2, k))]);
+                    }
+                }
+            }
+            assert_eq!(got, want, "flip {axes:?} of {dims:?} {}", T::DTYPE);
+        }
+        // `where(x > c, x^T-ish, 0)`: a transposed operand, a broadcast scalar, a flipped one.
+        let cut = T::from_f64(100.0);
+        let cond = x.try_gt_scalar(cut).unwrap();
+        // The 0 broadcast from an offset view: its stride-0 runs start past element 0.
+        let pair = Tensor::<T>::from_vec(vec![T::from_f64(9.0), T::from_f64(0.0)], [2]).unwrap();
+        let zero = pair.narrow(0, 1, 1).unwrap();
+        let back = x.flip(&[2]).unwrap();
+        let got = Tensor::where_(&cond, &back, &zero).to_vec();
+        let want: Vec<T> = (0..n)
+            .map(|p| {
+                let (i, j, k) = (p / (dims[1] * dims[2]), p / dims[2] % dims[1], p % dims[2]);
+                if xs[p] > cut {
+                    xs[at(i, j, dims[2] - 1 - k)]
+                } else {
+                    T::from_f64(0.0)
+                }
+            })
+            .collect();
+        assert_eq!(got, want, "where of {dims:?} {}", T::DTYPE);
+    }
+    for dims in [[2, 3, 5], [3, 4, 70], [2, 300, 257]] {
+        run::<f32>(dims);
+        run::<i64>(dims);
+        run::<u8>(dims);
+        run::<f64>(dims);
+    }
+}
+
+/// `max`/`min` over leading axes (the column strip, folded in vector selects with NaN
+/// flags) against the definition: NaN in a column's first row, a later row, or none; several
+/// dtypes; sizes that split rows into bands across threads.
+#[test]
+fn column_extremes_match_the_definition() {
+    fn run<T: Element + PartialOrd + std::fmt::Debug>(rows: usize, cols: usize, nan: bool) {
+        let v: Vec<f64> = (0..rows * cols)
+            .map(|i| ((i * 7919 % 1009) as f64) - 500.0)
+            .collect();
+        let mut v: Vec<T> = v.into_iter().map(T::from_f64).collect();
+        if nan {
+            v[3] = T::from_f64(f64::NAN); // first row, column 3
+            v[(rows - 1) * cols + 5] = T::from_f64(f64::NAN); // last row, column 5
+        }
+        let x = Tensor::<T>::from_vec(v.clone(), [rows, cols]).unwrap();
+        for max in [true, false] {
+            let got = if max {
+                x.max(&[0], false)
+            } else {
+                x.min(&[0], false)
+            }
+            .to_vec();
+            for (c, g) in got.iter().enumerate() {
+                let col = (0..rows).map(|r| v[r * cols + c]);
+                let want = col.fold(None::<T>, |b, x| match b {
+                    Some(b) if b.is_nan() => Some(b),
+                    _ if x.is_nan() => Some(x),
+                    Some(b) if (max && x <= b) || (!max && x >= b) => Some(b),
+                    _ => Some(x),
+                });
+                let want = want.unwrap();
+                let same = (g.is_nan() && want.is_nan()) || *g == want;
+                assert!(
+                    same,
+                    "{} max={max} ({rows}, {cols}) col {c}: {g:?} vs {want:?}",
+                    T::DTYPE
+                );
+            }
+        }
+    }
+    for (rows, cols) in [(3, 40), (300, 517), (4096, 40)] {
+        run::<f32>(rows, cols, true);
+        run::<f32>(rows, cols, false);
+        run::<f64>(rows, cols, true);
+        run::<i32>(rows, cols, false);
+        run::<f16>(rows, cols, true);
+    }
+}

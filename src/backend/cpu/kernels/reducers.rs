@@ -151,6 +151,44 @@ impl<T: Element> Reducer<T> for ExtremeR {
         }
         self.merge(acc, run)
     }
+    /// The value-only fold of whole rows (a column `max`): each column's best and a NaN flag
+    /// in branch-free selects across the strip, then merged into the states; a flagged
+    /// column takes its first NaN, as the element-wise fold gives.
+    fn step_rows(
+        &self,
+        accs: &mut [Self::Acc],
+        src: &[T],
+        (start, stride): (isize, isize),
+        count: usize,
+        i: usize,
+    ) {
+        let len = accs.len();
+        let row = |j: usize| {
+            let at = (start + j as isize * stride) as usize;
+            &src[at..at + len]
+        };
+        if self.index || self.skip_nan || count == 0 {
+            for j in 0..count {
+                self.step_strip(accs, row(j), i + j);
+            }
+            return;
+        }
+        let mut best = row(0).to_vec();
+        let mut nan = vec![false; len];
+        for j in 0..count {
+            extreme_rows_widest(&mut best, &mut nan, row(j), self.max);
+        }
+        for (k, (acc, b)) in accs.iter_mut().zip(best).enumerate() {
+            let b = match nan[k] {
+                true => (0..count)
+                    .map(|j| row(j)[k])
+                    .find(|x| x.is_nan())
+                    .expect("a NaN"),
+                false => b,
+            };
+            *acc = self.merge(*acc, Some((b, i)));
+        }
+    }
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
         match (a, b) {
             (None, b) => b,
@@ -210,6 +248,29 @@ fn extreme_in<T: Element, const MAX: bool>(xs: &[T]) -> (T, bool) {
         b = if better(x, b) { x } else { b };
     }
     (b, nan)
+}
+
+widest! {
+    /// [`extreme_rows`] at the CPU's widest vectors.
+    fn extreme_rows_widest<T: Element>(best: &mut [T], nan: &mut [bool], xs: &[T], max: bool) = extreme_rows
+}
+
+/// `best[k] = better(xs[k], best[k])` and `nan[k] |= xs[k] is NaN` across a row, in
+/// branch-free selects (one loop per direction, each with its own comparison).
+#[inline(always)]
+fn extreme_rows<T: Element>(best: &mut [T], nan: &mut [bool], xs: &[T], max: bool) {
+    let lanes = best.iter_mut().zip(nan.iter_mut()).zip(xs);
+    if max {
+        for ((b, n), &x) in lanes {
+            *n |= x.is_nan();
+            *b = if x > *b { x } else { *b };
+        }
+    } else {
+        for ((b, n), &x) in lanes {
+            *n |= x.is_nan();
+            *b = if x < *b { x } else { *b };
+        }
+    }
 }
 
 /// Count, mean and sum of squared deviations (Welford, merged with Chan's formula), in f64.

@@ -45,6 +45,12 @@ pub fn map_into<I: Element, O: Element>(
                         map_slice(dst, &src[o..o + len], f);
                     } else if s == 0 {
                         dst.fill(f(src[o as usize]));
+                    } else if s == -1 {
+                        // A flipped run: the slice read backwards, which vectorises (the
+                        // index arithmetic per element made `flip` 3.4× PyTorch's time).
+                        let lo = (o + 1) as usize - len;
+                        let run = src[lo..lo + len].iter().rev();
+                        dst.iter_mut().zip(run).for_each(|(d, &x)| *d = f(x));
                     } else {
                         for (j, d) in dst.iter_mut().enumerate() {
                             *d = f(src[at(o, j, s)]);
@@ -164,16 +170,38 @@ pub fn zip3<A: Element, B: Element, C: Element, O: Element>(
                 }
                 return;
             }
-            for (j, d) in d.iter_mut().enumerate() {
-                *d = f(
-                    a[at(o[0], j, s[0])],
-                    b[at(o[1], j, s[1])],
-                    c[at(o[2], j, s[2])],
-                );
+            // Other strides (a broadcast scalar's 0, a transposed operand): blocks of the
+            // operands gathered into stack buffers, then the same vectorised loop (`tril`'s
+            // `where` against a scalar 0 went element by element through the index
+            // arithmetic at 2.4 ns each).
+            const BLOCK: usize = 64;
+            let (mut xs, mut ys, mut zs) = ([a[0]; BLOCK], [b[0]; BLOCK], [c[0]; BLOCK]);
+            for (j0, d) in (0..len).step_by(BLOCK).zip(d.chunks_mut(BLOCK)) {
+                let n = d.len();
+                gather_block(&mut xs[..n], a, o[0], s[0], j0);
+                gather_block(&mut ys[..n], b, o[1], s[1], j0);
+                gather_block(&mut zs[..n], c, o[2], s[2], j0);
+                for (((d, &x), &y), &z) in d.iter_mut().zip(&xs).zip(&ys).zip(&zs) {
+                    *d = f(x, y, z);
+                }
             }
         })
     });
     Ok(out)
+}
+
+/// `buf[t] = src[o + (j0 + t) · s]`: a copy for stride 1, a fill for 0.
+#[inline(always)]
+fn gather_block<X: Copy>(buf: &mut [X], src: &[X], o: isize, s: isize, j0: usize) {
+    match s {
+        1 => buf.copy_from_slice(&src[at(o, j0, 1)..][..buf.len()]),
+        0 => buf.fill(src[o as usize]),
+        _ => {
+            for (t, v) in buf.iter_mut().enumerate() {
+                *v = src[at(o, j0 + t, s)];
+            }
+        }
+    }
 }
 
 /// Below this many elements a run is computed in blocks of 8: LLVM's vectorised loop body
