@@ -130,6 +130,9 @@ pub(super) fn cpu_exp_sub<T: FloatElement>(
     scale: Option<&Tensor<T, Cpu>>,
 ) -> Result<Option<Tensor<T, Cpu>>> {
     let (xd, sd) = (x.dims(), shift.dims());
+    if sd.len() != xd.len() {
+        return Ok(None);
+    }
     // The run of axes that `shift` reduces: from its first to its last axis of size 1 where
     // `x`'s is not; every other axis must match.
     let reduced = |i: usize| sd[i] == 1 && xd[i] != 1;
@@ -139,7 +142,6 @@ pub(super) fn cpu_exp_sub<T: FloatElement>(
         .map_or(first, |i| i + 1);
     let fits = const { T::DTYPE.size() >= 4 }
         && x.numel() > 0
-        && sd.len() == xd.len()
         && (0..sd.len()).all(|i| sd[i] == xd[i] || (first..end).contains(&i) && sd[i] == 1)
         && x.is_contiguous()
         && shift.is_contiguous()
