@@ -155,6 +155,23 @@ fn softmax_family_over_every_axis_matches_its_definition() {
     );
 }
 
+/// `cross_entropy` of `x` and its gradient (of the sum for `Reduction::None`), as f64s, and
+/// `tol`.
+fn loss_and_grad<T: FloatElement, D: Backend>(
+    x: &Tensor<T, D>,
+    target: &Tensor<i64, D>,
+    red: Reduction,
+    tol: f64,
+) -> (Vec<f64>, Vec<f64>, f64) {
+    let x = x.clone().with_requires_grad(true).unwrap();
+    let loss = nn::cross_entropy(&x, target, red, 0.0).unwrap();
+    match red {
+        Reduction::None => loss.sum(&[], false).backward(),
+        _ => loss.backward(),
+    }
+    (host_f64s(&loss), host_f64s(&x.grad_tensor().unwrap()), tol)
+}
+
 /// `cross_entropy` of `(N, C, H, W)` scores (the logsumexp parts over the class axis, the
 /// gradient's fused `exp(z - m) · k` per pixel) against its definition, in each reduction.
 #[test]
@@ -189,30 +206,9 @@ fn cross_entropy_over_class_maps_matches_its_definition() {
                         .unwrap()
                         .to_device(&dev)
                         .unwrap();
-                    let (got, grad, tol) = if f32s {
-                        let x = x.cast::<f32>().with_requires_grad(true).unwrap();
-                        let loss = nn::cross_entropy(&x, &target, red, 0.0).unwrap();
-                        let total = if scale.is_some() {
-                            loss.clone()
-                        } else {
-                            loss.sum(&[], false)
-                        };
-                        total.backward();
-                        (host_f64s(&loss), host_f64s(&x.grad_tensor().unwrap()), 2e-5)
-                    } else {
-                        let x = x.with_requires_grad(true).unwrap();
-                        let loss = nn::cross_entropy(&x, &target, red, 0.0).unwrap();
-                        let total = if scale.is_some() {
-                            loss.clone()
-                        } else {
-                            loss.sum(&[], false)
-                        };
-                        total.backward();
-                        (
-                            host_f64s(&loss),
-                            host_f64s(&x.grad_tensor().unwrap()),
-                            1e-12,
-                        )
+                    let (got, grad, tol) = match f32s {
+                        true => loss_and_grad(&x.cast::<f32>(), &target, red, 2e-5),
+                        false => loss_and_grad(&x, &target, red, 1e-12),
                     };
                     let want = match scale {
                         None => per.clone(),

@@ -37,13 +37,8 @@ pub trait Reducer<T: Element>: Sync {
         count: usize,
         i: usize,
     ) {
-        let len = accs.len();
-        let row = |j: usize| {
-            let at = (start + j as isize * stride) as usize;
-            &src[at..at + len]
-        };
         for j in 0..count {
-            self.step_strip(accs, row(j), i + j);
+            self.step_strip(accs, strip_row(src, (start, stride), accs.len(), j), i + j);
         }
     }
     /// Folds a contiguous run starting at block index `i0`; override to vectorise.
@@ -54,6 +49,18 @@ pub trait Reducer<T: Element>: Sync {
         }
         acc
     }
+}
+
+/// Row `j` of a strip of `len` elements whose rows start at `src[start + j · stride]`.
+#[inline(always)]
+pub(crate) fn strip_row<T>(
+    src: &[T],
+    (start, stride): (isize, isize),
+    len: usize,
+    j: usize,
+) -> &[T] {
+    let at = (start + j as isize * stride) as usize;
+    &src[at..at + len]
 }
 
 /// Reduces the axes marked in `mask`. Returns one state per output element (row-major over the

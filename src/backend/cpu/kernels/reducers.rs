@@ -158,15 +158,12 @@ impl<T: Element> Reducer<T> for ExtremeR {
         &self,
         accs: &mut [Self::Acc],
         src: &[T],
-        (start, stride): (isize, isize),
+        rows: (isize, isize),
         count: usize,
         i: usize,
     ) {
         let len = accs.len();
-        let row = |j: usize| {
-            let at = (start + j as isize * stride) as usize;
-            &src[at..at + len]
-        };
+        let row = |j: usize| super::reduce::strip_row(src, rows, len, j);
         if self.index || self.skip_nan || count == 0 {
             for j in 0..count {
                 self.step_strip(accs, row(j), i + j);
