@@ -230,3 +230,62 @@ fn cross_entropy_over_class_maps_matches_its_definition() {
         }
     );
 }
+
+/// `logsumexp` over one run of axes anywhere (the column kernels when axes follow it) against
+/// its definition: NaN lines give NaN, `+inf` lines `+inf`, all-`-inf` lines `-inf`; its
+/// gradient, the softmax over the same axes.
+#[test]
+fn logsumexp_over_middle_axes_matches_its_definition() {
+    on_every_device!("logsumexp_over_middle_axes_matches_its_definition", |dev| {
+        for (dims, axes) in [
+            (vec![3usize, 7, 5], vec![1usize]),
+            (vec![2, 3, 4, 5], vec![1, 2]),
+            (vec![700, 250], vec![0]),
+            (vec![2, 900, 130], vec![1]),
+        ] {
+            // The reduced run as one axis: (outer, len, inner).
+            let (a, b) = (axes[0], axes[axes.len() - 1] + 1);
+            let flat = [
+                dims[..a].iter().product::<usize>(),
+                dims[a..b].iter().product(),
+                dims[b..].iter().product(),
+            ];
+            let xs = values(&flat, 1, true);
+            let mut want = vec![];
+            for line in lines(&flat, 1) {
+                let m = line.iter().fold(f64::NEG_INFINITY, |a, &i| a.max(xs[i]));
+                let s = if m.is_finite() { m } else { 0.0 };
+                let l = line.iter().map(|&i| (xs[i] - s).exp()).sum::<f64>().ln() + s;
+                want.push(l);
+            }
+            let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+            for f32s in [false, true] {
+                let x = Tensor::<f64>::from_vec(xs.clone(), dims.clone())
+                    .unwrap()
+                    .to_device(&dev)
+                    .unwrap();
+                let (got, tol) = match f32s {
+                    true => (host_f64s(&x.cast::<f32>().logsumexp(&ax, false)), 2e-6),
+                    false => (host_f64s(&x.logsumexp(&ax, true)), 1e-13),
+                };
+                agree(&format!("logsumexp {dims:?} {axes:?}"), &got, &want, tol);
+            }
+            // The gradient at finite inputs: the softmax over the run.
+            let xs = values(&flat, 1, false);
+            let x = Tensor::<f64>::from_vec(xs.clone(), dims.clone())
+                .unwrap()
+                .to_device(&dev)
+                .unwrap()
+                .with_requires_grad(true)
+                .unwrap();
+            x.logsumexp(&ax, false).sum(&[], false).backward();
+            let (sm, _) = definition(&xs, &flat, 1);
+            agree(
+                "logsumexp grad",
+                &host_f64s(&x.grad_tensor().unwrap()),
+                &sm,
+                1e-13,
+            );
+        }
+    });
+}

@@ -2,6 +2,7 @@
 //! reducer each [`ReduceOp`] names, each state mapped to the output dtype `O` the public op
 //! picked. Float sums and moments accumulate in f64, integer sums in wrapping i64.
 
+use crate::backend::cpu::kernels::columns::{self, ColOp, Cols};
 use crate::backend::cpu::kernels::reduce::{Reducer, reduce, scan, scan_rows};
 use crate::backend::cpu::kernels::reducers::{
     ExtremeR, FloatSumR, IntSumR, MeanR, MomentsR, SquaresR, TruthR,
@@ -296,29 +297,39 @@ pub(super) fn cpu_sum_squares<T: Element>(
     reduce_with(x, "norm", mask, keepdim, SquaresR, |a, _| Ok(a)).map(Some)
 }
 
-/// The fused `logsumexp` of f32/f64 rows (`kernels::rows`), when the reduced axes are the
-/// trailing axes of a contiguous tensor and each row is non-empty; `None` otherwise.
+/// The fused `logsumexp` of a contiguous f32/f64 tensor over one run of adjacent axes with
+/// non-empty lines: the row kernels (`kernels::rows`) when the run is the trailing axes, the
+/// column kernels (`kernels::columns`) otherwise; `None` for other masks and layouts.
 pub(super) fn cpu_logsumexp<T: FloatElement>(
     x: &Tensor<T, Cpu>,
     mask: &[bool],
     keepdim: bool,
 ) -> Result<Option<Tensor<T, Cpu>>> {
+    // The reduced axes as one run `first..end` (the rest of the mask kept).
     let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
-    let suffix = mask[first..].iter().all(|&m| m);
-    // Checked: an empty tensor may have other axes whose product overflows.
-    let len = (x.dims()[first..].iter()).try_fold(1usize, |a, &d| a.checked_mul(d));
-    let Some(len) = len.filter(|&l| l > 0 && x.numel() > 0) else {
+    let end = first + mask[first..].iter().take_while(|&&m| m).count();
+    if x.numel() == 0 || mask[end..].iter().any(|&m| m) {
         return Ok(None);
-    };
-    if const { T::DTYPE.size() < 4 } || !suffix || !x.is_contiguous() {
+    }
+    // The tensor is not empty, so these products fit.
+    let d = x.dims();
+    let (len, inner) = (d[first..end].iter().product(), d[end..].iter().product());
+    if const { T::DTYPE.size() < 4 } || len == 0 || !x.is_contiguous() {
         return Ok(None);
     }
     let dims = out_dims("logsumexp", x.dims(), mask, keepdim, T::SIZE)?;
     let rows = x.numel() / len;
-    let mut buf = AlignedBuf::zeros("logsumexp", rows)?;
+    // Every output element is written.
+    let mut buf = AlignedBuf::for_overwrite("logsumexp", rows)?;
     let g = read("logsumexp", &x.storage)?;
-    let o = x.layout.offset;
-    logsumexp_rows(&g[o..o + rows * len], len, &mut buf);
+    let xs = &g[x.layout.offset..x.layout.offset + x.numel()];
+    if inner == 1 {
+        logsumexp_rows(xs, len, &mut buf);
+    } else {
+        let outer = rows / inner;
+        let c = Cols { outer, len, inner };
+        columns::columns(ColOp::LogSumExp, xs, None, c, &mut buf);
+    }
     drop(g);
     Ok(Some(Tensor::from_buf(buf, Shape::new(dims))))
 }

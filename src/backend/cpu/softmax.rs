@@ -40,7 +40,7 @@ fn run<T: FloatElement>(
     let name = match op {
         ColOp::Softmax => "softmax",
         ColOp::LogSoftmax => "log_softmax",
-        ColOp::LogSumExpParts => "logsumexp",
+        ColOp::LogSumExpParts | ColOp::LogSumExp => "logsumexp",
         ColOp::SoftmaxBackward => "softmax backward",
         ColOp::LogSoftmaxBackward => "log_softmax backward",
     };
@@ -64,6 +64,7 @@ fn run<T: FloatElement>(
             ColOp::Softmax => rows::softmax(a, len, &mut buf, None),
             ColOp::LogSoftmax => rows::log_softmax(a, len, &mut buf),
             ColOp::LogSumExpParts => rows::logsumexp_parts(a, len, &mut buf),
+            ColOp::LogSumExp => rows::logsumexp(a, len, &mut buf),
             ColOp::SoftmaxBackward => rows::softmax_backward(a, b, len, &mut buf, None),
             ColOp::LogSoftmaxBackward => rows::log_softmax_backward(a, b, len, &mut buf),
         }

@@ -35,6 +35,9 @@ pub enum ColOp {
     LogSoftmax,
     /// Two output rows per slab: `m`, then `log Σ exp(x - m)` (`rows::logsumexp_parts`).
     LogSumExpParts,
+    /// One output row per slab: `log Σ exp(x - s) + s`, `s` the maximum where it is finite
+    /// and 0 elsewhere (`rows::logsumexp`, the composed op's semantics).
+    LogSumExp,
     /// `y · (g - Σ g·y)` from `a = g`, `b = y` (`rows::softmax_backward`).
     SoftmaxBackward,
     /// `g - exp(y) · Σ g` from `a = g`, `b = y`: `log_softmax`'s gradient from its output, as
@@ -46,17 +49,17 @@ pub enum ColOp {
 const MAX_W: usize = 256;
 
 /// `op` over every column of `a` (and `b`, the backward passes' `y`) into `out`: `len` rows
-/// per slab, or 2 for [`ColOp::LogSumExpParts`].
+/// per slab, 2 for [`ColOp::LogSumExpParts`], 1 for [`ColOp::LogSumExp`].
 ///
 /// # Panics
 /// When a dimension is 0, the lengths do not match `c` (or `b` is missing for a backward
 /// op), or `T` is not f32 or f64 (a caller bug).
 pub fn columns<T: Element>(op: ColOp, a: &[T], b: Option<&[T]>, c: Cols, out: &mut [T]) {
     let n = c.outer * c.len * c.inner;
-    let rows = if op == ColOp::LogSumExpParts {
-        2
-    } else {
-        c.len
+    let rows = match op {
+        ColOp::LogSumExpParts => 2,
+        ColOp::LogSumExp => 1,
+        _ => c.len,
     };
     let two = matches!(op, ColOp::SoftmaxBackward | ColOp::LogSoftmaxBackward);
     assert!(
@@ -291,7 +294,7 @@ fn block<F: Wide>(
                 }
             }
         }
-        ColOp::Softmax | ColOp::LogSoftmax | ColOp::LogSumExpParts => {
+        ColOp::Softmax | ColOp::LogSoftmax | ColOp::LogSumExpParts | ColOp::LogSumExp => {
             // The maxima, ignoring NaN (`maxps`' rule, so the loop vectorises): a NaN reaches
             // the result through `exp(NaN - m)`, as in the row kernels.
             let mut m = [F::neg_infinity(); MAX_W];
@@ -300,6 +303,12 @@ fn block<F: Wide>(
                 for (m, &v) in m.iter_mut().zip(&a[row(k)]) {
                     *m = if v > *m { v } else { *m };
                 }
+            }
+            if op == ColOp::LogSumExp {
+                // The shift: the maximum where it is finite, else 0 (so `±inf` lines give
+                // `±inf`, as the composed op).
+                m.iter_mut()
+                    .for_each(|m| *m = if m.is_finite() { *m } else { F::zero() });
             }
             // Softmax exponentiates the shifted row where it is written; the others need only
             // the sums (log-softmax shifts again from the cache: cheaper than a copy).
@@ -337,6 +346,11 @@ fn block<F: Wide>(
                             *d = (x - m) - l;
                         }
                     }
+                }
+                ColOp::LogSumExp => {
+                    let d = out.row(0);
+                    logs(d, sums, &log);
+                    d.iter_mut().zip(&*m).for_each(|(d, &m)| *d = *d + m);
                 }
                 _ => {
                     out.row(0).copy_from_slice(m);
