@@ -505,6 +505,18 @@ pub trait Backend: RawDevice {
         let _ = (x, window);
         Ok(None)
     }
+    /// The mean of each average-pooling window, `(N, C, oh, ow)`, padding counted as zeros
+    /// (PyTorch's `count_include_pad=True`). Same checks and `None` as
+    /// [`Backend::max_pool2d_index`] (the caller then averages the gathered windows). Records
+    /// no graph.
+    #[doc(hidden)]
+    fn avg_pool2d<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        window: PoolWindow,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, window);
+        Ok(None)
+    }
     /// A running sum or product along the checked axis `ax`.
     #[doc(hidden)]
     fn scan<T: Element, O: NumElement>(

@@ -409,15 +409,16 @@ pub fn avg_pool2d<T: FloatElement, D: Backend>(
     stride: (usize, usize),
     padding: (usize, usize),
 ) -> Result<Tensor<T, D>> {
-    pool(
-        "avg_pool2d",
-        x,
-        kernel,
-        stride,
-        padding,
-        T::ZERO,
-        |w, axes| w.try_mean(axes, false),
-    )
+    const OP: &str = "avg_pool2d";
+    if !crate::autograd::recording(&[x])
+        && let Some(window) = super::pool::pool_window(OP, x, kernel, stride, padding)?
+        && let Some(y) = D::avg_pool2d(x, window)?
+    {
+        return Ok(y);
+    }
+    pool(OP, x, kernel, stride, padding, T::ZERO, |w, axes| {
+        w.try_mean(axes, false)
+    })
 }
 
 /// [`max_pool2d`] of an `(N, C, L)` input over windows of `kernel` (PyTorch `max_pool1d`).

@@ -756,24 +756,26 @@ fn convolutions_and_pooling() {
     .unwrap();
 }
 
-/// The pooling kernel against a naive loop: every geometry (tiling, overlapping, padded,
+/// The pooling kernels against a naive loop: every geometry (tiling, overlapping, padded,
 /// kernel 1), f64, f32 and bf16, NaN and `-inf` windows, a strided input and enough planes to
-/// split across threads; without recording, while recording, and with indices.
+/// split across threads; without recording, while recording, and with indices. `avg_pool2d`
+/// beside `max_pool2d`: the window's sum over `kh·kw` (padding counts as zeros), rounded once.
 #[test]
-fn max_pool2d_matches_naive_windows() {
+fn pooling_matches_naive_windows() {
     fn naive(
         x: &[f64],
         [n, c, h, w]: [usize; 4],
         k: (usize, usize),
         s: (usize, usize),
         p: (usize, usize),
+        max: bool,
     ) -> Vec<f64> {
         let (oh, ow) = ((h + 2 * p.0 - k.0) / s.0 + 1, (w + 2 * p.1 - k.1) / s.1 + 1);
         let mut out = Vec::new();
         for plane in 0..n * c {
             for i in 0..oh {
                 for j in 0..ow {
-                    let mut m = f64::NEG_INFINITY;
+                    let (mut m, mut sum) = (f64::NEG_INFINITY, 0.0);
                     for r in
                         (i * s.0).saturating_sub(p.0)..(i * s.0 + k.0).saturating_sub(p.0).min(h)
                     {
@@ -781,6 +783,7 @@ fn max_pool2d_matches_naive_windows() {
                             ..(j * s.1 + k.1).saturating_sub(p.1).min(w)
                         {
                             let v = x[plane * h * w + r * w + q];
+                            sum += v;
                             if v.is_nan() || m.is_nan() {
                                 m = f64::NAN;
                             } else {
@@ -788,7 +791,7 @@ fn max_pool2d_matches_naive_windows() {
                             }
                         }
                     }
-                    out.push(m);
+                    out.push(if max { m } else { sum / (k.0 * k.1) as f64 });
                 }
             }
         }
@@ -815,17 +818,23 @@ fn max_pool2d_matches_naive_windows() {
             .cast::<T>();
         let x = xt.transpose(2, 3).unwrap(); // (n, c, h, w), strided
         let xs: Vec<f64> = x.contiguous().cast::<f64>().to_vec();
-        let want = naive(&xs, dims, k, s, p);
-        let same = |got: &Tensor<T>, how: &str| {
+        // The mean rounded to T; f64's own sums may differ in the last bits by their order.
+        let (want, mean) = (
+            naive(&xs, dims, k, s, p, true),
+            naive(&xs, dims, k, s, p, false),
+        );
+        let mean: Vec<f64> = mean.iter().map(|&m| T::from_f64(m).to_f64()).collect();
+        let close = |got: &Tensor<T>, want: &[f64], how: &str| {
             let got = got.cast::<f64>().to_vec();
             assert_eq!(got.len(), want.len(), "{how} {dims:?} {k:?} {s:?} {p:?}");
-            for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            for (i, (a, b)) in got.iter().zip(want).enumerate() {
                 assert!(
-                    a == b || (a.is_nan() && b.is_nan()),
+                    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-12 * b.abs(),
                     "{how} {dims:?} {k:?} {s:?} {p:?} at {i}: {a} vs {b}"
                 );
             }
         };
+        let same = |got: &Tensor<T>, how: &str| close(got, &want, how);
         same(&nn::max_pool2d(&x, k, s, p).unwrap(), "no grad");
         same(
             &nn::max_pool2d_with_indices(&x, k, s, p).unwrap().0,
@@ -833,6 +842,12 @@ fn max_pool2d_matches_naive_windows() {
         );
         let leaf = x.contiguous().with_requires_grad(true).unwrap();
         same(&nn::max_pool2d(&leaf, k, s, p).unwrap(), "recording");
+        close(&nn::avg_pool2d(&x, k, s, p).unwrap(), &mean, "avg");
+        close(
+            &nn::avg_pool2d(&leaf, k, s, p).unwrap(),
+            &mean,
+            "avg recording",
+        );
     }
     let geometries = [
         ((2, 2), (2, 2), (0, 0)),

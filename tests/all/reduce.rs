@@ -375,16 +375,21 @@ fn long_row_extremes<T: Element>() {
         // The strided rows (a transposed copy read back) agree.
         let t = x.t().contiguous();
         assert_close(&f64s(&t.max(&[0], false)), &fold(true), 0.0);
-        let argmax: Vec<f64> = (v.chunks(len))
-            .map(|row| match row.iter().position(|y| y.is_nan()) {
-                Some(i) => i as f64,
-                None => {
-                    let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    row.iter().position(|&y| y == m).unwrap() as f64
-                }
-            })
-            .collect();
-        assert_close(&f64s(&x.argmax(&[1], false)), &argmax, 0.0);
+        // The first NaN, else the first element equal to the extreme (ties are many here).
+        let arg = |max: bool| -> Vec<f64> {
+            (v.chunks(len))
+                .map(|row| match row.iter().position(|y| y.is_nan()) {
+                    Some(i) => i as f64,
+                    None => {
+                        let pick = |a: f64, b: f64| if max { a.max(b) } else { a.min(b) };
+                        let m = row.iter().copied().reduce(pick).unwrap();
+                        row.iter().position(|&y| y == m).unwrap() as f64
+                    }
+                })
+                .collect()
+        };
+        assert_close(&f64s(&x.argmax(&[1], false)), &arg(true), 0.0);
+        assert_close(&f64s(&x.argmin(&[1], false)), &arg(false), 0.0);
     }
 }
 
@@ -459,6 +464,15 @@ fn long_row_extremes_every_dtype() {
             .fold(f32::MIN, f32::max);
         assert_eq!(x.try_nanmax(&[1], false).unwrap().to_vec(), [want]);
         assert!(x.max(&[1], false).to_vec()[0].is_nan());
+    }
+    // ±0 tie: the first zero of either sign is the argmax, as the element-wise fold gives.
+    for (pos, neg) in [(3usize, 20usize), (40, 2), (33, 34)] {
+        let mut v = vec![-1.0f32; 48];
+        v[pos] = 0.0;
+        v[neg] = -0.0;
+        let x = Tensor::<f32>::from_vec(v, [1, 48]).unwrap();
+        assert_eq!(x.argmax(&[1], false).to_vec(), [pos.min(neg) as i64]);
+        assert_eq!((-&x).argmin(&[1], false).to_vec(), [pos.min(neg) as i64]);
     }
 }
 

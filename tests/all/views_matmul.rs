@@ -484,6 +484,40 @@ fn gather_and_scatter_add_every_axis_against_definition() {
     }
 }
 
+/// `gather` along the last axis of a contiguous tensor (its fast path, on threads from 32 Ki
+/// outputs): every index from `-size` to `size - 1`, and an out-of-range one (past either
+/// end) an `Err` naming the first in logical order, in either thread's half.
+#[test]
+fn gather_along_contiguous_lines_checks_every_index() {
+    for (rows, len, k) in [(3usize, 5usize, 4usize), (300, 70, 200)] {
+        let x = Tensor::<f32>::from_vec((0..rows * len).map(|v| v as f32).collect(), [rows, len])
+            .unwrap();
+        let size = len as i64;
+        let raw: Vec<i64> = (0..(rows * k) as i64)
+            .map(|i| (i * 11 + 3) % (2 * size) - size)
+            .collect();
+        let idx = Tensor::<i64>::from_vec(raw.clone(), [rows, k]).unwrap();
+        let got = x.gather(1, &idx).to_vec();
+        for (p, &i) in raw.iter().enumerate() {
+            let want = (p / k * len) as i64 + i.rem_euclid(size);
+            assert_eq!(got[p], want as f32, "element {p}, index {i}");
+        }
+        for (first, second) in [(size, -size - 1), (-size - 1, i64::MIN), (i64::MAX, size)] {
+            for at in [0, rows * k / 2 + 1, rows * k - 2] {
+                let mut bad = raw.clone();
+                bad[at] = first;
+                bad[at + 1] = second;
+                let bad = Tensor::<i64>::from_vec(bad, [rows, k]).unwrap();
+                let e = x.try_gather(1, &bad).unwrap_err();
+                assert!(
+                    matches!(e, Error::Index { index, .. } if index == first),
+                    "{e}"
+                );
+            }
+        }
+    }
+}
+
 /// The value of a 3-d tensor at coordinates `c`, through its contiguous copy.
 fn at3<T: Element>(v: &[T], d: &[usize], c: [usize; 3]) -> T {
     v[(c[0] * d[1] + c[1]) * d[2] + c[2]]

@@ -337,6 +337,12 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         pool::max_pool2d(x, window)
     }
+    fn avg_pool2d<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        window: crate::backend::PoolWindow,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        pool::avg_pool2d(x, window).map(Some)
+    }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cpu>,
         op: ScanOp,

@@ -1,6 +1,6 @@
-//! The max-pooling window search (`Backend::max_pool2d_index` and `Backend::max_pool2d`): one
-//! pass over each input plane, where the composed forms gather every window and reduce the
-//! copy.
+//! The pooling windows (`Backend::max_pool2d_index`, `Backend::max_pool2d` and
+//! `Backend::avg_pool2d`): one pass over each input plane, where the composed forms gather
+//! every window and reduce the copy.
 
 use super::kernels::strided::{PAR_THRESHOLD, par_chunks};
 use crate::backend::PoolWindow;
@@ -16,7 +16,9 @@ pub(super) fn max_pool2d_index<T: FloatElement>(
     x: &Tensor<T, Cpu>,
     window: PoolWindow,
 ) -> Result<Tensor<i64, Cpu>> {
-    search(x, window, |_, at| at as i64)
+    each_window("max_pool2d", x, window, |xs, w, rs, cs| {
+        argmax(xs, w, rs, cs) as i64
+    })
 }
 
 /// The maximum of each window: the element [`max_pool2d_index`] names. `None` for an empty
@@ -28,11 +30,37 @@ pub(super) fn max_pool2d<T: FloatElement>(
     if x.numel() == 0 {
         return Ok(None);
     }
-    search(x, window, |plane, at| plane[at]).map(Some)
+    each_window("max_pool2d", x, window, |xs, w, rs, cs| {
+        xs[argmax(xs, w, rs, cs)]
+    })
+    .map(Some)
 }
 
-/// Finds each window's maximum and writes `pick(plane, index)` for it, `(N, C, oh, ow)`.
-fn search<T: FloatElement, O: Element>(
+/// The mean of each window with padding counted as zeros (`count_include_pad`): the sum of
+/// its input elements in f64 over `kh·kw`, rounded once, as the composed `mean` gives.
+pub(super) fn avg_pool2d<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    window: PoolWindow,
+) -> Result<Tensor<T, Cpu>> {
+    let count = window.kernel.0 as f64 * window.kernel.1 as f64;
+    each_window("avg_pool2d", x, window, |xs, w, (r0, r1), (c0, c1)| {
+        let sum: f64 = (r0..r1)
+            .map(|r| {
+                xs[r * w + c0..r * w + c1]
+                    .iter()
+                    .map(|v| v.to_f64())
+                    .sum::<f64>()
+            })
+            .sum();
+        T::from_f64(sum / count)
+    })
+}
+
+/// Writes `f(plane, w, rows, columns)` for each window, `(N, C, oh, ow)`: the window's input
+/// rows and columns (start, end exclusive, clamped to the plane; never empty) of its plane of
+/// rows of `w`. Zeros for an empty input.
+fn each_window<T: FloatElement, O: Element>(
+    op: &'static str,
     x: &Tensor<T, Cpu>,
     PoolWindow {
         kernel: (kh, kw),
@@ -40,26 +68,25 @@ fn search<T: FloatElement, O: Element>(
         padding: (ph, pw),
         out: (oh, ow),
     }: PoolWindow,
-    pick: impl Fn(&[T], usize) -> O + Sync,
+    f: impl Fn(&[T], usize, (usize, usize), (usize, usize)) -> O + Sync,
 ) -> Result<Tensor<O, Cpu>> {
-    const OP: &str = "max_pool2d";
     let x = x.try_contiguous()?;
     let [n, c, h, w] = x.dims()[..] else {
         unreachable!("the caller checked an (N, C, H, W) input")
     };
     let out_shape = Shape::new(vec![n, c, oh, ow]);
-    let len = out_shape.checked_numel(OP, O::SIZE)?;
+    let len = out_shape.checked_numel(op, O::SIZE)?;
     // With input elements, every output element is written below (the chunks cover the
     // output plane by plane); without, zeros.
     let mut out = if x.numel() > 0 {
-        AlignedBuf::<O>::for_overwrite(OP, len)?
+        AlignedBuf::<O>::for_overwrite(op, len)?
     } else {
-        AlignedBuf::<O>::zeros(OP, len)?
+        AlignedBuf::<O>::zeros(op, len)?
     };
     // Non-empty: x's and the output's element counts fit, so the planes' sizes do too.
     if !out.is_empty() && x.numel() > 0 {
         let (plane, per_plane) = (h * w, oh * ow);
-        let g = read(OP, &x.storage)?;
+        let g = read(op, &x.storage)?;
         let src = &g[x.layout.offset..x.layout.offset + x.numel()];
         // Start and end (exclusive) of window `i`'s input rows or columns, clamped; in i128,
         // since a kernel and its padding may each be near usize::MAX (`i·s` cannot overflow:
@@ -71,7 +98,7 @@ fn search<T: FloatElement, O: Element>(
         };
         // The spans of every window row and column, found once (not per window).
         let spans = |count: usize, s: usize, p: usize, k: usize, len: usize| {
-            let mut v = crate::alloc::try_vec(OP, count, (0, 0))?;
+            let mut v = crate::alloc::try_vec(op, count, (0, 0))?;
             for (i, e) in v.iter_mut().enumerate() {
                 *e = span(i, s, p, k, len);
             }
@@ -91,7 +118,7 @@ fn search<T: FloatElement, O: Element>(
                     for (out_row, &rs) in out_plane.chunks_mut(ow).zip(&rows) {
                         for (o, &cs) in out_row.iter_mut().zip(&cols) {
                             debug_assert!(rs.0 < rs.1 && cs.0 < cs.1, "every window holds one");
-                            *o = pick(xs, argmax(xs, w, rs, cs));
+                            *o = f(xs, w, rs, cs);
                         }
                     }
                 }

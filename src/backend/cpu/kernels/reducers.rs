@@ -93,8 +93,8 @@ impl<T: Element> Reducer<T> for IntSumR {
 pub(crate) struct ExtremeR {
     pub(crate) max: bool,
     pub(crate) skip_nan: bool,
-    /// Whether the index is wanted (`argmax`); without it, contiguous runs are folded in
-    /// vector lanes (`min`/`max`, whose index is dropped).
+    /// Whether the index is wanted (`argmax`): a contiguous run's is then found by a second
+    /// pass for the first element equal to the lanes' extreme.
     pub(crate) index: bool,
 }
 
@@ -129,10 +129,11 @@ impl<T: Element> Reducer<T> for ExtremeR {
     /// The value-only fold of a contiguous run: sixteen lanes of branch-free selects and NaN
     /// flags, which LLVM turns into vector compares and blends, then the lanes folded. A NaN
     /// anywhere makes the run's result its first NaN, as the element-wise fold gives; of
-    /// equal values (±0) the lanes may keep another than the first.
+    /// equal values (±0) the lanes may keep another than the first, so with the index wanted
+    /// the first equal element is looked up.
     #[inline]
     fn run(&self, acc: Self::Acc, xs: &[T], i0: usize) -> Self::Acc {
-        if self.index || self.skip_nan || xs.len() < 2 * LANES {
+        if self.skip_nan || xs.len() < 2 * LANES {
             let mut acc = acc;
             for (j, &x) in xs.iter().enumerate() {
                 acc = self.step(acc, x, i0 + j);
@@ -148,6 +149,15 @@ impl<T: Element> Reducer<T> for ExtremeR {
         let mut run = Some((best, i0));
         for &b in tail {
             run = self.step(run, b, i0);
+        }
+        if self.index {
+            // The fold keeps the first element equal to the extreme (`==`, so ±0 alike).
+            let best = run.expect("a non-empty run").0;
+            let j = xs
+                .iter()
+                .position(|&x| x == best)
+                .expect("the extreme is in the run");
+            run = Some((xs[j], i0 + j));
         }
         self.merge(acc, run)
     }

@@ -41,27 +41,48 @@ pub fn par_ranges(n: usize, f: impl Fn(usize, usize) + Sync) {
 /// The pool side of [`par_ranges`], compiled once: rayon's job machinery is large, and
 /// instantiating it for every op and dtype was a quarter of the crate's code.
 fn par_ranges_dyn(n: usize, chunk: usize, f: &(dyn Fn(usize, usize) + Sync)) {
-    (0..n.div_ceil(chunk))
-        .into_par_iter()
-        .for_each(|i| f(i * chunk, ((i + 1) * chunk).min(n)));
+    let range = |i: usize| f(i * chunk, ((i + 1) * chunk).min(n));
+    if serial() {
+        (0..n.div_ceil(chunk)).for_each(range);
+    } else {
+        (0..n.div_ceil(chunk)).into_par_iter().for_each(range);
+    }
+}
+
+/// Whether the pool has one thread (`set_num_threads(1)`): its tasks then run in order on the
+/// caller's thread, since handing them to the pool's one thread and waiting cost about 40 µs
+/// a call here (a futex wake and sleep) and saved nothing.
+#[inline]
+pub fn serial() -> bool {
+    rayon::current_num_threads() == 1
 }
 
 fn chunk_len(n: usize) -> usize {
+    chunk_from(n, PAR_THRESHOLD)
+}
+
+/// Chunks of `n` elements for an op that pays the pool from `threshold` elements: four per
+/// thread, none under half the threshold.
+fn chunk_from(n: usize, threshold: usize) -> usize {
     let parts = rayon::current_num_threads() * 4;
-    n.div_ceil(parts)
-        .max(PAR_THRESHOLD / 2)
-        .next_multiple_of(64)
+    n.div_ceil(parts).max(threshold / 2).next_multiple_of(64)
 }
 
 /// Runs `f(start, out_chunk)` over disjoint chunks of a contiguous output.
 #[inline]
 pub fn par_out<O: Send>(out: &mut [O], f: impl Fn(usize, &mut [O]) + Sync) {
-    if out.len() < PAR_THRESHOLD {
+    par_out_from(out, PAR_THRESHOLD, f)
+}
+
+/// [`par_out`] for an op dearer per element than an `add`, which pays the pool from
+/// `threshold` elements.
+#[inline]
+pub fn par_out_from<O: Send>(out: &mut [O], threshold: usize, f: impl Fn(usize, &mut [O]) + Sync) {
+    if out.len() < threshold {
         f(0, out);
         return;
     }
-    let chunk = chunk_len(out.len());
-    par_chunks(out, chunk, &f)
+    par_chunks(out, chunk_from(out.len(), threshold), &f)
 }
 
 /// Runs `f(start, out_chunk)` over the chunks of `chunk` elements of `out` on the pool
@@ -70,6 +91,12 @@ pub fn par_chunks<O: Send>(out: &mut [O], chunk: usize, f: &(dyn Fn(usize, &mut 
     let chunk = chunk.max(1);
     if out.len() <= chunk {
         f(0, out);
+        return;
+    }
+    if serial() {
+        for (i, c) in out.chunks_mut(chunk).enumerate() {
+            f(i * chunk, c);
+        }
         return;
     }
     out.par_chunks_mut(chunk)
