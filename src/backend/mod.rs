@@ -517,6 +517,33 @@ pub trait Backend: RawDevice {
         let _ = (x, window);
         Ok(None)
     }
+    /// im2col, the convolution's window gather: the windows of an `(N, C, H, W)` input with
+    /// the geometry `(kh, kw, sh, sw, dh, dw)` the caller checked, giving `(oh, ow)` windows
+    /// per plane, as a contiguous `(N, C, kh, kw, oh, ow)` tensor. `None` where this device has
+    /// no kernel (the caller then copies a 6-d strided view). Records no graph.
+    #[doc(hidden)]
+    fn unfold2d<T: FloatElement>(
+        x: &Tensor<T, Self>,
+        window: (usize, usize, usize, usize, usize, usize),
+        out: (usize, usize),
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, window, out);
+        Ok(None)
+    }
+    /// col2im, the gradient of the convolution's window gather: `g` is `(N, C, kh, kw, oh,
+    /// ow)`, the windows of an `(N, C, H, W)` input (`dims`) with the geometry `(kh, kw, sh,
+    /// sw, dh, dw)` the caller checked; each tap is added onto the input positions it read,
+    /// taps in row-major order onto zeros. `None` where this device has no kernel (the caller
+    /// then adds one strided view per tap). Records no graph.
+    #[doc(hidden)]
+    fn fold2d<T: FloatElement>(
+        g: &Tensor<T, Self>,
+        dims: [usize; 4],
+        window: (usize, usize, usize, usize, usize, usize),
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (g, dims, window);
+        Ok(None)
+    }
     /// A running sum or product along the checked axis `ax`.
     #[doc(hidden)]
     fn scan<T: Element, O: NumElement>(

@@ -93,6 +93,9 @@ pub(crate) fn unfold<T: FloatElement, D: Backend>(
         mul(st[3], sw, ow)?,
     ];
     let windows = crate::autograd::no_grad(|| {
+        if let Some(t) = D::unfold2d(&xp, w, (oh, ow))? {
+            return Ok(t);
+        }
         let layout = Layout {
             shape: Shape::new(vec![n, c, kh, kw, oh, ow]),
             strides: strides.into(),
@@ -131,6 +134,11 @@ fn fold_values<T: FloatElement, D: Backend>(
     let [n, c, _, _, oh, ow] = g.dims()[..] else {
         unreachable!("unfold's gradient is 6-d")
     };
+    if let [_, _, h, wd] = x.dims()[..]
+        && let Some(gx) = D::fold2d(g, [n, c, h, wd], w)?
+    {
+        return Ok(gx);
+    }
     let gx = Tensor::<T, D>::zeros_on(x.dims(), &g.device)?;
     if g.numel() == 0 {
         return Ok(gx); // no window has a tap: nothing to add (kh·kw may be 2^40)

@@ -583,6 +583,87 @@ fn vals(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// The input gradient of [`conv2d_ref`] for the output gradient `gy`: each product's
+/// `gy · w` added to the input element it read.
+fn conv2d_input_grad_ref(
+    gy: &[f64],
+    [n, c, h, w]: [usize; 4],
+    k: &[f64],
+    [o, cg, kh, kw]: [usize; 4],
+    opts: nn::Conv2dOptions,
+) -> Vec<f64> {
+    let ((sh, sw), (ph, pw), (dh, dw)) = (opts.stride, opts.padding, opts.dilation);
+    let oh = (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    let ow = (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    let og = o / opts.groups;
+    let mut dx = vec![0.0; n * c * h * w];
+    for b_ in 0..n {
+        for oc in 0..o {
+            for y in 0..oh {
+                for xq in 0..ow {
+                    let g = gy[((b_ * o + oc) * oh + y) * ow + xq];
+                    for ci in 0..cg {
+                        let ic = oc / og * cg + ci;
+                        for i in 0..kh {
+                            for j in 0..kw {
+                                let r = (y * sh + i * dh) as isize - ph as isize;
+                                let q = (xq * sw + j * dw) as isize - pw as isize;
+                                if r >= 0 && q >= 0 && (r as usize) < h && (q as usize) < w {
+                                    dx[((b_ * c + ic) * h + r as usize) * w + q as usize] +=
+                                        g * k[((oc * cg + ci) * kh + i) * kw + j];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    dx
+}
+
+/// `conv2d` (im2col: each tap's rows of windows copied) and its input gradient (col2im: each
+/// tap's products added back where the tap read) against the direct sums, in f64 and f32, for
+/// strides, dilations, padding and groups, and with enough planes to split across threads.
+#[test]
+fn conv2d_and_its_input_gradient_match_direct_sums() {
+    let opts = |stride, padding, dilation, groups| nn::Conv2dOptions {
+        stride,
+        padding,
+        dilation,
+        groups,
+    };
+    let cases = [
+        ([2, 4, 9, 8], [6, 2, 3, 2], opts((2, 1), (1, 1), (1, 2), 2)),
+        ([1, 2, 7, 9], [3, 2, 2, 3], opts((1, 3), (1, 1), (2, 1), 1)),
+        ([3, 3, 5, 5], [2, 3, 5, 5], opts((1, 1), (2, 2), (1, 1), 1)),
+        ([1, 1, 4, 6], [1, 1, 1, 1], opts((3, 2), (0, 0), (1, 1), 1)),
+        (
+            [8, 16, 28, 28],
+            [4, 16, 3, 3],
+            opts((1, 1), (1, 1), (1, 1), 1),
+        ),
+    ];
+    for (xd, wd, o) in cases {
+        let (xv, wv) = (vals(xd.iter().product(), 7), vals(wd.iter().product(), 8));
+        let (y, yd) = conv2d_ref(&xv, xd, &wv, wd, &[], o);
+        let gy = vals(y.len(), 9);
+        let want = conv2d_input_grad_ref(&gy, xd, &wv, wd, o);
+        let x = t(&xv, &xd).with_requires_grad(true).unwrap();
+        let out = nn::conv2d(&x, &t(&wv, &wd), None, o).unwrap();
+        assert_close(&out.to_vec(), &y, 1e-12);
+        (&out * &t(&gy, &yd)).sum(&[], false).backward();
+        assert_close(&x.grad().unwrap(), &want, 1e-12);
+        let x32 = x.detach().cast::<f32>().with_requires_grad(true).unwrap();
+        let out = nn::conv2d(&x32, &t(&wv, &wd).cast::<f32>(), None, o).unwrap();
+        (&out * &t(&gy, &yd).cast::<f32>())
+            .sum(&[], false)
+            .backward();
+        let got: Vec<f64> = x32.grad().unwrap().iter().map(|&v| v as f64).collect();
+        assert_close(&got, &want, 1e-4);
+    }
+}
+
 #[test]
 fn convolutions_and_pooling() {
     let cases = [

@@ -269,6 +269,21 @@ fn matmul_large_against_reference() {
     let af = a.cast::<f32>();
     let got = f64s(&af.t().contiguous().t().matmul(&b.cast::<f32>()));
     assert_close(&got, &want, 1e-4);
+    // Column-major batched and broadcast operands (copied row-major first, or read through
+    // their strides) against per-matrix products.
+    let bt = Tensor::<f64>::randn([3, 129, 257])
+        .unwrap()
+        .transpose(1, 2)
+        .unwrap();
+    let got = a.matmul(&bt).to_vec();
+    for i in 0..3 {
+        let bi = bt.narrow(0, i, 1).unwrap().squeeze().contiguous().to_vec();
+        let want = naive(&a.to_vec(), &bi, 130, 257, 129);
+        assert_close(&got[i * 130 * 129..(i + 1) * 130 * 129], &want, 1e-10);
+    }
+    let bb = b.t().contiguous().t().expand([2, 257, 129]).unwrap();
+    let got = a.t().contiguous().t().matmul(&bb).to_vec();
+    assert_close(&got[130 * 129..], &want, 1e-10);
 }
 
 /// `concat` (whose output is not zeroed first) along every axis of 3-d pieces, one of them

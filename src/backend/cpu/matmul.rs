@@ -11,6 +11,22 @@ use crate::shape::{Layout, Shape};
 use crate::tensor::Tensor;
 use rayon::prelude::*;
 
+/// `t` (an operand of at least 2 dimensions) copied row-major when its matrices are
+/// column-major (a transposed weight, `x @ w.t()`), the other side of the product is at least
+/// 64 long, and it broadcasts nothing: `gemm` ran such products at 0.35-0.85 of its row-major
+/// speed (f32 (256, 1024) by a transposed (1024, 512): 168 against 476 GFLOP/s with AVX-512),
+/// and the copy costs one pass over the operand, a 1/64 or less of the product's work.
+fn row_major<T: NumElement>(t: &Tensor<T, Cpu>, other_side: usize) -> Result<Tensor<T, Cpu>> {
+    let r = t.ndim();
+    let column_major = t.stride()[r - 1] != 1 && t.stride()[r - 2] == 1 && t.dims()[r - 1] > 1;
+    // bf16 products are computed from f32 copies anyway.
+    let float = T::DTYPE.is_float() && T::DTYPE != crate::Dtype::Bfloat16;
+    if float && column_major && other_side >= 64 && !t.stride().contains(&0) {
+        return t.try_contiguous();
+    }
+    Ok(t.clone())
+}
+
 /// The CPU's matmul step: operands read through their strides by `gemm`, batches in parallel.
 impl<T: NumElement> Tensor<T, Cpu> {
     pub(crate) fn cpu_matmul_into(&self, other: &Self, out: &mut Self) -> Result<()> {
@@ -25,12 +41,12 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let a = if self.ndim() == 1 {
             self.unsqueeze(0)?
         } else {
-            self.clone()
+            row_major(self, n)?
         };
         let b = if other.ndim() == 1 {
             other.unsqueeze(-1)?
         } else {
-            other.clone()
+            row_major(other, m)?
         };
         let (ra, rb) = (a.ndim(), b.ndim());
         let sub = |t: &Tensor<T, Cpu>, r: usize| Layout {

@@ -343,6 +343,20 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<T, Cpu>>> {
         pool::avg_pool2d(x, window).map(Some)
     }
+    fn unfold2d<T: FloatElement>(
+        x: &Tensor<T, Cpu>,
+        window: (usize, usize, usize, usize, usize, usize),
+        out: (usize, usize),
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        pool::unfold2d(x, window, out).map(Some)
+    }
+    fn fold2d<T: FloatElement>(
+        g: &Tensor<T, Cpu>,
+        dims: [usize; 4],
+        window: (usize, usize, usize, usize, usize, usize),
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        pool::fold2d(g, dims, window).map(Some)
+    }
     fn scan<T: Element, O: NumElement>(
         x: &Tensor<T, Cpu>,
         op: ScanOp,

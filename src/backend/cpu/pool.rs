@@ -1,11 +1,14 @@
 //! The pooling windows (`Backend::max_pool2d_index`, `Backend::max_pool2d` and
 //! `Backend::avg_pool2d`): one pass over each input plane, where the composed forms gather
-//! every window and reduce the copy.
+//! every window and reduce the copy. And the convolution's im2col (`Backend::unfold2d`) and
+//! col2im (`Backend::fold2d`): every tap copied from, or added into, each plane while it is in
+//! the cache, where the composed forms walked a 6-d view, or made one strided pass over the
+//! whole gradient per tap.
 
 use super::kernels::strided::{PAR_THRESHOLD, par_chunks};
 use crate::backend::PoolWindow;
 use crate::device::{AlignedBuf, Cpu};
-use crate::dtype::{Element, FloatElement};
+use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::Result;
 use crate::shape::{Layout, Shape};
 use crate::tensor::{Tensor, read};
@@ -150,4 +153,111 @@ fn argmax<T: FloatElement>(
         }
     }
     best.0
+}
+
+/// im2col: the windows of a `(N, C, H, W)` input with the geometry `(kh, kw, sh, sw, dh, dw)`
+/// as a contiguous `(N, C, kh, kw, oh, ow)` tensor, each tap's rows copied from the plane
+/// while it is in the cache.
+pub(super) fn unfold2d<T: FloatElement>(
+    x: &Tensor<T, Cpu>,
+    (kh, kw, sh, sw, dh, dw): (usize, usize, usize, usize, usize, usize),
+    (oh, ow): (usize, usize),
+) -> Result<Tensor<T, Cpu>> {
+    const OP: &str = "conv2d";
+    let x = x.try_contiguous()?;
+    let [n, c, h, w] = x.dims()[..] else {
+        unreachable!("the caller passes an (N, C, H, W) input")
+    };
+    let shape = Shape::new(vec![n, c, kh, kw, oh, ow]);
+    let len = shape.checked_numel(OP, T::SIZE)?;
+    if len == 0 {
+        let out = AlignedBuf::<T>::zeros(OP, 0)?;
+        return Ok(Tensor::from_buf_layout(out, Layout::contiguous(shape)));
+    }
+    // Every element is written below: the chunks hold whole planes of windows. A window
+    // exists, so the input planes are not empty, and the taps stay inside them (as in
+    // `fold2d`).
+    let mut out = AlignedBuf::<T>::for_overwrite(OP, len)?;
+    let (plane, taps, win) = (h * w, kh * kw * oh * ow, oh * ow);
+    let g = read(OP, &x.storage)?;
+    let src = &g[x.layout.offset..x.layout.offset + x.numel()];
+    let planes = (PAR_THRESHOLD / taps).max(1);
+    par_chunks(&mut out, planes * taps, &|start, chunk| {
+        for (q, o) in chunk.chunks_mut(taps).enumerate() {
+            let p = start / taps + q;
+            let xs = &src[p * plane..(p + 1) * plane];
+            for (t, tap) in o.chunks_exact_mut(win).enumerate() {
+                let (i, j) = (t / kw, t % kw);
+                for (r, row) in tap.chunks_exact_mut(ow).enumerate() {
+                    let at = (i * dh + r * sh) * w + j * dw;
+                    if sw == 1 {
+                        row.copy_from_slice(&xs[at..at + ow]);
+                    } else {
+                        for (k, v) in row.iter_mut().enumerate() {
+                            *v = xs[at + k * sw];
+                        }
+                    }
+                }
+            }
+        }
+    });
+    Ok(Tensor::from_buf_layout(out, Layout::contiguous(shape)))
+}
+
+/// col2im: `g` `(N, C, kh, kw, oh, ow)` (the windows of an `(N, C, H, W)` input with the
+/// geometry `(kh, kw, sh, sw, dh, dw)`) summed back onto the positions each tap read, taps in
+/// row-major order onto zeros, so each element's sum is the composed form's, bit for bit.
+pub(super) fn fold2d<T: FloatElement>(
+    g: &Tensor<T, Cpu>,
+    [n, c, h, w]: [usize; 4],
+    (kh, kw, sh, sw, dh, dw): (usize, usize, usize, usize, usize, usize),
+) -> Result<Tensor<T, Cpu>> {
+    const OP: &str = "conv2d backward";
+    let g = g.try_contiguous()?;
+    let [gn, gc, gkh, gkw, oh, ow] = g.dims()[..] else {
+        unreachable!("the caller passes unfold's 6-d gradient")
+    };
+    debug_assert_eq!((gn, gc, gkh, gkw), (n, c, kh, kw));
+    let shape = Shape::new(vec![n, c, h, w]);
+    let len = shape.checked_numel(OP, T::SIZE)?;
+    if g.numel() == 0 || len == 0 {
+        // No window has a tap (kh·kw may be 2^40): zeros.
+        return Ok(Tensor::from_buf_layout(
+            AlignedBuf::<T>::zeros(OP, len)?,
+            Layout::contiguous(shape),
+        ));
+    }
+    // Each chunk below holds whole planes, each zeroed before its taps are added.
+    let mut out = AlignedBuf::<T>::for_overwrite(OP, len)?;
+    // Both tensors are non-empty, so the per-plane sizes fit; a tap's rows and columns stay
+    // inside the plane (`(oh - 1)·sh + (kh - 1)·dh < H`), and a step is taken only on an axis
+    // with more than one window or tap.
+    let (plane, taps, win) = (h * w, kh * kw * oh * ow, oh * ow);
+    let gr = read(OP, &g.storage)?;
+    let src = &gr[g.layout.offset..g.layout.offset + g.numel()];
+    let planes = (PAR_THRESHOLD / taps).max(1);
+    par_chunks(&mut out, planes * plane, &|start, chunk| {
+        for (q, o) in chunk.chunks_mut(plane).enumerate() {
+            let p = start / plane + q;
+            o.fill(T::ZERO);
+            let gs = &src[p * taps..(p + 1) * taps];
+            for (t, tap) in gs.chunks_exact(win).enumerate() {
+                let (i, j) = (t / kw, t % kw);
+                for (r, grow) in tap.chunks_exact(ow).enumerate() {
+                    let at = (i * dh + r * sh) * w + j * dw;
+                    if sw == 1 {
+                        for (d, &v) in o[at..at + ow].iter_mut().zip(grow) {
+                            *d = NumElement::add(*d, v);
+                        }
+                    } else {
+                        for (k, &v) in grow.iter().enumerate() {
+                            let d = &mut o[at + k * sw];
+                            *d = NumElement::add(*d, v);
+                        }
+                    }
+                }
+            }
+        }
+    });
+    Ok(Tensor::from_buf_layout(out, Layout::contiguous(shape)))
 }
