@@ -153,7 +153,13 @@ fn random_matmul<T: NumElement>() {
             .wrapping_add(1442695040888963407);
         ((s >> 40) % 7) as f64 - 3.0
     };
-    for (m, k, n) in [(1, 1, 1), (3, 5, 4), (17, 33, 9), (70, 80, 90)] {
+    for (m, k, n) in [
+        (1, 1, 1),
+        (3, 5, 4),
+        (17, 33, 9),
+        (20, 40, 90),
+        (70, 80, 90),
+    ] {
         let av: Vec<f64> = (0..m * k).map(|_| next()).collect();
         let bv: Vec<f64> = (0..k * n).map(|_| next()).collect();
         let (av, bv) = if T::DTYPE == Dtype::UInt8 {
