@@ -3,7 +3,7 @@
 //! for the last; elsewhere the composed ops. Values and gradients against the definition in
 //! f64, with NaN, `±inf` and all-`-inf` lines; `cross_entropy` over `(N, C, H, W)` scores.
 
-use crate::common::host_f64s;
+use crate::common::{assert_close, host_f64s};
 use typed_tensor::nn::{self, Reduction};
 use typed_tensor::prelude::*;
 
@@ -288,4 +288,47 @@ fn logsumexp_over_middle_axes_matches_its_definition() {
             );
         }
     });
+}
+
+/// `logsumexp` over axes that are not one run (0, 1 and 3 of a 5-d tensor, a broadcast one
+/// among them) and its gradient, the softmax over those axes, against `log Σ exp` and
+/// `exp(x - logsumexp)` composed: the fused shift of one run must not take them (the fuzzer
+/// found it asserting on such a shift).
+#[test]
+fn logsumexp_over_split_axes_matches_its_definition() {
+    let base = Tensor::<f64>::from_vec(
+        (0..7 * 7 * 2 * 4)
+            .map(|i| ((i * 37 % 23) as f64 - 11.0) / 4.0)
+            .collect(),
+        [1, 7, 7, 2, 4],
+    )
+    .unwrap();
+    let x64 = base.expand([2, 7, 7, 2, 4]).unwrap();
+    for (axes, keep) in [
+        ([0i64, 1, 3], true),
+        ([-4, -2, -5], false),
+        ([1, 3, 4], true),
+    ] {
+        let want = x64.exp().sum(&axes, true).log();
+        let grad = (&x64 - &want).exp();
+        let want = if keep {
+            want
+        } else {
+            x64.exp().sum(&axes, false).log()
+        };
+        let x = x64.contiguous().with_requires_grad(true).unwrap();
+        let y = x.logsumexp(&axes, keep);
+        assert_close(&y.to_vec(), &want.to_vec(), 1e-13);
+        y.sum(&[], false).backward();
+        assert_close(&x.grad().unwrap(), &grad.to_vec(), 1e-13);
+        let x = x64.cast::<f32>().with_requires_grad(true).unwrap();
+        x.logsumexp(&axes, keep).sum(&[], false).backward();
+        let got: Vec<f64> = x.grad().unwrap().iter().map(|&v| v as f64).collect();
+        assert_close(&got, &grad.to_vec(), 1e-5);
+        // f16 (computed in f32), through the broadcast view as the fuzzer had it.
+        let x = x64.cast::<f16>().with_requires_grad(true).unwrap();
+        x.logsumexp(&axes, keep).sum(&[], false).backward();
+        let got: Vec<f64> = x.grad().unwrap().iter().map(|v| v.to_f64()).collect();
+        assert_close(&got, &grad.to_vec(), 2e-3);
+    }
 }

@@ -143,7 +143,11 @@ pub(super) fn cpu_exp_sub<T: FloatElement>(
         .map_or(first, |i| i + 1);
     let fits = const { T::DTYPE.size() >= 4 }
         && x.numel() > 0
-        && (0..sd.len()).all(|i| sd[i] == xd[i] || (first..end).contains(&i) && sd[i] == 1)
+        // One run: inside it every axis is reduced (or of size 1), outside none is.
+        && (0..sd.len()).all(|i| match (first..end).contains(&i) {
+            true => sd[i] == 1,
+            false => sd[i] == xd[i],
+        })
         && x.is_contiguous()
         && shift.is_contiguous()
         && scale.is_none_or(|c| c.is_contiguous() && c.dims() == sd);
