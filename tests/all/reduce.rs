@@ -536,6 +536,54 @@ fn long_column_reductions_every_dtype() {
     for_types!(long_columns: f32, f64, f16, bf16, i16, i32, i64, u8);
 }
 
+/// `product`/`nanproduct` over contiguous rows of every length around the kernel's lanes
+/// (32 f64 lanes, then the tail), small and above the parallel size, against a left-to-right
+/// f64 fold: values near 1 (no overflow in any order), a zero beside an infinity (NaN), a NaN
+/// (kept by `product`, skipped by `nanproduct`), and a row slice of a wider matrix.
+fn long_row_products<T: FloatElement>() {
+    let mut seed = 5u64;
+    for (rows, len) in [
+        (3, 1),
+        (5, 7),
+        (4, 31),
+        (4, 32),
+        (3, 33),
+        (6, 100),
+        (300, 1001),
+    ] {
+        let mut v: Vec<f64> = (0..rows * (len + 3))
+            .map(|_| 1.0 + (lcg(&mut seed) - 0.5) * 0.25)
+            .collect();
+        let w = len + 3;
+        if len > 2 {
+            v[w + len - 1] = f64::NAN; // row 1, last element
+            v[2 * w] = 0.0; // row 2: 0 · inf
+            v[2 * w + len / 2] = f64::INFINITY;
+        }
+        let wide = tensor::<T>(&v, &[rows, w]);
+        for t in [
+            wide.narrow(1, 0, len).unwrap().contiguous(),
+            wide.narrow(1, 2, len).unwrap(),
+        ] {
+            let x = f64s(&t);
+            let fold = |skip: bool| -> Vec<f64> {
+                (x.chunks(len))
+                    .map(|r| (r.iter()).filter(|v| !(skip && v.is_nan())).product())
+                    .collect()
+            };
+            // The reference's rounding to T, within a few f64 roundings of the lanes' order.
+            let rel = tol(T::DTYPE).max(1e-12);
+            assert_close(&f64s(&t.product(&[1], false)), &fold(false), rel);
+            assert_close(&f64s(&t.nanproduct(&[1], false)), &fold(true), rel);
+        }
+    }
+}
+
+#[test]
+fn long_row_products_every_float_dtype() {
+    for_types!(long_row_products: f32, f64, f16, bf16);
+}
+
 /// `logsumexp` over trailing axes of a contiguous tensor runs a fused row kernel; over other
 /// axes or strided inputs it is composed from max, exp, sum and log. Both must equal the f64
 /// definition, with its special rows (NaN, all `-inf`, `+inf`) and shapes.

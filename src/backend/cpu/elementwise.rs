@@ -61,10 +61,10 @@ impl<T: NumElement> Tensor<T, Cpu> {
         let lb = other.layout.broadcast_to(Op::NAME, &shape)?;
         let inputs = (&self.storage, &other.storage);
         write_into(Op::NAME, out, &shape, inputs, |(ga, gb), o| {
-            if const { T::DTYPE.same(crate::Dtype::Float16) } {
-                // f16 has no cheap scalar conversion: whole chunks convert with SIMD, and the
-                // driver calls one f32 body per op (bf16, a shift away from f32, measured 30%
-                // slower through the chunks and keeps the per-element kernel).
+            if const { T::DTYPE.same(crate::Dtype::Float16) || T::DTYPE.same(crate::Dtype::Bfloat16) }
+            {
+                // 16-bit floats: whole chunks convert with SIMD (`convert`), and the driver
+                // calls one f32 body per op.
                 strided::zip_into_f32(ga, &la, gb, &lb, o, &f32_body::<Op>);
             } else {
                 strided::zip_into(ga, &la, gb, &lb, o, &Op::apply::<T>, existing);

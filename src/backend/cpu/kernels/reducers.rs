@@ -55,10 +55,39 @@ impl<T: Element> Reducer<T> for FloatSumR {
     }
     #[inline]
     fn run(&self, acc: f64, xs: &[T], _: usize) -> f64 {
-        if self.product || self.skip_nan {
+        if self.product {
+            return acc * self.product_run(xs);
+        }
+        if self.skip_nan {
             return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
         }
         acc + super::reduce::sum_run(xs)
+    }
+}
+
+impl FloatSumR {
+    /// The product (NaNs skipped where `skip_nan`) of a contiguous run in 32 f64 lanes (four
+    /// vectors), then the lanes multiplied together: one serial chain of multiplications waited
+    /// four cycles per element (`prod` over rows ran at a tenth of PyTorch's speed). Like
+    /// PyTorch's vectorised `prod`, the order differs from a left-to-right fold only in the f64
+    /// rounding.
+    #[inline(always)]
+    fn product_run<T: Element>(&self, xs: &[T]) -> f64 {
+        const L: usize = 32;
+        let value = |x: T| {
+            let v = x.to_f64();
+            if self.skip_nan && v.is_nan() { 1.0 } else { v }
+        };
+        let mut lanes = [1.0f64; L];
+        let chunks = xs.chunks_exact(L);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for (a, &x) in lanes.iter_mut().zip(c) {
+                *a *= value(x);
+            }
+        }
+        let p = tail.iter().fold(1.0, |p, &x| p * value(x));
+        lanes.iter().fold(p, |a, &l| a * l)
     }
 }
 
