@@ -473,3 +473,115 @@ fn cov_corrcoef_block_diag_and_rot90_differentiate() {
     )
     .unwrap();
 }
+
+/// `unique` and `searchsorted` on inputs large enough for their threaded sort and search,
+/// against direct references: a value's rank among the distinct values, its count, and the
+/// insertion points by counting (left and right), with repeats, ±0 (the first occurrence
+/// stands for both) and NaNs (one, last).
+#[test]
+fn unique_and_searchsorted_at_scale_match_counting_references() {
+    let mut seed = 3u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as f64 / (1u64 << 31) as f64
+    };
+    let n = 20_011;
+    let mut v: Vec<f32> = (0..n)
+        .map(|_| (((next() * 900.0).floor() - 450.0) / 4.0) as f32)
+        .collect();
+    v[17] = -0.0;
+    v[n - 3] = f32::NAN;
+    v[40] = f32::NAN;
+    let x = Tensor::from_vec(v.clone(), [n]).unwrap();
+    let (values, inverse, counts) = x.unique();
+    let (values, inverse, counts) = (values.to_vec(), inverse.to_vec(), counts.to_vec());
+    let mut want: Vec<f32> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+    want.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    want.dedup_by(|a, b| a == b);
+    // The first occurrence of 0 or -0 in the input is the one kept.
+    let zero = *v.iter().find(|x| **x == 0.0).unwrap();
+    for w in want.iter_mut().filter(|w| **w == 0.0) {
+        *w = zero;
+    }
+    assert_eq!(values.len(), want.len() + 1);
+    for (g, w) in values.iter().zip(&want) {
+        assert_eq!(g.to_bits(), w.to_bits());
+    }
+    assert!(values.last().unwrap().is_nan());
+    for (i, x) in v.iter().enumerate() {
+        let k = inverse[i] as usize;
+        assert!(
+            values[k] == *x || x.is_nan() && values[k].is_nan(),
+            "inverse at {i}"
+        );
+    }
+    for (k, u) in values.iter().enumerate() {
+        let c = v
+            .iter()
+            .filter(|x| *x == u || x.is_nan() && u.is_nan())
+            .count();
+        assert_eq!(counts[k], c as i64, "count of {u}");
+    }
+    // The distinct values as the sorted sequence (NaN last), searched for every input.
+    let seq = Tensor::from_vec(values.clone(), [values.len()]).unwrap();
+    let finite = &values[..values.len() - 1];
+    for right in [false, true] {
+        let at = seq.searchsorted(&x, right).to_vec();
+        for (i, q) in v.iter().enumerate() {
+            let want = if q.is_nan() {
+                finite.len() + usize::from(right)
+            } else {
+                finite.iter().filter(|s| *s < q || right && *s == q).count()
+            };
+            assert_eq!(at[i], want as i64, "searchsorted({q}, right = {right})");
+        }
+    }
+}
+
+/// `nonzero` of 1-d to 4-d tensors and a permuted view, against the coordinates of each
+/// nonzero element in row-major order (NaN counts, ±0 does not).
+#[test]
+fn nonzero_coordinates_match_row_major_order() {
+    let mut seed = 9u64;
+    for dims in [&[37][..], &[5, 1], &[7, 13, 29], &[2, 3, 1, 5], &[4, 0, 3]] {
+        let n: usize = dims.iter().product();
+        let v: Vec<f32> = (0..n)
+            .map(|i| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                match (seed >> 60, i % 11) {
+                    (_, 3) => -0.0,
+                    (_, 5) => f32::NAN,
+                    (0..=7, _) => 0.0,
+                    _ => 1.5,
+                }
+            })
+            .collect();
+        let x = Tensor::from_vec(v, dims).unwrap();
+        for t in [
+            x.clone(),
+            x.permute(&(0..dims.len() as i64).rev().collect::<Vec<_>>())
+                .unwrap(),
+        ] {
+            let (vals, d) = (t.to_vec(), t.dims().to_vec());
+            let mut want = Vec::new();
+            for (i, v) in vals.iter().enumerate() {
+                if *v != 0.0 {
+                    let mut rest = i;
+                    let mut c = vec![0i64; d.len()];
+                    for a in (0..d.len()).rev() {
+                        c[a] = (rest % d[a]) as i64;
+                        rest /= d[a];
+                    }
+                    want.extend(c);
+                }
+            }
+            let got = t.nonzero();
+            assert_eq!(got.dims(), &[want.len() / d.len(), d.len()], "{d:?}");
+            assert_eq!(got.to_vec(), want, "{d:?}");
+        }
+    }
+}
