@@ -48,6 +48,9 @@ pub trait BinaryOp: Send + Sync + 'static {
             dtype,
         }
     }
+    /// A vectorised `x = op(x, s)` over f32 buffers with a scalar right operand, where one
+    /// exists (`pow`); the CPU's f32, f16 and bf16 scalar forms take it.
+    const F32_SCALAR: Option<fn(&mut [f32], f32)> = None;
 }
 
 macro_rules! binary_ops {
@@ -193,6 +196,7 @@ fn shift<T: NumElement>(a: T, b: T, left: bool) -> T {
 pub struct PowOp;
 impl BinaryOp for PowOp {
     const NAME: &'static str = "pow";
+    const F32_SCALAR: Option<fn(&mut [f32], f32)> = Some(crate::backend::cpu::kernels::vmath::powf);
     #[inline(always)]
     fn apply<T: NumElement>(a: T, b: T) -> T {
         a.pow(b).unwrap_or(T::ZERO)

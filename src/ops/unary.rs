@@ -440,6 +440,9 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
     /// keeps `T`; an `f32` or `f64` returns `FloatOf<T>`; a `&Tensor<T, D>` broadcasts
     /// (NumPy `power`). As in PyTorch, a scalar 2 is `x · x`, 3 is `x · x · x` (f32, f64 and
     /// the integers; for floats within about an ulp of the rounded power) and -1 is `1 / x`.
+    /// Other scalar exponents follow IEEE 754 `pow` (a negative base gives NaN under a
+    /// non-integer exponent); on the CPU, f32, f16 and bf16 compute in f64 lanes within 1 ulp
+    /// of the correctly rounded power, f64 by libm's `pow`.
     ///
     /// # Errors
     /// `InvalidArgument` for a negative integer exponent on an integer tensor (the result would

@@ -75,6 +75,11 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `Op(self, s)` for every element.
     pub(crate) fn cpu_scalar<Op: BinaryOp>(&self, s: T) -> Result<Self> {
         check_scalar::<Op, T>(s)?;
+        if f32_scalar::<Op, T>(s).is_some() {
+            let mut out = Tensor::for_overwrite(Op::NAME, self.shape().clone())?;
+            self.cpu_scalar_into::<Op>(s, &mut out)?;
+            return Ok(out);
+        }
         map_new(Op::NAME, self, move |x| Op::apply(x, s))
     }
 
@@ -87,12 +92,31 @@ impl<T: NumElement> Tensor<T, Cpu> {
     /// `self = Op(self, s)` in place.
     pub(crate) fn cpu_scalar_<Op: BinaryOp>(&mut self, s: T) -> Result<()> {
         check_scalar::<Op, T>(s)?;
+        if let Some(body) = f32_scalar::<Op, T>(s) {
+            // As the unary ops in place: into a fresh buffer, written back once.
+            let shape = self.shape().clone();
+            let mut buf = crate::device::AlignedBuf::for_overwrite(Op::NAME, self.numel())?;
+            let src = crate::tensor::read(Op::NAME, &self.storage)?;
+            strided::map_into_chunks(&src, &self.layout, &mut buf, &body);
+            drop(src);
+            return super::drivers::assign_result(Op::NAME, self, buf, &shape);
+        }
         map_assign(Op::NAME, self, move |x| Op::apply(x, s))
     }
 
     /// `out = Op(self, s)`.
     pub(crate) fn cpu_scalar_into<Op: BinaryOp>(&self, s: T, out: &mut Self) -> Result<()> {
         check_scalar::<Op, T>(s)?;
+        if let Some(body) = f32_scalar::<Op, T>(s) {
+            let slice = |src: &[T], o: &mut [T]| strided::map_slice_chunks(src, o, &body);
+            if let Some(r) = small::map_into(Op::NAME, self, out, slice) {
+                return r;
+            }
+            let shape = self.shape().clone();
+            return write_into(Op::NAME, out, &shape, &self.storage, |g, o| {
+                strided::map_into_chunks(g, &self.layout, o, &body);
+            });
+        }
         let f = move |x| Op::apply(x, s);
         if let Some(r) = small::map_into(Op::NAME, self, out, small::each(f)) {
             return r;
@@ -174,6 +198,15 @@ fn check_rhs<Op: BinaryOp, T: NumElement>(b: &Tensor<T, Cpu>) -> Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// `Op(x, s)` over f32 chunks by the op's vectorised kernel (`pow`), for the float types that
+/// compute in f32; `None` for other ops and types.
+fn f32_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Option<impl Fn(&mut [f32]) + Sync> {
+    let fast = Op::F32_SCALAR?;
+    let s = s.to_f64() as f32;
+    (T::DTYPE.is_float() && convert::computes_in_f32(T::DTYPE))
+        .then_some(move |b: &mut [f32]| fast(b, s))
 }
 
 fn check_scalar<Op: BinaryOp, T: NumElement>(s: T) -> Result<()> {

@@ -11,17 +11,20 @@
 //! each `covers`), checked by a test over dense sweeps; other, infinite and NaN inputs fall back
 //! to the scalar libm function, bit for bit.
 //!
-//! Here: the evaluation paths ([`Arith`]), the [`Kernel`] trait and the block dispatch;
-//! `elementary.rs` holds the trigonometric, exponential and logarithmic kernels, `erf.rs`
-//! `erf`, GELU and its derivative, `tests.rs` the ulp sweep.
+//! Here: the evaluation paths ([`Arith`], [`Path`]), the [`Kernel`] trait and the block
+//! dispatch; `elementary.rs` holds the trigonometric, exponential and logarithmic kernels,
+//! `erf.rs` `erf`, GELU and its derivative, `pow.rs` `x^y` with one exponent (in f64 lanes),
+//! `tests.rs` the ulp sweep.
 
 mod elementary;
 mod erf;
+mod pow;
 #[cfg(test)]
 mod tests;
 
 use elementary::{Exp, Exp2, Expm1, Log, Log1p, Log2, Sigmoid, Silu, SiluGrad, SinCos, Tanh};
 use erf::{Erf, Gelu, GeluGrad};
+pub use pow::powf;
 
 /// How a polynomial step `a·b + c` is evaluated: [`Plain`] rounds twice (any x86-64 CPU),
 /// [`Fused`] once, as one FMA instruction. `Fused` is instantiated only inside functions
@@ -29,6 +32,7 @@ use erf::{Erf, Gelu, GeluGrad};
 /// call to libm's software `fmaf`.
 trait Arith {
     fn fma(a: f32, b: f32, c: f32) -> f32;
+    fn fma64(a: f64, b: f64, c: f64) -> f64;
 }
 struct Plain;
 impl Arith for Plain {
@@ -36,11 +40,19 @@ impl Arith for Plain {
     fn fma(a: f32, b: f32, c: f32) -> f32 {
         a * b + c
     }
+    #[inline(always)]
+    fn fma64(a: f64, b: f64, c: f64) -> f64 {
+        a * b + c
+    }
 }
 struct Fused;
 impl Arith for Fused {
     #[inline(always)]
     fn fma(a: f32, b: f32, c: f32) -> f32 {
+        a.mul_add(b, c)
+    }
+    #[inline(always)]
+    fn fma64(a: f64, b: f64, c: f64) -> f64 {
         a.mul_add(b, c)
     }
 }
@@ -136,22 +148,42 @@ fn blocks_avx512<K: Kernel>(xs: &mut [f32]) {
     blocks::<K, Fused>(xs)
 }
 
-/// The widest path the CPU has: AVX-512F or AVX2, with FMA; else SSE2 without it (a CPU with
-/// AVX2 but no FMA is rare enough to share the SSE2 path rather than cost another copy of
-/// every kernel).
-fn apply<K: Kernel>(xs: &mut [f32]) {
+/// The evaluation paths: AVX-512F or AVX2, with FMA; else SSE2 without it (a CPU with AVX2 but
+/// no FMA is rare enough to share the SSE2 path rather than cost another copy of every kernel).
+#[derive(Clone, Copy)]
+enum Path {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F and FMA (checked just above).
-            return unsafe { blocks_avx512::<K>(xs) };
+    Avx512,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    Plain,
+}
+
+impl Path {
+    /// The widest path the CPU has (the standard library caches the detection).
+    fn detect() -> Path {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Path::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Path::Avx2;
+            }
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            return unsafe { blocks_avx2::<K>(xs) };
-        }
+        Path::Plain
     }
-    blocks::<K, Plain>(xs)
+}
+
+fn apply<K: Kernel>(xs: &mut [f32]) {
+    match Path::detect() {
+        // SAFETY: `Path::detect` chose these only where the CPU has the features.
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx512 => unsafe { blocks_avx512::<K>(xs) },
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx2 => unsafe { blocks_avx2::<K>(xs) },
+        Path::Plain => blocks::<K, Plain>(xs),
+    }
 }
 
 /// `sin` of every element, in place.
