@@ -639,6 +639,19 @@ pub trait Backend: RawDevice {
         let _ = (x, ax, k);
         Ok(None)
     }
+    /// The position along the checked axis `ax` of each row's element of rank `rank[row]`
+    /// (from 0) in a stable ascending [`Backend::argsort`]'s order: `rank` has `x`'s shape
+    /// with axis `ax` of length 1 (the caller keeps every rank within the axis), and so has the
+    /// result. `None` where the device has no selection kernel: the caller sorts the axis.
+    #[doc(hidden)]
+    fn argselect<T: Element>(
+        x: &Tensor<T, Self>,
+        ax: usize,
+        rank: &Tensor<i64, Self>,
+    ) -> Result<Option<Tensor<i64, Self>>> {
+        let _ = (x, ax, rank);
+        Ok(None)
+    }
     /// NumPy `arange` on `device` (computed on the host by default).
     #[doc(hidden)]
     fn arange<T: NumElement>(start: T, stop: T, step: T, device: &Self) -> Result<Tensor<T, Self>> {

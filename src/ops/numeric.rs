@@ -307,31 +307,22 @@ impl<T: NumElement, D: Backend> Tensor<T, D> {
             return row.try_median(0, false);
         }
         let (ax, n) = order_axis("median", self, axis)?;
-        let (sorted, idx) = self.try_sort(ax as i64, false)?;
-        let at = |k: usize| -> Result<(Self, Tensor<i64, D>)> {
-            Ok((
-                sorted.narrow(ax as i64, k, 1)?,
-                idx.narrow(ax as i64, k, 1)?,
-            ))
-        };
-        let (v, i) = at((n - 1) / 2)?;
-        let (last, _) = at(n - 1)?;
-        let nan = last.try_ne(&last)?;
-        // The first NaN: the NaNs are sorted last, stably, so the first of them.
-        let first_nan = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
-            let count = self.try_ne(self)?.try_sum(&[ax as i64], true)?;
-            let k = count.try_rsub_scalar(n as i64)?.try_clip(0, n as i64 - 1)?;
-            idx.try_gather(ax as i64, &k)
+        let rank = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
+            // A slice with NaNs gives its first NaN: they sort last, stably, from rank
+            // n - (their count). Otherwise the lower middle.
+            let nans = self.try_ne(self)?.try_sum(&[ax as i64], true)?;
+            let middle = Tensor::full_on(
+                nans.shape().clone(),
+                (n as i64 - 1) / 2,
+                self.device_handle(),
+            )?;
+            Tensor::try_where(
+                &nans.try_gt_scalar(0)?,
+                &nans.try_rsub_scalar(n as i64)?,
+                &middle,
+            )
         })?;
-        let (v, i) = (
-            Self::try_where(&nan, &last, &v)?,
-            Tensor::try_where(&nan, &first_nan, &i)?,
-        );
-        if keepdim {
-            Ok((v, i))
-        } else {
-            Ok((v.squeeze_dims(&[ax as i64])?, i.squeeze_dims(&[ax as i64])?))
-        }
+        crate::ops::stats::select_ranked(self, ax, &rank, keepdim)
     }
 
     plain_forms! {

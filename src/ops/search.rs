@@ -49,25 +49,7 @@ impl<T: Element, D: Backend> Tensor<T, D> {
     /// # Errors
     /// Allocation or transfer failure.
     pub fn try_nonzero(&self) -> Result<Tensor<i64, D>> {
-        let values = self.try_to_vec()?;
-        let dims = self.dims();
-        let k = values.iter().filter(|&&v| v != T::ZERO).count();
-        let mut out = crate::alloc::with_capacity("nonzero", k.saturating_mul(dims.len()))?;
-        let mut coord = vec![0usize; dims.len()];
-        for v in values {
-            if v != T::ZERO {
-                out.extend(coord.iter().map(|&c| c as i64));
-            }
-            // The next row-major coordinate.
-            for a in (0..dims.len()).rev() {
-                coord[a] += 1;
-                if coord[a] < dims[a] {
-                    break;
-                }
-                coord[a] = 0;
-            }
-        }
-        indices_on(out, vec![k, dims.len()], self.device_handle())
+        crate::backend::on_host(self, crate::backend::cpu::compact::nonzero)
     }
 
     /// The sorted distinct values (1-d), each element's position among them (`inverse`, in

@@ -130,13 +130,28 @@ impl<T: Element, D: Backend> Tensor<T, D> {
                 ),
             });
         }
-        let idx = crate::autograd::no_grad(|| self.try_argsort(ax as i64, false))?.narrow(
-            ax as i64,
-            k - 1,
-            1,
-        )?;
-        squeezed(self.try_gather(ax as i64, &idx)?, idx, ax, keepdim)
+        let mut dims = self.dims().to_vec();
+        dims[ax] = 1;
+        let rank = Tensor::full_on(dims, k as i64 - 1, self.device_handle())?;
+        select_ranked(self, ax, &rank, keepdim)
     }
+}
+
+/// The elements of rank `rank` (from 0; `x`'s shape with axis `ax` of length 1, every rank
+/// within the axis) in a stable ascending sort's order along `ax` (NaN last), and their
+/// indices: one selection per row where the device has it ([`Backend::argselect`]), else the
+/// axis sorted. The gradient goes to the selected elements, through `gather`.
+pub(crate) fn select_ranked<T: Element, D: Backend>(
+    x: &Tensor<T, D>,
+    ax: usize,
+    rank: &Tensor<i64, D>,
+    keepdim: bool,
+) -> Result<Pair<Tensor<T, D>, Tensor<i64, D>>> {
+    let idx = crate::autograd::no_grad(|| match D::argselect(x, ax, rank)? {
+        Some(i) => Ok(i),
+        None => x.try_argsort(ax as i64, false)?.try_gather(ax as i64, rank),
+    })?;
+    squeezed(x.try_gather(ax as i64, &idx)?, idx, ax, keepdim)
 }
 
 /// `(values, indices)` with the reduced axis `ax` kept or dropped.
@@ -295,17 +310,14 @@ impl<T: FloatElement, D: Backend> Tensor<T, D> {
         }
         let (ax, _) = order_axis("nanmedian", self, axis)?;
         let a = ax as i64;
-        let idx = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
-            let order = self.try_argsort(a, false)?;
+        let rank = crate::autograd::no_grad(|| -> Result<Tensor<i64, D>> {
             // NaN sorts last, so with `m` numbers in a slice the lower median is at (m - 1) / 2.
             let m = self.try_eq(self)?.try_sum(&[a], true)?;
-            let at = m
-                .try_maximum_scalar(1)?
+            m.try_maximum_scalar(1)?
                 .try_sub_scalar(1)?
-                .try_div_scalar(2)?;
-            order.try_gather(a, &at)
+                .try_div_scalar(2)
         })?;
-        squeezed(self.try_gather(a, &idx)?, idx, ax, keepdim)
+        select_ranked(self, ax, &rank, keepdim)
     }
 
     /// The histogram of the elements in `bins` equal-width bins over `[min, max]` (PyTorch

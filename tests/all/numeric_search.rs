@@ -3,6 +3,7 @@
 //! they take, on transposed and empty inputs, with their errors; each body runs on every
 //! device. Their gradients are in the PyTorch fixture (`torch_grads.rs`).
 
+use std::cmp::Ordering;
 use typed_tensor::ops::arrange::Indexing;
 use typed_tensor::prelude::*;
 
@@ -545,7 +546,9 @@ fn unique_and_searchsorted_at_scale_match_counting_references() {
 #[test]
 fn nonzero_coordinates_match_row_major_order() {
     let mut seed = 9u64;
-    for dims in [&[37][..], &[5, 1], &[7, 13, 29], &[2, 3, 1, 5], &[4, 0, 3]] {
+    // Small and large (several threads' blocks, rows crossing them), 0-d and empty.
+    let shapes = [&[37][..], &[5, 1], &[7, 13, 29], &[2, 3, 1, 5], &[4, 0, 3], &[]];
+    for dims in shapes.into_iter().chain([&[300, 301][..], &[3, 40_000], &[2, 3, 7001]]) {
         let n: usize = dims.iter().product();
         let v: Vec<f32> = (0..n)
             .map(|i| {
@@ -580,8 +583,109 @@ fn nonzero_coordinates_match_row_major_order() {
                 }
             }
             let got = t.nonzero();
-            assert_eq!(got.dims(), &[want.len() / d.len(), d.len()], "{d:?}");
+            let k = vals.iter().filter(|&&v| v != 0.0).count();
+            assert_eq!(got.dims(), &[k, d.len()], "{d:?}");
             assert_eq!(got.to_vec(), want, "{d:?}");
+            // The same coordinates from a bool mask and an integer tensor.
+            let mask = t.ne_scalar(0.0);
+            assert_eq!(mask.nonzero().to_vec(), want, "{d:?}");
+            assert_eq!(mask.cast::<i16>().nonzero().to_vec(), want, "{d:?}");
         }
     }
+}
+
+/// `median`, `kthvalue` and `nanmedian` (one selection per row on the CPU) against a stable
+/// sort of each slice with NaN last and -0 equal to +0: the value and the index the sort's
+/// rank names, on slices of odd and even length with many ties, ±0 and NaNs (some slices all
+/// NaN), over the last, first and middle axes (strided), in every dtype they take.
+#[test]
+fn order_statistics_match_a_stable_sort() {
+    const SHAPES: [&[usize]; 3] = [&[37, 301], &[36, 300], &[6, 7, 43]];
+    fn data<T: NumElement, D: Backend>(dims: &[usize], dev: &D) -> Tensor<T, D> {
+        let last = dims[dims.len() - 1];
+        let v = (0..dims.iter().product::<usize>()).map(|i| {
+            let a = ((i * 7919) % 23) as f64 - 11.0;
+            let a = if a == 0.0 && i % 2 == 1 { -0.0 } else { a };
+            let nan = T::DTYPE.is_float() && (i % 97 == 3 || (i / last) % 5 == 2);
+            T::from_f64(if nan { f64::NAN } else { a })
+        });
+        Tensor::from_vec_on(v.collect(), dims, dev).unwrap()
+    }
+    /// The slices along `axis` (in the order of the results' elements) and each one's
+    /// positions in stable sorted order.
+    type Slices<T> = Vec<(Vec<T>, Vec<usize>)>;
+    fn slices<T: NumElement, D: Backend>(x: &Tensor<T, D>, axis: usize) -> Slices<T> {
+        let mut perm: Vec<i64> = (0..x.ndim() as i64).filter(|&a| a != axis as i64).collect();
+        perm.push(axis as i64);
+        let moved = x.permute(&perm).unwrap().to_device(&Cpu).unwrap().to_vec();
+        let len = x.dims()[axis];
+        let key = |v: T| (v.is_nan(), v.to_f64());
+        (moved.chunks(len))
+            .map(|r| {
+                let mut p: Vec<usize> = (0..len).collect();
+                p.sort_by(|&a, &b| key(r[a]).partial_cmp(&key(r[b])).unwrap_or(Ordering::Equal));
+                (r.to_vec(), p)
+            })
+            .collect()
+    }
+    #[track_caller]
+    fn check<T: NumElement, D: Backend>(
+        name: &str,
+        (val, idx): (Tensor<T, D>, Tensor<i64, D>),
+        slices: &Slices<T>,
+        rank: &dyn Fn(&[T]) -> usize,
+    ) {
+        let (val, idx) = (
+            val.to_device(&Cpu).unwrap().to_vec(),
+            idx.to_device(&Cpu).unwrap().to_vec(),
+        );
+        for (r, (row, order)) in slices.iter().enumerate() {
+            let want = order[rank(row)];
+            assert_eq!(idx[r], want as i64, "{name} of {:?}, slice {r}", T::DTYPE);
+            let (g, w) = (val[r].to_f64(), row[want].to_f64());
+            assert!(
+                g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
+                "{name}: {g} != {w}"
+            );
+        }
+    }
+    fn nans<T: NumElement>(row: &[T]) -> usize {
+        row.iter().filter(|v| v.is_nan()).count()
+    }
+    fn run<T: NumElement, D: Backend>(dev: &D) {
+        for dims in SHAPES {
+            let x = data::<T, D>(dims, dev);
+            for (axis, &len) in dims.iter().enumerate() {
+                let s = slices(&x, axis);
+                let ax = axis as i64;
+                let median = |r: &[T]| match nans(r) {
+                    0 => (len - 1) / 2,
+                    k => len - k,
+                };
+                check("median", x.median(ax, false), &s, &median);
+                check("kthvalue", x.kthvalue(len / 3 + 1, ax, false), &s, &|_| {
+                    len / 3
+                });
+                check("kthvalue", x.kthvalue(len, ax, true), &s, &|_| len - 1);
+            }
+        }
+    }
+    fn run_nan<T: FloatElement, D: Backend>(dev: &D) {
+        for dims in SHAPES {
+            let x = data::<T, D>(dims, dev);
+            for (axis, &len) in dims.iter().enumerate() {
+                let lower = |r: &[T]| (len - nans(r)).max(1).div_ceil(2) - 1;
+                check(
+                    "nanmedian",
+                    x.nanmedian(axis as i64, false),
+                    &slices(&x, axis),
+                    &lower,
+                );
+            }
+        }
+    }
+    on_every_device!("order_statistics_match_a_stable_sort", |dev| {
+        for_types!(run(&dev): f32, f64, f16, bf16, i32, i64, u8, i16; _);
+        for_types!(run_nan(&dev): f32, f64, f16, bf16; _);
+    });
 }

@@ -4,6 +4,7 @@
 //! target, without a temporary, when it shares no buffer with an operand.
 
 mod buf_cache;
+pub(crate) mod compact;
 mod decomp;
 pub(crate) mod device;
 pub(crate) mod drivers;
@@ -432,6 +433,13 @@ impl Backend for Cpu {
         k: usize,
     ) -> Result<Option<Tensor<i64, Cpu>>> {
         sort::sorted_positions(x, ax, k, true).map(Some)
+    }
+    fn argselect<T: Element>(
+        x: &Tensor<T, Cpu>,
+        ax: usize,
+        rank: &Tensor<i64, Cpu>,
+    ) -> Result<Option<Tensor<i64, Cpu>>> {
+        sort::selected_positions(x, ax, rank).map(Some)
     }
     fn random<T: FloatElement>(shape: Shape, _: &Cpu, normal: bool) -> Result<Tensor<T, Cpu>> {
         if normal {

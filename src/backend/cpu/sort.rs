@@ -85,6 +85,73 @@ pub(super) fn sorted_positions<T: Element>(
     k: usize,
     descending: bool,
 ) -> Result<Tensor<i64, Cpu>> {
+    let len = x.dims()[ax];
+    let work = len.saturating_mul(len.max(2).ilog2() as usize);
+    per_row(x, ax, k, work, &|_, row, pairs, dst| {
+        if k <= SMALL_K && k < len {
+            // A few of many: one pass keeping the best `k` sorted.
+            first_k(row, k, pairs, descending);
+            for (d, &(_, p)) in dst.iter_mut().zip(pairs.iter()) {
+                *d = p as i64;
+            }
+            return;
+        }
+        pairs.clear();
+        pairs.extend(row.iter().map(|&v| key(v, descending)).zip(0..));
+        // (key, position) pairs are distinct: unstable = stable here.
+        if k < len {
+            pairs.select_nth_unstable(k);
+        }
+        let first = &mut pairs[..k];
+        first.sort_unstable();
+        for (d, &(_, p)) in dst.iter_mut().zip(first.iter()) {
+            *d = p as i64;
+        }
+    })
+}
+
+/// The position of each row's element of rank `rank[row]` (from 0) in the ascending order
+/// above, by one selection per row (`Backend::argselect`); `rank` has `x`'s shape with axis
+/// `ax` of length 1, and so has the result. A rank outside the row is an `Index` error.
+pub(super) fn selected_positions<T: Element>(
+    x: &Tensor<T, Cpu>,
+    ax: usize,
+    rank: &Tensor<i64, Cpu>,
+) -> Result<Tensor<i64, Cpu>> {
+    let len = x.dims()[ax];
+    let nd = x.ndim();
+    let mut perm: Vec<usize> = (0..nd).filter(|&i| i != ax).collect();
+    perm.push(ax);
+    // The ranks in the rows' order (the axis moved last, as `per_row` moves `x`'s).
+    let ranks = rank.permute_usize(&perm)?.try_to_vec()?;
+    if let Some(&r) = ranks.iter().find(|&&r| !(0..len as i64).contains(&r)) {
+        return Err(crate::Error::Index {
+            op: "argselect",
+            index: r,
+            dim: ax,
+            size: len,
+            shape: x.shape().clone(),
+        });
+    }
+    per_row(x, ax, 1, len, &|r, row, pairs, dst| {
+        pairs.clear();
+        pairs.extend(row.iter().map(|&v| key(v, false)).zip(0..));
+        let (_, &mut (_, p), _) = pairs.select_nth_unstable(ranks[r] as usize);
+        dst[0] = p as i64;
+    })
+}
+
+/// One result row of `k` positions per row of `x` along `ax`: the axis moved last and made
+/// contiguous, `f(row index, row, scratch pairs, result row)` on each, rows split across
+/// threads by `work` (the comparisons per row), the result's axis moved back to `ax`.
+#[allow(clippy::type_complexity)]
+fn per_row<T: Element>(
+    x: &Tensor<T, Cpu>,
+    ax: usize,
+    k: usize,
+    work: usize,
+    f: &(dyn Fn(usize, &[T], &mut Vec<(u64, usize)>, &mut [i64]) + Sync),
+) -> Result<Tensor<i64, Cpu>> {
     const OP: &str = "argsort";
     let nd = x.ndim();
     let mut perm: Vec<usize> = (0..nd).filter(|&i| i != ax).collect();
@@ -99,8 +166,7 @@ pub(super) fn sorted_positions<T: Element>(
         let g = read(OP, &moved.storage)?;
         let src = &g[moved.layout.offset..moved.layout.offset + moved.numel()];
         // Whole rows per chunk; about PAR_THRESHOLD comparisons' worth of rows per thread.
-        let work = len.saturating_mul(len.max(2).ilog2() as usize).max(1);
-        let rows = (PAR_THRESHOLD / work).max(1);
+        let rows = (PAR_THRESHOLD / work.max(1)).max(1);
         // Each thread's row of pairs, allocated fallibly: a refusal is reported after the
         // walk (the output is then discarded).
         let refused = Mutex::new(None);
@@ -110,26 +176,8 @@ pub(super) fn sorted_positions<T: Element>(
                 Err(e) => return *refused.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
             };
             for (r, dst) in chunk.chunks_mut(k).enumerate() {
-                let row = &src[(start / k + r) * len..][..len];
-                if k <= SMALL_K && k < len {
-                    // A few of many: one pass keeping the best `k` sorted.
-                    first_k(row, k, &mut pairs, descending);
-                    for (d, &(_, p)) in dst.iter_mut().zip(pairs.iter()) {
-                        *d = p as i64;
-                    }
-                    continue;
-                }
-                pairs.clear();
-                pairs.extend(row.iter().map(|&v| key(v, descending)).zip(0..));
-                // (key, position) pairs are distinct: unstable = stable here.
-                if k < len {
-                    pairs.select_nth_unstable(k);
-                }
-                let first = &mut pairs[..k];
-                first.sort_unstable();
-                for (d, &(_, p)) in dst.iter_mut().zip(first.iter()) {
-                    *d = p as i64;
-                }
+                let at = start / k + r;
+                f(at, &src[at * len..][..len], &mut pairs, dst);
             }
         });
         if let Some(e) = refused.into_inner().unwrap_or_else(|p| p.into_inner()) {

@@ -1,0 +1,87 @@
+//! `nonzero` on the host: the coordinates of the non-zero elements written straight into the
+//! result, on all threads. A first pass counts each block's non-zeros, so every block knows
+//! where its coordinates go; the second finds each block's positions branch-free (random
+//! masks would mispredict every other element) and writes their coordinates.
+
+use rayon::prelude::*;
+
+use crate::device::{AlignedBuf, Cpu};
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::shape::Shape;
+use crate::tensor::{Tensor, read};
+
+/// Elements per block of work.
+const BLOCK: usize = 1 << 14;
+/// Positions found at a time within a block.
+const RUN: usize = 256;
+
+/// The coordinates of the non-zero (true, non-`0`, NaN) elements of `x` in row-major order,
+/// as a `(k, ndim)` tensor (`Tensor::nonzero`).
+pub(crate) fn nonzero<T: Element>(x: &Tensor<T, Cpu>) -> Result<Tensor<i64, Cpu>> {
+    const OP: &str = "nonzero";
+    let x = x.try_contiguous()?;
+    let g = read(OP, &x.storage)?;
+    let values = &g[x.layout.offset..][..x.numel()];
+    let dims = x.dims();
+    let nd = dims.len();
+    let counts: Vec<usize> = (values.par_chunks(BLOCK))
+        .map(|b| b.iter().filter(|&&v| v != T::ZERO).count())
+        .collect();
+    let k: usize = counts.iter().sum();
+    let shape = Shape::new(vec![k, nd]);
+    let mut out = AlignedBuf::<i64>::for_overwrite(OP, shape.checked_numel(OP, 8)?)?;
+    let mut parts = Vec::with_capacity(counts.len());
+    let mut rest = &mut out[..];
+    for &c in &counts {
+        let (part, tail) = rest.split_at_mut(c * nd);
+        parts.push(part);
+        rest = tail;
+    }
+    let last = nd.checked_sub(1);
+    (values.par_chunks(BLOCK).zip(parts).enumerate()).for_each(|(b, (block, dst))| {
+        let mut at = [0u32; RUN + 1];
+        let mut first = vec![0i64; nd];
+        let mut w = 0;
+        for (r, run) in block.chunks(RUN).enumerate() {
+            // Every position is written, the count advances past the non-zeros only.
+            let mut n = 0;
+            for (j, &v) in run.iter().enumerate() {
+                at[n] = j as u32;
+                n += (v != T::ZERO) as usize;
+            }
+            // The run's first coordinates; a position in the same row differs in the last.
+            let start = b * BLOCK + r * RUN;
+            write_coords(start, dims, &mut first);
+            for &j in &at[..n] {
+                let d = &mut dst[w..w + nd];
+                match last {
+                    Some(l) if first[l] as usize + (j as usize) < dims[l] => {
+                        for (o, &c) in d.iter_mut().zip(&first) {
+                            *o = c;
+                        }
+                        d[l] += j as i64;
+                    }
+                    _ => write_coords(start + j as usize, dims, d),
+                }
+                w += nd;
+            }
+        }
+    });
+    drop(g);
+    Ok(Tensor::from_buf(out, shape))
+}
+
+/// The row-major coordinates of flat position `i` in `dims`.
+#[inline(always)]
+fn write_coords(mut i: usize, dims: &[usize], dst: &mut [i64]) {
+    match dims {
+        [_] => dst[0] = i as i64,
+        _ => {
+            for (d, &n) in dst.iter_mut().zip(dims).rev() {
+                *d = (i % n) as i64;
+                i /= n;
+            }
+        }
+    }
+}
