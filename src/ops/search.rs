@@ -251,21 +251,9 @@ impl<D: Backend> Tensor<i64, D> {
                 msg: format!("takes a 1-d tensor, got shape {}", self.shape()),
             });
         }
-        let values = self.try_to_vec()?;
-        if let Some(v) = values.iter().find(|&&v| v < 0) {
-            return Err(Error::InvalidArgument {
-                op,
-                msg: format!("the values must be non-negative, got {v}"),
-            });
-        }
-        let top = values.iter().max().map_or(0, |&m| m as usize + 1);
-        let mut counts = crate::alloc::with_capacity(op, top.max(minlength))?;
-        counts.resize(top.max(minlength), 0i64);
-        for v in values {
-            counts[v as usize] += 1;
-        }
-        let n = counts.len();
-        indices_on(counts, vec![n], self.device_handle())
+        crate::backend::on_host(self, |h| {
+            crate::backend::cpu::compact::bincount(h, minlength)
+        })
     }
 
     plain_forms! {

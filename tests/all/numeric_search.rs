@@ -547,8 +547,18 @@ fn unique_and_searchsorted_at_scale_match_counting_references() {
 fn nonzero_coordinates_match_row_major_order() {
     let mut seed = 9u64;
     // Small and large (several threads' blocks, rows crossing them), 0-d and empty.
-    let shapes = [&[37][..], &[5, 1], &[7, 13, 29], &[2, 3, 1, 5], &[4, 0, 3], &[]];
-    for dims in shapes.into_iter().chain([&[300, 301][..], &[3, 40_000], &[2, 3, 7001]]) {
+    let shapes = [
+        &[37][..],
+        &[5, 1],
+        &[7, 13, 29],
+        &[2, 3, 1, 5],
+        &[4, 0, 3],
+        &[],
+    ];
+    for dims in shapes
+        .into_iter()
+        .chain([&[300, 301][..], &[3, 40_000], &[2, 3, 7001]])
+    {
         let n: usize = dims.iter().product();
         let v: Vec<f32> = (0..n)
             .map(|i| {
@@ -687,5 +697,38 @@ fn order_statistics_match_a_stable_sort() {
     on_every_device!("order_statistics_match_a_stable_sort", |dev| {
         for_types!(run(&dev): f32, f64, f16, bf16, i32, i64, u8, i16; _);
         for_types!(run_nan(&dev): f32, f64, f16, bf16; _);
+    });
+}
+
+/// `bincount` against a counting reference: many values in few bins (per-thread histograms),
+/// few in many (one pass), a strided view, `minlength` above the largest value, and the first
+/// negative value's `Err`, which leaves nothing changed.
+#[test]
+fn bincount_at_scale_matches_counting() {
+    on_every_device!("bincount_at_scale", |dev| {
+        let mut seed = 5u64;
+        let mut draw = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % m) as i64
+        };
+        let many: Vec<i64> = (0..200_003).map(|_| draw(1000)).collect();
+        let few: Vec<i64> = (0..5_000).map(|_| draw(1 << 20)).collect();
+        for (v, minlength) in [(&many, 0), (&many, 1500), (&few, 0)] {
+            let x = on(v, &[v.len()], &dev);
+            for (t, step) in [(x.clone(), 1), (x.slice(&s![1..;3]).unwrap(), 3)] {
+                let vals: Vec<i64> = v[1..].iter().step_by(step).copied().collect();
+                let vals = if step == 1 { v.clone() } else { vals };
+                let top = vals.iter().max().map_or(0, |&m| m as usize + 1);
+                let mut want = vec![0i64; top.max(minlength)];
+                vals.iter().for_each(|&a| want[a as usize] += 1);
+                assert_eq!(t.bincount(minlength).to_vec(), want);
+            }
+        }
+        let mut bad = many.clone();
+        bad[150_000] = -7;
+        let e = on(&bad, &[bad.len()], &dev).try_bincount(0).unwrap_err();
+        assert!(e.to_string().contains("-7"), "{e}");
     });
 }

@@ -1,13 +1,14 @@
-//! `nonzero` on the host: the coordinates of the non-zero elements written straight into the
-//! result, on all threads. A first pass counts each block's non-zeros, so every block knows
-//! where its coordinates go; the second finds each block's positions branch-free (random
-//! masks would mispredict every other element) and writes their coordinates.
+//! Host kernels of ops whose result's size depends on the values, on all threads.
+//! - `nonzero`: the coordinates written straight into the result. A first pass counts each
+//!   block's non-zeros, so every block knows where its coordinates go; the second finds each
+//!   block's positions branch-free (random masks would mispredict every other element).
+//! - `bincount`: one pass for the range, then per-thread histograms added together.
 
 use rayon::prelude::*;
 
 use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::Element;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::shape::Shape;
 use crate::tensor::{Tensor, read};
 
@@ -84,4 +85,53 @@ fn write_coords(mut i: usize, dims: &[usize], dst: &mut [i64]) {
             }
         }
     }
+}
+
+/// How often each value `0..=max` occurs in the 1-d `x`, with at least `minlength` bins
+/// (`Tensor::bincount`).
+pub(crate) fn bincount(x: &Tensor<i64, Cpu>, minlength: usize) -> Result<Tensor<i64, Cpu>> {
+    const OP: &str = "bincount";
+    let x = x.try_contiguous()?;
+    let g = read(OP, &x.storage)?;
+    let values = &g[x.layout.offset..][..x.numel()];
+    let (lo, hi) = (values.par_chunks(BLOCK))
+        .map(|b| {
+            b.iter()
+                .fold((0, -1), |(lo, hi), &v| (v.min(lo), v.max(hi)))
+        })
+        .reduce(|| (0, -1), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    if lo < 0 {
+        return Err(Error::InvalidArgument {
+            op: OP,
+            msg: format!("the values must be non-negative, got {lo}"),
+        });
+    }
+    // hi ≥ -1.
+    let top = if hi < 0 {
+        0
+    } else {
+        usize::try_from(hi as u64 + 1).unwrap_or(usize::MAX)
+    };
+    let bins = top.max(minlength);
+    // More bins than the machine's memory holds: `OutOfMemory`, as for any allocation.
+    crate::alloc::check_bytes(OP, bins.saturating_mul(8))?;
+    let mut counts = AlignedBuf::<i64>::zeros(OP, bins)?;
+    // A histogram per thread pays when the values outnumber the bins; otherwise one pass.
+    let threads = rayon::current_num_threads();
+    if threads > 1 && values.len() >= BLOCK && bins <= values.len() / (4 * threads) {
+        let part = values.len().div_ceil(threads);
+        let partial: Vec<Vec<i64>> = (values.par_chunks(part))
+            .map(|p| {
+                let mut c = vec![0i64; bins];
+                p.iter().for_each(|&v| c[v as usize] += 1);
+                c
+            })
+            .collect();
+        for p in partial {
+            counts.iter_mut().zip(p).for_each(|(c, n)| *c += n);
+        }
+    } else {
+        values.iter().for_each(|&v| counts[v as usize] += 1);
+    }
+    Ok(Tensor::from_buf(counts, Shape::new(vec![bins])))
 }
