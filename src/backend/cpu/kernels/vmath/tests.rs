@@ -21,6 +21,19 @@ fn run<K: super::Kernel>(plain: bool) -> fn(&mut [f32]) {
     }
 }
 
+/// Zeros, ±1, ±2, 4 and the infinities.
+const SPECIAL: [f32; 9] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    2.0,
+    -2.0,
+    4.0,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+];
+
 #[test]
 fn within_two_ulp_of_correctly_rounded() {
     sweep(false);
@@ -44,19 +57,8 @@ fn sweep(plain: bool) {
         .map(|i| -5.0 + i as f32 * (10.0 / 4e6))
         .chain((0..760).map(|k| 1e-45 * 1.1f32.powi(k)))
         .chain((0..760).map(|k| -1e-45 * 1.1f32.powi(k)))
-        .chain([
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            2.0,
-            -2.0,
-            4.0,
-            1e30,
-            f32::MAX,
-            f32::INFINITY,
-        ])
-        .chain([f32::NEG_INFINITY])
+        .chain(SPECIAL)
+        .chain([1e30, f32::MAX])
         .collect();
     // Every binade from MIN_POSITIVE to MAX, and densely around 1.
     let logs: Vec<f32> = (0..2_000_000u32)
@@ -342,4 +344,76 @@ fn sweep(plain: bool) {
             1.0
         ]
     );
+}
+
+/// Against `f64::powf` rounded once (correctly rounded but for ties closer than 2^-29 ulp)
+/// on both evaluation paths, over every binade of both signs, and bit for bit against
+/// `f32::powf` at the special cases.
+#[test]
+fn powf_within_one_ulp_of_the_f64_reference() {
+    let mut xs: Vec<f32> = (0..400_000u32)
+        .map(|i| f32::from_bits(1 + i * (0x7f7f_ffff / 400_000)))
+        .chain((0..100_000).map(|i| 0.99 + i as f32 * 2e-7))
+        .collect();
+    xs.extend(xs.clone().iter().map(|x| -x));
+    xs.extend(SPECIAL);
+    xs.extend([
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        -f32::MAX,
+        1e-45,
+        -1e-45,
+    ]);
+    let ys = [
+        2.5,
+        -1.7,
+        0.5,
+        -0.5,
+        3.0,
+        -3.0,
+        2.0,
+        -2.0,
+        1.0,
+        0.0,
+        -0.0,
+        1.0 / 3.0,
+        10.3,
+        1e-3,
+        -100.7,
+        127.0,
+        3e7,
+        -3e7,
+        16_777_215.0,
+        1e-30,
+        f32::MAX,
+    ];
+    for plain in [false, true] {
+        let path = if plain {
+            super::Path::Plain
+        } else {
+            super::Path::detect()
+        };
+        for &y in ys
+            .iter()
+            .chain(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY])
+        {
+            let mut got = xs.clone();
+            super::pow::powf_on(&mut got, y, path);
+            for (&x, &g) in xs.iter().zip(&got) {
+                let want = (x as f64).powf(y as f64) as f32;
+                let exact = f32::powf(x, y);
+                let special = !super::pow::covers(x) || !y.is_finite();
+                let ok = if special {
+                    g.to_bits() == exact.to_bits() || (g.is_nan() && exact.is_nan())
+                } else {
+                    (g.is_nan() && want.is_nan()) || ulps(g, want) <= 1
+                };
+                assert!(
+                    ok,
+                    "pow({x:e}, {y:e}) = {g:e}, want {want:e} (f32::powf {exact:e})"
+                );
+            }
+        }
+    }
 }
