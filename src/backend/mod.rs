@@ -652,6 +652,18 @@ pub trait Backend: RawDevice {
         let _ = (x, ax, rank);
         Ok(None)
     }
+    /// The elements of `x` where `mask` is true, in row-major order, as a 1-d tensor
+    /// (`masked_select`); the caller gave both one shape and checked their devices. `None`
+    /// where the device has no such kernel: the caller gathers at `mask.nonzero()`. Records no
+    /// graph.
+    #[doc(hidden)]
+    fn masked_select<T: Element>(
+        x: &Tensor<T, Self>,
+        mask: &Tensor<bool, Self>,
+    ) -> Result<Option<Tensor<T, Self>>> {
+        let _ = (x, mask);
+        Ok(None)
+    }
     /// NumPy `arange` on `device` (computed on the host by default).
     #[doc(hidden)]
     fn arange<T: NumElement>(start: T, stop: T, step: T, device: &Self) -> Result<Tensor<T, Self>> {

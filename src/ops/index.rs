@@ -126,8 +126,14 @@ impl<T: Element, D: Backend> Tensor<T, D> {
         let shape = crate::shape::broadcast_shapes("masked_select", self.shape(), mask.shape())?;
         same_device("masked_select", self, mask)?;
         let n = shape.numel();
-        let x = self.expand(shape.clone())?.try_reshape([n])?;
-        let at = mask.expand(shape)?.try_reshape([n])?.try_nonzero()?;
+        let (x, mask) = (self.expand(shape.clone())?, mask.expand(shape)?);
+        if !crate::autograd::recording(&[self])
+            && let Some(out) = D::masked_select(&x, &mask)?
+        {
+            return Ok(out);
+        }
+        let x = x.try_reshape([n])?;
+        let at = mask.try_reshape([n])?.try_nonzero()?;
         let k = at.numel();
         x.try_index_select(0, &at.try_reshape([k])?)
     }

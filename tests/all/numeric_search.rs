@@ -732,3 +732,92 @@ fn bincount_at_scale_matches_counting() {
         assert!(e.to_string().contains("-7"), "{e}");
     });
 }
+
+/// `masked_select` against a row-major walk: large (several threads' blocks) and small, a
+/// broadcast mask, a broadcast and a transposed input, every kind of dtype, 0-d and empty;
+/// recorded (through `index_select`, with its gradient) and not, the same values.
+#[test]
+fn masked_select_matches_a_row_major_walk() {
+    fn run<T: NumElement, D: Backend>(dev: &D) {
+        let mut seed = 11u64;
+        let mut bit = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 63 == 1
+        };
+        for (xd, md) in [
+            (&[300, 301][..], &[300, 301][..]),
+            (&[3, 40_000], &[1, 40_000]),
+            (&[7, 1], &[7, 9]),
+            (&[5, 4], &[5, 4]),
+            (&[], &[]),
+            (&[4, 0], &[4, 0]),
+        ] {
+            let xn: usize = xd.iter().product();
+            let mn: usize = md.iter().product();
+            let x = Tensor::<T, D>::from_vec_on(
+                (0..xn).map(|i| T::from_f64((i % 120) as f64)).collect(),
+                xd,
+                dev,
+            )
+            .unwrap();
+            let m =
+                Tensor::<bool, D>::from_vec_on((0..mn).map(|_| bit()).collect(), md, dev).unwrap();
+            for x in [x.clone(), x.t()] {
+                let fits = x
+                    .dims()
+                    .iter()
+                    .zip(md)
+                    .all(|(&a, &b)| a == b || a == 1 || b == 1);
+                if !fits {
+                    assert!(x.try_masked_select(&m).is_err());
+                    continue;
+                }
+                let shape: Vec<usize> = x.dims().iter().zip(md).map(|(&a, &b)| a.max(b)).collect();
+                let xv = x
+                    .expand(shape.clone())
+                    .unwrap()
+                    .to_device(&Cpu)
+                    .unwrap()
+                    .to_vec();
+                let mv = m
+                    .expand(&shape[..])
+                    .unwrap()
+                    .to_device(&Cpu)
+                    .unwrap()
+                    .to_vec();
+                let want: Vec<T> = xv.iter().zip(&mv).filter(|p| *p.1).map(|p| *p.0).collect();
+                assert_eq!(
+                    x.masked_select(&m).to_device(&Cpu).unwrap().to_vec(),
+                    want,
+                    "{xd:?} {md:?} {:?}",
+                    T::DTYPE
+                );
+            }
+        }
+    }
+    on_every_device!("masked_select_matches_a_row_major_walk", |dev| {
+        for_types!(run(&dev): f32, f64, f16, i64, i32, u8, i16; _);
+        let x = Tensor::<f64, _>::from_vec_on((0..600).map(f64::from).collect(), [20, 30], &dev)
+            .unwrap();
+        let m = x.gt_scalar(250.5).logical_and(&x.lt_scalar(400.0));
+        let plain = x.masked_select(&m).to_device(&Cpu).unwrap().to_vec();
+        let leaf = x.detach().with_requires_grad(true).unwrap();
+        let recorded = leaf.masked_select(&m);
+        assert_eq!(recorded.to_device(&Cpu).unwrap().to_vec(), plain);
+        assert_eq!(plain, (251..400).map(f64::from).collect::<Vec<_>>());
+        recorded.sum(&[], false).backward();
+        let g = leaf
+            .grad_tensor()
+            .unwrap()
+            .to_device(&Cpu)
+            .unwrap()
+            .to_vec();
+        assert!(
+            g.iter()
+                .enumerate()
+                .all(|(i, &v)| v == f64::from(u8::from((251..400).contains(&i))))
+        );
+    });
+}

@@ -2,6 +2,8 @@
 //! - `nonzero`: the coordinates written straight into the result. A first pass counts each
 //!   block's non-zeros, so every block knows where its coordinates go; the second finds each
 //!   block's positions branch-free (random masks would mispredict every other element).
+//! - `masked_select`: the same two passes, the second copying each block's selected
+//!   elements through a buffer a run at a time.
 //! - `bincount`: one pass for the range, then per-thread histograms added together.
 
 use rayon::prelude::*;
@@ -85,6 +87,48 @@ fn write_coords(mut i: usize, dims: &[usize], dst: &mut [i64]) {
             }
         }
     }
+}
+
+/// The elements of `x` where `mask` (of `x`'s shape) is true, in row-major order, 1-d
+/// (`Backend::masked_select`).
+pub(crate) fn masked_select<T: Element>(
+    x: &Tensor<T, Cpu>,
+    mask: &Tensor<bool, Cpu>,
+) -> Result<Tensor<T, Cpu>> {
+    const OP: &str = "masked_select";
+    let (x, mask) = (x.try_contiguous()?, mask.try_contiguous()?);
+    let (gx, gm) = (read(OP, &x.storage)?, read(OP, &mask.storage)?);
+    let values = &gx[x.layout.offset..][..x.numel()];
+    let keep = &gm[mask.layout.offset..][..mask.numel()];
+    let counts: Vec<usize> = (keep.par_chunks(BLOCK))
+        .map(|b| b.iter().filter(|&&m| m).count())
+        .collect();
+    let k: usize = counts.iter().sum();
+    let mut out = AlignedBuf::<T>::for_overwrite(OP, k)?;
+    let mut parts = Vec::with_capacity(counts.len());
+    let mut rest = &mut out[..];
+    for &c in &counts {
+        let (part, tail) = rest.split_at_mut(c);
+        parts.push(part);
+        rest = tail;
+    }
+    let blocks = values.par_chunks(BLOCK).zip(keep.par_chunks(BLOCK));
+    blocks.zip(parts).for_each(|((vb, kb), dst)| {
+        let mut buf = [T::ZERO; RUN + 1];
+        let mut w = 0;
+        for (vr, kr) in vb.chunks(RUN).zip(kb.chunks(RUN)) {
+            // Every element is written, the count advances past the selected ones only.
+            let mut n = 0;
+            for (&v, &m) in vr.iter().zip(kr) {
+                buf[n] = v;
+                n += m as usize;
+            }
+            dst[w..w + n].copy_from_slice(&buf[..n]);
+            w += n;
+        }
+    });
+    drop((gx, gm));
+    Ok(Tensor::from_buf(out, Shape::new(vec![k])))
 }
 
 /// How often each value `0..=max` occurs in the 1-d `x`, with at least `minlength` bins

@@ -434,6 +434,12 @@ impl Backend for Cpu {
     ) -> Result<Option<Tensor<i64, Cpu>>> {
         sort::sorted_positions(x, ax, k, true).map(Some)
     }
+    fn masked_select<T: Element>(
+        x: &Tensor<T, Cpu>,
+        mask: &Tensor<bool, Cpu>,
+    ) -> Result<Option<Tensor<T, Cpu>>> {
+        compact::masked_select(x, mask).map(Some)
+    }
     fn argselect<T: Element>(
         x: &Tensor<T, Cpu>,
         ax: usize,
