@@ -7,8 +7,10 @@ use crate::device::{AlignedBuf, Cpu};
 use crate::dtype::{Element, FloatElement, NumElement};
 use crate::error::{Error, Result};
 use crate::shape::Shape;
-use rand::Rng;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use rand_distr::{StandardNormal, StandardUniform};
+use rayon::prelude::*;
 
 /// The element count of a shape that may be allocated: at most [`crate::shape::MAX_BYTES`]
 /// of the widest element (8 bytes), whatever `T` is.
@@ -222,6 +224,51 @@ impl<T: NumElement> Tensor<T, Cpu> {
     }
 }
 
+/// One draw of a random tensor's element from any generator.
+trait Sampler<T>: Sync {
+    fn sample<R: Rng>(rng: &mut R) -> T;
+}
+struct Uniform;
+impl<T: FloatElement> Sampler<T> for Uniform {
+    fn sample<R: Rng>(rng: &mut R) -> T {
+        uniform(rng)
+    }
+}
+struct Normal;
+impl<T: FloatElement> Sampler<T> for Normal {
+    fn sample<R: Rng>(rng: &mut R) -> T {
+        normal(rng)
+    }
+}
+
+/// Elements per block of a large random tensor.
+const DRAW_BLOCK: usize = 1 << 16;
+
+/// `n` draws of `S`: from `rng` itself up to one block; beyond that, each block of
+/// [`DRAW_BLOCK`] from a generator of its own (xoshiro256++, seeded by one `u64` drawn from
+/// `rng` per block, in block order), on all threads. The values depend on `rng`'s state alone,
+/// not on the number of threads.
+fn draws<T: Element, S: Sampler<T>>(
+    op: &'static str,
+    shape: Shape,
+    rng: &mut impl Rng,
+) -> Result<Tensor<T, Cpu>> {
+    let n = numel(op, &shape)?;
+    let mut out = AlignedBuf::<T>::for_overwrite(op, n)?;
+    if n <= DRAW_BLOCK {
+        out.iter_mut().for_each(|x| *x = S::sample(rng));
+    } else {
+        let seeds: Vec<u64> = (0..n.div_ceil(DRAW_BLOCK))
+            .map(|_| rng.next_u64())
+            .collect();
+        (out.par_chunks_mut(DRAW_BLOCK).zip(seeds)).for_each(|(block, seed)| {
+            let mut g = SmallRng::seed_from_u64(seed);
+            block.iter_mut().for_each(|x| *x = S::sample(&mut g));
+        });
+    }
+    Ok(Tensor::from_buf(out, shape))
+}
+
 /// One uniform draw on [0, 1): f64 draws for f64, f32 draws (rounded once) for the others.
 fn uniform<T: FloatElement>(rng: &mut impl Rng) -> T {
     let x = if T::DTYPE == crate::Dtype::Float64 {
@@ -264,25 +311,71 @@ impl<T: Element> Tensor<T, Cpu> {
         with_global_rng(|r| Self::randn_with(shape, r))
     }
 
-    /// Uniform samples on `[0, 1)` from a caller-provided generator.
+    /// Uniform samples on `[0, 1)` from a caller-provided generator. Up to 65,536 elements
+    /// are drawn from it in order; a larger tensor draws one seed from it per block of that
+    /// many and fills the blocks on all threads (the same values on any number of threads).
     pub fn rand_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self>
     where
         T: FloatElement,
     {
-        let shape = shape.into();
-        let n = numel("rand", &shape)?;
-        let v: Vec<T> = crate::alloc::collect("rand", n, (0..n).map(|_| uniform::<T>(rng)))?;
-        Self::from_vec(v, shape)
+        draws::<T, Uniform>("rand", shape.into(), rng)
     }
 
-    /// Standard-normal samples from a caller-provided generator.
+    /// Standard-normal samples from a caller-provided generator, drawn as
+    /// [`Tensor::rand_with`]'s.
     pub fn randn_with(shape: impl Into<Shape>, rng: &mut impl Rng) -> Result<Self>
     where
         T: FloatElement,
     {
-        let shape = shape.into();
-        let n = numel("randn", &shape)?;
-        let v: Vec<T> = crate::alloc::collect("randn", n, (0..n).map(|_| normal::<T>(rng)))?;
-        Self::from_vec(v, shape)
+        draws::<T, Normal>("randn", shape.into(), rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+
+    /// A large random tensor's blocks come from per-block generators seeded in block order:
+    /// the same values on one thread and on three, for `rand` and `randn`, and blocks that
+    /// differ; up to one block the draws are the generator's own, in order.
+    #[test]
+    fn large_random_tensors_do_not_depend_on_the_thread_count() {
+        let n = 3 * DRAW_BLOCK + 17;
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut rng = StdRng::seed_from_u64(3);
+                let u = Tensor::<f32>::rand_with([n], &mut rng).unwrap().to_vec();
+                let z = Tensor::<f64>::randn_with([n], &mut rng).unwrap().to_vec();
+                (u, z)
+            })
+        };
+        let (one, three) = (on(1), on(3));
+        assert!(one.0 == three.0 && one.1 == three.1);
+        let (u, z) = one;
+        assert!(u.iter().all(|&x| (0.0..1.0).contains(&x)));
+        let blocks: Vec<&[f64]> = z.chunks(DRAW_BLOCK).collect();
+        assert!(blocks.windows(2).all(|w| w[0][..8] != w[1][..8]));
+        for b in &blocks[..3] {
+            let mean = b.iter().sum::<f64>() / b.len() as f64;
+            let var = b.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / b.len() as f64;
+            assert!(
+                mean.abs() < 0.03 && (var - 1.0).abs() < 0.03,
+                "{mean} {var}"
+            );
+        }
+        let mut rng = StdRng::seed_from_u64(4);
+        let small = Tensor::<f32>::randn_with([DRAW_BLOCK], &mut rng)
+            .unwrap()
+            .to_vec();
+        let mut rng = StdRng::seed_from_u64(4);
+        let direct: Vec<f32> = (0..DRAW_BLOCK)
+            .map(|_| rng.sample(StandardNormal))
+            .collect();
+        assert_eq!(small, direct);
     }
 }
