@@ -7,17 +7,18 @@
 /// each copy, so LLVM vectorises them at that width. Every copy runs the same operations in
 /// the same order (Rust does not reassociate floating-point arithmetic): the same bits.
 macro_rules! widest {
-    ($(#[$m:meta])* $vis:vis fn $name:ident<$($g:ident: $($bound:ident),+);+>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident) => {
-        $(#[$m])*
-        $vis fn $name<$($g: $($bound +)+ Sized),+>($($arg: $ty),*) $(-> $ret)? {
+    // One definition for both forms below: `$gen` is the generic parameter list, perhaps empty.
+    (@emit [$($attr:tt)*] $vis:vis $name:ident [$($gen:tt)*] ($($arg:ident: $ty:ty),*) [$($ret:ty)?] $body:ident) => {
+        $($attr)*
+        $vis fn $name<$($gen)*>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f")]
-                fn avx512<$($g: $($bound +)+ Sized),+>($($arg: $ty),*) $(-> $ret)? {
+                fn avx512<$($gen)*>($($arg: $ty),*) $(-> $ret)? {
                     $body($($arg),*)
                 }
                 #[target_feature(enable = "avx2")]
-                fn avx2<$($g: $($bound +)+ Sized),+>($($arg: $ty),*) $(-> $ret)? {
+                fn avx2<$($gen)*>($($arg: $ty),*) $(-> $ret)? {
                     $body($($arg),*)
                 }
                 if std::arch::is_x86_feature_detected!("avx512f") {
@@ -32,31 +33,12 @@ macro_rules! widest {
             $body($($arg),*)
         }
     };
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$($g:ident: $($bound:ident),+);+>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident) => {
+        widest!(@emit [$(#[$m])*] $vis $name [$($g: $($bound +)+ Sized),+] ($($arg: $ty),*) [$($ret)?] $body);
+    };
     // Without generic parameters.
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $body:ident) => {
-        $(#[$m])*
-        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f")]
-                fn avx512($($arg: $ty),*) $(-> $ret)? {
-                    $body($($arg),*)
-                }
-                #[target_feature(enable = "avx2")]
-                fn avx2($($arg: $ty),*) $(-> $ret)? {
-                    $body($($arg),*)
-                }
-                if std::arch::is_x86_feature_detected!("avx512f") {
-                    // SAFETY: the CPU has AVX-512F, checked just above.
-                    return unsafe { avx512($($arg),*) };
-                }
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the CPU has AVX2, checked just above.
-                    return unsafe { avx2($($arg),*) };
-                }
-            }
-            $body($($arg),*)
-        }
+        widest!(@emit [$(#[$m])*] $vis $name [] ($($arg: $ty),*) [$($ret)?] $body);
     };
 }
 
