@@ -455,3 +455,81 @@ fn extras_gradients() {
         &[t(vec![1., 2., 4., 3.5, -1., 0.25], &[2, 3])],
     );
 }
+
+/// `concat` of views whose rows are contiguous but spaced (`narrow` along the axis, as `roll`
+/// and `chunk` give), expanded (rows 0 apart) and permuted inputs, against an element-wise
+/// reference; `roll` along every axis of a 3-d tensor, small and large (the output split
+/// mid-row across threads).
+#[test]
+fn concat_of_spaced_rows_and_roll_match_a_reference() {
+    on_every_device!("concat_of_spaced_rows", |dev| {
+        for dims in [[4usize, 5, 6], [3, 300, 301]] {
+            let n: usize = dims.iter().product();
+            let x =
+                Tensor::<f32, _>::from_vec_on((0..n).map(|i| i as f32).collect(), &dims[..], &dev)
+                    .unwrap();
+            let v = host(&x);
+            let at = |i: usize, j: usize, k: usize| v[(i * dims[1] + j) * dims[2] + k];
+            for ax in 0..3 {
+                for shift in [1i64, -2, 7] {
+                    let s = shift.rem_euclid(dims[ax] as i64) as usize;
+                    let want: Vec<f64> = (0..dims[0])
+                        .flat_map(|i| {
+                            (0..dims[1]).flat_map(move |j| (0..dims[2]).map(move |k| (i, j, k)))
+                        })
+                        .map(|(i, j, k)| {
+                            let mut c = [i, j, k];
+                            c[ax] = (c[ax] + dims[ax] - s) % dims[ax];
+                            at(c[0], c[1], c[2])
+                        })
+                        .collect();
+                    assert_eq!(
+                        host(&x.roll(shift, ax as i64)),
+                        want,
+                        "roll {shift} over {ax} of {dims:?}"
+                    );
+                }
+            }
+            // Pieces: a narrow, an expanded row and a permuted (copied) one, along axis 1.
+            let a = x.narrow(1, 1, 2).unwrap();
+            let b = x
+                .narrow(1, 0, 1)
+                .unwrap()
+                .narrow(0, 0, 1)
+                .unwrap()
+                .expand(&[dims[0], 1, dims[2]][..])
+                .unwrap();
+            let c = x
+                .permute(&[0, 2, 1])
+                .unwrap()
+                .narrow(2, 0, 2)
+                .unwrap()
+                .permute(&[0, 2, 1])
+                .unwrap();
+            let got = host(&Tensor::concat(&[&a, &b, &c], 1));
+            let mut want = Vec::new();
+            for i in 0..dims[0] {
+                for (j, from) in [(1, i), (2, i), (0, 0), (0, i), (1, i)] {
+                    want.extend((0..dims[2]).map(|k| at(from, j, k)));
+                }
+            }
+            assert_eq!(got, want, "{dims:?}");
+            // A piece whose rows are not contiguous (a transposed one) takes the general copy.
+            let y = Tensor::<f32, _>::from_vec_on(
+                (0..n).map(|i| i as f32).collect(),
+                &[dims[0], dims[2], dims[1]][..],
+                &dev,
+            )
+            .unwrap();
+            let p = y.permute(&[0, 2, 1]).unwrap().narrow(1, 0, 1).unwrap();
+            let got = host(&Tensor::concat(&[&a, &p], 1));
+            let mut want = Vec::new();
+            for i in 0..dims[0] {
+                want.extend((0..dims[2]).map(|k| at(i, 1, k)));
+                want.extend((0..dims[2]).map(|k| at(i, 2, k)));
+                want.extend((0..dims[2]).map(|k| ((i * dims[2] + k) * dims[1]) as f64));
+            }
+            assert_eq!(got, want, "{dims:?}, transposed piece");
+        }
+    });
+}

@@ -12,13 +12,43 @@ use crate::ops::index::check_index;
 use crate::shape::{Layout, Shape, Strides};
 use crate::tensor::{Tensor, read, write};
 
+/// The distance between consecutive rows of `w` elements of `l` (the elements from `axis` on,
+/// for each position of the axes before it) when each row is contiguous and they are evenly
+/// spaced: the row stride of a contiguous layout or a `narrow` of one along `axis`.
+fn row_stride(l: &Layout, axis: usize, w: usize) -> Option<usize> {
+    let (dims, strides) = (l.shape.dims(), &l.strides);
+    // Within a row: contiguous, axes of length 1 in any stride.
+    let mut expect = 1isize;
+    for j in (axis..dims.len()).rev() {
+        if dims[j] != 1 && strides[j] != expect {
+            return None;
+        }
+        expect *= dims[j] as isize;
+    }
+    // Across rows: the axes before `axis` merge into one non-negative stride.
+    let mut rs = None::<isize>;
+    let mut span = 1isize;
+    for j in (0..axis).rev() {
+        if dims[j] == 1 {
+            continue;
+        }
+        let base = *rs.get_or_insert(strides[j]);
+        if strides[j] != base * span {
+            return None;
+        }
+        span *= dims[j] as isize;
+    }
+    usize::try_from(rs.unwrap_or(w as isize)).ok()
+}
+
 impl Cpu {
-    /// `concat` of contiguous inputs in one pass over the output: each output row (the
-    /// elements before `axis` fixed) is the inputs' rows one after another, copied with
-    /// `memcpy`, the output split across threads into equal parts (mid-row when there are
-    /// few rows). Copying input by input into strided views of the output was one pass (and
-    /// one wake-up of the pool) per input. `None` when an input is not contiguous or the
-    /// output is empty.
+    /// `concat` in one pass over the output: each output row (the elements before `axis`
+    /// fixed) is the inputs' rows one after another, copied with `memcpy`, the output split
+    /// across threads into equal parts (mid-row when there are few rows). Copying input by
+    /// input into strided views of the output was one pass (and one wake-up of the pool) per
+    /// input. An input's rows must each be contiguous, one stride apart (a contiguous tensor,
+    /// or a `narrow` of one along `axis`, as `roll` and `chunk` give); `None` otherwise, or
+    /// when the output is empty.
     pub(crate) fn cpu_concat<T: Element>(
         inputs: &[&Tensor<T, Cpu>],
         axis: usize,
@@ -27,19 +57,25 @@ impl Cpu {
         const OP: &str = "concat";
         let shape = Shape::new(dims.to_vec());
         let len = shape.checked_numel(OP, T::SIZE)?;
-        if len == 0 || !inputs.iter().all(|t| t.is_contiguous()) {
+        if len == 0 {
             return Ok(None);
         }
         // The checked shapes make every count below fit: `outer · row == len`.
         let outer: usize = dims[..axis].iter().product();
         let row = len / outer;
         let widths: Vec<usize> = inputs.iter().map(|t| t.numel() / outer).collect();
+        let Some(row_strides) = (inputs.iter().zip(&widths))
+            .map(|(t, &w)| row_stride(&t.layout, axis, w))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return Ok(None);
+        };
         let guards = inputs
             .iter()
             .map(|t| read(OP, &t.storage))
             .collect::<Result<Vec<_>>>()?;
         let srcs: Vec<&[T]> = (guards.iter().zip(inputs))
-            .map(|(g, t)| &g[t.layout.offset..t.layout.offset + t.numel()])
+            .map(|(g, t)| &g[t.layout.offset..])
             .collect();
         // The inputs' starts within an output row.
         let starts: Vec<usize> = (widths.iter())
@@ -62,7 +98,8 @@ impl Cpu {
                 let i = starts.partition_point(|&s| s <= c) - 1;
                 let (w, from) = (widths[i], c - starts[i]);
                 let n = (w - from).min(part.len() - done);
-                let src = &srcs[i][r * w + from..r * w + from + n];
+                let at = r * row_strides[i] + from;
+                let src = &srcs[i][at..at + n];
                 part[done..done + n].copy_from_slice(src);
                 done += n;
             }
